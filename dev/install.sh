@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Installs everything profile needs on a fresh Debian machine of this project's kind
+# (system packages, CRAN packages Debian lacks, the vendored Rust crates, Go for
+# `go tool pprof`, CRAN profile 1.0.4 in a separate library for comparison tests),
+# then installs the package itself. With --demo, it then reads a sample profile,
+# prints a summary and writes a pprof file that `go tool pprof -top` reads.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+demo=no
+[ "${1:-}" = "--demo" ] && demo=yes
+
+debs=(
+  golang-go xz-utils bzip2 pandoc qpdf tidy
+  r-cran-dplyr r-cran-tidyr r-cran-purrr r-cran-igraph r-cran-glue r-cran-memoise
+  r-cran-pillar r-cran-tidyselect r-cran-lifecycle r-cran-backports r-cran-tibble
+  r-cran-rlang r-cran-vctrs r-cran-withr r-cran-cli r-cran-testthat
+  r-cran-profvis r-cran-roxygen2 r-cran-bench r-cran-lobstr r-cran-knitr
+  r-cran-rmarkdown r-cran-rprotobuf r-cran-png
+)
+missing=()
+for d in "${debs[@]}"; do
+  dpkg-query -W -f='${Status}' "$d" 2>/dev/null | grep -q "install ok installed" || missing+=("$d")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "== apt-get install ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "Not root: please install these Debian packages: ${missing[*]}" >&2
+  fi
+fi
+
+# dm (and the newer dplyr/vctrs/... it needs) are built from source through CRAN.
+echo "== CRAN packages"
+Rscript dev/install-cran.R dm
+
+# CRAN profile 1.0.4 goes into its own library: it has the same name as this package.
+export PROFILE_104_LIB="${PROFILE_104_LIB:-$HOME/.cache/profile-1.0.4}"
+if [ ! -f "$PROFILE_104_LIB/profile/DESCRIPTION" ]; then
+  echo "== CRAN profile 1.0.4 into $PROFILE_104_LIB (for comparison tests)"
+  mkdir -p "$PROFILE_104_LIB"
+  Rscript -e 'install.packages("profile", lib = Sys.getenv("PROFILE_104_LIB"), quiet = TRUE)' ||
+    echo "could not install profile 1.0.4; comparison tests will be skipped" >&2
+fi
+
+# Rust crates come from the vendored tarball beside the project (no crate registry).
+vendor=""
+for d in ../shared/rust-vendor ../../shared/rust-vendor; do
+  [ -f "$d/vendor.tar.xz" ] && vendor="$d" && break
+done
+if [ -n "$vendor" ]; then
+  echo "== vendored crates from $vendor"
+  "$vendor/use-vendored-crates"
+  cp "$vendor/vendor.tar.xz" src/rust/vendor.tar.xz
+fi
+
+echo "== R CMD INSTALL"
+R CMD INSTALL --no-multiarch . 
+
+if [ "$demo" = yes ]; then
+  Rscript dev/demo.R
+fi

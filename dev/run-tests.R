@@ -1,0 +1,14 @@
+# Runs the testthat suite against the installed package and prints one summary line.
+library(testthat)
+library(profile)
+res <- as.data.frame(test_dir(
+  "tests/testthat",
+  package = "profile",
+  load_package = "installed",
+  reporter = ProgressReporter$new(show_praise = FALSE),
+  stop_on_failure = FALSE
+))
+failed <- sum(res$failed) + sum(res$error)
+passed <- sum(res$nb) - sum(res$failed) - sum(res$skipped)
+cat(sprintf("\ntestthat: %d passed, %d failed, %d skipped\n", passed, failed, sum(res$skipped)))
+if (failed > 0) quit(status = 1)

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Runs every test: the Rust core's `cargo test` (incl. property tests), then the R
+# test suite against the installed package. Exits non-zero if anything fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== cargo test (profile-core)"
+cargo test --release --manifest-path src/rust/Cargo.toml -p profile-core 2>&1 | tee /tmp/profile-cargo-test.log
+grep -E '^test result:' /tmp/profile-cargo-test.log | awk '{p+=$4; f+=$6} END {print "cargo: " p " passed, " f " failed"}'
+
+echo "== R tests (testthat)"
+Rscript dev/run-tests.R

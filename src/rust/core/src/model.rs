@@ -1,0 +1,429 @@
+//! The columnar v2 model. Every table is a struct of equally long column vectors,
+//! laid out the way R stores them so the binding can copy them in one pass:
+//! integers and logicals are `i32` with R's NA (`i32::MIN`), doubles are `f64` with
+//! NaN as NA, and strings are ids into the profile's [`StringPool`] (0 is NA).
+//! Interning keeps repetitive columns (sample value types, units, file names) cheap
+//! in Rust and lets the binding hand R each distinct string once.
+
+use rustc_hash::FxHashMap;
+
+/// R's `NA_integer_` (and `NA` for logicals stored as integers).
+pub const NA_INT: i32 = i32::MIN;
+
+/// Id of a string in a [`StringPool`]; `StrId::NA` is R's `NA_character_`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct StrId(pub u32);
+
+impl StrId {
+    pub const NA: StrId = StrId(0);
+    pub fn is_na(self) -> bool {
+        self.0 == 0
+    }
+}
+
+/// Insertion-ordered set of strings; slot 0 stands for NA.
+#[derive(Debug, Clone)]
+pub struct StringPool {
+    strings: Vec<String>,
+    index: FxHashMap<String, StrId>,
+}
+
+impl Default for StringPool {
+    fn default() -> Self {
+        StringPool { strings: vec![String::new()], index: FxHashMap::default() }
+    }
+}
+
+impl StringPool {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The id of `s`, adding it on first sight.
+    pub fn intern(&mut self, s: &str) -> StrId {
+        if let Some(&id) = self.index.get(s) {
+            return id;
+        }
+        let id = StrId(self.strings.len() as u32);
+        self.strings.push(s.to_owned());
+        self.index.insert(s.to_owned(), id);
+        id
+    }
+
+    /// Like [`intern`](Self::intern) for an optional string (None is NA).
+    pub fn intern_opt(&mut self, s: Option<&str>) -> StrId {
+        match s {
+            Some(s) => self.intern(s),
+            None => StrId::NA,
+        }
+    }
+
+    /// The id of `s` if it is in the pool.
+    pub fn lookup(&self, s: &str) -> Option<StrId> {
+        self.index.get(s).copied()
+    }
+
+    /// The string of `id`; None for NA or an id that is not in the pool.
+    pub fn get(&self, id: StrId) -> Option<&str> {
+        if id.is_na() {
+            return None;
+        }
+        self.strings.get(id.0 as usize).map(|s| s.as_str())
+    }
+
+    /// Like [`get`](Self::get), with NA and unknown ids as "".
+    pub fn str(&self, id: StrId) -> &str {
+        self.get(id).unwrap_or("")
+    }
+
+    /// All slots in id order; slot 0 (NA) is an empty placeholder.
+    pub fn as_slice(&self) -> &[String] {
+        &self.strings
+    }
+
+    /// Number of slots including the NA slot.
+    pub fn len(&self) -> usize {
+        self.strings.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.strings.len() <= 1
+    }
+}
+
+/// A borrowed column, for code that treats tables generically.
+#[derive(Debug, Clone, Copy)]
+pub enum ColRef<'a> {
+    Int(&'a [i32]),
+    Dbl(&'a [f64]),
+    Chr(&'a [StrId]),
+    Lgl(&'a [i32]),
+}
+
+impl ColRef<'_> {
+    pub fn len(&self) -> usize {
+        match self {
+            ColRef::Int(v) | ColRef::Lgl(v) => v.len(),
+            ColRef::Dbl(v) => v.len(),
+            ColRef::Chr(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether row `i` is NA (out-of-range rows count as NA).
+    pub fn is_na(&self, i: usize) -> bool {
+        match self {
+            ColRef::Int(v) | ColRef::Lgl(v) => v.get(i).is_none_or(|&x| x == NA_INT),
+            ColRef::Dbl(v) => v.get(i).is_none_or(|x| x.is_nan()),
+            ColRef::Chr(v) => v.get(i).is_none_or(|x| x.is_na()),
+        }
+    }
+}
+
+/// A mutable column, for the binding to fill tables generically.
+#[derive(Debug)]
+pub enum ColMut<'a> {
+    Int(&'a mut Vec<i32>),
+    Dbl(&'a mut Vec<f64>),
+    Chr(&'a mut Vec<StrId>),
+    Lgl(&'a mut Vec<i32>),
+}
+
+impl ColMut<'_> {
+    /// Fill the column with `n` NAs (for an optional column absent from the input).
+    pub fn fill_na(&mut self, n: usize) {
+        match self {
+            ColMut::Int(v) | ColMut::Lgl(v) => {
+                v.clear();
+                v.resize(n, NA_INT)
+            }
+            ColMut::Dbl(v) => {
+                v.clear();
+                v.resize(n, f64::NAN)
+            }
+            ColMut::Chr(v) => {
+                v.clear();
+                v.resize(n, StrId::NA)
+            }
+        }
+    }
+}
+
+macro_rules! elem_type {
+    (Int) => { i32 };
+    (Dbl) => { f64 };
+    (Chr) => { StrId };
+    (Lgl) => { i32 };
+}
+
+/// Defines a table struct whose fields are its columns, in R column order, and the
+/// generic views over them.
+macro_rules! table {
+    ($(#[$doc:meta])* $Name:ident = $tname:literal { $($(#[$fdoc:meta])* $field:ident: $kind:ident = $col:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Default, PartialEq)]
+        pub struct $Name {
+            $($(#[$fdoc])* pub $field: Vec<elem_type!($kind)>,)+
+        }
+
+        impl $Name {
+            /// The table's name in R.
+            pub const NAME: &'static str = $tname;
+            /// Column names in R order.
+            pub const COLUMNS: &'static [&'static str] = &[$($col),+];
+
+            /// Number of rows (the length of the first column).
+            pub fn nrow(&self) -> usize {
+                [$(self.$field.len()),+][0]
+            }
+
+            /// Whether all columns have the same length.
+            pub fn is_rectangular(&self) -> bool {
+                let n = self.nrow();
+                true $(&& self.$field.len() == n)+
+            }
+
+            pub fn columns(&self) -> Vec<(&'static str, ColRef<'_>)> {
+                vec![$(($col, ColRef::$kind(&self.$field))),+]
+            }
+
+            pub fn columns_mut(&mut self) -> Vec<(&'static str, ColMut<'_>)> {
+                vec![$(($col, ColMut::$kind(&mut self.$field))),+]
+            }
+
+            /// Keep only the rows where `keep` is true.
+            pub fn retain_rows(&mut self, keep: &[bool]) {
+                $(
+                    let mut it = keep.iter();
+                    self.$field.retain(|_| *it.next().unwrap_or(&false));
+                )+
+            }
+        }
+    };
+}
+
+table!(
+    /// Free-form key/value metadata; the row `version` = "2.0" is required.
+    Meta = "meta" {
+        key: Chr = "key",
+        value: Chr = "value",
+    }
+);
+
+table!(
+    /// Provenance: one row per profile a sample came from (a pprof file, an Rprof
+    /// segment, a converted v1 object). The columns after `source_timestamp` carry the
+    /// per-profile fields of the source formats.
+    Sources = "sources" {
+        source_id: Int = "source_id",
+        source_type: Chr = "source_type",
+        source_uri: Chr = "source_uri",
+        /// Seconds since the epoch (UTC); NaN (NA) if unknown.
+        source_timestamp: Dbl = "source_timestamp",
+        /// pprof `period_type`; for Rprof "cpu".
+        period_type: Chr = "period_type",
+        /// unit of `period`; for Rprof "nanoseconds".
+        period_unit: Chr = "period_unit",
+        /// pprof `period`; for Rprof the sampling interval in nanoseconds.
+        period: Dbl = "period",
+        duration_nanos: Dbl = "duration_nanos",
+        /// pprof `time_nanos` as exact decimal text (a double cannot hold it).
+        time_nanos: Chr = "time_nanos",
+        default_sample_type: Chr = "default_sample_type",
+        doc_url: Chr = "doc_url",
+        drop_frames: Chr = "drop_frames",
+        keep_frames: Chr = "keep_frames",
+        /// The Rprof header line as written by R, e.g.
+        /// "memory profiling: sample.interval=20000".
+        rprof_header: Chr = "rprof_header",
+    }
+);
+
+table!(
+    /// One row per raw sample.
+    Samples = "samples" {
+        sample_id: Int = "sample_id",
+        source_id: Int = "source_id",
+    }
+);
+
+table!(
+    /// Measurements of samples in long form; unique per (sample_id, type).
+    SampleValues = "sample_values" {
+        sample_id: Int = "sample_id",
+        value_type: Chr = "type",
+        unit: Chr = "unit",
+        value: Dbl = "value",
+    }
+);
+
+table!(
+    /// Stacks: depth 1 is the innermost frame; depths of a sample run 1..n.
+    SampleLocations = "sample_locations" {
+        sample_id: Int = "sample_id",
+        depth: Int = "depth",
+        location_id: Int = "location_id",
+    }
+);
+
+table!(
+    /// A frame: a function and a line in it. A pprof Location with inlined calls
+    /// becomes one row per line, linked innermost to outermost by `inlined_into`.
+    Locations = "locations" {
+        location_id: Int = "location_id",
+        function_id: Int = "function_id",
+        line: Int = "line",
+        /// pprof instruction address as "0x..." text (u64 does not fit a double).
+        address: Chr = "address",
+        mapping_id: Int = "mapping_id",
+        is_folded: Lgl = "is_folded",
+        /// pprof `Line.column`.
+        column: Int = "column",
+        /// The location (row) this frame is inlined into: the next line of the same
+        /// pprof Location. NA for the outermost line and for non-pprof frames.
+        inlined_into: Int = "inlined_into",
+    }
+);
+
+table!(
+    Functions = "functions" {
+        function_id: Int = "function_id",
+        name: Chr = "name",
+        system_name: Chr = "system_name",
+        filename: Chr = "filename",
+        start_line: Int = "start_line",
+    }
+);
+
+table!(
+    /// The sample types each source declares, in the source's order (kept even when
+    /// a source has no samples, so an empty profile round-trips).
+    SampleTypes = "sample_types" {
+        source_id: Int = "source_id",
+        value_type: Chr = "type",
+        unit: Chr = "unit",
+    }
+);
+
+table!(
+    /// pprof sample labels: a string `value` or a number `num` with `num_unit`.
+    SampleLabels = "sample_labels" {
+        sample_id: Int = "sample_id",
+        key: Chr = "key",
+        value: Chr = "value",
+        num: Dbl = "num",
+        num_unit: Chr = "num_unit",
+    }
+);
+
+table!(
+    /// pprof mappings (binaries and shared libraries); addresses as "0x..." text.
+    Mappings = "mappings" {
+        mapping_id: Int = "mapping_id",
+        source_id: Int = "source_id",
+        memory_start: Chr = "memory_start",
+        memory_limit: Chr = "memory_limit",
+        file_offset: Chr = "file_offset",
+        filename: Chr = "filename",
+        build_id: Chr = "build_id",
+        has_functions: Lgl = "has_functions",
+        has_filenames: Lgl = "has_filenames",
+        has_line_numbers: Lgl = "has_line_numbers",
+        has_inline_frames: Lgl = "has_inline_frames",
+    }
+);
+
+table!(
+    /// pprof comments, in order.
+    SourceComments = "source_comments" {
+        source_id: Int = "source_id",
+        comment: Chr = "comment",
+    }
+);
+
+/// A whole v2 profile.
+#[derive(Debug, Clone, Default)]
+pub struct Profile {
+    pub strings: StringPool,
+    pub meta: Meta,
+    pub sources: Sources,
+    pub samples: Samples,
+    pub sample_values: SampleValues,
+    pub sample_locations: SampleLocations,
+    pub locations: Locations,
+    pub functions: Functions,
+    pub sample_types: SampleTypes,
+    pub sample_labels: SampleLabels,
+    pub mappings: Mappings,
+    pub source_comments: SourceComments,
+}
+
+/// Names of the seven required tables, in the order the v2 format fixes.
+pub const REQUIRED_TABLES: [&str; 7] = [
+    Meta::NAME,
+    Sources::NAME,
+    Samples::NAME,
+    SampleValues::NAME,
+    SampleLocations::NAME,
+    Locations::NAME,
+    Functions::NAME,
+];
+
+/// Names of the extension tables, in the order they follow the required ones.
+pub const EXTENSION_TABLES: [&str; 4] =
+    [SampleTypes::NAME, SampleLabels::NAME, Mappings::NAME, SourceComments::NAME];
+
+impl Profile {
+    /// An empty profile whose meta holds `version` = "2.0".
+    pub fn new() -> Self {
+        let mut p = Profile::default();
+        let k = p.strings.intern("version");
+        let v = p.strings.intern("2.0");
+        p.meta.key.push(k);
+        p.meta.value.push(v);
+        p
+    }
+
+    /// Every table as (name, columns), required tables first.
+    pub fn tables(&self) -> Vec<(&'static str, Vec<(&'static str, ColRef<'_>)>)> {
+        vec![
+            (Meta::NAME, self.meta.columns()),
+            (Sources::NAME, self.sources.columns()),
+            (Samples::NAME, self.samples.columns()),
+            (SampleValues::NAME, self.sample_values.columns()),
+            (SampleLocations::NAME, self.sample_locations.columns()),
+            (Locations::NAME, self.locations.columns()),
+            (Functions::NAME, self.functions.columns()),
+            (SampleTypes::NAME, self.sample_types.columns()),
+            (SampleLabels::NAME, self.sample_labels.columns()),
+            (Mappings::NAME, self.mappings.columns()),
+            (SourceComments::NAME, self.source_comments.columns()),
+        ]
+    }
+
+    /// Mutable columns of the table called `name`, if there is one.
+    pub fn table_mut(&mut self, name: &str) -> Option<Vec<(&'static str, ColMut<'_>)>> {
+        Some(match name {
+            Meta::NAME => self.meta.columns_mut(),
+            Sources::NAME => self.sources.columns_mut(),
+            Samples::NAME => self.samples.columns_mut(),
+            SampleValues::NAME => self.sample_values.columns_mut(),
+            SampleLocations::NAME => self.sample_locations.columns_mut(),
+            Locations::NAME => self.locations.columns_mut(),
+            Functions::NAME => self.functions.columns_mut(),
+            SampleTypes::NAME => self.sample_types.columns_mut(),
+            SampleLabels::NAME => self.sample_labels.columns_mut(),
+            Mappings::NAME => self.mappings.columns_mut(),
+            SourceComments::NAME => self.source_comments.columns_mut(),
+            _ => return None,
+        })
+    }
+
+    /// The string of `id` ("" for NA).
+    pub fn str(&self, id: StrId) -> &str {
+        self.strings.str(id)
+    }
+}

@@ -1,0 +1,417 @@
+//! Content rules of a v2 profile: NA, ranges, keys, foreign keys, stack depths and
+//! the version row. The R wrapper checks what only R can see (that the object is a
+//! `dm`, table order, column types) before handing the columns here.
+//!
+//! Each check reports the first offending row (1-based, as R users count).
+
+use crate::error::{ProfileError, Result};
+use crate::model::{ColRef, Profile, StrId, NA_INT};
+use crate::schema;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// Validates a whole profile; Ok(()) when every rule holds.
+pub fn validate(p: &Profile) -> Result<()> {
+    let tables = p.tables();
+    let column = |table: &str, col: &str| -> Option<ColRef<'_>> {
+        tables
+            .iter()
+            .find(|(t, _)| *t == table)
+            .and_then(|(_, cols)| cols.iter().find(|(c, _)| *c == col).map(|(_, c)| *c))
+    };
+
+    for (name, cols) in &tables {
+        let n = cols.first().map_or(0, |(_, c)| c.len());
+        for (col, c) in cols {
+            if c.len() != n {
+                return Err(ProfileError::invalid(
+                    name,
+                    col,
+                    None,
+                    format!("has {} values but the table has {n} rows", c.len()),
+                ));
+            }
+        }
+    }
+
+    for &(table, col) in schema::NOT_NA {
+        if let Some(c) = column(table, col) {
+            if let Some(row) = (0..c.len()).find(|&i| c.is_na(i)) {
+                return Err(ProfileError::invalid(table, col, Some(row + 1), "must not be NA"));
+            }
+        }
+    }
+    for &(table, col) in schema::POSITIVE {
+        if let Some(ColRef::Int(v)) = column(table, col) {
+            if let Some(row) = v.iter().position(|&x| x != NA_INT && x <= 0) {
+                return Err(ProfileError::invalid(
+                    table,
+                    col,
+                    Some(row + 1),
+                    format!("must be a positive id, found {}", v[row]),
+                ));
+            }
+        }
+    }
+    for &(table, col) in schema::NON_NEGATIVE {
+        if let Some(ColRef::Int(v)) = column(table, col) {
+            if let Some(row) = v.iter().position(|&x| x != NA_INT && x < 0) {
+                return Err(ProfileError::invalid(
+                    table,
+                    col,
+                    Some(row + 1),
+                    format!("must be zero (unknown) or positive, found {}", v[row]),
+                ));
+            }
+        }
+    }
+
+    for &(table, col) in schema::PRIMARY_KEYS {
+        match column(table, col) {
+            Some(ColRef::Int(v)) => {
+                if let Some((row, id)) = first_duplicate_int(v) {
+                    return Err(ProfileError::invalid(
+                        table,
+                        col,
+                        Some(row + 1),
+                        format!("is the primary key but {id} occurs more than once"),
+                    ));
+                }
+            }
+            Some(ColRef::Chr(v)) => {
+                let mut seen = FxHashSet::default();
+                if let Some(row) = v.iter().position(|s| !seen.insert(*s)) {
+                    return Err(ProfileError::invalid(
+                        table,
+                        col,
+                        Some(row + 1),
+                        format!("is the primary key but \"{}\" occurs more than once", p.str(v[row])),
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    for key in schema::FOREIGN_KEYS {
+        let (Some(ColRef::Int(child)), Some(ColRef::Int(parent))) =
+            (column(key.table, key.column), column(key.ref_table, key.ref_column))
+        else {
+            continue;
+        };
+        let ids = IdSet::new(parent);
+        if let Some(row) = child.iter().position(|&x| x != NA_INT && !ids.contains(x)) {
+            return Err(ProfileError::invalid(
+                key.table,
+                key.column,
+                Some(row + 1),
+                format!(
+                    "value {} has no match in `{}`.`{}`",
+                    child[row], key.ref_table, key.ref_column
+                ),
+            ));
+        }
+    }
+
+    check_unique_pairs_str(
+        "sample_values",
+        "type",
+        &p.sample_values.sample_id,
+        &p.sample_values.value_type,
+        p,
+    )?;
+    check_unique_pairs_str("sample_types", "type", &p.sample_types.source_id, &p.sample_types.value_type, p)?;
+    check_depths(&p.sample_locations.sample_id, &p.sample_locations.depth)?;
+    check_source_types(p)?;
+    check_version(p)?;
+    Ok(())
+}
+
+/// Membership test for integer ids: a bitmap when ids are dense, a hash set otherwise.
+pub(crate) enum IdSet {
+    Dense(Vec<bool>),
+    Sparse(FxHashSet<i32>),
+}
+
+impl IdSet {
+    pub(crate) fn new(ids: &[i32]) -> Self {
+        let max = ids.iter().copied().filter(|&x| x > 0).max().unwrap_or(0) as usize;
+        if max <= ids.len().saturating_mul(4).saturating_add(1024) {
+            let mut bits = vec![false; max + 1];
+            for &x in ids {
+                if x > 0 {
+                    bits[x as usize] = true;
+                }
+            }
+            IdSet::Dense(bits)
+        } else {
+            IdSet::Sparse(ids.iter().copied().collect())
+        }
+    }
+
+    pub(crate) fn contains(&self, x: i32) -> bool {
+        match self {
+            IdSet::Dense(bits) => x > 0 && bits.get(x as usize).copied().unwrap_or(false),
+            IdSet::Sparse(set) => set.contains(&x),
+        }
+    }
+}
+
+/// The first row whose id occurred before, with that id.
+fn first_duplicate_int(v: &[i32]) -> Option<(usize, i32)> {
+    let max = v.iter().copied().filter(|&x| x > 0).max().unwrap_or(0) as usize;
+    if max <= v.len().saturating_mul(4).saturating_add(1024) {
+        let mut seen = vec![false; max + 1];
+        for (row, &x) in v.iter().enumerate() {
+            if x > 0 {
+                let slot = &mut seen[x as usize];
+                if *slot {
+                    return Some((row, x));
+                }
+                *slot = true;
+            }
+        }
+        // NA and non-positive ids are reported by other checks; still refuse doubles.
+        let mut others = FxHashSet::default();
+        v.iter().enumerate().find(|(_, &x)| x <= 0 && !others.insert(x)).map(|(r, &x)| (r, x))
+    } else {
+        let mut seen = FxHashSet::default();
+        v.iter().enumerate().find(|(_, &x)| !seen.insert(x)).map(|(r, &x)| (r, x))
+    }
+}
+
+/// (id, string) pairs must be unique. Rows of one id usually stand together, which
+/// allows a pass without hashing; otherwise fall back to a hash set.
+fn check_unique_pairs_str(
+    table: &str,
+    col: &str,
+    ids: &[i32],
+    values: &[StrId],
+    p: &Profile,
+) -> Result<()> {
+    let report = |row: usize| {
+        ProfileError::invalid(
+            table,
+            col,
+            Some(row + 1),
+            format!(
+                "(`{}`, `{col}`) must be unique but ({}, \"{}\") occurs more than once",
+                if table == "sample_types" { "source_id" } else { "sample_id" },
+                ids[row],
+                p.str(values[row])
+            ),
+        )
+    };
+    let mut group_start = 0;
+    let mut finished = FxHashSet::default();
+    let mut contiguous = true;
+    for row in 0..ids.len() {
+        if row > 0 && ids[row] != ids[row - 1] {
+            if !finished.insert(ids[row - 1]) {
+                contiguous = false;
+                break;
+            }
+            group_start = row;
+        }
+        if values[group_start..row].contains(&values[row]) {
+            return Err(report(row));
+        }
+    }
+    if contiguous {
+        if let Some(&last) = ids.last() {
+            if finished.contains(&last) {
+                contiguous = false;
+            }
+        }
+    }
+    if !contiguous {
+        let mut seen = FxHashSet::default();
+        if let Some(row) = (0..ids.len()).find(|&r| !seen.insert((ids[r], values[r]))) {
+            return Err(report(row));
+        }
+    }
+    Ok(())
+}
+
+/// The depths of each sample must be exactly 1..n.
+fn check_depths(sample_id: &[i32], depth: &[i32]) -> Result<()> {
+    let bad = |row: usize, message: String| {
+        Err(ProfileError::invalid("sample_locations", "depth", Some(row + 1), message))
+    };
+    // Fast path: rows sorted by sample, depths counting up from 1.
+    let mut sorted = true;
+    for row in 0..sample_id.len() {
+        let expected = if row > 0 && sample_id[row] == sample_id[row - 1] {
+            depth[row - 1].saturating_add(1)
+        } else {
+            1
+        };
+        if depth[row] != expected {
+            sorted = false;
+            break;
+        }
+    }
+    if sorted {
+        // Consecutive runs are fine; a sample split over two runs is not.
+        let mut seen = FxHashSet::default();
+        for row in 0..sample_id.len() {
+            if (row == 0 || sample_id[row] != sample_id[row - 1]) && !seen.insert(sample_id[row]) {
+                return bad(
+                    row,
+                    format!("sample {} has depth 1 more than once", sample_id[row]),
+                );
+            }
+        }
+        return Ok(());
+    }
+    // General case: per sample, the depths must be unique and within 1..=count.
+    let mut count: FxHashMap<i32, i32> = FxHashMap::default();
+    for &s in sample_id {
+        *count.entry(s).or_insert(0) += 1;
+    }
+    let mut seen = FxHashSet::default();
+    for row in 0..sample_id.len() {
+        let n = count.get(&sample_id[row]).copied().unwrap_or(0);
+        if depth[row] < 1 || depth[row] > n {
+            return bad(
+                row,
+                format!(
+                    "sample {} has {n} frames, so depths must run 1..{n} without gaps, found {}",
+                    sample_id[row], depth[row]
+                ),
+            );
+        }
+        if !seen.insert((sample_id[row], depth[row])) {
+            return bad(
+                row,
+                format!(
+                    "(`sample_id`, `depth`) must be unique but ({}, {}) occurs more than once",
+                    sample_id[row], depth[row]
+                ),
+            );
+        }
+    }
+    Ok(())
+}
+
+fn check_source_types(p: &Profile) -> Result<()> {
+    for (row, &t) in p.sources.source_type.iter().enumerate() {
+        let s = p.str(t);
+        if !schema::SOURCE_TYPES.contains(&s) {
+            return Err(ProfileError::invalid(
+                "sources",
+                "source_type",
+                Some(row + 1),
+                format!(
+                    "must be one of {}, found \"{s}\"",
+                    schema::SOURCE_TYPES.iter().map(|t| format!("\"{t}\"")).collect::<Vec<_>>().join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_version(p: &Profile) -> Result<()> {
+    let row = p.meta.key.iter().position(|&k| p.str(k) == "version" && !k.is_na());
+    match row {
+        None => Err(ProfileError::invalid("meta", "key", None, "needs a row with key \"version\"")),
+        Some(r) => {
+            let v = p.meta.value.get(r).copied().unwrap_or(StrId::NA);
+            if p.strings.get(v) == Some("2.0") {
+                Ok(())
+            } else {
+                Err(ProfileError::invalid(
+                    "meta",
+                    "value",
+                    Some(r + 1),
+                    format!(
+                        "the version must be \"2.0\", found {}",
+                        p.strings.get(v).map_or("NA".to_string(), |s| format!("\"{s}\""))
+                    ),
+                ))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small() -> Profile {
+        let mut p = Profile::new();
+        let rprof = p.strings.intern("rprof");
+        let samples = p.strings.intern("samples");
+        let count = p.strings.intern("count");
+        let f = p.strings.intern("f");
+        let empty = p.strings.intern("");
+        p.sources.source_id.push(1);
+        p.sources.source_type.push(rprof);
+        p.sources.source_uri.push(StrId::NA);
+        p.sources.source_timestamp.push(f64::NAN);
+        for col in p.sources.columns_mut().into_iter().skip(4) {
+            let (_, mut c) = col;
+            c.fill_na(1);
+        }
+        p.samples.sample_id.extend([1, 2]);
+        p.samples.source_id.extend([1, 1]);
+        for s in [1, 2] {
+            p.sample_values.sample_id.push(s);
+            p.sample_values.value_type.push(samples);
+            p.sample_values.unit.push(count);
+            p.sample_values.value.push(1.0);
+        }
+        p.sample_locations.sample_id.extend([1, 1, 2]);
+        p.sample_locations.depth.extend([1, 2, 1]);
+        p.sample_locations.location_id.extend([1, 1, 1]);
+        p.locations.location_id.push(1);
+        p.locations.function_id.push(1);
+        p.locations.line.push(0);
+        for (_, mut c) in p.locations.columns_mut().into_iter().skip(3) {
+            c.fill_na(1);
+        }
+        p.functions.function_id.push(1);
+        p.functions.name.push(f);
+        p.functions.system_name.push(f);
+        p.functions.filename.push(empty);
+        p.functions.start_line.push(0);
+        p
+    }
+
+    #[test]
+    fn accepts_small_profile() {
+        assert_eq!(validate(&small()), Ok(()));
+    }
+
+    #[test]
+    fn rejects_depth_gap() {
+        let mut p = small();
+        p.sample_locations.depth[1] = 3;
+        let err = validate(&p).unwrap_err();
+        assert_eq!(err.kind(), "invalid");
+        assert!(err.to_string().contains("sample_locations"), "{err}");
+    }
+
+    #[test]
+    fn rejects_dangling_location() {
+        let mut p = small();
+        p.sample_locations.location_id[2] = 7;
+        let err = validate(&p).unwrap_err().to_string();
+        assert!(err.contains("row 3") && err.contains("location_id"), "{err}");
+    }
+
+    #[test]
+    fn rejects_duplicate_value_type() {
+        let mut p = small();
+        p.sample_values.sample_id[1] = 1;
+        let err = validate(&p).unwrap_err().to_string();
+        assert!(err.contains("sample_values") && err.contains("row 2"), "{err}");
+    }
+
+    #[test]
+    fn rejects_wrong_version() {
+        let mut p = small();
+        p.meta.value[0] = p.strings.intern("1.0");
+        assert!(validate(&p).unwrap_err().to_string().contains("version"));
+    }
+}

@@ -1,0 +1,186 @@
+//! Moving a profile between R and the core. A profile crosses the boundary as a
+//! "bundle": `list(strings = <chr>, tables = list(<table> = list(<col> = <vec>)))`,
+//! where character columns are 1-based integer codes into `strings` (NA stays NA).
+//! Each distinct string thus crosses once, and R expands codes with `strings[codes]`.
+
+use extendr_api::prelude::*;
+use profile_core::model::{ColMut, ColRef, NA_INT};
+use profile_core::{Profile, ProfileError, StrId, StringPool};
+
+/// Copies `values` into a new R integer vector.
+pub fn int_vector(values: &[i32]) -> Robj {
+    let mut robj: Robj = Integers::new(values.len()).into();
+    if let Some(dest) = robj.as_integer_slice_mut() {
+        dest.copy_from_slice(values);
+    }
+    robj
+}
+
+fn lgl_vector(values: &[i32]) -> Robj {
+    Logicals::from_values(values.iter().map(|&x| {
+        if x == NA_INT {
+            Rbool::na()
+        } else {
+            Rbool::from(x != 0)
+        }
+    }))
+    .into()
+}
+
+/// R's NA_real_: a NaN with payload 1954.
+const R_NA_REAL: f64 = f64::from_bits(0x7FF0_0000_0000_07A2);
+
+fn dbl_vector(values: &[f64]) -> Robj {
+    let mut robj: Robj = Doubles::new(values.len()).into();
+    if let Some(dest) = robj.as_real_slice_mut() {
+        for (d, &v) in dest.iter_mut().zip(values) {
+            // NaN is how the core spells NA; R wants its own NA payload.
+            *d = if v.is_nan() { R_NA_REAL } else { v };
+        }
+    }
+    robj
+}
+
+fn code_vector(values: &[StrId]) -> Robj {
+    let mut robj: Robj = Integers::new(values.len()).into();
+    if let Some(dest) = robj.as_integer_slice_mut() {
+        for (d, v) in dest.iter_mut().zip(values) {
+            *d = if v.is_na() { NA_INT } else { v.0 as i32 };
+        }
+    }
+    robj
+}
+
+/// R cannot hold NUL inside a string; the core never produces one, but the last
+/// line of defence is here.
+fn r_safe(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.contains('\0') {
+        std::borrow::Cow::Owned(s.replace('\0', "<00>"))
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    }
+}
+
+/// The pool as an R character vector (without the NA slot), so `StrId(k)` is
+/// element `k` in R.
+pub fn strings_vector(pool: &StringPool) -> Robj {
+    let slots = pool.as_slice();
+    let rest = slots.get(1..).unwrap_or(&[]);
+    Strings::from_values(rest.iter().map(|s| r_safe(s).into_owned())).into()
+}
+
+fn named_list(names: Vec<&str>, values: Vec<Robj>) -> Robj {
+    let mut list = List::from_values(values);
+    // Setting names only fails for a length mismatch, which cannot happen here.
+    let _ = list.set_names(names);
+    list.into()
+}
+
+/// A profile as a bundle.
+pub fn profile_to_r(p: &Profile) -> Robj {
+    let mut table_names = Vec::new();
+    let mut tables = Vec::new();
+    for (name, cols) in p.tables() {
+        let mut col_names = Vec::new();
+        let mut col_values = Vec::new();
+        for (col, data) in cols {
+            col_names.push(col);
+            col_values.push(match data {
+                ColRef::Int(v) => int_vector(v),
+                ColRef::Lgl(v) => lgl_vector(v),
+                ColRef::Dbl(v) => dbl_vector(v),
+                ColRef::Chr(v) => code_vector(v),
+            });
+        }
+        table_names.push(name);
+        tables.push(named_list(col_names, col_values));
+    }
+    named_list(
+        vec!["strings", "tables"],
+        vec![strings_vector(&p.strings), named_list(table_names, tables)],
+    )
+}
+
+fn element(list: &List, name: &str) -> Option<Robj> {
+    list.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
+}
+
+fn bad_bundle(message: &str) -> ProfileError {
+    ProfileError::invalid("(bundle)", "(bundle)", None, message)
+}
+
+/// A bundle as a profile. Known columns missing from a table are filled with NA
+/// (extension columns are optional); unknown tables and columns are ignored.
+pub fn profile_from_r(bundle: &Robj) -> Result<Profile, ProfileError> {
+    let list: List = bundle.as_list().ok_or_else(|| bad_bundle("is not a list"))?;
+    let strings = element(&list, "strings").ok_or_else(|| bad_bundle("has no strings"))?;
+    let tables = element(&list, "tables")
+        .and_then(|t| t.as_list())
+        .ok_or_else(|| bad_bundle("has no tables"))?;
+
+    let mut p = Profile::default();
+    let mut code_to_id = vec![StrId::NA];
+    let strs = Strings::try_from(strings).map_err(|_| bad_bundle("strings is not character"))?;
+    for s in strs.iter() {
+        code_to_id.push(if s.is_na() { StrId::NA } else { p.strings.intern(s.as_ref()) });
+    }
+
+    for (table, value) in tables.iter() {
+        let Some(cols) = value.as_list() else {
+            return Err(ProfileError::invalid(table, "(table)", None, "is not a list of columns"));
+        };
+        let nrow = cols.iter().next().map_or(0, |(_, c)| c.len());
+        let Some(targets) = p.table_mut(table) else { continue };
+        for (col, mut target) in targets {
+            let Some(src) = element(&cols, col) else {
+                target.fill_na(nrow);
+                continue;
+            };
+            let wrong_type = |expected: &str| {
+                ProfileError::invalid(
+                    table,
+                    col,
+                    None,
+                    format!("must be {expected}, found {:?}", src.rtype()),
+                )
+            };
+            match &mut target {
+                ColMut::Int(v) => {
+                    **v = src.as_integer_slice().ok_or_else(|| wrong_type("integer"))?.to_vec()
+                }
+                ColMut::Lgl(v) => {
+                    let l = src.as_logical_slice().ok_or_else(|| wrong_type("logical"))?;
+                    **v = l.iter().map(|b| b.0).collect();
+                }
+                ColMut::Dbl(v) => {
+                    **v = src.as_real_slice().ok_or_else(|| wrong_type("double"))?.to_vec()
+                }
+                ColMut::Chr(v) => {
+                    let codes =
+                        src.as_integer_slice().ok_or_else(|| wrong_type("string codes"))?;
+                    let mut out = Vec::with_capacity(codes.len());
+                    for (row, &c) in codes.iter().enumerate() {
+                        if c == NA_INT {
+                            out.push(StrId::NA);
+                        } else {
+                            let id = usize::try_from(c)
+                                .ok()
+                                .and_then(|c| code_to_id.get(c))
+                                .ok_or_else(|| {
+                                    ProfileError::invalid(
+                                        table,
+                                        col,
+                                        Some(row + 1),
+                                        "string code out of range",
+                                    )
+                                })?;
+                            out.push(*id);
+                        }
+                    }
+                    **v = out;
+                }
+            }
+        }
+    }
+    Ok(p)
+}

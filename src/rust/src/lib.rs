@@ -1,0 +1,102 @@
+//! The R binding: thin functions that move columns between R and `profile_core`.
+//!
+//! No function here lets an error or a panic cross into R through extendr's error
+//! path (which treats the message as a printf format in extendr-api 0.9.0). Each
+//! returns an envelope, `list(ok = TRUE, value = ...)` or
+//! `list(ok = FALSE, kind = ..., message = ...)`, and the R wrapper raises the
+//! classed condition.
+
+use extendr_api::prelude::*;
+use profile_core::{schema, ProfileError};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+mod convert;
+
+/// Runs `body`, turning its error or panic into an error envelope.
+fn envelope(body: impl FnOnce() -> Result<Robj, ProfileError>) -> Robj {
+    let outcome = catch_unwind(AssertUnwindSafe(body));
+    let (kind, message) = match outcome {
+        Ok(Ok(value)) => return list!(ok = true, value = value).into(),
+        Ok(Err(e)) => (e.kind().to_string(), e.to_string()),
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_string());
+            ("internal".to_string(), format!("internal error (please report): {what}"))
+        }
+    };
+    let message = message.replace('\0', "<00>");
+    list!(ok = false, kind = kind, message = message).into()
+}
+
+/// The data rules of the v2 format, for the R wrapper (keys of the `dm`).
+/// @noRd
+#[extendr]
+fn profile_schema() -> Robj {
+    let pks_t: Vec<&str> = schema::PRIMARY_KEYS.iter().map(|(t, _)| *t).collect();
+    let pks_c: Vec<&str> = schema::PRIMARY_KEYS.iter().map(|(_, c)| *c).collect();
+    let fk_t: Vec<&str> = schema::FOREIGN_KEYS.iter().map(|k| k.table).collect();
+    let fk_c: Vec<&str> = schema::FOREIGN_KEYS.iter().map(|k| k.column).collect();
+    let fk_rt: Vec<&str> = schema::FOREIGN_KEYS.iter().map(|k| k.ref_table).collect();
+    let fk_rc: Vec<&str> = schema::FOREIGN_KEYS.iter().map(|k| k.ref_column).collect();
+    let empty = profile_core::Profile::default();
+    let mut table_names = Vec::new();
+    let mut columns = Vec::new();
+    for (name, cols) in empty.tables() {
+        table_names.push(name);
+        let names: Vec<&str> = cols.iter().map(|(c, _)| *c).collect();
+        let types: Vec<&str> = cols
+            .iter()
+            .map(|(_, c)| match c {
+                profile_core::model::ColRef::Int(_) => "integer",
+                profile_core::model::ColRef::Dbl(_) => "double",
+                profile_core::model::ColRef::Chr(_) => "character",
+                profile_core::model::ColRef::Lgl(_) => "logical",
+            })
+            .collect();
+        let required = schema::required_column_count(name) as i32;
+        columns.push(list!(name = names, col_type = types, required = required));
+    }
+    let mut column_list = List::from_values(columns);
+    let _ = column_list.set_names(table_names.clone());
+    list!(
+        tables = table_names,
+        required_tables = profile_core::model::REQUIRED_TABLES.to_vec(),
+        columns = column_list,
+        primary_keys = list!(table = pks_t, column = pks_c),
+        foreign_keys = list!(table = fk_t, column = fk_c, ref_table = fk_rt, ref_column = fk_rc),
+        gauge_types = schema::GAUGE_TYPES.to_vec(),
+        source_types = schema::SOURCE_TYPES.to_vec()
+    )
+    .into()
+}
+
+/// Validates the content of a v2 bundle (keys, NA, depths, version).
+/// @noRd
+#[extendr]
+fn profile_validate_v2(bundle: Robj) -> Robj {
+    envelope(|| {
+        let p = convert::profile_from_r(&bundle)?;
+        profile_core::validate::validate(&p)?;
+        Ok(Robj::from(true))
+    })
+}
+
+/// Round-trips a bundle through the core model (used by tests of the binding).
+/// @noRd
+#[extendr]
+fn profile_roundtrip_bundle(bundle: Robj) -> Robj {
+    envelope(|| {
+        let p = convert::profile_from_r(&bundle)?;
+        Ok(convert::profile_to_r(&p))
+    })
+}
+
+extendr_module! {
+    mod profile;
+    fn profile_schema;
+    fn profile_validate_v2;
+    fn profile_roundtrip_bundle;
+}

@@ -1,0 +1,4 @@
+library(testthat)
+library(profile)
+
+test_check("profile")
