@@ -10,10 +10,13 @@ use extendr_api::prelude::*;
 use profile_core::{schema, ProfileError};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+mod combine;
 mod convert;
+mod pprof;
+mod rprof;
 
 /// Runs `body`, turning its error or panic into an error envelope.
-fn envelope(body: impl FnOnce() -> Result<Robj, ProfileError>) -> Robj {
+pub(crate) fn envelope(body: impl FnOnce() -> Result<Robj, ProfileError>) -> Robj {
     let outcome = catch_unwind(AssertUnwindSafe(body));
     let (kind, message) = match outcome {
         Ok(Ok(value)) => return list!(ok = true, value = value).into(),
@@ -99,4 +102,7 @@ extendr_module! {
     fn profile_schema;
     fn profile_validate_v2;
     fn profile_roundtrip_bundle;
+    use rprof;
+    use pprof;
+    use combine;
 }

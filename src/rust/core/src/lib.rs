@@ -6,9 +6,12 @@
 //! between R vectors and [`model::Profile`]; every rule lives here so that it is
 //! tested by `cargo test` alone.
 
+pub mod combine;
 pub mod error;
 pub mod input;
 pub mod model;
+pub mod pprof;
+pub mod rprof;
 pub mod schema;
 pub mod validate;
 
