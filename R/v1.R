@@ -7,3 +7,14 @@ validate_v1 <- function(x, call = rlang::caller_env()) {
   }
   invisible(x)
 }
+
+# The v1 `samples` table from stacks in long form: `sample_id` and `location_id`
+# (rows ordered by sample, innermost frame first), for samples `ids` in this order,
+# each with `value`. A sample without frames gets an empty locations tibble.
+v1_samples <- function(ids, value, stack_sample_id, stack_location_id) {
+  groups <- split(stack_location_id, factor(stack_sample_id, levels = ids))
+  locations <- lapply(unname(groups), function(l) {
+    tibble::new_tibble(list(location_id = l), nrow = length(l))
+  })
+  tibble::tibble(value = value, locations = locations)
+}

@@ -10,6 +10,7 @@ pub mod combine;
 pub mod error;
 pub mod input;
 pub mod model;
+pub mod output;
 pub mod pprof;
 pub mod rprof;
 pub mod schema;

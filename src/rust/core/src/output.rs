@@ -1,0 +1,94 @@
+//! Writing files so that a failure never leaves a damaged target: the content goes
+//! to a temporary file in the target's directory (same file system, so the final
+//! rename is atomic) and replaces the target only once it is complete.
+
+use crate::error::{ProfileError, Result};
+use std::fs::{self, File, OpenOptions};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+fn temp_path_for(target: &Path) -> Result<PathBuf> {
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if !dir.is_dir() {
+        return Err(ProfileError::io(format!("directory {} does not exist", dir.display())));
+    }
+    let name = target
+        .file_name()
+        .ok_or_else(|| ProfileError::io("the path does not name a file"))?
+        .to_string_lossy()
+        .into_owned();
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    Ok(dir.join(format!(".{name}.tmp-{}-{n}", std::process::id())))
+}
+
+/// Writes a file atomically. `fill` writes the content; if it or anything after it
+/// fails, the temporary file is removed and the target keeps its old bytes.
+pub fn write_atomic<F>(target: &Path, fill: F) -> Result<()>
+where
+    F: FnOnce(&mut dyn Write) -> Result<()>,
+{
+    if target.is_dir() {
+        return Err(ProfileError::io(format!("{} is a directory", target.display())));
+    }
+    let tmp = temp_path_for(target)?;
+    let file: File = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .map_err(|e| ProfileError::io(format!("cannot create a file in the target directory: {e}")))?;
+    let result = (|| {
+        let mut w = BufWriter::with_capacity(1 << 16, file);
+        fill(&mut w)?;
+        let file = w.into_inner().map_err(|e| ProfileError::io(e.error().to_string()))?;
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&tmp, target)?;
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_and_replaces() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.txt");
+        fs::write(&target, b"old").unwrap();
+        write_atomic(&target, |w| Ok(w.write_all(b"new")?)).unwrap();
+        assert_eq!(fs::read(&target).unwrap(), b"new");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn failure_keeps_old_bytes_and_leaves_no_temp() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.txt");
+        fs::write(&target, b"old").unwrap();
+        let err = write_atomic(&target, |w| {
+            w.write_all(b"partial")?;
+            Err(ProfileError::invalid("t", "c", None, "boom"))
+        })
+        .unwrap_err();
+        assert_eq!(err.kind(), "invalid");
+        assert_eq!(fs::read(&target).unwrap(), b"old");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn missing_directory_is_an_io_error() {
+        let err = write_atomic(Path::new("/nonexistent-dir-xyz/out"), |_| Ok(())).unwrap_err();
+        assert_eq!(err.kind(), "io");
+    }
+}
