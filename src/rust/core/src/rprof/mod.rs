@@ -27,6 +27,7 @@
 //! [`write`] turns a profile back into text. For files R wrote, reading and
 //! writing again gives the same bytes.
 
+pub mod legacy;
 mod read;
 mod write;
 

@@ -14,12 +14,14 @@ use crate::text::utf8_escaped;
 use memchr::{memchr, memmem};
 use rustc_hash::FxHashMap;
 
-/// A parsed file: the profile and the warnings to show the user (each text once,
-/// in order of first occurrence).
+/// A parsed file: the profile, the warnings to show the user (each text once, in
+/// order of first occurrence), and for each sample (in `sample_id` order) the line
+/// of the file it was read from (1-based), which v1 objects use as names.
 #[derive(Debug, Clone)]
 pub struct Parsed {
     pub profile: Profile,
     pub warnings: Vec<String>,
+    pub sample_lines: Vec<u32>,
 }
 
 /// Parses the (already decompressed) bytes of an Rprof file. `source_uri` goes into
@@ -27,7 +29,7 @@ pub struct Parsed {
 /// damaged stack lines are read as far as they make sense, with a warning.
 pub fn parse(bytes: &[u8], source_uri: Option<&str>) -> Result<Parsed> {
     let body = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
-    let mut lines = Lines { rest: body };
+    let mut lines = Lines { rest: body, number: 0 };
     let first = lines.next().ok_or_else(|| ProfileError::format(None, "the file is empty"))?;
     let header = Header::parse(first).ok_or_else(|| {
         ProfileError::at_line(
@@ -43,11 +45,11 @@ pub fn parse(bytes: &[u8], source_uri: Option<&str>) -> Result<Parsed> {
             continue;
         }
         match line.first() {
-            Some(b'"' | b':' | b'0'..=b'9') => reader.stack_line(line, lines.rest)?,
+            Some(b'"' | b':' | b'0'..=b'9') => reader.stack_line(line, lines.number, lines.rest)?,
             _ if line.starts_with(b"#File") => reader.file_line(line),
             _ => match Header::parse(line) {
                 Some(h) => reader.start_segment(line, h),
-                None => reader.stack_line(line, lines.rest)?,
+                None => reader.stack_line(line, lines.number, lines.rest)?,
             },
         }
     }
@@ -57,6 +59,8 @@ pub fn parse(bytes: &[u8], source_uri: Option<&str>) -> Result<Parsed> {
 /// Lines without their line end (LF or CRLF); the last line may lack one.
 struct Lines<'a> {
     rest: &'a [u8],
+    /// Number of the line last returned (1-based).
+    number: u32,
 }
 
 impl<'a> Iterator for Lines<'a> {
@@ -66,6 +70,7 @@ impl<'a> Iterator for Lines<'a> {
         if self.rest.is_empty() {
             return None;
         }
+        self.number = self.number.saturating_add(1);
         let (line, rest) = match memchr(b'\n', self.rest) {
             Some(i) => (self.rest.get(..i)?, self.rest.get(i + 1..)?),
             None => (self.rest, &[][..]),
@@ -123,6 +128,7 @@ struct Reader<'a> {
     locations: FxHashMap<(i32, i32), i32>,
     segment: Segment,
     frames: Vec<Frame<'a>>,
+    sample_lines: Vec<u32>,
 }
 
 impl<'a> Reader<'a> {
@@ -154,6 +160,7 @@ impl<'a> Reader<'a> {
             locations: FxHashMap::default(),
             segment: Segment::default(),
             frames: Vec::new(),
+            sample_lines: Vec::with_capacity(expected_lines),
         }
     }
 
@@ -226,7 +233,7 @@ impl<'a> Reader<'a> {
 
     /// A stack line: optional memory prefix, then frames. `rest` is the input after
     /// this line (for a reference whose `#File` line comes later).
-    fn stack_line(&mut self, line: &'a [u8], rest: &'a [u8]) -> Result<()> {
+    fn stack_line(&mut self, line: &'a [u8], line_number: u32, rest: &'a [u8]) -> Result<()> {
         let mut frames = std::mem::take(&mut self.frames);
         frames.clear();
         let mut pos = 0;
@@ -286,6 +293,7 @@ impl<'a> Reader<'a> {
             }
         }
         let result = if gauges.is_some() || !frames.is_empty() {
+            self.sample_lines.push(line_number);
             self.add_sample(gauges, &frames, rest)
         } else {
             Ok(())
@@ -411,6 +419,7 @@ impl<'a> Reader<'a> {
         Parsed {
             profile: self.p,
             warnings: self.warnings.into_iter().map(str::to_owned).collect(),
+            sample_lines: self.sample_lines,
         }
     }
 }
@@ -427,7 +436,7 @@ fn parse_file_line(line: &[u8]) -> Option<(u32, &[u8])> {
 /// The `#File` lines between here and the next header.
 fn files_ahead(rest: &[u8], strings: &mut crate::StringPool) -> FxHashMap<u32, StrId> {
     let mut files = FxHashMap::default();
-    for line in (Lines { rest }) {
+    for line in (Lines { rest, number: 0 }) {
         if line.starts_with(b"#File") {
             if let Some((number, path)) = parse_file_line(line) {
                 files.entry(number).or_insert_with(|| strings.intern(&utf8_escaped(path)));
@@ -457,15 +466,17 @@ fn memory_prefix(line: &[u8]) -> Option<([u64; 4], usize)> {
 /// The position of the quote that closes a frame name starting at `start`.
 ///
 /// Names may contain quotes (`x[["a"]]`), so a quote closes the name only where
-/// R's format continues after it: at the end of the line, or followed by a space
-/// and then the end of the line, another frame or a line reference. A name such as
-/// `x[["a" "b"]]` stays ambiguous; R writes it the same way as two frames.
+/// R's format continues after it: followed by a space and then the end of the
+/// line, another frame or a line reference. A name such as `x[["a" "b"]]` stays
+/// ambiguous; R writes it the same way as two frames. R ends every frame with a
+/// space, so a quote at the very end of the line does not close a name: the line
+/// was cut there (profile 1.0.4 also took it for incomplete, and its own sample of
+/// an incomplete profile has such lines).
 fn closing_quote(line: &[u8], start: usize) -> Option<usize> {
     let mut from = start;
     loop {
         let q = from + memchr(b'"', line.get(from..)?)?;
         match line.get(q + 1) {
-            None => return Some(q),
             Some(b' ') => {
                 let mut next = q + 2;
                 while line.get(next) == Some(&b' ') {
@@ -473,13 +484,36 @@ fn closing_quote(line: &[u8], start: usize) -> Option<usize> {
                 }
                 match line.get(next) {
                     None | Some(b'"') => return Some(q),
-                    Some(_) if line_ref(line, next).is_some() => return Some(q),
+                    Some(_) if could_be_line_ref(line, next) => return Some(q),
                     Some(_) => {}
                 }
             }
-            Some(_) => {}
+            Some(_) | None => {}
         }
         from = q + 1;
+    }
+}
+
+/// Whether a line reference starts at `pos`: `N#L ` or, at the end of the line,
+/// `N#L`, `N#` or `N` (a reference cut off with the line).
+fn could_be_line_ref(line: &[u8], pos: usize) -> bool {
+    let rest = line.get(pos..).unwrap_or_default();
+    let file_digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    if file_digits == 0 {
+        return false;
+    }
+    match rest.get(file_digits) {
+        None => true,
+        Some(b'#') => {
+            let after = rest.get(file_digits + 1..).unwrap_or_default();
+            let line_digits = after.iter().take_while(|b| b.is_ascii_digit()).count();
+            match after.get(line_digits) {
+                None => true,
+                Some(b' ') => line_digits > 0,
+                Some(_) => false,
+            }
+        }
+        Some(_) => false,
     }
 }
 
