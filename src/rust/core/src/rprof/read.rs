@@ -41,7 +41,7 @@ pub fn parse(bytes: &[u8], source_uri: Option<&str>) -> Result<Parsed> {
     let mut reader = Reader::new(source_uri, expected_lines);
     reader.start_segment(first, header);
     while let Some(line) = lines.next() {
-        if line.iter().all(|&b| b == b' ' || b == b'\t') {
+        if matches!(line.first(), None | Some(b' ' | b'\t')) && line.iter().all(|&b| b == b' ' || b == b'\t') {
             continue;
         }
         match line.first() {
@@ -126,6 +126,7 @@ struct Reader<'a> {
     functions_by_bytes: FxHashMap<(&'a [u8], StrId), i32>,
     functions_by_name: FxHashMap<(StrId, StrId), i32>,
     locations: FxHashMap<(i32, i32), i32>,
+    locations_by_frame: FxHashMap<(&'a [u8], StrId, i32), i32>,
     segment: Segment,
     frames: Vec<Frame<'a>>,
     sample_lines: Vec<u32>,
@@ -158,6 +159,7 @@ impl<'a> Reader<'a> {
             functions_by_bytes: FxHashMap::default(),
             functions_by_name: FxHashMap::default(),
             locations: FxHashMap::default(),
+            locations_by_frame: FxHashMap::default(),
             segment: Segment::default(),
             frames: Vec::new(),
             sample_lines: Vec::with_capacity(expected_lines),
@@ -367,6 +369,10 @@ impl<'a> Reader<'a> {
             Some(r) => (self.file_name(r.file, rest), r.line),
             None => (self.ids.empty, 0),
         };
+        // Most frames repeat: one lookup by the bytes of the frame finds them.
+        if let Some(&id) = self.locations_by_frame.get(&(frame.name, file, line)) {
+            return id;
+        }
         let function_id = match self.functions_by_bytes.get(&(frame.name, file)) {
             Some(&id) => id,
             None => {
@@ -376,6 +382,7 @@ impl<'a> Reader<'a> {
             }
         };
         if let Some(&id) = self.locations.get(&(function_id, line)) {
+            self.locations_by_frame.insert((frame.name, file, line), id);
             return id;
         }
         let l = &mut self.p.locations;
@@ -389,6 +396,7 @@ impl<'a> Reader<'a> {
         l.column.push(NA_INT);
         l.inlined_into.push(NA_INT);
         self.locations.insert((function_id, line), location_id);
+        self.locations_by_frame.insert((frame.name, file, line), location_id);
         // The function's start line is the smallest line seen in it (as profile 1.0.4).
         if let Some(start) = usize::try_from(function_id - 1)
             .ok()

@@ -65,8 +65,7 @@ pub fn write(p: &Profile, w: &mut dyn Write) -> Result<()> {
                 }
                 write_memory_prefix(&mut line, gauges, g[3]);
             }
-            for &location_id in plan.stack(row) {
-                let frame = plan.frame(p, location_id);
+            for frame in plan.stack(row) {
                 if frame.has_ref() {
                     let number = match file_numbers.get(&frame.file) {
                         Some(&n) => n,
@@ -154,6 +153,7 @@ fn one_line_path(s: &str) -> std::borrow::Cow<'_, [u8]> {
 }
 
 /// What a frame is written as.
+#[derive(Debug, Clone, Copy)]
 struct Frame<'p> {
     name: &'p str,
     file: StrId,
@@ -168,16 +168,17 @@ impl Frame<'_> {
     }
 }
 
+/// A stack entry whose location does not exist.
+const UNKNOWN_FRAME: Frame<'static> = Frame { name: "<unknown>", file: StrId::NA, file_is_empty: true, line: 0 };
+
 /// Indexes over the tables, built once per write.
-struct Plan {
-    function_row: FxHashMap<i32, usize>,
-    location_row: FxHashMap<i32, usize>,
+struct Plan<'p> {
     /// Sample rows of each source id, in `sample_id` order.
     samples_by_source: FxHashMap<i32, Vec<usize>>,
-    /// Stacks: `stack_locations[stack_start[r]..stack_start[r + 1]]` are the
-    /// location ids of sample row `r`, innermost first.
+    /// Stacks: `stack_frames[stack_start[r]..stack_start[r + 1]]` are the frames
+    /// of sample row `r`, innermost first.
     stack_start: Vec<usize>,
-    stack_locations: Vec<i32>,
+    stack_frames: Vec<Frame<'p>>,
     /// `samples` value of each sample row (NaN if it has none).
     counts: Vec<f64>,
     /// small, large, nodes, duplications of each sample row (NaN where absent).
@@ -188,8 +189,8 @@ fn invalid(table: &str, column: &str, row: usize, message: &str) -> ProfileError
     ProfileError::invalid(table, column, Some(row + 1), message)
 }
 
-impl Plan {
-    fn new(p: &Profile) -> Result<Plan> {
+impl<'p> Plan<'p> {
+    fn new(p: &'p Profile) -> Result<Plan<'p>> {
         let n_samples = p.samples.nrow();
         let mut sample_row: FxHashMap<i32, usize> = FxHashMap::default();
         sample_row.reserve(n_samples);
@@ -245,7 +246,17 @@ impl Plan {
                 }
             }
         }
-        let stack_locations = placed.into_iter().map(|(_, loc)| loc).collect();
+        // What each location is written as, worked out once per location.
+        let location_row = first_rows(&p.locations.location_id);
+        let function_row = first_rows(&p.functions.function_id);
+        let location_frames: Vec<Frame<'p>> =
+            (0..p.locations.nrow()).map(|row| location_frame(p, row, &function_row)).collect();
+        let stack_frames = placed
+            .into_iter()
+            .map(|(_, loc)| {
+                location_row.get(&loc).and_then(|&r| location_frames.get(r)).copied().unwrap_or(UNKNOWN_FRAME)
+            })
+            .collect();
 
         let lookup = |s: &str| p.strings.lookup(s);
         let samples_type = lookup(SAMPLES_TYPE.0);
@@ -270,17 +281,7 @@ impl Plan {
             }
         }
 
-        let function_row = first_rows(&p.functions.function_id);
-        let location_row = first_rows(&p.locations.location_id);
-        Ok(Plan {
-            function_row,
-            location_row,
-            samples_by_source,
-            stack_start,
-            stack_locations,
-            counts,
-            gauges,
-        })
+        Ok(Plan { samples_by_source, stack_start, stack_frames, counts, gauges })
     }
 
     fn samples_of_source(&self, p: &Profile, source_row: usize) -> &[usize] {
@@ -291,9 +292,9 @@ impl Plan {
             .map_or(&[], |v| v.as_slice())
     }
 
-    fn stack(&self, row: usize) -> &[i32] {
+    fn stack(&self, row: usize) -> &[Frame<'p>] {
         match (self.stack_start.get(row), self.stack_start.get(row + 1)) {
-            (Some(&a), Some(&b)) => self.stack_locations.get(a..b).unwrap_or_default(),
+            (Some(&a), Some(&b)) => self.stack_frames.get(a..b).unwrap_or_default(),
             _ => &[],
         }
     }
@@ -331,30 +332,6 @@ impl Plan {
         out
     }
 
-    fn frame<'p>(&self, p: &'p Profile, location_id: i32) -> Frame<'p> {
-        let location = self.location_row.get(&location_id).copied();
-        let line = location.and_then(|r| p.locations.line.get(r).copied()).unwrap_or(0);
-        let line = if line == NA_INT { 0 } else { line.max(0) };
-        let function = location
-            .and_then(|r| p.locations.function_id.get(r))
-            .and_then(|id| self.function_row.get(id).copied());
-        let non_empty = |id: Option<&StrId>| id.and_then(|&s| p.strings.get(s)).filter(|s| !s.is_empty());
-        let (name, file) = match function {
-            Some(r) => {
-                let name = non_empty(p.functions.system_name.get(r))
-                    .or_else(|| non_empty(p.functions.name.get(r)));
-                (name, p.functions.filename.get(r).copied().unwrap_or(StrId::NA))
-            }
-            None => (None, StrId::NA),
-        };
-        // A frame without a function name: its address (pprof), else a placeholder.
-        let name = name
-            .or_else(|| non_empty(location.and_then(|r| p.locations.address.get(r))))
-            .unwrap_or("<unknown>");
-        let file_is_empty = p.strings.get(file).is_none_or(str::is_empty);
-        Frame { name, file, file_is_empty, line }
-    }
-
     /// The header of source `source_row`: the stored one when it agrees with what is
     /// written, else one made from the content (flags R writes, in R's order).
     fn header(&self, p: &Profile, source_row: usize, samples: &[usize]) -> String {
@@ -372,8 +349,7 @@ impl Plan {
         let mut has_ref = false;
         let mut has_gc = false;
         for &r in samples {
-            for &loc in self.stack(r) {
-                let f = self.frame(p, loc);
+            for f in self.stack(r) {
                 has_ref |= f.has_ref();
                 has_gc |= f.name == "<GC>";
             }
@@ -401,6 +377,25 @@ impl Plan {
         let us = (period / 1000.0).round();
         (us <= f64::from(u32::MAX)).then_some(us as u32)
     }
+}
+
+/// What the location in row `row` is written as.
+fn location_frame<'p>(p: &'p Profile, row: usize, function_row: &FxHashMap<i32, usize>) -> Frame<'p> {
+    let line = p.locations.line.get(row).copied().unwrap_or(0);
+    let line = if line == NA_INT { 0 } else { line.max(0) };
+    let function = p.locations.function_id.get(row).and_then(|id| function_row.get(id).copied());
+    let non_empty = |id: Option<&StrId>| id.and_then(|&s| p.strings.get(s)).filter(|s| !s.is_empty());
+    let (name, file) = match function {
+        Some(r) => {
+            let name = non_empty(p.functions.system_name.get(r)).or_else(|| non_empty(p.functions.name.get(r)));
+            (name, p.functions.filename.get(r).copied().unwrap_or(StrId::NA))
+        }
+        None => (None, StrId::NA),
+    };
+    // A frame without a function name: its address (pprof), else a placeholder.
+    let name = name.or_else(|| non_empty(p.locations.address.get(row))).unwrap_or(UNKNOWN_FRAME.name);
+    let file_is_empty = p.strings.get(file).is_none_or(str::is_empty);
+    Frame { name, file, file_is_empty, line }
 }
 
 /// Row of the first occurrence of each id.
