@@ -91,7 +91,7 @@
 #' out <- tempfile(fileext = ".out")
 #' write_rprof(x, out)
 #' identical(readLines(out), readLines(path))
-#' head(summaryRprof(out, memory = "both")$by.total)
+#' head(utils::summaryRprof(out, memory = "both")$by.total)
 #'
 #' # v1, as profile 1.0.x read it
 #' read_rprof(system.file("samples/rprof/1.out", package = "profile"), version = "1.0")
@@ -213,8 +213,8 @@ rprof_v1 <- function(tables, sample_lines, lines) {
 
   fun <- tables$functions
   loc <- tables$locations
+  # The reader writes the frames in file order: by sample, innermost first.
   stacks <- tables$sample_locations
-  stacks <- stacks[order(stacks$sample_id, stacks$depth), ]
 
   # 1.0.x's file ids are the numbers of the `#File` lines. R numbers files in
   # order of first use, so for one segment these are the ranks of the file names

@@ -37,21 +37,29 @@ time_104 <- function(path, times) {
   as.numeric(out[[length(out)]])
 }
 
-median_seconds <- function(expr_result) as.numeric(expr_result$median)
+# Median elapsed seconds of each expression, timed in turns (v2, v1, readLines,
+# v2, ...) so that a busy moment on a shared machine hits all of them alike.
+time_in_turns <- function(exprs, iterations, env = parent.frame()) {
+  times <- matrix(NA_real_, iterations, length(exprs), dimnames = list(NULL, names(exprs)))
+  for (i in seq_len(iterations)) {
+    for (e in names(exprs)) {
+      times[i, e] <- bench::bench_time(eval(exprs[[e]], env))[["real"]]
+    }
+  }
+  apply(times, 2, median)
+}
 
 rows <- list()
 for (f in files) {
   n_samples <- sum(!grepl("^#File |sample\\.interval=", readLines(f)))
-  iterations <- if (n_samples > 1e5) 5 else 20
+  iterations <- if (n_samples > 1e5) 10 else 30
   invisible(read_rprof(f)) # load everything once
-  b <- bench::mark(
-    v2 = read_rprof(f),
-    v1 = read_rprof(f, version = "1.0"),
-    readLines = readLines(f),
-    iterations = iterations, check = FALSE, filter_gc = FALSE
-  )
+  med <- time_in_turns(list(
+    v2 = quote(read_rprof(f)),
+    v1 = quote(read_rprof(f, version = "1.0")),
+    readLines = quote(readLines(f))
+  ), iterations)
   t104 <- time_104(f, if (n_samples > 1e5) 1 else 3)
-  med <- setNames(median_seconds(b), as.character(b$expression))
   rows[[f]] <- data.frame(
     file = basename(f), samples = n_samples, MB = round(file.size(f) / 2^20, 1),
     v2_ms = round(med[["v2"]] * 1000, 1), v1_ms = round(med[["v1"]] * 1000, 1),

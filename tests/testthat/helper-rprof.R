@@ -77,7 +77,9 @@ v2_values <- function(x, type) {
 }
 
 # Records a profile of a small workload (sourced with srcrefs, so that line
-# profiling has files and lines) with Rprof(...) into `path`.
+# profiling has files and lines) with Rprof(...) into `path`. Each of the four
+# calls in the loop takes a few milliseconds, so every one of them shows up in
+# a profile of a few tenths of a second.
 record_rprof <- function(path, ..., seconds = 0.4, append = FALSE) {
   code <- c(
     "spin <- function(n) {",
@@ -95,9 +97,9 @@ record_rprof <- function(path, ..., seconds = 0.4, append = FALSE) {
     "  start <- proc.time()[[1]]",
     "  while (proc.time()[[1]] - start < seconds) {",
     "    spin(20000)",
-    "    lst[[\"a\"]](10000)",
-    "    lst[[\"b c\"]](400)",
-    "    stats::median(runif(1000))",
+    "    lst[[\"a\"]](20000)",
+    "    lst[[\"b c\"]](1500)",
+    "    stats::median(runif(1e5))",
     "    if (runif(1) < 0.05) gc()",
     "  }",
     "}"

@@ -21,7 +21,8 @@ fn rprof_read(input: Robj, source_uri: Robj, max_size: Robj, with_lines: Robj) -
         let bytes: &[u8] = match input.as_raw_slice() {
             Some(raw) => raw,
             None => {
-                file_bytes = input::read_file(Path::new(&required_string(&input, "path")?), &limits)?;
+                file_bytes =
+                    input::read_file(Path::new(&required_string(&input, "path")?), &limits)?;
                 &file_bytes
             }
         };
@@ -60,7 +61,9 @@ fn rprof_write(bundle: Robj, path: Robj) -> Robj {
 #[extendr]
 fn rprof_legacy_merge_order(xinds: Robj) -> Robj {
     envelope(|| {
-        let xinds = xinds.as_integer_slice().ok_or_else(|| argument("`xinds` must be an integer vector"))?;
+        let xinds = xinds
+            .as_integer_slice()
+            .ok_or_else(|| argument("`xinds` must be an integer vector"))?;
         Ok(convert::int_vector(&rprof::legacy::r_merge_row_order(xinds)))
     })
 }

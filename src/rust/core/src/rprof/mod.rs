@@ -23,8 +23,8 @@
 //!   frame it belongs to). A tick with an empty stack is written only with memory
 //!   profiling, as the prefix alone.
 //!
-//! [`read`] turns the text into a v2 [`Profile`](crate::model::Profile),
-//! [`write`] turns a profile back into text. For files R wrote, reading and
+//! [`parse`] turns the text into a v2 [`Profile`](crate::model::Profile),
+//! [`write()`] turns a profile back into text. For files R wrote, reading and
 //! writing again gives the same bytes.
 
 pub mod legacy;
@@ -97,7 +97,9 @@ impl Header {
             let (flag, after) = rest.split_at(colon + 2);
             let words = flag.get(..colon)?;
             if !words.ends_with(b" profiling")
-                || !words.iter().all(|b| b.is_ascii_alphanumeric() || matches!(b, b' ' | b'_' | b'.'))
+                || !words
+                    .iter()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b' ' | b'_' | b'.'))
             {
                 return None;
             }

@@ -41,7 +41,9 @@ pub fn parse(bytes: &[u8], source_uri: Option<&str>) -> Result<Parsed> {
     let mut reader = Reader::new(source_uri, expected_lines);
     reader.start_segment(first, header);
     while let Some(line) = lines.next() {
-        if matches!(line.first(), None | Some(b' ' | b'\t')) && line.iter().all(|&b| b == b' ' || b == b'\t') {
+        if matches!(line.first(), None | Some(b' ' | b'\t'))
+            && line.iter().all(|&b| b == b' ' || b == b'\t')
+        {
             continue;
         }
         match line.first() {
@@ -129,6 +131,10 @@ struct Reader<'a> {
     locations_by_frame: FxHashMap<(&'a [u8], StrId, i32), i32>,
     segment: Segment,
     frames: Vec<Frame<'a>>,
+    /// Stack lines of the current segment seen so far (without memory prefix), with
+    /// the range of `stack_locations` that holds their location ids.
+    stacks_seen: FxHashMap<&'a [u8], (usize, usize)>,
+    stack_locations: Vec<i32>,
     sample_lines: Vec<u32>,
 }
 
@@ -162,6 +168,8 @@ impl<'a> Reader<'a> {
             locations_by_frame: FxHashMap::default(),
             segment: Segment::default(),
             frames: Vec::new(),
+            stacks_seen: FxHashMap::default(),
+            stack_locations: Vec::new(),
             sample_lines: Vec::with_capacity(expected_lines),
         }
     }
@@ -195,6 +203,7 @@ impl<'a> Reader<'a> {
         s.rprof_header.push(header_text);
 
         self.segment = Segment { source_id, ..Segment::default() };
+        self.stacks_seen.clear();
         self.push_sample_type(self.ids.samples, self.ids.count);
         if header.memory {
             self.add_memory_types();
@@ -236,22 +245,44 @@ impl<'a> Reader<'a> {
     /// A stack line: optional memory prefix, then frames. `rest` is the input after
     /// this line (for a reference whose `#File` line comes later).
     fn stack_line(&mut self, line: &'a [u8], line_number: u32, rest: &'a [u8]) -> Result<()> {
-        let mut frames = std::mem::take(&mut self.frames);
-        frames.clear();
-        let mut pos = 0;
         let mut gauges = None;
+        let mut body = line;
         if line.first() == Some(&b':') {
             if let Some((values, end)) = memory_prefix(line) {
                 gauges = Some(values);
-                pos = end;
+                body = line.get(end..).unwrap_or_default();
             }
         }
+        // Profiles repeat the same stacks over and over: a stack line seen before
+        // in this segment (where `#File` numbers mean the same files) has the same
+        // locations, and its warnings have been given already.
+        let (start, len) = match self.stacks_seen.get(body) {
+            Some(&range) => range,
+            None => {
+                let range = self.new_stack(body, rest);
+                self.stacks_seen.insert(body, range);
+                range
+            }
+        };
+        if gauges.is_none() && len == 0 {
+            return Ok(());
+        }
+        self.sample_lines.push(line_number);
+        self.add_sample(gauges, start, len)
+    }
+
+    /// Reads the frames of a stack line (after any memory prefix) and appends their
+    /// location ids to `stack_locations`: returns where they start and how many.
+    fn new_stack(&mut self, body: &'a [u8], rest: &'a [u8]) -> (usize, usize) {
+        let mut frames = std::mem::take(&mut self.frames);
+        frames.clear();
+        let mut pos = 0;
         let mut pending_ref: Option<FileRef> = None;
         loop {
-            while line.get(pos) == Some(&b' ') {
+            while body.get(pos) == Some(&b' ') {
                 pos += 1;
             }
-            let Some(&first) = line.get(pos) else {
+            let Some(&first) = body.get(pos) else {
                 if pending_ref.is_some() {
                     // A reference with no frame to its right: the line was cut.
                     self.warn(WARN_INCOMPLETE);
@@ -259,11 +290,11 @@ impl<'a> Reader<'a> {
                 break;
             };
             if first == b'"' {
-                let Some(close) = closing_quote(line, pos + 1) else {
+                let Some(close) = closing_quote(body, pos + 1) else {
                     self.warn(WARN_INCOMPLETE);
                     break;
                 };
-                let name = line.get(pos + 1..close).unwrap_or_default();
+                let name = body.get(pos + 1..close).unwrap_or_default();
                 if name.is_empty() {
                     self.warn(WARN_UNEXPECTED);
                     pending_ref = None;
@@ -271,7 +302,7 @@ impl<'a> Reader<'a> {
                     frames.push(Frame { name, file_ref: pending_ref.take() });
                 }
                 pos = close + 1;
-            } else if let Some((file_ref, end)) = line_ref(line, pos) {
+            } else if let Some((file_ref, end)) = line_ref(body, pos) {
                 if pending_ref.is_some() {
                     self.warn(WARN_UNEXPECTED);
                 }
@@ -280,7 +311,7 @@ impl<'a> Reader<'a> {
             } else {
                 // Unreadable: skip to the end of the next frame, as profile 1.0.4
                 // (which splits lines at `" `) drops such a piece.
-                let rest_of_line = line.get(pos..).unwrap_or_default();
+                let rest_of_line = body.get(pos..).unwrap_or_default();
                 match memmem::find(rest_of_line, b"\" ") {
                     Some(i) => {
                         self.warn(WARN_UNEXPECTED);
@@ -294,17 +325,18 @@ impl<'a> Reader<'a> {
                 }
             }
         }
-        let result = if gauges.is_some() || !frames.is_empty() {
-            self.sample_lines.push(line_number);
-            self.add_sample(gauges, &frames, rest)
-        } else {
-            Ok(())
-        };
+        let start = self.stack_locations.len();
+        for frame in &frames {
+            let location_id = self.location(frame, rest);
+            self.stack_locations.push(location_id);
+        }
         self.frames = frames;
-        result
+        (start, self.stack_locations.len() - start)
     }
 
-    fn add_sample(&mut self, gauges: Option<[u64; 4]>, frames: &[Frame<'a>], rest: &'a [u8]) -> Result<()> {
+    /// Adds a sample with the memory values `gauges` and the stack
+    /// `stack_locations[start..start + len]`.
+    fn add_sample(&mut self, gauges: Option<[u64; 4]>, start: usize, len: usize) -> Result<()> {
         let sample_id = i32::try_from(self.p.samples.nrow() + 1)
             .map_err(|_| ProfileError::limit("more samples than a profile can hold (2^31 - 1)"))?;
         self.p.samples.sample_id.push(sample_id);
@@ -328,9 +360,9 @@ impl<'a> Reader<'a> {
                 self.push_value(sample_id, t, u, v);
             }
         }
-        for (depth, frame) in frames.iter().enumerate() {
-            let location_id = self.location(frame, rest);
-            let sl = &mut self.p.sample_locations;
+        let stack = self.stack_locations.get(start..start + len).unwrap_or_default();
+        let sl = &mut self.p.sample_locations;
+        for (depth, &location_id) in stack.iter().enumerate() {
             sl.sample_id.push(sample_id);
             sl.depth.push(depth as i32 + 1);
             sl.location_id.push(location_id);
@@ -484,19 +516,16 @@ fn closing_quote(line: &[u8], start: usize) -> Option<usize> {
     let mut from = start;
     loop {
         let q = from + memchr(b'"', line.get(from..)?)?;
-        match line.get(q + 1) {
-            Some(b' ') => {
-                let mut next = q + 2;
-                while line.get(next) == Some(&b' ') {
-                    next += 1;
-                }
-                match line.get(next) {
-                    None | Some(b'"') => return Some(q),
-                    Some(_) if could_be_line_ref(line, next) => return Some(q),
-                    Some(_) => {}
-                }
+        if line.get(q + 1) == Some(&b' ') {
+            let mut next = q + 2;
+            while line.get(next) == Some(&b' ') {
+                next += 1;
             }
-            Some(_) | None => {}
+            match line.get(next) {
+                None | Some(b'"') => return Some(q),
+                Some(_) if could_be_line_ref(line, next) => return Some(q),
+                Some(_) => {}
+            }
         }
         from = q + 1;
     }

@@ -57,9 +57,14 @@ fn assert_same_tables(a: &Profile, b: &Profile) {
                     .into_iter()
                     .map(|(c, col)| match col {
                         crate::model::ColRef::Chr(v) => {
-                            format!("{c}: {:?}", v.iter().map(|&s| p.strings.get(s)).collect::<Vec<_>>())
+                            format!(
+                                "{c}: {:?}",
+                                v.iter().map(|&s| p.strings.get(s)).collect::<Vec<_>>()
+                            )
                         }
-                        crate::model::ColRef::Int(v) | crate::model::ColRef::Lgl(v) => format!("{c}: {v:?}"),
+                        crate::model::ColRef::Int(v) | crate::model::ColRef::Lgl(v) => {
+                            format!("{c}: {v:?}")
+                        }
                         crate::model::ColRef::Dbl(v) => format!("{c}: {v:?}"),
                     })
                     .collect();
@@ -88,7 +93,11 @@ fn one_sample_per_stack_line_of_real_files() {
         let text = String::from_utf8(sample_file(name)).unwrap();
         let stack_lines = text
             .lines()
-            .filter(|l| l.starts_with('"') || l.starts_with(':') || l.starts_with(|c: char| c.is_ascii_digit()))
+            .filter(|l| {
+                l.starts_with('"')
+                    || l.starts_with(':')
+                    || l.starts_with(|c: char| c.is_ascii_digit())
+            })
             .count();
         let headers = text.lines().filter(|l| l.contains("sample.interval=")).count();
         let p = read(text.as_bytes()).profile;
@@ -117,7 +126,8 @@ fn truncated_real_file_warns_and_keeps_the_complete_frames() {
 
 #[test]
 fn header_flags_and_interval() {
-    let h = Header::parse(b"memory profiling: GC profiling: line profiling: sample.interval=4000").unwrap();
+    let h = Header::parse(b"memory profiling: GC profiling: line profiling: sample.interval=4000")
+        .unwrap();
     assert_eq!(h, Header { memory: true, gc: true, line: true, interval_us: 4000 });
     assert_eq!(h.to_line(), "memory profiling: GC profiling: line profiling: sample.interval=4000");
     let h = Header::parse(b"line profiling: memory profiling: sample.interval=20000").unwrap();
@@ -185,7 +195,8 @@ fn line_references_belong_to_the_frame_on_their_right() {
         ]
     );
     // Functions are (name, file); the start line is the smallest line seen.
-    let big: Vec<usize> = (0..p.functions.nrow()).filter(|&i| p.str(p.functions.name[i]) == "big").collect();
+    let big: Vec<usize> =
+        (0..p.functions.nrow()).filter(|&i| p.str(p.functions.name[i]) == "big").collect();
     assert_eq!(big.len(), 1);
     assert_eq!(p.functions.start_line[big[0]], 5);
     let mains = (0..p.functions.nrow()).filter(|&i| p.str(p.functions.name[i]) == "main").count();
@@ -256,7 +267,14 @@ fn memory_prefix_gives_five_values_and_alloc_size() {
     let types: Vec<&str> = p.sample_types.value_type.iter().map(|&s| p.str(s)).collect();
     assert_eq!(
         types,
-        ["samples", "small_vector_heap", "large_vector_heap", "node_heap", "duplications", "alloc_size"]
+        [
+            "samples",
+            "small_vector_heap",
+            "large_vector_heap",
+            "node_heap",
+            "duplications",
+            "alloc_size"
+        ]
     );
     assert_eq!(written(p), text);
 }
@@ -356,7 +374,8 @@ fn manual_profile(period_unit: &str, counts: &[f64]) -> Profile {
     let s = &mut p.strings;
     let (manual, ns, samples, count) =
         (s.intern("manual"), s.intern(period_unit), s.intern("samples"), s.intern("count"));
-    let (main, fib, file, empty) = (s.intern("main.main"), s.intern("main.fib"), s.intern("/src/fib.go"), s.intern(""));
+    let (main, fib, file, empty) =
+        (s.intern("main.main"), s.intern("main.fib"), s.intern("/src/fib.go"), s.intern(""));
     let src = &mut p.sources;
     src.source_id.push(7);
     src.source_type.push(manual);
@@ -449,7 +468,8 @@ fn stored_header_is_rebuilt_when_it_no_longer_fits() {
     let text = "memory profiling: GC profiling: sample.interval=5000\n:1:2:3:4:\"f\" \n";
     let mut p = read(text.as_bytes()).profile;
     // Without the memory values the memory flag must go, GC stays.
-    let keep: Vec<bool> = p.sample_values.value_type.iter().map(|&t| p.str(t) == "samples").collect();
+    let keep: Vec<bool> =
+        p.sample_values.value_type.iter().map(|&t| p.str(t) == "samples").collect();
     p.sample_values.retain_rows(&keep);
     assert_eq!(written(&p), "GC profiling: sample.interval=5000\n\"f\" \n");
     // A changed period changes the interval.
@@ -461,8 +481,18 @@ fn stored_header_is_rebuilt_when_it_no_longer_fits() {
 // Properties
 
 /// Frame names R may write, including the awkward ones.
-const NAMES: [&str; 10] =
-    ["f", "fib", "x[[\"a\"]]", "x[[\"b c\"]]", "slow sum", "pkg::f", "pkg:::g", "obj$f", "<Anonymous>", "<GC>"];
+const NAMES: [&str; 10] = [
+    "f",
+    "fib",
+    "x[[\"a\"]]",
+    "x[[\"b c\"]]",
+    "slow sum",
+    "pkg::f",
+    "pkg:::g",
+    "obj$f",
+    "<Anonymous>",
+    "<GC>",
+];
 
 prop_compose! {
     /// One well-formed segment as R writes it; `#File` lines are emitted before
@@ -512,8 +542,11 @@ fn real_file_bytes() -> impl Strategy<Value = Vec<u8>> {
 
 /// A real file with a few bytes changed, inserted, removed, or cut off.
 fn mutated_real_file() -> impl Strategy<Value = Vec<u8>> {
-    (real_file_bytes(), prop::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..4), 1..8)).prop_map(
-        |(mut bytes, edits)| {
+    (
+        real_file_bytes(),
+        prop::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..4), 1..8),
+    )
+        .prop_map(|(mut bytes, edits)| {
             for (at, byte, kind) in edits {
                 if bytes.is_empty() {
                     break;
@@ -529,8 +562,7 @@ fn mutated_real_file() -> impl Strategy<Value = Vec<u8>> {
                 }
             }
             bytes
-        },
-    )
+        })
 }
 
 /// Whatever `parse` accepts gives a valid profile, and writing it gives a file

@@ -26,7 +26,11 @@ pub fn write(p: &Profile, w: &mut dyn Write) -> Result<()> {
     let plan = Plan::new(p)?;
     if p.sources.nrow() == 0 {
         // Nothing to write but a file must still start with a header.
-        writeln!(w, "{}", Header { interval_us: DEFAULT_INTERVAL_US, ..Header::default() }.to_line())?;
+        writeln!(
+            w,
+            "{}",
+            Header { interval_us: DEFAULT_INTERVAL_US, ..Header::default() }.to_line()
+        )?;
         return Ok(());
     }
     let mut lines_written: u64 = 0;
@@ -169,7 +173,8 @@ impl Frame<'_> {
 }
 
 /// A stack entry whose location does not exist.
-const UNKNOWN_FRAME: Frame<'static> = Frame { name: "<unknown>", file: StrId::NA, file_is_empty: true, line: 0 };
+const UNKNOWN_FRAME: Frame<'static> =
+    Frame { name: "<unknown>", file: StrId::NA, file_is_empty: true, line: 0 };
 
 /// Indexes over the tables, built once per write.
 struct Plan<'p> {
@@ -201,7 +206,12 @@ impl<'p> Plan<'p> {
         let mut samples_by_source: FxHashMap<i32, Vec<usize>> = FxHashMap::default();
         for (row, &source) in p.samples.source_id.iter().enumerate() {
             if !source_ids.contains(&source) {
-                return Err(invalid("samples", "source_id", row, "refers to a source that does not exist"));
+                return Err(invalid(
+                    "samples",
+                    "source_id",
+                    row,
+                    "refers to a source that does not exist",
+                ));
             }
             samples_by_source.entry(source).or_default().push(row);
         }
@@ -215,9 +225,14 @@ impl<'p> Plan<'p> {
         let mut owner = Vec::with_capacity(sl.nrow());
         let mut stack_start = vec![0usize; n_samples + 1];
         for (row, id) in sl.sample_id.iter().enumerate() {
-            let s = *sample_row
-                .get(id)
-                .ok_or_else(|| invalid("sample_locations", "sample_id", row, "refers to a sample that does not exist"))?;
+            let s = *sample_row.get(id).ok_or_else(|| {
+                invalid(
+                    "sample_locations",
+                    "sample_id",
+                    row,
+                    "refers to a sample that does not exist",
+                )
+            })?;
             owner.push(s);
             if let Some(c) = stack_start.get_mut(s + 1) {
                 *c += 1;
@@ -254,7 +269,11 @@ impl<'p> Plan<'p> {
         let stack_frames = placed
             .into_iter()
             .map(|(_, loc)| {
-                location_row.get(&loc).and_then(|&r| location_frames.get(r)).copied().unwrap_or(UNKNOWN_FRAME)
+                location_row
+                    .get(&loc)
+                    .and_then(|&r| location_frames.get(r))
+                    .copied()
+                    .unwrap_or(UNKNOWN_FRAME)
             })
             .collect();
 
@@ -266,7 +285,12 @@ impl<'p> Plan<'p> {
         let sv = &p.sample_values;
         for (row, id) in sv.sample_id.iter().enumerate() {
             let Some(&s) = sample_row.get(id) else {
-                return Err(invalid("sample_values", "sample_id", row, "refers to a sample that does not exist"));
+                return Err(invalid(
+                    "sample_values",
+                    "sample_id",
+                    row,
+                    "refers to a sample that does not exist",
+                ));
             };
             let t = sv.value_type.get(row).copied();
             let v = sv.value.get(row).copied().unwrap_or(f64::NAN);
@@ -380,20 +404,27 @@ impl<'p> Plan<'p> {
 }
 
 /// What the location in row `row` is written as.
-fn location_frame<'p>(p: &'p Profile, row: usize, function_row: &FxHashMap<i32, usize>) -> Frame<'p> {
+fn location_frame<'p>(
+    p: &'p Profile,
+    row: usize,
+    function_row: &FxHashMap<i32, usize>,
+) -> Frame<'p> {
     let line = p.locations.line.get(row).copied().unwrap_or(0);
     let line = if line == NA_INT { 0 } else { line.max(0) };
     let function = p.locations.function_id.get(row).and_then(|id| function_row.get(id).copied());
-    let non_empty = |id: Option<&StrId>| id.and_then(|&s| p.strings.get(s)).filter(|s| !s.is_empty());
+    let non_empty =
+        |id: Option<&StrId>| id.and_then(|&s| p.strings.get(s)).filter(|s| !s.is_empty());
     let (name, file) = match function {
         Some(r) => {
-            let name = non_empty(p.functions.system_name.get(r)).or_else(|| non_empty(p.functions.name.get(r)));
+            let name = non_empty(p.functions.system_name.get(r))
+                .or_else(|| non_empty(p.functions.name.get(r)));
             (name, p.functions.filename.get(r).copied().unwrap_or(StrId::NA))
         }
         None => (None, StrId::NA),
     };
     // A frame without a function name: its address (pprof), else a placeholder.
-    let name = name.or_else(|| non_empty(p.locations.address.get(row))).unwrap_or(UNKNOWN_FRAME.name);
+    let name =
+        name.or_else(|| non_empty(p.locations.address.get(row))).unwrap_or(UNKNOWN_FRAME.name);
     let file_is_empty = p.strings.get(file).is_none_or(str::is_empty);
     Frame { name, file, file_is_empty, line }
 }
