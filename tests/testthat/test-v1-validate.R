@@ -288,3 +288,64 @@ test_that("objects that are neither v1 nor v2 are refused as invalid", {
     class = "profile_error_invalid"
   )
 })
+
+# One random change to one cell or column of a v1 object: values at the edges
+# of the rules (NA, 0, -1, "", duplicates, other types, renamed or extra
+# columns, dropped rows).
+mutate_v1_randomly <- function(x) {
+  v1_tables <- c("meta", "sample_types", "samples", "locations", "functions")
+  table <- sample(v1_tables, 1)
+  df <- x[[table]]
+  col <- sample(names(df), 1)
+  row <- sample(max(nrow(df), 1L), 1)
+  v <- df[[col]]
+  op <- sample(c("na", "zero", "negative", "empty", "duplicate", "double",
+                 "character", "drop_column", "dot_column", "undot_column",
+                 "add_dotted", "add_undotted", "no_rows", "stack"), 1)
+  set_cell <- function(value) {
+    if (nrow(df) > 0) df[[col]][row] <<- value
+  }
+  switch(op,
+    na = if (!is.list(v)) set_cell(NA),
+    zero = if (is.numeric(v)) set_cell(0L),
+    negative = if (is.numeric(v)) set_cell(-1L),
+    empty = if (is.character(v)) set_cell(""),
+    duplicate = if (nrow(df) > 1 && !is.list(v)) set_cell(v[[1 + (row == 1)]]),
+    double = if (is.integer(v)) df[[col]] <- as.double(v),
+    character = if (!is.list(v)) df[[col]] <- as.character(v),
+    drop_column = df[[col]] <- NULL,
+    dot_column = names(df)[names(df) == col] <- paste0(".", col),
+    undot_column = names(df)[names(df) == col] <- sub("^[.]", "", col),
+    add_dotted = df$.extra <- rep(1, nrow(df)),
+    add_undotted = df$extra <- rep(1, nrow(df)),
+    no_rows = df <- df[0, ],
+    stack = if (table == "samples" && nrow(df) > 0) {
+      stack <- df$locations[[row]]
+      stack$location_id[[1]] <- sample(c(NA, 0L, -1L, 10000L, stack$location_id[[1]]), 1)
+      df$locations[[row]] <- stack
+    }
+  )
+  x[[table]] <- df
+  x
+}
+
+test_that("on random changes, accept/reject decisions are those of profile 1.0.4", {
+  skip_if_no_profile104()
+  x <- real_v1()
+  withr::local_seed(20240611)
+  objects <- replicate(300, mutate_v1_randomly(x), simplify = FALSE)
+  theirs <- profile104_accepts(objects)
+  ours <- vapply(objects, function(o) {
+    tryCatch(
+      {
+        validate_profile(o)
+        TRUE
+      },
+      profile_error_invalid = function(e) FALSE
+    )
+  }, logical(1))
+  expect_identical(ours, theirs)
+  # both outcomes occur, so the comparison means something
+  expect_gt(sum(theirs), 20)
+  expect_gt(sum(!theirs), 20)
+})
