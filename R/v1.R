@@ -116,13 +116,7 @@ validate_v1 <- function(x, call = rlang::caller_env()) {
   }
   check_v1_components(x, invalid)
 
-  meta <- .subset2(x, "meta")
-  check_v1_table_columns(meta, "meta", invalid)
-  check_v1_column_type(meta, "meta", "key", is.character, "a character vector", invalid)
-  check_v1_column_type(meta, "meta", "value", is.character, "a character vector", invalid)
-  check_v1_single_row(meta, "meta", "the version", invalid)
-  check_v1_rows(meta, "meta", "key", .subset2(meta, "key") == "version",
-    "must be {.val version}, not {.val {value}}.", invalid)
+  meta <- check_v1_one_row_table(x, "meta", "the version", c(key = "version"), invalid)
   version <- .subset2(meta, "value")
   if (!version_parses(version)) {
     invalid(
@@ -130,16 +124,8 @@ validate_v1 <- function(x, call = rlang::caller_env()) {
       version = version
     )
   }
-
-  sample_types <- .subset2(x, "sample_types")
-  check_v1_table_columns(sample_types, "sample_types", invalid)
-  check_v1_column_type(sample_types, "sample_types", "type", is.character, "a character vector", invalid)
-  check_v1_column_type(sample_types, "sample_types", "unit", is.character, "a character vector", invalid)
-  check_v1_single_row(sample_types, "sample_types", "samples/count", invalid)
-  check_v1_rows(sample_types, "sample_types", "type", .subset2(sample_types, "type") == "samples",
-    "must be {.val samples}, not {.val {value}} (v1 holds only sample counts; version 2.0 holds any type).", invalid)
-  check_v1_rows(sample_types, "sample_types", "unit", .subset2(sample_types, "unit") == "count",
-    "must be {.val count}, not {.val {value}}.", invalid)
+  check_v1_one_row_table(x, "sample_types", "samples/count", c(type = "samples", unit = "count"),
+    invalid, note = "v1 holds only sample counts; the v2 format holds any sample type.")
 
   samples <- .subset2(x, "samples")
   check_v1_table_columns(samples, "samples", invalid)
@@ -220,6 +206,23 @@ check_v1_components <- function(x, invalid) {
   }
 }
 
+# `meta` and `sample_types`: character columns and one row, some of whose
+# values are fixed. Returns the table.
+check_v1_one_row_table <- function(x, table, what, fixed, invalid, note = NULL) {
+  df <- .subset2(x, table)
+  check_v1_table_columns(df, table, invalid)
+  for (col in v1_required_columns[[table]]) {
+    check_v1_column_type(df, table, col, is.character, "a character vector", invalid)
+  }
+  check_v1_single_row(df, table, what, invalid)
+  for (col in names(fixed)) {
+    expected <- fixed[[col]]
+    check_v1_rows(df, table, col, .subset2(df, col) == expected,
+      c("must be {.val {expected}}, not {.val {value}}.", i = note), invalid, expected = expected)
+  }
+  df
+}
+
 check_v1_table_columns <- function(df, table, invalid) {
   want <- v1_required_columns[[table]]
   have <- names(df)
@@ -253,16 +256,14 @@ check_v1_single_row <- function(df, table, what, invalid) {
 }
 
 # `ok` is the row condition; `problem` (a template written here, which may
-# refer to the offending `{value}`) says what is wrong with the first row that
-# fails it.
-check_v1_rows <- function(df, table, col, ok, problem, invalid) {
+# refer to the offending `{value}` and to values in `...`) says what is wrong
+# with the first row that fails it.
+check_v1_rows <- function(df, table, col, ok, problem, invalid, ...) {
   row <- first_failing(ok)
   if (!is.na(row)) {
     value <- .subset2(df, col)[[row]]
-    invalid(
-      paste0("Table {.field {table}}, column {.field {col}}, row {row}: ", problem),
-      table = table, col = col, row = row, value = value
-    )
+    problem[[1]] <- paste0("Table {.field {table}}, column {.field {col}}, row {row}: ", problem[[1]])
+    invalid(problem, table = table, col = col, row = row, value = value, ...)
   }
 }
 

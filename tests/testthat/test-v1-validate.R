@@ -203,6 +203,19 @@ v1_accepted_variants <- list(
   }
 )
 
+# validate_profile() on each element of `objects`: TRUE where it accepts.
+we_accept <- function(objects) {
+  vapply(objects, function(o) {
+    tryCatch(
+      {
+        validate_profile(o)
+        TRUE
+      },
+      profile_error_invalid = function(e) FALSE
+    )
+  }, logical(1))
+}
+
 test_that("every corruption is refused with a classed error naming the problem", {
   x <- real_v1()
   expect_silent(validate_profile(x))
@@ -264,15 +277,7 @@ test_that("accept/reject decisions are those of profile 1.0.4", {
   cases <- c(v1_corruptions, v1_accepted_variants)
   objects <- lapply(cases, function(fix) fix(x))
   theirs <- profile104_accepts(objects)
-  ours <- vapply(objects, function(o) {
-    tryCatch(
-      {
-        validate_profile(o)
-        TRUE
-      },
-      profile_error_invalid = function(e) FALSE
-    )
-  }, logical(1))
+  ours <- we_accept(objects)
   expect_identical(ours, stats::setNames(theirs, names(cases)))
   # the lists are labelled correctly: 1.0.4 rejects the corruptions and accepts the variants
   expect_false(any(theirs[seq_along(v1_corruptions)]))
@@ -335,15 +340,7 @@ test_that("on random changes, accept/reject decisions are those of profile 1.0.4
   withr::local_seed(20240611)
   objects <- replicate(300, mutate_v1_randomly(x), simplify = FALSE)
   theirs <- profile104_accepts(objects)
-  ours <- vapply(objects, function(o) {
-    tryCatch(
-      {
-        validate_profile(o)
-        TRUE
-      },
-      profile_error_invalid = function(e) FALSE
-    )
-  }, logical(1))
+  ours <- we_accept(objects)
   expect_identical(ours, theirs)
   # both outcomes occur, so the comparison means something
   expect_gt(sum(theirs), 20)
