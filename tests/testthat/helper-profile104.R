@@ -1,6 +1,9 @@
 # Runs CRAN profile 1.0.4 -- the implementation this package replaces -- in a
 # separate R process, to compare our v1 output with its output.
 #
+# 1.0.4 runs with the C collation (see profile104_child_code), so the ids it
+# gives are those of byte order, which is what this package gives in any locale.
+#
 # 1.0.4 has the same package name as this package, so it lives in a library of
 # its own (env var PROFILE_104_LIB, default ~/.cache/profile-1.0.4, then
 # /opt/profile-1.0.4) and is never loaded into the test process.
@@ -38,6 +41,10 @@ skip_if_no_profile104 <- function() {
 # message (or NULL) and the warning messages.
 profile104_child_code <- '
 args <- commandArgs(trailingOnly = TRUE)
+# 1.0.4 numbered functions and locations in the order of sort() and merge(),
+# which follow the collation of the locale; ours are in byte order, which is
+# what 1.0.4 gives in the C locale.
+invisible(Sys.setlocale("LC_COLLATE", "C"))
 input <- readRDS(args[[1]])
 suppressPackageStartupMessages(library("profile", lib.loc = args[[3]], character.only = TRUE))
 stopifnot(identical(as.character(utils::packageVersion("profile")), "1.0.4"))
