@@ -131,10 +131,17 @@ fn legacy_binary_profile(data: &[u8]) -> Option<&'static str> {
     }
 }
 
-/// Whether the data starts like text (a legacy text profile, a log, ...).
+/// Whether the data starts like text (a legacy text profile, a log, ...): UTF-8
+/// without control characters other than line breaks and tabs.
 fn looks_like_text(data: &[u8]) -> bool {
     let head = &data[..data.len().min(256)];
-    head.len() >= 4 && head.iter().all(|&b| b == b'\n' || b == b'\r' || b == b'\t' || (0x20..0x7f).contains(&b))
+    let text = match std::str::from_utf8(head) {
+        Ok(s) => s,
+        // A character cut at the end of the window is fine.
+        Err(e) if e.error_len().is_none() => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or(""),
+        Err(_) => return false,
+    };
+    text.len() >= 4 && text.chars().all(|c| !c.is_control() || matches!(c, '\n' | '\r' | '\t'))
 }
 
 #[cfg(test)]
