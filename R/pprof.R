@@ -25,6 +25,12 @@
 #' `drop_frames` and `keep_frames` (columns of `sources`), and the location
 #' address, mapping, `is_folded` and `column` (columns of `locations`).
 #'
+#' pprof writes 0 for fields that are not set; they read as `NA`: `time_nanos`
+#' (and `source_timestamp`), `period`, `duration_nanos`, the string fields of
+#' `sources`, and a location's `address` and `mapping_id`. A numeric label has
+#' `value` `NA`, a string label `num` `NA`. Sample values and numeric labels
+#' become doubles, exact up to 2^53; `time_nanos` is kept as text, exactly.
+#'
 #' A pprof location with inlined calls holds several lines. Each line becomes a
 #' location of its own and a frame of its own in the stacks, innermost first, so
 #' no frame is lost; `locations$inlined_into` links it to the next line of the
@@ -136,7 +142,8 @@ write_pprof <- function(x, path) {
     tables <- pprof_tables_from_v1(x)
     aggregate <- FALSE
   } else {
-    validate_v2(x)
+    # the content rules are checked by the writer in Rust
+    validate_v2(x, structure_only = TRUE)
     tables <- v2_tables(x)
     aggregate <- TRUE
   }
@@ -204,15 +211,11 @@ v1_from_pprof_bundle <- function(bundle, call = rlang::caller_env()) {
   ))
 }
 
-# The v2 tables to write for a v1 object: one sample per v1 row, with its value
-# (profile_v2_from_v1() repeats rows instead, which pprof would not need), and
-# "<?>" names written empty, as profile 1.0.x did.
+# The v2 tables to write for a valid v1 object: one sample per v1 row, with its
+# value, and "<?>" names written empty, as profile 1.0.x did. (The Rust writer
+# checks the tables.)
 pprof_tables_from_v1 <- function(x) {
-  value <- x$samples$value
-  one_each <- x
-  one_each$samples$value <- rep(1L, length(value))
-  tables <- v2_tables(profile_v2_from_v1(one_each))
-  tables$sample_values$value <- as.double(value)
+  tables <- v2_tables_from_v1(x, repeat_rows = FALSE)
   functions <- tables$functions
   functions$name[functions$name == "<?>"] <- ""
   functions$system_name[functions$system_name == "<?>"] <- ""

@@ -90,11 +90,13 @@ pub fn encode(p: &Profile, options: &WriteOptions) -> Result<Vec<u8>> {
     Ok(message_from_profile(p, options)?.encode_to_vec())
 }
 
-/// Writes the profile as a gzip-compressed pprof file, atomically.
+/// Writes the profile as a gzip-compressed pprof file, atomically. Compression
+/// is gzip's fastest level, as Go's runtime/pprof uses: several times faster
+/// than the default level for files about 1.5 times as large.
 pub fn write_file(p: &Profile, path: &Path, options: &WriteOptions) -> Result<()> {
     let bytes = encode(p, options)?;
     crate::output::write_atomic(path, |w| {
-        let mut gz = flate2::write::GzEncoder::new(w, flate2::Compression::default());
+        let mut gz = flate2::write::GzEncoder::new(w, flate2::Compression::fast());
         gz.write_all(&bytes)?;
         gz.finish()?;
         Ok(())

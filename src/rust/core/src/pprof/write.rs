@@ -226,7 +226,10 @@ struct LocationWriter<'p> {
     inlined_into: Vec<Option<usize>>,
     /// Rows written into the `[R]` mapping.
     is_r: Vec<bool>,
-    /// (first row, number of rows) -> pprof id.
+    /// For the innermost row of each chain of inlined rows: the chain's length
+    /// and pprof id (0 for other rows); the common case, looked up without hashing.
+    chain_of_start: Vec<(usize, u64)>,
+    /// (first row, number of rows) -> pprof id, for parts of chains.
     ids: FxHashMap<(usize, usize), u64>,
     taken: rustc_hash::FxHashSet<u64>,
     next_free_id: u64,
@@ -246,6 +249,7 @@ impl<'p> LocationWriter<'p> {
             p,
             inlined_into,
             is_r,
+            chain_of_start: vec![(0, 0); l.nrow()],
             ids: FxHashMap::default(),
             taken: Default::default(),
             next_free_id: max_id + 1,
@@ -262,7 +266,8 @@ impl<'p> LocationWriter<'p> {
         for row in 0..l.nrow() {
             if !is_target[row] {
                 let chain = w.chain(row)?;
-                w.add(row, chain.len(), &chain)?;
+                let id = w.add(&chain)?;
+                w.chain_of_start[row] = (chain.len(), id);
             }
         }
         Ok(w)
@@ -287,11 +292,13 @@ impl<'p> LocationWriter<'p> {
         Ok(chain)
     }
 
-    /// Registers a pprof Location for `rows`; its id is the v2 id of the outermost
-    /// row unless another Location has it already.
-    fn add(&mut self, first: usize, len: usize, rows: &[usize]) -> Result<u64> {
+    /// Writes a pprof Location for `rows` (innermost first); its id is the v2 id
+    /// of the outermost row unless another Location has it already.
+    fn add(&mut self, rows: &[usize]) -> Result<u64> {
         let l = &self.p.locations;
-        let outer = rows.last().copied().unwrap_or(first);
+        let (Some(&first), Some(&outer)) = (rows.first(), rows.last()) else {
+            return Err(internal("a location without rows".to_string()));
+        };
         let preferred = u64::try_from(l.location_id[outer]).unwrap_or(0);
         let id = if preferred > 0 && self.taken.insert(preferred) {
             preferred
@@ -301,7 +308,6 @@ impl<'p> LocationWriter<'p> {
             }
             self.next_free_id
         };
-        self.ids.insert((first, len), id);
 
         let (mapping_id, address) = if self.is_r[first] {
             self.r_address_limit = self.r_address_limit.max(id + 1);
@@ -348,12 +354,16 @@ impl<'p> LocationWriter<'p> {
                 len += 1;
                 cur = next;
             }
-            let id = match self.ids.get(&(first, len)) {
-                Some(&id) => id,
-                None => {
-                    let rows = frames[i..i + len].to_vec();
-                    self.add(first, len, &rows)?
-                }
+            let id = match self.chain_of_start[first] {
+                (full, id) if full == len && id != 0 => id,
+                _ => match self.ids.get(&(first, len)) {
+                    Some(&id) => id,
+                    None => {
+                        let id = self.add(&frames[i..i + len])?;
+                        self.ids.insert((first, len), id);
+                        id
+                    }
+                },
             };
             out.push(id);
             i += len;
