@@ -110,6 +110,10 @@ test_that("R frames are shown by name, and time is count times interval", {
   traces <- go_pprof("traces", out)
   expect_false(any(grepl("<unknown>", traces, fixed = TRUE)))
   expect_true(any(grepl(" <GC>$", traces)))
+  # and again after reading the file and writing it once more
+  again <- withr::local_tempfile(fileext = ".pb.gz")
+  write_pprof(read_pprof(out), again)
+  expect_identical(go_pprof("traces", again), traces)
 })
 
 test_that("gauges are not written; alloc_size is a sample type", {

@@ -535,10 +535,15 @@ fn rprof_samples_get_cpu_time_and_an_r_mapping() {
     for f in &m.function {
         assert_eq!(f.system_name, 0);
     }
-    // Reading it back restores the system names.
+    // Reading it back restores the system names; writing that again leaves them
+    // out again (the frames are in the `[R]` mapping now).
     let q = read_message(&m).unwrap();
     assert_eq!(q.functions.name, q.functions.system_name);
     assert_eq!(q.str(q.functions.system_name[0]), "<GC>");
+    let m2 = message_from_profile(&q, &WriteOptions::default()).unwrap();
+    assert!(m2.function.iter().all(|f| f.system_name == 0));
+    assert_eq!(m2.mapping.len(), 1);
+    assert_eq!(m2.location, m.location);
 }
 
 #[test]

@@ -445,17 +445,27 @@ pub fn message_from_profile(p: &Profile, options: &WriteOptions) -> Result<proto
             used[row] = true;
         }
     }
-    let mut fn_pprof = vec![false; p.functions.nrow()];
-    let mut fn_other = vec![false; p.functions.nrow()];
-    for row in 0..n_loc {
-        if let Some(f) = function_index.position_i32(p.locations.function_id[row]) {
-            fn_pprof[f] |= loc_pprof[row];
-            fn_other[f] |= loc_other[row];
-        }
-    }
+    // Rows that go into the new `[R]` mapping, and rows in an `[R]` mapping at all
+    // (also one read from a file this writer wrote).
     let loc_is_r: Vec<bool> = (0..n_loc)
         .map(|r| loc_other[r] && !loc_pprof[r] && p.locations.mapping_id[r] == NA_INT)
         .collect();
+    let r_mapping_ids: Vec<i32> = (0..p.mappings.nrow())
+        .filter(|&i| p.str(p.mappings.filename[i]) == R_MAPPING_FILENAME)
+        .map(|i| p.mappings.mapping_id[i])
+        .collect();
+    // Functions whose locations are all R frames (the rule the reader undoes).
+    let mut fn_in_r = vec![false; p.functions.nrow()];
+    let mut fn_elsewhere = vec![false; p.functions.nrow()];
+    for row in 0..n_loc {
+        if let Some(f) = function_index.position_i32(p.locations.function_id[row]) {
+            if loc_is_r[row] || r_mapping_ids.contains(&p.locations.mapping_id[row]) {
+                fn_in_r[f] = true;
+            } else {
+                fn_elsewhere[f] = true;
+            }
+        }
+    }
     let mut locations = LocationWriter::new(p, &location_index, loc_is_r)?;
 
     // Labels per sample.
@@ -550,7 +560,7 @@ pub fn message_from_profile(p: &Profile, options: &WriteOptions) -> Result<proto
 
     let f = &p.functions;
     for row in 0..f.nrow() {
-        let r_only = fn_other[row] && !fn_pprof[row];
+        let r_only = fn_in_r[row] && !fn_elsewhere[row];
         let system_name = if r_only && f.system_name[row] == f.name[row] {
             0
         } else {
