@@ -1,39 +1,12 @@
 //! Binding for the core's `pprof` module: reading files or raw message bytes into
 //! a bundle, writing a bundle as a file or as raw message bytes.
 
+use crate::args::{argument, limits, optional_string, required_string};
 use crate::{convert, envelope};
 use extendr_api::prelude::*;
-use profile_core::input::Limits;
 use profile_core::pprof::{self, WriteOptions};
 use profile_core::ProfileError;
 use std::path::Path;
-
-fn argument(message: &str) -> ProfileError {
-    ProfileError::invalid("(argument)", "(argument)", None, message)
-}
-
-/// A scalar string argument; NA gives None.
-fn optional_string(x: &Robj, name: &str) -> Result<Option<String>, ProfileError> {
-    let s = Strings::try_from(x.clone())
-        .ok()
-        .filter(|s| s.len() == 1)
-        .ok_or_else(|| argument(&format!("`{name}` must be a single string")))?;
-    let value = s.elt(0);
-    Ok(if value.is_na() { None } else { Some(value.as_str().to_string()) })
-}
-
-fn required_string(x: &Robj, name: &str) -> Result<String, ProfileError> {
-    optional_string(x, name)?.ok_or_else(|| argument(&format!("`{name}` must not be NA")))
-}
-
-fn limits(max_size: &Robj) -> Result<Limits, ProfileError> {
-    let bytes = max_size
-        .as_real()
-        .or_else(|| max_size.as_integer().map(f64::from))
-        .filter(|x| x.is_finite() && *x >= 0.0)
-        .ok_or_else(|| argument("`max_size` must be a non-negative number"))?;
-    Ok(Limits { max_decompressed_bytes: bytes.min(u64::MAX as f64) as u64 })
-}
 
 fn write_options(aggregate: &Robj) -> Result<WriteOptions, ProfileError> {
     let aggregate = aggregate.as_bool().ok_or_else(|| argument("`aggregate` must be TRUE or FALSE"))?;

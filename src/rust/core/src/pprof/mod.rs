@@ -68,21 +68,7 @@ pub fn read_bytes(bytes: &[u8], source_uri: Option<&str>, limits: &Limits) -> Re
 /// Reads a pprof file as a v2 profile. Files larger than the decompression limit
 /// are refused before they are read.
 pub fn read_file(path: &Path, source_uri: Option<&str>, limits: &Limits) -> Result<Profile> {
-    let meta = std::fs::metadata(path)
-        .map_err(|e| ProfileError::io(format!("cannot read {}: {e}", path.display())))?;
-    if meta.is_dir() {
-        return Err(ProfileError::io(format!("{} is a directory", path.display())));
-    }
-    if meta.len() > limits.max_decompressed_bytes {
-        return Err(ProfileError::limit(format!(
-            "the file has {} bytes, more than the limit of {} bytes; raise `max_size` to read it",
-            meta.len(),
-            limits.max_decompressed_bytes
-        )));
-    }
-    let bytes = std::fs::read(path)
-        .map_err(|e| ProfileError::io(format!("cannot read {}: {e}", path.display())))?;
-    read_bytes(&bytes, source_uri, limits)
+    read_bytes(&input::read_file(path, limits)?, source_uri, limits)
 }
 
 /// The profile as an uncompressed pprof protobuf message.

@@ -11,39 +11,14 @@ use super::index::IdIndex;
 use super::{hex_address, R_MAPPING_FILENAME};
 use crate::error::{ProfileError, Result};
 use crate::model::{Profile, StrId, NA_INT};
+use crate::text::utf8_escaped;
 use rustc_hash::FxHashMap;
-use std::borrow::Cow;
 
 /// The single source row a pprof file becomes.
 const SOURCE_ID: i32 = 1;
 
 fn malformed(message: String) -> ProfileError {
     ProfileError::format(None, message)
-}
-
-/// Text of a string-table entry: invalid UTF-8 bytes become `<xx>` (R's
-/// `iconv(sub = "byte")` spelling) and NUL becomes `<00>`, since R strings cannot
-/// hold either.
-pub(crate) fn text_from_bytes(bytes: &[u8]) -> Cow<'_, str> {
-    match std::str::from_utf8(bytes) {
-        Ok(s) if !s.contains('\0') => Cow::Borrowed(s),
-        _ => {
-            let mut out = String::with_capacity(bytes.len() + 8);
-            for chunk in bytes.utf8_chunks() {
-                for c in chunk.valid().chars() {
-                    if c == '\0' {
-                        out.push_str("<00>");
-                    } else {
-                        out.push(c);
-                    }
-                }
-                for b in chunk.invalid() {
-                    out.push_str(&format!("<{b:02x}>"));
-                }
-            }
-            Cow::Owned(out)
-        }
-    }
 }
 
 /// The file's string table, interned into the profile's pool.
@@ -53,7 +28,7 @@ struct StringTable {
 
 impl StringTable {
     fn new(pool: &mut crate::model::StringPool, table: &[Vec<u8>]) -> Self {
-        StringTable { ids: table.iter().map(|b| pool.intern(&text_from_bytes(b))).collect() }
+        StringTable { ids: table.iter().map(|b| pool.intern(&utf8_escaped(b))).collect() }
     }
 
     /// The string at `index`; `what` names the referring field for the error.
