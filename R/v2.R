@@ -91,11 +91,20 @@ is_v2 <- function(x) {
   inherits(x, "dm")
 }
 
-# `structure_only = TRUE` checks only what R must check before handing the tables
-# to Rust (a dm, the tables and columns, their types): for the writers, whose Rust
-# side checks the content rules anyway, and for which the dm's key definitions
-# do not matter.
-validate_v2 <- function(x, call = rlang::caller_env(), structure_only = FALSE) {
+validate_v2 <- function(x, call = rlang::caller_env()) {
+  tables <- check_v2_tables(x, call = call)
+  check_v2_keys(x, tables, call = call)
+  rust_value(
+    profile_validate_v2(bundle_from_tables(tables)),
+    "Invalid v2 profile.",
+    call = call
+  )
+  invisible(x)
+}
+
+# The tables of `x` after checking what R sees: a dm, the required tables in order,
+# the required columns in order, the column types.
+check_v2_tables <- function(x, call = rlang::caller_env()) {
   schema <- v2_schema()
   invalid <- function(message, ...) {
     abort_profile("invalid", message, call = call, ...)
@@ -142,15 +151,7 @@ validate_v2 <- function(x, call = rlang::caller_env(), structure_only = FALSE) {
       }
     }
   }
-  if (!structure_only) {
-    check_v2_keys(x, tables, call = call)
-    rust_value(
-      profile_validate_v2(bundle_from_tables(tables)),
-      "Invalid v2 profile.",
-      call = call
-    )
-  }
-  invisible(x)
+  tables
 }
 
 # The dm must carry the keys of the format (dm verbs keep them; dm() alone does not).
