@@ -243,7 +243,7 @@ fn small_message_reads() {
     assert_eq!(p.sample_locations.depth, vec![1, 2, 3]);
     assert_eq!(p.str(p.locations.address[0]), "0x1234");
     assert_eq!(p.str(p.sources.time_nanos[0]), "1700000000123456789");
-    assert_eq!(p.sources.source_timestamp[0], 1_700_000_000.123_456_789);
+    assert_eq!(p.sources.source_timestamp[0], 1_700_000_000_123_456_789i64 as f64 / 1e9);
     assert_eq!(p.sample_labels.num[0].is_nan(), true);
     assert_eq!(p.sample_labels.num[1], 42.0);
     assert_eq!(p.str(p.sample_labels.num_unit[1]), "bytes");
@@ -557,13 +557,8 @@ fn combined_sources_unite_sample_types() {
     let (loc_off, fn_off, s_off) = (1_000_000, 1_000_000, p.samples.nrow() as i32);
     for i in 0..r.sources.nrow() {
         p.sources.source_id.push(2);
-        for (dst, src) in [
-            (0usize, r.sources.source_type[i]),
-        ] {
-            let _ = dst;
-            let v = map(&mut p, &r, src);
-            p.sources.source_type.push(v);
-        }
+        let source_type = map(&mut p, &r, r.sources.source_type[i]);
+        p.sources.source_type.push(source_type);
         p.sources.source_uri.push(StrId::NA);
         p.sources.source_timestamp.push(f64::NAN);
         let pt = map(&mut p, &r, r.sources.period_type[i]);
