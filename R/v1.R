@@ -442,8 +442,17 @@ profile_v2_from_v1 <- function(x) {
     )
   }
 
-  # `origin[k]`: the v1 row that v2 sample k repeats.
-  origin <- rep(seq_along(value), value)
+  do.call(new_profile_v2, v2_tables_from_v1(x))
+}
+
+# The v2 tables of a valid v1 object, without validation. `repeat_rows = TRUE`
+# makes each v1 row `value` raw samples with the value 1 (v2's rule for
+# profile_v2_from_v1()); `FALSE` keeps one sample per row with the row's `value`
+# (for writers: v1 rows are aggregated already).
+v2_tables_from_v1 <- function(x, repeat_rows = TRUE) {
+  value <- x$samples$value
+  # `origin[k]`: the v1 row that v2 sample k comes from.
+  origin <- if (repeat_rows) rep(seq_along(value), value) else seq_along(value)
   n <- length(origin)
   stack_ids <- lapply(x$samples$locations, .subset2, "location_id")
   stack_length <- lengths(stack_ids)[origin]
@@ -460,7 +469,7 @@ profile_v2_from_v1 <- function(x) {
     match(locations$function_id, functions$function_id, incomparables = NA)
   ]
 
-  new_profile_v2(
+  list(
     meta = tibble::tibble(key = "version", value = "2.0"),
     sources = tibble::tibble(
       source_id = 1L, source_type = "v1", source_uri = NA_character_,
@@ -469,7 +478,7 @@ profile_v2_from_v1 <- function(x) {
     samples = tibble::tibble(sample_id = seq_len(n), source_id = rep(1L, n)),
     sample_values = tibble::tibble(
       sample_id = seq_len(n), type = rep("samples", n), unit = rep("count", n),
-      value = rep(1, n)
+      value = if (repeat_rows) rep(1, n) else as.double(value)
     ),
     sample_locations = tibble::tibble(
       sample_id = rep(seq_len(n), stack_length),
@@ -573,8 +582,13 @@ profile_v1_from_v2 <- function(x, validate = TRUE, call = rlang::caller_env()) {
 # each with `value`. A sample without frames gets an empty locations tibble.
 v1_samples <- function(ids, value, stack_sample_id, stack_location_id) {
   groups <- split(stack_location_id, factor(stack_sample_id, levels = ids))
+  # Built directly: tibble::new_tibble() costs some 20 microseconds a call, which
+  # adds up with one tibble per sample.
+  tbl_class <- c("tbl_df", "tbl", "data.frame")
   locations <- lapply(unname(groups), function(l) {
-    tibble::new_tibble(list(location_id = l), nrow = length(l))
+    `attributes<-`(list(l), list(
+      names = "location_id", class = tbl_class, row.names = .set_row_names(length(l))
+    ))
   })
   tibble::tibble(value = value, locations = locations)
 }
