@@ -26,7 +26,7 @@ profile_roundtrip_bundle <- function(bundle) .Call(wrap__profile_roundtrip_bundl
 #' @noRd
 rprof_read <- function(input, source_uri, max_size, with_lines) .Call(wrap__rprof_read, input, source_uri, max_size, with_lines)
 
-#' Writes a bundle as an Rprof file, atomically.
+#' Validates a bundle and writes it as an Rprof file, atomically.
 #' @noRd
 rprof_write <- function(bundle, path) .Call(wrap__rprof_write, bundle, path)
 
@@ -35,6 +35,22 @@ rprof_write <- function(bundle, path) .Call(wrap__rprof_write, bundle, path)
 #' 1.0.4 gave them.
 #' @noRd
 rprof_legacy_merge_order <- function(xinds) .Call(wrap__rprof_legacy_merge_order, xinds)
+
+#' Reads a pprof file (gzip or plain protobuf) into a bundle.
+#' @noRd
+pprof_read <- function(path, source_uri, max_size) .Call(wrap__pprof_read, path, source_uri, max_size)
+
+#' Reads pprof message bytes (a raw vector, gzip or plain) into a bundle.
+#' @noRd
+pprof_parse <- function(bytes, source_uri, max_size) .Call(wrap__pprof_parse, bytes, source_uri, max_size)
+
+#' Writes a bundle as a gzip-compressed pprof file (atomically).
+#' @noRd
+pprof_write <- function(bundle, path, aggregate) .Call(wrap__pprof_write, bundle, path, aggregate)
+
+#' A bundle as uncompressed pprof message bytes (a raw vector).
+#' @noRd
+pprof_encode <- function(bundle, aggregate) .Call(wrap__pprof_encode, bundle, aggregate)
 
 
 # nolint end

@@ -124,12 +124,12 @@ read_rprof <- function(path, ..., version = "2.0", source_uri = path, max_size =
 #' @export
 write_rprof <- function(x, path) {
   path <- check_file_path(path)
-  if (inherits(x, "profile_data")) {
-    validate_v1(x)
-    tables <- rprof_tables_from_v1(x)
+  tables <- if (inherits(x, "profile_data")) {
+    # each v1 row becomes `value` samples, so one line per tick
+    v2_tables(profile_v2_from_v1(x))
   } else {
-    validate_v2(x)
-    tables <- v2_tables(x)
+    # what R must check; the writer in Rust checks the content rules
+    check_v2_tables(x)
   }
   rust_value(
     rprof_write(bundle_from_tables(tables), path.expand(path)),
@@ -204,12 +204,8 @@ read_connection_limited <- function(con, max_size, file, chunk_size = 2^23,
 # (the same as 1.0.x run with LC_COLLATE=C). Stacks are named by their position
 # among the lines that are neither the first nor `#File` lines.
 rprof_v1 <- function(tables, sample_lines, lines) {
+  rprof <- rprof_lines_split(lines)
   file_lines <- grep("^#File ", lines)
-  rprof <- list(
-    header = lines[1L],
-    files = lines[file_lines],
-    traces = lines[-c(1L, file_lines)]
-  )
 
   fun <- tables$functions
   loc <- tables$locations
@@ -264,17 +260,14 @@ rprof_v1 <- function(tables, sample_lines, lines) {
   trace_index <- sample_lines - 1L - findInterval(sample_lines, file_lines)
   names(samples$locations) <- as.character(trace_index)
 
-  ds <- structure(
-    list(
-      meta = tibble::tibble(key = "version", value = "1.0"),
-      sample_types = tibble::tibble(type = "samples", unit = "count"),
-      samples = samples,
-      locations = locations,
-      functions = functions,
-      .rprof = rprof
-    ),
-    class = "profile_data"
-  )
+  ds <- new_profile_data(list(
+    meta = tibble::tibble(key = "version", value = "1.0"),
+    sample_types = tibble::tibble(type = "samples", unit = "count"),
+    samples = samples,
+    locations = locations,
+    functions = functions,
+    .rprof = rprof
+  ))
   validate_profile(ds)
   ds
 }
@@ -283,31 +276,4 @@ rprof_v1 <- function(tables, sample_lines, lines) {
 rprof_v1_name <- function(system_name) {
   name <- gsub(".", "_", system_name, fixed = TRUE)
   gsub("<GC>", "gc", name, fixed = TRUE)
-}
-
-# The v2 tables of a v1 object, for the writer: one sample per v1 row, written
-# `value` times. TEMPORARY: to be replaced by profile_v2_from_v1() (branch v1).
-rprof_tables_from_v1 <- function(x) {
-  n <- nrow(x$samples)
-  stacks <- lapply(x$samples$locations, .subset2, "location_id")
-  len <- lengths(stacks)
-  list(
-    meta = tibble::tibble(key = "version", value = "2.0"),
-    sources = tibble::tibble(
-      source_id = 1L, source_type = "v1", source_uri = NA_character_,
-      source_timestamp = NA_real_
-    ),
-    samples = tibble::tibble(sample_id = seq_len(n), source_id = rep(1L, n)),
-    sample_values = tibble::tibble(
-      sample_id = seq_len(n), type = rep("samples", n), unit = rep("count", n),
-      value = as.double(x$samples$value)
-    ),
-    sample_locations = tibble::tibble(
-      sample_id = rep(seq_len(n), len),
-      depth = sequence(len),
-      location_id = as.integer(unlist(stacks, use.names = FALSE))
-    ),
-    locations = x$locations[c("location_id", "function_id", "line")],
-    functions = x$functions[c("function_id", "name", "system_name", "filename", "start_line")]
-  )
 }

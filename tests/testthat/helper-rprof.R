@@ -1,6 +1,6 @@
 # Helpers for the Rprof tests: an independent reading of Rprof files (regular
-# expressions over readLines(), not the Rust scanner), recording fresh profiles
-# with Rprof(), and running CRAN profile 1.0.4 in a child process.
+# expressions over readLines(), not the Rust scanner) and recording fresh
+# profiles with Rprof(). CRAN profile 1.0.4 runs through helper-profile104.R.
 
 rprof_sample_files <- c("1.out", "memory.out", "gc.out", "line.out", "all.out", "append.out", "incomplete.out")
 
@@ -114,50 +114,6 @@ record_rprof <- function(path, ..., seconds = 0.4, append = FALSE) {
   invisible(path)
 }
 
-# CRAN profile 1.0.4 (same package name as this one) from its own library.
-rprof104_lib <- function() {
-  candidates <- c(
-    Sys.getenv("PROFILE_104_LIB"), path.expand("~/.cache/profile-1.0.4"), "/opt/profile-1.0.4"
-  )
-  for (lib in candidates[nzchar(candidates)]) {
-    desc <- file.path(lib, "profile", "DESCRIPTION")
-    if (file.exists(desc) && identical(unname(read.dcf(desc, "Version")[1, 1]), "1.0.4")) {
-      return(lib)
-    }
-  }
-  NULL
-}
-
-# 1.0.4's read_rprof() on each of `paths` in a child process, with byte-order
-# collation (1.0.4 sorted names in the locale's collation; ours are byte order,
-# as 1.0.4's are with LC_COLLATE=C). A list with `value` and `warnings` per path.
-rprof104_read <- function(paths) {
-  lib <- rprof104_lib()
-  if (is.null(lib)) testthat::skip("CRAN profile 1.0.4 is not installed (set PROFILE_104_LIB)")
-  dir <- withr::local_tempdir()
-  script <- file.path(dir, "child.R")
-  out <- file.path(dir, "out.rds")
-  writeLines(c(
-    "args <- commandArgs(TRUE)",
-    "suppressPackageStartupMessages(library(profile, lib.loc = args[[1]]))",
-    "stopifnot(as.character(packageVersion('profile')) == '1.0.4')",
-    "res <- lapply(args[-(1:2)], function(p) {",
-    "  w <- character()",
-    "  v <- withCallingHandlers(read_rprof(p), warning = function(c) {",
-    "    w <<- c(w, conditionMessage(c)); invokeRestart('muffleWarning') })",
-    "  list(value = v, warnings = w)",
-    "})",
-    "saveRDS(res, args[[2]])"
-  ), script)
-  log <- system2(
-    file.path(R.home("bin"), "Rscript"),
-    c("--vanilla", shQuote(script), shQuote(lib), shQuote(out), shQuote(normalizePath(paths))),
-    stdout = TRUE, stderr = TRUE, env = "LC_COLLATE=C"
-  )
-  if (!file.exists(out)) stop("profile 1.0.4 failed:\n", paste(log, collapse = "\n"))
-  readRDS(out)
-}
-
 # Runs `expr`, returning its value and the messages of its warnings.
 with_warnings <- function(expr) {
   w <- character()
@@ -176,4 +132,10 @@ v2_table_list <- function(x) {
 write_lines_to <- function(lines, con) {
   on.exit(close(con))
   writeLines(lines, con)
+}
+
+# 1.0.4's read_rprof() on each of `paths`, in one child process: a list with
+# `value`, `error` and `warnings` per path.
+rprof104_read <- function(paths) {
+  profile104_call("read_rprof", lapply(normalizePath(paths), list))
 }

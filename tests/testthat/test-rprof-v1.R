@@ -2,8 +2,8 @@
 # (skipped when 1.0.4 is not installed), and the cases 1.0.4 got wrong.
 
 test_that("v1 output is 1.0.4's on every file 1.0.4 reads correctly", {
-  lib <- rprof104_lib()
-  skip_if(is.null(lib), "CRAN profile 1.0.4 is not installed")
+  skip_if_no_profile104()
+  lib <- profile104_lib()
   paths <- c(
     sample_path("rprof", "1.out"), sample_path("rprof", "gc.out"),
     sample_path("rprof", "incomplete.out"),
@@ -39,8 +39,8 @@ test_that("memory prefixes are stripped and the first frame kept (1.0.4 lost it)
 })
 
 test_that("appended sessions read without warnings (1.0.4 warned and mixed up files)", {
-  lib <- rprof104_lib()
-  skip_if(is.null(lib), "CRAN profile 1.0.4 is not installed")
+  skip_if_no_profile104()
+  lib <- profile104_lib()
   ours <- expect_silent(read_rprof(sample_path("rprof", "append.out"), version = "1.0"))
   expect_silent(validate_profile(ours))
 

@@ -42,13 +42,14 @@ fn rprof_read(input: Robj, source_uri: Robj, max_size: Robj, with_lines: Robj) -
     })
 }
 
-/// Writes a bundle as an Rprof file, atomically.
+/// Validates a bundle and writes it as an Rprof file, atomically.
 /// @noRd
 #[extendr]
 fn rprof_write(bundle: Robj, path: Robj) -> Robj {
     envelope(|| {
         let path = required_string(&path, "path")?;
         let p = convert::profile_from_r(&bundle)?;
+        profile_core::validate::validate(&p)?;
         output::write_atomic(Path::new(&path), |w| rprof::write(&p, w))?;
         Ok(Robj::from(true))
     })
