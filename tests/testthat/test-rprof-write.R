@@ -187,3 +187,26 @@ test_that("profiles recorded here round-trip, appended sessions included", {
   write_rprof(read_rprof(f), out)
   expect_identical(readLines(out), readLines(f))
 })
+
+test_that("pprof profiles are written with one line per tick", {
+  x <- read_pprof(sample_path("pprof", "cpu.pb.gz"))
+  out <- withr::local_tempfile(fileext = ".out")
+  write_rprof(x, out)
+  t <- dm::dm_get_tables(x)
+  counts <- t$sample_values[t$sample_values$type == "samples", ]
+  lines <- readLines(out)
+  # the period of the Go profile is 4 ms
+  expect_identical(lines[[1]], "line profiling: sample.interval=4000")
+  expect_identical(sum(!grepl("^#File |sample\\.interval=", lines)), as.integer(sum(counts$value)))
+  expect_identical(nrow(dm::dm_get_tables(read_rprof(out))$samples), as.integer(sum(counts$value)))
+
+  # innermost frames, weighted by the counts, are summaryRprof()'s self counts
+  inner <- t$sample_locations[t$sample_locations$depth == 1L, ]
+  fun <- t$functions[match(t$locations$function_id[match(inner$location_id, t$locations$location_id)], t$functions$function_id), ]
+  name <- ifelse(nzchar(fun$system_name), fun$system_name, fun$name)
+  self <- tapply(counts$value[match(inner$sample_id, counts$sample_id)], name, sum)
+  s <- utils::summaryRprof(out)
+  expected <- summary_counts(s$by.self, "self.time", s$sample.interval)
+  expect_gt(length(expected), 3)
+  expect_identical(as.numeric(self[names(expected)]), unname(expected))
+})
