@@ -1,0 +1,3 @@
+module profilesamples
+
+go 1.19
