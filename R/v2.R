@@ -175,8 +175,8 @@ check_v2_keys <- function(x, tables, call) {
       vapply(fks$child_fk_cols, function(k) identical(unlist(k), col), logical(1))
     if (!any(hit)) {
       abort_profile("invalid",
-        "Table {.field {child}} must have the foreign key {.field {col}} to {.field {parent}} set (see {.fn new_profile_v2}).",
-        call = call, child = child, col = col, parent = parent
+        "Table {.field {child}} must have the foreign key {.field {col}} to {.field {parent_table}} set (see {.fn new_profile_v2}).",
+        call = call, child = child, col = col, parent_table = parent
       )
     }
   }

@@ -4,10 +4,10 @@
 #
 #   Rscript data-raw/install-profile-1.0.4.R
 #
-# The target library is $PROFILE_104_LIB (default /opt/profile-1.0.4).
+# The target library is $PROFILE_104_LIB (default ~/.cache/profile-1.0.4, where the tests look).
 # Nothing happens when version 1.0.4 is already there.
 
-lib <- Sys.getenv("PROFILE_104_LIB", "/opt/profile-1.0.4")
+lib <- path.expand(Sys.getenv("PROFILE_104_LIB", "~/.cache/profile-1.0.4"))
 wanted <- "1.0.4"
 
 installed_version <- function(lib) {
@@ -25,7 +25,7 @@ if (identical(have, wanted)) {
 dir.create(lib, recursive = TRUE, showWarnings = FALSE)
 repos <- getOption("repos")
 if (is.null(repos) || identical(unname(repos["CRAN"]), "@CRAN@")) {
-  repos <- c(CRAN = "https://cloud.r-project.org")
+  stop("No CRAN mirror is set: set options(repos = ...) first.")
 }
 
 # Dependencies (methods, rlang, tibble, vctrs, withr; RProtoBuf for

@@ -36,14 +36,12 @@ fi
 echo "== CRAN packages"
 Rscript dev/install-cran.R dm
 
-# CRAN profile 1.0.4 goes into its own library: it has the same name as this package.
+# CRAN profile 1.0.4 goes into its own library (same package name as this one); the
+# comparison tests look for it there and are skipped without it.
 export PROFILE_104_LIB="${PROFILE_104_LIB:-$HOME/.cache/profile-1.0.4}"
-if [ ! -f "$PROFILE_104_LIB/profile/DESCRIPTION" ]; then
-  echo "== CRAN profile 1.0.4 into $PROFILE_104_LIB (for comparison tests)"
-  mkdir -p "$PROFILE_104_LIB"
-  Rscript -e 'install.packages("profile", lib = Sys.getenv("PROFILE_104_LIB"), quiet = TRUE)' ||
-    echo "could not install profile 1.0.4; comparison tests will be skipped" >&2
-fi
+echo "== CRAN profile 1.0.4 into $PROFILE_104_LIB (for comparison tests)"
+Rscript data-raw/install-profile-1.0.4.R ||
+  echo "could not install profile 1.0.4; comparison tests will be skipped" >&2
 
 # Rust crates come from the vendored tarball beside the project (no crate registry).
 vendor=""
