@@ -19,5 +19,17 @@ profile_validate_v2 <- function(bundle) .Call(wrap__profile_validate_v2, bundle)
 #' @noRd
 profile_roundtrip_bundle <- function(bundle) .Call(wrap__profile_roundtrip_bundle, bundle)
 
+#' A new combiner (an external pointer) for `profile_combine_add()`.
+#' @noRd
+profile_combine_start <- function(merge) .Call(wrap__profile_combine_start, merge)
+
+#' Validates one v2 bundle and adds it to the combiner.
+#' @noRd
+profile_combine_add <- function(state, bundle) .Call(wrap__profile_combine_add, state, bundle)
+
+#' The combined profile as a bundle; the combiner is spent afterwards.
+#' @noRd
+profile_combine_finish <- function(state) .Call(wrap__profile_combine_finish, state)
+
 
 # nolint end
