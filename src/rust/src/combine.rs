@@ -17,11 +17,12 @@ fn with_combiner<T>(
     state: &Robj,
     body: impl FnOnce(&mut CombinerSlot) -> Result<T, ProfileError>,
 ) -> Result<T, ProfileError> {
-    let mut ptr = ExternalPtr::<CombinerSlot>::try_from(state)
-        .map_err(|_| ProfileError::invalid("(combiner)", "(combiner)", None, "is not a combiner"))?;
-    let slot = ptr
-        .try_addr_mut()
-        .map_err(|_| ProfileError::invalid("(combiner)", "(combiner)", None, "has been released"))?;
+    let mut ptr = ExternalPtr::<CombinerSlot>::try_from(state).map_err(|_| {
+        ProfileError::invalid("(combiner)", "(combiner)", None, "is not a combiner")
+    })?;
+    let slot = ptr.try_addr_mut().map_err(|_| {
+        ProfileError::invalid("(combiner)", "(combiner)", None, "has been released")
+    })?;
     body(slot)
 }
 

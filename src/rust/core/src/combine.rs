@@ -18,9 +18,9 @@
 //! (input by input, row by row), so combining one profile whose ids are already
 //! 1..n in row order gives back the same tables.
 //!
-//! The inputs are expected to be valid (the R wrapper validates each one so that it
-//! can name the offending argument). A dangling or duplicated id is still reported
-//! as an error, never a panic.
+//! The inputs are expected to be valid (the R binding validates each one before
+//! adding it, so that the R wrapper can name the offending argument). A dangling or
+//! duplicated id is still reported as an error, never a panic.
 
 use crate::error::{ProfileError, Result};
 use crate::model::{ColMut, ColRef, Locations, Profile, StrId, NA_INT};
@@ -123,13 +123,18 @@ impl Combiner {
         self.out
     }
 
-    /// Appends one input (the next in order).
+    /// Appends one input (the next in order). After an error the combiner holds a
+    /// partly added input and is only fit to be dropped.
     pub fn add(&mut self, input: &Profile) -> Result<()> {
         let strings = self.reintern_strings(input);
         let out = &mut self.out;
 
-        let sources =
-            IdMap::consecutive("sources", "source_id", &input.sources.source_id, out.sources.nrow())?;
+        let sources = IdMap::consecutive(
+            "sources",
+            "source_id",
+            &input.sources.source_id,
+            out.sources.nrow(),
+        )?;
         append_rows(
             "sources",
             out.sources.columns_mut(),
@@ -156,8 +161,12 @@ impl Combiner {
         let locations = self.add_locations(input, &strings, &functions, &mappings)?;
 
         let out = &mut self.out;
-        let samples =
-            IdMap::consecutive("samples", "sample_id", &input.samples.sample_id, out.samples.nrow())?;
+        let samples = IdMap::consecutive(
+            "samples",
+            "sample_id",
+            &input.samples.sample_id,
+            out.samples.nrow(),
+        )?;
         append_rows(
             "samples",
             out.samples.columns_mut(),
@@ -226,7 +235,13 @@ impl Combiner {
         for row in 0..f.nrow() {
             let key = FunctionKey {
                 name: translate_str("functions", "name", row, f.name[row], strings)?,
-                system_name: translate_str("functions", "system_name", row, f.system_name[row], strings)?,
+                system_name: translate_str(
+                    "functions",
+                    "system_name",
+                    row,
+                    f.system_name[row],
+                    strings,
+                )?,
                 filename: translate_str("functions", "filename", row, f.filename[row], strings)?,
                 start_line: f.start_line[row],
             };
@@ -315,15 +330,26 @@ impl Combiner {
                     class_of[target_row as usize]
                 };
                 let key = LocationKey {
-                    function_id: functions.translate_opt("locations", "function_id", row, loc.function_id[row])?,
+                    function_id: functions.translate_opt(
+                        "locations",
+                        "function_id",
+                        row,
+                        loc.function_id[row],
+                    )?,
                     line: loc.line[row],
                     address: translate_str("locations", "address", row, loc.address[row], strings)?,
-                    mapping_id: mappings.translate_opt("locations", "mapping_id", row, loc.mapping_id[row])?,
+                    mapping_id: mappings.translate_opt(
+                        "locations",
+                        "mapping_id",
+                        row,
+                        loc.mapping_id[row],
+                    )?,
                     is_folded: loc.is_folded[row],
                     column: loc.column[row],
                     inlined_into_class,
                 };
-                let existing = if self.options.merge { self.location_index.get(&key).copied() } else { None };
+                let existing =
+                    if self.options.merge { self.location_index.get(&key).copied() } else { None };
                 class_of[row] = match existing {
                     Some(class) => {
                         let new_here = class as usize >= first_new_class;
@@ -449,9 +475,20 @@ fn check_rectangular(table: &str, ok: bool) -> Result<()> {
     }
 }
 
-fn translate_str(table: &str, col: &str, row: usize, id: StrId, strings: &[StrId]) -> Result<StrId> {
+fn translate_str(
+    table: &str,
+    col: &str,
+    row: usize,
+    id: StrId,
+    strings: &[StrId],
+) -> Result<StrId> {
     strings.get(id.0 as usize).copied().ok_or_else(|| {
-        ProfileError::invalid(table, col, Some(row + 1), "refers to a string that is not in the pool")
+        ProfileError::invalid(
+            table,
+            col,
+            Some(row + 1),
+            "refers to a string that is not in the pool",
+        )
     })
 }
 
@@ -465,8 +502,15 @@ enum IdMap {
 impl IdMap {
     /// Maps `old[row]` to `new_id(row)`. Ids must be positive and unique (they are a
     /// primary key).
-    fn build(table: &str, col: &str, old: &[i32], mut new_id: impl FnMut(usize) -> i32) -> Result<Self> {
-        let bad = |row: usize, message: String| Err(ProfileError::invalid(table, col, Some(row + 1), message));
+    fn build(
+        table: &str,
+        col: &str,
+        old: &[i32],
+        mut new_id: impl FnMut(usize) -> i32,
+    ) -> Result<Self> {
+        let bad = |row: usize, message: String| {
+            Err(ProfileError::invalid(table, col, Some(row + 1), message))
+        };
         let max = old.iter().copied().max().unwrap_or(0);
         if max > 0 && (max as usize) <= old.len().saturating_mul(4).saturating_add(1024) {
             let mut dense = vec![NA_INT; max as usize + 1];
@@ -507,7 +551,9 @@ impl IdMap {
 
     fn get(&self, old: i32) -> Option<i32> {
         match self {
-            IdMap::Dense(v) => usize::try_from(old).ok().and_then(|i| v.get(i)).copied().filter(|&x| x != NA_INT),
+            IdMap::Dense(v) => {
+                usize::try_from(old).ok().and_then(|i| v.get(i)).copied().filter(|&x| x != NA_INT)
+            }
             IdMap::Sparse(m) => m.get(&old).copied(),
         }
     }
@@ -515,7 +561,12 @@ impl IdMap {
     /// The new id of `old`, found in row `row` of `table`.`col`.
     fn translate(&self, table: &str, col: &str, row: usize, old: i32) -> Result<i32> {
         self.get(old).ok_or_else(|| {
-            ProfileError::invalid(table, col, Some(row + 1), format!("refers to id {}, which does not exist", fmt_id(old)))
+            ProfileError::invalid(
+                table,
+                col,
+                Some(row + 1),
+                format!("refers to id {}, which does not exist", fmt_id(old)),
+            )
         })
     }
 
@@ -553,20 +604,23 @@ fn append_rows(
         check_rectangular(table, c.len() == nrow)?;
     }
     for ((out_name, out_col), (in_name, in_col)) in out.into_iter().zip(input) {
-        let mismatch = || ProfileError::invalid(table, in_name, None, "internal: columns do not line up");
+        let mismatch =
+            || ProfileError::invalid(table, in_name, None, "internal: columns do not line up");
         if out_name != in_name {
             return Err(mismatch());
         }
         match (out_col, in_col) {
-            (ColMut::Int(dest), ColRef::Int(src)) => match ids.iter().find(|(c, _)| *c == in_name) {
-                Some((_, map)) => {
-                    dest.reserve(src.len());
-                    for (row, &old) in src.iter().enumerate() {
-                        dest.push(map.translate_opt(table, in_name, row, old)?);
+            (ColMut::Int(dest), ColRef::Int(src)) => {
+                match ids.iter().find(|(c, _)| *c == in_name) {
+                    Some((_, map)) => {
+                        dest.reserve(src.len());
+                        for (row, &old) in src.iter().enumerate() {
+                            dest.push(map.translate_opt(table, in_name, row, old)?);
+                        }
                     }
+                    None => dest.extend_from_slice(src),
                 }
-                None => dest.extend_from_slice(src),
-            },
+            }
             (ColMut::Lgl(dest), ColRef::Lgl(src)) => dest.extend_from_slice(src),
             (ColMut::Dbl(dest), ColRef::Dbl(src)) => dest.extend_from_slice(src),
             (ColMut::Chr(dest), ColRef::Chr(src)) => {

@@ -7,7 +7,11 @@ use proptest::prelude::*;
 
 /// Appends a row to a table whose columns are filled generically; `values` gives
 /// some columns by name, every other column gets NA.
-fn push_row(cols: Vec<(&'static str, ColMut<'_>)>, strings: &mut crate::StringPool, values: &[(&str, Val)]) {
+fn push_row(
+    cols: Vec<(&'static str, ColMut<'_>)>,
+    strings: &mut crate::StringPool,
+    values: &[(&str, Val)],
+) {
     for (name, col) in cols {
         let v = values.iter().find(|(n, _)| *n == name).map(|(_, v)| v);
         match (col, v) {
@@ -206,7 +210,13 @@ fn describe_sources(p: &Profile) -> Vec<String> {
                 .collect();
             let types: Vec<String> = (0..p.sample_types.nrow())
                 .filter(|&t| p.sample_types.source_id[t] == id)
-                .map(|t| format!("{}/{}", p.str(p.sample_types.value_type[t]), p.str(p.sample_types.unit[t])))
+                .map(|t| {
+                    format!(
+                        "{}/{}",
+                        p.str(p.sample_types.value_type[t]),
+                        p.str(p.sample_types.unit[t])
+                    )
+                })
                 .collect();
             let comments: Vec<&str> = (0..p.source_comments.nrow())
                 .filter(|&t| p.source_comments.source_id[t] == id)
@@ -214,7 +224,9 @@ fn describe_sources(p: &Profile) -> Vec<String> {
                 .collect();
             let mappings: Vec<String> = (0..p.mappings.nrow())
                 .filter(|&m| p.mappings.source_id[m] == id)
-                .map(|m| format!("{}:{}", p.str(p.mappings.filename[m]), p.str(p.mappings.build_id[m])))
+                .map(|m| {
+                    format!("{}:{}", p.str(p.mappings.filename[m]), p.str(p.mappings.build_id[m]))
+                })
                 .collect();
             let samples: Vec<String> = (0..p.samples.nrow())
                 .filter(|&k| p.samples.source_id[k] == id)
@@ -234,7 +246,9 @@ fn describe_sources(p: &Profile) -> Vec<String> {
 
 fn meta_pairs(p: &Profile) -> Vec<(String, Option<String>)> {
     (0..p.meta.nrow())
-        .map(|r| (p.str(p.meta.key[r]).to_string(), p.strings.get(p.meta.value[r]).map(str::to_string)))
+        .map(|r| {
+            (p.str(p.meta.key[r]).to_string(), p.strings.get(p.meta.value[r]).map(str::to_string))
+        })
         .collect()
 }
 
@@ -276,10 +290,22 @@ const NO_MERGE: CombineOptions = CombineOptions { merge: false };
 fn merge_keys_cover_every_column() {
     // The merge keys list the columns of these tables by hand; a new column must be
     // added to FunctionKey / LocationKey (and push_location) too.
-    assert_eq!(Functions::COLUMNS, ["function_id", "name", "system_name", "filename", "start_line"]);
+    assert_eq!(
+        Functions::COLUMNS,
+        ["function_id", "name", "system_name", "filename", "start_line"]
+    );
     assert_eq!(
         Locations::COLUMNS,
-        ["location_id", "function_id", "line", "address", "mapping_id", "is_folded", "column", "inlined_into"]
+        [
+            "location_id",
+            "function_id",
+            "line",
+            "address",
+            "mapping_id",
+            "is_folded",
+            "column",
+            "inlined_into"
+        ]
     );
 }
 
@@ -487,7 +513,10 @@ fn broken_inputs_are_errors_not_panics() {
     dangling.sample_locations.location_id[1] = 77;
     let err = combine(&[dangling], &MERGE).unwrap_err();
     assert_eq!(err.kind(), "invalid");
-    assert!(err.to_string().contains("sample_locations") && err.to_string().contains("77"), "{err}");
+    assert!(
+        err.to_string().contains("sample_locations") && err.to_string().contains("77"),
+        "{err}"
+    );
 
     let mut cycle = pprof_like("heap.pb.gz");
     cycle.locations.inlined_into[1] = 30;
@@ -552,7 +581,8 @@ fn random_profile(seed: u64) -> Profile {
     for k in 0..n_sources {
         let kind = rng.pick(&["rprof", "pprof", "manual"]);
         let uri = rng.pick(&["a.out", "b.pb.gz", "x"]);
-        let mut values = vec![("source_id", I(id(k))), ("source_type", s(kind)), ("source_uri", s(uri))];
+        let mut values =
+            vec![("source_id", I(id(k))), ("source_type", s(kind)), ("source_uri", s(uri))];
         if rng.chance(50) {
             values.push(("source_timestamp", D(1e9 + rng.below(100) as f64)));
         }
@@ -649,7 +679,10 @@ fn check_combined(inputs: &[Profile], options: &CombineOptions) {
     let expected: Vec<String> = inputs.iter().flat_map(describe_sources).collect();
     assert_eq!(describe_sources(&out), expected);
     assert_eq!(out.samples.nrow(), inputs.iter().map(|p| p.samples.nrow()).sum::<usize>());
-    assert_eq!(out.sample_values.nrow(), inputs.iter().map(|p| p.sample_values.nrow()).sum::<usize>());
+    assert_eq!(
+        out.sample_values.nrow(),
+        inputs.iter().map(|p| p.sample_values.nrow()).sum::<usize>()
+    );
     let versions = out.meta.key.iter().filter(|&&k| out.str(k) == "version").count();
     assert_eq!(versions, 1);
     if options.merge {
@@ -664,7 +697,17 @@ fn check_combined(inputs: &[Profile], options: &CombineOptions) {
         // equal content means equal ids).
         let l = &out.locations;
         let mut keys: Vec<_> = (0..l.nrow())
-            .map(|r| (l.function_id[r], l.line[r], l.address[r], l.mapping_id[r], l.is_folded[r], l.column[r], l.inlined_into[r]))
+            .map(|r| {
+                (
+                    l.function_id[r],
+                    l.line[r],
+                    l.address[r],
+                    l.mapping_id[r],
+                    l.is_folded[r],
+                    l.column[r],
+                    l.inlined_into[r],
+                )
+            })
             .collect();
         let n = keys.len();
         keys.sort();
