@@ -1,0 +1,88 @@
+#' The v2 profile data format
+#'
+#' @description
+#' A v2 profile is a plain [dm::dm()] object (class `"dm"`, no subclass, so every
+#' dm verb keeps it a profile) whose tables hold raw samples: one row per record
+#' of the source format (an Rprof timer tick, a pprof `Sample` message). Nothing
+#' is aggregated on reading; writers aggregate. [validate_profile()] checks every
+#' rule below.
+#'
+#' # Required tables, in this order
+#'
+#' | table | columns | keys |
+#' |---|---|---|
+#' | `meta` | `key` (chr), `value` (chr) | PK `key`; the row `version` = `"2.0"` is required |
+#' | `sources` | `source_id` (int), `source_type` (chr), `source_uri` (chr), `source_timestamp` (dbl, seconds since the epoch, UTC; `NA` unknown) | PK `source_id` |
+#' | `samples` | `sample_id` (int), `source_id` (int) | PK `sample_id`; FK `source_id` |
+#' | `sample_values` | `sample_id` (int), `type` (chr), `unit` (chr), `value` (dbl) | FK `sample_id`; unique (`sample_id`, `type`) |
+#' | `sample_locations` | `sample_id` (int), `depth` (int, 1 = innermost), `location_id` (int) | FKs `sample_id`, `location_id`; unique (`sample_id`, `depth`) |
+#' | `locations` | `location_id` (int), `function_id` (int, `NA` allowed), `line` (int, 0 unknown, `NA` allowed) | PK `location_id`; FK `function_id` |
+#' | `functions` | `function_id` (int), `name`, `system_name`, `filename` (chr), `start_line` (int) | PK `function_id` |
+#'
+#' Ids are positive integers. The depths of a sample run 1..n without gaps.
+#' `source_type` is one of `"rprof"`, `"pprof"`, `"v1"` (converted from a v1
+#' object), `"folded"` or `"manual"`. `NA` is not allowed in ids, `source_type`,
+#' and the `type`, `unit` and `value` of sample values.
+#'
+#' # Sample values
+#'
+#' Time samples from Rprof have `type = "samples"`, `unit = "count"`, `value = 1`.
+#' pprof sample types keep their own names and units (`cpu`/`nanoseconds`,
+#' `alloc_space`/`bytes`, ...). Rprof memory profiling adds, per sample:
+#'
+#' | type | unit | value |
+#' |---|---|---|
+#' | `small_vector_heap` | bytes | small vector heap at the tick (a gauge) |
+#' | `large_vector_heap` | bytes | large vector heap at the tick (a gauge) |
+#' | `node_heap` | bytes | node heap at the tick (a gauge) |
+#' | `duplications` | count | calls to duplicate since the previous tick |
+#' | `alloc_size` | bytes | growth of the three heaps since the previous tick of the same source (0 for the first) |
+#'
+#' Gauges are levels, not amounts: summing them over samples means nothing, so
+#' writers never present them as summable values. `alloc_size` summed per
+#' function gives what `utils::summaryRprof(memory = "both")` reports as
+#' `mem.total`.
+#'
+#' # Extension tables and columns
+#'
+#' Readers also write what a format carries beyond the seven tables. Extension
+#' tables follow the required ones; extension columns follow the required columns.
+#' Both are optional in input (absent ones read as `NA`), and their keys are
+#' validated too.
+#'
+#' | table | columns | keys |
+#' |---|---|---|
+#' | `sample_types` | `source_id`, `type`, `unit`: the sample types a source declares, in its order (kept even when it has no samples) | FK `source_id`; unique (`source_id`, `type`) |
+#' | `sample_labels` | `sample_id`, `key`, `value` (chr), `num` (dbl), `num_unit` (chr): pprof labels, a string `value` or a number `num` | FK `sample_id` |
+#' | `mappings` | `mapping_id`, `source_id`, `memory_start`, `memory_limit`, `file_offset` (chr, `"0x..."`), `filename`, `build_id` (chr), `has_functions`, `has_filenames`, `has_line_numbers`, `has_inline_frames` (lgl) | PK `mapping_id`; FK `source_id` |
+#' | `source_comments` | `source_id`, `comment`: pprof comments, in order | FK `source_id` |
+#'
+#' Extension columns of `sources`: `period_type`, `period_unit` (chr), `period`,
+#' `duration_nanos` (dbl), `time_nanos` (chr: the exact pprof `time_nanos`, which
+#' a double cannot hold), `default_sample_type`, `doc_url`, `drop_frames`,
+#' `keep_frames` (chr) from pprof, and `rprof_header` (chr), the header line R
+#' wrote. For Rprof sources `period_type` is `"cpu"`, `period_unit`
+#' `"nanoseconds"` and `period` the sampling interval; each header of a file
+#' written with `Rprof(append = TRUE)` starts a new source.
+#'
+#' Extension columns of `locations`: `address` (chr, `"0x..."`), `mapping_id`
+#' (int, FK to `mappings`), `is_folded` (lgl), `column` (int) and `inlined_into`
+#' (int, FK to `locations`). A pprof location with inlined calls holds several
+#' lines; each becomes its own row (a frame of its own in the stacks, innermost
+#' first), and `inlined_into` links a row to the next line of the same pprof
+#' location so that writers can put them back together.
+#'
+#' # Strings
+#'
+#' Strings are UTF-8. Bytes that are not valid UTF-8 in a file are replaced by
+#' `<xx>` (their hexadecimal value, as `iconv(sub = "byte")` writes them), and a
+#' NUL byte by `<00>`.
+#'
+#' @name profile_v2
+#' @seealso [new_profile_v2()], [validate_profile()], [profile_v2_from_v1()]
+#' @examples
+#' x <- read_rprof(system.file("samples/rprof/memory.out", package = "profile"))
+#' x
+#' dm::dm_get_tables(x)$sample_values
+#' if (rlang::is_installed("DiagrammeR")) dm::dm_draw(x)
+NULL
