@@ -30,7 +30,7 @@
 #'
 #' v1 inputs (`profile_data` objects) are converted with
 #' [profile_v2_from_v1()] first. Tables and columns that are not part of the
-#' v2 format or its extensions (see [new_profile_v2()]) cannot be combined, since their
+#' v2 format or its extensions (see [profile_v2]) cannot be combined, since their
 #' ids are unknown; they are dropped with a warning.
 #'
 #' When many profiles are combined, a progress bar (see [cli::cli_progress_bar()])
@@ -40,7 +40,7 @@
 #'   (unnamed) list of them.
 #' @param merge `TRUE` (default) to merge identical functions and locations of
 #'   different inputs into one row, `FALSE` to keep the rows of every input.
-#' @return A valid v2 profile (a `dm`, see [new_profile_v2()]).
+#' @return A valid v2 profile (a `dm`, see [profile_v2]).
 #'   An input that is not a profile gives an error of class
 #'   `profile_error_argument`, an invalid profile one of class
 #'   `profile_error_invalid` (see [profile_error]); the message names the
