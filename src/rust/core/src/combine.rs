@@ -127,88 +127,46 @@ impl Combiner {
     /// partly added input and is only fit to be dropped.
     pub fn add(&mut self, input: &Profile) -> Result<()> {
         let strings = self.reintern_strings(input);
-        let out = &mut self.out;
 
-        let sources = IdMap::consecutive(
-            "sources",
-            "source_id",
-            &input.sources.source_id,
-            out.sources.nrow(),
-        )?;
-        append_rows(
-            "sources",
-            out.sources.columns_mut(),
-            input.sources.columns(),
-            &strings,
-            &[("source_id", &sources)],
-        )?;
+        // Appends the rows of one table, translating the named id columns.
+        macro_rules! append {
+            ($table:ident, $($col:literal => $ids:expr),*) => {
+                append_rows(
+                    stringify!($table),
+                    self.out.$table.columns_mut(),
+                    input.$table.columns(),
+                    &strings,
+                    &[$(($col, $ids)),*],
+                )
+            };
+        }
+        // New ids for the rows of a table with a primary key.
+        macro_rules! renumber {
+            ($table:ident, $key:ident) => {
+                IdMap::consecutive(
+                    stringify!($table),
+                    stringify!($key),
+                    &input.$table.$key,
+                    self.out.$table.nrow(),
+                )
+            };
+        }
 
-        let mappings = IdMap::consecutive(
-            "mappings",
-            "mapping_id",
-            &input.mappings.mapping_id,
-            out.mappings.nrow(),
-        )?;
-        append_rows(
-            "mappings",
-            out.mappings.columns_mut(),
-            input.mappings.columns(),
-            &strings,
-            &[("mapping_id", &mappings), ("source_id", &sources)],
-        )?;
+        let sources = renumber!(sources, source_id)?;
+        append!(sources, "source_id" => &sources)?;
+        let mappings = renumber!(mappings, mapping_id)?;
+        append!(mappings, "mapping_id" => &mappings, "source_id" => &sources)?;
 
         let functions = self.add_functions(input, &strings)?;
         let locations = self.add_locations(input, &strings, &functions, &mappings)?;
 
-        let out = &mut self.out;
-        let samples = IdMap::consecutive(
-            "samples",
-            "sample_id",
-            &input.samples.sample_id,
-            out.samples.nrow(),
-        )?;
-        append_rows(
-            "samples",
-            out.samples.columns_mut(),
-            input.samples.columns(),
-            &strings,
-            &[("sample_id", &samples), ("source_id", &sources)],
-        )?;
-        append_rows(
-            "sample_values",
-            out.sample_values.columns_mut(),
-            input.sample_values.columns(),
-            &strings,
-            &[("sample_id", &samples)],
-        )?;
-        append_rows(
-            "sample_locations",
-            out.sample_locations.columns_mut(),
-            input.sample_locations.columns(),
-            &strings,
-            &[("sample_id", &samples), ("location_id", &locations)],
-        )?;
-        append_rows(
-            "sample_types",
-            out.sample_types.columns_mut(),
-            input.sample_types.columns(),
-            &strings,
-            &[("source_id", &sources)],
-        )?;
-        append_rows(
-            "sample_labels",
-            out.sample_labels.columns_mut(),
-            input.sample_labels.columns(),
-            &strings,
-            &[("sample_id", &samples)],
-        )?;
-        append_rows(
-            "source_comments",
-            out.source_comments.columns_mut(),
-            input.source_comments.columns(),
-            &strings,
-            &[("source_id", &sources)],
-        )?;
+        let samples = renumber!(samples, sample_id)?;
+        append!(samples, "sample_id" => &samples, "source_id" => &sources)?;
+        append!(sample_values, "sample_id" => &samples)?;
+        append!(sample_locations, "sample_id" => &samples, "location_id" => &locations)?;
+        append!(sample_types, "source_id" => &sources)?;
+        append!(sample_labels, "sample_id" => &samples)?;
+        append!(source_comments, "source_id" => &sources)?;
 
         self.merge_meta(input, &strings)?;
         self.input_index += 1;
