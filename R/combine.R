@@ -14,7 +14,8 @@
 #'   `sample_values`, `sample_locations` and `sample_labels`, and the rows of
 #'   `sample_types`, `mappings` and `source_comments`, follow with new ids.
 #' - With `merge = TRUE`, functions with the same `name`, `system_name`,
-#'   `filename` and `start_line` become one row of `functions`, and locations
+#'   `filename` and `start_line` (in different inputs or in the same one) become
+#'   one row of `functions`, and locations
 #'   that are then identical (same function, line and every other column,
 #'   including the location an inlined frame belongs to) become one row of
 #'   `locations`. Samples of different runs thus point to the same function,
@@ -33,11 +34,13 @@
 #' v2 format or its extensions (see [profile_v2]) cannot be combined, since their
 #' ids are unknown; they are dropped with a warning.
 #'
-#' When many profiles are combined, a progress bar (see [cli::cli_progress_bar()])
-#' shows the preparation of the inputs if it takes more than a few seconds.
+#' Each input is checked as [validate_profile()] does, except that the keys of
+#' the `dm` object itself need not be set (the result gets its own). When many
+#' profiles are combined, a progress bar (see [cli::cli_progress_bar()]) shows
+#' how far it has got if it takes more than a few seconds.
 #'
 #' @param ... Profiles: v2 `dm` objects or v1 `profile_data` objects, or a single
-#'   (unnamed) list of them.
+#'   list of them.
 #' @param merge `TRUE` (default) to merge identical functions and locations of
 #'   different inputs into one row, `FALSE` to keep the rows of every input.
 #' @return A valid v2 profile (a `dm`, see [profile_v2]).
@@ -54,7 +57,7 @@
 #' nrow(ab$samples) == nrow(a$samples) + nrow(b$samples)
 #'
 #' # A list of profiles works the same way:
-#' identical(combine_profiles(list(a, b)), ab)
+#' identical(dm::dm_get_tables(combine_profiles(list(a, b))), dm::dm_get_tables(ab))
 #'
 #' # Different formats and sample types combine too:
 #' heap <- read_pprof(system.file("samples/pprof/heap.pb.gz", package = "profile"))
