@@ -189,3 +189,16 @@ test_that("no inputs give an empty valid profile", {
   expect_identical(nrow(x$sources), 0L)
   expect_same_profile(combine_profiles(list()), x)
 })
+
+test_that("the combiner of the binding refuses misuse with an error, not a crash", {
+  res <- profile_combine_add(42L, list())
+  expect_false(res$ok)
+  expect_identical(res$kind, "invalid")
+  combiner <- rust_value(profile_combine_start(TRUE), "start")
+  bad_bundle <- profile_combine_add(combiner, list(strings = 1L))
+  expect_false(bad_bundle$ok)
+  expect_true(profile_combine_finish(combiner)$ok)
+  spent <- profile_combine_finish(combiner)
+  expect_false(spent$ok)
+  expect_match(spent$message, "already returned")
+})
