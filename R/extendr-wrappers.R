@@ -19,6 +19,22 @@ profile_validate_v2 <- function(bundle) .Call(wrap__profile_validate_v2, bundle)
 #' @noRd
 profile_roundtrip_bundle <- function(bundle) .Call(wrap__profile_roundtrip_bundle, bundle)
 
+#' Reads a pprof file (gzip or plain protobuf) into a bundle.
+#' @noRd
+pprof_read <- function(path, source_uri, max_size) .Call(wrap__pprof_read, path, source_uri, max_size)
+
+#' Reads pprof message bytes (a raw vector, gzip or plain) into a bundle.
+#' @noRd
+pprof_parse <- function(bytes, source_uri, max_size) .Call(wrap__pprof_parse, bytes, source_uri, max_size)
+
+#' Writes a bundle as a gzip-compressed pprof file (atomically).
+#' @noRd
+pprof_write <- function(bundle, path, aggregate) .Call(wrap__pprof_write, bundle, path, aggregate)
+
+#' A bundle as uncompressed pprof message bytes (a raw vector).
+#' @noRd
+pprof_encode <- function(bundle, aggregate) .Call(wrap__pprof_encode, bundle, aggregate)
+
 #' A new combiner (an external pointer) for `profile_combine_add()`.
 #' @noRd
 profile_combine_start <- function(merge) .Call(wrap__profile_combine_start, merge)

@@ -10,6 +10,7 @@ use extendr_api::prelude::*;
 use profile_core::{schema, ProfileError};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+mod args;
 mod combine;
 mod convert;
 mod pprof;
