@@ -19,8 +19,9 @@ summary_self_counts <- function(file) {
   counts[order(names(counts))]
 }
 
-# Self counts per function name of the samples of one source of a v2 profile.
-self_counts <- function(x, source_id = NULL) {
+# Self counts per function name (or system name) of the samples of one source of a
+# v2 profile.
+self_counts <- function(x, source_id = NULL, by = "name") {
   tables <- dm::dm_get_tables(x)
   samples <- tables$samples
   if (!is.null(source_id)) samples <- samples[samples$source_id == source_id, ]
@@ -29,7 +30,7 @@ self_counts <- function(x, source_id = NULL) {
   values <- tables$sample_values[tables$sample_values$type == "samples", ]
   value <- values$value[match(top$sample_id, values$sample_id)]
   fun <- tables$locations$function_id[match(top$location_id, tables$locations$location_id)]
-  name <- tables$functions$name[match(fun, tables$functions$function_id)]
+  name <- tables$functions[[by]][match(fun, tables$functions$function_id)]
   counts <- tapply(value, name, sum)
   counts <- stats::setNames(as.vector(counts), names(counts))
   counts[order(names(counts))]
@@ -119,32 +120,103 @@ test_that("one profile with dense ids comes back unchanged", {
   }
 })
 
+# Sum of each value type ("type/unit") over the samples of `go tool pprof -raw`.
+go_raw_totals <- function(path) {
+  raw <- parse_pprof_raw(go_pprof("raw", path))
+  values <- do.call(rbind, lapply(strsplit(raw$samples$values, " "), as.numeric))
+  stats::setNames(colSums(values), raw$types)
+}
+
+# The same sums for the samples of one source of a v2 profile.
+source_totals <- function(x, source_id) {
+  t <- dm::dm_get_tables(x)
+  ids <- t$samples$sample_id[t$samples$source_id == source_id]
+  sv <- t$sample_values[t$sample_values$sample_id %in% ids, ]
+  declared <- t$sample_types[t$sample_types$source_id == source_id, ]
+  key <- paste0(declared$type, "/", declared$unit)
+  totals <- tapply(sv$value, factor(paste0(sv$type, "/", sv$unit), key), sum)
+  totals[is.na(totals)] <- 0
+  stats::setNames(as.vector(totals), key)
+}
+
 test_that("profiles of different formats and sample types combine", {
-  rprof <- rprof_input("memory.out")
-  heap <- heap_like_v2()
-  x <- combine_profiles(rprof, heap, heap)
+  skip_if_no_go()
+  heap_path <- sample_path("pprof", "heap.pb.gz")
+  cpu_path <- sample_path("pprof", "cpu.pb.gz")
+  heap <- read_pprof(heap_path)
+  x <- combine_profiles(rprof_input("memory.out"), heap, read_pprof(cpu_path))
   expect_silent(validate_profile(x))
   expect_unique_keys(x)
   expect_identical(x$sources$source_type, c("rprof", "pprof", "pprof"))
-  expect_identical(x$sources$time_nanos, c(NA, "1700000000123456789", "1700000000123456789"))
-  n_rprof <- rprof_line_count("memory.out")
-  values <- x$sample_values
-  rprof_types <- unique(values$type[values$sample_id <= n_rprof])
-  heap_types <- unique(values$type[values$sample_id > n_rprof])
-  expect_identical(rprof_types, "samples")
-  expect_identical(heap_types, c("alloc_space", "inuse_space"))
-  expect_identical(sum(values$value[values$type == "alloc_space"]), 2 * (1024 + 4096))
-  # Extension tables follow their sources and samples.
-  expect_identical(x$mappings$source_id, 2:3)
-  expect_identical(x$sample_types$source_id, c(2L, 2L, 3L, 3L))
-  expect_identical(x$sample_labels$sample_id, n_rprof + 1:4)
-  # The inlined frame still points to the frame it is inlined into.
-  locations <- x$locations
-  inlined <- locations[!is.na(locations$inlined_into), ]
-  expect_identical(nrow(inlined), 2L)
-  target <- locations[match(inlined$inlined_into, locations$location_id), ]
-  expect_identical(x$functions$name[match(target$function_id, x$functions$function_id)], rep("main.outer", 2))
-  expect_identical(target$mapping_id, inlined$mapping_id)
+  expect_identical(x$sources$source_uri, c("memory.out", heap_path, cpu_path))
+
+  # Every source keeps its own sample types and their totals, as Go sees them.
+  expect_identical(source_totals(x, 2L), go_raw_totals(heap_path))
+  expect_identical(source_totals(x, 3L), go_raw_totals(cpu_path))
+  rprof_samples <- x$samples$sample_id[x$samples$source_id == 1L]
+  rprof_counts <- x$sample_values[x$sample_values$sample_id %in% rprof_samples & x$sample_values$type == "samples", ]
+  expect_identical(sum(rprof_counts$value), as.numeric(rprof_line_count("memory.out")))
+  types_of_source <- function(id) {
+    samples <- x$samples$sample_id[x$samples$source_id == id]
+    sort(unique(x$sample_values$type[x$sample_values$sample_id %in% samples]))
+  }
+  expect_identical(types_of_source(2L), c("alloc_objects", "alloc_space", "inuse_objects", "inuse_space"))
+  expect_identical(types_of_source(3L), c("cpu", "samples"))
+  expect_false(any(c("alloc_space", "cpu") %in% types_of_source(1L)))
+
+  # Mappings and labels follow their sources and samples.
+  expect_setequal(x$mappings$source_id, 2:3)
+  labelled <- x$samples$source_id[match(x$sample_labels$sample_id, x$samples$sample_id)]
+  expect_setequal(labelled, 2:3)
+  # Inlined frames still point to the frame they are inlined into, within the
+  # heap profile's locations (they use its own mapping, so none are merged).
+  heap_mappings <- x$mappings$mapping_id[x$mappings$source_id == 2L]
+  heap_locations <- x$locations[x$locations$mapping_id %in% heap_mappings, ]
+  links <- heap_locations$inlined_into[!is.na(heap_locations$inlined_into)]
+  expect_gt(length(links), 0L)
+  expect_identical(length(links), sum(!is.na(heap$locations$inlined_into)))
+  expect_true(all(links %in% heap_locations$location_id))
+})
+
+test_that("write_pprof() writes combined profiles that go tool pprof reads", {
+  skip_if_no_go()
+  heap_path <- sample_path("pprof", "heap.pb.gz")
+  cpu_path <- sample_path("pprof", "cpu.pb.gz")
+  heap <- read_pprof(heap_path)
+
+  path <- withr::local_tempfile(fileext = ".pb.gz")
+  write_pprof(combine_profiles(heap, heap), path)
+  expect_identical(go_raw_totals(path), 2 * go_raw_totals(heap_path))
+
+  mixed <- combine_profiles(rprof_input("1.out"), read_pprof(cpu_path), heap)
+  write_pprof(mixed, path)
+  totals <- go_raw_totals(path)
+  cpu <- go_raw_totals(cpu_path)
+  expect_identical(totals[["samples/count"]], rprof_line_count("1.out") + cpu[["samples/count"]])
+  expect_identical(totals[["alloc_space/bytes"]], go_raw_totals(heap_path)[["alloc_space/bytes"]])
+  top <- go_pprof("top", path, c("-sample_index=samples", "-nodecount=200"))
+  expect_true(any(grepl(" time_round$", top)))
+  expect_true(any(grepl(" main.fib$", top)))
+})
+
+test_that("v1 inputs are converted first", {
+  # 1.out converted to pprof by profile 1.0.4, read as v1 (function names with
+  # dots become `_`, the original is the system name).
+  v1 <- read_pprof(sample_path("proto", "1.out.prof.pb.gz"), version = "1.0")
+  expect_s3_class(v1, "profile_data")
+  x <- combine_profiles(v1, rprof_input("gc.out"), v1)
+  expect_silent(validate_profile(x))
+  expect_identical(x$sources$source_type, c("v1", "rprof", "v1"))
+  n <- rprof_line_count("1.out")
+  expect_identical(nrow(x$samples), 2L * n + rprof_line_count("gc.out"))
+  expect_identical(self_counts(x, 1L, by = "system_name"), summary_self_counts("1.out"))
+  expect_identical(self_counts(x, 3L, by = "system_name"), summary_self_counts("1.out"))
+  expect_identical(self_counts(x, 2L), summary_self_counts("gc.out"))
+
+  bad <- v1
+  bad$locations <- bad$locations[-1, ]
+  err <- expect_error(combine_profiles(x, bad), class = "profile_error_invalid")
+  expect_match(conditionMessage(err), "Argument 2 is not a valid profile", fixed = TRUE)
 })
 
 test_that("meta keeps one version row and the first value of a key", {
