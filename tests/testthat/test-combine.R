@@ -2,13 +2,25 @@
 # and from counting the lines of the files, never from our own output.
 
 rprof_input <- function(file) {
-  rprof_v2_for_tests(sample_path("rprof", file), source_uri = file)
+  read_rprof(sample_path("rprof", file), source_uri = file)
 }
 
 # Number of samples (stack lines) of a single-session Rprof file.
 rprof_line_count <- function(file) {
   lines <- readLines(sample_path("rprof", file))
   sum(!grepl("sample.interval=", lines, fixed = TRUE) & !startsWith(lines, "#File "))
+}
+
+# Total allocation of a single-session memory-profiling Rprof file, from its
+# `:small:large:nodes:dups:` fields: growth of the heaps from tick to tick, small
+# and large vector heaps in units of 8 bytes (the rule of the v2 format).
+rprof_alloc_total <- function(file) {
+  lines <- readLines(sample_path("rprof", file))
+  fields <- regmatches(lines, regexec("^:([0-9]+):([0-9]+):([0-9]+):[0-9]+:", lines))
+  heaps <- do.call(rbind, lapply(fields[lengths(fields) > 0], function(f) as.numeric(f[2:4])))
+  growth <- diff(heaps)
+  growth[growth < 0] <- 0
+  sum(8 * growth[, 1] + 8 * growth[, 2] + growth[, 3])
 }
 
 # Self counts per function name according to summaryRprof().
@@ -47,6 +59,13 @@ expect_unique_keys <- function(x) {
   expect_identical(anyDuplicated(t$sample_values[c("sample_id", "type")]), 0L)
   expect_identical(anyDuplicated(t$sample_locations[c("sample_id", "depth")]), 0L)
   expect_identical(anyDuplicated(t$sample_types[c("source_id", "type")]), 0L)
+}
+
+# `x` with meta rows `keys` (a named character vector) after `version`.
+with_meta <- function(x, keys) {
+  tables <- dm::dm_get_tables(x)
+  tables$meta <- tibble::tibble(key = c("version", names(keys)), value = c("2.0", unname(keys)))
+  do.call(new_profile_v2, tables)
 }
 
 # Same tables and same keys (dm objects carry random uuids, so identical() is out).
@@ -153,16 +172,19 @@ test_that("profiles of different formats and sample types combine", {
   # Every source keeps its own sample types and their totals, as Go sees them.
   expect_identical(source_totals(x, 2L), go_raw_totals(heap_path))
   expect_identical(source_totals(x, 3L), go_raw_totals(cpu_path))
-  rprof_samples <- x$samples$sample_id[x$samples$source_id == 1L]
-  rprof_counts <- x$sample_values[x$sample_values$sample_id %in% rprof_samples & x$sample_values$type == "samples", ]
-  expect_identical(sum(rprof_counts$value), as.numeric(rprof_line_count("memory.out")))
+  rprof_totals <- source_totals(x, 1L)
+  expect_identical(rprof_totals[["samples/count"]], as.numeric(rprof_line_count("memory.out")))
+  expect_identical(rprof_totals[["alloc_size/bytes"]], rprof_alloc_total("memory.out"))
   types_of_source <- function(id) {
     samples <- x$samples$sample_id[x$samples$source_id == id]
     sort(unique(x$sample_values$type[x$sample_values$sample_id %in% samples]))
   }
   expect_identical(types_of_source(2L), c("alloc_objects", "alloc_space", "inuse_objects", "inuse_space"))
   expect_identical(types_of_source(3L), c("cpu", "samples"))
-  expect_false(any(c("alloc_space", "cpu") %in% types_of_source(1L)))
+  expect_identical(
+    types_of_source(1L),
+    sort(c("samples", "small_vector_heap", "large_vector_heap", "node_heap", "duplications", "alloc_size"))
+  )
 
   # Mappings and labels follow their sources and samples.
   expect_setequal(x$mappings$source_id, 2:3)
@@ -217,6 +239,18 @@ test_that("v1 inputs are converted first", {
   bad$locations <- bad$locations[-1, ]
   err <- expect_error(combine_profiles(x, bad), class = "profile_error_invalid")
   expect_match(conditionMessage(err), "Argument 2 is not a valid profile", fixed = TRUE)
+})
+
+test_that("write_rprof() writes one segment per Rprof source", {
+  # Profiles read from Rprof are written back as R wrote them, so the combined
+  # profile gives the files one after the other, headers and #File lines included.
+  files <- c("line.out", "memory.out", "append.out", "gc.out")
+  x <- combine_profiles(lapply(files, rprof_input))
+  path <- withr::local_tempfile(fileext = ".out")
+  write_rprof(x, path)
+  written <- readLines(path)
+  expect_identical(written, unlist(lapply(sample_path("rprof", files), readLines)))
+  expect_identical(sum(grepl("sample.interval=", written, fixed = TRUE)), nrow(x$sources))
 })
 
 test_that("meta keeps one version row and the first value of a key", {
