@@ -14,39 +14,47 @@ as_valid_utf8 <- function(x) {
 }
 
 # Tables of a v2 dm (or a plain named list of data frames) as a bundle.
+#
+# In a UTF-8 session character columns go to Rust as they are: Rust converts each
+# distinct string once (R caches strings, so it recognises repeats by address),
+# with the rules of as_valid_utf8(). Coding them here cost two passes over every
+# column, a third of a second for the 6 million rows of `sample_values` of a
+# million memory-profiling samples. Elsewhere ("native" strings need R's own
+# conversion) they travel as codes into `strings`.
 bundle_from_tables <- function(tables) {
   schema <- v2_schema()
   known <- intersect(names(tables), schema$tables)
-  # The distinct strings of each column first: columns such as sample_values$type
-  # repeat a few strings a million times, and pasting all columns together before
-  # unique() cost three times as much.
-  chr_values <- list()
-  for (t in known) {
-    for (col in names(tables[[t]])) {
-      v <- tables[[t]][[col]]
-      if (is.character(v)) chr_values[[length(chr_values) + 1L]] <- vctrs::vec_unique(v)
+  as_codes <- !isTRUE(l10n_info()[["UTF-8"]])
+  strings <- character()
+  if (as_codes) {
+    chr_values <- list()
+    for (t in known) {
+      for (col in names(tables[[t]])) {
+        v <- tables[[t]][[col]]
+        if (is.character(v)) chr_values[[length(chr_values) + 1L]] <- vctrs::vec_unique(v)
+      }
     }
+    strings <- unique(unlist(chr_values, use.names = FALSE))
+    strings <- strings[!is.na(strings)]
   }
-  strings <- unique(unlist(chr_values, use.names = FALSE))
-  strings <- strings[!is.na(strings)]
-  clean <- as_valid_utf8(strings)
   out <- lapply(tables[known], function(df) {
     cols <- as.list(df)
     for (col in names(cols)) {
       v <- cols[[col]]
       if (is.character(v)) {
-        cols[[col]] <- match(v, strings, incomparables = NA)
+        if (as_codes) cols[[col]] <- match(v, strings, incomparables = NA)
       } else if (is.factor(v)) {
         # not a valid column type; let validation report it as such
         cols[[col]] <- as.character(v)
-      } else {
+      } else if (!is.null(attributes(v))) {
+        # (only then: stripping NULL attributes still copies a shared column)
         attributes(v) <- NULL
         cols[[col]] <- v
       }
     }
     cols
   })
-  list(strings = clean, tables = out)
+  list(strings = as_valid_utf8(strings), tables = out)
 }
 
 # A bundle from Rust as a named list of tibbles; its character columns are

@@ -19,7 +19,8 @@ v1 <- read_rprof(path, version = "1.0")
 lines <- readLines(path)
 out <- tempfile(fileext = ".out")
 med_ms <- function(expr) {
-  m <- bench::mark(expr, min_time = 2, min_iterations = 5, check = FALSE, filter_gc = FALSE)
+  m <- bench::mark(exprs = list(substitute(expr)), env = parent.frame(), min_time = 2,
+    min_iterations = 5, check = FALSE, filter_gc = FALSE)
   as.numeric(m$median) * 1000
 }
 ours <- c(

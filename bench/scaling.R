@@ -51,8 +51,8 @@ peak_of_read <- function(path) {
 }
 
 med <- function(expr) {
-  m <- bench::mark(expr, min_time = 1, min_iterations = 3, max_iterations = 50,
-    check = FALSE, filter_gc = FALSE)
+  m <- bench::mark(exprs = list(substitute(expr)), env = parent.frame(), min_time = 1,
+    min_iterations = 3, max_iterations = 50, check = FALSE, filter_gc = FALSE)
   list(time = as.numeric(m$median), alloc = as.numeric(m$mem_alloc))
 }
 

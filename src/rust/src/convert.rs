@@ -2,8 +2,13 @@
 //! "bundle": `list(strings = <chr>, tables = list(<table> = list(<col> = <vec>)))`,
 //! where character columns are 1-based integer codes into `strings` (NA stays NA).
 //! Each distinct string thus crosses once, and R expands codes with `strings[codes]`.
+//! From R to Rust a character column may also come as it is (a character vector):
+//! R's strings are cached, so equal strings share one CHARSXP and each distinct
+//! one is converted once (see [`intern_r_strings`]); that saves R a match() over
+//! columns of millions of rows.
 
 use extendr_api::prelude::*;
+use extendr_api::{GetSexp, SEXP};
 use profile_core::model::{ColMut, ColRef, NA_INT};
 use profile_core::{Profile, ProfileError, StrId, StringPool};
 
@@ -109,6 +114,77 @@ fn bad_bundle(message: &str) -> ProfileError {
     ProfileError::invalid("(bundle)", "(bundle)", None, message)
 }
 
+// R's C API for reading a character vector without an R object per element
+// (extendr's Rstr would protect each of millions of elements).
+#[allow(improper_ctypes)] // SEXP is a pointer to an opaque struct, as in extendr-ffi
+extern "C" {
+    fn STRING_PTR_RO(x: SEXP) -> *const SEXP;
+    fn R_CHAR(x: SEXP) -> *const std::os::raw::c_char;
+    fn Rf_xlength(x: SEXP) -> isize;
+    fn Rf_getCharCE(x: SEXP) -> std::os::raw::c_int;
+    static R_NaString: SEXP;
+}
+
+/// R's `CE_LATIN1` (the other encodings are UTF-8, ASCII, native or bytes).
+const CE_LATIN1: std::os::raw::c_int = 2;
+
+/// The text of a CHARSXP as UTF-8, by R's rules for strings crossing to Rust:
+/// latin1 is converted (as `enc2utf8()` does), invalid bytes become `<xx>`.
+fn charsxp_text(charsxp: SEXP) -> String {
+    // SAFETY: `charsxp` is an element of a character vector R passed us and
+    // keeps alive; R_CHAR points to Rf_xlength bytes.
+    let bytes = unsafe {
+        let len = usize::try_from(Rf_xlength(charsxp)).unwrap_or(0);
+        std::slice::from_raw_parts(R_CHAR(charsxp).cast::<u8>(), len)
+    };
+    if unsafe { Rf_getCharCE(charsxp) } == CE_LATIN1 {
+        bytes.iter().map(|&b| char::from(b)).collect()
+    } else {
+        profile_core::text::utf8_escaped(bytes).into_owned()
+    }
+}
+
+/// The ids of a character vector's strings, interned into `pool`. Each distinct
+/// CHARSXP is converted once: a short list of the ones seen covers columns such
+/// as `sample_values$type`; a hash map takes over when there are many.
+fn intern_r_strings(strings: &Robj, pool: &mut StringPool) -> Vec<StrId> {
+    // SAFETY: `strings` is a character vector (checked by the caller), kept
+    // alive by the bundle for the duration of this call.
+    let elements: &[SEXP] = unsafe {
+        let x = strings.get();
+        let n = usize::try_from(Rf_xlength(x)).unwrap_or(0);
+        if n == 0 { &[] } else { std::slice::from_raw_parts(STRING_PTR_RO(x), n) }
+    };
+    let na = unsafe { R_NaString };
+    let mut recent: Vec<(SEXP, StrId)> = Vec::new();
+    let mut many: std::collections::HashMap<usize, StrId> = std::collections::HashMap::new();
+    let mut out = Vec::with_capacity(elements.len());
+    for &e in elements {
+        if e == na {
+            out.push(StrId::NA);
+            continue;
+        }
+        if let Some(&(_, id)) = recent.iter().find(|(s, _)| *s == e) {
+            out.push(id);
+            continue;
+        }
+        let id = match many.get(&(e as usize)) {
+            Some(&id) => id,
+            None => {
+                let id = pool.intern(&charsxp_text(e));
+                if recent.len() < 16 {
+                    recent.push((e, id));
+                } else {
+                    many.insert(e as usize, id);
+                }
+                id
+            }
+        };
+        out.push(id);
+    }
+    out
+}
+
 /// A bundle as a profile. Known columns missing from a table are filled with NA
 /// (extension columns are optional); unknown tables and columns are ignored.
 pub fn profile_from_r(bundle: &Robj) -> Result<Profile, ProfileError> {
@@ -123,6 +199,19 @@ pub fn profile_from_r(bundle: &Robj) -> Result<Profile, ProfileError> {
     let strs = Strings::try_from(strings).map_err(|_| bad_bundle("strings is not character"))?;
     for s in strs.iter() {
         code_to_id.push(if s.is_na() { StrId::NA } else { p.strings.intern(s.as_ref()) });
+    }
+
+    // Character columns that came as character vectors: interned first, while
+    // the pool can still be borrowed.
+    let mut interned: Vec<(String, String, Vec<StrId>)> = Vec::new();
+    for (table, value) in tables.iter() {
+        if let Some(cols) = value.as_list() {
+            for (col, c) in cols.iter() {
+                if c.rtype() == Rtype::Strings {
+                    interned.push((table.to_string(), col.to_string(), intern_r_strings(&c, &mut p.strings)));
+                }
+            }
+        }
     }
 
     for (table, value) in tables.iter() {
@@ -154,6 +243,10 @@ pub fn profile_from_r(bundle: &Robj) -> Result<Profile, ProfileError> {
                 }
                 ColMut::Dbl(v) => {
                     **v = src.as_real_slice().ok_or_else(|| wrong_type("double"))?.to_vec()
+                }
+                ColMut::Chr(v) if src.rtype() == Rtype::Strings => {
+                    let at = interned.iter().position(|(t, c, _)| t == table && c == col);
+                    **v = at.map(|i| std::mem::take(&mut interned[i].2)).unwrap_or_default();
                 }
                 ColMut::Chr(v) => {
                     let codes =
