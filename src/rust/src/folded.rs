@@ -45,8 +45,13 @@ fn profile_read_folded(path: &str, sample_type: &str, unit: &str, source_uri: Ro
         }
         let bytes = std::fs::read(path)?;
         let text = decompress(&bytes, &limits)?;
-        let uri = source_uri.as_str();
-        let source = FoldedSource { sample_type, unit, source_uri: uri };
+        let uri = Strings::try_from(source_uri)
+            .ok()
+            .filter(|s| s.len() == 1)
+            .map(|s| s.elt(0))
+            .filter(|s| !s.is_na())
+            .map(|s| s.to_string());
+        let source = FoldedSource { sample_type, unit, source_uri: uri.as_deref() };
         Ok(profile_to_r(&folded::read_folded(&text, &source)?))
     })
 }
