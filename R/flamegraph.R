@@ -98,12 +98,15 @@ plot.profile_data <- function(x, ...) {
 #' @param n The number of colours.
 #' @export
 flame_palette <- function(n) {
-  # Warm hues as in classic flame graphs; neighbours in name order are spread apart
-  # so that adjacent groups differ.
-  hue <- seq(5, 65, length.out = max(n, 1))
-  spread <- order((seq_len(n) * 0.6180339887) %% 1)
-  luminance <- rep(c(62, 74, 68), length.out = n)
-  grDevices::hcl(h = hue[spread], c = 85, l = luminance)
+  # The reds, oranges and yellows of classic flame graphs (red 205-255, green
+  # 0-230, blue 0-55), spread by low-discrepancy sequences instead of random
+  # numbers so that the same groups get the same colours every time.
+  i <- seq_len(n)
+  spread <- function(step) (i * step) %% 1
+  grDevices::rgb(
+    205 + 50 * spread(0.5698402910), 230 * spread(0.6180339887), 55 * spread(0.7548776662),
+    maxColorValue = 255
+  )
 }
 
 # What a frame's colour stands for (NA: grey).
