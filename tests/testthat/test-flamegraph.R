@@ -115,3 +115,18 @@ test_that("plot() of a v1 object draws its flame graph; bad arguments are refuse
   expect_error(profile_flamegraph(x, icicle = NA), class = "profile_error_argument")
   expect_error(profile_flamegraph(x, type = "node_heap"), class = "profile_error_argument")
 })
+
+test_that("flame graphs of real profiles render", {
+  skip_if_not_installed("png")
+  for (x in list(read_rprof(sample_path("rprof", "line.out")), read_pprof(sample_path("pprof", "cpu.pb.gz")))) {
+    path <- withr::local_tempfile(fileext = ".png")
+    grDevices::png(path, width = 800, height = 400)
+    frames <- profile_flamegraph(x)
+    grDevices::dev.off()
+    img <- png::readPNG(path)
+    expect_identical(dim(img)[1:2], c(400L, 800L))
+    expect_gte(distinct_colours(img), 10)
+    expect_gt(nrow(frames), 20)
+    expect_equal(frames$width[[1]], 1)
+  }
+})

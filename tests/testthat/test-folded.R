@@ -113,3 +113,67 @@ test_that("an empty file is an empty profile", {
   expect_silent(validate_profile(x))
   expect_identical(nrow(dm::dm_get_tables(x)$samples), 0L)
 })
+
+test_that("folded stacks of a real Rprof file match the file, line by line", {
+  path <- sample_path("rprof", "1.out")
+  out <- withr::local_tempfile(fileext = ".folded")
+  write_folded(read_rprof(path), out)
+  # Expected from the file itself: 1.out has no #File lines, no memory fields and
+  # no quotes inside names, so each frame is a quoted string, innermost first.
+  raw <- readLines(path)[-1]
+  frames <- regmatches(raw, gregexpr('"[^"]*"', raw))
+  stacks <- vapply(frames, function(f) paste(rev(gsub('"', "", f, fixed = TRUE)), collapse = ";"), "")
+  counts <- table(stacks[nzchar(stacks)])
+  expected <- paste(names(counts), as.integer(counts))
+  written <- readLines(out)
+  expect_length(written, length(expected))
+  expect_setequal(written, expected)
+  expect_gt(length(expected), 50)
+})
+
+# Folded lines computed from the v2 tables with base R, for comparison.
+folded_from_tables <- function(x, type) {
+  t <- dm::dm_get_tables(x)
+  sl <- t$sample_locations
+  sl <- sl[order(sl$sample_id, -sl$depth), ]
+  function_id <- t$locations$function_id[match(sl$location_id, t$locations$location_id)]
+  name <- t$functions$name[match(function_id, t$functions$function_id)]
+  stack_of_sample <- tapply(name, sl$sample_id, paste, collapse = ";")
+  v <- t$sample_values[t$sample_values$type == type, ]
+  stack <- stack_of_sample[as.character(v$sample_id)]
+  has_stack <- !is.na(stack)
+  sums <- tapply(v$value[has_stack], stack[has_stack], sum)
+  sums <- sums[sums != 0]
+  paste(names(sums), formatC(as.numeric(sums), format = "f", digits = 0))
+}
+
+test_that("folded stacks of real Rprof files match stacks computed from the v2 tables", {
+  for (file in c("line.out", "memory.out", "all.out", "append.out")) {
+    x <- read_rprof(sample_path("rprof", file))
+    out <- withr::local_tempfile(fileext = ".folded")
+    for (type in intersect(c("samples", "alloc_size", "duplications"), dm::dm_get_tables(x)$sample_values$type)) {
+      write_folded(x, out, type = type)
+      written <- readLines(out)
+      expected <- folded_from_tables(x, type)
+      expect_identical(sort(written, method = "radix"), sort(expected, method = "radix"),
+        label = paste(file, type)
+      )
+    }
+  }
+})
+
+test_that("read_folded(write_folded(x)) has the same summary by function", {
+  for (path in c(sample_path("rprof", "line.out"), sample_path("pprof", "cpu.pb.gz"))) {
+    x <- if (endsWith(path, ".out")) read_rprof(path) else read_pprof(path)
+    out <- withr::local_tempfile(fileext = ".folded")
+    type <- attr(profile_summary(x), "sample_type")
+    write_folded(x, out, type = type)
+    y <- read_folded(out, type = type)
+    expect_silent(validate_profile(y))
+    before <- profile_summary(x, n = Inf)
+    after <- profile_summary(y, n = Inf)
+    expect_identical(after$name, before$name)
+    expect_equal(after$self, before$self)
+    expect_equal(after$total, before$total)
+  }
+})
