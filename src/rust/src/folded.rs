@@ -33,7 +33,13 @@ fn profile_write_folded(stacks: Robj, labels: Robj, path: &str) -> Robj {
 /// Reads a folded file (plain or gzip) into a bundle.
 /// @noRd
 #[extendr]
-fn profile_read_folded(path: &str, sample_type: &str, unit: &str, source_uri: Robj, max_size: f64) -> Robj {
+fn profile_read_folded(
+    path: &str,
+    sample_type: &str,
+    unit: &str,
+    source_uri: Robj,
+    max_size: f64,
+) -> Robj {
     envelope(|| {
         let limits = Limits { max_decompressed_bytes: max_size.max(0.0) as u64 };
         let size = std::fs::metadata(path).map_err(ProfileError::from)?.len();

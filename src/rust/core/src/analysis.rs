@@ -51,13 +51,30 @@ impl Stacks {
     pub fn build(input: &StackInput<'_>) -> Result<Stacks> {
         let n_keys = input.n_keys;
         if input.value_sample_id.len() != input.value.len() {
-            return Err(ProfileError::invalid("sample_values", "value", None, "length differs from sample_id"));
+            return Err(ProfileError::invalid(
+                "sample_values",
+                "value",
+                None,
+                "length differs from sample_id",
+            ));
         }
-        if input.sample_id.len() != input.depth.len() || input.sample_id.len() != input.location_id.len() {
-            return Err(ProfileError::invalid("sample_locations", "(table)", None, "columns differ in length"));
+        if input.sample_id.len() != input.depth.len()
+            || input.sample_id.len() != input.location_id.len()
+        {
+            return Err(ProfileError::invalid(
+                "sample_locations",
+                "(table)",
+                None,
+                "columns differ in length",
+            ));
         }
         if input.locations.len() != input.location_key.len() {
-            return Err(ProfileError::invalid("locations", "(key)", None, "one key per location is needed"));
+            return Err(ProfileError::invalid(
+                "locations",
+                "(key)",
+                None,
+                "one key per location is needed",
+            ));
         }
         if n_keys >= u32::MAX as usize {
             return Err(ProfileError::limit("too many frame keys"));
@@ -119,14 +136,29 @@ impl Stacks {
                 .filter(|d| (1..=size).contains(d))
                 .map(|d| offsets[s] + d - 1)
                 .ok_or_else(|| {
-                    invalid("sample_locations", "depth", row, "the depths of a sample must run 1..n")
+                    invalid(
+                        "sample_locations",
+                        "depth",
+                        row,
+                        "the depths of a sample must run 1..n",
+                    )
                 })?;
             if frames[slot] != UNSET {
-                return Err(invalid("sample_locations", "depth", row, "depth repeated within a sample"));
+                return Err(invalid(
+                    "sample_locations",
+                    "depth",
+                    row,
+                    "depth repeated within a sample",
+                ));
             }
             let lid = input.location_id[row];
             frames[slot] = *key_of_location.get(&lid).ok_or_else(|| {
-                invalid("sample_locations", "location_id", row, format!("location {lid} is not in locations"))
+                invalid(
+                    "sample_locations",
+                    "location_id",
+                    row,
+                    format!("location {lid} is not in locations"),
+                )
             })?;
         }
         Ok(Stacks { offsets, frames, weight: input.value.to_vec(), n_keys })

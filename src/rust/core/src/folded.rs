@@ -86,10 +86,9 @@ pub fn write_folded(tree: &CallTree, labels: &[String], w: &mut dyn Write) -> Re
     for i in 1..tree.len() {
         let depth = tree.depth[i] as usize;
         let key = tree.key[i] as usize;
-        let label = key
-            .checked_sub(1)
-            .and_then(|k| escaped.get(k))
-            .ok_or_else(|| ProfileError::invalid("(call tree)", "key", Some(i), "no label for key"))?;
+        let label = key.checked_sub(1).and_then(|k| escaped.get(k)).ok_or_else(|| {
+            ProfileError::invalid("(call tree)", "key", Some(i), "no label for key")
+        })?;
         path.truncate(depth.saturating_sub(1));
         path.push(label);
         let v = tree.self_value[i];
@@ -166,9 +165,8 @@ fn split_line(line: &str, line_no: usize) -> Result<(&str, f64)> {
             "expected frames separated by `;`, a space and a number",
         ));
     }
-    let value: f64 = count
-        .parse()
-        .map_err(|_| ProfileError::at_line(line_no, "the count is not a number"))?;
+    let value: f64 =
+        count.parse().map_err(|_| ProfileError::at_line(line_no, "the count is not a number"))?;
     Ok((stack, value))
 }
 
@@ -189,8 +187,15 @@ pub fn read_folded(bytes: &[u8], source: &FoldedSource<'_>) -> Result<Profile> {
     s.source_type.push(folded);
     s.source_uri.push(uri);
     s.source_timestamp.push(f64::NAN);
-    for col in [&mut s.period_type, &mut s.period_unit, &mut s.time_nanos, &mut s.doc_url,
-                &mut s.drop_frames, &mut s.keep_frames, &mut s.rprof_header] {
+    for col in [
+        &mut s.period_type,
+        &mut s.period_unit,
+        &mut s.time_nanos,
+        &mut s.doc_url,
+        &mut s.drop_frames,
+        &mut s.keep_frames,
+        &mut s.rprof_header,
+    ] {
         col.push(StrId::NA);
     }
     s.default_sample_type.push(type_id);
@@ -269,8 +274,7 @@ mod tests {
 
     /// Folded text of a profile, through the same path as the R binding.
     fn fold(p: &Profile) -> String {
-        let names: Vec<String> =
-            p.functions.name.iter().map(|&n| p.str(n).to_string()).collect();
+        let names: Vec<String> = p.functions.name.iter().map(|&n| p.str(n).to_string()).collect();
         // Keys in name order, so lines come out sorted.
         let mut order: Vec<usize> = (0..names.len()).collect();
         order.sort_by(|&a, &b| names[a].cmp(&names[b]));
@@ -282,12 +286,8 @@ mod tests {
             }
             key_of_function[i] = labels.len() as i32;
         }
-        let location_key: Vec<i32> = p
-            .locations
-            .function_id
-            .iter()
-            .map(|&f| key_of_function[f as usize - 1])
-            .collect();
+        let location_key: Vec<i32> =
+            p.locations.function_id.iter().map(|&f| key_of_function[f as usize - 1]).collect();
         let stacks = Stacks::build(&StackInput {
             sample_id: &p.sample_locations.sample_id,
             depth: &p.sample_locations.depth,
