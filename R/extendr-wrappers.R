@@ -37,5 +37,21 @@ profile_write_folded <- function(stacks, labels, path) .Call(wrap__profile_write
 #' @noRd
 profile_read_folded <- function(path, sample_type, unit, source_uri, max_size) .Call(wrap__profile_read_folded, path, sample_type, unit, source_uri, max_size)
 
+#' Reads a pprof file (gzip or plain protobuf) into a bundle.
+#' @noRd
+pprof_read <- function(path, source_uri, max_size) .Call(wrap__pprof_read, path, source_uri, max_size)
+
+#' Reads pprof message bytes (a raw vector, gzip or plain) into a bundle.
+#' @noRd
+pprof_parse <- function(bytes, source_uri, max_size) .Call(wrap__pprof_parse, bytes, source_uri, max_size)
+
+#' Writes a bundle as a gzip-compressed pprof file (atomically).
+#' @noRd
+pprof_write <- function(bundle, path, aggregate) .Call(wrap__pprof_write, bundle, path, aggregate)
+
+#' A bundle as uncompressed pprof message bytes (a raw vector).
+#' @noRd
+pprof_encode <- function(bundle, aggregate) .Call(wrap__pprof_encode, bundle, aggregate)
+
 
 # nolint end

@@ -81,7 +81,7 @@ profile_flamegraph <- function(x, type = NULL,
   if (is.null(main)) {
     main <- sprintf(
       "%s (%s), total %s", sample_type$type, sample_type$unit,
-      format(grand_total, big.mark = ",")
+      format(grand_total, big.mark = ",", scientific = FALSE)
     )
   }
   draw_flamegraph(frames, icicle = icicle, main = main, cex = cex)

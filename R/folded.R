@@ -41,14 +41,14 @@
 #' y <- read_folded(path)
 #' profile_summary(y, n = 5)
 write_folded <- function(x, path, type = NULL) {
-  check_path(path)
+  path <- check_file_path(path)
   parts <- profile_parts(x)
   sample_type <- choose_sample_type(parts, type)
   keys <- keys_by_name(location_frames(parts))
   input <- stack_input(parts, sample_type$type, keys$key, length(keys$labels))
   rust_value(
     profile_write_folded(input, keys$labels, path.expand(path)),
-    "Cannot write folded stacks to {.file {path}}.",
+    "Can't write folded stacks to {.file {path}}.",
     path = path
   )
   invisible(x)
@@ -64,26 +64,17 @@ write_folded <- function(x, path, type = NULL) {
 #' @export
 read_folded <- function(path, type = "samples", unit = "count", source_uri = path,
                         max_size = 4 * 1024^3) {
-  check_path(path)
+  path <- check_file_path(path)
+  check_readable_file(path)
   if (!rlang::is_string(type) || !rlang::is_string(unit)) {
     abort_argument("{.arg type} and {.arg unit} must be single strings.")
   }
-  if (!is.null(source_uri) && !rlang::is_string(source_uri) && !identical(source_uri, NA_character_)) {
-    abort_argument("{.arg source_uri} must be a single string or {.code NA}.")
-  }
-  if (!is.numeric(max_size) || length(max_size) != 1 || is.na(max_size) || max_size < 0) {
-    abort_argument("{.arg max_size} must be a single number of bytes.")
-  }
+  source_uri <- check_source_uri(source_uri)
+  max_size <- check_max_size(max_size)
   bundle <- rust_value(
-    profile_read_folded(path.expand(path), type, unit, if (is.null(source_uri)) NA_character_ else as.character(source_uri), max_size),
-    "Cannot read folded stacks from {.file {path}}.",
+    profile_read_folded(path.expand(path), as_valid_utf8(type), as_valid_utf8(unit), source_uri, max_size),
+    "Can't read folded stacks from {.file {path}}.",
     path = path
   )
   dm_from_bundle(bundle)
-}
-
-check_path <- function(path, call = rlang::caller_env()) {
-  if (!rlang::is_string(path) || !nzchar(path)) {
-    abort_argument("{.arg path} must be a single file name.", call = call)
-  }
 }

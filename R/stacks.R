@@ -191,7 +191,7 @@ call_tree_of <- function(parts, sample_type, call = rlang::caller_env()) {
   frames <- location_frames(parts)
   keys <- keys_by_name(frames)
   input <- stack_input(parts, sample_type$type, keys$key, length(keys$labels))
-  tree <- rust_value(profile_call_tree(input), "Cannot build the call tree.", call = call)
+  tree <- rust_value(profile_call_tree(input), "Can't build the call tree.", call = call)
   named <- tree$key > 0
   file_of_label <- frames$filename[match(keys$labels, frames$name)]
   tree$name <- rep(NA_character_, length(named))

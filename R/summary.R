@@ -62,7 +62,7 @@ profile_summary <- function(x, type = NULL, n = 10,
   groups <- vctrs::vec_unique(frame_groups)
   key <- vctrs::vec_match(frame_groups, groups)
   input <- stack_input(parts, sample_type$type, key, vctrs::vec_size(groups))
-  totals <- rust_value(profile_key_totals(input), "Cannot summarise the profile.")
+  totals <- rust_value(profile_key_totals(input), "Can't summarise the profile.")
 
   grand_total <- totals$grand_total
   percent <- function(v) if (grand_total == 0) rep(NA_real_, length(v)) else 100 * v / grand_total
@@ -111,7 +111,7 @@ tbl_sum.profile_summary <- function(x, ...) {
   groups <- switch(by, "function" = "functions", location = "locations", source = "files")
   c(
     "Profile summary" = sprintf("%s (%s) by %s", type, unit, by),
-    "Total" = sprintf("%s %s", format(attr(x, "grand_total"), big.mark = ","), unit),
+    "Total" = sprintf("%s %s", format(attr(x, "grand_total"), big.mark = ",", scientific = FALSE), unit),
     "Rows" = sprintf(
       "top %d of %d %s by %s value", nrow(x), attr(x, "n_groups"), groups, attr(x, "sort")
     )

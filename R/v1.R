@@ -1,11 +1,580 @@
-# v1 (profile_data) support: validation as in profile 1.0.x, conversion to and
-# from v2. (Placeholder: filled in by the v1 work.)
+# v1 (profile_data) support: the format of profile 1.0.x, its validation, its
+# printing, and conversions between v1 and v2.
 
+#' The v1 profile format (profile 1.0.x)
+#'
+#' @description
+#' Version 1 of the format is what profile 1.0.x returned and what
+#' `read_rprof(path, version = "1.0")` and `read_pprof(path, version = "1.0")`
+#' still return: an object of class `"profile_data"`, a named list of
+#' [tibbles][tibble::tibble()] with these components, in this order:
+#'
+#' - `meta`: columns `key` and `value` (character), one row: `key` is
+#'   `"version"`, `value` a version number such as `"1.0"`.
+#' - `sample_types`: columns `type` and `unit` (character), one row:
+#'   `"samples"` and `"count"`.
+#' - `samples`: column `value` (integer, greater than zero: how many consecutive
+#'   samples had this stack) and `locations`, a list of tibbles with one integer
+#'   column `location_id`, listing the stack innermost frame first.
+#' - `locations`: columns `location_id`, `function_id` and `line` (integer);
+#'   `location_id` is unique, `function_id` refers to `functions` (or is `NA`),
+#'   `line` is zero when unknown and never negative.
+#' - `functions`: columns `function_id` (integer, unique), `name`, `system_name`,
+#'   `filename` (character) and `start_line` (integer, zero when unknown, never
+#'   negative). `name` and `system_name` are never empty.
+#'
+#' Each table may have further columns after these whose names start with a dot,
+#' and the list may have further components after these whose names start with a
+#' dot; [validate_profile()] ignores them.
+#'
+#' v1 holds one sample type only (`samples`/`count`) and aggregates consecutive
+#' identical stacks into one row with a `value`. The v2 format (see
+#' [new_profile_v2()]) keeps every raw sample, its source and every sample type;
+#' [profile_v2_from_v1()] converts v1 objects to it. Functions that take a
+#' profile ([write_rprof()], [write_pprof()], [dm_from_profile()]) accept either
+#' version.
+#'
+#' @name profile_v1
+#' @examples
+#' x <- read_rprof(system.file("samples/rprof/1.out", package = "profile"), version = "1.0")
+#' x
+#' x$samples
+#' x$samples$locations[[1]]
+#' validate_profile(x)
+NULL
+
+v1_tables <- c("meta", "sample_types", "samples", "locations", "functions")
+
+v1_required_columns <- list(
+  meta = c("key", "value"),
+  sample_types = c("type", "unit"),
+  samples = c("value", "locations"),
+  locations = c("location_id", "function_id", "line"),
+  functions = c("function_id", "name", "system_name", "filename", "start_line")
+)
+
+# A v1 object from its five tables (and any dotted components after them).
+new_profile_data <- function(tables) {
+  structure(tables, class = "profile_data")
+}
+
+#' @export
+format.profile_data <- function(x, ...) {
+  paste0("Profile data: ", nrow(x$samples), " samples")
+}
+
+#' @export
+print.profile_data <- function(x, ...) {
+  cat(format(x, ...), sep = "\n")
+  invisible(x)
+}
+
+# ---------------------------------------------------------------------------
+# Validation
+
+# The names up to and including the last one that does not start with a dot:
+# 1.0.x's notion of the "required part" of a list of names. NULL if every name
+# starts with a dot (or there are none), which 1.0.x rejects.
+names_before_dotted_tail <- function(nms) {
+  undotted <- grep("^[^.]", nms)
+  if (length(undotted) == 0L) {
+    return(NULL)
+  }
+  nms[seq_len(max(undotted))]
+}
+
+# Whether `have == want` holds element by element with R's recycling, as
+# 1.0.x's stopifnot(names == c(...)) compared column names. It accepts a few
+# odd layouts (the required names repeated) that 1.0.x accepted too.
+names_match_recycled <- function(have, want) {
+  n <- max(length(have), length(want))
+  isTRUE(all(rep_len(have, n) == rep_len(want, n)))
+}
+
+# The first position where a row check fails (NA counts as failing), or NA.
+first_failing <- function(ok) {
+  which(is.na(ok) | !ok)[1L]
+}
+
+# Checks a v1 object with the rules of profile 1.0.x's validate_profile(): the
+# same objects are accepted and rejected. Errors name the table, the column
+# and the first offending row.
 validate_v1 <- function(x, call = rlang::caller_env()) {
+  invalid <- function(message, ...) {
+    abort_profile("invalid", message, ..., call = call)
+  }
+
+  if (!is.list(x)) {
+    invalid(
+      "A profile must be a v2 {.cls dm} or a v1 {.cls profile_data} list, not {.obj_type_friendly {x}}.",
+      x = x
+    )
+  }
   if (!inherits(x, "profile_data")) {
-    abort_profile("invalid", "Not a profile: expected a v2 {.cls dm} or a v1 {.cls profile_data}.", call = call)
+    cls <- class(x)
+    invalid("A v1 profile must have class {.cls profile_data}, not {.cls {cls}}.", cls = cls)
+  }
+  check_v1_components(x, invalid)
+
+  meta <- check_v1_one_row_table(x, "meta", "the version", c(key = "version"), invalid)
+  version <- .subset2(meta, "value")
+  if (!version_parses(version)) {
+    invalid(
+      "Table {.field meta}, column {.field value}, row 1: {.val {version}} is not a version number (see {.fn package_version}).",
+      version = version
+    )
+  }
+  check_v1_one_row_table(x, "sample_types", "samples/count", c(type = "samples", unit = "count"),
+    invalid, note = "v1 holds only sample counts; the v2 format holds any sample type.")
+
+  samples <- .subset2(x, "samples")
+  check_v1_table_columns(samples, "samples", invalid)
+  check_v1_column_type(samples, "samples", "value", is.integer, "an integer vector", invalid)
+  check_v1_column_type(samples, "samples", "locations", is.list, "a list of tibbles", invalid)
+  check_v1_rows(samples, "samples", "value", .subset2(samples, "value") > 0,
+    "must be greater than zero, not {.val {value}}.", invalid)
+  stacks <- .subset2(samples, "locations")
+  check_v1_stacks(stacks, invalid)
+
+  locations <- .subset2(x, "locations")
+  check_v1_table_columns(locations, "locations", invalid)
+  for (col in v1_required_columns$locations) {
+    check_v1_column_type(locations, "locations", col, is.integer, "an integer vector", invalid)
+  }
+  location_ids <- .subset2(locations, "location_id")
+  check_v1_rows(locations, "locations", "location_id", !duplicated(location_ids),
+    "{.val {value}} already occurs in an earlier row (it must be unique).", invalid)
+  line <- .subset2(locations, "line")
+  check_v1_rows(locations, "locations", "line", is.na(line) | line >= 0,
+    "must not be negative, not {.val {value}}.", invalid)
+
+  functions <- .subset2(x, "functions")
+  check_v1_table_columns(functions, "functions", invalid)
+  check_v1_column_type(functions, "functions", "function_id", is.integer, "an integer vector", invalid)
+  for (col in c("name", "system_name", "filename")) {
+    check_v1_column_type(functions, "functions", col, is.character, "a character vector", invalid)
+  }
+  check_v1_column_type(functions, "functions", "start_line", is.integer, "an integer vector", invalid)
+  function_ids <- .subset2(functions, "function_id")
+  check_v1_rows(functions, "functions", "function_id", !duplicated(function_ids),
+    "{.val {value}} already occurs in an earlier row (it must be unique).", invalid)
+  check_v1_rows(functions, "functions", "name", .subset2(functions, "name") != "",
+    "must not be empty or NA, not {.val {value}}.", invalid)
+  check_v1_rows(functions, "functions", "system_name", .subset2(functions, "system_name") != "",
+    "must not be empty or NA, not {.val {value}}.", invalid)
+  check_v1_rows(functions, "functions", "start_line", .subset2(functions, "start_line") >= 0,
+    "must not be negative or NA, not {.val {value}}.", invalid)
+
+  # References, once both sides are known to be well-formed. `%in%` matches NA
+  # to NA, as 1.0.x did.
+  check_v1_stack_references(stacks, location_ids, invalid)
+  function_id <- .subset2(locations, "function_id")
+  bad <- first_failing(is.na(function_id) | function_id %in% function_ids)
+  if (!is.na(bad)) {
+    id <- function_id[[bad]]
+    invalid(
+      "Table {.field locations}, column {.field function_id}, row {bad}: function {id} is not in table {.field functions}.",
+      bad = bad, id = id
+    )
   }
   invisible(x)
+}
+
+check_v1_components <- function(x, invalid) {
+  nms <- names(x)
+  components <- names_before_dotted_tail(nms)
+  if (is.null(components)) {
+    invalid(
+      "A v1 profile must have the components {.field {v1_tables}}.",
+      v1_tables = v1_tables
+    )
+  }
+  if (!identical(components, v1_tables)) {
+    invalid(c(
+      "A v1 profile must have the components {.field {v1_tables}}, in this order; components after them must have names starting with a dot.",
+      i = "It has {.field {nms}}."
+    ), v1_tables = v1_tables, nms = nms)
+  }
+  for (name in v1_tables) {
+    part <- .subset2(x, name)
+    if (!tibble::is_tibble(part)) {
+      invalid(
+        "Component {.field {name}} of a v1 profile must be a tibble, not {.obj_type_friendly {part}}.",
+        name = name, part = part
+      )
+    }
+  }
+}
+
+# `meta` and `sample_types`: character columns and one row, some of whose
+# values are fixed. Returns the table.
+check_v1_one_row_table <- function(x, table, what, fixed, invalid, note = NULL) {
+  df <- .subset2(x, table)
+  check_v1_table_columns(df, table, invalid)
+  for (col in v1_required_columns[[table]]) {
+    check_v1_column_type(df, table, col, is.character, "a character vector", invalid)
+  }
+  check_v1_single_row(df, table, what, invalid)
+  for (col in names(fixed)) {
+    expected <- fixed[[col]]
+    check_v1_rows(df, table, col, .subset2(df, col) == expected,
+      c("must be {.val {expected}}, not {.val {value}}.", i = note), invalid, expected = expected)
+  }
+  df
+}
+
+check_v1_table_columns <- function(df, table, invalid) {
+  want <- v1_required_columns[[table]]
+  have <- names(df)
+  leading <- names_before_dotted_tail(have)
+  if (is.null(leading) || !names_match_recycled(leading, want)) {
+    invalid(c(
+      "Table {.field {table}} must have the columns {.field {want}}, in this order; columns after them must have names starting with a dot.",
+      i = "It has {.field {have}}."
+    ), table = table, want = want, have = if (length(have)) have else "no columns")
+  }
+}
+
+check_v1_column_type <- function(df, table, col, is_type, type_name, invalid) {
+  v <- .subset2(df, col)
+  if (!is_type(v)) {
+    invalid(
+      "Table {.field {table}}, column {.field {col}} must be {type_name}, not {.obj_type_friendly {v}}.",
+      table = table, col = col, type_name = type_name, v = v
+    )
+  }
+}
+
+check_v1_single_row <- function(df, table, what, invalid) {
+  n <- nrow(df)
+  if (!identical(n, 1L)) {
+    invalid(
+      "Table {.field {table}} must have exactly one row ({what}), not {n}.",
+      table = table, what = what, n = n
+    )
+  }
+}
+
+# `ok` is the row condition; `problem` (a template written here, which may
+# refer to the offending `{value}` and to values in `...`) says what is wrong
+# with the first row that fails it.
+check_v1_rows <- function(df, table, col, ok, problem, invalid, ...) {
+  row <- first_failing(ok)
+  if (!is.na(row)) {
+    value <- .subset2(df, col)[[row]]
+    problem[[1]] <- paste0("Table {.field {table}}, column {.field {col}}, row {row}: ", problem[[1]])
+    invalid(problem, table = table, col = col, row = row, value = value, ...)
+  }
+}
+
+version_parses <- function(version) {
+  tryCatch(
+    {
+      package_version(version)
+      TRUE
+    },
+    error = function(e) FALSE
+  )
+}
+
+# Each stack must be a tibble with exactly one column, `location_id`, of class
+# "integer" (1.0.x compared the classes of all columns to "integer", which
+# fails for a tibble with no column or more than one).
+check_v1_stacks <- function(stacks, invalid) {
+  is_tbl <- vapply(stacks, tibble::is_tibble, logical(1))
+  row <- first_failing(is_tbl)
+  if (!is.na(row)) {
+    stack <- stacks[[row]]
+    invalid(
+      "Table {.field samples}, column {.field locations}, row {row}: must be a tibble, not {.obj_type_friendly {stack}}.",
+      row = row, stack = stack
+    )
+  }
+  one_integer_column <- vapply(stacks, function(stack) {
+    cols <- as.list(stack)
+    length(cols) == 1L && identical(class(cols[[1L]]), "integer")
+  }, logical(1))
+  row <- first_failing(one_integer_column)
+  if (!is.na(row)) {
+    invalid(
+      "Table {.field samples}, column {.field locations}, row {row}: must be a tibble with one integer column {.field location_id}.",
+      row = row
+    )
+  }
+  named <- vapply(stacks, function(stack) identical(names(stack), "location_id"), logical(1))
+  row <- first_failing(named)
+  if (!is.na(row)) {
+    have <- names(stacks[[row]])
+    invalid(
+      "Table {.field samples}, column {.field locations}, row {row}: the column must be named {.field location_id}, not {.field {have}}.",
+      row = row, have = have
+    )
+  }
+}
+
+check_v1_stack_references <- function(stacks, location_ids, invalid) {
+  ids <- lapply(stacks, .subset2, "location_id")
+  known <- unlist(ids, use.names = FALSE) %in% location_ids
+  pos <- first_failing(known)
+  if (!is.na(pos)) {
+    row <- findInterval(pos - 1L, cumsum(lengths(ids))) + 1L
+    id <- unlist(ids, use.names = FALSE)[[pos]]
+    invalid(
+      "Table {.field samples}, column {.field locations}, row {row}: location {id} is not in table {.field locations}.",
+      row = row, id = id
+    )
+  }
+}
+
+# ---------------------------------------------------------------------------
+# dm view of a v1 object (as profile 1.0.x built it)
+
+#' A profile as a dm object
+#'
+#' `dm_from_profile()` gives a [dm::dm()] view of a profile. For a v1 object
+#' (class `profile_data`, see [profile_v1]) it builds the `dm` that profile
+#' 1.0.x built: the tables `samples` (with a new column `sample_id`, the row
+#' number), `locations`, `functions` and `samples_locations` (`sample_id`,
+#' `location_id`: one row per frame of each stack, innermost first), with their
+#' primary and foreign keys. A v2 profile is already a `dm` and is returned as
+#' it is.
+#'
+#' @param x A profile: a v1 `profile_data` object or a v2 `dm`.
+#' @return A `dm` object.
+#' @export
+#' @examples
+#' path <- system.file("samples/rprof/1.out", package = "profile")
+#' ds <- read_rprof(path, version = "1.0")
+#' dm <- dm_from_profile(ds)
+#' dm
+#' dm::dm_examine_constraints(dm)
+#'
+#' # A v2 profile is a dm already
+#' p <- read_rprof(path)
+#' identical(dm_from_profile(p), p)
+dm_from_profile <- function(x) {
+  if (is_v2(x)) {
+    return(x)
+  }
+  if (!inherits(x, "profile_data")) {
+    abort_argument(
+      "{.arg x} must be a v1 {.cls profile_data} object or a v2 {.cls dm}, not {.obj_type_friendly {x}}.",
+      x = x
+    )
+  }
+  samples <- x$samples
+  stacks <- samples$locations
+  sample_id <- seq_len(nrow(samples))
+  stack_ids <- lapply(stacks, .subset2, "location_id")
+  samples_locations <- tibble::tibble(
+    sample_id = rep(sample_id, lengths(stack_ids)),
+    location_id = as.integer(unlist(stack_ids, use.names = FALSE))
+  )
+  samples$locations <- NULL
+  samples$sample_id <- sample_id
+
+  tables <- list(
+    samples = samples,
+    locations = x$locations,
+    functions = x$functions,
+    samples_locations = samples_locations
+  )
+  dm <- dm::new_dm(tables)
+  dm <- dm::dm_add_pk(dm, "functions", "function_id")
+  dm <- dm::dm_add_pk(dm, "locations", "location_id")
+  dm <- dm::dm_add_pk(dm, "samples", "sample_id")
+  dm <- dm::dm_add_fk(dm, "samples_locations", "sample_id", "samples")
+  dm <- dm::dm_add_fk(dm, "samples_locations", "location_id", "locations")
+  dm::dm_add_fk(dm, "locations", "function_id", "functions")
+}
+
+# ---------------------------------------------------------------------------
+# v1 -> v2
+
+#' Convert a v1 profile to v2
+#'
+#' `profile_v2_from_v1()` turns a v1 object (class `profile_data`, as returned by
+#' profile 1.0.x or by the readers with `version = "1.0"`, see [profile_v1])
+#' into a v2 profile (see [new_profile_v2()]).
+#'
+#' v1 aggregates: a row of its `samples` table stands for `value` consecutive
+#' samples with the same stack. v2 keeps raw samples, so each v1 row becomes
+#' `value` v2 samples, each with one sample value of type `samples`, unit
+#' `count`, value 1, and the stack of the v1 row (depth 1 = its first, innermost
+#' location). The total count is unchanged.
+#'
+#' All samples get one source, with `source_type` `"v1"` and `source_uri` `NA`:
+#' a v1 object does not say reliably which file it was read from, so no origin is
+#' guessed (the `.rprof` and `.msg` components of objects read by profile 1.0.x
+#' hold the parsed file, not its name). The `locations` and `functions` tables
+#' keep their ids, lines and names; columns whose names start with a dot and
+#' components whose names start with a dot are dropped. Ids that v2 does not
+#' allow (`NA`, zero or negative, which v1 tolerates) are renumbered by row.
+#' The `meta` table of the result has the version `"2.0"`, and the extension
+#' table `sample_types` declares `samples`/`count` for the source.
+#'
+#' @param x A v1 `profile_data` object.
+#' @return A valid v2 profile (a `dm`).
+#' @seealso [combine_profiles()] to merge converted profiles with others.
+#' @export
+#' @examples
+#' path <- system.file("samples/rprof/1.out", package = "profile")
+#' v1 <- read_rprof(path, version = "1.0")
+#'
+#' # Aggregate consecutive identical stacks, as a v1 producer may do
+#' first <- v1$samples[1, ]
+#' first$value <- 3L
+#' v1$samples <- rbind(first, v1$samples[-1, ])
+#' v1
+#'
+#' v2 <- profile_v2_from_v1(v1)
+#' v2
+#' nrow(v2$samples) == sum(v1$samples$value)
+profile_v2_from_v1 <- function(x) {
+  validate_v1(x)
+  value <- x$samples$value
+  total <- sum(as.double(value))
+  if (total > .Machine$integer.max) {
+    abort_profile(
+      "limit",
+      "The v1 profile counts {total} samples; v2 holds at most {max} samples.",
+      total = total, max = .Machine$integer.max
+    )
+  }
+
+  do.call(new_profile_v2, v2_tables_from_v1(x))
+}
+
+# The v2 tables of a valid v1 object, without validation. `repeat_rows = TRUE`
+# makes each v1 row `value` raw samples with the value 1 (v2's rule for
+# profile_v2_from_v1()); `FALSE` keeps one sample per row with the row's `value`
+# (for writers: v1 rows are aggregated already).
+v2_tables_from_v1 <- function(x, repeat_rows = TRUE) {
+  value <- x$samples$value
+  # `origin[k]`: the v1 row that v2 sample k comes from.
+  origin <- if (repeat_rows) rep(seq_along(value), value) else seq_along(value)
+  n <- length(origin)
+  stack_ids <- lapply(x$samples$locations, .subset2, "location_id")
+  stack_length <- lengths(stack_ids)[origin]
+
+  locations <- x$locations
+  functions <- x$functions
+  location_ids <- renumber_if_needed(locations$location_id)
+  function_ids <- renumber_if_needed(functions$function_id)
+  # v1 matches NA to NA in stacks (as %in% does); a location's NA function_id
+  # means "no function" and stays NA.
+  stack_location_id <- unlist(stack_ids[origin], use.names = FALSE)
+  stack_location_id <- location_ids[match(stack_location_id, locations$location_id)]
+  location_function_id <- function_ids[
+    match(locations$function_id, functions$function_id, incomparables = NA)
+  ]
+
+  list(
+    meta = tibble::tibble(key = "version", value = "2.0"),
+    sources = tibble::tibble(
+      source_id = 1L, source_type = "v1", source_uri = NA_character_,
+      source_timestamp = NA_real_
+    ),
+    samples = tibble::tibble(sample_id = seq_len(n), source_id = rep(1L, n)),
+    sample_values = tibble::tibble(
+      sample_id = seq_len(n), type = rep("samples", n), unit = rep("count", n),
+      value = if (repeat_rows) rep(1, n) else as.double(value)
+    ),
+    sample_locations = tibble::tibble(
+      sample_id = rep(seq_len(n), stack_length),
+      depth = sequence(stack_length),
+      location_id = stack_location_id
+    ),
+    locations = tibble::tibble(
+      location_id = location_ids,
+      function_id = location_function_id,
+      line = locations$line
+    ),
+    functions = tibble::tibble(
+      function_id = function_ids,
+      name = functions$name,
+      system_name = functions$system_name,
+      filename = functions$filename,
+      start_line = functions$start_line
+    ),
+    sample_types = tibble::tibble(source_id = 1L, type = "samples", unit = "count")
+  )
+}
+
+# Ids as they are when v2 accepts them (positive, not NA), else 1..n by row.
+renumber_if_needed <- function(ids) {
+  if (all(!is.na(ids) & ids > 0L)) ids else seq_along(ids)
+}
+
+# ---------------------------------------------------------------------------
+# v2 -> v1
+
+# The v1 view of a v2 profile, for v1 consumers (the readers with
+# version = "1.0", writers and dm_from_profile() given v1 code's expectations).
+# One v1 sample per v2 sample, in the order of the `samples` table, with its
+# stack innermost first; `value` is the sample's samples/count value, or 1 for
+# a sample that has none (a profile combining several sources). Samples whose
+# count is 0 stand for no tick and are left out (v1 values are > 0). The
+# locations and functions tables keep their rows and ids; empty or NA function
+# names become "<?>" (profile 1.0.x's rule for pprof) and an NA start_line
+# becomes 0 (unknown), since v1 allows neither.
+profile_v1_from_v2 <- function(x, validate = TRUE, call = rlang::caller_env()) {
+  if (validate) {
+    validate_v2(x, call = call)
+  }
+  tables <- v2_tables(x)
+  samples <- tables$samples
+  sample_values <- tables$sample_values
+  is_count <- sample_values$type == "samples" & sample_values$unit == "count"
+  if (nrow(samples) > 0L && !any(is_count)) {
+    types <- unique(paste0(sample_values$type, "/", sample_values$unit))
+    abort_profile(
+      "unsupported",
+      c(
+        "The v1 format holds only sample counts (type {.val samples}, unit {.val count}), and this profile has none.",
+        i = "Its sample types: {.val {types}}.",
+        i = "Use the v2 format (version = \"2.0\"), which keeps every sample type."
+      ),
+      types = types, call = call
+    )
+  }
+  counts <- sample_values[is_count, ]
+  value <- counts$value[match(samples$sample_id, counts$sample_id)]
+  value[is.na(value)] <- 1
+  bad <- first_failing(value >= 0 & value == round(value) & value <= .Machine$integer.max)
+  if (!is.na(bad)) {
+    id <- samples$sample_id[[bad]]
+    count <- value[[bad]]
+    abort_profile(
+      "unsupported",
+      c(
+        "The v1 format holds whole sample counts; sample {id} has the count {count}.",
+        i = "Use the v2 format (version = \"2.0\")."
+      ),
+      id = id, count = count, call = call
+    )
+  }
+  keep <- value > 0
+  stacks <- tables$sample_locations
+  stacks <- stacks[order(stacks$sample_id, stacks$depth), ]
+
+  functions <- tables$functions
+  unnamed <- is.na(functions$name) | functions$name == ""
+  functions$name[unnamed] <- "<?>"
+  unnamed <- is.na(functions$system_name) | functions$system_name == ""
+  functions$system_name[unnamed] <- "<?>"
+  functions$start_line[is.na(functions$start_line)] <- 0L
+
+  new_profile_data(list(
+    meta = tibble::tibble(key = "version", value = "1.0"),
+    sample_types = tibble::tibble(type = "samples", unit = "count"),
+    samples = v1_samples(
+      samples$sample_id[keep], as.integer(value[keep]),
+      stacks$sample_id, stacks$location_id
+    ),
+    locations = tables$locations[v1_required_columns$locations],
+    functions = functions[v1_required_columns$functions]
+  ))
 }
 
 # The v1 `samples` table from stacks in long form: `sample_id` and `location_id`
@@ -13,8 +582,93 @@ validate_v1 <- function(x, call = rlang::caller_env()) {
 # each with `value`. A sample without frames gets an empty locations tibble.
 v1_samples <- function(ids, value, stack_sample_id, stack_location_id) {
   groups <- split(stack_location_id, factor(stack_sample_id, levels = ids))
+  # Built directly: tibble::new_tibble() costs some 20 microseconds a call, which
+  # adds up with one tibble per sample.
+  tbl_class <- c("tbl_df", "tbl", "data.frame")
   locations <- lapply(unname(groups), function(l) {
-    tibble::new_tibble(list(location_id = l), nrow = length(l))
+    `attributes<-`(list(l), list(
+      names = "location_id", class = tbl_class, row.names = .set_row_names(length(l))
+    ))
   })
   tibble::tibble(value = value, locations = locations)
+}
+
+# Either version as v2: v1 objects are converted, v2 objects validated. For
+# functions that accept both (writers, combine).
+as_profile_v2 <- function(x, call = rlang::caller_env()) {
+  if (inherits(x, "profile_data")) {
+    validate_v1(x, call = call)
+    profile_v2_from_v1(x)
+  } else {
+    validate_v2(x, call = call)
+  }
+}
+
+# ---------------------------------------------------------------------------
+# Internal names of profile 1.0.x
+#
+# The 1.0.x test suite (and code that reached into the namespace) converts
+# between v1 objects and an intermediate form of each file format:
+# rprof_to_ds(ds_to_rprof(ds)) and msg_to_ds(ds_to_msg(ds)). These keep
+# working for v1 objects, going through the package's writers and readers, so
+# they parse and write exactly what files would hold.
+
+# The lines of an Rprof file as profile 1.0.x split them: the first header
+# line, the `#File` lines, and the other lines (stacks, further headers).
+rprof_lines_split <- function(lines) {
+  files <- grep("^#File ", lines)
+  other <- setdiff(seq_along(lines), c(1L, files))
+  list(header = lines[1L], files = lines[files], traces = lines[other])
+}
+
+# A v1 object from an Rprof file in the 1.0.x intermediate form (a list with
+# `header`, `files` and `traces`, each a character vector of lines). The
+# result's `.rprof` component is that list, as in 1.0.x.
+rprof_to_ds <- function(rprof) {
+  path <- tempfile("profile", fileext = ".out")
+  on.exit(unlink(path), add = TRUE)
+  writeLines(unlist(rprof, use.names = FALSE), path)
+  ds <- read_rprof(path, version = "1.0")
+  ds$.rprof <- rprof
+  ds
+}
+
+# The 1.0.x intermediate form of the Rprof file that write_rprof() writes for
+# `ds` (v1 or v2).
+ds_to_rprof <- function(ds) {
+  validate_profile(ds)
+  path <- tempfile("profile", fileext = ".out")
+  on.exit(unlink(path), add = TRUE)
+  write_rprof(ds, path)
+  rprof_lines_split(readLines(path))
+}
+
+# profile 1.0.x returned an RProtoBuf message here. This package does not use
+# RProtoBuf: the "message" is the serialized pprof file as a raw vector
+# (gzip-compressed), which msg_to_ds() reads back.
+ds_to_msg <- function(ds) {
+  validate_profile(ds)
+  path <- tempfile("profile", fileext = ".pb.gz")
+  on.exit(unlink(path), add = TRUE)
+  write_pprof(ds, path)
+  readBin(path, "raw", file.size(path))
+}
+
+# A v1 object from a pprof message: a raw vector holding a pprof file (gzip or
+# plain protobuf), or an RProtoBuf message (as 1.0.x's ds_to_msg() returned),
+# which is serialized first.
+msg_to_ds <- function(msg) {
+  if (isS4(msg) && is.function(tryCatch(msg$serialize, error = function(e) NULL))) {
+    msg <- msg$serialize(NULL)
+  }
+  if (!is.raw(msg)) {
+    abort_argument(
+      "{.arg msg} must be a raw vector holding a pprof file, not {.obj_type_friendly {msg}}.",
+      msg = msg
+    )
+  }
+  path <- tempfile("profile", fileext = ".pb.gz")
+  on.exit(unlink(path), add = TRUE)
+  writeBin(msg, path)
+  read_pprof(path, version = "1.0")
 }

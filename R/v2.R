@@ -92,6 +92,19 @@ is_v2 <- function(x) {
 }
 
 validate_v2 <- function(x, call = rlang::caller_env()) {
+  tables <- check_v2_tables(x, call = call)
+  check_v2_keys(x, tables, call = call)
+  rust_value(
+    profile_validate_v2(bundle_from_tables(tables)),
+    "Invalid v2 profile.",
+    call = call
+  )
+  invisible(x)
+}
+
+# The tables of `x` after checking what R sees: a dm, the required tables in order,
+# the required columns in order, the column types.
+check_v2_tables <- function(x, call = rlang::caller_env()) {
   schema <- v2_schema()
   invalid <- function(message, ...) {
     abort_profile("invalid", message, call = call, ...)
@@ -138,13 +151,7 @@ validate_v2 <- function(x, call = rlang::caller_env()) {
       }
     }
   }
-  check_v2_keys(x, tables, call = call)
-  rust_value(
-    profile_validate_v2(bundle_from_tables(tables)),
-    "Invalid v2 profile.",
-    call = call
-  )
-  invisible(x)
+  tables
 }
 
 # The dm must carry the keys of the format (dm verbs keep them; dm() alone does not).

@@ -1,31 +1,27 @@
 //! Binding for the core's `folded` module: folded (collapsed) stacks.
 
 use crate::analysis::stacks_from_r;
+use crate::args::{argument, limits, optional_string, required_string};
 use crate::convert::profile_to_r;
 use crate::envelope;
 use extendr_api::prelude::*;
-use profile_core::analysis::CallTree;
 use profile_core::folded::{self, FoldedSource};
-use profile_core::input::{decompress, Limits};
-use profile_core::ProfileError;
 use std::path::Path;
 
 /// Writes the folded stacks of `stacks` to `path` (atomically); `labels` are the
 /// frame names of the keys.
 /// @noRd
 #[extendr]
-fn profile_write_folded(stacks: Robj, labels: Robj, path: &str) -> Robj {
+fn profile_write_folded(stacks: Robj, labels: Robj, path: Robj) -> Robj {
     envelope(|| {
-        let tree = CallTree::build(&stacks_from_r(&stacks)?);
+        let path = required_string(&path, "path")?;
         let labels: Vec<String> = labels
             .as_str_vector()
-            .ok_or_else(|| ProfileError::invalid("(labels)", "labels", None, "must be character"))?
+            .ok_or_else(|| argument("`labels` must be a character vector"))?
             .into_iter()
             .map(str::to_owned)
             .collect();
-        profile_core::output::write_atomic(Path::new(path), |w| {
-            folded::write_folded(&tree, &labels, w)
-        })?;
+        folded::write_file(&stacks_from_r(&stacks)?, &labels, Path::new(&path))?;
         Ok(Robj::from(true))
     })
 }
@@ -34,31 +30,21 @@ fn profile_write_folded(stacks: Robj, labels: Robj, path: &str) -> Robj {
 /// @noRd
 #[extendr]
 fn profile_read_folded(
-    path: &str,
-    sample_type: &str,
-    unit: &str,
+    path: Robj,
+    sample_type: Robj,
+    unit: Robj,
     source_uri: Robj,
-    max_size: f64,
+    max_size: Robj,
 ) -> Robj {
     envelope(|| {
-        let limits = Limits { max_decompressed_bytes: max_size.max(0.0) as u64 };
-        let size = std::fs::metadata(path).map_err(ProfileError::from)?.len();
-        if size > limits.max_decompressed_bytes {
-            return Err(ProfileError::limit(format!(
-                "the file has {size} bytes, over the limit of {} bytes; raise `max_size` to read it",
-                limits.max_decompressed_bytes
-            )));
-        }
-        let bytes = std::fs::read(path)?;
-        let text = decompress(&bytes, &limits)?;
-        let uri = Strings::try_from(source_uri)
-            .ok()
-            .filter(|s| s.len() == 1)
-            .map(|s| s.elt(0))
-            .filter(|s| !s.is_na())
-            .map(|s| s.to_string());
-        let source = FoldedSource { sample_type, unit, source_uri: uri.as_deref() };
-        Ok(profile_to_r(&folded::read_folded(&text, &source)?))
+        let path = required_string(&path, "path")?;
+        let sample_type = required_string(&sample_type, "type")?;
+        let unit = required_string(&unit, "unit")?;
+        let uri = optional_string(&source_uri, "source_uri")?;
+        let source =
+            FoldedSource { sample_type: &sample_type, unit: &unit, source_uri: uri.as_deref() };
+        let p = folded::read_file(Path::new(&path), &source, &limits(&max_size)?)?;
+        Ok(profile_to_r(&p))
     })
 }
 

@@ -11,6 +11,7 @@ use profile_core::{schema, ProfileError};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 mod analysis;
+mod args;
 mod combine;
 mod convert;
 mod folded;

@@ -10,12 +10,15 @@
 //! Tools that do not know the rule show these sequences as they are; reading turns
 //! them back, and keeps any other backslash literally (as other tools write them).
 
-use crate::analysis::CallTree;
+use crate::analysis::{CallTree, Stacks};
 use crate::error::{ProfileError, Result};
+use crate::input::{decompress, Limits};
 use crate::model::{Profile, StrId, NA_INT};
+use crate::text::utf8_escaped;
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
 use std::io::Write;
+use std::path::Path;
 
 /// A frame name as written in a folded line.
 pub fn escape_frame(name: &str) -> Cow<'_, str> {
@@ -116,34 +119,6 @@ pub struct FoldedSource<'a> {
     pub source_uri: Option<&'a str>,
 }
 
-/// Text with invalid UTF-8 bytes written as `<xx>` (R's `iconv(sub = "byte")` rule)
-/// and NUL as `<00>`, as everywhere in the package.
-fn text_of(bytes: &[u8]) -> Cow<'_, str> {
-    let mut out = String::new();
-    let mut rest = bytes;
-    loop {
-        match std::str::from_utf8(rest) {
-            Ok(s) => {
-                if out.is_empty() && !s.contains('\0') {
-                    return Cow::Borrowed(s);
-                }
-                out.push_str(s);
-                break;
-            }
-            Err(e) => {
-                let (good, bad) = rest.split_at(e.valid_up_to());
-                out.push_str(std::str::from_utf8(good).unwrap_or_default());
-                let n = e.error_len().unwrap_or(bad.len()).max(1);
-                for b in bad.iter().take(n) {
-                    out.push_str(&format!("<{b:02x}>"));
-                }
-                rest = bad.get(n..).unwrap_or(&[]);
-            }
-        }
-    }
-    Cow::Owned(out.replace('\0', "<00>"))
-}
-
 fn is_number(s: &str) -> bool {
     let digits = s.strip_prefix('-').unwrap_or(s);
     !digits.is_empty()
@@ -174,7 +149,7 @@ fn split_line(line: &str, line_no: usize) -> Result<(&str, f64)> {
 /// line's count as its value, one function per distinct frame name (ids in order of
 /// first appearance) and one location per function, with line 0 (unknown).
 pub fn read_folded(bytes: &[u8], source: &FoldedSource<'_>) -> Result<Profile> {
-    let text = text_of(bytes);
+    let text = utf8_escaped(bytes);
     let mut p = Profile::new();
     let type_id = p.strings.intern(source.sample_type);
     let unit_id = p.strings.intern(source.unit);
@@ -261,10 +236,22 @@ pub fn read_folded(bytes: &[u8], source: &FoldedSource<'_>) -> Result<Profile> {
     Ok(p)
 }
 
+/// Writes the folded stacks of `stacks` to `path`, atomically (see [`write_folded`]).
+pub fn write_file(stacks: &Stacks, labels: &[String], path: &Path) -> Result<()> {
+    let tree = CallTree::build(stacks);
+    crate::output::write_atomic(path, |w| write_folded(&tree, labels, w))
+}
+
+/// Reads a folded file, plain or gzip-compressed, under `limits`.
+pub fn read_file(path: &Path, source: &FoldedSource<'_>, limits: &Limits) -> Result<Profile> {
+    let bytes = crate::input::read_file(path, limits)?;
+    read_folded(&decompress(&bytes, limits)?, source)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::{CallTree, StackInput, Stacks};
+    use crate::analysis::StackInput;
     use pretty_assertions::assert_eq;
     use proptest::prelude::*;
 

@@ -4,6 +4,7 @@
 use crate::error::{ProfileError, Result};
 use std::borrow::Cow;
 use std::io::Read;
+use std::path::Path;
 
 /// Limits that protect memory while reading.
 #[derive(Debug, Clone, Copy)]
@@ -22,6 +23,25 @@ pub const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
 pub fn is_gzip(bytes: &[u8]) -> bool {
     bytes.starts_with(&GZIP_MAGIC)
+}
+
+/// The bytes of the file at `path`, refused before reading when the file is larger
+/// than the limit (a compressed file is never larger than its content, so this
+/// check is right for compressed files too).
+pub fn read_file(path: &Path, limits: &Limits) -> Result<Vec<u8>> {
+    let cannot = |e: std::io::Error| ProfileError::io(format!("cannot read {}: {e}", path.display()));
+    let meta = std::fs::metadata(path).map_err(cannot)?;
+    if meta.is_dir() {
+        return Err(ProfileError::io(format!("{} is a directory", path.display())));
+    }
+    if meta.len() > limits.max_decompressed_bytes {
+        return Err(ProfileError::limit(format!(
+            "the file has {} bytes, more than the limit of {} bytes; raise `max_size` to read it",
+            meta.len(),
+            limits.max_decompressed_bytes
+        )));
+    }
+    std::fs::read(path).map_err(cannot)
 }
 
 /// The payload of `bytes`: inflated if it is gzip (several concatenated members are
@@ -77,6 +97,18 @@ mod tests {
         let data = vec![0u8; 1 << 20];
         let err = decompress(&gz(&data), &Limits { max_decompressed_bytes: 1000 }).unwrap_err();
         assert_eq!(err.kind(), "limit");
+    }
+
+    #[test]
+    fn files_over_the_limit_are_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, b"0123456789").unwrap();
+        assert_eq!(read_file(&path, &Limits { max_decompressed_bytes: 10 }).unwrap(), b"0123456789");
+        let err = read_file(&path, &Limits { max_decompressed_bytes: 9 }).unwrap_err();
+        assert_eq!(err.kind(), "limit");
+        assert_eq!(read_file(dir.path(), &Limits::default()).unwrap_err().kind(), "io");
+        assert_eq!(read_file(&dir.path().join("missing"), &Limits::default()).unwrap_err().kind(), "io");
     }
 
     #[test]

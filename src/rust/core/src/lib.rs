@@ -16,6 +16,7 @@ pub mod output;
 pub mod pprof;
 pub mod rprof;
 pub mod schema;
+pub mod text;
 pub mod validate;
 
 pub use error::{ProfileError, Result};

@@ -121,6 +121,8 @@ pub fn validate(p: &Profile) -> Result<()> {
     )?;
     check_unique_pairs_str("sample_types", "type", &p.sample_types.source_id, &p.sample_types.value_type, p)?;
     check_depths(&p.sample_locations.sample_id, &p.sample_locations.depth)?;
+    check_inline_chains(&p.locations.location_id, &p.locations.inlined_into)?;
+    check_pprof_numbers(p)?;
     check_source_types(p)?;
     check_version(p)?;
     Ok(())
@@ -293,6 +295,81 @@ fn check_depths(sample_id: &[i32], depth: &[i32]) -> Result<()> {
     Ok(())
 }
 
+/// Following `inlined_into` from any location must end (at a location that is not
+/// inlined), not run in a circle.
+fn check_inline_chains(location_id: &[i32], inlined_into: &[i32]) -> Result<()> {
+    if inlined_into.iter().all(|&x| x == NA_INT) {
+        return Ok(());
+    }
+    let position: FxHashMap<i32, usize> =
+        location_id.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+    const UNSEEN: u8 = 0;
+    const ON_PATH: u8 = 1;
+    const DONE: u8 = 2;
+    let mut state = vec![UNSEEN; location_id.len()];
+    let mut path = Vec::new();
+    for start in 0..location_id.len() {
+        let mut row = start;
+        while state[row] == UNSEEN {
+            state[row] = ON_PATH;
+            path.push(row);
+            match position.get(&inlined_into[row]) {
+                Some(&next) => row = next,
+                None => break,
+            }
+        }
+        if state[row] == ON_PATH && position.contains_key(&inlined_into[row]) {
+            return Err(ProfileError::invalid(
+                "locations",
+                "inlined_into",
+                Some(row + 1),
+                format!("location {} is (indirectly) inlined into itself", location_id[row]),
+            ));
+        }
+        for r in path.drain(..) {
+            state[r] = DONE;
+        }
+    }
+    Ok(())
+}
+
+/// pprof numbers kept as text must parse: addresses as "0x..." hex, `time_nanos`
+/// as a decimal integer.
+fn check_pprof_numbers(p: &Profile) -> Result<()> {
+    let hex_columns: [(&str, &str, &[StrId]); 4] = [
+        ("locations", "address", &p.locations.address),
+        ("mappings", "memory_start", &p.mappings.memory_start),
+        ("mappings", "memory_limit", &p.mappings.memory_limit),
+        ("mappings", "file_offset", &p.mappings.file_offset),
+    ];
+    for (table, col, values) in hex_columns {
+        if let Some(row) = values
+            .iter()
+            .position(|&v| !v.is_na() && crate::pprof::parse_hex_address(p.str(v)).is_none())
+        {
+            return Err(ProfileError::invalid(
+                table,
+                col,
+                Some(row + 1),
+                format!("must be an address like \"0x4a2f\", found \"{}\"", p.str(values[row])),
+            ));
+        }
+    }
+    let times = &p.sources.time_nanos;
+    if let Some(row) = times.iter().position(|&v| !v.is_na() && p.str(v).parse::<i64>().is_err()) {
+        return Err(ProfileError::invalid(
+            "sources",
+            "time_nanos",
+            Some(row + 1),
+            format!(
+                "must be nanoseconds since the epoch as an integer, found \"{}\"",
+                p.str(times[row])
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn check_source_types(p: &Profile) -> Result<()> {
     for (row, &t) in p.sources.source_type.iter().enumerate() {
         let s = p.str(t);
@@ -406,6 +483,19 @@ mod tests {
         p.sample_values.sample_id[1] = 1;
         let err = validate(&p).unwrap_err().to_string();
         assert!(err.contains("sample_values") && err.contains("row 2"), "{err}");
+    }
+
+    #[test]
+    fn rejects_inline_cycle_and_bad_addresses() {
+        let mut p = small();
+        p.locations.inlined_into[0] = 1;
+        assert!(validate(&p).unwrap_err().to_string().contains("inlined into itself"));
+        let mut p = small();
+        p.locations.address[0] = p.strings.intern("4a2f");
+        assert!(validate(&p).unwrap_err().to_string().contains("address"));
+        let mut p = small();
+        p.sources.time_nanos[0] = p.strings.intern("1.5e18");
+        assert!(validate(&p).unwrap_err().to_string().contains("time_nanos"));
     }
 
     #[test]

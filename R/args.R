@@ -1,0 +1,60 @@
+# Argument checks shared by the file readers and writers. Each raises an error of
+# class `profile_error_argument` naming the argument.
+
+check_dots_unused <- function(..., call = rlang::caller_env()) {
+  n <- ...length()
+  if (n > 0L) {
+    abort_argument(
+      "{n} unused argument{?s} in {.code ...}; the options are named: {.arg version}, {.arg source_uri}, {.arg max_size}.",
+      n = n, call = call
+    )
+  }
+}
+
+check_file_path <- function(path, call = rlang::caller_env()) {
+  if (!is.character(path) || length(path) != 1L || is.na(path) || !nzchar(path)) {
+    abort_argument("{.arg path} must be a single file path, not {.obj_type_friendly {path}}.",
+      path = path, call = call
+    )
+  }
+  path
+}
+
+check_version_arg <- function(version, call = rlang::caller_env()) {
+  if (is.numeric(version) && length(version) == 1L && !is.na(version)) {
+    version <- format(version, nsmall = 1)
+  }
+  if (!is.character(version) || length(version) != 1L || !version %in% c("1.0", "2.0")) {
+    abort_argument("{.arg version} must be {.val 2.0} or {.val 1.0}.", call = call)
+  }
+  version
+}
+
+check_source_uri <- function(source_uri, call = rlang::caller_env()) {
+  if (length(source_uri) == 1L && is.na(source_uri)) {
+    return(NA_character_)
+  }
+  if (!is.character(source_uri) || length(source_uri) != 1L) {
+    abort_argument("{.arg source_uri} must be a single string or {.code NA}.", call = call)
+  }
+  as_valid_utf8(source_uri)
+}
+
+check_max_size <- function(max_size, call = rlang::caller_env()) {
+  if (!is.numeric(max_size) || length(max_size) != 1L || is.na(max_size) || max_size < 0) {
+    abort_argument("{.arg max_size} must be a non-negative number of bytes.", call = call)
+  }
+  # Inf means no limit; Rust takes a finite number.
+  min(as.double(max_size), 2^62)
+}
+
+# An existing file (not a directory) to read; the error names the file.
+check_readable_file <- function(path, call = rlang::caller_env()) {
+  if (dir.exists(path)) {
+    abort_profile("io", "Can't read {.file {path}}: it is a directory.", path = path, call = call)
+  }
+  if (!file.exists(path)) {
+    abort_profile("io", "Can't read {.file {path}}: the file does not exist.", path = path, call = call)
+  }
+  invisible(path)
+}

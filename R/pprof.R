@@ -1,0 +1,224 @@
+#' Read and write pprof files
+#'
+#' @description
+#' `read_pprof()` reads a profile in pprof format, the protocol buffer format of
+#' Google's [pprof](https://github.com/google/pprof) tool, written by Go's
+#' `runtime/pprof`, by `go tool pprof -proto` and by many other profilers. It
+#' reads gzip-compressed and plain files.
+#'
+#' `write_pprof()` writes a profile, v2 or v1, from any source (Rprof or pprof),
+#' as a gzip-compressed pprof file that `go tool pprof` reads, whatever the file
+#' extension.
+#'
+#' @details
+#' # Reading
+#'
+#' Each pprof file becomes one `sources` row (`source_type` `"pprof"`,
+#' `source_timestamp` from `time_nanos`) and each pprof `Sample` one sample, with
+#' one `sample_values` row per sample type of the file, under the file's own type
+#' and unit names. Nothing is aggregated. What pprof carries beyond the seven
+#' required tables is kept (see [profile_v2]): the declared sample types
+#' (`sample_types`), labels (`sample_labels`: a string `value`, or a number `num`
+#' with its `num_unit`), mappings (`mappings`, addresses as `"0x..."` text),
+#' comments (`source_comments`), the profile's `period_type`, `period`,
+#' `time_nanos`, `duration_nanos`, `default_sample_type`, `doc_url`,
+#' `drop_frames` and `keep_frames` (columns of `sources`), and the location
+#' address, mapping, `is_folded` and `column` (columns of `locations`).
+#'
+#' pprof writes 0 for fields that are not set; they read as `NA`: `time_nanos`
+#' (and `source_timestamp`), `period`, `duration_nanos`, the string fields of
+#' `sources`, and a location's `address` and `mapping_id`. A numeric label has
+#' `value` `NA`, a string label `num` `NA`. Sample values and numeric labels
+#' become doubles, exact up to 2^53; `time_nanos` is kept as text, exactly.
+#'
+#' A pprof location with inlined calls holds several lines. Each line becomes a
+#' location of its own and a frame of its own in the stacks, innermost first, so
+#' no frame is lost; `locations$inlined_into` links it to the next line of the
+#' same pprof location. The outermost line keeps the pprof location id; inlined
+#' lines get ids after the largest one. (If pprof ids do not fit R integers, all
+#' ids are renumbered 1, 2, ... in file order.)
+#'
+#' A malformed file is refused with an error of class `profile_error` (see
+#' [profile_error]) that says what is wrong: string indices out of range, ids
+#' that are zero, repeated or refer to nothing, samples whose number of values
+#' differs from the number of sample types, truncated or corrupt data, files
+#' that are not pprof protobuf (such as legacy gperftools profiles), and data
+#' that decompress to more than `max_size` bytes.
+#'
+#' With `version = "1.0"`, `read_pprof()` returns what profile 1.0.x returned: a
+#' v1 object (see [profile_v1]) with the first sample type only, the last
+#' (outermost) line of each location, and `"<?>"` for empty function names.
+#' v1 holds only sample counts (`samples`/`count` as first sample type), so
+#' other profiles (heap, goroutine, mutex, block) give an error of class
+#' `profile_error_unsupported`; read them with `version = "2.0"`.
+#'
+#' # Writing
+#'
+#' A pprof file has one list of sample types: the writer unites the sample types
+#' of all sources, in the order they first appear, and writes 0 where a sample
+#' has no value of a type. Gauges (`small_vector_heap`, `large_vector_heap`,
+#' `node_heap`: heap sizes at a tick) are not written, because pprof sums
+#' sample values. Rprof memory profiles thus give `alloc_size` and
+#' `duplications`, so `go tool pprof -sample_index=alloc_size` works. Rprof
+#' samples also get `cpu`/`nanoseconds` (count times the sampling interval), and
+#' the file's `period_type` and `period` say the interval.
+#'
+#' Raw samples with equal stacks and labels are summed into one pprof sample.
+#' Samples read from pprof files are written as they were read, one to one, and
+#' so are the rows of a v1 object, which are aggregated already (each with its
+#' `value`, as profile 1.0.x wrote them): a pprof or v1 profile reads back as it
+#' was. Profile-level fields (period, time, duration, drop and keep frames,
+#' default sample type, documentation URL) come from the first source that has
+#' them; comments from all sources.
+#'
+#' Frames from Rprof (and other non-pprof sources) are written in a mapping
+#' named `[R]` with an address per location, so that pprof does not look for a
+#' binary to symbolize. pprof runs function names through a C++ demangler when
+#' a function's name and system name are equal, which turns `<GC>` or
+#' `<Anonymous>` into `<unknown>`; for these frames the writer therefore omits
+#' the system name when it equals the name, and `read_pprof()` puts it back.
+#'
+#' The file is written to a temporary file next to `path` and renamed when
+#' complete, so an error never leaves a partly written file.
+#'
+#' @param path Path of the file to read or write.
+#' @param ... Not used; must be empty.
+#' @param version `"2.0"` (the default) for a v2 profile (see [profile_v2]);
+#'   `"1.0"` for a v1 object as returned by profile 1.0.x (see [profile_v1]).
+#' @param source_uri Recorded as `source_uri` in the `sources` table (v2).
+#'   Defaults to `path`.
+#' @param max_size The largest size, in bytes, of the file and of its data after
+#'   decompression. Protects memory against decompression bombs; raise it to read
+#'   larger profiles.
+#' @param x A profile: a v2 `dm` or a v1 `profile_data` object.
+#' @return `read_pprof()`: a v2 profile (a `dm`), or a v1 `profile_data`
+#'   object with `version = "1.0"`. `write_pprof()`: `x`, invisibly.
+#' @seealso [read_rprof()], [write_rprof()] for Rprof files;
+#'   [combine_profiles()].
+#' @export
+#' @examples
+#' path <- system.file("samples/pprof/cpu.pb.gz", package = "profile")
+#' x <- read_pprof(path)
+#' x
+#' tables <- dm::dm_get_tables(x)
+#' tables$sample_types
+#' head(tables$sample_labels)
+#'
+#' # v1, as profile 1.0.x read it
+#' read_pprof(path, version = "1.0")
+#'
+#' # Write, read back
+#' out <- tempfile(fileext = ".pb.gz")
+#' write_pprof(x, out)
+#' nrow(read_pprof(out)$samples) == nrow(tables$samples)
+#'
+#' # v1 objects are written too
+#' v1 <- read_pprof(system.file("samples/proto/1.out.prof.pb.gz", package = "profile"), version = "1.0")
+#' write_pprof(v1, out)
+read_pprof <- function(path, ..., version = "2.0", source_uri = path, max_size = 4 * 1024^3) {
+  check_dots_unused(...)
+  path <- check_file_path(path)
+  check_readable_file(path)
+  version <- check_version_arg(version)
+  source_uri <- check_source_uri(source_uri)
+  max_size <- check_max_size(max_size)
+  bundle <- rust_value(
+    pprof_read(path.expand(path), source_uri, max_size),
+    "Can't read the pprof file {.file {path}}.",
+    path = path
+  )
+  if (version == "1.0") {
+    v1_from_pprof_bundle(bundle)
+  } else {
+    dm_from_bundle(bundle)
+  }
+}
+
+#' @rdname read_pprof
+#' @export
+write_pprof <- function(x, path) {
+  path <- check_file_path(path)
+  if (inherits(x, "profile_data")) {
+    validate_v1(x)
+    tables <- pprof_tables_from_v1(x)
+    aggregate <- FALSE
+  } else {
+    # what R must check; the writer in Rust checks the content rules
+    tables <- check_v2_tables(x)
+    aggregate <- TRUE
+  }
+  rust_value(
+    pprof_write(bundle_from_tables(tables), path.expand(path), aggregate),
+    "Can't write the pprof file {.file {path}}.",
+    path = path
+  )
+  invisible(x)
+}
+
+# The v1 object that profile 1.0.x's read_pprof() returned, from the bundle of
+# the v2 reader: the first sample type, one v1 sample per pprof sample, and one
+# v1 location per pprof location (its outermost line: the row not inlined into
+# another, which carries the pprof id).
+v1_from_pprof_bundle <- function(bundle, call = rlang::caller_env()) {
+  tables <- decode_bundle(bundle)
+  types <- tables$sample_types
+  if (nrow(types) == 0L || types$type[[1]] != "samples" || types$unit[[1]] != "count") {
+    declared <- if (nrow(types)) paste0(types$type, "/", types$unit) else "none"
+    abort_profile(
+      "unsupported",
+      c(
+        "Version 1.0 holds only sample counts: the first sample type must be {.val samples/count}.",
+        i = "This profile's sample types: {.val {declared}}.",
+        i = "Read it with {.code version = \"2.0\"}, which keeps every sample type."
+      ),
+      declared = declared, call = call
+    )
+  }
+  sample_values <- tables$sample_values
+  value <- sample_values$value[sample_values$type == "samples"]
+  bad <- which(!(value > 0 & value <= .Machine$integer.max))
+  if (length(bad)) {
+    sample <- bad[[1]]
+    count <- value[[sample]]
+    abort_profile(
+      "unsupported",
+      c(
+        "Version 1.0 holds positive sample counts; sample {sample} has the count {count}.",
+        i = "Read the profile with {.code version = \"2.0\"}."
+      ),
+      sample = sample, count = count, call = call
+    )
+  }
+
+  locations <- tables$locations
+  outermost <- is.na(locations$inlined_into)
+  stacks <- tables$sample_locations
+  in_v1 <- stacks$location_id %in% locations$location_id[outermost]
+
+  functions <- tables$functions
+  functions$name[functions$name == ""] <- "<?>"
+  functions$system_name[functions$system_name == ""] <- "<?>"
+
+  new_profile_data(list(
+    meta = tibble::tibble(key = "version", value = "1.0"),
+    sample_types = tibble::tibble(type = "samples", unit = "count"),
+    samples = v1_samples(
+      tables$samples$sample_id, as.integer(value),
+      stacks$sample_id[in_v1], stacks$location_id[in_v1]
+    ),
+    locations = locations[outermost, c("location_id", "function_id", "line")],
+    functions = functions[c("function_id", "name", "system_name", "filename", "start_line")]
+  ))
+}
+
+# The v2 tables to write for a valid v1 object: one sample per v1 row, with its
+# value, and "<?>" names written empty, as profile 1.0.x did. (The Rust writer
+# checks the tables.)
+pprof_tables_from_v1 <- function(x) {
+  tables <- v2_tables_from_v1(x, repeat_rows = FALSE)
+  functions <- tables$functions
+  functions$name[functions$name == "<?>"] <- ""
+  functions$system_name[functions$system_name == "<?>"] <- ""
+  tables$functions <- functions
+  tables
+}

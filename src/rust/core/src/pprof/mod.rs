@@ -1,0 +1,136 @@
+//! pprof: Google's profile format, a protobuf message (`perftools.profiles.Profile`),
+//! usually gzip-compressed.
+//!
+//! Reading maps one file to one `sources` row and keeps everything the file carries
+//! (see `read.rs` for the mapping). Writing aggregates samples with equal stacks and
+//! labels, turns R frames into something `go tool pprof` shows as they are, and
+//! writes gzip-compressed protobuf (see `write.rs`).
+
+pub mod proto;
+mod index;
+mod read;
+mod write;
+
+pub use read::profile_from_message;
+pub use write::{message_from_profile, WriteOptions};
+
+use crate::error::{ProfileError, Result};
+use crate::input::{self, Limits};
+use crate::model::Profile;
+use prost::Message;
+use std::io::Write;
+use std::path::Path;
+
+/// The file name of the mapping the writer puts R frames in. pprof does not try to
+/// symbolize a mapping whose name starts with "[" (like "[vdso]"), and the reader
+/// recognises it to undo what the writer did to system names.
+pub const R_MAPPING_FILENAME: &str = "[R]";
+
+/// An address or offset as v2 text: lower-case hex with a `0x` prefix.
+pub fn hex_address(x: u64) -> String {
+    format!("{x:#x}")
+}
+
+/// The number in `0x...` text (also accepts upper-case digits and `0X`).
+pub fn parse_hex_address(s: &str) -> Option<u64> {
+    let digits = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X"))?;
+    if digits.is_empty() || digits.len() > 16 {
+        return None;
+    }
+    u64::from_str_radix(digits, 16).ok()
+}
+
+/// Reads the bytes of a pprof file (gzip-compressed or plain) as a v2 profile.
+pub fn read_bytes(bytes: &[u8], source_uri: Option<&str>, limits: &Limits) -> Result<Profile> {
+    let data = input::decompress(bytes, limits)?;
+    if data.is_empty() {
+        return Err(ProfileError::format(None, "the file is empty (no pprof data)"));
+    }
+    if let Some(what) = legacy_binary_profile(&data) {
+        return Err(not_pprof(what));
+    }
+    let message = proto::Profile::decode(&data[..]).map_err(|e| {
+        if looks_like_text(&data) {
+            not_pprof("it is text, perhaps a legacy text profile (gperftools, or Go's debug=1 output)")
+        } else {
+            ProfileError::format(None, format!("not a valid pprof protobuf message: {e}"))
+        }
+    })?;
+    profile_from_message(&message, source_uri).map_err(|e| {
+        if looks_like_text(&data) {
+            not_pprof("it is text, perhaps a legacy text profile (gperftools, or Go's debug=1 output)")
+        } else {
+            e
+        }
+    })
+}
+
+/// Reads a pprof file as a v2 profile. Files larger than the decompression limit
+/// are refused before they are read.
+pub fn read_file(path: &Path, source_uri: Option<&str>, limits: &Limits) -> Result<Profile> {
+    read_bytes(&input::read_file(path, limits)?, source_uri, limits)
+}
+
+/// The profile as an uncompressed pprof protobuf message.
+pub fn encode(p: &Profile, options: &WriteOptions) -> Result<Vec<u8>> {
+    Ok(message_from_profile(p, options)?.encode_to_vec())
+}
+
+/// Writes the profile as a gzip-compressed pprof file, atomically. Compression
+/// is gzip's fastest level, as Go's runtime/pprof uses: several times faster
+/// than the default level for files about 1.5 times as large.
+pub fn write_file(p: &Profile, path: &Path, options: &WriteOptions) -> Result<()> {
+    let bytes = encode(p, options)?;
+    crate::output::write_atomic(path, |w| {
+        let mut gz = flate2::write::GzEncoder::new(w, flate2::Compression::fast());
+        gz.write_all(&bytes)?;
+        gz.finish()?;
+        Ok(())
+    })
+}
+
+fn not_pprof(what: &str) -> ProfileError {
+    ProfileError::format(
+        None,
+        format!(
+            "not a pprof protobuf file: {what}; convert it with `go tool pprof -proto` first"
+        ),
+    )
+}
+
+/// gperftools' legacy binary CPU profiles start with the header words 0, 3 (in
+/// 32- or 64-bit machine words, either byte order). No protobuf message starts with
+/// a zero byte (field number 0 does not exist).
+fn legacy_binary_profile(data: &[u8]) -> Option<&'static str> {
+    if data.first() != Some(&0) {
+        return None;
+    }
+    let word = |size: usize, i: usize| -> Option<u64> {
+        let b = data.get(i * size..(i + 1) * size)?;
+        let le = b.iter().rev().fold(0u64, |acc, &x| (acc << 8) | x as u64);
+        let be = b.iter().fold(0u64, |acc, &x| (acc << 8) | x as u64);
+        Some(if le == 3 || be == 3 { 3 } else { le.min(be) })
+    };
+    let header = |size| word(size, 0) == Some(0) && word(size, 1) == Some(3);
+    if header(8) || header(4) {
+        Some("it is a legacy gperftools CPU profile (binary)")
+    } else {
+        Some("it starts with a zero byte")
+    }
+}
+
+/// Whether the data starts like text (a legacy text profile, a log, ...): UTF-8
+/// without control characters other than line breaks and tabs.
+fn looks_like_text(data: &[u8]) -> bool {
+    let head = &data[..data.len().min(256)];
+    let text = match std::str::from_utf8(head) {
+        Ok(s) => s,
+        // A character cut at the end of the window is fine.
+        Err(e) if e.error_len().is_none() => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or(""),
+        Err(_) => return false,
+    };
+    text.len() >= 4 && text.chars().all(|c| !c.is_control() || matches!(c, '\n' | '\r' | '\t'))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,410 @@
+//! A decoded pprof message as a v2 profile, with every reference checked.
+//!
+//! prost has already refused lengths that run past the input; what a well-formed
+//! protobuf can still get wrong is checked here, each with a message that names the
+//! element: string indices out of range, ids that are 0 or repeated, references to
+//! ids that do not exist, sample value counts that differ from the sample types,
+//! and numbers the v2 tables cannot hold.
+
+use super::proto;
+use super::index::IdIndex;
+use super::{hex_address, R_MAPPING_FILENAME};
+use crate::error::{ProfileError, Result};
+use crate::model::{Profile, StrId, NA_INT};
+use crate::text::utf8_escaped;
+use rustc_hash::FxHashMap;
+
+/// The single source row a pprof file becomes.
+const SOURCE_ID: i32 = 1;
+
+fn malformed(message: String) -> ProfileError {
+    ProfileError::format(None, message)
+}
+
+/// The file's string table, interned into the profile's pool.
+struct StringTable {
+    ids: Vec<StrId>,
+}
+
+impl StringTable {
+    fn new(pool: &mut crate::model::StringPool, table: &[Vec<u8>]) -> Self {
+        StringTable { ids: table.iter().map(|b| pool.intern(&utf8_escaped(b))).collect() }
+    }
+
+    /// The string at `index`; `what` names the referring field for the error.
+    fn get(&self, index: i64, what: impl FnOnce() -> String) -> Result<StrId> {
+        usize::try_from(index).ok().and_then(|i| self.ids.get(i)).copied().ok_or_else(|| {
+            malformed(format!(
+                "{} refers to string {index}, but the string table has {} entries",
+                what(),
+                self.ids.len()
+            ))
+        })
+    }
+
+    /// Like [`get`](Self::get) for a field where index 0 means "not set" (NA).
+    fn optional(&self, index: i64, what: impl FnOnce() -> String) -> Result<StrId> {
+        if index == 0 {
+            Ok(StrId::NA)
+        } else {
+            self.get(index, what)
+        }
+    }
+}
+
+/// v2 ids for elements with pprof ids: the pprof ids themselves when they all fit
+/// an R integer, otherwise 1, 2, ... in file order.
+fn v2_ids(ids: &[u64]) -> Vec<i32> {
+    if ids.iter().all(|&id| id <= i32::MAX as u64) {
+        ids.iter().map(|&id| id as i32).collect()
+    } else {
+        (1..=ids.len() as i32).collect()
+    }
+}
+
+fn count_i32(n: usize, what: &str) -> Result<i32> {
+    i32::try_from(n).map_err(|_| ProfileError::limit(format!("too many {what} ({n})")))
+}
+
+/// A line number (or column, start line) as a v2 integer: 0 or positive.
+fn line_number(value: i64, what: impl FnOnce() -> String) -> Result<i32> {
+    i32::try_from(value)
+        .ok()
+        .filter(|&v| v >= 0)
+        .ok_or_else(|| malformed(format!("{} is {value}, which is not a valid line number", what())))
+}
+
+/// A decoded message as a v2 profile with one source.
+pub fn profile_from_message(m: &proto::Profile, source_uri: Option<&str>) -> Result<Profile> {
+    let mut p = Profile::new();
+    let strings = StringTable::new(&mut p.strings, &m.string_table);
+
+    add_source(&mut p, m, &strings, source_uri)?;
+
+    // Sample types (unique per source: the v2 key is (source_id, type)).
+    let mut types = Vec::with_capacity(m.sample_type.len());
+    for (i, st) in m.sample_type.iter().enumerate() {
+        let t = strings.get(st.r#type, || format!("sample type {}", i + 1))?;
+        let u = strings.get(st.unit, || format!("the unit of sample type {}", i + 1))?;
+        if types.iter().any(|&(seen, _)| seen == t) {
+            return Err(malformed(format!(
+                "sample type \"{}\" is declared more than once",
+                p.str(t)
+            )));
+        }
+        types.push((t, u));
+        p.sample_types.source_id.push(SOURCE_ID);
+        p.sample_types.value_type.push(t);
+        p.sample_types.unit.push(u);
+    }
+
+    let mapping_ids = add_mappings(&mut p, m, &strings)?;
+    let function_ids = add_functions(&mut p, m, &strings)?;
+    let rows_of_location = add_locations(&mut p, m, &mapping_ids, &function_ids)?;
+    add_samples(&mut p, m, &strings, &types, &rows_of_location)?;
+    restore_r_system_names(&mut p);
+    Ok(p)
+}
+
+fn add_source(
+    p: &mut Profile,
+    m: &proto::Profile,
+    strings: &StringTable,
+    source_uri: Option<&str>,
+) -> Result<()> {
+    let s = &mut p.sources;
+    s.source_id.push(SOURCE_ID);
+    s.source_type.push(p.strings.intern("pprof"));
+    s.source_uri.push(p.strings.intern_opt(source_uri));
+    let (timestamp, time_text) = if m.time_nanos == 0 {
+        (f64::NAN, StrId::NA)
+    } else {
+        let mut buf = itoa::Buffer::new();
+        (m.time_nanos as f64 / 1e9, p.strings.intern(buf.format(m.time_nanos)))
+    };
+    s.source_timestamp.push(timestamp);
+    let (period_type, period_unit) = match &m.period_type {
+        Some(vt) => (
+            strings.get(vt.r#type, || "period_type".to_string())?,
+            strings.get(vt.unit, || "the unit of period_type".to_string())?,
+        ),
+        None => (StrId::NA, StrId::NA),
+    };
+    s.period_type.push(period_type);
+    s.period_unit.push(period_unit);
+    let unset_zero = |x: i64| if x == 0 { f64::NAN } else { x as f64 };
+    s.period.push(unset_zero(m.period));
+    s.duration_nanos.push(unset_zero(m.duration_nanos));
+    s.time_nanos.push(time_text);
+    s.default_sample_type
+        .push(strings.optional(m.default_sample_type, || "default_sample_type".to_string())?);
+    s.doc_url.push(strings.optional(m.doc_url, || "doc_url".to_string())?);
+    s.drop_frames.push(strings.optional(m.drop_frames, || "drop_frames".to_string())?);
+    s.keep_frames.push(strings.optional(m.keep_frames, || "keep_frames".to_string())?);
+    s.rprof_header.push(StrId::NA);
+
+    for (i, &c) in m.comment.iter().enumerate() {
+        let comment = strings.get(c, || format!("comment {}", i + 1))?;
+        p.source_comments.source_id.push(SOURCE_ID);
+        p.source_comments.comment.push(comment);
+    }
+    Ok(())
+}
+
+/// Adds the mappings; returns their index and v2 ids (by position).
+fn add_mappings(
+    p: &mut Profile,
+    m: &proto::Profile,
+    strings: &StringTable,
+) -> Result<(IdIndex, Vec<i32>)> {
+    let pprof_ids: Vec<u64> = m.mapping.iter().map(|x| x.id).collect();
+    let index = IdIndex::build(pprof_ids.iter().copied(), "mapping")?;
+    let ids = v2_ids(&pprof_ids);
+    let t = &mut p.mappings;
+    for (mp, &id) in m.mapping.iter().zip(&ids) {
+        let what = |field: &str| format!("the {field} of mapping {}", mp.id);
+        t.mapping_id.push(id);
+        t.source_id.push(SOURCE_ID);
+        t.memory_start.push(p.strings.intern(&hex_address(mp.memory_start)));
+        t.memory_limit.push(p.strings.intern(&hex_address(mp.memory_limit)));
+        t.file_offset.push(p.strings.intern(&hex_address(mp.file_offset)));
+        t.filename.push(strings.get(mp.filename, || what("filename"))?);
+        t.build_id.push(strings.get(mp.build_id, || what("build_id"))?);
+        t.has_functions.push(mp.has_functions as i32);
+        t.has_filenames.push(mp.has_filenames as i32);
+        t.has_line_numbers.push(mp.has_line_numbers as i32);
+        t.has_inline_frames.push(mp.has_inline_frames as i32);
+    }
+    Ok((index, ids))
+}
+
+fn add_functions(
+    p: &mut Profile,
+    m: &proto::Profile,
+    strings: &StringTable,
+) -> Result<(IdIndex, Vec<i32>)> {
+    let pprof_ids: Vec<u64> = m.function.iter().map(|x| x.id).collect();
+    let index = IdIndex::build(pprof_ids.iter().copied(), "function")?;
+    let ids = v2_ids(&pprof_ids);
+    let t = &mut p.functions;
+    for (f, &id) in m.function.iter().zip(&ids) {
+        let what = |field: &str| format!("the {field} of function {}", f.id);
+        t.function_id.push(id);
+        t.name.push(strings.get(f.name, || what("name"))?);
+        t.system_name.push(strings.get(f.system_name, || what("system_name"))?);
+        t.filename.push(strings.get(f.filename, || what("filename"))?);
+        t.start_line.push(line_number(f.start_line, || what("start_line"))?);
+    }
+    Ok((index, ids))
+}
+
+/// Rows of the v2 `locations` table that one pprof Location became.
+#[derive(Clone, Copy)]
+struct RowSpan {
+    start: u32,
+    len: u32,
+}
+
+/// Adds one v2 location per line of each pprof Location, innermost line first,
+/// each row `inlined_into` the next. The outermost line (the one pprof 1.x and
+/// profile 1.0 show) keeps the pprof id; inlined lines get ids after the largest
+/// pprof id. Returns the location index and the rows of each location.
+fn add_locations(
+    p: &mut Profile,
+    m: &proto::Profile,
+    mappings: &(IdIndex, Vec<i32>),
+    functions: &(IdIndex, Vec<i32>),
+) -> Result<(IdIndex, Vec<RowSpan>)> {
+    let pprof_ids: Vec<u64> = m.location.iter().map(|x| x.id).collect();
+    let index = IdIndex::build(pprof_ids.iter().copied(), "location")?;
+    let total_rows: u64 = m.location.iter().map(|l| l.line.len().max(1) as u64).sum();
+    if total_rows > i32::MAX as u64 {
+        return Err(ProfileError::limit(format!("too many location lines ({total_rows})")));
+    }
+    // Outermost lines: the pprof ids, or 1, 2, ... when those do not leave room for
+    // the inlined lines (numbered after them) in an R integer.
+    let inlined_rows = total_rows - m.location.len() as u64;
+    let max_id = pprof_ids.iter().copied().max().unwrap_or(0);
+    let outer_ids: Vec<i32> = if max_id.saturating_add(inlined_rows) <= i32::MAX as u64 {
+        pprof_ids.iter().map(|&id| id as i32).collect()
+    } else {
+        (1..=m.location.len() as i32).collect()
+    };
+    let mut next_inlined_id = outer_ids.iter().copied().max().unwrap_or(0) as i64 + 1;
+
+    let t = &mut p.locations;
+    let mut spans = Vec::with_capacity(m.location.len());
+    for (loc, &outer_id) in m.location.iter().zip(&outer_ids) {
+        let mapping_id = if loc.mapping_id == 0 {
+            NA_INT
+        } else {
+            let pos = mappings.0.position(loc.mapping_id).ok_or_else(|| {
+                malformed(format!(
+                    "location {} refers to mapping {}, which is not in the profile",
+                    loc.id, loc.mapping_id
+                ))
+            })?;
+            mappings.1[pos]
+        };
+        let address =
+            if loc.address == 0 { StrId::NA } else { p.strings.intern(&hex_address(loc.address)) };
+        let n = loc.line.len().max(1);
+        let start = t.location_id.len();
+        for k in 0..n {
+            let id = if k + 1 == n {
+                outer_id
+            } else {
+                let id = next_inlined_id as i32;
+                next_inlined_id += 1;
+                id
+            };
+            t.location_id.push(id);
+        }
+        for k in 0..n {
+            let (function_id, line, column) = match loc.line.get(k) {
+                None => (NA_INT, NA_INT, NA_INT),
+                Some(l) => {
+                    let which = || format!("line {} of location {}", k + 1, loc.id);
+                    if l.function_id == 0 {
+                        return Err(malformed(format!("{} has no function (function_id 0)", which())));
+                    }
+                    let pos = functions.0.position(l.function_id).ok_or_else(|| {
+                        malformed(format!(
+                            "{} refers to function {}, which is not in the profile",
+                            which(),
+                            l.function_id
+                        ))
+                    })?;
+                    (
+                        functions.1[pos],
+                        line_number(l.line, || format!("the line number of {}", which()))?,
+                        line_number(l.column, || format!("the column of {}", which()))?,
+                    )
+                }
+            };
+            t.function_id.push(function_id);
+            t.line.push(line);
+            t.column.push(column);
+            t.address.push(address);
+            t.mapping_id.push(mapping_id);
+            t.is_folded.push(loc.is_folded as i32);
+            let next = start + k + 1;
+            t.inlined_into.push(if k + 1 < n { t.location_id[next] } else { NA_INT });
+        }
+        spans.push(RowSpan { start: start as u32, len: n as u32 });
+    }
+    Ok((index, spans))
+}
+
+fn add_samples(
+    p: &mut Profile,
+    m: &proto::Profile,
+    strings: &StringTable,
+    types: &[(StrId, StrId)],
+    locations: &(IdIndex, Vec<RowSpan>),
+) -> Result<()> {
+    count_i32(m.sample.len(), "samples")?;
+    let n_frames: usize = m.sample.iter().map(|s| s.location_id.len()).sum();
+    p.samples.sample_id.reserve(m.sample.len());
+    p.samples.source_id.reserve(m.sample.len());
+    let n_values = m.sample.len().saturating_mul(types.len());
+    p.sample_values.sample_id.reserve(n_values);
+    p.sample_values.value_type.reserve(n_values);
+    p.sample_values.unit.reserve(n_values);
+    p.sample_values.value.reserve(n_values);
+    p.sample_locations.sample_id.reserve(n_frames);
+    p.sample_locations.depth.reserve(n_frames);
+    p.sample_locations.location_id.reserve(n_frames);
+
+    for (i, s) in m.sample.iter().enumerate() {
+        let sample_id = i as i32 + 1;
+        p.samples.sample_id.push(sample_id);
+        p.samples.source_id.push(SOURCE_ID);
+
+        if s.value.len() != types.len() {
+            return Err(malformed(format!(
+                "sample {sample_id} has {} values, but the profile declares {} sample types",
+                s.value.len(),
+                types.len()
+            )));
+        }
+        let sv = &mut p.sample_values;
+        for (&v, &(t, u)) in s.value.iter().zip(types) {
+            sv.sample_id.push(sample_id);
+            sv.value_type.push(t);
+            sv.unit.push(u);
+            sv.value.push(v as f64);
+        }
+
+        let sl = &mut p.sample_locations;
+        let mut depth = 0i32;
+        for &lid in &s.location_id {
+            let pos = locations.0.position(lid).ok_or_else(|| {
+                malformed(if lid == 0 {
+                    format!("sample {sample_id} refers to location 0; ids must be non-zero")
+                } else {
+                    format!("sample {sample_id} refers to location {lid}, which is not in the profile")
+                })
+            })?;
+            let span = locations.1[pos];
+            let rows = span.start as usize..(span.start + span.len) as usize;
+            for &location_id in &p.locations.location_id[rows] {
+                depth = depth.checked_add(1).ok_or_else(|| {
+                    ProfileError::limit(format!("sample {sample_id} has too many frames"))
+                })?;
+                sl.sample_id.push(sample_id);
+                sl.depth.push(depth);
+                sl.location_id.push(location_id);
+            }
+        }
+
+        for (j, l) in s.label.iter().enumerate() {
+            let which = || format!("label {} of sample {sample_id}", j + 1);
+            let key = strings.get(l.key, || format!("the key of {}", which()))?;
+            let value = strings.optional(l.str, || format!("the value of {}", which()))?;
+            let num_unit = strings.optional(l.num_unit, || format!("the unit of {}", which()))?;
+            // A string label carries no number; a zero there means "not set".
+            let num = if l.str != 0 && l.num == 0 { f64::NAN } else { l.num as f64 };
+            let t = &mut p.sample_labels;
+            t.sample_id.push(sample_id);
+            t.key.push(key);
+            t.value.push(value);
+            t.num.push(num);
+            t.num_unit.push(num_unit);
+        }
+    }
+    Ok(())
+}
+
+/// The writer leaves out the system name of R functions when it equals the name
+/// (see `write.rs`); put it back for functions used only in the R mapping.
+fn restore_r_system_names(p: &mut Profile) {
+    let r_mappings: Vec<i32> = (0..p.mappings.nrow())
+        .filter(|&i| p.str(p.mappings.filename[i]) == R_MAPPING_FILENAME)
+        .map(|i| p.mappings.mapping_id[i])
+        .collect();
+    if r_mappings.is_empty() {
+        return;
+    }
+    let position: FxHashMap<i32, usize> =
+        p.functions.function_id.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+    // Per function: used by a location in the R mapping, used by any other.
+    let mut in_r = vec![false; p.functions.nrow()];
+    let mut elsewhere = vec![false; p.functions.nrow()];
+    for (f, mapping) in p.locations.function_id.iter().zip(&p.locations.mapping_id) {
+        if let Some(&pos) = position.get(f) {
+            if r_mappings.contains(mapping) {
+                in_r[pos] = true;
+            } else {
+                elsewhere[pos] = true;
+            }
+        }
+    }
+    let Some(empty) = p.strings.lookup("") else { return };
+    let f = &mut p.functions;
+    for pos in 0..f.nrow() {
+        if in_r[pos] && !elsewhere[pos] && f.system_name[pos] == empty && f.name[pos] != empty {
+            f.system_name[pos] = f.name[pos];
+        }
+    }
+}

@@ -1,0 +1,625 @@
+//! A v2 profile as a pprof message.
+//!
+//! A pprof file has one list of sample types, so the profile's types are united in
+//! first-appearance order (`sample_types` rows, then `sample_values`), with 0 where
+//! a sample has no value of a type. Gauges (heap sizes at a tick) are left out:
+//! pprof sums values, and a sum of levels means nothing. Samples of Rprof sources
+//! also get `cpu`/`nanoseconds` (count × sampling interval) so that pprof shows time.
+//!
+//! Samples with the same stack and labels are summed (v2 holds raw samples, one per
+//! Rprof tick); samples read from pprof are written one to one, as they came.
+//! Frames that were one pprof Location (linked by `locations.inlined_into`) become
+//! one Location again, so a pprof file comes back with the locations it had.
+//!
+//! Frames of other origins (Rprof, v1, manual) go into a mapping named `[R]` with an
+//! address per location: `go tool pprof` then does not look for a binary to
+//! symbolize. Their functions are written without a system name when it equals the
+//! name, because pprof runs names through a C++ demangler whenever the two are
+//! equal, and that turns `<GC>` and `<Anonymous>` into `<unknown>`; the reader puts
+//! the system name back for functions of the `[R]` mapping.
+
+use super::index::IdIndex;
+use super::proto;
+use super::{parse_hex_address, R_MAPPING_FILENAME};
+use crate::error::{ProfileError, Result};
+use crate::model::{Profile, StrId, NA_INT};
+use crate::schema::GAUGE_TYPES;
+use crate::validate;
+use rustc_hash::FxHashMap;
+
+/// How to write.
+#[derive(Debug, Clone)]
+pub struct WriteOptions {
+    /// Sum samples with the same stack and labels into one pprof sample. Off for
+    /// v1 objects: their rows are aggregated already and are written one to one, as
+    /// profile 1.0 did, so a v1 object reads back as it was.
+    pub aggregate: bool,
+}
+
+impl Default for WriteOptions {
+    fn default() -> Self {
+        WriteOptions { aggregate: true }
+    }
+}
+
+/// The string table under construction: "" first, each string once.
+struct StringTable<'a> {
+    index: FxHashMap<&'a str, i64>,
+    strings: Vec<&'a str>,
+}
+
+impl<'a> StringTable<'a> {
+    fn new() -> Self {
+        let mut t = StringTable { index: FxHashMap::default(), strings: Vec::new() };
+        t.add("");
+        t
+    }
+
+    fn add(&mut self, s: &'a str) -> i64 {
+        if let Some(&i) = self.index.get(s) {
+            return i;
+        }
+        let i = self.strings.len() as i64;
+        self.strings.push(s);
+        self.index.insert(s, i);
+        i
+    }
+
+    fn into_bytes(self) -> Vec<Vec<u8>> {
+        self.strings.into_iter().map(|s| s.as_bytes().to_vec()).collect()
+    }
+}
+
+fn internal(message: String) -> ProfileError {
+    ProfileError::invalid("(profile)", "(profile)", None, message)
+}
+
+/// A value as a pprof integer: rounded, NA as 0, out-of-range values saturated.
+fn to_i64(x: f64) -> i64 {
+    if x.is_nan() {
+        0
+    } else {
+        x.round() as i64
+    }
+}
+
+fn hex_column(p: &Profile, table: &str, column: &str, row: usize, id: StrId) -> Result<u64> {
+    match p.strings.get(id) {
+        None => Ok(0),
+        Some(s) => parse_hex_address(s).ok_or_else(|| {
+            ProfileError::invalid(
+                table,
+                column,
+                Some(row + 1),
+                format!("must be an address like \"0x4a2f\", found \"{s}\""),
+            )
+        }),
+    }
+}
+
+/// Positions of the sample columns of the pprof file.
+struct ValueColumns<'a> {
+    /// (type, unit) of each column, in file order.
+    types: Vec<(&'a str, &'a str)>,
+    /// v2 type -> column.
+    of_type: FxHashMap<StrId, usize>,
+    /// Column of `samples` and of `cpu`, when Rprof samples need cpu time.
+    rprof_cpu: Option<(usize, usize)>,
+}
+
+impl<'a> ValueColumns<'a> {
+    fn new(p: &'a Profile, any_rprof_time: bool) -> Self {
+        let mut order: Vec<(StrId, StrId)> = Vec::new();
+        let rows = p
+            .sample_types
+            .value_type
+            .iter()
+            .zip(&p.sample_types.unit)
+            .chain(p.sample_values.value_type.iter().zip(&p.sample_values.unit));
+        let mut seen = rustc_hash::FxHashSet::default();
+        for (&t, &u) in rows {
+            if seen.insert(t) && !GAUGE_TYPES.contains(&p.str(t)) {
+                order.push((t, u));
+            }
+        }
+        let mut types: Vec<(&str, &str)> = order.iter().map(|&(t, u)| (p.str(t), p.str(u))).collect();
+        let mut of_type: FxHashMap<StrId, usize> =
+            order.iter().enumerate().map(|(i, &(t, _))| (t, i)).collect();
+        let mut rprof_cpu = None;
+        let samples_col = types.iter().position(|&(t, u)| t == "samples" && u == "count");
+        if let (true, Some(samples_col)) = (any_rprof_time, samples_col) {
+            let cpu_col = match types.iter().position(|&(t, u)| t == "cpu" && u == "nanoseconds") {
+                Some(c) => c,
+                None => {
+                    let c = samples_col + 1;
+                    types.insert(c, ("cpu", "nanoseconds"));
+                    for col in of_type.values_mut() {
+                        if *col >= c {
+                            *col += 1;
+                        }
+                    }
+                    c
+                }
+            };
+            rprof_cpu = Some((samples_col, cpu_col));
+        }
+        ValueColumns { types, of_type, rprof_cpu }
+    }
+}
+
+/// What the writer needs to know about each source.
+struct SourceInfo {
+    is_pprof: Vec<bool>,
+    /// The sampling interval in nanoseconds of Rprof sources that have one.
+    rprof_interval: Vec<Option<f64>>,
+}
+
+impl SourceInfo {
+    fn new(p: &Profile) -> Self {
+        let s = &p.sources;
+        let is_pprof = s.source_type.iter().map(|&t| p.str(t) == "pprof").collect();
+        let rprof_interval = (0..s.nrow())
+            .map(|i| {
+                let period = s.period[i];
+                (p.str(s.source_type[i]) == "rprof"
+                    && p.str(s.period_type[i]) == "cpu"
+                    && p.str(s.period_unit[i]) == "nanoseconds"
+                    && period.is_finite()
+                    && period > 0.0)
+                    .then_some(period)
+            })
+            .collect();
+        SourceInfo { is_pprof, rprof_interval }
+    }
+}
+
+/// Stacks of all samples as positions into the `locations` table, innermost
+/// first: the frames of sample `i` are `frames[offsets[i]..offsets[i + 1]]`.
+struct Stacks {
+    offsets: Vec<usize>,
+    frames: Vec<usize>,
+}
+
+impl Stacks {
+    fn new(p: &Profile, sample_index: &IdIndex, location_index: &IdIndex) -> Result<Self> {
+        let sl = &p.sample_locations;
+        let n = p.samples.nrow();
+        let mut counts = vec![0usize; n];
+        let mut sample_pos = Vec::with_capacity(sl.nrow());
+        for &sid in &sl.sample_id {
+            let pos = sample_index
+                .position_i32(sid)
+                .ok_or_else(|| internal(format!("sample {sid} of a stack is unknown")))?;
+            counts[pos] += 1;
+            sample_pos.push(pos);
+        }
+        let mut offsets = Vec::with_capacity(n + 1);
+        let mut total = 0;
+        offsets.push(0);
+        for c in &counts {
+            total += c;
+            offsets.push(total);
+        }
+        let mut frames = vec![usize::MAX; total];
+        for (row, &pos) in sample_pos.iter().enumerate() {
+            let depth = usize::try_from(sl.depth[row]).unwrap_or(0);
+            let location = location_index
+                .position_i32(sl.location_id[row])
+                .ok_or_else(|| internal(format!("location {} is unknown", sl.location_id[row])))?;
+            if depth == 0 || depth > counts[pos] {
+                return Err(internal(format!("depth {depth} is out of range")));
+            }
+            frames[offsets[pos] + depth - 1] = location;
+        }
+        Ok(Stacks { offsets, frames })
+    }
+
+    fn of(&self, sample: usize) -> &[usize] {
+        &self.frames[self.offsets[sample]..self.offsets[sample + 1]]
+    }
+}
+
+/// The pprof Locations being written and how stacks map onto them.
+struct LocationWriter<'p> {
+    p: &'p Profile,
+    /// Row each row is inlined into.
+    inlined_into: Vec<Option<usize>>,
+    /// Rows written into the `[R]` mapping.
+    is_r: Vec<bool>,
+    /// For the innermost row of each chain of inlined rows: the chain's length
+    /// and pprof id (0 for other rows); the common case, looked up without hashing.
+    chain_of_start: Vec<(usize, u64)>,
+    /// (first row, number of rows) -> pprof id, for parts of chains.
+    ids: FxHashMap<(usize, usize), u64>,
+    taken: rustc_hash::FxHashSet<u64>,
+    next_free_id: u64,
+    r_mapping_id: u64,
+    r_address_limit: u64,
+    out: Vec<proto::Location>,
+}
+
+impl<'p> LocationWriter<'p> {
+    fn new(p: &'p Profile, location_index: &IdIndex, is_r: Vec<bool>) -> Result<Self> {
+        let l = &p.locations;
+        let inlined_into: Vec<Option<usize>> =
+            l.inlined_into.iter().map(|&x| location_index.position_i32(x)).collect();
+        let max_id = l.location_id.iter().copied().max().unwrap_or(0).max(0) as u64;
+        let max_mapping = p.mappings.mapping_id.iter().copied().max().unwrap_or(0).max(0) as u64;
+        let mut w = LocationWriter {
+            p,
+            inlined_into,
+            is_r,
+            chain_of_start: vec![(0, 0); l.nrow()],
+            ids: FxHashMap::default(),
+            taken: Default::default(),
+            next_free_id: max_id + 1,
+            r_mapping_id: max_mapping + 1,
+            r_address_limit: 0,
+            out: Vec::with_capacity(l.nrow()),
+        };
+        // Every chain of inlined frames, from its innermost row, in table order, so
+        // a pprof file's locations come back in their order and with their ids.
+        let mut is_target = vec![false; l.nrow()];
+        for &t in w.inlined_into.iter().flatten() {
+            is_target[t] = true;
+        }
+        for row in 0..l.nrow() {
+            if !is_target[row] {
+                let chain = w.chain(row)?;
+                let id = w.add(&chain)?;
+                w.chain_of_start[row] = (chain.len(), id);
+            }
+        }
+        Ok(w)
+    }
+
+    /// Rows from `row` outwards along `inlined_into`.
+    fn chain(&self, row: usize) -> Result<Vec<usize>> {
+        let mut chain = vec![row];
+        let mut cur = row;
+        while let Some(next) = self.inlined_into[cur] {
+            if chain.len() > self.inlined_into.len() {
+                return Err(ProfileError::invalid(
+                    "locations",
+                    "inlined_into",
+                    Some(row + 1),
+                    "forms a cycle",
+                ));
+            }
+            chain.push(next);
+            cur = next;
+        }
+        Ok(chain)
+    }
+
+    /// Writes a pprof Location for `rows` (innermost first); its id is the v2 id
+    /// of the outermost row unless another Location has it already.
+    fn add(&mut self, rows: &[usize]) -> Result<u64> {
+        let l = &self.p.locations;
+        let (Some(&first), Some(&outer)) = (rows.first(), rows.last()) else {
+            return Err(internal("a location without rows".to_string()));
+        };
+        let preferred = u64::try_from(l.location_id[outer]).unwrap_or(0);
+        let id = if preferred > 0 && self.taken.insert(preferred) {
+            preferred
+        } else {
+            while !self.taken.insert(self.next_free_id) {
+                self.next_free_id += 1;
+            }
+            self.next_free_id
+        };
+
+        let (mapping_id, address) = if self.is_r[first] {
+            self.r_address_limit = self.r_address_limit.max(id + 1);
+            (self.r_mapping_id, id)
+        } else {
+            let m = l.mapping_id[first];
+            (
+                if m == NA_INT { 0 } else { m as u64 },
+                hex_column(self.p, "locations", "address", first, l.address[first])?,
+            )
+        };
+        let lines = rows
+            .iter()
+            .filter(|&&r| l.function_id[r] != NA_INT)
+            .map(|&r| proto::Line {
+                function_id: l.function_id[r] as u64,
+                line: if l.line[r] == NA_INT { 0 } else { l.line[r] as i64 },
+                column: if l.column[r] == NA_INT { 0 } else { l.column[r] as i64 },
+            })
+            .collect();
+        self.out.push(proto::Location {
+            id,
+            mapping_id,
+            address,
+            line: lines,
+            is_folded: l.is_folded[first] != NA_INT && l.is_folded[first] != 0,
+        });
+        Ok(id)
+    }
+
+    /// The pprof location ids of a stack: frames that form a chain of inlined
+    /// frames become one location.
+    fn stack_ids(&mut self, frames: &[usize], out: &mut Vec<u64>) -> Result<()> {
+        out.clear();
+        let mut i = 0;
+        while i < frames.len() {
+            let first = frames[i];
+            let mut len = 1;
+            let mut cur = first;
+            while let Some(next) = self.inlined_into[cur] {
+                if frames.get(i + len) != Some(&next) {
+                    break;
+                }
+                len += 1;
+                cur = next;
+            }
+            let id = match self.chain_of_start[first] {
+                (full, id) if full == len && id != 0 => id,
+                _ => match self.ids.get(&(first, len)) {
+                    Some(&id) => id,
+                    None => {
+                        let id = self.add(&frames[i..i + len])?;
+                        self.ids.insert((first, len), id);
+                        id
+                    }
+                },
+            };
+            out.push(id);
+            i += len;
+        }
+        Ok(())
+    }
+
+    /// The `[R]` mapping, if any location is in it.
+    fn r_mapping(&self, strings: &mut StringTable<'_>) -> Option<proto::Mapping> {
+        (self.r_address_limit > 0).then(|| proto::Mapping {
+            id: self.r_mapping_id,
+            memory_start: 0,
+            memory_limit: self.r_address_limit,
+            file_offset: 0,
+            filename: strings.add(R_MAPPING_FILENAME),
+            build_id: 0,
+            has_functions: true,
+            has_filenames: true,
+            has_line_numbers: true,
+            has_inline_frames: false,
+        })
+    }
+}
+
+/// A label as a hashable key (the number by its bits).
+type LabelKey = (StrId, StrId, u64, StrId);
+
+/// The profile as a pprof message. The profile is validated first.
+pub fn message_from_profile(p: &Profile, options: &WriteOptions) -> Result<proto::Profile> {
+    validate::validate(p)?;
+    let mut strings = StringTable::new();
+    let source_index = IdIndex::of_v2_ids(&p.sources.source_id, "sources")?;
+    let sample_index = IdIndex::of_v2_ids(&p.samples.sample_id, "samples")?;
+    let location_index = IdIndex::of_v2_ids(&p.locations.location_id, "locations")?;
+    let function_index = IdIndex::of_v2_ids(&p.functions.function_id, "functions")?;
+    let sources = SourceInfo::new(p);
+
+    let n_samples = p.samples.nrow();
+    let source_of_sample: Vec<usize> = p
+        .samples
+        .source_id
+        .iter()
+        .map(|&s| source_index.position_i32(s).ok_or_else(|| internal(format!("source {s} is unknown"))))
+        .collect::<Result<_>>()?;
+    let any_rprof_time = source_of_sample.iter().any(|&s| sources.rprof_interval[s].is_some());
+
+    // Values, one row per sample; NaN where a sample has no value of a type.
+    let columns = ValueColumns::new(p, any_rprof_time);
+    let ncol = columns.types.len();
+    let mut values = vec![f64::NAN; n_samples * ncol];
+    let sv = &p.sample_values;
+    for row in 0..sv.nrow() {
+        if let Some(&col) = columns.of_type.get(&sv.value_type[row]) {
+            let pos = sample_index
+                .position_i32(sv.sample_id[row])
+                .ok_or_else(|| internal(format!("sample {} is unknown", sv.sample_id[row])))?;
+            values[pos * ncol + col] = sv.value[row];
+        }
+    }
+    if let Some((samples_col, cpu_col)) = columns.rprof_cpu {
+        for (pos, &source) in source_of_sample.iter().enumerate() {
+            if let Some(interval) = sources.rprof_interval[source] {
+                let row = &mut values[pos * ncol..(pos + 1) * ncol];
+                if row[cpu_col].is_nan() && !row[samples_col].is_nan() {
+                    row[cpu_col] = row[samples_col] * interval;
+                }
+            }
+        }
+    }
+
+    // Which locations and functions only samples of other formats use.
+    let stacks = Stacks::new(p, &sample_index, &location_index)?;
+    let n_loc = p.locations.nrow();
+    let mut loc_pprof = vec![false; n_loc];
+    let mut loc_other = vec![false; n_loc];
+    for (pos, &source) in source_of_sample.iter().enumerate() {
+        let used = if sources.is_pprof[source] { &mut loc_pprof } else { &mut loc_other };
+        for &row in stacks.of(pos) {
+            used[row] = true;
+        }
+    }
+    // Rows that go into the new `[R]` mapping, and rows in an `[R]` mapping at all
+    // (also one read from a file this writer wrote).
+    let loc_is_r: Vec<bool> = (0..n_loc)
+        .map(|r| loc_other[r] && !loc_pprof[r] && p.locations.mapping_id[r] == NA_INT)
+        .collect();
+    let r_mapping_ids: Vec<i32> = (0..p.mappings.nrow())
+        .filter(|&i| p.str(p.mappings.filename[i]) == R_MAPPING_FILENAME)
+        .map(|i| p.mappings.mapping_id[i])
+        .collect();
+    // Functions whose locations are all R frames (the rule the reader undoes).
+    let mut fn_in_r = vec![false; p.functions.nrow()];
+    let mut fn_elsewhere = vec![false; p.functions.nrow()];
+    for row in 0..n_loc {
+        if let Some(f) = function_index.position_i32(p.locations.function_id[row]) {
+            if loc_is_r[row] || r_mapping_ids.contains(&p.locations.mapping_id[row]) {
+                fn_in_r[f] = true;
+            } else {
+                fn_elsewhere[f] = true;
+            }
+        }
+    }
+    let mut locations = LocationWriter::new(p, &location_index, loc_is_r)?;
+
+    // Labels per sample.
+    let sl = &p.sample_labels;
+    let mut labels_of: Vec<Vec<usize>> = vec![Vec::new(); n_samples];
+    for row in 0..sl.nrow() {
+        if let Some(pos) = sample_index.position_i32(sl.sample_id[row]) {
+            labels_of[pos].push(row);
+        }
+    }
+    let label_key = |row: usize| -> LabelKey {
+        let num = sl.num[row];
+        let bits = if num.is_nan() { f64::NAN.to_bits() } else { num.to_bits() };
+        (sl.key[row], sl.value[row], bits, sl.num_unit[row])
+    };
+
+    // Samples, summed over equal stacks and labels unless told otherwise.
+    let mut out_samples: Vec<(Vec<u64>, &[usize], Vec<f64>)> = Vec::new();
+    let mut seen: FxHashMap<(Vec<u64>, Vec<LabelKey>), usize> = FxHashMap::default();
+    let mut ids = Vec::new();
+    for pos in 0..n_samples {
+        locations.stack_ids(stacks.of(pos), &mut ids)?;
+        let row_values = &values[pos * ncol..(pos + 1) * ncol];
+        let label_rows = labels_of[pos].as_slice();
+        // pprof samples are the profiler's own records (Go writes the same stack and
+        // labels twice at times); only raw samples of other formats are summed.
+        if options.aggregate && !sources.is_pprof[source_of_sample[pos]] {
+            let mut key_labels: Vec<LabelKey> = label_rows.iter().map(|&r| label_key(r)).collect();
+            key_labels.sort_unstable();
+            match seen.entry((ids.clone(), key_labels)) {
+                std::collections::hash_map::Entry::Occupied(e) => {
+                    let target = &mut out_samples[*e.get()].2;
+                    for (t, v) in target.iter_mut().zip(row_values) {
+                        if !v.is_nan() {
+                            *t += v;
+                        }
+                    }
+                    continue;
+                }
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(out_samples.len());
+                }
+            }
+        }
+        let vals = row_values.iter().map(|v| if v.is_nan() { 0.0 } else { *v }).collect();
+        out_samples.push((ids.clone(), label_rows, vals));
+    }
+
+    let mut m = proto::Profile {
+        sample_type: columns
+            .types
+            .iter()
+            .map(|&(t, u)| proto::ValueType { r#type: strings.add(t), unit: strings.add(u) })
+            .collect(),
+        ..Default::default()
+    };
+    m.sample = out_samples
+        .into_iter()
+        .map(|(location_id, label_rows, vals)| proto::Sample {
+            location_id,
+            value: vals.into_iter().map(to_i64).collect(),
+            label: label_rows
+                .iter()
+                .map(|&r| proto::Label {
+                    key: strings.add(p.str(sl.key[r])),
+                    str: if sl.value[r].is_na() { 0 } else { strings.add(p.str(sl.value[r])) },
+                    num: to_i64(sl.num[r]),
+                    num_unit: if sl.num_unit[r].is_na() { 0 } else { strings.add(p.str(sl.num_unit[r])) },
+                })
+                .collect(),
+        })
+        .collect();
+
+    let mp = &p.mappings;
+    for row in 0..mp.nrow() {
+        let flag = |v: &[i32]| v[row] != NA_INT && v[row] != 0;
+        m.mapping.push(proto::Mapping {
+            id: mp.mapping_id[row] as u64,
+            memory_start: hex_column(p, "mappings", "memory_start", row, mp.memory_start[row])?,
+            memory_limit: hex_column(p, "mappings", "memory_limit", row, mp.memory_limit[row])?,
+            file_offset: hex_column(p, "mappings", "file_offset", row, mp.file_offset[row])?,
+            filename: strings.add(p.str(mp.filename[row])),
+            build_id: strings.add(p.str(mp.build_id[row])),
+            has_functions: flag(&mp.has_functions),
+            has_filenames: flag(&mp.has_filenames),
+            has_line_numbers: flag(&mp.has_line_numbers),
+            has_inline_frames: flag(&mp.has_inline_frames),
+        });
+    }
+    m.mapping.extend(locations.r_mapping(&mut strings));
+    m.location = std::mem::take(&mut locations.out);
+
+    let f = &p.functions;
+    for row in 0..f.nrow() {
+        let r_only = fn_in_r[row] && !fn_elsewhere[row];
+        let system_name = if r_only && f.system_name[row] == f.name[row] {
+            0
+        } else {
+            strings.add(p.str(f.system_name[row]))
+        };
+        m.function.push(proto::Function {
+            id: f.function_id[row] as u64,
+            name: strings.add(p.str(f.name[row])),
+            system_name,
+            filename: strings.add(p.str(f.filename[row])),
+            start_line: if f.start_line[row] == NA_INT { 0 } else { f.start_line[row] as i64 },
+        });
+    }
+
+    add_source_fields(p, &mut m, &mut strings)?;
+    m.string_table = strings.into_bytes();
+    Ok(m)
+}
+
+/// Profile-level fields, each from the first source that has it; comments of all
+/// sources.
+fn add_source_fields<'a>(
+    p: &'a Profile,
+    m: &mut proto::Profile,
+    strings: &mut StringTable<'a>,
+) -> Result<()> {
+    let s = &p.sources;
+    let first_str = |col: &[StrId]| col.iter().copied().find(|x| !x.is_na());
+    let first_num = |col: &[f64]| col.iter().copied().find(|x| !x.is_nan());
+
+    if let Some(row) = (0..s.nrow()).find(|&i| !s.period_type[i].is_na() || !s.period_unit[i].is_na()) {
+        m.period_type = Some(proto::ValueType {
+            r#type: strings.add(p.str(s.period_type[row])),
+            unit: strings.add(p.str(s.period_unit[row])),
+        });
+    }
+    m.period = first_num(&s.period).map_or(0, to_i64);
+    m.duration_nanos = first_num(&s.duration_nanos).map_or(0, to_i64);
+    m.time_nanos = match first_str(&s.time_nanos) {
+        Some(t) => {
+            let text = p.str(t);
+            text.trim().parse::<i64>().map_err(|_| {
+                ProfileError::invalid(
+                    "sources",
+                    "time_nanos",
+                    s.time_nanos.iter().position(|&x| x == t).map(|r| r + 1),
+                    format!("must be an integer (nanoseconds since the epoch), found \"{text}\""),
+                )
+            })?
+        }
+        None => first_num(&s.source_timestamp).map_or(0, |ts| to_i64(ts * 1e9)),
+    };
+    let optional = |strings: &mut StringTable<'a>, col: &'a [StrId]| {
+        first_str(col).map_or(0, |x| strings.add(p.str(x)))
+    };
+    m.drop_frames = optional(strings, &s.drop_frames);
+    m.keep_frames = optional(strings, &s.keep_frames);
+    m.default_sample_type = optional(strings, &s.default_sample_type);
+    m.doc_url = optional(strings, &s.doc_url);
+    m.comment = p.source_comments.comment.iter().map(|&c| strings.add(p.str(c))).collect();
+    Ok(())
+}

@@ -1,0 +1,35 @@
+//! Checks of scalar arguments passed from R. The R wrappers check arguments first,
+//! so these errors are a last line of defence; they never panic.
+
+use extendr_api::prelude::*;
+use profile_core::input::Limits;
+use profile_core::ProfileError;
+
+pub(crate) fn argument(message: &str) -> ProfileError {
+    ProfileError::invalid("(argument)", "(argument)", None, message)
+}
+
+/// A single string; NA gives None.
+pub(crate) fn optional_string(x: &Robj, name: &str) -> Result<Option<String>, ProfileError> {
+    let s = Strings::try_from(x.clone())
+        .ok()
+        .filter(|s| s.len() == 1)
+        .ok_or_else(|| argument(&format!("`{name}` must be a single string")))?;
+    let value = s.elt(0);
+    Ok(if value.is_na() { None } else { Some(AsRef::<str>::as_ref(&value).to_owned()) })
+}
+
+/// A single string that is not NA.
+pub(crate) fn required_string(x: &Robj, name: &str) -> Result<String, ProfileError> {
+    optional_string(x, name)?.ok_or_else(|| argument(&format!("`{name}` must not be NA")))
+}
+
+/// `max_size` (bytes, a non-negative number) as read limits.
+pub(crate) fn limits(max_size: &Robj) -> Result<Limits, ProfileError> {
+    let bytes = max_size
+        .as_real()
+        .or_else(|| max_size.as_integer().map(f64::from))
+        .filter(|x| x.is_finite() && *x >= 0.0)
+        .ok_or_else(|| argument("`max_size` must be a non-negative number"))?;
+    Ok(Limits { max_decompressed_bytes: bytes.min(u64::MAX as f64) as u64 })
+}
