@@ -5,90 +5,30 @@
 
 # The tables these functions need, in the same shape for v1 and v2 profiles:
 # stack rows, sample values (long form), locations, functions, and what the sources
-# say about sample types (declared order, default type).
+# say about sample types (declared order, default type). Only what R must check is
+# checked here (tables, columns, types); the core refuses broken stacks and keys.
 profile_parts <- function(x, call = rlang::caller_env()) {
-  if (is_v2(x)) {
-    tables <- v2_tables(x)
-    missing <- setdiff(v2_schema()$required_tables, names(tables))
-    if (length(missing)) {
-      abort_profile("invalid",
-        "{.arg x} is a {.cls dm} but not a v2 profile: it lacks the table{?s} {.field {missing}}.",
-        missing = missing, call = call
-      )
-    }
-    parts <- list(
-      stack = tables$sample_locations,
-      values = tables$sample_values,
-      locations = tables$locations,
-      functions = tables$functions,
-      # extension table and column: absent from hand-built profiles
-      declared_types = tables[["sample_types"]][["type"]],
-      default_types = tables$sources[["default_sample_type"]]
-    )
-  } else if (inherits(x, "profile_data")) {
-    parts <- v1_parts(x)
+  if (inherits(x, "profile_data")) {
+    validate_v1(x, call = call)
+    # one v2 sample per v1 row, with the row's value
+    tables <- v2_tables_from_v1(x, repeat_rows = FALSE)
+  } else if (is_v2(x)) {
+    tables <- check_v2_tables(x, call = call)
   } else {
     abort_argument(
       "{.arg x} must be a profile (a v2 {.cls dm} or a v1 {.cls profile_data}), not {.obj_type_friendly {x}}.",
       x = x, call = call
     )
   }
-  check_part_columns(parts, call = call)
-  parts
-}
-
-v1_parts <- function(x) {
-  samples <- x$samples
-  stacks <- samples$locations
-  depth_count <- vapply(stacks, NROW, integer(1))
-  location_id <- unlist(lapply(stacks, `[[`, "location_id"), use.names = FALSE)
-  n <- NROW(samples)
-  types <- x$sample_types
   list(
-    stack = list(
-      sample_id = rep(seq_len(n), depth_count),
-      depth = sequence(depth_count),
-      location_id = as.integer(location_id)
-    ),
-    values = list(
-      sample_id = seq_len(n),
-      type = rep(types$type[[1]], n),
-      unit = rep(types$unit[[1]], n),
-      value = as.double(samples$value)
-    ),
-    locations = x$locations,
-    functions = x$functions,
-    declared_types = types$type,
-    default_types = NULL
+    stack = tables$sample_locations,
+    values = tables$sample_values,
+    locations = tables$locations,
+    functions = tables$functions,
+    # extension table and column: absent from hand-built profiles
+    declared_types = tables[["sample_types"]][["type"]],
+    default_types = tables$sources[["default_sample_type"]]
   )
-}
-
-# The core reads these columns as they are; a profile whose columns have other
-# types is not valid, and saying so beats a cryptic failure.
-check_part_columns <- function(parts, call) {
-  want <- list(
-    stack = c(sample_id = "integer", depth = "integer", location_id = "integer"),
-    values = c(sample_id = "integer", type = "character", unit = "character", value = "double"),
-    locations = c(location_id = "integer", function_id = "integer"),
-    functions = c(function_id = "integer", name = "character")
-  )
-  table_names <- c(
-    stack = "sample_locations", values = "sample_values",
-    locations = "locations", functions = "functions"
-  )
-  for (part in names(want)) {
-    for (col in names(want[[part]])) {
-      v <- parts[[part]][[col]]
-      type <- want[[part]][[col]]
-      if (!identical(typeof(v), type) || is.object(v)) {
-        t <- table_names[[part]]
-        abort_profile("invalid",
-          "Table {.field {t}}, column {.field {col}} must be {type}; see {.fn validate_profile}.",
-          t = t, col = col, type = type, call = call
-        )
-      }
-    }
-  }
 }
 
 # The sample type to look at, with its unit: `type` if given, else the sources'
