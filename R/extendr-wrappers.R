@@ -37,6 +37,23 @@ profile_write_folded <- function(stacks, labels, path) .Call(wrap__profile_write
 #' @noRd
 profile_read_folded <- function(path, sample_type, unit, source_uri, max_size) .Call(wrap__profile_read_folded, path, sample_type, unit, source_uri, max_size)
 
+#' Reads an Rprof file into `list(bundle, warnings, sample_lines)`. `input` is a
+#' path (plain or gzip file, read here) or a raw vector (the file's bytes).
+#' `sample_lines` (the line of the file each sample comes from) is filled only
+#' when `with_lines` is TRUE.
+#' @noRd
+rprof_read <- function(input, source_uri, max_size, with_lines) .Call(wrap__rprof_read, input, source_uri, max_size, with_lines)
+
+#' Validates a bundle and writes it as an Rprof file, atomically.
+#' @noRd
+rprof_write <- function(bundle, path) .Call(wrap__rprof_write, bundle, path)
+
+#' The order in which R's internal `merge()` returns rows with the match codes
+#' `xinds` (see `profile_core::rprof::legacy`), for v1 location ids as profile
+#' 1.0.4 gave them.
+#' @noRd
+rprof_legacy_merge_order <- function(xinds) .Call(wrap__rprof_legacy_merge_order, xinds)
+
 #' Reads a pprof file (gzip or plain protobuf) into a bundle.
 #' @noRd
 pprof_read <- function(path, source_uri, max_size) .Call(wrap__pprof_read, path, source_uri, max_size)

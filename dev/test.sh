@@ -3,6 +3,7 @@
 # test suite against the installed package. Exits non-zero if anything fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export PATH="$PATH:$HOME/.cargo/bin"
 
 echo "== cargo test (profile-core)"
 cargo test --release --manifest-path src/rust/Cargo.toml -p profile-core 2>&1 | tee /tmp/profile-cargo-test.log

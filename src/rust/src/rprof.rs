@@ -1,7 +1,77 @@
-//! Binding for the core's `rprof` module.
+//! Binding for the core's `rprof` module: reading a file (plain or gzip) or the
+//! bytes R decompressed (bzip2, xz), and writing a file atomically.
 
+use crate::args::{argument, limits, optional_string, required_string};
+use crate::{convert, envelope};
 use extendr_api::prelude::*;
+use profile_core::{input, output, rprof};
+use std::path::Path;
+
+/// Reads an Rprof file into `list(bundle, warnings, sample_lines)`. `input` is a
+/// path (plain or gzip file, read here) or a raw vector (the file's bytes).
+/// `sample_lines` (the line of the file each sample comes from) is filled only
+/// when `with_lines` is TRUE.
+/// @noRd
+#[extendr]
+fn rprof_read(input: Robj, source_uri: Robj, max_size: Robj, with_lines: Robj) -> Robj {
+    envelope(|| {
+        let limits = limits(&max_size)?;
+        let uri = optional_string(&source_uri, "source_uri")?;
+        let file_bytes;
+        let bytes: &[u8] = match input.as_raw_slice() {
+            Some(raw) => raw,
+            None => {
+                file_bytes =
+                    input::read_file(Path::new(&required_string(&input, "path")?), &limits)?;
+                &file_bytes
+            }
+        };
+        let data = input::decompress(bytes, &limits)?;
+        let parsed = rprof::parse(&data, uri.as_deref())?;
+        let lines: Vec<i32> = if with_lines.as_bool() == Some(true) {
+            parsed.sample_lines.iter().map(|&l| i32::try_from(l).unwrap_or(i32::MAX)).collect()
+        } else {
+            Vec::new()
+        };
+        Ok(list!(
+            bundle = convert::profile_to_r(&parsed.profile),
+            warnings = parsed.warnings,
+            sample_lines = convert::int_vector(&lines)
+        )
+        .into())
+    })
+}
+
+/// Validates a bundle and writes it as an Rprof file, atomically.
+/// @noRd
+#[extendr]
+fn rprof_write(bundle: Robj, path: Robj) -> Robj {
+    envelope(|| {
+        let path = required_string(&path, "path")?;
+        let p = convert::profile_from_r(&bundle)?;
+        profile_core::validate::validate(&p)?;
+        output::write_atomic(Path::new(&path), |w| rprof::write(&p, w))?;
+        Ok(Robj::from(true))
+    })
+}
+
+/// The order in which R's internal `merge()` returns rows with the match codes
+/// `xinds` (see `profile_core::rprof::legacy`), for v1 location ids as profile
+/// 1.0.4 gave them.
+/// @noRd
+#[extendr]
+fn rprof_legacy_merge_order(xinds: Robj) -> Robj {
+    envelope(|| {
+        let xinds = xinds
+            .as_integer_slice()
+            .ok_or_else(|| argument("`xinds` must be an integer vector"))?;
+        Ok(convert::int_vector(&rprof::legacy::r_merge_row_order(xinds)))
+    })
+}
 
 extendr_module! {
     mod rprof;
+    fn rprof_read;
+    fn rprof_write;
+    fn rprof_legacy_merge_order;
 }

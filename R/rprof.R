@@ -1,0 +1,279 @@
+#' Read and write Rprof files
+#'
+#' @description
+#' `read_rprof()` reads a file written by R's profiler, [utils::Rprof()], in any
+#' of its modes (time, memory, GC and line profiling, and files extended with
+#' `Rprof(append = TRUE)`), plain or compressed with gzip, bzip2 or xz.
+#'
+#' `write_rprof()` writes a profile, v2 or v1, from any source, as an Rprof file
+#' that [utils::summaryRprof()] and `profvis` read.
+#'
+#' @details
+#' # Reading
+#'
+#' Each header line of the file (`sample.interval=...`, after flags such as
+#' `memory profiling: `) starts a *segment*: `Rprof(append = TRUE)` adds a header
+#' for each profiling session. Each segment becomes one row of `sources`
+#' (`source_type` `"rprof"`, `period` the sampling interval in nanoseconds,
+#' `rprof_header` the header line itself), and its `#File N:` lines number the
+#' files of that segment only.
+#'
+#' Each stack line (one timer tick) becomes one sample with the value
+#' `samples`/`count`/1 and its frames, innermost first. Frame names are kept
+#' verbatim in `name` and `system_name` (`"x[[\"a\"]]"`, `"pkg::f"`,
+#' `"obj$f"`, `"<GC>"`, ...). With line profiling, an `N#L` reference before a
+#' frame gives that frame's file (from the `#File N:` line with that number)
+#' and line. A function is a name in a file (the file is `""` without line
+#' profiling); its `start_line` is the smallest line seen in it. Ids are given
+#' in order of first appearance.
+#'
+#' With memory profiling each line starts with `:small:large:nodes:dups:`. It
+#' gives each sample five more values: the heap gauges `small_vector_heap`,
+#' `large_vector_heap` and `node_heap` (bytes), `duplications` (count) and
+#' `alloc_size`, the growth of the heaps since the previous tick of the same
+#' segment (bytes; summed per function it gives the `mem.total` of
+#' `summaryRprof(memory = "both")`). A tick with an empty call stack (R writes
+#' the prefix only) is a sample without locations.
+#'
+#' A line that was cut off (a profile written by a process that was killed)
+#' is read up to its last complete frame, with the warning profile 1.0.x gave:
+#' `Incomplete sampling information, increase bufsize in Rprof() or
+#' start_profiler() call`. Unreadable text in a line gives
+#' `Removing unexpected incomplete sampling information.` A file that does not
+#' start with a header is refused with an error of class `profile_error_format`.
+#'
+#' With `version = "1.0"`, `read_rprof()` returns what profile 1.0.x returned
+#' (see [profile_v1]): functions numbered in byte order of their name (and
+#' file), the `name` column with `.` replaced by `_` and `<GC>` by `gc`, the
+#' dotted column `.file_id` and the component `.rprof` with the lines of the
+#' file. profile 1.0.x mishandled some files; here memory prefixes, appended
+#' sessions and names with quotes are read correctly, and `#File` lines are
+#' matched by their number.
+#'
+#' # Writing
+#'
+#' Each row of `sources` becomes a segment, in the order of the table, with its
+#' samples in `sample_id` order. A profile read by `read_rprof()` is written back
+#' as R wrote it: the same header, `#File` lines just before the first line that
+#' uses them, line references, the memory prefix from the heap gauges, the frame
+#' names. Other profiles (from pprof, v1 objects, built by hand) get a header
+#' made from their content (`sample.interval` from `period` when it is in
+#' nanoseconds, else 20000; `line profiling` when frames have files or lines),
+#' and each sample is written as many times as its `samples` count says, since
+#' an Rprof line is one tick.
+#'
+#' The file is written to a temporary file next to `path` and renamed when
+#' complete, so an error never leaves a partly written file.
+#'
+#' @param path Path of the file to read or write.
+#' @param ... Not used; must be empty.
+#' @param version `"2.0"` (the default) for a v2 profile (see [profile_v2]);
+#'   `"1.0"` for a v1 object as returned by profile 1.0.x (see [profile_v1]).
+#' @param source_uri Recorded as `source_uri` in the `sources` table (v2).
+#'   Defaults to `path`.
+#' @param max_size The largest size, in bytes, of the file and of its data after
+#'   decompression. Protects memory against decompression bombs; raise it to read
+#'   larger profiles.
+#' @param x A profile: a v2 `dm` or a v1 `profile_data` object.
+#' @return `read_rprof()`: a v2 profile (a `dm`), or a v1 `profile_data` object
+#'   with `version = "1.0"`. `write_rprof()`: `x`, invisibly.
+#' @seealso [read_pprof()], [write_pprof()] for pprof files.
+#' @export
+#' @examples
+#' path <- system.file("samples/rprof/memory.out", package = "profile")
+#' x <- read_rprof(path)
+#' x
+#' tables <- dm::dm_get_tables(x)
+#' tables$sources
+#' head(tables$sample_values)
+#'
+#' # Write it back: the same file
+#' out <- tempfile(fileext = ".out")
+#' write_rprof(x, out)
+#' identical(readLines(out), readLines(path))
+#' head(utils::summaryRprof(out, memory = "both")$by.total)
+#'
+#' # v1, as profile 1.0.x read it
+#' read_rprof(system.file("samples/rprof/1.out", package = "profile"), version = "1.0")
+read_rprof <- function(path, ..., version = "2.0", source_uri = path, max_size = 4 * 1024^3) {
+  check_dots_unused(...)
+  path <- check_file_path(path)
+  source_uri <- check_source_uri(source_uri)
+  version <- check_version_arg(version)
+  max_size <- check_max_size(max_size)
+  file <- path.expand(path)
+  check_readable_file(file)
+  v1 <- identical(version, "1.0")
+  res <- rust_value(
+    rprof_read(rprof_input(file, max_size), source_uri, max_size, v1),
+    "Can't read the Rprof file {.file {path}}.",
+    path = path
+  )
+  for (w in res$warnings) {
+    warning(w, call. = FALSE)
+  }
+  if (v1) {
+    lines <- readLines(file, warn = FALSE)
+    rprof_v1(decode_bundle(res$bundle), res$sample_lines, lines)
+  } else {
+    dm_from_bundle(res$bundle)
+  }
+}
+
+#' @rdname read_rprof
+#' @export
+write_rprof <- function(x, path) {
+  path <- check_file_path(path)
+  tables <- if (inherits(x, "profile_data")) {
+    # each v1 row becomes `value` samples, so one line per tick
+    v2_tables(profile_v2_from_v1(x))
+  } else {
+    # what R must check; the writer in Rust checks the content rules
+    check_v2_tables(x)
+  }
+  rust_value(
+    rprof_write(bundle_from_tables(tables), path.expand(path)),
+    "Can't write the Rprof file {.file {path}}.",
+    path = path
+  )
+  invisible(x)
+}
+
+# What Rust reads: the path of a plain or gzip file (Rust reads and inflates it),
+# or the bytes of a bzip2 or xz file, decompressed here (the Rust side has no
+# decoder for these) under the same size limit.
+rprof_input <- function(file, max_size, call = rlang::caller_env()) {
+  magic <- readBin(file, "raw", 6L)
+  xz_magic <- as.raw(c(0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00))
+  open_decompressed <- if (length(magic) >= 3L && identical(magic[1:3], charToRaw("BZh"))) {
+    bzfile
+  } else if (identical(magic, xz_magic)) {
+    xzfile
+  } else {
+    return(file)
+  }
+  con <- open_decompressed(file, "rb")
+  on.exit(close(con), add = TRUE)
+  read_connection_limited(con, max_size, file, call = call)
+}
+
+# All bytes of a binary connection, refusing more than `max_size`. Reads in
+# chunks, so memory grows with the data, not with the limit.
+read_connection_limited <- function(con, max_size, file, chunk_size = 2^23,
+                                    call = rlang::caller_env()) {
+  chunks <- list()
+  total <- 0
+  fail <- function(e) {
+    abort_profile("format", "Can't decompress {.file {file}}.",
+      detail = conditionMessage(e), path = file, call = call
+    )
+  }
+  repeat {
+    # At most one byte past the limit, to tell "at the limit" from "over it".
+    n <- min(chunk_size, max_size + 1 - total)
+    piece <- tryCatch(
+      withCallingHandlers(readBin(con, "raw", n), warning = fail),
+      error = fail
+    )
+    if (!length(piece)) break
+    chunks[[length(chunks) + 1L]] <- piece
+    total <- total + length(piece)
+    if (total > max_size) {
+      abort_profile("limit",
+        "Can't read {.file {file}}: its data exceed {.arg max_size} ({max_size} bytes).",
+        max_size = max_size, file = file, path = file, call = call
+      )
+    }
+  }
+  if (length(chunks) == 1L) chunks[[1L]] else do.call(c, chunks)
+}
+
+# ---------------------------------------------------------------------------
+# v1 (profile 1.0.x) from the v2 tables of one read
+
+# The v1 object profile 1.0.x's read_rprof() returned, from the v2 tables of the
+# same file, the file line each sample was read from, and the lines of the file
+# (for the `.rprof` component, which holds them as 1.0.x split them).
+#
+# 1.0.x numbered functions in order of (name, file number), with the smallest line
+# as start line. It numbered locations in the order of the rows of a merge() of
+# all frames with the functions: grouped by function in order of the name and the
+# file number as text, and within a function in the order R's merge() leaves
+# equal keys in (an unstable sort, reproduced by rprof_legacy_merge_order()).
+# 1.0.x sorted names in the collation of the locale; here it is always byte order
+# (the same as 1.0.x run with LC_COLLATE=C). Stacks are named by their position
+# among the lines that are neither the first nor `#File` lines.
+rprof_v1 <- function(tables, sample_lines, lines) {
+  rprof <- rprof_lines_split(lines)
+  file_lines <- grep("^#File ", lines)
+
+  fun <- tables$functions
+  loc <- tables$locations
+  # The reader writes the frames in file order: by sample, innermost first.
+  stacks <- tables$sample_locations
+
+  # 1.0.x's file ids are the numbers of the `#File` lines. R numbers files in
+  # order of first use, so for one segment these are the ranks of the file names
+  # in order of first use; with several segments (appended sessions, whose
+  # numbers restart) a file keeps the rank of its first use in the whole file.
+  stack_loc <- match(stacks$location_id, loc$location_id)
+  stack_fun <- match(loc$function_id[stack_loc], fun$function_id)
+  has_ref <- fun$filename[stack_fun] != "" | loc$line[stack_loc] != 0L
+  files <- unique(fun$filename[stack_fun][has_ref])
+  file_id <- match(fun$filename, files, nomatch = 0L)
+  file_id[fun$filename == ""] <- 0L
+
+  fun_order <- order(fun$system_name, file_id, method = "radix")
+  v1_function_id <- integer(nrow(fun))
+  v1_function_id[fun_order] <- seq_along(fun_order)
+  functions <- tibble::tibble(
+    function_id = seq_along(fun_order),
+    name = rprof_v1_name(fun$system_name[fun_order]),
+    system_name = fun$system_name[fun_order],
+    filename = fun$filename[fun_order],
+    start_line = fun$start_line[fun_order],
+    .file_id = file_id[fun_order]
+  )
+
+  merged <- rust_value(
+    rprof_legacy_merge_order(match(stack_fun, stack_fun)),
+    "Can't order the locations."
+  )
+  merge_key <- order(fun$system_name, as.character(file_id), method = "radix")
+  key_rank <- integer(nrow(fun))
+  key_rank[merge_key] <- seq_along(merge_key)
+  merged <- merged[order(key_rank[stack_fun[merged]], method = "radix")]
+  loc_order <- match(unique(stacks$location_id[merged]), loc$location_id)
+  v1_location_id <- integer(nrow(loc))
+  v1_location_id[loc_order] <- seq_along(loc_order)
+  loc_fun <- match(loc$function_id, fun$function_id)
+  locations <- tibble::tibble(
+    location_id = seq_along(loc_order),
+    function_id = v1_function_id[loc_fun[loc_order]],
+    line = loc$line[loc_order]
+  )
+
+  samples <- v1_samples(
+    tables$samples$sample_id, rep(1L, nrow(tables$samples)),
+    stacks$sample_id, v1_location_id[stack_loc]
+  )
+  trace_index <- sample_lines - 1L - findInterval(sample_lines, file_lines)
+  names(samples$locations) <- as.character(trace_index)
+
+  ds <- new_profile_data(list(
+    meta = tibble::tibble(key = "version", value = "1.0"),
+    sample_types = tibble::tibble(type = "samples", unit = "count"),
+    samples = samples,
+    locations = locations,
+    functions = functions,
+    .rprof = rprof
+  ))
+  validate_profile(ds)
+  ds
+}
+
+# profile 1.0.x's `name` for an Rprof frame: `.` becomes `_`, `<GC>` becomes `gc`.
+rprof_v1_name <- function(system_name) {
+  name <- gsub(".", "_", system_name, fixed = TRUE)
+  gsub("<GC>", "gc", name, fixed = TRUE)
+}

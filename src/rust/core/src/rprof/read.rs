@@ -1,0 +1,572 @@
+//! Reading Rprof text into the v2 model, in one pass over the lines.
+//!
+//! Ids are given in order of first appearance (functions and locations as their
+//! frames are first met, reading lines top to bottom and frames innermost first), so
+//! the same bytes always give the same tables.
+
+use super::{
+    parse_u32, parse_u64, Header, MEMORY_TYPES, SAMPLES_TYPE, WARN_INCOMPLETE, WARN_UNDEFINED_FILE,
+    WARN_UNEXPECTED,
+};
+use crate::error::{ProfileError, Result};
+use crate::model::{Profile, StrId, NA_INT};
+use crate::text::utf8_escaped;
+use memchr::{memchr, memmem};
+use rustc_hash::FxHashMap;
+
+/// A parsed file: the profile, the warnings to show the user (each text once, in
+/// order of first occurrence), and for each sample (in `sample_id` order) the line
+/// of the file it was read from (1-based), which v1 objects use as names.
+#[derive(Debug, Clone)]
+pub struct Parsed {
+    pub profile: Profile,
+    pub warnings: Vec<String>,
+    pub sample_lines: Vec<u32>,
+}
+
+/// Parses the (already decompressed) bytes of an Rprof file. `source_uri` goes into
+/// every `sources` row. Only a file that does not start with a header is an error;
+/// damaged stack lines are read as far as they make sense, with a warning.
+pub fn parse(bytes: &[u8], source_uri: Option<&str>) -> Result<Parsed> {
+    let body = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    let mut lines = Lines { rest: body, number: 0 };
+    let first = lines.next().ok_or_else(|| ProfileError::format(None, "the file is empty"))?;
+    let header = Header::parse(first).ok_or_else(|| {
+        ProfileError::at_line(
+            1,
+            "not an Rprof file: the first line should be a header such as `sample.interval=20000`",
+        )
+    })?;
+    let expected_lines = memchr::memchr_iter(b'\n', body).count() + 1;
+    let mut reader = Reader::new(source_uri, expected_lines);
+    reader.start_segment(first, header);
+    while let Some(line) = lines.next() {
+        if matches!(line.first(), None | Some(b' ' | b'\t'))
+            && line.iter().all(|&b| b == b' ' || b == b'\t')
+        {
+            continue;
+        }
+        match line.first() {
+            Some(b'"' | b':' | b'0'..=b'9') => reader.stack_line(line, lines.number, lines.rest)?,
+            _ if line.starts_with(b"#File") => reader.file_line(line),
+            _ => match Header::parse(line) {
+                Some(h) => reader.start_segment(line, h),
+                None => reader.stack_line(line, lines.number, lines.rest)?,
+            },
+        }
+    }
+    Ok(reader.finish())
+}
+
+/// Lines without their line end (LF or CRLF); the last line may lack one.
+struct Lines<'a> {
+    rest: &'a [u8],
+    /// Number of the line last returned (1-based).
+    number: u32,
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = &'a [u8];
+
+    fn next(&mut self) -> Option<&'a [u8]> {
+        if self.rest.is_empty() {
+            return None;
+        }
+        self.number = self.number.saturating_add(1);
+        let (line, rest) = match memchr(b'\n', self.rest) {
+            Some(i) => (self.rest.get(..i)?, self.rest.get(i + 1..)?),
+            None => (self.rest, &[][..]),
+        };
+        self.rest = rest;
+        Some(line.strip_suffix(b"\r").unwrap_or(line))
+    }
+}
+
+/// One frame of a stack line: the name between the quotes and the `N#L` reference
+/// to its left, if any.
+#[derive(Debug, Clone, Copy)]
+struct Frame<'a> {
+    name: &'a [u8],
+    file_ref: Option<FileRef>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct FileRef {
+    file: u32,
+    line: i32,
+}
+
+/// State of the segment (header) being read.
+#[derive(Default)]
+struct Segment {
+    source_id: i32,
+    /// Whether this source's `sample_types` already list the memory types.
+    memory_types: bool,
+    /// `#File N:` lines seen so far.
+    files: FxHashMap<u32, StrId>,
+    /// `#File N:` lines of the rest of the segment, collected the first time a
+    /// reference comes before its `#File` line (R never does that, but damaged or
+    /// hand-edited files may).
+    files_ahead: Option<FxHashMap<u32, StrId>>,
+    /// Heap gauges (small, large, nodes) of the previous tick, for `alloc_size`.
+    previous_gauges: Option<[u64; 3]>,
+}
+
+/// Interned strings used on every sample.
+struct Ids {
+    empty: StrId,
+    samples: StrId,
+    count: StrId,
+    memory: [(StrId, StrId); 5],
+}
+
+struct Reader<'a> {
+    p: Profile,
+    ids: Ids,
+    source_uri: StrId,
+    warnings: Vec<&'static str>,
+    functions_by_bytes: FxHashMap<(&'a [u8], StrId), i32>,
+    functions_by_name: FxHashMap<(StrId, StrId), i32>,
+    locations: FxHashMap<(i32, i32), i32>,
+    locations_by_frame: FxHashMap<(&'a [u8], StrId, i32), i32>,
+    segment: Segment,
+    frames: Vec<Frame<'a>>,
+    /// Stack lines of the current segment seen so far (without memory prefix), with
+    /// the range of `stack_locations` that holds their location ids.
+    stacks_seen: FxHashMap<&'a [u8], (usize, usize)>,
+    stack_locations: Vec<i32>,
+    sample_lines: Vec<u32>,
+}
+
+impl<'a> Reader<'a> {
+    fn new(source_uri: Option<&str>, expected_lines: usize) -> Self {
+        let mut p = Profile::new();
+        let s = &mut p.strings;
+        let ids = Ids {
+            empty: s.intern(""),
+            samples: s.intern(SAMPLES_TYPE.0),
+            count: s.intern(SAMPLES_TYPE.1),
+            memory: MEMORY_TYPES.map(|(t, u)| (s.intern(t), s.intern(u))),
+        };
+        let source_uri = p.strings.intern_opt(source_uri);
+        // One sample per line is the common case; reserving avoids regrowing the
+        // per-sample columns. The count is bounded by the input size.
+        p.samples.sample_id.reserve(expected_lines);
+        p.samples.source_id.reserve(expected_lines);
+        p.sample_values.sample_id.reserve(expected_lines);
+        p.sample_values.value_type.reserve(expected_lines);
+        p.sample_values.unit.reserve(expected_lines);
+        p.sample_values.value.reserve(expected_lines);
+        Reader {
+            p,
+            ids,
+            source_uri,
+            warnings: Vec::new(),
+            functions_by_bytes: FxHashMap::default(),
+            functions_by_name: FxHashMap::default(),
+            locations: FxHashMap::default(),
+            locations_by_frame: FxHashMap::default(),
+            segment: Segment::default(),
+            frames: Vec::new(),
+            stacks_seen: FxHashMap::default(),
+            stack_locations: Vec::new(),
+            sample_lines: Vec::with_capacity(expected_lines),
+        }
+    }
+
+    fn warn(&mut self, message: &'static str) {
+        if !self.warnings.contains(&message) {
+            self.warnings.push(message);
+        }
+    }
+
+    fn start_segment(&mut self, line: &[u8], header: Header) {
+        let source_id = self.p.sources.nrow() as i32 + 1;
+        let strings = &mut self.p.strings;
+        let header_text = strings.intern(&utf8_escaped(line));
+        let (rprof, cpu, nanoseconds) =
+            (strings.intern("rprof"), strings.intern("cpu"), strings.intern("nanoseconds"));
+        let s = &mut self.p.sources;
+        s.source_id.push(source_id);
+        s.source_type.push(rprof);
+        s.source_uri.push(self.source_uri);
+        s.source_timestamp.push(f64::NAN);
+        s.period_type.push(cpu);
+        s.period_unit.push(nanoseconds);
+        s.period.push(f64::from(header.interval_us) * 1000.0);
+        s.duration_nanos.push(f64::NAN);
+        s.time_nanos.push(StrId::NA);
+        s.default_sample_type.push(StrId::NA);
+        s.doc_url.push(StrId::NA);
+        s.drop_frames.push(StrId::NA);
+        s.keep_frames.push(StrId::NA);
+        s.rprof_header.push(header_text);
+
+        self.segment = Segment { source_id, ..Segment::default() };
+        self.stacks_seen.clear();
+        self.push_sample_type(self.ids.samples, self.ids.count);
+        if header.memory {
+            self.add_memory_types();
+        }
+    }
+
+    fn push_sample_type(&mut self, value_type: StrId, unit: StrId) {
+        let t = &mut self.p.sample_types;
+        t.source_id.push(self.segment.source_id);
+        t.value_type.push(value_type);
+        t.unit.push(unit);
+    }
+
+    fn add_memory_types(&mut self) {
+        if !self.segment.memory_types {
+            self.segment.memory_types = true;
+            for (t, u) in self.ids.memory {
+                self.push_sample_type(t, u);
+            }
+        }
+    }
+
+    /// `#File N: path`. A damaged one (cut off, say) is skipped with a warning.
+    fn file_line(&mut self, line: &[u8]) {
+        let Some((number, path)) = parse_file_line(line) else {
+            self.warn(WARN_INCOMPLETE);
+            return;
+        };
+        let path = self.p.strings.intern(&utf8_escaped(path));
+        match self.segment.files.get(&number) {
+            Some(&known) if known != path => self.warn(WARN_UNEXPECTED),
+            Some(_) => {}
+            None => {
+                self.segment.files.insert(number, path);
+            }
+        }
+    }
+
+    /// A stack line: optional memory prefix, then frames. `rest` is the input after
+    /// this line (for a reference whose `#File` line comes later).
+    fn stack_line(&mut self, line: &'a [u8], line_number: u32, rest: &'a [u8]) -> Result<()> {
+        let mut gauges = None;
+        let mut body = line;
+        if line.first() == Some(&b':') {
+            if let Some((values, end)) = memory_prefix(line) {
+                gauges = Some(values);
+                body = line.get(end..).unwrap_or_default();
+            }
+        }
+        // Profiles repeat the same stacks over and over: a stack line seen before
+        // in this segment (where `#File` numbers mean the same files) has the same
+        // locations, and its warnings have been given already.
+        let (start, len) = match self.stacks_seen.get(body) {
+            Some(&range) => range,
+            None => {
+                let range = self.new_stack(body, rest);
+                self.stacks_seen.insert(body, range);
+                range
+            }
+        };
+        if gauges.is_none() && len == 0 {
+            return Ok(());
+        }
+        self.sample_lines.push(line_number);
+        self.add_sample(gauges, start, len)
+    }
+
+    /// Reads the frames of a stack line (after any memory prefix) and appends their
+    /// location ids to `stack_locations`: returns where they start and how many.
+    fn new_stack(&mut self, body: &'a [u8], rest: &'a [u8]) -> (usize, usize) {
+        let mut frames = std::mem::take(&mut self.frames);
+        frames.clear();
+        let mut pos = 0;
+        let mut pending_ref: Option<FileRef> = None;
+        loop {
+            while body.get(pos) == Some(&b' ') {
+                pos += 1;
+            }
+            let Some(&first) = body.get(pos) else {
+                if pending_ref.is_some() {
+                    // A reference with no frame to its right: the line was cut.
+                    self.warn(WARN_INCOMPLETE);
+                }
+                break;
+            };
+            if first == b'"' {
+                let Some(close) = closing_quote(body, pos + 1) else {
+                    self.warn(WARN_INCOMPLETE);
+                    break;
+                };
+                let name = body.get(pos + 1..close).unwrap_or_default();
+                if name.is_empty() {
+                    self.warn(WARN_UNEXPECTED);
+                    pending_ref = None;
+                } else {
+                    frames.push(Frame { name, file_ref: pending_ref.take() });
+                }
+                pos = close + 1;
+            } else if let Some((file_ref, end)) = line_ref(body, pos) {
+                if pending_ref.is_some() {
+                    self.warn(WARN_UNEXPECTED);
+                }
+                pending_ref = Some(file_ref);
+                pos = end;
+            } else {
+                // Unreadable: skip to the end of the next frame, as profile 1.0.4
+                // (which splits lines at `" `) drops such a piece.
+                let rest_of_line = body.get(pos..).unwrap_or_default();
+                match memmem::find(rest_of_line, b"\" ") {
+                    Some(i) => {
+                        self.warn(WARN_UNEXPECTED);
+                        pending_ref = None;
+                        pos += i + 2;
+                    }
+                    None => {
+                        self.warn(WARN_INCOMPLETE);
+                        break;
+                    }
+                }
+            }
+        }
+        let start = self.stack_locations.len();
+        for frame in &frames {
+            let location_id = self.location(frame, rest);
+            self.stack_locations.push(location_id);
+        }
+        self.frames = frames;
+        (start, self.stack_locations.len() - start)
+    }
+
+    /// Adds a sample with the memory values `gauges` and the stack
+    /// `stack_locations[start..start + len]`.
+    fn add_sample(&mut self, gauges: Option<[u64; 4]>, start: usize, len: usize) -> Result<()> {
+        let sample_id = i32::try_from(self.p.samples.nrow() + 1)
+            .map_err(|_| ProfileError::limit("more samples than a profile can hold (2^31 - 1)"))?;
+        self.p.samples.sample_id.push(sample_id);
+        self.p.samples.source_id.push(self.segment.source_id);
+        self.push_value(sample_id, self.ids.samples, self.ids.count, 1.0);
+        if let Some([small, large, nodes, dups]) = gauges {
+            self.add_memory_types();
+            let alloc = match self.segment.previous_gauges {
+                // Growth of each heap since the previous tick; shrinking (a collection)
+                // counts as no allocation, as in utils::summaryRprof().
+                Some([ps, pl, pn]) => {
+                    8.0 * small.saturating_sub(ps) as f64
+                        + 8.0 * large.saturating_sub(pl) as f64
+                        + nodes.saturating_sub(pn) as f64
+                }
+                None => 0.0,
+            };
+            self.segment.previous_gauges = Some([small, large, nodes]);
+            let values = [8.0 * small as f64, 8.0 * large as f64, nodes as f64, dups as f64, alloc];
+            for ((t, u), v) in self.ids.memory.into_iter().zip(values) {
+                self.push_value(sample_id, t, u, v);
+            }
+        }
+        let stack = self.stack_locations.get(start..start + len).unwrap_or_default();
+        let sl = &mut self.p.sample_locations;
+        for (depth, &location_id) in stack.iter().enumerate() {
+            sl.sample_id.push(sample_id);
+            sl.depth.push(depth as i32 + 1);
+            sl.location_id.push(location_id);
+        }
+        Ok(())
+    }
+
+    fn push_value(&mut self, sample_id: i32, value_type: StrId, unit: StrId, value: f64) {
+        let v = &mut self.p.sample_values;
+        v.sample_id.push(sample_id);
+        v.value_type.push(value_type);
+        v.unit.push(unit);
+        v.value.push(value);
+    }
+
+    /// The file name of reference number `file` in the current segment.
+    fn file_name(&mut self, file: u32, rest: &'a [u8]) -> StrId {
+        if let Some(&path) = self.segment.files.get(&file) {
+            return path;
+        }
+        if self.segment.files_ahead.is_none() {
+            let ahead = files_ahead(rest, &mut self.p.strings);
+            self.segment.files_ahead = Some(ahead);
+        }
+        if let Some(&path) = self.segment.files_ahead.as_ref().and_then(|m| m.get(&file)) {
+            return path;
+        }
+        self.warn(WARN_UNDEFINED_FILE);
+        self.ids.empty
+    }
+
+    /// The location of a frame: function (name, file) and line, created on first sight.
+    /// The line is 0 for a frame without a reference.
+    fn location(&mut self, frame: &Frame<'a>, rest: &'a [u8]) -> i32 {
+        let (file, line) = match frame.file_ref {
+            Some(r) => (self.file_name(r.file, rest), r.line),
+            None => (self.ids.empty, 0),
+        };
+        // Most frames repeat: one lookup by the bytes of the frame finds them.
+        if let Some(&id) = self.locations_by_frame.get(&(frame.name, file, line)) {
+            return id;
+        }
+        let function_id = match self.functions_by_bytes.get(&(frame.name, file)) {
+            Some(&id) => id,
+            None => {
+                let id = self.function(frame.name, file, line);
+                self.functions_by_bytes.insert((frame.name, file), id);
+                id
+            }
+        };
+        if let Some(&id) = self.locations.get(&(function_id, line)) {
+            self.locations_by_frame.insert((frame.name, file, line), id);
+            return id;
+        }
+        let l = &mut self.p.locations;
+        let location_id = l.location_id.len() as i32 + 1;
+        l.location_id.push(location_id);
+        l.function_id.push(function_id);
+        l.line.push(line);
+        l.address.push(StrId::NA);
+        l.mapping_id.push(NA_INT);
+        l.is_folded.push(NA_INT);
+        l.column.push(NA_INT);
+        l.inlined_into.push(NA_INT);
+        self.locations.insert((function_id, line), location_id);
+        self.locations_by_frame.insert((frame.name, file, line), location_id);
+        // The function's start line is the smallest line seen in it (as profile 1.0.4).
+        if let Some(start) = usize::try_from(function_id - 1)
+            .ok()
+            .and_then(|row| self.p.functions.start_line.get_mut(row))
+        {
+            *start = (*start).min(line);
+        }
+        location_id
+    }
+
+    /// The id of function (`name`, `file`), created if new. Two byte strings that
+    /// read the same once invalid bytes are escaped are one function.
+    fn function(&mut self, name: &[u8], file: StrId, line: i32) -> i32 {
+        let name = self.p.strings.intern(&utf8_escaped(name));
+        let f = &mut self.p.functions;
+        *self.functions_by_name.entry((name, file)).or_insert_with(|| {
+            let id = f.function_id.len() as i32 + 1;
+            f.function_id.push(id);
+            f.name.push(name);
+            f.system_name.push(name);
+            f.filename.push(file);
+            f.start_line.push(line);
+            id
+        })
+    }
+
+    fn finish(self) -> Parsed {
+        Parsed {
+            profile: self.p,
+            warnings: self.warnings.into_iter().map(str::to_owned).collect(),
+            sample_lines: self.sample_lines,
+        }
+    }
+}
+
+/// `#File N: path` as (N, path).
+fn parse_file_line(line: &[u8]) -> Option<(u32, &[u8])> {
+    let rest = line.strip_prefix(b"#File ")?;
+    let colon = memchr(b':', rest)?;
+    let number = parse_u32(rest.get(..colon)?)?;
+    let path = rest.get(colon + 1..)?.strip_prefix(b" ")?;
+    Some((number, path))
+}
+
+/// The `#File` lines between here and the next header.
+fn files_ahead(rest: &[u8], strings: &mut crate::StringPool) -> FxHashMap<u32, StrId> {
+    let mut files = FxHashMap::default();
+    for line in (Lines { rest, number: 0 }) {
+        if line.starts_with(b"#File") {
+            if let Some((number, path)) = parse_file_line(line) {
+                files.entry(number).or_insert_with(|| strings.intern(&utf8_escaped(path)));
+            }
+        } else if !matches!(line.first(), Some(b'"' | b':' | b'0'..=b'9'))
+            && Header::parse(line).is_some()
+        {
+            break;
+        }
+    }
+    files
+}
+
+/// The memory prefix `:small:large:nodes:dups:` at the start of `line`: the four
+/// numbers and the position after the last colon.
+fn memory_prefix(line: &[u8]) -> Option<([u64; 4], usize)> {
+    let mut values = [0u64; 4];
+    let mut pos = 1; // after the leading ':'
+    for v in &mut values {
+        let len = memchr(b':', line.get(pos..)?)?;
+        *v = parse_u64(line.get(pos..pos + len)?)?;
+        pos += len + 1;
+    }
+    Some((values, pos))
+}
+
+/// The position of the quote that closes a frame name starting at `start`.
+///
+/// Names may contain quotes (`x[["a"]]`), so a quote closes the name only where
+/// R's format continues after it: followed by a space and then the end of the
+/// line, another frame or a line reference. A name such as `x[["a" "b"]]` stays
+/// ambiguous; R writes it the same way as two frames. R ends every frame with a
+/// space, so a quote at the very end of the line does not close a name: the line
+/// was cut there (profile 1.0.4 also took it for incomplete, and its own sample of
+/// an incomplete profile has such lines).
+fn closing_quote(line: &[u8], start: usize) -> Option<usize> {
+    let mut from = start;
+    loop {
+        let q = from + memchr(b'"', line.get(from..)?)?;
+        if line.get(q + 1) == Some(&b' ') {
+            let mut next = q + 2;
+            while line.get(next) == Some(&b' ') {
+                next += 1;
+            }
+            match line.get(next) {
+                None | Some(b'"') => return Some(q),
+                Some(_) if could_be_line_ref(line, next) => return Some(q),
+                Some(_) => {}
+            }
+        }
+        from = q + 1;
+    }
+}
+
+/// Whether a line reference starts at `pos`: `N#L ` or, at the end of the line,
+/// `N#L`, `N#` or `N` (a reference cut off with the line).
+fn could_be_line_ref(line: &[u8], pos: usize) -> bool {
+    let rest = line.get(pos..).unwrap_or_default();
+    let file_digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    if file_digits == 0 {
+        return false;
+    }
+    match rest.get(file_digits) {
+        None => true,
+        Some(b'#') => {
+            let after = rest.get(file_digits + 1..).unwrap_or_default();
+            let line_digits = after.iter().take_while(|b| b.is_ascii_digit()).count();
+            match after.get(line_digits) {
+                None => true,
+                Some(b' ') => line_digits > 0,
+                Some(_) => false,
+            }
+        }
+        Some(_) => false,
+    }
+}
+
+/// A line reference `N#L` at `pos`, followed by a space or the end of the line:
+/// the reference and the position after it.
+fn line_ref(line: &[u8], pos: usize) -> Option<(FileRef, usize)> {
+    let rest = line.get(pos..)?;
+    let hash = rest.iter().take(11).position(|&b| b == b'#')?;
+    let file = parse_u32(rest.get(..hash)?)?;
+    let after = rest.get(hash + 1..)?;
+    let digits = after.iter().take_while(|b| b.is_ascii_digit()).count();
+    let line_no = i32::try_from(parse_u32(after.get(..digits)?)?).ok()?;
+    let end = pos + hash + 1 + digits;
+    match line.get(end) {
+        None => Some((FileRef { file, line: line_no }, end)),
+        Some(b' ') => Some((FileRef { file, line: line_no }, end + 1)),
+        Some(_) => None,
+    }
+}

@@ -1,0 +1,612 @@
+use super::*;
+use crate::model::Profile;
+use crate::validate::validate;
+use pretty_assertions::assert_eq;
+use proptest::prelude::*;
+
+/// A sample file recorded by R (inst/samples/rprof of the R package).
+fn sample_file(name: &str) -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../inst/samples/rprof")
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+const REAL_FILES: [&str; 7] =
+    ["1.out", "memory.out", "gc.out", "line.out", "all.out", "append.out", "incomplete.out"];
+
+fn read(text: &[u8]) -> Parsed {
+    let parsed = parse(text, Some("test.out")).unwrap();
+    validate(&parsed.profile).unwrap();
+    parsed
+}
+
+fn written(p: &Profile) -> String {
+    String::from_utf8(write_to_vec(p).unwrap()).unwrap()
+}
+
+/// The stack of each sample as "name@file:line" strings, innermost first.
+fn stacks(p: &Profile) -> Vec<Vec<String>> {
+    let mut out = vec![Vec::new(); p.samples.nrow()];
+    for i in 0..p.sample_locations.nrow() {
+        let s = p.sample_locations.sample_id[i] as usize - 1;
+        let l = p.sample_locations.location_id[i] as usize - 1;
+        let f = p.locations.function_id[l] as usize - 1;
+        out[s].push(format!(
+            "{}@{}:{}",
+            p.str(p.functions.name[f]),
+            p.str(p.functions.filename[f]),
+            p.locations.line[l]
+        ));
+    }
+    out
+}
+
+/// Values of one type, per sample that has it.
+fn values(p: &Profile, value_type: &str) -> Vec<f64> {
+    let sv = &p.sample_values;
+    (0..sv.nrow()).filter(|&i| p.str(sv.value_type[i]) == value_type).map(|i| sv.value[i]).collect()
+}
+
+fn assert_same_tables(a: &Profile, b: &Profile) {
+    let strings = |p: &Profile| {
+        p.tables()
+            .into_iter()
+            .map(|(t, cols)| {
+                let cols: Vec<String> = cols
+                    .into_iter()
+                    .map(|(c, col)| match col {
+                        crate::model::ColRef::Chr(v) => {
+                            format!(
+                                "{c}: {:?}",
+                                v.iter().map(|&s| p.strings.get(s)).collect::<Vec<_>>()
+                            )
+                        }
+                        crate::model::ColRef::Int(v) | crate::model::ColRef::Lgl(v) => {
+                            format!("{c}: {v:?}")
+                        }
+                        crate::model::ColRef::Dbl(v) => format!("{c}: {v:?}"),
+                    })
+                    .collect();
+                format!("{t}\n{}", cols.join("\n"))
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(strings(a), strings(b));
+}
+
+#[test]
+fn real_files_read_without_warnings_and_write_back_byte_for_byte() {
+    for name in REAL_FILES.iter().filter(|n| **n != "incomplete.out") {
+        let bytes = sample_file(name);
+        let parsed = read(&bytes);
+        assert_eq!(parsed.warnings, Vec::<String>::new(), "{name}");
+        let out = write_to_vec(&parsed.profile).unwrap();
+        assert!(out == bytes, "{name} is not written back as it was");
+        assert_same_tables(&parsed.profile, &read(&out).profile);
+    }
+}
+
+#[test]
+fn one_sample_per_stack_line_of_real_files() {
+    for name in REAL_FILES {
+        let text = String::from_utf8(sample_file(name)).unwrap();
+        let stack_lines = text
+            .lines()
+            .filter(|l| {
+                l.starts_with('"')
+                    || l.starts_with(':')
+                    || l.starts_with(|c: char| c.is_ascii_digit())
+            })
+            .count();
+        let headers = text.lines().filter(|l| l.contains("sample.interval=")).count();
+        let p = read(text.as_bytes()).profile;
+        assert_eq!(p.samples.nrow(), stack_lines, "{name}");
+        assert_eq!(p.sources.nrow(), headers, "{name}");
+    }
+}
+
+#[test]
+fn sample_lines_are_the_lines_of_the_file() {
+    let text = "line profiling: sample.interval=5000\n#File 1: a.R\n1#1 \"f\" \n\n\"g\" \nsample.interval=1\n\"h\" \n";
+    assert_eq!(read(text.as_bytes()).sample_lines, vec![3, 5, 7]);
+}
+
+#[test]
+fn truncated_real_file_warns_and_keeps_the_complete_frames() {
+    let bytes = sample_file("incomplete.out");
+    let parsed = read(&bytes);
+    assert_eq!(parsed.warnings, vec![WARN_INCOMPLETE.to_string()]);
+    let text = String::from_utf8(bytes).unwrap();
+    let last = text.lines().last().unwrap();
+    let complete_frames = last.matches("\" ").count();
+    let st = stacks(&parsed.profile);
+    assert_eq!(st.last().unwrap().len(), complete_frames);
+}
+
+#[test]
+fn header_flags_and_interval() {
+    let h = Header::parse(b"memory profiling: GC profiling: line profiling: sample.interval=4000")
+        .unwrap();
+    assert_eq!(h, Header { memory: true, gc: true, line: true, interval_us: 4000 });
+    assert_eq!(h.to_line(), "memory profiling: GC profiling: line profiling: sample.interval=4000");
+    let h = Header::parse(b"line profiling: memory profiling: sample.interval=20000").unwrap();
+    assert!(h.memory && h.line && !h.gc);
+    // A flag this version does not know is accepted (and kept in the header text).
+    assert!(Header::parse(b"elapsed profiling: sample.interval=1000").is_some());
+    for bad in [
+        &b"sample.interval="[..],
+        b"sample.interval=12x",
+        b"sample.interval=99999999999",
+        b"\"f\" \"g\" ",
+        b"memory: sample.interval=10",
+        b"",
+    ] {
+        assert_eq!(Header::parse(bad), None, "{}", String::from_utf8_lossy(bad));
+    }
+}
+
+#[test]
+fn sources_rows_carry_header_interval_and_uri() {
+    let p = read(b"GC profiling: sample.interval=4000\n\"f\" \n").profile;
+    assert_eq!(p.str(p.sources.source_type[0]), "rprof");
+    assert_eq!(p.str(p.sources.source_uri[0]), "test.out");
+    assert!(p.sources.source_timestamp[0].is_nan());
+    assert_eq!(p.str(p.sources.period_type[0]), "cpu");
+    assert_eq!(p.str(p.sources.period_unit[0]), "nanoseconds");
+    assert_eq!(p.sources.period[0], 4_000_000.0);
+    assert_eq!(p.str(p.sources.rprof_header[0]), "GC profiling: sample.interval=4000");
+    let no_uri = parse(b"sample.interval=1\n", None).unwrap().profile;
+    assert!(no_uri.sources.source_uri[0].is_na());
+}
+
+#[test]
+fn quoted_names_are_taken_verbatim() {
+    let text = "sample.interval=20000\n\"x[[\"a\"]]\" \"x[[\"b c\"]]\" \"slow sum\" \"utils::head\" \"stats:::median.default\" \"obj$f\" \"<Anonymous>\" \"FUN\" \n\"x[[\" a\"]]\" \"f\" \n";
+    let p = read(text.as_bytes()).profile;
+    assert_eq!(
+        stacks(&p),
+        vec![
+            vec![
+                "x[[\"a\"]]@:0",
+                "x[[\"b c\"]]@:0",
+                "slow sum@:0",
+                "utils::head@:0",
+                "stats:::median.default@:0",
+                "obj$f@:0",
+                "<Anonymous>@:0",
+                "FUN@:0"
+            ],
+            vec!["x[[\" a\"]]@:0", "f@:0"],
+        ]
+    );
+    assert_eq!(p.str(p.functions.system_name[0]), "x[[\"a\"]]");
+}
+
+#[test]
+fn line_references_belong_to_the_frame_on_their_right() {
+    let text = "line profiling: sample.interval=5000\n#File 1: R/a.R\n\"runif\" 1#12 \"big\" 1#3 \"main\" \n#File 2: R/b.R\n2#7 \"g\" 1#5 \"big\" \"main\" \n";
+    let p = read(text.as_bytes()).profile;
+    assert_eq!(
+        stacks(&p),
+        vec![
+            vec!["runif@:0", "big@R/a.R:12", "main@R/a.R:3"],
+            vec!["g@R/b.R:7", "big@R/a.R:5", "main@:0"],
+        ]
+    );
+    // Functions are (name, file); the start line is the smallest line seen.
+    let big: Vec<usize> =
+        (0..p.functions.nrow()).filter(|&i| p.str(p.functions.name[i]) == "big").collect();
+    assert_eq!(big.len(), 1);
+    assert_eq!(p.functions.start_line[big[0]], 5);
+    let mains = (0..p.functions.nrow()).filter(|&i| p.str(p.functions.name[i]) == "main").count();
+    assert_eq!(mains, 2);
+    // Ids by first appearance.
+    assert_eq!(p.functions.function_id, vec![1, 2, 3, 4, 5]);
+    assert_eq!(p.str(p.functions.name[3]), "g");
+    assert_eq!(written(&p), text);
+}
+
+#[test]
+fn file_lines_are_matched_by_number_and_may_come_late() {
+    // Numbers out of order, and a reference before its #File line.
+    let text = "line profiling: sample.interval=5000\n#File 2: two.R\n2#4 \"f\" 1#9 \"g\" \n#File 1: one.R\n1#1 \"g\" \n";
+    let parsed = read(text.as_bytes());
+    assert!(parsed.warnings.is_empty());
+    assert_eq!(stacks(&parsed.profile), vec![vec!["f@two.R:4", "g@one.R:9"], vec!["g@one.R:1"]]);
+    // Written back in R's order: numbered by first use, before first use.
+    assert_eq!(
+        written(&parsed.profile),
+        "line profiling: sample.interval=5000\n#File 1: two.R\n#File 2: one.R\n1#4 \"f\" 2#9 \"g\" \n2#1 \"g\" \n"
+    );
+}
+
+#[test]
+fn undefined_file_number_warns_and_round_trips() {
+    let text = "line profiling: sample.interval=5000\n3#4 \"f\" \n";
+    let parsed = read(text.as_bytes());
+    assert_eq!(parsed.warnings, vec![WARN_UNDEFINED_FILE.to_string()]);
+    assert_eq!(stacks(&parsed.profile), vec![vec!["f@:4"]]);
+    let again = read(written(&parsed.profile).as_bytes());
+    assert_same_tables(&parsed.profile, &again.profile);
+}
+
+#[test]
+fn append_segments_have_their_own_file_numbers() {
+    let text = "sample.interval=2000\n\"f\" \n\"f\" \"g\" \nline profiling: sample.interval=5000\n#File 1: b.R\n1#2 \"f\" \nline profiling: sample.interval=5000\n#File 1: a.R\n#File 2: b.R\n1#1 \"h\" 2#2 \"f\" \n";
+    let parsed = read(text.as_bytes());
+    assert!(parsed.warnings.is_empty());
+    let p = &parsed.profile;
+    assert_eq!(p.sources.source_id, vec![1, 2, 3]);
+    assert_eq!(p.samples.source_id, vec![1, 1, 2, 3]);
+    assert_eq!(p.sources.period, vec![2e6, 5e6, 5e6]);
+    // f in b.R line 2 is one location in segments 2 and 3.
+    let st = stacks(p);
+    assert_eq!(st[2], vec!["f@b.R:2"]);
+    assert_eq!(st[3], vec!["h@a.R:1", "f@b.R:2"]);
+    let f_b = p.sample_locations.location_id[3];
+    assert_eq!(p.sample_locations.location_id[5], f_b);
+    assert_eq!(written(p), text);
+}
+
+#[test]
+fn memory_prefix_gives_five_values_and_alloc_size() {
+    let text = "memory profiling: sample.interval=5000\n:100:200:3000:4:\"f\" \n:110:150:3500:0:\n:90:260:3400:7:\"<GC>\" \"f\" \n";
+    let parsed = read(text.as_bytes());
+    assert!(parsed.warnings.is_empty());
+    let p = &parsed.profile;
+    assert_eq!(p.samples.nrow(), 3);
+    assert_eq!(stacks(p), vec![vec!["f@:0"], vec![], vec!["<GC>@:0", "f@:0"]]);
+    assert_eq!(values(p, "samples"), vec![1.0; 3]);
+    assert_eq!(values(p, "small_vector_heap"), vec![800.0, 880.0, 720.0]);
+    assert_eq!(values(p, "large_vector_heap"), vec![1600.0, 1200.0, 2080.0]);
+    assert_eq!(values(p, "node_heap"), vec![3000.0, 3500.0, 3400.0]);
+    assert_eq!(values(p, "duplications"), vec![4.0, 0.0, 7.0]);
+    // 8 * 10 + 0 + 500; then 0 + 8 * 110 + 0.
+    assert_eq!(values(p, "alloc_size"), vec![0.0, 580.0, 880.0]);
+    let types: Vec<&str> = p.sample_types.value_type.iter().map(|&s| p.str(s)).collect();
+    assert_eq!(
+        types,
+        [
+            "samples",
+            "small_vector_heap",
+            "large_vector_heap",
+            "node_heap",
+            "duplications",
+            "alloc_size"
+        ]
+    );
+    assert_eq!(written(p), text);
+}
+
+#[test]
+fn alloc_size_restarts_in_each_segment() {
+    let text = "memory profiling: sample.interval=5000\n:100:200:3000:4:\"f\" \nmemory profiling: sample.interval=5000\n:200:200:3000:4:\"f\" \n:300:200:3000:4:\"f\" \n";
+    let p = read(text.as_bytes()).profile;
+    assert_eq!(values(&p, "alloc_size"), vec![0.0, 0.0, 800.0]);
+}
+
+#[test]
+fn line_ends_and_encodings() {
+    let lf = "line profiling: sample.interval=5000\n#File 1: a.R\n1#2 \"f\" \"g\" \n\"g\" \n";
+    let reference = read(lf.as_bytes()).profile;
+    let crlf = lf.replace('\n', "\r\n");
+    assert_same_tables(&reference, &read(crlf.as_bytes()).profile);
+    let no_final_newline = lf.trim_end_matches('\n');
+    assert_same_tables(&reference, &read(no_final_newline.as_bytes()).profile);
+    let bom = format!("\u{feff}{lf}");
+    assert_same_tables(&reference, &read(bom.as_bytes()).profile);
+
+    let latin1 = b"sample.interval=5000\n\"caf\xe9\" \n";
+    let p = read(latin1).profile;
+    assert_eq!(p.str(p.functions.name[0]), "caf<e9>");
+}
+
+#[test]
+fn damaged_lines_warn_like_profile_1_0_4() {
+    // Cut in the middle of a frame name.
+    let parsed = read(b"sample.interval=5000\n\"f\" \"g\" \n\"f\" \"gg");
+    assert_eq!(parsed.warnings, vec![WARN_INCOMPLETE.to_string()]);
+    assert_eq!(stacks(&parsed.profile), vec![vec!["f@:0", "g@:0"], vec!["f@:0"]]);
+    // Cut right after a closing quote: R ends every frame with a space.
+    let parsed = read(b"sample.interval=5000\n\"f\" \"g\"\n\"f\" \n");
+    assert_eq!(parsed.warnings, vec![WARN_INCOMPLETE.to_string()]);
+    assert_eq!(stacks(&parsed.profile), vec![vec!["f@:0"], vec!["f@:0"]]);
+    // Cut inside a line reference: the frame before it is complete.
+    for cut in ["1#3", "1#", "1"] {
+        let text = format!("line profiling: sample.interval=5000\n#File 1: a.R\n\"f\" \"g\" {cut}");
+        let parsed = read(text.as_bytes());
+        assert_eq!(parsed.warnings, vec![WARN_INCOMPLETE.to_string()], "{cut}");
+        assert_eq!(stacks(&parsed.profile), vec![vec!["f@:0", "g@:0"]], "{cut}");
+    }
+    // Cut after a line reference.
+    let parsed = read(b"line profiling: sample.interval=5000\n#File 1: a.R\n\"f\" 1#3 ");
+    assert_eq!(parsed.warnings, vec![WARN_INCOMPLETE.to_string()]);
+    assert_eq!(stacks(&parsed.profile), vec![vec!["f@:0"]]);
+    // Cut inside the memory prefix: nothing is left of the line.
+    let parsed = read(b"memory profiling: sample.interval=5000\n:1:2:3:4:\"f\" \n:1:2");
+    assert_eq!(parsed.warnings, vec![WARN_INCOMPLETE.to_string()]);
+    assert_eq!(parsed.profile.samples.nrow(), 1);
+    // Unreadable text where a frame should start drops that piece (up to the end of
+    // the next frame, as 1.0.4 does), with 1.0.4's other warning.
+    let parsed = read(b"sample.interval=5000\ngarbage \"g\" \"h\" \n\"f\" \n");
+    assert_eq!(parsed.warnings, vec![WARN_UNEXPECTED.to_string()]);
+    assert_eq!(stacks(&parsed.profile), vec![vec!["h@:0"], vec!["f@:0"]]);
+    let parsed = read(b"memory profiling: sample.interval=5000\n:1:x:3:4:\"f\" \"g\" \n");
+    assert_eq!(parsed.warnings, vec![WARN_UNEXPECTED.to_string()]);
+    assert_eq!(stacks(&parsed.profile), vec![vec!["g@:0"]]);
+    // After `" `, text that cannot start a frame is part of the name (R writes
+    // names such as `x[[" a"]]` verbatim).
+    let parsed = read(b"sample.interval=5000\n\"f\" garbage \"g\" \n");
+    assert!(parsed.warnings.is_empty());
+    assert_eq!(stacks(&parsed.profile), vec![vec!["f\" garbage \"g@:0"]]);
+    // A cut #File line.
+    let parsed = read(b"line profiling: sample.interval=5000\n\"f\" \n#File 1");
+    assert_eq!(parsed.warnings, vec![WARN_INCOMPLETE.to_string()]);
+    // Blank lines are not samples and not damage.
+    let parsed = read(b"sample.interval=5000\n\n\"f\" \n   \n");
+    assert!(parsed.warnings.is_empty());
+    assert_eq!(parsed.profile.samples.nrow(), 1);
+}
+
+#[test]
+fn not_an_rprof_file_is_a_format_error() {
+    for bad in [&b""[..], b"\n", b"\"f\" \"g\" \n", b"\x1f\x8b\x08\x00", b"hello world\n"] {
+        let err = parse(bad, None).unwrap_err();
+        assert_eq!(err.kind(), "format", "{}", String::from_utf8_lossy(bad));
+    }
+    let err = parse(b"\"f\" \n", None).unwrap_err();
+    assert!(err.to_string().starts_with("line 1: not an Rprof file"), "{err}");
+}
+
+#[test]
+fn header_only_file_is_an_empty_profile() {
+    let text = "memory profiling: line profiling: sample.interval=20000\n";
+    let p = read(text.as_bytes()).profile;
+    assert_eq!(p.samples.nrow(), 0);
+    assert_eq!(p.sample_types.nrow(), 6);
+    assert_eq!(written(&p), text);
+}
+
+/// A hand-made profile of another origin: one source, no Rprof header.
+fn manual_profile(period_unit: &str, counts: &[f64]) -> Profile {
+    let mut p = Profile::new();
+    let s = &mut p.strings;
+    let (manual, ns, samples, count) =
+        (s.intern("manual"), s.intern(period_unit), s.intern("samples"), s.intern("count"));
+    let (main, fib, file, empty) =
+        (s.intern("main.main"), s.intern("main.fib"), s.intern("/src/fib.go"), s.intern(""));
+    let src = &mut p.sources;
+    src.source_id.push(7);
+    src.source_type.push(manual);
+    src.source_uri.push(StrId::NA);
+    src.source_timestamp.push(f64::NAN);
+    src.period_type.push(StrId::NA);
+    src.period_unit.push(ns);
+    src.period.push(4e6);
+    src.duration_nanos.push(f64::NAN);
+    for col in [
+        &mut src.time_nanos,
+        &mut src.default_sample_type,
+        &mut src.doc_url,
+        &mut src.drop_frames,
+        &mut src.keep_frames,
+        &mut src.rprof_header,
+    ] {
+        col.push(StrId::NA);
+    }
+    for (i, &c) in counts.iter().enumerate() {
+        let id = 10 + i as i32;
+        p.samples.sample_id.push(id);
+        p.samples.source_id.push(7);
+        p.sample_values.sample_id.push(id);
+        p.sample_values.value_type.push(samples);
+        p.sample_values.unit.push(count);
+        p.sample_values.value.push(c);
+        // Depths given outermost first: the writer orders them.
+        for (depth, loc) in [(2, 1), (1, 2)] {
+            p.sample_locations.sample_id.push(id);
+            p.sample_locations.depth.push(depth);
+            p.sample_locations.location_id.push(loc);
+        }
+    }
+    let l = &mut p.locations;
+    l.location_id.extend([1, 2]);
+    l.function_id.extend([1, 2]);
+    l.line.extend([10, 0]);
+    l.address.extend([StrId::NA; 2]);
+    l.mapping_id.extend([NA_INT; 2]);
+    l.is_folded.extend([NA_INT; 2]);
+    l.column.extend([NA_INT; 2]);
+    l.inlined_into.extend([NA_INT; 2]);
+    let f = &mut p.functions;
+    f.function_id.extend([1, 2]);
+    f.name.extend([main, fib]);
+    f.system_name.extend([main, fib]);
+    f.filename.extend([file, empty]);
+    f.start_line.extend([1, 0]);
+    p
+}
+
+use crate::model::{StrId, NA_INT};
+
+#[test]
+fn other_profiles_get_a_header_and_one_line_per_tick() {
+    let p = manual_profile("nanoseconds", &[2.0, 1.0]);
+    assert_eq!(
+        written(&p),
+        "line profiling: sample.interval=4000\n#File 1: /src/fib.go\n\"main.fib\" 1#10 \"main.main\" \n\"main.fib\" 1#10 \"main.main\" \n\"main.fib\" 1#10 \"main.main\" \n"
+    );
+    let p = manual_profile("bytes", &[1.0]);
+    assert!(written(&p).starts_with("line profiling: sample.interval=20000\n"));
+    let p = manual_profile("nanoseconds", &[0.0]);
+    assert_eq!(written(&p), "sample.interval=4000\n");
+    for bad in [-1.0, 1.5, f64::INFINITY] {
+        let err = write_to_vec(&manual_profile("nanoseconds", &[bad])).unwrap_err();
+        assert_eq!(err.kind(), "invalid");
+    }
+}
+
+#[test]
+fn broken_references_are_errors_not_panics() {
+    let mut p = manual_profile("nanoseconds", &[1.0]);
+    p.samples.source_id[0] = 99;
+    assert_eq!(write_to_vec(&p).unwrap_err().kind(), "invalid");
+    let mut p = manual_profile("nanoseconds", &[1.0]);
+    p.sample_locations.sample_id[0] = 99;
+    assert_eq!(write_to_vec(&p).unwrap_err().kind(), "invalid");
+    // A location or function that does not exist is written as a placeholder.
+    let mut p = manual_profile("nanoseconds", &[1.0]);
+    p.sample_locations.location_id[0] = 99;
+    p.locations.function_id[1] = 42;
+    assert!(written(&p).contains("\"<unknown>\" \"<unknown>\" "));
+    assert_eq!(written(&Profile::new()), "sample.interval=20000\n");
+}
+
+#[test]
+fn stored_header_is_rebuilt_when_it_no_longer_fits() {
+    let text = "memory profiling: GC profiling: sample.interval=5000\n:1:2:3:4:\"f\" \n";
+    let mut p = read(text.as_bytes()).profile;
+    // Without the memory values the memory flag must go, GC stays.
+    let keep: Vec<bool> =
+        p.sample_values.value_type.iter().map(|&t| p.str(t) == "samples").collect();
+    p.sample_values.retain_rows(&keep);
+    assert_eq!(written(&p), "GC profiling: sample.interval=5000\n\"f\" \n");
+    // A changed period changes the interval.
+    p.sources.period[0] = 1e7;
+    assert_eq!(written(&p), "GC profiling: sample.interval=10000\n\"f\" \n");
+}
+
+// ---------------------------------------------------------------------------
+// Properties
+
+/// Frame names R may write, including the awkward ones.
+const NAMES: [&str; 10] = [
+    "f",
+    "fib",
+    "x[[\"a\"]]",
+    "x[[\"b c\"]]",
+    "slow sum",
+    "pkg::f",
+    "pkg:::g",
+    "obj$f",
+    "<Anonymous>",
+    "<GC>",
+];
+
+prop_compose! {
+    /// One well-formed segment as R writes it; `#File` lines are emitted before
+    /// first use, numbered by first use.
+    fn segment()(
+        memory in any::<bool>(),
+        gc in any::<bool>(),
+        line in any::<bool>(),
+        interval in 1u32..100_000,
+        lines in prop::collection::vec(
+            (prop::collection::vec((0usize..NAMES.len(), prop::option::of((0usize..3, 1i32..500))), 0..6),
+             (0u64..1 << 40, 0u64..1 << 40, 0u64..1 << 40, 0u64..1000)),
+            0..8),
+    ) -> String {
+        let mut s = Header { memory, gc, line, interval_us: interval }.to_line();
+        s.push('\n');
+        let mut numbered: Vec<usize> = Vec::new();
+        for (frames, (a, b, c, d)) in lines {
+            if frames.is_empty() && !memory {
+                continue; // R writes no line for an empty stack without memory profiling
+            }
+            let mut text = if memory { format!(":{a}:{b}:{c}:{d}:") } else { String::new() };
+            for (name, file_ref) in frames {
+                if let (true, Some((file, l))) = (line, file_ref) {
+                    let n = match numbered.iter().position(|&f| f == file) {
+                        Some(k) => k + 1,
+                        None => {
+                            numbered.push(file);
+                            s.push_str(&format!("#File {}: dir/file {file}.R\n", numbered.len()));
+                            numbered.len()
+                        }
+                    };
+                    text.push_str(&format!("{n}#{l} "));
+                }
+                text.push_str(&format!("\"{}\" ", NAMES[name]));
+            }
+            s.push_str(&text);
+            s.push('\n');
+        }
+        s
+    }
+}
+
+fn real_file_bytes() -> impl Strategy<Value = Vec<u8>> {
+    prop::sample::select(REAL_FILES.to_vec()).prop_map(sample_file)
+}
+
+/// A real file with a few bytes changed, inserted, removed, or cut off.
+fn mutated_real_file() -> impl Strategy<Value = Vec<u8>> {
+    (
+        real_file_bytes(),
+        prop::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..4), 1..8),
+    )
+        .prop_map(|(mut bytes, edits)| {
+            for (at, byte, kind) in edits {
+                if bytes.is_empty() {
+                    break;
+                }
+                let i = at.index(bytes.len());
+                match kind {
+                    0 => bytes[i] = byte,
+                    1 => bytes.insert(i, byte),
+                    2 => {
+                        bytes.remove(i);
+                    }
+                    _ => bytes.truncate(i),
+                }
+            }
+            bytes
+        })
+}
+
+/// Whatever `parse` accepts gives a valid profile, and writing it gives a file
+/// that reads back to the same text when written again.
+fn check_any_input(bytes: &[u8]) -> Result<(), TestCaseError> {
+    if let Ok(parsed) = parse(bytes, Some("x")) {
+        prop_assert!(validate(&parsed.profile).is_ok());
+        let once = write_to_vec(&parsed.profile).unwrap();
+        let reread = parse(&once, Some("x")).unwrap();
+        prop_assert!(validate(&reread.profile).is_ok());
+        let twice = write_to_vec(&reread.profile).unwrap();
+        prop_assert_eq!(String::from_utf8_lossy(&once), String::from_utf8_lossy(&twice));
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1500, ..ProptestConfig::default() })]
+
+    #[test]
+    fn well_formed_files_round_trip_exactly(segments in prop::collection::vec(segment(), 1..4)) {
+        let text = segments.concat();
+        let parsed = parse(text.as_bytes(), None).unwrap();
+        prop_assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+        prop_assert!(validate(&parsed.profile).is_ok());
+        let out = String::from_utf8(write_to_vec(&parsed.profile).unwrap()).unwrap();
+        prop_assert_eq!(out, text);
+    }
+
+    #[test]
+    fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..2000)) {
+        check_any_input(&bytes)?;
+    }
+
+    #[test]
+    fn random_bytes_after_a_header_never_panic(bytes in prop::collection::vec(
+        prop::sample::select(b"\"#: 0123456789abFile\n\r\x00\xff".to_vec()), 0..3000)) {
+        let mut input = b"memory profiling: line profiling: sample.interval=20000\n".to_vec();
+        input.extend(bytes);
+        check_any_input(&input)?;
+    }
+
+    #[test]
+    fn mutated_real_files_never_panic(bytes in mutated_real_file()) {
+        check_any_input(&bytes)?;
+    }
+}

@@ -1,0 +1,440 @@
+//! Writing a v2 profile as Rprof text.
+//!
+//! Each row of `sources` becomes a segment (a header and its lines, as
+//! `Rprof(append = TRUE)` writes them), in the order of the `sources` table, with
+//! that source's samples in `sample_id` order. For a profile read from Rprof this
+//! gives back the bytes R wrote: the stored header, `#File` lines just before the
+//! first line that uses them (numbered per segment in order of first use), `N#L`
+//! references, the memory prefix from the stored gauges, frame names verbatim.
+//!
+//! Other profiles (pprof, converted v1, hand-made) get a header made from their
+//! content, and each sample is written as many times as its `samples` count says,
+//! since an Rprof line is one timer tick.
+
+use super::{Header, DEFAULT_INTERVAL_US, MEMORY_TYPES, SAMPLES_TYPE};
+use crate::error::{ProfileError, Result};
+use crate::model::{Profile, StrId, NA_INT};
+use rustc_hash::FxHashMap;
+use std::io::Write;
+
+/// Most lines one write may produce (samples repeated by their counts); protects
+/// the disk from a profile whose counts are absurd.
+const MAX_LINES: u64 = i32::MAX as u64;
+
+/// Writes `p` as Rprof text to `w`.
+pub fn write(p: &Profile, w: &mut dyn Write) -> Result<()> {
+    let plan = Plan::new(p)?;
+    if p.sources.nrow() == 0 {
+        // Nothing to write but a file must still start with a header.
+        writeln!(
+            w,
+            "{}",
+            Header { interval_us: DEFAULT_INTERVAL_US, ..Header::default() }.to_line()
+        )?;
+        return Ok(());
+    }
+    let mut lines_written: u64 = 0;
+    let mut line = Vec::with_capacity(1024);
+    for source_row in 0..p.sources.nrow() {
+        // Samples with a count of 0 stand for no tick: they get no line.
+        let mut samples = Vec::new();
+        for &row in plan.samples_of_source(p, source_row) {
+            let repeat = plan.repeat_count(row)?;
+            if repeat > 0 {
+                samples.push((row, repeat));
+            }
+        }
+        let rows: Vec<usize> = samples.iter().map(|&(row, _)| row).collect();
+        let header = plan.header(p, source_row, &rows);
+        w.write_all(header.as_bytes())?;
+        w.write_all(b"\n")?;
+
+        let memory = Header::parse(header.as_bytes()).is_some_and(|h| h.memory);
+        let mut gauges = plan.first_gauges(&rows);
+        let mut file_numbers: FxHashMap<StrId, u32> = FxHashMap::default();
+        for (row, repeat) in samples {
+            lines_written = lines_written.saturating_add(repeat);
+            if lines_written > MAX_LINES {
+                return Err(ProfileError::limit(format!(
+                    "the `samples` counts add up to more than {MAX_LINES} lines"
+                )));
+            }
+            line.clear();
+            if memory {
+                let g = plan.gauges.get(row).copied().unwrap_or([f64::NAN; 4]);
+                for (carried, v) in gauges.iter_mut().zip(g) {
+                    if !v.is_nan() {
+                        *carried = v;
+                    }
+                }
+                write_memory_prefix(&mut line, gauges, g[3]);
+            }
+            for frame in plan.stack(row) {
+                if frame.has_ref() {
+                    let number = match file_numbers.get(&frame.file) {
+                        Some(&n) => n,
+                        None => {
+                            // R writes a file's `#File` line just before the first
+                            // stack line that refers to it.
+                            let n = file_numbers.len() as u32 + 1;
+                            write!(w, "#File {n}: ")?;
+                            w.write_all(&one_line_path(p.str(frame.file)))?;
+                            w.write_all(b"\n")?;
+                            file_numbers.insert(frame.file, n);
+                            n
+                        }
+                    };
+                    line.extend_from_slice(itoa::Buffer::new().format(number).as_bytes());
+                    line.push(b'#');
+                    line.extend_from_slice(itoa::Buffer::new().format(frame.line).as_bytes());
+                    line.push(b' ');
+                }
+                line.push(b'"');
+                line.extend_from_slice(&one_line(frame.name));
+                line.extend_from_slice(b"\" ");
+            }
+            line.push(b'\n');
+            for _ in 0..repeat {
+                w.write_all(&line)?;
+            }
+        }
+    }
+    w.flush()?;
+    Ok(())
+}
+
+/// The Rprof text of `p` in memory.
+pub fn write_to_vec(p: &Profile) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    write(p, &mut out)?;
+    Ok(out)
+}
+
+/// `:small:large:nodes:dups:`, the vector heaps in R's 8-byte units.
+fn write_memory_prefix(line: &mut Vec<u8>, gauges: [f64; 3], duplications: f64) {
+    let fields = [gauges[0] / 8.0, gauges[1] / 8.0, gauges[2], duplications];
+    for v in fields {
+        line.push(b':');
+        line.extend_from_slice(itoa::Buffer::new().format(whole(v)).as_bytes());
+    }
+    line.push(b':');
+}
+
+/// A non-negative whole number for a field R writes as `%lu` (NA and negative
+/// values as 0; `as` saturates above u64::MAX).
+fn whole(v: f64) -> u64 {
+    if v.is_finite() && v > 0.0 {
+        v.round() as u64
+    } else {
+        0
+    }
+}
+
+/// Text for a single line of the file: a line feed inside a name or path would
+/// break the format, so it becomes a space. Nothing read from a file has one, so
+/// this never changes a profile that was read.
+fn one_line(s: &str) -> std::borrow::Cow<'_, [u8]> {
+    if s.contains('\n') {
+        std::borrow::Cow::Owned(s.replace('\n', " ").into_bytes())
+    } else {
+        std::borrow::Cow::Borrowed(s.as_bytes())
+    }
+}
+
+/// A path for a `#File` line, which ends the line: a carriage return at its end
+/// would be read as part of a CRLF line end, so it becomes a space as well.
+fn one_line_path(s: &str) -> std::borrow::Cow<'_, [u8]> {
+    match one_line(s) {
+        std::borrow::Cow::Borrowed(b) if !b.ends_with(b"\r") => std::borrow::Cow::Borrowed(b),
+        other => {
+            let mut v = other.into_owned();
+            if let Some(last) = v.last_mut().filter(|b| **b == b'\r') {
+                *last = b' ';
+            }
+            std::borrow::Cow::Owned(v)
+        }
+    }
+}
+
+/// What a frame is written as.
+#[derive(Debug, Clone, Copy)]
+struct Frame<'p> {
+    name: &'p str,
+    file: StrId,
+    file_is_empty: bool,
+    line: i32,
+}
+
+impl Frame<'_> {
+    /// Whether the frame gets an `N#L` reference: it has a file or a line.
+    fn has_ref(&self) -> bool {
+        !self.file_is_empty || self.line > 0
+    }
+}
+
+/// A stack entry whose location does not exist.
+const UNKNOWN_FRAME: Frame<'static> =
+    Frame { name: "<unknown>", file: StrId::NA, file_is_empty: true, line: 0 };
+
+/// Indexes over the tables, built once per write.
+struct Plan<'p> {
+    /// Sample rows of each source id, in `sample_id` order.
+    samples_by_source: FxHashMap<i32, Vec<usize>>,
+    /// Stacks: `stack_frames[stack_start[r]..stack_start[r + 1]]` are the frames
+    /// of sample row `r`, innermost first.
+    stack_start: Vec<usize>,
+    stack_frames: Vec<Frame<'p>>,
+    /// `samples` value of each sample row (NaN if it has none).
+    counts: Vec<f64>,
+    /// small, large, nodes, duplications of each sample row (NaN where absent).
+    gauges: Vec<[f64; 4]>,
+}
+
+fn invalid(table: &str, column: &str, row: usize, message: &str) -> ProfileError {
+    ProfileError::invalid(table, column, Some(row + 1), message)
+}
+
+impl<'p> Plan<'p> {
+    fn new(p: &'p Profile) -> Result<Plan<'p>> {
+        let n_samples = p.samples.nrow();
+        let mut sample_row: FxHashMap<i32, usize> = FxHashMap::default();
+        sample_row.reserve(n_samples);
+        for (row, &id) in p.samples.sample_id.iter().enumerate() {
+            sample_row.entry(id).or_insert(row);
+        }
+        let source_ids: rustc_hash::FxHashSet<i32> = p.sources.source_id.iter().copied().collect();
+        let mut samples_by_source: FxHashMap<i32, Vec<usize>> = FxHashMap::default();
+        for (row, &source) in p.samples.source_id.iter().enumerate() {
+            if !source_ids.contains(&source) {
+                return Err(invalid(
+                    "samples",
+                    "source_id",
+                    row,
+                    "refers to a source that does not exist",
+                ));
+            }
+            samples_by_source.entry(source).or_default().push(row);
+        }
+        for rows in samples_by_source.values_mut() {
+            rows.sort_by_key(|&r| p.samples.sample_id.get(r).copied().unwrap_or(NA_INT));
+        }
+
+        // Stacks in compressed rows: count per sample, prefix sums, then place each
+        // (depth, location) and order each sample's frames by depth.
+        let sl = &p.sample_locations;
+        let mut owner = Vec::with_capacity(sl.nrow());
+        let mut stack_start = vec![0usize; n_samples + 1];
+        for (row, id) in sl.sample_id.iter().enumerate() {
+            let s = *sample_row.get(id).ok_or_else(|| {
+                invalid(
+                    "sample_locations",
+                    "sample_id",
+                    row,
+                    "refers to a sample that does not exist",
+                )
+            })?;
+            owner.push(s);
+            if let Some(c) = stack_start.get_mut(s + 1) {
+                *c += 1;
+            }
+        }
+        for i in 1..stack_start.len() {
+            stack_start[i] += stack_start[i - 1];
+        }
+        let mut fill = stack_start.clone();
+        let mut placed = vec![(0i32, 0i32); sl.nrow()];
+        for (row, &s) in owner.iter().enumerate() {
+            let depth = sl.depth.get(row).copied().unwrap_or(NA_INT);
+            let loc = sl.location_id.get(row).copied().unwrap_or(NA_INT);
+            if let Some(slot) = fill.get_mut(s).and_then(|at| {
+                let i = *at;
+                *at += 1;
+                placed.get_mut(i)
+            }) {
+                *slot = (depth, loc);
+            }
+        }
+        for s in 0..n_samples {
+            if let Some(frames) = placed.get_mut(stack_start[s]..stack_start[s + 1]) {
+                if !frames.is_sorted_by_key(|f| f.0) {
+                    frames.sort_by_key(|f| f.0);
+                }
+            }
+        }
+        // What each location is written as, worked out once per location.
+        let location_row = first_rows(&p.locations.location_id);
+        let function_row = first_rows(&p.functions.function_id);
+        let location_frames: Vec<Frame<'p>> =
+            (0..p.locations.nrow()).map(|row| location_frame(p, row, &function_row)).collect();
+        let stack_frames = placed
+            .into_iter()
+            .map(|(_, loc)| {
+                location_row
+                    .get(&loc)
+                    .and_then(|&r| location_frames.get(r))
+                    .copied()
+                    .unwrap_or(UNKNOWN_FRAME)
+            })
+            .collect();
+
+        let lookup = |s: &str| p.strings.lookup(s);
+        let samples_type = lookup(SAMPLES_TYPE.0);
+        let gauge_types: [Option<StrId>; 4] = [0, 1, 2, 3].map(|k| lookup(MEMORY_TYPES[k].0));
+        let mut counts = vec![f64::NAN; n_samples];
+        let mut gauges = vec![[f64::NAN; 4]; n_samples];
+        let sv = &p.sample_values;
+        for (row, id) in sv.sample_id.iter().enumerate() {
+            let Some(&s) = sample_row.get(id) else {
+                return Err(invalid(
+                    "sample_values",
+                    "sample_id",
+                    row,
+                    "refers to a sample that does not exist",
+                ));
+            };
+            let t = sv.value_type.get(row).copied();
+            let v = sv.value.get(row).copied().unwrap_or(f64::NAN);
+            if t.is_some() && t == samples_type {
+                if let Some(c) = counts.get_mut(s) {
+                    *c = v;
+                }
+            } else if let Some(k) = gauge_types.iter().position(|g| g.is_some() && *g == t) {
+                if let Some(g) = gauges.get_mut(s).and_then(|g| g.get_mut(k)) {
+                    *g = v;
+                }
+            }
+        }
+
+        Ok(Plan { samples_by_source, stack_start, stack_frames, counts, gauges })
+    }
+
+    fn samples_of_source(&self, p: &Profile, source_row: usize) -> &[usize] {
+        p.sources
+            .source_id
+            .get(source_row)
+            .and_then(|id| self.samples_by_source.get(id))
+            .map_or(&[], |v| v.as_slice())
+    }
+
+    fn stack(&self, row: usize) -> &[Frame<'p>] {
+        match (self.stack_start.get(row), self.stack_start.get(row + 1)) {
+            (Some(&a), Some(&b)) => self.stack_frames.get(a..b).unwrap_or_default(),
+            _ => &[],
+        }
+    }
+
+    /// How many lines sample `row` stands for: its `samples` count, 1 if it has none.
+    fn repeat_count(&self, row: usize) -> Result<u64> {
+        let c = self.counts.get(row).copied().unwrap_or(f64::NAN);
+        if c.is_nan() {
+            return Ok(1);
+        }
+        if !(c >= 0.0 && c.fract() == 0.0 && c <= MAX_LINES as f64) {
+            return Err(ProfileError::invalid(
+                "sample_values",
+                "value",
+                None,
+                format!("a `samples` count must be a whole number >= 0 to be written as Rprof lines, found {c}"),
+            ));
+        }
+        Ok(c as u64)
+    }
+
+    /// Gauges to carry forward for samples that lack them: those of the first sample
+    /// that has them, so the heap does not seem to jump.
+    fn first_gauges(&self, samples: &[usize]) -> [f64; 3] {
+        let mut out = [0.0; 3];
+        for k in 0..3 {
+            if let Some(v) = samples
+                .iter()
+                .filter_map(|&r| self.gauges.get(r).map(|g| g[k]))
+                .find(|v| !v.is_nan())
+            {
+                out[k] = v;
+            }
+        }
+        out
+    }
+
+    /// The header of source `source_row`: the stored one when it agrees with what is
+    /// written, else one made from the content (flags R writes, in R's order).
+    fn header(&self, p: &Profile, source_row: usize, samples: &[usize]) -> String {
+        let stored_text = p.sources.rprof_header.get(source_row).and_then(|&s| p.strings.get(s));
+        let stored = stored_text.and_then(|t| {
+            if t.contains(['\n', '\r']) {
+                None
+            } else {
+                Header::parse(t.as_bytes())
+            }
+        });
+        let has_gauges = samples
+            .iter()
+            .any(|&r| self.gauges.get(r).is_some_and(|g| g.iter().take(3).any(|v| !v.is_nan())));
+        let mut has_ref = false;
+        let mut has_gc = false;
+        for &r in samples {
+            for f in self.stack(r) {
+                has_ref |= f.has_ref();
+                has_gc |= f.name == "<GC>";
+            }
+        }
+        let interval = self.interval(p, source_row).or(stored.map(|h| h.interval_us));
+        let wanted = Header {
+            memory: has_gauges || (samples.is_empty() && stored.is_some_and(|h| h.memory)),
+            gc: stored.map_or(has_gc, |h| h.gc),
+            line: has_ref || stored.is_some_and(|h| h.line),
+            interval_us: interval.unwrap_or(DEFAULT_INTERVAL_US),
+        };
+        match (stored, stored_text) {
+            (Some(h), Some(text)) if h == wanted => text.to_owned(),
+            _ => wanted.to_line(),
+        }
+    }
+
+    /// The sampling interval in microseconds from `period`, when it is in nanoseconds.
+    fn interval(&self, p: &Profile, source_row: usize) -> Option<u32> {
+        let unit = p.sources.period_unit.get(source_row).and_then(|&s| p.strings.get(s))?;
+        let period = p.sources.period.get(source_row).copied()?;
+        if unit != "nanoseconds" || !period.is_finite() || period < 1000.0 {
+            return None;
+        }
+        let us = (period / 1000.0).round();
+        (us <= f64::from(u32::MAX)).then_some(us as u32)
+    }
+}
+
+/// What the location in row `row` is written as.
+fn location_frame<'p>(
+    p: &'p Profile,
+    row: usize,
+    function_row: &FxHashMap<i32, usize>,
+) -> Frame<'p> {
+    let line = p.locations.line.get(row).copied().unwrap_or(0);
+    let line = if line == NA_INT { 0 } else { line.max(0) };
+    let function = p.locations.function_id.get(row).and_then(|id| function_row.get(id).copied());
+    let non_empty =
+        |id: Option<&StrId>| id.and_then(|&s| p.strings.get(s)).filter(|s| !s.is_empty());
+    let (name, file) = match function {
+        Some(r) => {
+            let name = non_empty(p.functions.system_name.get(r))
+                .or_else(|| non_empty(p.functions.name.get(r)));
+            (name, p.functions.filename.get(r).copied().unwrap_or(StrId::NA))
+        }
+        None => (None, StrId::NA),
+    };
+    // A frame without a function name: its address (pprof), else a placeholder.
+    let name =
+        name.or_else(|| non_empty(p.locations.address.get(row))).unwrap_or(UNKNOWN_FRAME.name);
+    let file_is_empty = p.strings.get(file).is_none_or(str::is_empty);
+    Frame { name, file, file_is_empty, line }
+}
+
+/// Row of the first occurrence of each id.
+fn first_rows(ids: &[i32]) -> FxHashMap<i32, usize> {
+    let mut m = FxHashMap::default();
+    m.reserve(ids.len());
+    for (row, &id) in ids.iter().enumerate() {
+        m.entry(id).or_insert(row);
+    }
+    m
+}
