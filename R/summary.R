@@ -21,14 +21,21 @@
 #'   - `"function"`: a function name (as `go tool pprof -top` and
 #'     `summaryRprof()`),
 #'   - `"location"`: a function at one line of its file (as `go tool pprof -top
-#'     -lines`; Rprof files have lines with `Rprof(line.profiling = TRUE)`),
+#'     -lines`), like a row of the `locations` table; frames without a known
+#'     line have line 0,
+#'   - `"line"`: a line of a source file, whatever function it is in (as
+#'     `summaryRprof(lines = "show")`). Only frames with a known line count:
+#'     *self* goes to the innermost frame that has one, so it tells which line of
+#'     your code was running. Rprof files have lines when recorded with
+#'     `Rprof(line.profiling = TRUE)` from code with source references,
 #'   - `"source"`: a source file (as `go tool pprof -top -files`); frames
 #'     without a file share the row with an empty `filename`.
 #' @param sort Order rows by `"self"` (then total) or by `"total"` (then self).
 #' @param object,... For `summary()`: the v1 profile and the arguments above.
-#' @return A tibble of class `profile_summary` with the columns `name` (not for
-#'   `by = "source"`), `filename` and `line` (for `by = "location"`),
-#'   `filename` (for `by = "source"`), then `self`, `self_pct`, `total` and
+#' @return A tibble of class `profile_summary` with the columns that identify a
+#'   row (`name` for `by = "function"`; `name`, `filename` and `line` for
+#'   `"location"`; `filename` and `line` for `"line"`; `filename` for
+#'   `"source"`), then `self`, `self_pct`, `total` and
 #'   `total_pct`. Percentages are of the value of all samples of the type
 #'   (including samples without frames). Rows with neither self nor total value are
 #'   left out. Attributes `sample_type`, `unit`, `grand_total`, `by`, `sort` and
@@ -39,11 +46,14 @@
 #' profile_summary(x)
 #' profile_summary(x, sort = "total", n = 5)
 #'
+#' lines <- read_rprof(system.file("samples/rprof/line.out", package = "profile"))
+#' profile_summary(lines, by = "line")
+#'
 #' heap <- read_pprof(system.file("samples/pprof/heap.pb.gz", package = "profile"))
 #' profile_summary(heap, type = "alloc_space", by = "location")
 #' profile_summary(heap, type = "alloc_space", by = "source")
 profile_summary <- function(x, type = NULL, n = 10,
-                            by = c("function", "location", "source"),
+                            by = c("function", "location", "line", "source"),
                             sort = c("self", "total")) {
   by <- rlang::arg_match(by)
   sort <- rlang::arg_match(sort)
@@ -56,11 +66,15 @@ profile_summary <- function(x, type = NULL, n = 10,
   group_columns <- switch(by,
     "function" = "name",
     location = c("name", "filename", "line"),
+    line = c("filename", "line"),
     source = "filename"
   )
-  frame_groups <- frames[group_columns]
+  # Frames of key 0 do not count (by line: frames without a known line).
+  counted <- if (by == "line") frames$line > 0L else rep(TRUE, nrow(frames))
+  frame_groups <- frames[counted, group_columns]
   groups <- vctrs::vec_unique(frame_groups)
-  key <- vctrs::vec_match(frame_groups, groups)
+  key <- integer(nrow(frames))
+  key[counted] <- vctrs::vec_match(frame_groups, groups)
   input <- stack_input(parts, sample_type$type, key, vctrs::vec_size(groups))
   totals <- rust_value(profile_key_totals(input), "Can't summarise the profile.")
 
@@ -72,12 +86,9 @@ profile_summary <- function(x, type = NULL, n = 10,
   out$total <- totals$total
   out$total_pct <- percent(out$total)
   out <- out[out$self != 0 | out$total != 0, , drop = FALSE]
-  label <- out[[group_columns[[1]]]]
-  rank <- if (sort == "self") {
-    order(-out$self, -out$total, label, method = "radix")
-  } else {
-    order(-out$total, -out$self, label, method = "radix")
-  }
+  value_order <- if (sort == "self") list(-out$self, -out$total) else list(-out$total, -out$self)
+  # ties in the byte order of the row's name, file and line
+  rank <- do.call(order, c(value_order, unname(as.list(out[group_columns])), method = "radix"))
   n_groups <- nrow(out)
   out <- out[utils::head(rank, min(n, n_groups)), , drop = FALSE]
   new_profile_summary(out,
@@ -108,7 +119,7 @@ tbl_sum.profile_summary <- function(x, ...) {
   }
   unit <- attr(x, "unit")
   by <- attr(x, "by")
-  groups <- switch(by, "function" = "functions", location = "locations", source = "files")
+  groups <- switch(by, "function" = "functions", location = "locations", line = "lines", source = "files")
   c(
     "Profile summary" = sprintf("%s (%s) by %s", type, unit, by),
     "Total" = sprintf("%s %s", format(attr(x, "grand_total"), big.mark = ",", scientific = FALSE), unit),

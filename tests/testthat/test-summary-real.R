@@ -1,30 +1,43 @@
 # profile_summary() on the real sample files, against the tools' own numbers:
 # utils::summaryRprof() for Rprof files and `go tool pprof -top` for pprof files.
 
-# summaryRprof()'s by.total as sample counts, one row per function. summaryRprof()
-# splits lines at spaces, so a name with a space (`"slow sum"`) becomes two
-# tokens that are not names; those rows are left out (and so are our names with a
-# space, in the comparisons).
+# summaryRprof() splits lines at every space, so a name with a space
+# (`"slow sum"`, `"x[["b c"]]"`) becomes tokens that are not names. It reads a
+# copy of the file whose names have their spaces replaced by "_"; line numbers
+# and counts are untouched, and names compare after the same replacement.
+rprof_for_summaryRprof <- function(path) {
+  lines <- readLines(path)
+  stack_line <- !startsWith(lines, "#File ") & !grepl("sample.interval=", lines, fixed = TRUE)
+  # a space that separates tokens is followed by a quoted name, a N#L reference
+  # or the end of the line
+  lines[stack_line] <- gsub(' (?!"|[0-9]+#[0-9]+( |$)|$)', "_", lines[stack_line], perl = TRUE)
+  copy <- tempfile(fileext = ".out")
+  writeLines(lines, copy)
+  copy
+}
+
+# summaryRprof()'s by.total as sample counts.
 rprof_tool_counts <- function(path, ...) {
-  s <- utils::summaryRprof(path, ...)
+  s <- utils::summaryRprof(rprof_for_summaryRprof(path), ...)
   by_total <- s$by.total
-  token <- rownames(by_total)
-  whole <- grepl('^".*"$', token)
   tibble::tibble(
-    name = gsub('^"|"$', "", token[whole]),
-    self = round(by_total$self.time[whole] / s$sample.interval),
-    total = round(by_total$total.time[whole] / s$sample.interval),
-    mem_total = if (is.null(by_total$mem.total)) NA_real_ else by_total$mem.total[whole]
+    name = gsub('^"|"$', "", rownames(by_total)),
+    self = round(by_total$self.time / s$sample.interval),
+    total = round(by_total$total.time / s$sample.interval),
+    mem_total = if (is.null(by_total$mem.total)) NA_real_ else as.numeric(by_total$mem.total)
   )
 }
 
+# incomplete.out is left out: its last line is cut in the middle of a name, which
+# summaryRprof() counts as a name and read_rprof() drops (as profile 1.0.x did).
 single_session_rprof <- c("1.out", "gc.out", "line.out", "memory.out", "all.out")
 
 test_that("self and total per function agree with summaryRprof()", {
   for (file in single_session_rprof) {
     path <- sample_path("rprof", file)
     ours <- profile_summary(read_rprof(path), n = Inf)
-    ours <- ours[!grepl(" ", ours$name), ]
+    ours$name <- gsub(" ", "_", ours$name)
+    expect_false(anyDuplicated(ours$name) > 0)
     tool <- rprof_tool_counts(path)
     expect_setequal(ours$name, tool$name)
     i <- match(tool$name, ours$name)
@@ -39,7 +52,7 @@ test_that("alloc_size totals agree with summaryRprof(memory = 'both')", {
     path <- sample_path("rprof", file)
     ours <- profile_summary(read_rprof(path), type = "alloc_size", n = Inf)
     expect_identical(attr(ours, "unit"), "bytes")
-    ours <- ours[!grepl(" ", ours$name), ]
+    ours$name <- gsub(" ", "_", ours$name)
     tool <- rprof_tool_counts(path, memory = "both")
     i <- match(tool$name, ours$name)
     # summaryRprof() rounds to 0.1 MiB; functions that allocated nothing have no row of ours
@@ -48,18 +61,22 @@ test_that("alloc_size totals agree with summaryRprof(memory = 'both')", {
   }
 })
 
-test_that("totals per line agree with summaryRprof(lines = 'show')", {
+test_that("self and total per line agree with summaryRprof(lines = 'show')", {
   for (file in c("line.out", "all.out")) {
     path <- sample_path("rprof", file)
-    ours <- profile_summary(read_rprof(path), by = "location", n = Inf)
-    ours <- ours[ours$line > 0L, ]
+    ours <- profile_summary(read_rprof(path), by = "line", n = Inf)
+    expect_named(ours, c("filename", "line", "self", "self_pct", "total", "total_pct"))
+    expect_true(all(ours$line > 0L))
+    # summaryRprof() shows base names of the files
+    expect_false(anyDuplicated(basename(unique(ours$filename))) > 0)
     key <- paste0(basename(ours$filename), "#", ours$line)
-    total_by_line <- tapply(ours$total, key, sum)
-    s <- utils::summaryRprof(path, lines = "show")
-    tool <- s$by.total[grepl("#", rownames(s$by.total)), ]
-    tool_total <- stats::setNames(round(tool$total.time / s$sample.interval), rownames(tool))
-    expect_setequal(names(total_by_line), names(tool_total))
-    expect_equal(as.numeric(total_by_line[names(tool_total)]), unname(tool_total), label = file)
+    s <- utils::summaryRprof(rprof_for_summaryRprof(path), lines = "show")
+    tool <- s$by.total[rownames(s$by.total) != "<no location>", ]
+    expect_setequal(key, rownames(tool))
+    i <- match(rownames(tool), key)
+    expect_equal(ours$total[i], round(tool$total.time / s$sample.interval), label = paste(file, "total"))
+    expect_equal(ours$self[i], round(tool$self.time / s$sample.interval), label = paste(file, "self"))
+    expect_gt(nrow(tool), 10)
   }
 })
 
@@ -70,6 +87,7 @@ test_that("summary() of a v1 object agrees with summaryRprof()", {
   tool <- rprof_tool_counts(path)
   # v1 names replace dots (`my.fun` is `my_fun`); its system_name keeps them
   system_name <- v1$functions$system_name[match(ours$name, v1$functions$name)]
+  system_name <- gsub(" ", "_", system_name)
   i <- match(tool$name, system_name)
   expect_false(anyNA(i))
   expect_equal(ours$self[i], tool$self)

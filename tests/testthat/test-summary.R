@@ -54,6 +54,15 @@ test_that("by location separates lines of a function, by source groups files", {
   expect_equal(src$total[src$filename == "a.R"], 15)
   expect_equal(src$self[src$filename == ""], 8)
 
+  # by line: frames without a line do not count; h's sample has its self on main@2
+  line <- profile_summary(x, by = "line", n = Inf)
+  expect_named(line, c("filename", "line", "self", "self_pct", "total", "total_pct"))
+  expect_identical(nrow(line), 4L)
+  expect_equal(line$self[line$filename == "a.R" & line$line == 2L], 8)
+  expect_equal(line$total[line$filename == "a.R" & line$line == 2L], 12)
+  expect_equal(line$self[line$filename == "b.R" & line$line == 10L], 5)
+  expect_equal(sum(line$self), 15)
+
   fun <- profile_summary(x, by = "function", n = Inf)
   expect_equal(row_of(fun, "f")$total, 7)
 })

@@ -4,7 +4,8 @@
 //!
 //! The input is the long form of the v2 tables: stack rows as in
 //! `sample_locations`, a key per location, and one value per sample (the chosen
-//! sample type). Keys are codes `1..=n_keys` chosen by the caller; the call tree
+//! sample type). Keys are codes `1..=n_keys` chosen by the caller (0 leaves a frame
+//! out, as if it were not on the stack); the call tree
 //! orders siblings by key code, so a caller that numbers keys in label order gets
 //! alphabetical flame graphs and sorted folded output.
 
@@ -23,7 +24,8 @@ pub struct StackInput<'a> {
     /// `locations.location_id`, with the key of each location in `location_key`.
     pub locations: &'a [i32],
     pub location_key: &'a [i32],
-    /// Number of keys; every key is in `1..=n_keys`.
+    /// Number of keys; every key is in `0..=n_keys`, and frames whose location has
+    /// key 0 are left out of the stacks.
     pub n_keys: usize,
     /// The samples that have a value of the chosen type, and that value.
     pub value_sample_id: &'a [i32],
@@ -101,7 +103,7 @@ impl Stacks {
         for (row, (&lid, &key)) in input.locations.iter().zip(input.location_key).enumerate() {
             let key = usize::try_from(key)
                 .ok()
-                .filter(|k| (1..=n_keys).contains(k))
+                .filter(|k| *k <= n_keys)
                 .ok_or_else(|| invalid("locations", "(key)", row, "frame key out of range"))?;
             key_of_location.insert(lid, key as u32);
         }
@@ -161,7 +163,24 @@ impl Stacks {
                 )
             })?;
         }
-        Ok(Stacks { offsets, frames, weight: input.value.to_vec(), n_keys })
+        let mut stacks = Stacks { offsets, frames, weight: input.value.to_vec(), n_keys };
+        if stacks.frames.contains(&0) {
+            stacks.drop_uncounted_frames();
+        }
+        Ok(stacks)
+    }
+
+    /// Removes the frames with key 0, keeping the order of the others.
+    fn drop_uncounted_frames(&mut self) {
+        let mut kept = Vec::with_capacity(self.frames.len());
+        let mut offsets = Vec::with_capacity(self.offsets.len());
+        offsets.push(0);
+        for i in 0..self.len() {
+            kept.extend(self.stack(i).iter().filter(|&&k| k != 0));
+            offsets.push(kept.len());
+        }
+        self.frames = kept;
+        self.offsets = offsets;
     }
 
     pub fn len(&self) -> usize {
@@ -411,6 +430,28 @@ mod tests {
         let t = key_totals(&s);
         assert_eq!(t.self_value, vec![8.0, 0.0]);
         assert_eq!(t.total, vec![8.0, 5.0]);
+    }
+
+    #[test]
+    fn frames_with_key_zero_are_left_out() {
+        // locations 5 and 7 have key 0: the innermost counted frame takes the self value
+        let input = StackInput {
+            sample_id: &[1, 1, 1, 2],
+            depth: &[1, 2, 3, 1],
+            location_id: &[5, 6, 7, 5],
+            locations: &[5, 6, 7],
+            location_key: &[0, 1, 0],
+            n_keys: 1,
+            value_sample_id: &[1, 2],
+            value: &[3.0, 5.0],
+        };
+        let s = Stacks::build(&input).unwrap();
+        assert_eq!(s.stack(0), &[1]);
+        assert_eq!(s.stack(1), &[] as &[u32]);
+        let t = key_totals(&s);
+        assert_eq!(t.self_value, vec![3.0]);
+        assert_eq!(t.total, vec![3.0]);
+        assert_eq!(t.grand_total, 8.0);
     }
 
     #[test]
