@@ -46,6 +46,57 @@ fn invalid(table: &str, column: &str, row: usize, message: impl Into<String>) ->
     ProfileError::invalid(table, column, Some(row + 1), message)
 }
 
+/// A map from ids to row numbers: a plain vector when the ids are small positive
+/// numbers (as the readers make them), a hash map otherwise.
+enum IdMap {
+    Dense(Vec<u32>),
+    Hashed(FxHashMap<i32, u32>),
+}
+
+impl IdMap {
+    const NONE: u32 = u32::MAX;
+
+    fn for_ids(ids: &[i32]) -> IdMap {
+        let max = ids.iter().copied().max().unwrap_or(0);
+        let min = ids.iter().copied().min().unwrap_or(1);
+        // Dense only when the vector is not much larger than the data.
+        match usize::try_from(max) {
+            Ok(max) if min >= 1 && max <= 4 * ids.len() + 1024 => {
+                IdMap::Dense(vec![Self::NONE; max + 1])
+            }
+            _ => {
+                let mut map = FxHashMap::default();
+                map.reserve(ids.len());
+                IdMap::Hashed(map)
+            }
+        }
+    }
+
+    /// Inserts, returning the previous row of `id` if it had one.
+    fn insert(&mut self, id: i32, row: u32) -> Option<u32> {
+        match self {
+            IdMap::Dense(v) => {
+                // for_ids() sized the vector for every id it was given
+                let slot = usize::try_from(id).ok().and_then(|i| v.get_mut(i))?;
+                let old = std::mem::replace(slot, row);
+                (old != Self::NONE).then_some(old)
+            }
+            IdMap::Hashed(m) => m.insert(id, row),
+        }
+    }
+
+    fn get(&self, id: i32) -> Option<u32> {
+        match self {
+            IdMap::Dense(v) => usize::try_from(id)
+                .ok()
+                .and_then(|i| v.get(i))
+                .copied()
+                .filter(|&r| r != Self::NONE),
+            IdMap::Hashed(m) => m.get(&id).copied(),
+        }
+    }
+}
+
 impl Stacks {
     /// Gathers the stacks of the samples in `input.value_sample_id` (in that order).
     /// Stack rows of samples without a value are ignored. Depths must run 1..n per
@@ -82,8 +133,7 @@ impl Stacks {
             return Err(ProfileError::limit("too many frame keys"));
         }
 
-        let mut sample_index: FxHashMap<i32, u32> = FxHashMap::default();
-        sample_index.reserve(input.value_sample_id.len());
+        let mut sample_index = IdMap::for_ids(input.value_sample_id);
         for (row, (&sid, &v)) in input.value_sample_id.iter().zip(input.value).enumerate() {
             if v.is_nan() {
                 return Err(invalid("sample_values", "value", row, "is NA"));
@@ -98,8 +148,7 @@ impl Stacks {
             }
         }
 
-        let mut key_of_location: FxHashMap<i32, u32> = FxHashMap::default();
-        key_of_location.reserve(input.locations.len());
+        let mut key_of_location = IdMap::for_ids(input.locations);
         for (row, (&lid, &key)) in input.locations.iter().zip(input.location_key).enumerate() {
             let key = usize::try_from(key)
                 .ok()
@@ -112,8 +161,17 @@ impl Stacks {
         let n_samples = input.value_sample_id.len();
         let mut counts = vec![0usize; n_samples];
         let mut row_sample = Vec::with_capacity(input.sample_id.len());
+        // Rows of a sample usually come together: look each sample up once.
+        let mut last: Option<(i32, Option<u32>)> = None;
         for &sid in input.sample_id {
-            let s = sample_index.get(&sid).copied();
+            let s = match last {
+                Some((id, s)) if id == sid => s,
+                _ => {
+                    let s = sample_index.get(sid);
+                    last = Some((sid, s));
+                    s
+                }
+            };
             if let Some(s) = s {
                 counts[s as usize] += 1;
             }
@@ -154,7 +212,7 @@ impl Stacks {
                 ));
             }
             let lid = input.location_id[row];
-            frames[slot] = *key_of_location.get(&lid).ok_or_else(|| {
+            frames[slot] = key_of_location.get(lid).ok_or_else(|| {
                 invalid(
                     "sample_locations",
                     "location_id",

@@ -180,6 +180,9 @@ pub fn read_folded(bytes: &[u8], source: &FoldedSource<'_>) -> Result<Profile> {
     p.sample_types.value_type.push(type_id);
     p.sample_types.unit.push(unit_id);
 
+    // Function ids by frame text as written (one hash per frame), and by name (on
+    // first sight of a text: two spellings can unescape to the same name).
+    let mut function_of_text: FxHashMap<&str, i32> = FxHashMap::default();
     let mut function_of: FxHashMap<StrId, i32> = FxHashMap::default();
     let mut frames: Vec<i32> = Vec::new();
     let mut sample_id: i32 = 0;
@@ -195,6 +198,10 @@ pub fn read_folded(bytes: &[u8], source: &FoldedSource<'_>) -> Result<Profile> {
         frames.clear();
         if !stack.is_empty() {
             for frame in stack.split(';') {
+                if let Some(&id) = function_of_text.get(frame) {
+                    frames.push(id);
+                    continue;
+                }
                 let name = p.strings.intern(&unescape_frame(frame));
                 let next = function_of.len() as i32 + 1;
                 let id = *function_of.entry(name).or_insert_with(|| {
@@ -215,6 +222,7 @@ pub fn read_folded(bytes: &[u8], source: &FoldedSource<'_>) -> Result<Profile> {
                     l.inlined_into.push(NA_INT);
                     next
                 });
+                function_of_text.insert(frame, id);
                 frames.push(id);
             }
         }
