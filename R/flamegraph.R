@@ -89,6 +89,7 @@ profile_flamegraph <- function(x, type = NULL,
 }
 
 #' @rdname profile_flamegraph
+#' @param ... For `plot()`: the arguments of `profile_flamegraph()` after `x`.
 #' @export
 plot.profile_data <- function(x, ...) {
   profile_flamegraph(x, ...)

@@ -103,31 +103,17 @@ impl Stacks {
     /// sample; rows may come in any order.
     pub fn build(input: &StackInput<'_>) -> Result<Stacks> {
         let n_keys = input.n_keys;
-        if input.value_sample_id.len() != input.value.len() {
-            return Err(ProfileError::invalid(
-                "sample_values",
-                "value",
-                None,
-                "length differs from sample_id",
-            ));
-        }
-        if input.sample_id.len() != input.depth.len()
-            || input.sample_id.len() != input.location_id.len()
-        {
-            return Err(ProfileError::invalid(
+        let same_length = [
+            ("sample_values", input.value_sample_id.len() == input.value.len()),
+            (
                 "sample_locations",
-                "(table)",
-                None,
-                "columns differ in length",
-            ));
-        }
-        if input.locations.len() != input.location_key.len() {
-            return Err(ProfileError::invalid(
-                "locations",
-                "(key)",
-                None,
-                "one key per location is needed",
-            ));
+                input.sample_id.len() == input.depth.len()
+                    && input.sample_id.len() == input.location_id.len(),
+            ),
+            ("locations", input.locations.len() == input.location_key.len()),
+        ];
+        if let Some((table, _)) = same_length.iter().find(|(_, ok)| !ok) {
+            return Err(ProfileError::invalid(table, "(table)", None, "columns differ in length"));
         }
         if n_keys >= u32::MAX as usize {
             return Err(ProfileError::limit("too many frame keys"));
