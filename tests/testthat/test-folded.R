@@ -100,10 +100,12 @@ test_that("bad folded input gives classed errors naming file and line", {
 
   x <- v2_from_stacks("main;f")
   expect_error(write_folded(x, file.path(tempdir(), "no", "such", "dir.folded")), class = "profile_error_io")
-  # a failed write leaves the old file alone
-  writeLines("old", path)
-  expect_error(write_folded(x, path, type = "cpu"), class = "profile_error_argument")
-  expect_identical(readLines(path), "old")
+  # a path that is a directory is refused, and nothing is left behind
+  dir <- withr::local_tempfile()
+  dir.create(dir)
+  expect_error(write_folded(x, dir), class = "profile_error_io")
+  expect_identical(list.files(dir, all.files = TRUE, no.. = TRUE), character())
+  expect_identical(list.files(dirname(dir), pattern = basename(dir), all.files = TRUE), basename(dir))
 })
 
 test_that("an empty file is an empty profile", {
