@@ -70,5 +70,17 @@ pprof_write <- function(bundle, path, aggregate) .Call(wrap__pprof_write, bundle
 #' @noRd
 pprof_encode <- function(bundle, aggregate) .Call(wrap__pprof_encode, bundle, aggregate)
 
+#' A new combiner (an external pointer) for `profile_combine_add()`.
+#' @noRd
+profile_combine_start <- function(merge) .Call(wrap__profile_combine_start, merge)
+
+#' Validates one v2 bundle and adds it to the combiner.
+#' @noRd
+profile_combine_add <- function(state, bundle) .Call(wrap__profile_combine_add, state, bundle)
+
+#' The combined profile as a bundle; the combiner is spent afterwards.
+#' @noRd
+profile_combine_finish <- function(state) .Call(wrap__profile_combine_finish, state)
+
 
 # nolint end
