@@ -365,9 +365,9 @@ fn decompression_bomb_is_refused() {
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     gz.write_all(&bytes).unwrap();
     let gz = gz.finish().unwrap();
-    let e = read_bytes(&gz, None, &Limits { max_decompressed_bytes: 100_000 }).unwrap_err();
+    let e = read_bytes(&gz, None, &Limits::with_max_bytes(100_000)).unwrap_err();
     assert_eq!(e.kind(), "limit");
-    assert!(read_bytes(&gz, None, &Limits { max_decompressed_bytes: 10 << 20 }).is_ok());
+    assert!(read_bytes(&gz, None, &Limits::with_max_bytes(10 << 20)).is_ok());
 }
 
 #[test]
