@@ -342,6 +342,79 @@ fn truncated_and_garbage_input() {
 }
 
 #[test]
+fn truncation_is_reported_at_its_byte_offset() {
+    let real = input::decompress(&sample_bytes("pprof/cpu.pb.gz"), &Limits::default()).unwrap().into_owned();
+    let cut = real.len() / 2;
+    let e = read_bytes(&real[..cut], None, &Limits::default()).unwrap_err().to_string();
+    assert!(e.starts_with("byte offset ") && e.contains("claims") && e.contains("remain"), "{e}");
+    let offset: usize = e["byte offset ".len()..].split(':').next().unwrap().parse().unwrap();
+    assert!(offset < cut, "{e}");
+}
+
+#[test]
+fn a_length_of_2_to_the_62_is_refused_without_allocating() {
+    // Profile.sample (field 2) claiming 2^62 bytes.
+    let mut bytes = small_message().encode_to_vec();
+    let at = bytes.len();
+    bytes.push(0x12);
+    let mut n: u64 = 1 << 62;
+    while n >= 0x80 {
+        bytes.push((n as u8 & 0x7f) | 0x80);
+        n >>= 7;
+    }
+    bytes.push(n as u8);
+    bytes.extend_from_slice(b"rest");
+    let e = read_bytes(&bytes, None, &Limits::default()).unwrap_err();
+    assert_eq!(e.kind(), "format");
+    let e = e.to_string();
+    assert!(e.contains(&format!("byte offset {}", at + 1)) && e.contains("4611686018427387904"), "{e}");
+}
+
+/// Before the fix, the reader reserved samples x sample types rows before it
+/// checked the value counts: 10^5 types and 10^5 empty samples (1 MB) asked for
+/// 10^10 rows, and the allocation failure aborted the process.
+#[test]
+fn many_types_and_samples_without_values_are_refused_cheaply() {
+    let n = 100_000usize;
+    let mut m = proto::Profile { string_table: vec![Vec::new(), b"u".to_vec()], ..Default::default() };
+    for t in 0..n {
+        m.string_table.push(format!("t{t}").into_bytes());
+        m.sample_type.push(proto::ValueType { r#type: t as i64 + 2, unit: 1 });
+    }
+    m.sample = vec![proto::Sample::default(); n];
+    let started = std::time::Instant::now();
+    let e = format_error(&m);
+    assert!(e.contains("sample 1 has 0 values, but the profile declares 100000 sample types"), "{e}");
+    // The duplicate check of the types was quadratic too.
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+}
+
+/// One location with many inlined lines, referred to by many samples: a small
+/// file whose stacks would have billions of frames.
+#[test]
+fn inline_expansion_bomb_is_refused() {
+    let mut m = small_message();
+    m.location[0].line = vec![proto::Line { function_id: 1, line: 1, column: 0 }; 20_000];
+    m.sample = vec![proto::Sample { location_id: vec![1; 1000], value: vec![1], label: vec![] }; 200];
+    let bytes = m.encode_to_vec();
+    assert!(bytes.len() < 1 << 20);
+    let e = read_bytes(&bytes, None, &Limits::default()).unwrap_err();
+    assert_eq!(e.kind(), "limit");
+    assert!(e.to_string().contains("frames"), "{e}");
+}
+
+#[test]
+fn stacks_deeper_than_the_limit_are_refused() {
+    let mut m = small_message();
+    m.sample[0].location_id = vec![2; 5000];
+    let limits = Limits { max_stack_depth: 4000, ..Limits::default() };
+    let e = read_bytes(&m.encode_to_vec(), None, &limits).unwrap_err();
+    assert_eq!(e.kind(), "limit");
+    assert!(e.to_string().starts_with("sample 1: the stack has more than 4000 frames"), "{e}");
+    assert!(read_bytes(&m.encode_to_vec(), None, &Limits::default()).is_ok());
+}
+
+#[test]
 fn legacy_profiles_are_named() {
     // gperftools' binary CPU profile: header words 0, 3, 0, period, 0 (64-bit).
     let mut legacy = Vec::new();
