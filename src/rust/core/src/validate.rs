@@ -203,6 +203,9 @@ fn check_unique_pairs_str(
             ),
         )
     };
+    // Groups are small (a few sample types per sample); a large one goes to the
+    // hash set, so that a hostile profile cannot make this quadratic.
+    const LINEAR_GROUP: usize = 32;
     let mut group_start = 0;
     let mut finished = FxHashSet::default();
     let mut contiguous = true;
@@ -213,6 +216,10 @@ fn check_unique_pairs_str(
                 break;
             }
             group_start = row;
+        }
+        if row - group_start > LINEAR_GROUP {
+            contiguous = false;
+            break;
         }
         if values[group_start..row].contains(&values[row]) {
             return Err(report(row));

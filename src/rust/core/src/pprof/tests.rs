@@ -414,6 +414,51 @@ fn stacks_deeper_than_the_limit_are_refused() {
     assert!(read_bytes(&m.encode_to_vec(), None, &Limits::default()).is_ok());
 }
 
+/// A valid profile whose `inlined_into` links form a tree: a long chain that many
+/// rows are inlined into. Each of them would repeat the chain in the writer.
+#[test]
+fn writer_refuses_inline_chains_shared_by_many_locations() {
+    let mut p = read_message(&small_message()).unwrap();
+    let n = 1200i32;
+    let l = &mut p.locations;
+    for k in 0..2 * n {
+        l.location_id.push(100 + k);
+        l.function_id.push(1);
+        l.line.push(1);
+        l.address.push(StrId::NA);
+        l.mapping_id.push(NA_INT);
+        l.is_folded.push(NA_INT);
+        l.column.push(NA_INT);
+        // rows 100..100+n: a chain; the next n rows all inlined into its start
+        l.inlined_into.push(if k + 1 < n { 101 + k } else if k < n { NA_INT } else { 100 });
+    }
+    crate::validate::validate(&p).unwrap();
+    let e = encode(&p, &WriteOptions::default()).unwrap_err();
+    assert_eq!(e.kind(), "limit", "{e}");
+}
+
+#[test]
+fn writer_refuses_more_values_than_the_limit() {
+    let mut p = read_message(&small_message()).unwrap();
+    // 2^15 samples with a type each: 2^30 cells in pprof's samples x types.
+    let n = 1 << 15;
+    for k in 0..n {
+        let id = 10 + k;
+        p.samples.sample_id.push(id);
+        p.samples.source_id.push(1);
+        let t = p.strings.intern(&format!("type{k}"));
+        let u = p.strings.intern("count");
+        p.sample_values.sample_id.push(id);
+        p.sample_values.value_type.push(t);
+        p.sample_values.unit.push(u);
+        p.sample_values.value.push(1.0);
+    }
+    crate::validate::validate(&p).unwrap();
+    let e = encode(&p, &WriteOptions::default()).unwrap_err();
+    assert_eq!(e.kind(), "limit", "{e}");
+    assert!(e.to_string().contains("sample types"), "{e}");
+}
+
 #[test]
 fn legacy_profiles_are_named() {
     // gperftools' binary CPU profile: header words 0, 3, 0, period, 0 (64-bit).
