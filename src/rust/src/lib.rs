@@ -15,6 +15,7 @@ mod combine;
 mod convert;
 mod pprof;
 mod rprof;
+mod text;
 
 /// Runs `body`, turning its error or panic into an error envelope.
 pub(crate) fn envelope(body: impl FnOnce() -> Result<Robj, ProfileError>) -> Robj {
@@ -98,9 +99,24 @@ fn profile_roundtrip_bundle(bundle: Robj) -> Robj {
     })
 }
 
+/// Panics inside the envelope, with `message` as the panic message (tests show
+/// that a panic in Rust becomes an R error of class `profile_error_internal`).
+/// @noRd
+#[extendr]
+fn profile_debug_panic(message: Robj) -> Robj {
+    envelope(|| {
+        let message = args::optional_string(&message, "message")?.unwrap_or_default();
+        if message.is_empty() {
+            std::panic::panic_any(42_i32);
+        }
+        panic!("{message}")
+    })
+}
+
 extendr_module! {
     mod profile;
     fn profile_schema;
+    fn profile_debug_panic;
     fn profile_validate_v2;
     fn profile_roundtrip_bundle;
     use rprof;

@@ -276,8 +276,8 @@ impl<'p> LocationWriter<'p> {
         }
         let mut chain_rows = 0usize;
         let max_chain_rows = l.nrow().saturating_mul(CHAIN_ROWS_PER_ROW).max(1 << 20);
-        for row in 0..l.nrow() {
-            if !is_target[row] {
+        for (row, _) in is_target.iter().enumerate().filter(|(_, &target)| !target) {
+            {
                 let chain = w.chain(row)?;
                 chain_rows += chain.len();
                 if chain_rows > max_chain_rows {
@@ -488,9 +488,10 @@ pub fn message_from_profile(p: &Profile, options: &WriteOptions) -> Result<proto
     // Functions whose locations are all R frames (the rule the reader undoes).
     let mut fn_in_r = vec![false; p.functions.nrow()];
     let mut fn_elsewhere = vec![false; p.functions.nrow()];
-    for row in 0..n_loc {
-        if let Some(f) = function_index.position_i32(p.locations.function_id[row]) {
-            if loc_is_r[row] || r_mapping_ids.contains(&p.locations.mapping_id[row]) {
+    let l = &p.locations;
+    for ((&function_id, mapping_id), &is_r) in l.function_id.iter().zip(&l.mapping_id).zip(&loc_is_r) {
+        if let Some(f) = function_index.position_i32(function_id) {
+            if is_r || r_mapping_ids.contains(mapping_id) {
                 fn_in_r[f] = true;
             } else {
                 fn_elsewhere[f] = true;
