@@ -56,5 +56,19 @@ check_readable_file <- function(path, call = rlang::caller_env()) {
   if (!file.exists(path)) {
     abort_profile("io", "Can't read {.file {path}}: the file does not exist.", path = path, call = call)
   }
+  if (file.access(path, 4L) != 0L) {
+    abort_profile("io", "Can't read {.file {path}}: permission denied.", path = path, call = call)
+  }
   invisible(path)
+}
+
+# A path as the file system wants it (for Rust, which takes its bytes as they
+# are): `~` expanded, in the native encoding.
+native_path <- function(path) {
+  enc2native(path.expand(path))
+}
+
+# The default of `max_size`: the option `profile.max_size`, else 4 GiB.
+default_max_size <- function() {
+  getOption("profile.max_size", 4 * 1024^3)
 }

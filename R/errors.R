@@ -31,12 +31,14 @@ NULL
 # Raises a profile_error of the given kind. `message` is a cli template written in
 # this package; its `{}` fields are looked up in `...` (and `path`, `detail`).
 # `detail` is text from elsewhere (Rust, file contents) and is substituted
-# literally, so braces or percent signs in it are harmless.
+# literally, so braces or percent signs in it are harmless. Strings among the
+# values are made valid UTF-8 first (cli fails on invalid strings, such as a
+# path in another encoding); the condition's `path` field keeps the path as given.
 abort_profile <- function(kind, message, ..., detail = NULL, path = NULL,
                           call = rlang::caller_env(), parent = NULL) {
-  values <- list(...)
-  values$detail <- detail
-  values$path <- path
+  values <- lapply(list(...), utf8_for_message)
+  values$detail <- utf8_for_message(detail)
+  values$path <- utf8_for_message(path)
   env <- list2env(values, parent = baseenv())
   msg <- message
   if (!is.null(detail)) {
@@ -53,6 +55,10 @@ abort_profile <- function(kind, message, ..., detail = NULL, path = NULL,
   )
 }
 
+utf8_for_message <- function(x) {
+  if (is.character(x)) as_valid_utf8(x) else x
+}
+
 # Unwraps a result envelope from the Rust binding, raising its error if it holds one.
 rust_value <- function(res, message, path = NULL, call = rlang::caller_env()) {
   if (isTRUE(res$ok)) {
@@ -63,4 +69,21 @@ rust_value <- function(res, message, path = NULL, call = rlang::caller_env()) {
 
 abort_argument <- function(message, call = rlang::caller_env(), ...) {
   abort_profile("argument", message, call = call, ...)
+}
+
+# Runs `expr`, the body of an exported function, so that every error it raises is
+# a profile_error. The package's own errors pass unchanged. Any other error (an R
+# or package function failing on an input nobody foresaw) becomes a profile_error
+# of class `kind` with the original as its parent; R failing to allocate memory
+# becomes `profile_error_limit`.
+with_profile_errors <- function(kind, message, expr, ..., call = rlang::caller_env()) {
+  withCallingHandlers(expr, error = function(e) {
+    if (inherits(e, "profile_error")) {
+      return()
+    }
+    if (grepl("cannot allocate", conditionMessage(e), fixed = TRUE)) {
+      kind <- "limit"
+    }
+    abort_profile(kind, message, ..., parent = e, call = call)
+  })
 }
