@@ -63,9 +63,11 @@ check_readable_file <- function(path, call = rlang::caller_env()) {
 }
 
 # A path as the file system wants it (for Rust, which takes its bytes as they
-# are): `~` expanded, in the native encoding.
+# are): `~` expanded, in the native encoding. (path.expand() translates a path
+# marked latin1 or UTF-8 and keeps the bytes of a native one; enc2native() would
+# replace bytes that are not valid in the locale, naming another file.)
 native_path <- function(path) {
-  enc2native(path.expand(path))
+  path.expand(path)
 }
 
 # The default of `max_size`: the option `profile.max_size`, else 4 GiB.

@@ -37,8 +37,9 @@ NULL
 abort_profile <- function(kind, message, ..., detail = NULL, path = NULL,
                           call = rlang::caller_env(), parent = NULL) {
   values <- lapply(list(...), utf8_for_message)
-  values$detail <- utf8_for_message(detail)
-  values$path <- utf8_for_message(path)
+  # `[<-` with list(): a NULL path is a value too (a message may describe it).
+  values["detail"] <- list(utf8_for_message(detail))
+  values["path"] <- list(utf8_for_message(path))
   env <- list2env(values, parent = baseenv())
   msg <- message
   if (!is.null(detail)) {

@@ -120,10 +120,10 @@ read_pprof <- function(path, ..., version = "2.0", source_uri = path,
   with_profile_errors("internal", "Can't read the pprof file {.file {path}}.", path = path, {
     check_dots_unused(...)
     path <- check_file_path(path)
-    check_readable_file(path)
     version <- check_version_arg(version)
     source_uri <- check_source_uri(source_uri)
     max_size <- check_max_size(max_size)
+    check_readable_file(path)
     bundle <- rust_value(
       pprof_read(native_path(path), source_uri, max_size),
       "Can't read the pprof file {.file {path}}.",

@@ -104,13 +104,19 @@ fn profile_roundtrip_bundle(bundle: Robj) -> Robj {
 /// @noRd
 #[extendr]
 fn profile_debug_panic(message: Robj) -> Robj {
-    envelope(|| {
+    // The default hook would print the panic to standard error; this one is
+    // expected. (R runs this on one thread, so swapping the hook is safe.)
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = envelope(|| {
         let message = args::optional_string(&message, "message")?.unwrap_or_default();
         if message.is_empty() {
             std::panic::panic_any(42_i32);
         }
         panic!("{message}")
-    })
+    });
+    std::panic::set_hook(hook);
+    result
 }
 
 extendr_module! {

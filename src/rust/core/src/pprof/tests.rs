@@ -459,6 +459,23 @@ fn writer_refuses_more_values_than_the_limit() {
     assert!(e.to_string().contains("sample types"), "{e}");
 }
 
+/// Found by the damaged-model property: an Rprof source next to a type "cpu" in
+/// another unit made the writer declare "cpu" twice, a file pprof refuses.
+#[test]
+fn rprof_time_is_not_added_when_cpu_has_another_unit() {
+    let mut p = rprof_like();
+    let cpu = p.strings.intern("cpu");
+    let ms = p.strings.intern("milliseconds");
+    p.sample_types.source_id.push(1);
+    p.sample_types.value_type.push(cpu);
+    p.sample_types.unit.push(ms);
+    crate::validate::validate(&p).unwrap();
+    let m = message_from_profile(&p, &WriteOptions::default()).unwrap();
+    let names: Vec<&[u8]> = m.sample_type.iter().map(|t| m.string_table[t.r#type as usize].as_slice()).collect();
+    assert_eq!(names.iter().filter(|&&n| n == b"cpu").count(), 1);
+    assert!(read_bytes(&m.encode_to_vec(), None, &Limits::default()).is_ok());
+}
+
 #[test]
 fn legacy_profiles_are_named() {
     // gperftools' binary CPU profile: header words 0, 3, 0, period, 0 (64-bit).
@@ -742,34 +759,39 @@ fn combined_sources_unite_sample_types() {
 
 // ---- properties ----------------------------------------------------------------
 
+/// Whatever the reader accepts is a valid profile that the writer writes and the
+/// reader reads back.
+fn check_any_input(bytes: &[u8]) -> std::result::Result<(), TestCaseError> {
+    if let Ok(p) = read_bytes(bytes, None, &Limits::default()) {
+        prop_assert_eq!(crate::validate::validate(&p), Ok(()));
+        let written = encode(&p, &WriteOptions::default());
+        prop_assert!(written.is_ok(), "{:?}", written.err());
+        let back = read_bytes(&written.unwrap(), None, &Limits::default());
+        prop_assert!(back.is_ok(), "{:?}", back.err());
+    }
+    Ok(())
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+    #![proptest_config(crate::testing::config(2000))]
 
     #[test]
     fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
-        let _ = read_bytes(&bytes, None, &Limits::default());
+        check_any_input(&bytes)?;
     }
 
+    /// Real messages (Go's five profiles and profile 1.0's) with bit flips,
+    /// changed, inserted and deleted bytes, cuts, duplicated pieces, pieces of
+    /// other files and huge varints.
     #[test]
-    fn mutated_real_file_never_panics(
-        edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8),
-        cut in any::<prop::sample::Index>(),
-        truncate in any::<bool>(),
-    ) {
-        let data = real_heap_bytes();
-        let mut data = data.to_vec();
-        for (at, byte) in edits {
-            let i = at.index(data.len());
-            data[i] = byte;
-        }
-        if truncate {
-            data.truncate(cut.index(data.len()));
-        }
-        if let Ok(p) = read_bytes(&data, None, &Limits::default()) {
-            // Whatever is accepted is a valid profile and can be written back.
-            crate::validate::validate(&p).unwrap();
-            encode(&p, &WriteOptions::default()).unwrap();
-        }
+    fn damaged_real_messages_never_panic(bytes in crate::testing::damaged_file(crate::testing::pprof_messages())) {
+        check_any_input(&bytes)?;
+    }
+
+    /// The same damage to the gzip-compressed files.
+    #[test]
+    fn damaged_real_gzip_files_never_panic(bytes in crate::testing::damaged_file(crate::testing::pprof_gz_files())) {
+        check_any_input(&bytes)?;
     }
 
     #[test]
@@ -779,13 +801,6 @@ proptest! {
         let q = roundtrip(&p, None);
         prop_assert_eq!(tables_as_text(&p), tables_as_text(&q));
     }
-}
-
-fn real_heap_bytes() -> &'static [u8] {
-    static DATA: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
-    DATA.get_or_init(|| {
-        input::decompress(&sample_bytes("pprof/heap.pb.gz"), &Limits::default()).unwrap().into_owned()
-    })
 }
 
 /// Random valid messages: unique ids (sparse and huge ones too), references that

@@ -138,7 +138,10 @@ impl<'a> ValueColumns<'a> {
             order.iter().enumerate().map(|(i, &(t, _))| (t, i)).collect();
         let mut rprof_cpu = None;
         let samples_col = types.iter().position(|&(t, u)| t == "samples" && u == "count");
-        if let (true, Some(samples_col)) = (any_rprof_time, samples_col) {
+        // A type named "cpu" in another unit (from some other profiler) leaves no
+        // room for the Rprof time: pprof type names must be unique.
+        let cpu_elsewhere = types.iter().any(|&(t, u)| t == "cpu" && u != "nanoseconds");
+        if let (true, Some(samples_col), false) = (any_rprof_time, samples_col, cpu_elsewhere) {
             let cpu_col = match types.iter().position(|&(t, u)| t == "cpu" && u == "nanoseconds") {
                 Some(c) => c,
                 None => {

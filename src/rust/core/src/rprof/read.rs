@@ -73,12 +73,12 @@ pub fn parse_with_limits(bytes: &[u8], source_uri: Option<&str>, limits: &Limits
     Ok(reader.finish())
 }
 
-/// The error for a NUL byte at `offset` (0-based) of `bytes`.
+/// The error for a NUL byte at `offset` (0-based, as `xxd` counts) of `bytes`.
 fn nul_byte_error(bytes: &[u8], offset: usize) -> ProfileError {
     let before = bytes.get(..offset).unwrap_or_default();
     let line = memchr::memchr_iter(b'\n', before).count() + 1;
     ProfileError::format(
-        Some(format!("line {line} (byte {})", offset + 1)),
+        Some(format!("line {line}, byte offset {offset}")),
         "a NUL byte: an Rprof file is text, and this looks like binary data",
     )
 }
