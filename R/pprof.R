@@ -89,7 +89,8 @@
 #'   Defaults to `path`.
 #' @param max_size The largest size, in bytes, of the file and of its data after
 #'   decompression. Protects memory against decompression bombs; raise it to read
-#'   larger profiles.
+#'   larger profiles. The default is the option `profile.max_size`, else 4 GiB.
+#'   See [profile_error] for this and the other limits.
 #' @param x A profile: a v2 `dm` or a v1 `profile_data` object.
 #' @return `read_pprof()`: a v2 profile (a `dm`), or a v1 `profile_data`
 #'   object with `version = "1.0"`. `write_pprof()`: `x`, invisibly.

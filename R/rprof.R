@@ -40,7 +40,11 @@
 #' `Incomplete sampling information, increase bufsize in Rprof() or
 #' start_profiler() call`. Unreadable text in a line gives
 #' `Removing unexpected incomplete sampling information.` A file that does not
-#' start with a header is refused with an error of class `profile_error_format`.
+#' start with a header, or that holds a NUL byte (binary data, which R never
+#' writes), is refused with an error of class `profile_error_format` (see
+#' [profile_error]); so is a stack of more than 1 000 000 frames, with
+#' `profile_error_limit`. Names that are not valid UTF-8 (a latin1 session's,
+#' say) are read with invalid bytes as `<xx>` (see [profile_v2]).
 #'
 #' With `version = "1.0"`, `read_rprof()` returns what profile 1.0.x returned
 #' (see [profile_v1]): functions numbered in byte order of their name (and
@@ -73,7 +77,8 @@
 #'   Defaults to `path`.
 #' @param max_size The largest size, in bytes, of the file and of its data after
 #'   decompression. Protects memory against decompression bombs; raise it to read
-#'   larger profiles.
+#'   larger profiles. The default is the option `profile.max_size`, else 4 GiB.
+#'   See [profile_error] for this and the other limits.
 #' @param x A profile: a v2 `dm` or a v1 `profile_data` object.
 #' @return `read_rprof()`: a v2 profile (a `dm`), or a v1 `profile_data` object
 #'   with `version = "1.0"`. `write_rprof()`: `x`, invisibly.
