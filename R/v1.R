@@ -602,17 +602,6 @@ v1_samples <- function(ids, value, stack_sample_id, stack_location_id) {
   tibble::tibble(value = value, locations = locations)
 }
 
-# Either version as v2: v1 objects are converted, v2 objects validated. For
-# functions that accept both (writers, combine).
-as_profile_v2 <- function(x, call = rlang::caller_env()) {
-  if (inherits(x, "profile_data")) {
-    validate_v1(x, call = call)
-    profile_v2_from_v1(x)
-  } else {
-    validate_v2(x, call = call)
-  }
-}
-
 # ---------------------------------------------------------------------------
 # Internal names of profile 1.0.x
 #

@@ -3,6 +3,7 @@
 # test suite against the installed package. Exits non-zero if anything fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export PATH="$PATH:$HOME/.cargo/bin"
 
 echo "== cargo test (profile-core)"
 # Property tests run 100 000 cases each in CI (about 90 s in all in release mode

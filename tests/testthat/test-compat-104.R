@@ -36,7 +36,6 @@ frames_as_104_reads_them <- function(ours, path) {
 
 test_that("Rprof files read as version 1.0 are those of profile 1.0.4", {
   skip_if_no_profile104()
-  skip_if_not(exists("read_rprof", asNamespace("profile")), "waiting for the Rprof reader")
   for (file in setdiff(rprof_files, rprof_files_with_fixes)) {
     path <- sample_path("rprof", file)
     theirs <- suppressWarnings(profile104_read(path))
@@ -48,7 +47,6 @@ test_that("Rprof files read as version 1.0 are those of profile 1.0.4", {
 
 test_that("where 1.0.4 is wrong, only its documented defects separate us", {
   skip_if_no_profile104()
-  skip_if_not(exists("read_rprof", asNamespace("profile")), "waiting for the Rprof reader")
   for (file in rprof_files_with_fixes) {
     path <- sample_path("rprof", file)
     expect_warning(theirs <- profile104_read(path), class = "profile104_warning")
@@ -64,7 +62,6 @@ test_that("where 1.0.4 is wrong, only its documented defects separate us", {
 
 test_that("pprof files read as version 1.0 are those of profile 1.0.4", {
   skip_if_no_profile104()
-  skip_if_not(exists("read_pprof", asNamespace("profile")), "waiting for the pprof reader")
   for (file in c("proto/1.out.prof.pb.gz", "pprof/cpu.pb.gz")) {
     path <- sample_path(file)
     theirs <- profile104_read(path, fun = "read_pprof")
@@ -76,7 +73,6 @@ test_that("pprof files read as version 1.0 are those of profile 1.0.4", {
 
 test_that("pprof files without sample counts are refused for version 1.0, as by 1.0.4", {
   skip_if_no_profile104()
-  skip_if_not(exists("read_pprof", asNamespace("profile")), "waiting for the pprof reader")
   for (file in c("heap.pb.gz", "goroutine.pb.gz", "mutex.pb.gz", "block.pb.gz")) {
     path <- sample_path("pprof", file)
     expect_error(profile104_read(path, fun = "read_pprof"), class = "profile104_error")

@@ -3,13 +3,7 @@
 
 rprof_samples <- c("1.out", "gc.out", "line.out", "memory.out", "all.out", "append.out")
 
-skip_until_rprof_reader <- function() {
-  # TEMPORARY until the Rprof reader and writer land on main
-  skip_if_not(exists("read_rprof", asNamespace("profile")), "waiting for the Rprof reader")
-}
-
 test_that("read_rprof(version = '1.0') gives valid v1 objects, one sample of value 1 per stack line", {
-  skip_until_rprof_reader()
   for (file in rprof_samples) {
     path <- sample_path("rprof", file)
     x <- expect_silent(read_rprof(path, version = "1.0"))
@@ -22,7 +16,6 @@ test_that("read_rprof(version = '1.0') gives valid v1 objects, one sample of val
 })
 
 test_that("the innermost frames agree with summaryRprof()", {
-  skip_until_rprof_reader()
   for (file in c("1.out", "gc.out")) {
     path <- sample_path("rprof", file)
     summary <- utils::summaryRprof(path)
@@ -40,7 +33,6 @@ test_that("the innermost frames agree with summaryRprof()", {
 })
 
 test_that("a truncated last line gives 1.0.4's warning text", {
-  skip_until_rprof_reader()
   expect_warning(
     x <- read_rprof(sample_path("rprof", "incomplete.out"), version = "1.0"),
     "Incomplete sampling information, increase bufsize in `Rprof()` or `start_profiler()` call",
@@ -50,7 +42,6 @@ test_that("a truncated last line gives 1.0.4's warning text", {
 })
 
 test_that("nrow(x$samples) grows after an Rprof(append = TRUE) session", {
-  skip_until_rprof_reader()
   spin <- function(seconds) {
     start <- proc.time()[["elapsed"]]
     total <- 0
@@ -78,8 +69,6 @@ test_that("nrow(x$samples) grows after an Rprof(append = TRUE) session", {
 })
 
 test_that("v1 objects combine as jointprof combines them", {
-  skip_until_rprof_reader()
-  skip_if_not(exists("read_pprof", asNamespace("profile")), "waiting for the pprof reader")
   # the same run, as Rprof and (converted by profile 1.0.4) as pprof
   rprof <- read_rprof(sample_path("rprof", "1.out"), version = "1.0")
   pprof <- read_pprof(sample_path("proto", "1.out.prof.pb.gz"), version = "1.0")
@@ -111,7 +100,6 @@ test_that("v1 objects combine as jointprof combines them", {
 })
 
 test_that("rprof_to_ds(ds_to_rprof()) is a fixed point after one normalisation", {
-  skip_until_rprof_reader()
   for (file in c("1.out", "line.out")) {
     ds <- read_rprof(sample_path("rprof", file), version = "1.0")
     rprof <- ds_to_rprof(ds)
@@ -136,7 +124,6 @@ test_that("rprof_to_ds(ds_to_rprof()) is a fixed point after one normalisation",
 })
 
 test_that("msg_to_ds(ds_to_msg()) is a fixed point after one normalisation", {
-  skip_if_not(exists("read_pprof", asNamespace("profile")), "waiting for the pprof reader")
   ds <- read_pprof(sample_path("proto", "1.out.prof.pb.gz"), version = "1.0")
   msg <- ds_to_msg(ds)
   expect_type(msg, "raw")
