@@ -74,3 +74,18 @@ native_path <- function(path) {
 default_max_size <- function() {
   getOption("profile.max_size", 4 * 1024^3)
 }
+
+# One of `values`: the first when `arg` is left at its default (the whole vector),
+# as match.arg() and rlang::arg_match() do; an error of class
+# profile_error_argument otherwise.
+check_choice <- function(arg, values, arg_name, call = rlang::caller_env()) {
+  if (identical(arg, values)) {
+    return(values[[1L]])
+  }
+  if (!rlang::is_string(arg) || !arg %in% values) {
+    abort_argument("{.arg {arg_name}} must be one of {.val {values}}.",
+      arg_name = arg_name, values = values, call = call
+    )
+  }
+  arg
+}

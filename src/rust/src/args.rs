@@ -24,6 +24,20 @@ pub(crate) fn optional_string(x: &Robj, name: &str) -> Result<Option<String>, Pr
     Ok(text::text(&single_string(x, name)?).map(|s| s.into_owned()))
 }
 
+/// A single string that is not NA, as UTF-8 text.
+pub(crate) fn required_string(x: &Robj, name: &str) -> Result<String, ProfileError> {
+    optional_string(x, name)?.ok_or_else(|| argument(&format!("`{name}` must not be NA")))
+}
+
+/// A character vector as UTF-8 text; NA becomes "NA" (R's own rendering).
+pub(crate) fn strings(x: &Robj, name: &str) -> Result<Vec<String>, ProfileError> {
+    let s = Strings::try_from(x.clone())
+        .map_err(|_| argument(&format!("`{name}` must be a character vector")))?;
+    Ok(s.iter()
+        .map(|s| text::text(s).map_or_else(|| "NA".to_string(), |t| t.into_owned()))
+        .collect())
+}
+
 /// A single string that is not NA, as a path (its bytes unchanged on Unix).
 pub(crate) fn required_path(x: &Robj, name: &str) -> Result<PathBuf, ProfileError> {
     text::path(&single_string(x, name)?)

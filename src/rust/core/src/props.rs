@@ -1,9 +1,11 @@
 //! Properties across modules: damaged models (as a user's R objects may be) never
-//! make validation or the writers panic.
+//! make validation, the writers, combining or the analysis of stacks panic.
 
 use crate::input::Limits;
 use crate::model::{ColMut, Profile, StrId, NA_INT};
 use crate::testing;
+use crate::analysis::{key_totals, CallTree, StackInput, Stacks};
+use crate::combine::{combine, CombineOptions};
 use crate::{pprof, rprof, validate};
 use proptest::prelude::*;
 
@@ -143,6 +145,39 @@ proptest! {
             prop_assert!(back.is_ok(), "{:?}", back.err());
         } else {
             prop_assert!(pprof_bytes.is_err());
+        }
+
+        // Combining validates nothing itself (the binding validates each input),
+        // so it sees the damage as it is.
+        let original = &all[which.index(all.len())];
+        for merge in [true, false] {
+            let combined = combine(&[original.clone(), p.clone()], &CombineOptions { merge });
+            if valid {
+                let combined = combined.unwrap();
+                prop_assert_eq!(validate::validate(&combined), Ok(()));
+            }
+        }
+
+        // Stacks keyed by function id, as the R side keys them by name, with the
+        // values of one sample type.
+        let sv = &p.sample_values;
+        let chosen: Vec<usize> =
+            (0..sv.value.len()).filter(|&i| sv.value_type.get(i) == sv.value_type.first()).collect();
+        let value_sample_id: Vec<i32> = chosen.iter().filter_map(|&i| sv.sample_id.get(i).copied()).collect();
+        let value: Vec<f64> = chosen.iter().map(|&i| sv.value[i]).collect();
+        let input = StackInput {
+            sample_id: &p.sample_locations.sample_id,
+            depth: &p.sample_locations.depth,
+            location_id: &p.sample_locations.location_id,
+            locations: &p.locations.location_id,
+            location_key: &p.locations.function_id,
+            n_keys: p.functions.function_id.iter().copied().max().unwrap_or(0).max(0) as usize,
+            value_sample_id: &value_sample_id,
+            value: &value,
+        };
+        if let Ok(stacks) = Stacks::build(&input) {
+            let _ = key_totals(&stacks);
+            let _ = CallTree::build(&stacks);
         }
     }
 }
