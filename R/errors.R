@@ -94,10 +94,10 @@ NULL
 # path in another encoding); the condition's `path` field keeps the path as given.
 abort_profile <- function(kind, message, ..., detail = NULL, path = NULL,
                           call = rlang::caller_env(), parent = NULL) {
-  values <- lapply(list(...), utf8_for_message)
+  values <- lapply(list(...), utf8_if_character)
   # `[<-` with list(): a NULL path is a value too (a message may describe it).
-  values["detail"] <- list(utf8_for_message(detail))
-  values["path"] <- list(utf8_for_message(path))
+  values["detail"] <- list(utf8_if_character(detail))
+  values["path"] <- list(utf8_if_character(path))
   env <- list2env(values, parent = baseenv())
   msg <- message
   if (!is.null(detail)) {
@@ -114,7 +114,8 @@ abort_profile <- function(kind, message, ..., detail = NULL, path = NULL,
   )
 }
 
-utf8_for_message <- function(x) {
+# `x` with valid UTF-8 strings if it is character, as it is otherwise.
+utf8_if_character <- function(x) {
   if (is.character(x)) as_valid_utf8(x) else x
 }
 
