@@ -29,7 +29,7 @@ bundle_from_tables <- function(tables) {
   if (as_codes) {
     chr_values <- list()
     for (t in known) {
-      for (col in names(tables[[t]])) {
+      for (col in intersect(names(tables[[t]]), schema$columns[[t]]$name)) {
         v <- tables[[t]][[col]]
         if (is.character(v)) chr_values[[length(chr_values) + 1L]] <- vctrs::vec_unique(v)
       }
@@ -37,8 +37,11 @@ bundle_from_tables <- function(tables) {
     strings <- unique(unlist(chr_values, use.names = FALSE))
     strings <- strings[!is.na(strings)]
   }
-  out <- lapply(tables[known], function(df) {
-    cols <- as.list(df)
+  out <- lapply(known, function(t) {
+    df <- tables[[t]]
+    # Only the columns the schema knows cross (Rust ignores others): their names
+    # are plain ASCII, whatever names a user's extra columns have.
+    cols <- as.list(df)[intersect(names(df), schema$columns[[t]]$name)]
     for (col in names(cols)) {
       v <- cols[[col]]
       if (is.character(v)) {
@@ -54,6 +57,7 @@ bundle_from_tables <- function(tables) {
     }
     cols
   })
+  names(out) <- known
   list(strings = as_valid_utf8(strings), tables = out)
 }
 

@@ -33,6 +33,15 @@
 #' p
 new_profile_v2 <- function(meta, sources, samples, sample_values, sample_locations,
                            locations, functions, ...) {
+  with_profile_errors("invalid", "Can't make a v2 profile of these tables.", {
+    new_profile_v2_impl(
+      meta, sources, samples, sample_values, sample_locations, locations, functions, ...
+    )
+  })
+}
+
+new_profile_v2_impl <- function(meta, sources, samples, sample_values, sample_locations,
+                                locations, functions, ..., call = rlang::caller_env()) {
   tables <- list(
     meta = meta, sources = sources, samples = samples,
     sample_values = sample_values, sample_locations = sample_locations,
@@ -40,17 +49,29 @@ new_profile_v2 <- function(meta, sources, samples, sample_values, sample_locatio
   )
   extra <- list(...)
   if (length(extra) && (is.null(names(extra)) || any(names(extra) == ""))) {
-    abort_argument("Extension tables passed to {.fn new_profile_v2} must be named.")
+    abort_argument("Extension tables passed to {.fn new_profile_v2} must be named.", call = call)
+  }
+  if (anyDuplicated(names(extra)) || any(names(extra) %in% names(tables))) {
+    abort_argument("Extension tables passed to {.fn new_profile_v2} must have names of their own.", call = call)
   }
   tables <- c(tables, extra)
   for (t in names(tables)) {
-    if (!is.data.frame(tables[[t]])) {
-      abort_argument("Table {.field {t}} must be a data frame.", t = t)
+    df <- tables[[t]]
+    if (!is.data.frame(df)) {
+      abort_argument("Table {.field {t}} must be a data frame.", t = t, call = call)
     }
-    tables[[t]] <- tibble::as_tibble(tables[[t]])
+    cols <- names(df)
+    if (anyNA(cols) || any(cols == "") || anyDuplicated(cols)) {
+      abort_profile("invalid",
+        "The columns of table {.field {t}} must have names, each name once; it has {.field {cols}}.",
+        t = t, cols = cols, call = call
+      )
+    }
+    tables[[t]] <- tibble::as_tibble(df)
   }
   x <- dm_from_v2_tables(tables)
-  validate_profile(x)
+  validate_v2(x, call = call)
+  x
 }
 
 # The keyed dm from a named list of tibbles (required tables first). No validation.

@@ -7,6 +7,7 @@
 //! one is converted once (see [`intern_r_strings`]); that saves R a match() over
 //! columns of millions of rows.
 
+use crate::text;
 use extendr_api::prelude::*;
 use extendr_api::{GetSexp, SEXP};
 use profile_core::model::{ColMut, ColRef, NA_INT};
@@ -106,8 +107,11 @@ pub fn profile_to_r(p: &Profile) -> Robj {
     )
 }
 
-fn element(list: &List, name: &str) -> Option<Robj> {
-    list.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
+fn element(elements: &[(String, Robj)], name: &str) -> Option<Robj> {
+    elements
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v.clone())
 }
 
 fn bad_bundle(message: &str) -> ProfileError {
@@ -188,9 +192,12 @@ fn intern_r_strings(strings: &Robj, pool: &mut StringPool) -> Vec<StrId> {
 /// A bundle as a profile. Known columns missing from a table are filled with NA
 /// (extension columns are optional); unknown tables and columns are ignored.
 pub fn profile_from_r(bundle: &Robj) -> Result<Profile, ProfileError> {
-    let list: List = bundle.as_list().ok_or_else(|| bad_bundle("is not a list"))?;
-    let strings = element(&list, "strings").ok_or_else(|| bad_bundle("has no strings"))?;
-    let tables = element(&list, "tables")
+    let list: List = bundle
+        .as_list()
+        .ok_or_else(|| bad_bundle("is not a list"))?;
+    let parts = text::named_elements(&list);
+    let strings = element(&parts, "strings").ok_or_else(|| bad_bundle("has no strings"))?;
+    let tables = element(&parts, "tables")
         .and_then(|t| t.as_list())
         .ok_or_else(|| bad_bundle("has no tables"))?;
 
@@ -198,28 +205,41 @@ pub fn profile_from_r(bundle: &Robj) -> Result<Profile, ProfileError> {
     let mut code_to_id = vec![StrId::NA];
     let strs = Strings::try_from(strings).map_err(|_| bad_bundle("strings is not character"))?;
     for s in strs.iter() {
-        code_to_id.push(if s.is_na() { StrId::NA } else { p.strings.intern(s.as_ref()) });
+        code_to_id.push(match text::text(s) {
+            None => StrId::NA,
+            Some(s) => p.strings.intern(&s),
+        });
     }
 
     // Character columns that came as character vectors: interned first, while
     // the pool can still be borrowed.
     let mut interned: Vec<(String, String, Vec<StrId>)> = Vec::new();
-    for (table, value) in tables.iter() {
+    for (table, value) in text::named_elements(&tables) {
         if let Some(cols) = value.as_list() {
-            for (col, c) in cols.iter() {
+            for (col, c) in text::named_elements(&cols) {
                 if c.rtype() == Rtype::Strings {
-                    interned.push((table.to_string(), col.to_string(), intern_r_strings(&c, &mut p.strings)));
+                    let ids = intern_r_strings(&c, &mut p.strings);
+                    interned.push((table.clone(), col, ids));
                 }
             }
         }
     }
 
-    for (table, value) in tables.iter() {
+    for (table, value) in text::named_elements(&tables) {
+        let table = table.as_str();
         let Some(cols) = value.as_list() else {
-            return Err(ProfileError::invalid(table, "(table)", None, "is not a list of columns"));
+            return Err(ProfileError::invalid(
+                table,
+                "(table)",
+                None,
+                "is not a list of columns",
+            ));
         };
-        let nrow = cols.iter().next().map_or(0, |(_, c)| c.len());
-        let Some(targets) = p.table_mut(table) else { continue };
+        let cols = text::named_elements(&cols);
+        let nrow = cols.first().map_or(0, |(_, c)| c.len());
+        let Some(targets) = p.table_mut(table) else {
+            continue;
+        };
         for (col, mut target) in targets {
             let Some(src) = element(&cols, col) else {
                 target.fill_na(nrow);
@@ -235,22 +255,31 @@ pub fn profile_from_r(bundle: &Robj) -> Result<Profile, ProfileError> {
             };
             match &mut target {
                 ColMut::Int(v) => {
-                    **v = src.as_integer_slice().ok_or_else(|| wrong_type("integer"))?.to_vec()
+                    **v = src
+                        .as_integer_slice()
+                        .ok_or_else(|| wrong_type("integer"))?
+                        .to_vec()
                 }
                 ColMut::Lgl(v) => {
-                    let l = src.as_logical_slice().ok_or_else(|| wrong_type("logical"))?;
+                    let l = src
+                        .as_logical_slice()
+                        .ok_or_else(|| wrong_type("logical"))?;
                     **v = l.iter().map(|b| b.0).collect();
                 }
                 ColMut::Dbl(v) => {
-                    **v = src.as_real_slice().ok_or_else(|| wrong_type("double"))?.to_vec()
+                    **v = src
+                        .as_real_slice()
+                        .ok_or_else(|| wrong_type("double"))?
+                        .to_vec()
                 }
                 ColMut::Chr(v) if src.rtype() == Rtype::Strings => {
                     let at = interned.iter().position(|(t, c, _)| t == table && c == col);
                     **v = at.map(|i| std::mem::take(&mut interned[i].2)).unwrap_or_default();
                 }
                 ColMut::Chr(v) => {
-                    let codes =
-                        src.as_integer_slice().ok_or_else(|| wrong_type("string codes"))?;
+                    let codes = src
+                        .as_integer_slice()
+                        .ok_or_else(|| wrong_type("string codes"))?;
                     let mut out = Vec::with_capacity(codes.len());
                     for (row, &c) in codes.iter().enumerate() {
                         if c == NA_INT {

@@ -241,6 +241,9 @@ fn check_unique_pairs_str(
             ),
         )
     };
+    // Groups are small (a few sample types per sample); a large one goes to the
+    // hash set, so that a hostile profile cannot make this quadratic.
+    const LINEAR_GROUP: usize = 32;
     let mut group_start = 0;
     let mut finished = SeenIds::for_ids(ids);
     let mut contiguous = true;
@@ -251,6 +254,10 @@ fn check_unique_pairs_str(
                 break;
             }
             group_start = row;
+        }
+        if row - group_start > LINEAR_GROUP {
+            contiguous = false;
+            break;
         }
         if values[group_start..row].contains(&values[row]) {
             return Err(report(row));
