@@ -48,7 +48,11 @@
 #' Readers also write what a format carries beyond the seven tables. Extension
 #' tables follow the required ones; extension columns follow the required columns.
 #' Both are optional in input (absent ones read as `NA`), and their keys are
-#' validated too.
+#' validated too. Two foreign keys are checked by [validate_profile()] but not
+#' recorded in the `dm`, because dm's graph functions (such as
+#' [dm::dm_filter()]) need the keys to form a tree: `locations.inlined_into`
+#' (the table refers to itself) and `mappings.source_id` (it would close a
+#' cycle through `samples` and `locations`).
 #'
 #' | table | columns | keys |
 #' |---|---|---|

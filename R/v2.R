@@ -97,6 +97,19 @@ dm_from_v2_tables <- function(tables) {
 
 keyed_dm_cache <- new.env(parent = emptyenv())
 
+# The foreign keys of the format that the dm records, as positions in the
+# schema's list. dm's graph functions (`dm_filter()`, `dm_flatten_to_tbl()`,
+# `dm_draw()`) need the keys to form a tree, so two keys stay out of the dm and
+# are checked by validate_profile() alone: `locations.inlined_into` (a table
+# referring to itself) and `mappings.source_id` (it would close the cycle
+# sources - samples - sample_locations - locations - mappings - sources).
+dm_recorded_fks <- function() {
+  fk <- v2_schema()$foreign_keys
+  left_out <- fk$table == fk$ref_table |
+    (fk$table == "mappings" & fk$column == "source_id")
+  which(!left_out)
+}
+
 # The dm with the keys of the format set by dm's key functions.
 keyed_dm <- function(tables) {
   schema <- v2_schema()
@@ -108,12 +121,9 @@ keyed_dm <- function(tables) {
     }
   }
   fk <- schema$foreign_keys
-  for (i in seq_along(fk$table)) {
+  for (i in dm_recorded_fks()) {
     child <- fk$table[[i]]
     parent <- fk$ref_table[[i]]
-    # dm does not model a table referring to itself (inlined frames); that key
-    # is documented and checked by validate_profile() instead.
-    if (child == parent) next
     if (all(c(child, parent) %in% names(tables)) && fk$column[[i]] %in% names(tables[[child]])) {
       x <- dm::dm_add_fk(x, !!child, !!rlang::sym(fk$column[[i]]), !!parent)
     }
@@ -217,11 +227,11 @@ check_v2_keys <- function(x, tables, call) {
   }
   fks <- dm::dm_get_all_fks(x)
   fk <- schema$foreign_keys
-  for (i in seq_along(fk$table)) {
+  for (i in dm_recorded_fks()) {
     child <- fk$table[[i]]
     parent <- fk$ref_table[[i]]
     col <- fk$column[[i]]
-    if (child == parent || !all(c(child, parent) %in% names(tables))) next
+    if (!all(c(child, parent) %in% names(tables))) next
     hit <- fks$child_table == child & fks$parent_table == parent &
       vapply(fks$child_fk_cols, function(k) identical(unlist(k), col), logical(1))
     if (!any(hit)) {

@@ -24,3 +24,20 @@ test_that("a depth gap is refused with a classed error naming table, column and 
   expect_match(conditionMessage(err), "depth")
   expect_match(conditionMessage(err), "row 2")
 })
+
+test_that("the keys of a real profile form a tree, so dm_filter() works", {
+  x <- read_rprof(sample_path("rprof", "1.out"))
+  fib <- dm::dm_filter(x, functions = (name == "fib"))
+  t <- dm::dm_get_tables(fib)
+  expect_identical(unique(t$functions$name), "fib")
+  expect_true(all(t$locations$function_id %in% t$functions$function_id))
+  expect_gt(nrow(t$samples), 0)
+  expect_lt(nrow(t$samples), nrow(dm::dm_get_tables(x)$samples))
+
+  heap <- read_pprof(sample_path("pprof", "heap.pb.gz"))
+  expect_no_error(dm::dm_filter(heap, sources = (source_id == 1L)))
+  # the keys left out of the dm are still checked
+  t <- dm::dm_get_tables(heap)
+  t$mappings$source_id[1] <- 99L
+  expect_error(validate_profile(profile:::dm_from_v2_tables(t)), class = "profile_error_invalid")
+})
