@@ -45,10 +45,11 @@ manual="--no-manual"
 command -v pdflatex >/dev/null 2>&1 && manual=""
 echo "== R CMD check --as-cran $manual"
 status=0
-# _R_CHECK_FUTURE_FILE_TIMESTAMPS_: that check asks a time server on the internet,
-# which the project's machines cannot reach (it only gives "unable to verify").
+# _R_CHECK_SYSTEM_CLOCK_: the future-timestamps check first asks a time server on
+# the internet, which the project's machines cannot reach ("unable to verify current
+# time"); without it the file times are compared with the system clock.
 (cd "$work" && _R_CHECK_FORCE_SUGGESTS_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false \
-  _R_CHECK_FUTURE_FILE_TIMESTAMPS_=false \
+  _R_CHECK_SYSTEM_CLOCK_=false \
   R CMD check --as-cran $manual "$tarball") || status=$?
 
 log="$work/profile.Rcheck/00check.log"
