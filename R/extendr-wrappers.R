@@ -19,6 +19,24 @@ profile_validate_v2 <- function(bundle) .Call(wrap__profile_validate_v2, bundle)
 #' @noRd
 profile_roundtrip_bundle <- function(bundle) .Call(wrap__profile_roundtrip_bundle, bundle)
 
+#' Self and total value per frame key.
+#' @noRd
+profile_key_totals <- function(stacks) .Call(wrap__profile_key_totals, stacks)
+
+#' The call tree, depth first, root (row 1) included; `parent` is 1-based (0 for
+#' the root).
+#' @noRd
+profile_call_tree <- function(stacks) .Call(wrap__profile_call_tree, stacks)
+
+#' Writes the folded stacks of `stacks` to `path` (atomically); `labels` are the
+#' frame names of the keys.
+#' @noRd
+profile_write_folded <- function(stacks, labels, path) .Call(wrap__profile_write_folded, stacks, labels, path)
+
+#' Reads a folded file (plain or gzip) into a bundle.
+#' @noRd
+profile_read_folded <- function(path, sample_type, unit, source_uri, max_size) .Call(wrap__profile_read_folded, path, sample_type, unit, source_uri, max_size)
+
 #' Reads an Rprof file into `list(bundle, warnings, sample_lines)`. `input` is a
 #' path (plain or gzip file, read here) or a raw vector (the file's bytes).
 #' `sample_lines` (the line of the file each sample comes from) is filled only

@@ -10,9 +10,11 @@ use extendr_api::prelude::*;
 use profile_core::{schema, ProfileError};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+mod analysis;
 mod args;
 mod combine;
 mod convert;
+mod folded;
 mod pprof;
 mod rprof;
 
@@ -103,6 +105,8 @@ extendr_module! {
     fn profile_schema;
     fn profile_validate_v2;
     fn profile_roundtrip_bundle;
+    use analysis;
+    use folded;
     use rprof;
     use pprof;
     use combine;

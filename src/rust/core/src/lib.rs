@@ -6,8 +6,10 @@
 //! between R vectors and [`model::Profile`]; every rule lives here so that it is
 //! tested by `cargo test` alone.
 
+pub mod analysis;
 pub mod combine;
 pub mod error;
+pub mod folded;
 pub mod input;
 pub mod model;
 pub mod output;

@@ -1,0 +1,142 @@
+# Looking at a profile: what summaries, flame graphs and folded stacks share. The
+# frames and the values of one sample type are taken from a v2 dm or a v1 object
+# in the long form the Rust core reads (src/rust/core/src/analysis.rs); grouping,
+# counting recursion once, and merging stacks into a call tree happen there.
+
+# The tables these functions need, in the same shape for v1 and v2 profiles:
+# stack rows, sample values (long form), locations, functions, and what the sources
+# say about sample types (declared order, default type). Only what R must check is
+# checked here (tables, columns, types); the core refuses broken stacks and keys.
+profile_parts <- function(x, call = rlang::caller_env()) {
+  if (inherits(x, "profile_data")) {
+    validate_v1(x, call = call)
+    # one v2 sample per v1 row, with the row's value
+    tables <- v2_tables_from_v1(x, repeat_rows = FALSE)
+  } else if (is_v2(x)) {
+    tables <- check_v2_tables(x, call = call)
+  } else {
+    abort_argument(
+      "{.arg x} must be a profile (a v2 {.cls dm} or a v1 {.cls profile_data}), not {.obj_type_friendly {x}}.",
+      x = x, call = call
+    )
+  }
+  list(
+    stack = tables$sample_locations,
+    values = tables$sample_values,
+    locations = tables$locations,
+    functions = tables$functions,
+    # extension table and column: absent from hand-built profiles
+    declared_types = tables[["sample_types"]][["type"]],
+    default_types = tables$sources[["default_sample_type"]]
+  )
+}
+
+# The sample type to look at, with its unit: `type` if given, else the sources'
+# default sample type, else "samples", else the first type. Gauges are refused:
+# a heap size summed over samples means nothing.
+choose_sample_type <- function(parts, type = NULL, call = rlang::caller_env()) {
+  values <- parts$values
+  present <- unique(values$type)
+  declared <- unique(parts$declared_types[!is.na(parts$declared_types)])
+  known <- c(intersect(declared, present), setdiff(present, declared), setdiff(declared, present))
+  gauges <- v2_schema()$gauge_types
+  summable <- setdiff(known, gauges)
+  if (rlang::is_string(type) && type %in% gauges) {
+    abort_argument(c(
+      "Sample type {.val {type}} is a gauge (a level at each sample), not an amount: its values cannot be added up.",
+      i = "Summable types of this profile: {.val {summable}}."
+    ), type = type, summable = summable, call = call)
+  }
+  if (is.null(type)) {
+    defaults <- parts$default_types[!is.na(parts$default_types)]
+    defaults <- defaults[defaults %in% summable]
+    type <- if (length(defaults)) {
+      defaults[[1]]
+    } else if ("samples" %in% summable) {
+      "samples"
+    } else if (length(summable)) {
+      summable[[1]]
+    } else {
+      abort_argument("The profile has no summable sample types to look at.", call = call)
+    }
+  } else if (!rlang::is_string(type) || !type %in% known) {
+    abort_argument(c(
+      "{.arg type} must be one of the profile's sample types.",
+      i = "Available: {.val {known}}."
+    ), known = known, call = call)
+  }
+  unit <- unique(values$unit[values$type == type])
+  if (length(unit) > 1) {
+    abort_profile("unsupported",
+      "Sample type {.val {type}} comes in several units ({.val {unit}}); their values cannot be added up.",
+      type = type, unit = unit, call = call
+    )
+  }
+  list(type = type, unit = if (length(unit)) unit else NA_character_)
+}
+
+# One row per location: the frame it stands for. A location without a function
+# shows its address (as pprof does) or "<?>".
+location_frames <- function(parts) {
+  locations <- parts$locations
+  functions <- parts$functions
+  i <- match(locations$function_id, functions$function_id)
+  name <- functions$name[i]
+  no_name <- is.na(name)
+  name[no_name] <- functions$system_name[i][no_name]
+  no_name <- is.na(name)
+  if (any(no_name)) {
+    address <- locations$address
+    fallback <- if (is.character(address)) address[no_name] else NA_character_
+    name[no_name] <- ifelse(is.na(fallback), "<?>", fallback)
+  }
+  filename <- functions$filename[i]
+  filename[is.na(filename)] <- ""
+  line <- locations$line
+  line <- if (is.null(line)) rep(0L, length(i)) else as.integer(line)
+  line[is.na(line)] <- 0L
+  tibble::new_tibble(
+    list(location_id = locations$location_id, name = name, filename = filename, line = line),
+    nrow = length(i)
+  )
+}
+
+# The list the Rust binding reads: stack rows, a key (1..n_keys) per location,
+# and the values of the chosen sample type.
+stack_input <- function(parts, type, location_key, n_keys) {
+  values <- parts$values
+  chosen <- values$type == type
+  list(
+    sample_id = parts$stack$sample_id,
+    depth = parts$stack$depth,
+    location_id = parts$stack$location_id,
+    locations = parts$locations$location_id,
+    location_key = as.integer(location_key),
+    n_keys = as.integer(n_keys),
+    value_sample_id = values$sample_id[chosen],
+    value = values$value[chosen]
+  )
+}
+
+# Frames keyed by function name, keys numbered in byte order of the names, so that
+# call trees come out alphabetical whatever the locale.
+keys_by_name <- function(frames) {
+  labels <- sort(unique(frames$name), method = "radix")
+  list(labels = labels, key = match(frames$name, labels))
+}
+
+# The merged call tree of a profile for one sample type, depth first; element 1 is
+# the root. `name` and `filename` are those of each node's frame (NA for the root).
+call_tree_of <- function(parts, sample_type, call = rlang::caller_env()) {
+  frames <- location_frames(parts)
+  keys <- keys_by_name(frames)
+  input <- stack_input(parts, sample_type$type, keys$key, length(keys$labels))
+  tree <- rust_value(profile_call_tree(input), "Can't build the call tree.", call = call)
+  named <- tree$key > 0
+  file_of_label <- frames$filename[match(keys$labels, frames$name)]
+  tree$name <- rep(NA_character_, length(named))
+  tree$name[named] <- keys$labels[tree$key[named]]
+  tree$filename <- rep(NA_character_, length(named))
+  tree$filename[named] <- file_of_label[tree$key[named]]
+  tree
+}

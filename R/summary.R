@@ -1,0 +1,130 @@
+#' Top functions of a profile
+#'
+#' `profile_summary()` tells where a profile spends its samples (or bytes, or
+#' nanoseconds): for one sample type, the value of each function by *self*
+#' (samples where it is the innermost frame) and by *total* (samples where it is
+#' anywhere on the stack, counted once per sample however deep it recurses). This is
+#' what `go tool pprof -top` and [utils::summaryRprof()] show.
+#'
+#' A v2 profile is a plain [dm::dm()], so `summary()` on it keeps dm's behaviour;
+#' call `profile_summary()` for v2 profiles. For v1 objects `summary()` calls
+#' `profile_summary()`.
+#'
+#' @param x A profile: a v2 `dm` (see [profile_v2]) or a v1 `profile_data` object.
+#' @param type The sample type to sum, such as `"samples"`, `"cpu"`,
+#'   `"alloc_space"` or `"alloc_size"`. By default the sources' default sample
+#'   type, else `"samples"` if present, else the first type. Gauges
+#'   (`small_vector_heap`, `large_vector_heap`, `node_heap`: heap sizes at each
+#'   sample) cannot be summed and are refused.
+#' @param n The number of rows to show (`Inf` for all).
+#' @param by What a row stands for:
+#'   - `"function"`: a function name (as `go tool pprof -top` and
+#'     `summaryRprof()`),
+#'   - `"location"`: a function at one line of its file (as `go tool pprof -top
+#'     -lines`), like a row of the `locations` table; frames without a known
+#'     line have line 0,
+#'   - `"line"`: a line of a source file, whatever function it is in (as
+#'     `summaryRprof(lines = "show")`). Only frames with a known line count:
+#'     *self* goes to the innermost frame that has one, so it tells which line of
+#'     your code was running. Rprof files have lines when recorded with
+#'     `Rprof(line.profiling = TRUE)` from code with source references,
+#'   - `"source"`: a source file (as `go tool pprof -top -files`); frames
+#'     without a file share the row with an empty `filename`.
+#' @param sort Order rows by `"self"` (then total) or by `"total"` (then self).
+#' @param object,... For `summary()`: the v1 profile and the arguments above.
+#' @return A tibble of class `profile_summary` with the columns that identify a
+#'   row (`name` for `by = "function"`; `name`, `filename` and `line` for
+#'   `"location"`; `filename` and `line` for `"line"`; `filename` for
+#'   `"source"`), then `self`, `self_pct`, `total` and
+#'   `total_pct`. Percentages are of the value of all samples of the type
+#'   (including samples without frames). Rows with neither self nor total value are
+#'   left out. Attributes `sample_type`, `unit`, `grand_total`, `by`, `sort` and
+#'   `n_groups` describe it; it prints with a header saying so.
+#' @export
+#' @examples
+#' x <- read_rprof(system.file("samples/rprof/1.out", package = "profile"))
+#' profile_summary(x)
+#' profile_summary(x, sort = "total", n = 5)
+#'
+#' lines <- read_rprof(system.file("samples/rprof/line.out", package = "profile"))
+#' profile_summary(lines, by = "line")
+#'
+#' heap <- read_pprof(system.file("samples/pprof/heap.pb.gz", package = "profile"))
+#' profile_summary(heap, type = "alloc_space", by = "location")
+#' profile_summary(heap, type = "alloc_space", by = "source")
+profile_summary <- function(x, type = NULL, n = 10,
+                            by = c("function", "location", "line", "source"),
+                            sort = c("self", "total")) {
+  by <- rlang::arg_match(by)
+  sort <- rlang::arg_match(sort)
+  if (!is.numeric(n) || length(n) != 1 || is.na(n) || n < 0) {
+    abort_argument("{.arg n} must be a single number >= 0 (or {.code Inf}).")
+  }
+  parts <- profile_parts(x)
+  sample_type <- choose_sample_type(parts, type)
+  frames <- location_frames(parts)
+  group_columns <- switch(by,
+    "function" = "name",
+    location = c("name", "filename", "line"),
+    line = c("filename", "line"),
+    source = "filename"
+  )
+  # Frames of key 0 do not count (by line: frames without a known line).
+  counted <- if (by == "line") frames$line > 0L else rep(TRUE, nrow(frames))
+  frame_groups <- frames[counted, group_columns]
+  groups <- vctrs::vec_unique(frame_groups)
+  key <- integer(nrow(frames))
+  key[counted] <- vctrs::vec_match(frame_groups, groups)
+  input <- stack_input(parts, sample_type$type, key, vctrs::vec_size(groups))
+  totals <- rust_value(profile_key_totals(input), "Can't summarise the profile.")
+
+  grand_total <- totals$grand_total
+  percent <- function(v) if (grand_total == 0) rep(NA_real_, length(v)) else 100 * v / grand_total
+  out <- groups
+  out$self <- totals$self_value
+  out$self_pct <- percent(out$self)
+  out$total <- totals$total
+  out$total_pct <- percent(out$total)
+  out <- out[out$self != 0 | out$total != 0, , drop = FALSE]
+  value_order <- if (sort == "self") list(-out$self, -out$total) else list(-out$total, -out$self)
+  # ties in the byte order of the row's name, file and line
+  rank <- do.call(order, c(value_order, unname(as.list(out[group_columns])), method = "radix"))
+  n_groups <- nrow(out)
+  out <- out[utils::head(rank, min(n, n_groups)), , drop = FALSE]
+  new_profile_summary(out,
+    sample_type = sample_type$type, unit = sample_type$unit,
+    grand_total = grand_total, by = by, sort = sort, n_groups = n_groups
+  )
+}
+
+new_profile_summary <- function(x, sample_type, unit, grand_total, by, sort, n_groups) {
+  tibble::new_tibble(x,
+    nrow = nrow(x), class = "profile_summary",
+    sample_type = sample_type, unit = unit, grand_total = grand_total,
+    by = by, sort = sort, n_groups = n_groups
+  )
+}
+
+#' @rdname profile_summary
+#' @export
+summary.profile_data <- function(object, ...) {
+  profile_summary(object, ...)
+}
+
+#' @rawNamespace S3method(pillar::tbl_sum, profile_summary)
+tbl_sum.profile_summary <- function(x, ...) {
+  type <- attr(x, "sample_type")
+  if (is.null(type)) {
+    return(NextMethod())
+  }
+  unit <- attr(x, "unit")
+  by <- attr(x, "by")
+  groups <- switch(by, "function" = "functions", location = "locations", line = "lines", source = "files")
+  c(
+    "Profile summary" = sprintf("%s (%s) by %s", type, unit, by),
+    "Total" = sprintf("%s %s", format(attr(x, "grand_total"), big.mark = ",", scientific = FALSE), unit),
+    "Rows" = sprintf(
+      "top %d of %d %s by %s value", nrow(x), attr(x, "n_groups"), groups, attr(x, "sort")
+    )
+  )
+}

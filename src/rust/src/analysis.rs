@@ -1,0 +1,82 @@
+//! Binding for the core's `analysis` module: self and total values per frame key,
+//! and call trees.
+
+use crate::convert::int_vector;
+use crate::envelope;
+use extendr_api::prelude::*;
+use profile_core::analysis::{key_totals, CallTree, StackInput, Stacks};
+use profile_core::ProfileError;
+
+fn bad_argument(what: &str) -> ProfileError {
+    ProfileError::invalid("(stacks)", what, None, "missing or of the wrong type")
+}
+
+/// The stacks described by the list R builds in `stack_input()`:
+/// `sample_id`, `depth`, `location_id` (stack rows), `locations`, `location_key`,
+/// `n_keys`, `value_sample_id`, `value`.
+pub(crate) fn stacks_from_r(input: &Robj) -> Result<Stacks, ProfileError> {
+    let list = input.as_list().ok_or_else(|| bad_argument("(list)"))?;
+    let get = |name: &str| -> Result<Robj, ProfileError> {
+        list.iter().find(|(n, _)| *n == name).map(|(_, v)| v).ok_or_else(|| bad_argument(name))
+    };
+    let (sid, depth, loc) = (get("sample_id")?, get("depth")?, get("location_id")?);
+    let (locations, keys) = (get("locations")?, get("location_key")?);
+    let (value_sid, value, n_keys) = (get("value_sample_id")?, get("value")?, get("n_keys")?);
+    let ints = |r: &Robj, name: &str| r.as_integer_slice().ok_or_else(|| bad_argument(name));
+    let n_keys = n_keys
+        .as_integer()
+        .and_then(|n| usize::try_from(n).ok())
+        .ok_or_else(|| bad_argument("n_keys"))?;
+    Stacks::build(&StackInput {
+        sample_id: ints(&sid, "sample_id")?,
+        depth: ints(&depth, "depth")?,
+        location_id: ints(&loc, "location_id")?,
+        locations: ints(&locations, "locations")?,
+        location_key: ints(&keys, "location_key")?,
+        n_keys,
+        value_sample_id: ints(&value_sid, "value_sample_id")?,
+        value: value.as_real_slice().ok_or_else(|| bad_argument("value"))?,
+    })
+}
+
+fn u32_vector(values: &[u32]) -> Robj {
+    let ints: Vec<i32> = values.iter().map(|&v| v as i32).collect();
+    int_vector(&ints)
+}
+
+/// Self and total value per frame key.
+/// @noRd
+#[extendr]
+fn profile_key_totals(stacks: Robj) -> Robj {
+    envelope(|| {
+        let t = key_totals(&stacks_from_r(&stacks)?);
+        Ok(list!(self_value = t.self_value, total = t.total, grand_total = t.grand_total).into())
+    })
+}
+
+/// The call tree, depth first, root (row 1) included; `parent` is 1-based (0 for
+/// the root).
+/// @noRd
+#[extendr]
+fn profile_call_tree(stacks: Robj) -> Robj {
+    envelope(|| {
+        let t = CallTree::build(&stacks_from_r(&stacks)?);
+        let parent: Vec<u32> =
+            t.parent.iter().enumerate().map(|(i, &p)| if i == 0 { 0 } else { p + 1 }).collect();
+        Ok(list!(
+            parent = u32_vector(&parent),
+            key = u32_vector(&t.key),
+            depth = u32_vector(&t.depth),
+            start = t.start,
+            total = t.total,
+            self_value = t.self_value
+        )
+        .into())
+    })
+}
+
+extendr_module! {
+    mod analysis;
+    fn profile_key_totals;
+    fn profile_call_tree;
+}

@@ -1,0 +1,179 @@
+# profile_summary() on the real sample files, against the tools' own numbers:
+# utils::summaryRprof() for Rprof files and `go tool pprof -top` for pprof files.
+
+# summaryRprof() splits lines at every space, so a name with a space
+# (`"slow sum"`, `"x[["b c"]]"`) becomes tokens that are not names. It reads a
+# copy of the file whose names have their spaces replaced by "_"; line numbers
+# and counts are untouched, and names compare after the same replacement.
+rprof_for_summaryRprof <- function(path) {
+  lines <- readLines(path)
+  stack_line <- !startsWith(lines, "#File ") & !grepl("sample.interval=", lines, fixed = TRUE)
+  # a space that separates tokens is followed by a quoted name, a N#L reference
+  # or the end of the line
+  lines[stack_line] <- gsub(' (?!"|[0-9]+#[0-9]+( |$)|$)', "_", lines[stack_line], perl = TRUE)
+  copy <- tempfile(fileext = ".out")
+  writeLines(lines, copy)
+  copy
+}
+
+# summaryRprof()'s by.total as sample counts.
+rprof_tool_counts <- function(path, ...) {
+  s <- utils::summaryRprof(rprof_for_summaryRprof(path), ...)
+  by_total <- s$by.total
+  tibble::tibble(
+    name = gsub('^"|"$', "", rownames(by_total)),
+    self = round(by_total$self.time / s$sample.interval),
+    total = round(by_total$total.time / s$sample.interval),
+    mem_total = if (is.null(by_total$mem.total)) NA_real_ else as.numeric(by_total$mem.total)
+  )
+}
+
+# incomplete.out is left out: its last line is cut in the middle of a name, which
+# summaryRprof() counts as a name and read_rprof() drops (as profile 1.0.x did).
+single_session_rprof <- c("1.out", "gc.out", "line.out", "memory.out", "all.out")
+
+test_that("self and total per function agree with summaryRprof()", {
+  for (file in single_session_rprof) {
+    path <- sample_path("rprof", file)
+    ours <- profile_summary(read_rprof(path), n = Inf)
+    ours$name <- gsub(" ", "_", ours$name)
+    expect_false(anyDuplicated(ours$name) > 0)
+    tool <- rprof_tool_counts(path)
+    expect_setequal(ours$name, tool$name)
+    i <- match(tool$name, ours$name)
+    expect_equal(ours$self[i], tool$self, label = paste(file, "self"))
+    expect_equal(ours$total[i], tool$total, label = paste(file, "total"))
+    expect_gt(nrow(tool), 20)
+  }
+})
+
+test_that("alloc_size totals agree with summaryRprof(memory = 'both')", {
+  for (file in c("memory.out", "all.out")) {
+    path <- sample_path("rprof", file)
+    ours <- profile_summary(read_rprof(path), type = "alloc_size", n = Inf)
+    expect_identical(attr(ours, "unit"), "bytes")
+    ours$name <- gsub(" ", "_", ours$name)
+    tool <- rprof_tool_counts(path, memory = "both")
+    i <- match(tool$name, ours$name)
+    # summaryRprof() rounds to 0.1 MiB; functions that allocated nothing have no row of ours
+    expect_equal(round(ifelse(is.na(i), 0, ours$total[i]) / 1048576, 1), tool$mem_total, label = file)
+    expect_gt(sum(tool$mem_total), 1)
+  }
+})
+
+test_that("self and total per line agree with summaryRprof(lines = 'show')", {
+  for (file in c("line.out", "all.out")) {
+    path <- sample_path("rprof", file)
+    ours <- profile_summary(read_rprof(path), by = "line", n = Inf)
+    expect_named(ours, c("filename", "line", "self", "self_pct", "total", "total_pct"))
+    expect_true(all(ours$line > 0L))
+    # summaryRprof() shows base names of the files
+    expect_false(anyDuplicated(basename(unique(ours$filename))) > 0)
+    key <- paste0(basename(ours$filename), "#", ours$line)
+    s <- utils::summaryRprof(rprof_for_summaryRprof(path), lines = "show")
+    tool <- s$by.total[rownames(s$by.total) != "<no location>", ]
+    expect_setequal(key, rownames(tool))
+    i <- match(rownames(tool), key)
+    expect_equal(ours$total[i], round(tool$total.time / s$sample.interval), label = paste(file, "total"))
+    expect_equal(ours$self[i], round(tool$self.time / s$sample.interval), label = paste(file, "self"))
+    expect_gt(nrow(tool), 10)
+  }
+})
+
+test_that("summary() of a v1 object agrees with summaryRprof()", {
+  path <- sample_path("rprof", "1.out")
+  v1 <- read_rprof(path, version = "1.0")
+  ours <- summary(v1, n = Inf)
+  tool <- rprof_tool_counts(path)
+  # v1 names replace dots (`my.fun` is `my_fun`); its system_name keeps them
+  system_name <- v1$functions$system_name[match(ours$name, v1$functions$name)]
+  system_name <- gsub(" ", "_", system_name)
+  i <- match(tool$name, system_name)
+  expect_false(anyNA(i))
+  expect_equal(ours$self[i], tool$self)
+  expect_equal(ours$total[i], tool$total)
+})
+
+# `go tool pprof -top` as a tibble: label (name, "name file:line" or file), flat, cum
+# and the total, exact (in the base unit of the type).
+pprof_top <- function(path, type, unit, granularity = NULL) {
+  unit_flag <- switch(unit, nanoseconds = "-unit=ns", bytes = "-unit=B", NULL)
+  out <- system2("go", c(
+    "tool", "pprof", "-top", granularity, "-nodecount=1000000", "-nodefraction=0",
+    "-edgefraction=0", paste0("-sample_index=", type), unit_flag, shQuote(path)
+  ), stdout = TRUE, stderr = FALSE)
+  total_line <- grep("Showing nodes accounting for", out, value = TRUE)
+  header <- grep("^\\s*flat\\s+flat%", out)
+  rows <- out[-seq_len(header)]
+  number <- "(-?[0-9.]+)[a-zA-Z]*"
+  pattern <- paste0("^\\s*", number, "\\s+\\S+\\s+\\S+\\s+", number, "\\s+\\S+\\s+(.*)$")
+  label <- sub(" \\((partial-)?inline\\)$", "", sub(pattern, "\\3", rows))
+  list(
+    rows = tibble::tibble(
+      label = label,
+      flat = as.numeric(sub(pattern, "\\1", rows)),
+      cum = as.numeric(sub(pattern, "\\2", rows))
+    ),
+    grand_total = as.numeric(sub(paste0(".* of ", number, " total.*"), "\\1", total_line))
+  )
+}
+
+test_that("self and total agree with go tool pprof -top, for every sample type", {
+  skip_if(Sys.which("go") == "", "go is not installed")
+  files <- list.files(sample_path("pprof"), pattern = "\\.pb\\.gz$", full.names = TRUE)
+  expect_gte(length(files), 5)
+  for (path in files) {
+    x <- read_pprof(path)
+    types <- unique(dm::dm_get_tables(x)$sample_values[c("type", "unit")])
+    for (i in seq_len(nrow(types))) {
+      what <- paste(basename(path), types$type[[i]])
+      ours <- profile_summary(x, type = types$type[[i]], n = Inf)
+      tool <- pprof_top(path, types$type[[i]], types$unit[[i]])
+      expect_equal(attr(ours, "grand_total"), tool$grand_total, label = what)
+      rows <- tool$rows[tool$rows$flat != 0 | tool$rows$cum != 0, ]
+      expect_gt(nrow(rows), 1)
+      expect_setequal(ours$name, rows$label)
+      j <- match(rows$label, ours$name)
+      expect_equal(ours$self[j], rows$flat, label = paste(what, "flat"))
+      expect_equal(ours$total[j], rows$cum, label = paste(what, "cum"))
+    }
+  }
+})
+
+test_that("by location and by source agree with go tool pprof -top -lines / -files", {
+  skip_if(Sys.which("go") == "", "go is not installed")
+  for (file in c("cpu.pb.gz", "heap.pb.gz")) {
+    path <- sample_path("pprof", file)
+    x <- read_pprof(path)
+    type <- if (file == "cpu.pb.gz") "cpu" else "alloc_space"
+    unit <- if (file == "cpu.pb.gz") "nanoseconds" else "bytes"
+
+    ours <- profile_summary(x, type = type, by = "location", n = Inf)
+    tool <- pprof_top(path, type, unit, "-lines")$rows
+    tool <- tool[tool$flat != 0 | tool$cum != 0, ]
+    label <- paste0(ours$name, " ", ours$filename, ":", ours$line)
+    expect_setequal(label, tool$label)
+    j <- match(tool$label, label)
+    expect_equal(ours$self[j], tool$flat, label = paste(file, "lines flat"))
+    expect_equal(ours$total[j], tool$cum, label = paste(file, "lines cum"))
+
+    ours <- profile_summary(x, type = type, by = "source", n = Inf)
+    tool <- pprof_top(path, type, unit, "-files")$rows
+    tool <- tool[tool$flat != 0 | tool$cum != 0, ]
+    expect_setequal(ours$filename, tool$label)
+    j <- match(tool$label, ours$filename)
+    expect_equal(ours$self[j], tool$flat, label = paste(file, "files flat"))
+    expect_equal(ours$total[j], tool$cum, label = paste(file, "files cum"))
+  }
+})
+
+test_that("the default sample type is the source's, else samples", {
+  x <- read_rprof(sample_path("rprof", "memory.out"))
+  expect_identical(attr(profile_summary(x), "sample_type"), "samples")
+  err <- expect_error(profile_summary(x, type = "small_vector_heap"), class = "profile_error_argument")
+  expect_match(conditionMessage(err), "alloc_size")
+  cpu <- read_pprof(sample_path("pprof", "cpu.pb.gz"))
+  default <- dm::dm_get_tables(cpu)$sources$default_sample_type
+  expected <- if (!is.na(default)) default else "samples"
+  expect_identical(attr(profile_summary(cpu), "sample_type"), expected)
+})
