@@ -56,5 +56,36 @@ check_readable_file <- function(path, call = rlang::caller_env()) {
   if (!file.exists(path)) {
     abort_profile("io", "Can't read {.file {path}}: the file does not exist.", path = path, call = call)
   }
+  if (file.access(path, 4L) != 0L) {
+    abort_profile("io", "Can't read {.file {path}}: permission denied.", path = path, call = call)
+  }
   invisible(path)
+}
+
+# A path as the file system wants it (for Rust, which takes its bytes as they
+# are): `~` expanded, in the native encoding. (path.expand() translates a path
+# marked latin1 or UTF-8 and keeps the bytes of a native one; enc2native() would
+# replace bytes that are not valid in the locale, naming another file.)
+native_path <- function(path) {
+  path.expand(path)
+}
+
+# The default of `max_size`: the option `profile.max_size`, else 4 GiB.
+default_max_size <- function() {
+  getOption("profile.max_size", 4 * 1024^3)
+}
+
+# One of `values`: the first when `arg` is left at its default (the whole vector),
+# as match.arg() and rlang::arg_match() do; an error of class
+# profile_error_argument otherwise.
+check_choice <- function(arg, values, arg_name, call = rlang::caller_env()) {
+  if (identical(arg, values)) {
+    return(values[[1L]])
+  }
+  if (!rlang::is_string(arg) || !arg %in% values) {
+    abort_argument("{.arg {arg_name}} must be one of {.val {values}}.",
+      arg_name = arg_name, values = values, call = call
+    )
+  }
+  arg
 }

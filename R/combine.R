@@ -64,7 +64,10 @@
 #' mixed <- combine_profiles(a, heap)
 #' unique(mixed$sample_values[c("type", "unit")])
 combine_profiles <- function(..., merge = TRUE) {
-  call <- rlang::current_env()
+  with_profile_errors("invalid", "Can't combine the profiles.", combine_profiles_impl(..., merge = merge))
+}
+
+combine_profiles_impl <- function(..., merge, call = rlang::caller_env()) {
   if (!rlang::is_bool(merge)) {
     abort_argument("{.arg merge} must be {.code TRUE} or {.code FALSE}.", call = call)
   }

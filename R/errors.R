@@ -1,23 +1,73 @@
-#' Errors raised by profile
+#' Errors raised by profile, and the limits that protect memory
 #'
 #' @description
 #' Every error raised by this package is a condition of class `profile_error`,
 #' and also of a subclass naming its kind:
 #'
-#' - `profile_error_io`: the file system refused (missing file, a directory given
-#'   as a path, no permission, a failed write).
+#' - `profile_error_io`: the file system refused: a missing file, a directory
+#'   given as a path, no permission, a read or write that failed.
 #' - `profile_error_format`: the file is not a well-formed file of the expected
-#'   format (the message gives a line or byte position where there is one).
-#' - `profile_error_invalid`: a profile object breaks a rule of its format (the
-#'   message names the table, the column and the first offending row).
-#' - `profile_error_limit`: a size is over a limit that protects memory, such as a
-#'   decompression bomb (raise the limit with the `max_size` argument).
+#'   format: empty, truncated or corrupt (gzip, bzip2, xz, protobuf), binary data
+#'   in an Rprof file, references in a pprof file to strings, ids or locations
+#'   that do not exist, ids that are zero or repeated, sample values that do not
+#'   match the sample types, legacy profiles that are not pprof protobuf.
+#' - `profile_error_invalid`: an R object given as a profile is not one, or
+#'   breaks a rule of its format (the message names the table, the column and
+#'   the first offending row).
+#' - `profile_error_limit`: a size is over a limit that protects memory (see
+#'   below).
 #' - `profile_error_unsupported`: well-formed input the requested version cannot
 #'   represent (for example a heap profile read with `version = "1.0"`).
 #' - `profile_error_argument`: an argument of the wrong type or value.
-#' - `profile_error_internal`: a bug in this package; please report it.
+#' - `profile_error_internal`: a bug in this package (an unexpected R error, or
+#'   a panic in its Rust code, which is caught and never ends the R session);
+#'   please report it.
 #'
-#' The condition carries the fields `kind` and, where it applies, `path`.
+#' The message names the file or argument and says what is wrong, with the
+#' place where there is one: `line 12` (lines count from 1), `byte offset 4711`
+#' (bytes count from 0, as `xxd` and `od` count them; for a compressed file, in
+#' the decompressed data), or both. Text from files and objects (names, paths)
+#' is quoted literally: `%`, `%s`, braces and the like do no harm.
+#'
+#' The condition carries the fields `kind` and, where it applies, `path` (the
+#' path as given). An error from R or another package that this package did not
+#' foresee is wrapped in a `profile_error` whose `parent` is the original;
+#' R running out of memory is wrapped as `profile_error_limit`.
+#'
+#' # Limits
+#'
+#' The readers treat files as untrusted and check sizes before they allocate:
+#'
+#' - `max_size` (an argument of [read_rprof()] and [read_pprof()], by default
+#'   the option `profile.max_size`, else 4 GiB) bounds the size of the file and
+#'   of its data after decompression. A decompression bomb is refused without
+#'   being held in memory: data that decompress to more than 64 times the size
+#'   of the file (and more than 64 MiB) are counted, not kept, and read again
+#'   only when they are within the limit.
+#' - A stack may have at most 1 000 000 frames (R itself cannot nest calls
+#'   deeper than 500 000).
+#' - Lengths and counts in a pprof file are checked against the data that
+#'   remain, so a length claiming 2^62 bytes is an error at once; inlined lines
+#'   may not make the stacks of a pprof file more than 32 frames per byte of
+#'   the file (or 2^20 frames in all, whichever is more).
+#' - A v2 profile holds at most 2^31 - 1 rows per table (R's integer ids); a
+#'   pprof file written by [write_pprof()] at most 2^28 sample values (samples
+#'   times sample types).
+#'
+#' # Writing
+#'
+#' [write_rprof()] and [write_pprof()] write to a temporary file in the
+#' directory of the target and rename it when it is complete. On any error the
+#' temporary file is removed and a file that was already there keeps its
+#' bytes. A replaced file keeps its permissions.
+#'
+#' # Encoding
+#'
+#' Names and paths are UTF-8 in R. Bytes from files that are not valid UTF-8
+#' become `<xx>` (see the section "Strings" of [profile_v2]); strings given in
+#' other encodings are converted, and invalid bytes in them become `<xx>` too.
+#' A path is used to open the file as it is given (its bytes), and is shown in
+#' messages with invalid bytes as `<xx>`.
 #'
 #' @name profile_error
 #' @examples
@@ -26,17 +76,28 @@
 #'   profile_error = function(e) class(e)
 #' )
 #' res
+#'
+#' # What went wrong, and where
+#' bad <- tempfile()
+#' writeBin(c(charToRaw("sample.interval=20000\n\"f\" "), as.raw(0)), bad)
+#' try(read_rprof(bad))
+#'
+#' # A limit
+#' try(read_rprof(system.file("samples/rprof/1.out", package = "profile"), max_size = 100))
 NULL
 
 # Raises a profile_error of the given kind. `message` is a cli template written in
 # this package; its `{}` fields are looked up in `...` (and `path`, `detail`).
 # `detail` is text from elsewhere (Rust, file contents) and is substituted
-# literally, so braces or percent signs in it are harmless.
+# literally, so braces or percent signs in it are harmless. Strings among the
+# values are made valid UTF-8 first (cli fails on invalid strings, such as a
+# path in another encoding); the condition's `path` field keeps the path as given.
 abort_profile <- function(kind, message, ..., detail = NULL, path = NULL,
                           call = rlang::caller_env(), parent = NULL) {
-  values <- list(...)
-  values$detail <- detail
-  values$path <- path
+  values <- lapply(list(...), utf8_if_character)
+  # `[<-` with list(): a NULL path is a value too (a message may describe it).
+  values["detail"] <- list(utf8_if_character(detail))
+  values["path"] <- list(utf8_if_character(path))
   env <- list2env(values, parent = baseenv())
   msg <- message
   if (!is.null(detail)) {
@@ -53,6 +114,11 @@ abort_profile <- function(kind, message, ..., detail = NULL, path = NULL,
   )
 }
 
+# `x` with valid UTF-8 strings if it is character, as it is otherwise.
+utf8_if_character <- function(x) {
+  if (is.character(x)) as_valid_utf8(x) else x
+}
+
 # Unwraps a result envelope from the Rust binding, raising its error if it holds one.
 rust_value <- function(res, message, path = NULL, call = rlang::caller_env()) {
   if (isTRUE(res$ok)) {
@@ -63,4 +129,21 @@ rust_value <- function(res, message, path = NULL, call = rlang::caller_env()) {
 
 abort_argument <- function(message, call = rlang::caller_env(), ...) {
   abort_profile("argument", message, call = call, ...)
+}
+
+# Runs `expr`, the body of an exported function, so that every error it raises is
+# a profile_error. The package's own errors pass unchanged. Any other error (an R
+# or package function failing on an input nobody foresaw) becomes a profile_error
+# of class `kind` with the original as its parent; R failing to allocate memory
+# becomes `profile_error_limit`.
+with_profile_errors <- function(kind, message, expr, ..., call = rlang::caller_env()) {
+  withCallingHandlers(expr, error = function(e) {
+    if (inherits(e, "profile_error")) {
+      return()
+    }
+    if (grepl("cannot allocate", conditionMessage(e), fixed = TRUE)) {
+      kind <- "limit"
+    }
+    abort_profile(kind, message, ..., parent = e, call = call)
+  })
 }

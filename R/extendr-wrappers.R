@@ -11,6 +11,11 @@ NULL
 #' @noRd
 profile_schema <- function() .Call(wrap__profile_schema)
 
+#' Panics inside the envelope, with `message` as the panic message (tests show
+#' that a panic in Rust becomes an R error of class `profile_error_internal`).
+#' @noRd
+profile_debug_panic <- function(message) .Call(wrap__profile_debug_panic, message)
+
 #' Validates the content of a v2 bundle (keys, NA, depths, version).
 #' @noRd
 profile_validate_v2 <- function(bundle) .Call(wrap__profile_validate_v2, bundle)

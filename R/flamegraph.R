@@ -45,7 +45,7 @@ profile_flamegraph <- function(x, type = NULL,
                                colour_by = c("auto", "file", "package", "function"),
                                icicle = FALSE, min_width = 0.0005, main = NULL,
                                cex = 0.7, palette = flame_palette) {
-  colour_by <- rlang::arg_match(colour_by)
+  colour_by <- check_choice(colour_by, c("auto", "file", "package", "function"), "colour_by")
   if (!is.numeric(min_width) || length(min_width) != 1 || is.na(min_width) ||
     min_width < 0 || min_width >= 1) {
     abort_argument("{.arg min_width} must be a single number in [0, 1).")
@@ -56,27 +56,30 @@ profile_flamegraph <- function(x, type = NULL,
   if (!is.function(palette)) {
     abort_argument("{.arg palette} must be a function of the number of colours.")
   }
-  parts <- profile_parts(x)
-  sample_type <- choose_sample_type(parts, type)
-  tree <- call_tree_of(parts, sample_type)
-  grand_total <- tree$total[[1]]
-  shown <- tree$total > 0 & tree$total >= min_width * grand_total
+  # What to draw, under the package's errors; drawing errors are the device's.
+  with_profile_errors("invalid", "Can't draw a flame graph of {.arg x}.", {
+    parts <- profile_parts(x)
+    sample_type <- choose_sample_type(parts, type)
+    tree <- call_tree_of(parts, sample_type)
+    grand_total <- tree$total[[1]]
+    shown <- tree$total > 0 & tree$total >= min_width * grand_total
 
-  frames <- tibble::new_tibble(list(
-    name = ifelse(tree$key == 0L, "root", tree$name)[shown],
-    filename = tree$filename[shown],
-    depth = as.integer(tree$depth[shown]),
-    start = tree$start[shown] / grand_total,
-    width = tree$total[shown] / grand_total,
-    self = tree$self_value[shown],
-    total = tree$total[shown]
-  ), nrow = sum(shown))
-  if (colour_by == "auto") {
-    has_file <- nzchar(frames$filename[frames$depth > 0])
-    colour_by <- if (length(has_file) && mean(has_file) >= 0.5) "file" else "function"
-  }
-  frames$group <- frame_group(frames, colour_by)
-  frames$colour <- group_colours(frames$group, palette)
+    frames <- tibble::new_tibble(list(
+      name = ifelse(tree$key == 0L, "root", tree$name)[shown],
+      filename = tree$filename[shown],
+      depth = as.integer(tree$depth[shown]),
+      start = tree$start[shown] / grand_total,
+      width = tree$total[shown] / grand_total,
+      self = tree$self_value[shown],
+      total = tree$total[shown]
+    ), nrow = sum(shown))
+    if (colour_by == "auto") {
+      has_file <- nzchar(frames$filename[frames$depth > 0])
+      colour_by <- if (length(has_file) && mean(has_file) >= 0.5) "file" else "function"
+    }
+    frames$group <- frame_group(frames, colour_by)
+    frames$colour <- group_colours(frames$group, palette)
+  })
 
   if (is.null(main)) {
     main <- sprintf(

@@ -41,16 +41,18 @@
 #' y <- read_folded(path)
 #' profile_summary(y, n = 5)
 write_folded <- function(x, path, type = NULL) {
-  path <- check_file_path(path)
-  parts <- profile_parts(x)
-  sample_type <- choose_sample_type(parts, type)
-  keys <- keys_by_name(location_frames(parts))
-  input <- stack_input(parts, sample_type$type, keys$key, length(keys$labels))
-  rust_value(
-    profile_write_folded(input, keys$labels, path.expand(path)),
-    "Can't write folded stacks to {.file {path}}.",
-    path = path
-  )
+  with_profile_errors("invalid", "Can't write {.arg x} as folded stacks to {.file {path}}.", path = path, {
+    path <- check_file_path(path)
+    parts <- profile_parts(x)
+    sample_type <- choose_sample_type(parts, type)
+    keys <- keys_by_name(location_frames(parts))
+    input <- stack_input(parts, sample_type$type, keys$key, length(keys$labels))
+    rust_value(
+      profile_write_folded(input, keys$labels, native_path(path)),
+      "Can't write folded stacks to {.file {path}}.",
+      path = path
+    )
+  })
   invisible(x)
 }
 
@@ -63,18 +65,20 @@ write_folded <- function(x, path, type = NULL) {
 #' @param max_size The largest (decompressed) file size accepted, in bytes.
 #' @export
 read_folded <- function(path, type = "samples", unit = "count", source_uri = path,
-                        max_size = 4 * 1024^3) {
-  path <- check_file_path(path)
-  check_readable_file(path)
-  if (!rlang::is_string(type) || !rlang::is_string(unit)) {
-    abort_argument("{.arg type} and {.arg unit} must be single strings.")
-  }
-  source_uri <- check_source_uri(source_uri)
-  max_size <- check_max_size(max_size)
-  bundle <- rust_value(
-    profile_read_folded(path.expand(path), as_valid_utf8(type), as_valid_utf8(unit), source_uri, max_size),
-    "Can't read folded stacks from {.file {path}}.",
-    path = path
-  )
-  dm_from_bundle(bundle)
+                        max_size = default_max_size()) {
+  with_profile_errors("internal", "Can't read folded stacks from {.file {path}}.", path = path, {
+    path <- check_file_path(path)
+    if (!rlang::is_string(type) || !rlang::is_string(unit)) {
+      abort_argument("{.arg type} and {.arg unit} must be single strings.")
+    }
+    source_uri <- check_source_uri(source_uri)
+    max_size <- check_max_size(max_size)
+    check_readable_file(path)
+    bundle <- rust_value(
+      profile_read_folded(native_path(path), as_valid_utf8(type), as_valid_utf8(unit), source_uri, max_size),
+      "Can't read folded stacks from {.file {path}}.",
+      path = path
+    )
+    dm_from_bundle(bundle)
+  })
 }

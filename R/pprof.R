@@ -89,7 +89,8 @@
 #'   Defaults to `path`.
 #' @param max_size The largest size, in bytes, of the file and of its data after
 #'   decompression. Protects memory against decompression bombs; raise it to read
-#'   larger profiles.
+#'   larger profiles. The default is the option `profile.max_size`, else 4 GiB.
+#'   See [profile_error] for this and the other limits.
 #' @param x A profile: a v2 `dm` or a v1 `profile_data` object.
 #' @return `read_pprof()`: a v2 profile (a `dm`), or a v1 `profile_data`
 #'   object with `version = "1.0"`. `write_pprof()`: `x`, invisibly.
@@ -116,43 +117,48 @@
 #' v1_path <- system.file("samples/proto/1.out.prof.pb.gz", package = "profile")
 #' v1 <- read_pprof(v1_path, version = "1.0")
 #' write_pprof(v1, out)
-read_pprof <- function(path, ..., version = "2.0", source_uri = path, max_size = 4 * 1024^3) {
-  check_dots_unused(...)
-  path <- check_file_path(path)
-  check_readable_file(path)
-  version <- check_version_arg(version)
-  source_uri <- check_source_uri(source_uri)
-  max_size <- check_max_size(max_size)
-  bundle <- rust_value(
-    pprof_read(path.expand(path), source_uri, max_size),
-    "Can't read the pprof file {.file {path}}.",
-    path = path
-  )
-  if (version == "1.0") {
-    v1_from_pprof_bundle(bundle)
-  } else {
-    dm_from_bundle(bundle)
-  }
+read_pprof <- function(path, ..., version = "2.0", source_uri = path,
+                       max_size = default_max_size()) {
+  with_profile_errors("internal", "Can't read the pprof file {.file {path}}.", path = path, {
+    check_dots_unused(...)
+    path <- check_file_path(path)
+    version <- check_version_arg(version)
+    source_uri <- check_source_uri(source_uri)
+    max_size <- check_max_size(max_size)
+    check_readable_file(path)
+    bundle <- rust_value(
+      pprof_read(native_path(path), source_uri, max_size),
+      "Can't read the pprof file {.file {path}}.",
+      path = path
+    )
+    if (version == "1.0") {
+      v1_from_pprof_bundle(bundle)
+    } else {
+      dm_from_bundle(bundle)
+    }
+  })
 }
 
 #' @rdname read_pprof
 #' @export
 write_pprof <- function(x, path) {
-  path <- check_file_path(path)
-  if (inherits(x, "profile_data")) {
-    validate_v1(x)
-    tables <- pprof_tables_from_v1(x)
-    aggregate <- FALSE
-  } else {
-    # what R must check; the writer in Rust checks the content rules
-    tables <- check_v2_tables(x)
-    aggregate <- TRUE
-  }
-  rust_value(
-    pprof_write(bundle_from_tables(tables), path.expand(path), aggregate),
-    "Can't write the pprof file {.file {path}}.",
-    path = path
-  )
+  with_profile_errors("invalid", "Can't write {.arg x} as the pprof file {.file {path}}.", path = path, {
+    path <- check_file_path(path)
+    if (inherits(x, "profile_data")) {
+      validate_v1(x)
+      tables <- pprof_tables_from_v1(x)
+      aggregate <- FALSE
+    } else {
+      # what R must check; the writer in Rust checks the content rules
+      tables <- check_v2_tables(x)
+      aggregate <- TRUE
+    }
+    rust_value(
+      pprof_write(bundle_from_tables(tables), native_path(path), aggregate),
+      "Can't write the pprof file {.file {path}}.",
+      path = path
+    )
+  })
   invisible(x)
 }
 

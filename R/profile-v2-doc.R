@@ -75,8 +75,13 @@
 #' # Strings
 #'
 #' Strings are UTF-8. Bytes that are not valid UTF-8 in a file are replaced by
-#' `<xx>` (their hexadecimal value, as `iconv(sub = "byte")` writes them), and a
-#' NUL byte by `<00>`.
+#' `<xx>` (their hexadecimal value in lower case, as `iconv(sub = "byte")`
+#' writes them), and a NUL byte (which an R string cannot hold) by `<00>`. A
+#' latin1 frame name `"caf\xe9"` in an Rprof file thus reads as `"caf<e9>"`.
+#' Strings given to the writers, [validate_profile()] and [combine_profiles()]
+#' are converted to UTF-8 if they are marked in another encoding, and bytes that
+#' are not valid UTF-8 (in strings marked `"bytes"` or not marked) become `<xx>`
+#' by the same rule. See [profile_error] for the errors and limits.
 #'
 #' @name profile_v2
 #' @seealso [new_profile_v2()], [validate_profile()], [profile_v2_from_v1()]

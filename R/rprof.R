@@ -40,7 +40,11 @@
 #' `Incomplete sampling information, increase bufsize in Rprof() or
 #' start_profiler() call`. Unreadable text in a line gives
 #' `Removing unexpected incomplete sampling information.` A file that does not
-#' start with a header is refused with an error of class `profile_error_format`.
+#' start with a header, or that holds a NUL byte (binary data, which R never
+#' writes), is refused with an error of class `profile_error_format` (see
+#' [profile_error]); so is a stack of more than 1 000 000 frames, with
+#' `profile_error_limit`. Names that are not valid UTF-8 (a latin1 session's,
+#' say) are read with invalid bytes as `<xx>` (see [profile_v2]).
 #'
 #' With `version = "1.0"`, `read_rprof()` returns what profile 1.0.x returned
 #' (see [profile_v1]): functions numbered in byte order of their name (and
@@ -73,7 +77,8 @@
 #'   Defaults to `path`.
 #' @param max_size The largest size, in bytes, of the file and of its data after
 #'   decompression. Protects memory against decompression bombs; raise it to read
-#'   larger profiles.
+#'   larger profiles. The default is the option `profile.max_size`, else 4 GiB.
+#'   See [profile_error] for this and the other limits.
 #' @param x A profile: a v2 `dm` or a v1 `profile_data` object.
 #' @return `read_rprof()`: a v2 profile (a `dm`), or a v1 `profile_data` object
 #'   with `version = "1.0"`. `write_rprof()`: `x`, invisibly.
@@ -95,55 +100,65 @@
 #'
 #' # v1, as profile 1.0.x read it
 #' read_rprof(system.file("samples/rprof/1.out", package = "profile"), version = "1.0")
-read_rprof <- function(path, ..., version = "2.0", source_uri = path, max_size = 4 * 1024^3) {
-  check_dots_unused(...)
-  path <- check_file_path(path)
-  source_uri <- check_source_uri(source_uri)
-  version <- check_version_arg(version)
-  max_size <- check_max_size(max_size)
-  file <- path.expand(path)
-  check_readable_file(file)
-  v1 <- identical(version, "1.0")
-  res <- rust_value(
-    rprof_read(rprof_input(file, max_size), source_uri, max_size, v1),
-    "Can't read the Rprof file {.file {path}}.",
-    path = path
-  )
-  for (w in res$warnings) {
-    warning(w, call. = FALSE)
-  }
-  if (v1) {
-    lines <- readLines(file, warn = FALSE)
-    rprof_v1(decode_bundle(res$bundle), res$sample_lines, lines)
-  } else {
-    dm_from_bundle(res$bundle)
-  }
+read_rprof <- function(path, ..., version = "2.0", source_uri = path,
+                       max_size = default_max_size()) {
+  with_profile_errors("internal", "Can't read the Rprof file {.file {path}}.", path = path, {
+    check_dots_unused(...)
+    path <- check_file_path(path)
+    source_uri <- check_source_uri(source_uri)
+    version <- check_version_arg(version)
+    max_size <- check_max_size(max_size)
+    check_readable_file(path)
+    file <- native_path(path)
+    v1 <- identical(version, "1.0")
+    res <- rust_value(
+      rprof_read(rprof_input(file, path, max_size), source_uri, max_size, v1),
+      "Can't read the Rprof file {.file {path}}.",
+      path = path
+    )
+    for (w in res$warnings) {
+      warning(w, call. = FALSE)
+    }
+    if (v1) {
+      lines <- readLines(file, warn = FALSE)
+      rprof_v1(decode_bundle(res$bundle), res$sample_lines, lines)
+    } else {
+      dm_from_bundle(res$bundle)
+    }
+  })
 }
 
 #' @rdname read_rprof
 #' @export
 write_rprof <- function(x, path) {
-  path <- check_file_path(path)
-  tables <- if (inherits(x, "profile_data")) {
-    # each v1 row becomes `value` samples, so one line per tick
-    v2_tables(profile_v2_from_v1(x))
-  } else {
-    # what R must check; the writer in Rust checks the content rules
-    check_v2_tables(x)
-  }
-  rust_value(
-    rprof_write(bundle_from_tables(tables), path.expand(path)),
-    "Can't write the Rprof file {.file {path}}.",
-    path = path
-  )
+  with_profile_errors("invalid", "Can't write {.arg x} as the Rprof file {.file {path}}.", path = path, {
+    path <- check_file_path(path)
+    tables <- if (inherits(x, "profile_data")) {
+      # One sample per v1 row with its count: the writer repeats the line `value`
+      # times (one line per tick) without `value` rows in memory.
+      validate_v1(x)
+      v2_tables_from_v1(x, repeat_rows = FALSE)
+    } else {
+      # what R must check; the writer in Rust checks the content rules
+      check_v2_tables(x)
+    }
+    rust_value(
+      rprof_write(bundle_from_tables(tables), native_path(path)),
+      "Can't write the Rprof file {.file {path}}.",
+      path = path
+    )
+  })
   invisible(x)
 }
 
 # What Rust reads: the path of a plain or gzip file (Rust reads and inflates it),
 # or the bytes of a bzip2 or xz file, decompressed here (the Rust side has no
-# decoder for these) under the same size limit.
-rprof_input <- function(file, max_size, call = rlang::caller_env()) {
-  magic <- readBin(file, "raw", 6L)
+# decoder for these) under the same size limit. `file` is the native path, `path`
+# the one the user gave (for messages).
+rprof_input <- function(file, path, max_size, call = rlang::caller_env()) {
+  magic <- tryCatch(readBin(file, "raw", 6L), error = function(e) {
+    abort_profile("io", "Can't read {.file {path}}.", detail = conditionMessage(e), path = path, call = call)
+  })
   xz_magic <- as.raw(c(0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00))
   open_decompressed <- if (length(magic) >= 3L && identical(magic[1:3], charToRaw("BZh"))) {
     bzfile
@@ -152,40 +167,53 @@ rprof_input <- function(file, max_size, call = rlang::caller_env()) {
   } else {
     return(file)
   }
-  con <- open_decompressed(file, "rb")
-  on.exit(close(con), add = TRUE)
-  read_connection_limited(con, max_size, file, call = call)
+  read_connection_limited(function() open_decompressed(file, "rb"), max_size, path, call = call)
 }
 
-# All bytes of a binary connection, refusing more than `max_size`. Reads in
-# chunks, so memory grows with the data, not with the limit.
-read_connection_limited <- function(con, max_size, file, chunk_size = 2^23,
+# All bytes of a binary connection (`open()` opens it anew), refusing more than
+# `max_size`. Data are kept while their size is plausible for the size of the
+# file (as in the Rust core: 64 times it, at least 64 MiB); past that they are
+# only counted, and data within the limit are read a second time into a vector of
+# the exact size. A decompression bomb is thus refused without being held in
+# memory.
+read_connection_limited <- function(open, max_size, path, chunk_size = 2^23,
                                     call = rlang::caller_env()) {
-  chunks <- list()
-  total <- 0
   fail <- function(e) {
-    abort_profile("format", "Can't decompress {.file {file}}.",
-      detail = conditionMessage(e), path = file, call = call
+    abort_profile("format", "Can't decompress {.file {path}}.",
+      detail = conditionMessage(e), path = path, call = call
     )
   }
+  read_chunk <- function(con, n) {
+    tryCatch(withCallingHandlers(readBin(con, "raw", n), warning = fail), error = fail)
+  }
+  eager <- min(max_size, max(2^26, 64 * file.size(path.expand(path))))
+  con <- open()
+  on.exit(close(con), add = TRUE)
+  chunks <- list()
+  total <- 0
   repeat {
     # At most one byte past the limit, to tell "at the limit" from "over it".
-    n <- min(chunk_size, max_size + 1 - total)
-    piece <- tryCatch(
-      withCallingHandlers(readBin(con, "raw", n), warning = fail),
-      error = fail
-    )
+    piece <- read_chunk(con, min(chunk_size, max_size + 1 - total))
     if (!length(piece)) break
-    chunks[[length(chunks) + 1L]] <- piece
     total <- total + length(piece)
     if (total > max_size) {
       abort_profile("limit",
-        "Can't read {.file {file}}: its data exceed {.arg max_size} ({max_size} bytes).",
-        max_size = max_size, file = file, path = file, call = call
+        "Can't read {.file {path}}: its data exceed {.arg max_size} ({max_size} bytes).",
+        max_size = max_size, path = path, call = call
       )
     }
+    if (total <= eager) {
+      chunks[[length(chunks) + 1L]] <- piece
+    } else {
+      chunks <- NULL
+    }
   }
-  if (length(chunks) == 1L) chunks[[1L]] else do.call(c, chunks)
+  if (!is.null(chunks)) {
+    return(if (length(chunks) == 1L) chunks[[1L]] else do.call(c, c(list(raw()), chunks)))
+  }
+  close(con)
+  con <- open()
+  read_chunk(con, total)
 }
 
 # ---------------------------------------------------------------------------

@@ -20,14 +20,23 @@ profile_parts <- function(x, call = rlang::caller_env()) {
       x = x, call = call
     )
   }
+  # Names as valid UTF-8 (the package's rule for strings in other encodings or
+  # with invalid bytes): sorting and matching them needs it.
+  functions <- tables$functions
+  for (col in c("name", "system_name", "filename")) {
+    functions[[col]] <- as_valid_utf8(functions[[col]])
+  }
+  values <- tables$sample_values
+  values$type <- as_valid_utf8(values$type)
+  values$unit <- as_valid_utf8(values$unit)
   list(
     stack = tables$sample_locations,
-    values = tables$sample_values,
+    values = values,
     locations = tables$locations,
-    functions = tables$functions,
+    functions = functions,
     # extension table and column: absent from hand-built profiles
-    declared_types = tables[["sample_types"]][["type"]],
-    default_types = tables$sources[["default_sample_type"]]
+    declared_types = utf8_if_character(tables[["sample_types"]][["type"]]),
+    default_types = utf8_if_character(tables$sources[["default_sample_type"]])
   )
 }
 

@@ -55,46 +55,48 @@
 profile_summary <- function(x, type = NULL, n = 10,
                             by = c("function", "location", "line", "source"),
                             sort = c("self", "total")) {
-  by <- rlang::arg_match(by)
-  sort <- rlang::arg_match(sort)
+  by <- check_choice(by, c("function", "location", "line", "source"), "by")
+  sort <- check_choice(sort, c("self", "total"), "sort")
   if (!is.numeric(n) || length(n) != 1 || is.na(n) || n < 0) {
     abort_argument("{.arg n} must be a single number >= 0 (or {.code Inf}).")
   }
-  parts <- profile_parts(x)
-  sample_type <- choose_sample_type(parts, type)
-  frames <- location_frames(parts)
-  group_columns <- switch(by,
-    "function" = "name",
-    location = c("name", "filename", "line"),
-    line = c("filename", "line"),
-    source = "filename"
-  )
-  # Frames of key 0 do not count (by line: frames without a known line).
-  counted <- if (by == "line") frames$line > 0L else rep(TRUE, nrow(frames))
-  frame_groups <- frames[counted, group_columns]
-  groups <- vctrs::vec_unique(frame_groups)
-  key <- integer(nrow(frames))
-  key[counted] <- vctrs::vec_match(frame_groups, groups)
-  input <- stack_input(parts, sample_type$type, key, vctrs::vec_size(groups))
-  totals <- rust_value(profile_key_totals(input), "Can't summarise the profile.")
+  with_profile_errors("invalid", "Can't summarise {.arg x}.", {
+    parts <- profile_parts(x)
+    sample_type <- choose_sample_type(parts, type)
+    frames <- location_frames(parts)
+    group_columns <- switch(by,
+      "function" = "name",
+      location = c("name", "filename", "line"),
+      line = c("filename", "line"),
+      source = "filename"
+    )
+    # Frames of key 0 do not count (by line: frames without a known line).
+    counted <- if (by == "line") frames$line > 0L else rep(TRUE, nrow(frames))
+    frame_groups <- frames[counted, group_columns]
+    groups <- vctrs::vec_unique(frame_groups)
+    key <- integer(nrow(frames))
+    key[counted] <- vctrs::vec_match(frame_groups, groups)
+    input <- stack_input(parts, sample_type$type, key, vctrs::vec_size(groups))
+    totals <- rust_value(profile_key_totals(input), "Can't summarise the profile.")
 
-  grand_total <- totals$grand_total
-  percent <- function(v) if (grand_total == 0) rep(NA_real_, length(v)) else 100 * v / grand_total
-  out <- groups
-  out$self <- totals$self_value
-  out$self_pct <- percent(out$self)
-  out$total <- totals$total
-  out$total_pct <- percent(out$total)
-  out <- out[out$self != 0 | out$total != 0, , drop = FALSE]
-  value_order <- if (sort == "self") list(-out$self, -out$total) else list(-out$total, -out$self)
-  # ties in the byte order of the row's name, file and line
-  rank <- do.call(order, c(value_order, unname(as.list(out[group_columns])), method = "radix"))
-  n_groups <- nrow(out)
-  out <- out[utils::head(rank, min(n, n_groups)), , drop = FALSE]
-  new_profile_summary(out,
-    sample_type = sample_type$type, unit = sample_type$unit,
-    grand_total = grand_total, by = by, sort = sort, n_groups = n_groups
-  )
+    grand_total <- totals$grand_total
+    percent <- function(v) if (grand_total == 0) rep(NA_real_, length(v)) else 100 * v / grand_total
+    out <- groups
+    out$self <- totals$self_value
+    out$self_pct <- percent(out$self)
+    out$total <- totals$total
+    out$total_pct <- percent(out$total)
+    out <- out[out$self != 0 | out$total != 0, , drop = FALSE]
+    value_order <- if (sort == "self") list(-out$self, -out$total) else list(-out$total, -out$self)
+    # ties in the byte order of the row's name, file and line
+    rank <- do.call(order, c(value_order, unname(as.list(out[group_columns])), method = "radix"))
+    n_groups <- nrow(out)
+    out <- out[utils::head(rank, min(n, n_groups)), , drop = FALSE]
+    new_profile_summary(out,
+      sample_type = sample_type$type, unit = sample_type$unit,
+      grand_total = grand_total, by = by, sort = sort, n_groups = n_groups
+    )
+  })
 }
 
 new_profile_summary <- function(x, sample_type, unit, grand_total, by, sort, n_groups) {

@@ -356,10 +356,14 @@ dm_from_profile <- function(x) {
   if (is_v2(x)) {
     return(x)
   }
+  with_profile_errors("invalid", "Can't make a dm of {.arg x}.", dm_from_v1(x))
+}
+
+dm_from_v1 <- function(x, call = rlang::caller_env()) {
   if (!inherits(x, "profile_data")) {
     abort_argument(
       "{.arg x} must be a v1 {.cls profile_data} object or a v2 {.cls dm}, not {.obj_type_friendly {x}}.",
-      x = x
+      x = x, call = call
     )
   }
   samples <- x$samples
@@ -431,18 +435,19 @@ dm_from_profile <- function(x) {
 #' v2
 #' nrow(v2$samples) == sum(v1$samples$value)
 profile_v2_from_v1 <- function(x) {
-  validate_v1(x)
-  value <- x$samples$value
-  total <- sum(as.double(value))
-  if (total > .Machine$integer.max) {
-    abort_profile(
-      "limit",
-      "The v1 profile counts {total} samples; v2 holds at most {max} samples.",
-      total = total, max = .Machine$integer.max
-    )
-  }
-
-  do.call(new_profile_v2, v2_tables_from_v1(x))
+  with_profile_errors("invalid", "Can't convert {.arg x} to a v2 profile.", {
+    validate_v1(x)
+    value <- x$samples$value
+    total <- sum(as.double(value))
+    if (total > .Machine$integer.max) {
+      abort_profile(
+        "limit",
+        "The v1 profile counts {total} samples; v2 holds at most {max} samples.",
+        total = total, max = .Machine$integer.max
+      )
+    }
+    do.call(new_profile_v2_impl, v2_tables_from_v1(x))
+  })
 }
 
 # The v2 tables of a valid v1 object, without validation. `repeat_rows = TRUE`

@@ -18,17 +18,19 @@
 #' bad <- dm::dm_update_zoomed(dplyr::mutate(bad, depth = depth + 1L))
 #' try(validate_profile(bad))
 validate_profile <- function(x) {
-  # A profile_data object is v1 whatever its meta says: profile 1.0.x accepted
-  # any version number there.
-  if (is_v2(x)) {
-    validate_v2(x)
-  } else if (inherits(x, "profile_data")) {
-    validate_v1(x)
-  } else if (identical(profile_version(x), "2.0")) {
-    validate_v2(x)
-  } else {
-    validate_v1(x)
-  }
+  with_profile_errors("invalid", "Can't validate {.arg x}.", {
+    # A profile_data object is v1 whatever its meta says: profile 1.0.x accepted
+    # any version number there.
+    if (is_v2(x)) {
+      validate_v2(x)
+    } else if (inherits(x, "profile_data")) {
+      validate_v1(x)
+    } else if (identical(profile_version(x), "2.0")) {
+      validate_v2(x)
+    } else {
+      validate_v1(x)
+    }
+  })
   invisible(x)
 }
 

@@ -1,7 +1,7 @@
 # Makes the Rprof files the reading benchmark uses (not shipped, not committed):
 #
 #   bench/data/rprof-30k.out   a real profile of 30 000+ samples, recorded here
-#                              with Rprof(line.profiling = TRUE) while the
+#                              with Rprof(line.profiling = TRUE, memory.profiling = TRUE) while the
 #                              workloads of data-raw/rprof-workloads run for
 #                              130 s of CPU time (R samples at most every 4 ms);
 #   bench/data/rprof-300k.out  the same header and #File lines, with the stack
@@ -21,7 +21,7 @@ if (!file.exists(small)) {
   }
   set.seed(1)
   tmp <- paste0(small, ".tmp")
-  Rprof(tmp, interval = 0.004, line.profiling = TRUE)
+  Rprof(tmp, interval = 0.004, line.profiling = TRUE, memory.profiling = TRUE)
   keep_going <- budget(130)
   while (keep_going()) {
     time_round()

@@ -3,10 +3,10 @@
 library(profile)
 path <- system.file("samples/rprof/1.out", package = "profile")
 x <- read_rprof(path)
-print(x)
 tables <- dm::dm_get_tables(x)
-cat("\nsamples:", nrow(tables$samples), " frames:", nrow(tables$sample_locations),
-    " functions:", nrow(tables$functions), "\n")
+cat("Read", path, "\nsamples:", nrow(tables$samples), " frames:", nrow(tables$sample_locations),
+    " functions:", nrow(tables$functions), "\n\n")
+print(profile_summary(x, n = 8))
 out <- file.path(tempdir(), "profile-demo.pb.gz")
 write_pprof(x, out)
 cat("wrote", out, "\n\n")

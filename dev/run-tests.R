@@ -1,6 +1,9 @@
 # Runs the testthat suite against the installed package and prints one summary line.
 library(testthat)
 library(profile)
+# As devtools::test() does: the heavy tests (decompression bombs, 50 MB files)
+# run here and are skipped only on CRAN.
+Sys.setenv(NOT_CRAN = "true")
 res <- as.data.frame(test_dir(
   "tests/testthat",
   package = "profile",

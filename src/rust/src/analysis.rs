@@ -16,8 +16,13 @@ fn bad_argument(what: &str) -> ProfileError {
 /// `n_keys`, `value_sample_id`, `value`.
 pub(crate) fn stacks_from_r(input: &Robj) -> Result<Stacks, ProfileError> {
     let list = input.as_list().ok_or_else(|| bad_argument("(list)"))?;
+    let elements = crate::text::named_elements(&list);
     let get = |name: &str| -> Result<Robj, ProfileError> {
-        list.iter().find(|(n, _)| *n == name).map(|(_, v)| v).ok_or_else(|| bad_argument(name))
+        elements
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+            .ok_or_else(|| bad_argument(name))
     };
     let (sid, depth, loc) = (get("sample_id")?, get("depth")?, get("location_id")?);
     let (locations, keys) = (get("locations")?, get("location_key")?);

@@ -1,27 +1,47 @@
 //! Checks of scalar arguments passed from R. The R wrappers check arguments first,
 //! so these errors are a last line of defence; they never panic.
 
+use crate::text;
 use extendr_api::prelude::*;
 use profile_core::input::Limits;
 use profile_core::ProfileError;
+use std::path::PathBuf;
 
 pub(crate) fn argument(message: &str) -> ProfileError {
     ProfileError::invalid("(argument)", "(argument)", None, message)
 }
 
-/// A single string; NA gives None.
-pub(crate) fn optional_string(x: &Robj, name: &str) -> Result<Option<String>, ProfileError> {
-    let s = Strings::try_from(x.clone())
+fn single_string(x: &Robj, name: &str) -> Result<Rstr, ProfileError> {
+    Strings::try_from(x.clone())
         .ok()
         .filter(|s| s.len() == 1)
-        .ok_or_else(|| argument(&format!("`{name}` must be a single string")))?;
-    let value = s.elt(0);
-    Ok(if value.is_na() { None } else { Some(AsRef::<str>::as_ref(&value).to_owned()) })
+        .map(|s| s.elt(0))
+        .ok_or_else(|| argument(&format!("`{name}` must be a single string")))
 }
 
-/// A single string that is not NA.
+/// A single string as UTF-8 text (invalid bytes as `<xx>`); NA gives None.
+pub(crate) fn optional_string(x: &Robj, name: &str) -> Result<Option<String>, ProfileError> {
+    Ok(text::text(&single_string(x, name)?).map(|s| s.into_owned()))
+}
+
+/// A single string that is not NA, as UTF-8 text.
 pub(crate) fn required_string(x: &Robj, name: &str) -> Result<String, ProfileError> {
     optional_string(x, name)?.ok_or_else(|| argument(&format!("`{name}` must not be NA")))
+}
+
+/// A character vector as UTF-8 text; NA becomes "NA" (R's own rendering).
+pub(crate) fn strings(x: &Robj, name: &str) -> Result<Vec<String>, ProfileError> {
+    let s = Strings::try_from(x.clone())
+        .map_err(|_| argument(&format!("`{name}` must be a character vector")))?;
+    Ok(s.iter()
+        .map(|s| text::text(s).map_or_else(|| "NA".to_string(), |t| t.into_owned()))
+        .collect())
+}
+
+/// A single string that is not NA, as a path (its bytes unchanged on Unix).
+pub(crate) fn required_path(x: &Robj, name: &str) -> Result<PathBuf, ProfileError> {
+    text::path(&single_string(x, name)?)
+        .ok_or_else(|| argument(&format!("`{name}` must not be NA")))
 }
 
 /// `max_size` (bytes, a non-negative number) as read limits.
@@ -31,5 +51,5 @@ pub(crate) fn limits(max_size: &Robj) -> Result<Limits, ProfileError> {
         .or_else(|| max_size.as_integer().map(f64::from))
         .filter(|x| x.is_finite() && *x >= 0.0)
         .ok_or_else(|| argument("`max_size` must be a non-negative number"))?;
-    Ok(Limits { max_decompressed_bytes: bytes.min(u64::MAX as f64) as u64 })
+    Ok(Limits::with_max_bytes(bytes.min(u64::MAX as f64) as u64))
 }

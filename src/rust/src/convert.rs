@@ -2,8 +2,14 @@
 //! "bundle": `list(strings = <chr>, tables = list(<table> = list(<col> = <vec>)))`,
 //! where character columns are 1-based integer codes into `strings` (NA stays NA).
 //! Each distinct string thus crosses once, and R expands codes with `strings[codes]`.
+//! From R to Rust a character column may also come as it is (a character vector):
+//! R's strings are cached, so equal strings share one CHARSXP and each distinct
+//! one is converted once (see [`intern_r_strings`]); that saves R a match() over
+//! columns of millions of rows.
 
+use crate::text;
 use extendr_api::prelude::*;
+use extendr_api::{GetSexp, SEXP};
 use profile_core::model::{ColMut, ColRef, NA_INT};
 use profile_core::{Profile, ProfileError, StrId, StringPool};
 
@@ -101,20 +107,97 @@ pub fn profile_to_r(p: &Profile) -> Robj {
     )
 }
 
-fn element(list: &List, name: &str) -> Option<Robj> {
-    list.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
+fn element(elements: &[(String, Robj)], name: &str) -> Option<Robj> {
+    elements
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v.clone())
 }
 
 fn bad_bundle(message: &str) -> ProfileError {
     ProfileError::invalid("(bundle)", "(bundle)", None, message)
 }
 
+// R's C API for reading a character vector without an R object per element
+// (extendr's Rstr would protect each of millions of elements).
+#[allow(improper_ctypes)] // SEXP is a pointer to an opaque struct, as in extendr-ffi
+extern "C" {
+    fn STRING_PTR_RO(x: SEXP) -> *const SEXP;
+    fn R_CHAR(x: SEXP) -> *const std::os::raw::c_char;
+    fn Rf_xlength(x: SEXP) -> isize;
+    fn Rf_getCharCE(x: SEXP) -> std::os::raw::c_int;
+    static R_NaString: SEXP;
+}
+
+/// R's `CE_LATIN1` (the other encodings are UTF-8, ASCII, native or bytes).
+const CE_LATIN1: std::os::raw::c_int = 2;
+
+/// The text of a CHARSXP as UTF-8, by R's rules for strings crossing to Rust:
+/// latin1 is converted (as `enc2utf8()` does), invalid bytes become `<xx>`.
+fn charsxp_text(charsxp: SEXP) -> String {
+    // SAFETY: `charsxp` is an element of a character vector R passed us and
+    // keeps alive; R_CHAR points to Rf_xlength bytes.
+    let bytes = unsafe {
+        let len = usize::try_from(Rf_xlength(charsxp)).unwrap_or(0);
+        std::slice::from_raw_parts(R_CHAR(charsxp).cast::<u8>(), len)
+    };
+    if unsafe { Rf_getCharCE(charsxp) } == CE_LATIN1 {
+        bytes.iter().map(|&b| char::from(b)).collect()
+    } else {
+        profile_core::text::utf8_escaped(bytes).into_owned()
+    }
+}
+
+/// The ids of a character vector's strings, interned into `pool`. Each distinct
+/// CHARSXP is converted once: a short list of the ones seen covers columns such
+/// as `sample_values$type`; a hash map takes over when there are many.
+fn intern_r_strings(strings: &Robj, pool: &mut StringPool) -> Vec<StrId> {
+    // SAFETY: `strings` is a character vector (checked by the caller), kept
+    // alive by the bundle for the duration of this call.
+    let elements: &[SEXP] = unsafe {
+        let x = strings.get();
+        let n = usize::try_from(Rf_xlength(x)).unwrap_or(0);
+        if n == 0 { &[] } else { std::slice::from_raw_parts(STRING_PTR_RO(x), n) }
+    };
+    let na = unsafe { R_NaString };
+    let mut recent: Vec<(SEXP, StrId)> = Vec::new();
+    let mut many: std::collections::HashMap<usize, StrId> = std::collections::HashMap::new();
+    let mut out = Vec::with_capacity(elements.len());
+    for &e in elements {
+        if e == na {
+            out.push(StrId::NA);
+            continue;
+        }
+        if let Some(&(_, id)) = recent.iter().find(|(s, _)| *s == e) {
+            out.push(id);
+            continue;
+        }
+        let id = match many.get(&(e as usize)) {
+            Some(&id) => id,
+            None => {
+                let id = pool.intern(&charsxp_text(e));
+                if recent.len() < 16 {
+                    recent.push((e, id));
+                } else {
+                    many.insert(e as usize, id);
+                }
+                id
+            }
+        };
+        out.push(id);
+    }
+    out
+}
+
 /// A bundle as a profile. Known columns missing from a table are filled with NA
 /// (extension columns are optional); unknown tables and columns are ignored.
 pub fn profile_from_r(bundle: &Robj) -> Result<Profile, ProfileError> {
-    let list: List = bundle.as_list().ok_or_else(|| bad_bundle("is not a list"))?;
-    let strings = element(&list, "strings").ok_or_else(|| bad_bundle("has no strings"))?;
-    let tables = element(&list, "tables")
+    let list: List = bundle
+        .as_list()
+        .ok_or_else(|| bad_bundle("is not a list"))?;
+    let parts = text::named_elements(&list);
+    let strings = element(&parts, "strings").ok_or_else(|| bad_bundle("has no strings"))?;
+    let tables = element(&parts, "tables")
         .and_then(|t| t.as_list())
         .ok_or_else(|| bad_bundle("has no tables"))?;
 
@@ -122,15 +205,41 @@ pub fn profile_from_r(bundle: &Robj) -> Result<Profile, ProfileError> {
     let mut code_to_id = vec![StrId::NA];
     let strs = Strings::try_from(strings).map_err(|_| bad_bundle("strings is not character"))?;
     for s in strs.iter() {
-        code_to_id.push(if s.is_na() { StrId::NA } else { p.strings.intern(s.as_ref()) });
+        code_to_id.push(match text::text(s) {
+            None => StrId::NA,
+            Some(s) => p.strings.intern(&s),
+        });
     }
 
-    for (table, value) in tables.iter() {
+    // Character columns that came as character vectors: interned first, while
+    // the pool can still be borrowed.
+    let mut interned: Vec<(String, String, Vec<StrId>)> = Vec::new();
+    for (table, value) in text::named_elements(&tables) {
+        if let Some(cols) = value.as_list() {
+            for (col, c) in text::named_elements(&cols) {
+                if c.rtype() == Rtype::Strings {
+                    let ids = intern_r_strings(&c, &mut p.strings);
+                    interned.push((table.clone(), col, ids));
+                }
+            }
+        }
+    }
+
+    for (table, value) in text::named_elements(&tables) {
+        let table = table.as_str();
         let Some(cols) = value.as_list() else {
-            return Err(ProfileError::invalid(table, "(table)", None, "is not a list of columns"));
+            return Err(ProfileError::invalid(
+                table,
+                "(table)",
+                None,
+                "is not a list of columns",
+            ));
         };
-        let nrow = cols.iter().next().map_or(0, |(_, c)| c.len());
-        let Some(targets) = p.table_mut(table) else { continue };
+        let cols = text::named_elements(&cols);
+        let nrow = cols.first().map_or(0, |(_, c)| c.len());
+        let Some(targets) = p.table_mut(table) else {
+            continue;
+        };
         for (col, mut target) in targets {
             let Some(src) = element(&cols, col) else {
                 target.fill_na(nrow);
@@ -146,18 +255,31 @@ pub fn profile_from_r(bundle: &Robj) -> Result<Profile, ProfileError> {
             };
             match &mut target {
                 ColMut::Int(v) => {
-                    **v = src.as_integer_slice().ok_or_else(|| wrong_type("integer"))?.to_vec()
+                    **v = src
+                        .as_integer_slice()
+                        .ok_or_else(|| wrong_type("integer"))?
+                        .to_vec()
                 }
                 ColMut::Lgl(v) => {
-                    let l = src.as_logical_slice().ok_or_else(|| wrong_type("logical"))?;
+                    let l = src
+                        .as_logical_slice()
+                        .ok_or_else(|| wrong_type("logical"))?;
                     **v = l.iter().map(|b| b.0).collect();
                 }
                 ColMut::Dbl(v) => {
-                    **v = src.as_real_slice().ok_or_else(|| wrong_type("double"))?.to_vec()
+                    **v = src
+                        .as_real_slice()
+                        .ok_or_else(|| wrong_type("double"))?
+                        .to_vec()
+                }
+                ColMut::Chr(v) if src.rtype() == Rtype::Strings => {
+                    let at = interned.iter().position(|(t, c, _)| t == table && c == col);
+                    **v = at.map(|i| std::mem::take(&mut interned[i].2)).unwrap_or_default();
                 }
                 ColMut::Chr(v) => {
-                    let codes =
-                        src.as_integer_slice().ok_or_else(|| wrong_type("string codes"))?;
+                    let codes = src
+                        .as_integer_slice()
+                        .ok_or_else(|| wrong_type("string codes"))?;
                     let mut out = Vec::with_capacity(codes.len());
                     for (row, &c) in codes.iter().enumerate() {
                         if c == NA_INT {

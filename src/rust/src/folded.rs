@@ -1,12 +1,11 @@
 //! Binding for the core's `folded` module: folded (collapsed) stacks.
 
 use crate::analysis::stacks_from_r;
-use crate::args::{argument, limits, optional_string, required_string};
+use crate::args::{limits, optional_string, required_path, required_string, strings};
 use crate::convert::profile_to_r;
 use crate::envelope;
 use extendr_api::prelude::*;
 use profile_core::folded::{self, FoldedSource};
-use std::path::Path;
 
 /// Writes the folded stacks of `stacks` to `path` (atomically); `labels` are the
 /// frame names of the keys.
@@ -14,14 +13,9 @@ use std::path::Path;
 #[extendr]
 fn profile_write_folded(stacks: Robj, labels: Robj, path: Robj) -> Robj {
     envelope(|| {
-        let path = required_string(&path, "path")?;
-        let labels: Vec<String> = labels
-            .as_str_vector()
-            .ok_or_else(|| argument("`labels` must be a character vector"))?
-            .into_iter()
-            .map(str::to_owned)
-            .collect();
-        folded::write_file(&stacks_from_r(&stacks)?, &labels, Path::new(&path))?;
+        let path = required_path(&path, "path")?;
+        let labels = strings(&labels, "labels")?;
+        folded::write_file(&stacks_from_r(&stacks)?, &labels, &path)?;
         Ok(Robj::from(true))
     })
 }
@@ -37,13 +31,16 @@ fn profile_read_folded(
     max_size: Robj,
 ) -> Robj {
     envelope(|| {
-        let path = required_string(&path, "path")?;
+        let path = required_path(&path, "path")?;
         let sample_type = required_string(&sample_type, "type")?;
         let unit = required_string(&unit, "unit")?;
         let uri = optional_string(&source_uri, "source_uri")?;
-        let source =
-            FoldedSource { sample_type: &sample_type, unit: &unit, source_uri: uri.as_deref() };
-        let p = folded::read_file(Path::new(&path), &source, &limits(&max_size)?)?;
+        let source = FoldedSource {
+            sample_type: &sample_type,
+            unit: &unit,
+            source_uri: uri.as_deref(),
+        };
+        let p = folded::read_file(&path, &source, &limits(&max_size)?)?;
         Ok(profile_to_r(&p))
     })
 }

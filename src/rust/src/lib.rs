@@ -17,6 +17,7 @@ mod convert;
 mod folded;
 mod pprof;
 mod rprof;
+mod text;
 
 /// Runs `body`, turning its error or panic into an error envelope.
 pub(crate) fn envelope(body: impl FnOnce() -> Result<Robj, ProfileError>) -> Robj {
@@ -100,9 +101,30 @@ fn profile_roundtrip_bundle(bundle: Robj) -> Robj {
     })
 }
 
+/// Panics inside the envelope, with `message` as the panic message (tests show
+/// that a panic in Rust becomes an R error of class `profile_error_internal`).
+/// @noRd
+#[extendr]
+fn profile_debug_panic(message: Robj) -> Robj {
+    // The default hook would print the panic to standard error; this one is
+    // expected. (R runs this on one thread, so swapping the hook is safe.)
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = envelope(|| {
+        let message = args::optional_string(&message, "message")?.unwrap_or_default();
+        if message.is_empty() {
+            std::panic::panic_any(42_i32);
+        }
+        panic!("{message}")
+    });
+    std::panic::set_hook(hook);
+    result
+}
+
 extendr_module! {
     mod profile;
     fn profile_schema;
+    fn profile_debug_panic;
     fn profile_validate_v2;
     fn profile_roundtrip_bundle;
     use analysis;

@@ -1,15 +1,16 @@
 //! Binding for the core's `pprof` module: reading files or raw message bytes into
 //! a bundle, writing a bundle as a file or as raw message bytes.
 
-use crate::args::{argument, limits, optional_string, required_string};
+use crate::args::{argument, limits, optional_string, required_path};
 use crate::{convert, envelope};
 use extendr_api::prelude::*;
 use profile_core::pprof::{self, WriteOptions};
 use profile_core::ProfileError;
-use std::path::Path;
 
 fn write_options(aggregate: &Robj) -> Result<WriteOptions, ProfileError> {
-    let aggregate = aggregate.as_bool().ok_or_else(|| argument("`aggregate` must be TRUE or FALSE"))?;
+    let aggregate = aggregate
+        .as_bool()
+        .ok_or_else(|| argument("`aggregate` must be TRUE or FALSE"))?;
     Ok(WriteOptions { aggregate })
 }
 
@@ -18,9 +19,9 @@ fn write_options(aggregate: &Robj) -> Result<WriteOptions, ProfileError> {
 #[extendr]
 fn pprof_read(path: Robj, source_uri: Robj, max_size: Robj) -> Robj {
     envelope(|| {
-        let path = required_string(&path, "path")?;
+        let path = required_path(&path, "path")?;
         let uri = optional_string(&source_uri, "source_uri")?;
-        let p = pprof::read_file(Path::new(&path), uri.as_deref(), &limits(&max_size)?)?;
+        let p = pprof::read_file(&path, uri.as_deref(), &limits(&max_size)?)?;
         Ok(convert::profile_to_r(&p))
     })
 }
@@ -30,7 +31,9 @@ fn pprof_read(path: Robj, source_uri: Robj, max_size: Robj) -> Robj {
 #[extendr]
 fn pprof_parse(bytes: Robj, source_uri: Robj, max_size: Robj) -> Robj {
     envelope(|| {
-        let bytes = bytes.as_raw_slice().ok_or_else(|| argument("`bytes` must be a raw vector"))?;
+        let bytes = bytes
+            .as_raw_slice()
+            .ok_or_else(|| argument("`bytes` must be a raw vector"))?;
         let uri = optional_string(&source_uri, "source_uri")?;
         let p = pprof::read_bytes(bytes, uri.as_deref(), &limits(&max_size)?)?;
         Ok(convert::profile_to_r(&p))
@@ -42,9 +45,9 @@ fn pprof_parse(bytes: Robj, source_uri: Robj, max_size: Robj) -> Robj {
 #[extendr]
 fn pprof_write(bundle: Robj, path: Robj, aggregate: Robj) -> Robj {
     envelope(|| {
-        let path = required_string(&path, "path")?;
+        let path = required_path(&path, "path")?;
         let p = convert::profile_from_r(&bundle)?;
-        pprof::write_file(&p, Path::new(&path), &write_options(&aggregate)?)?;
+        pprof::write_file(&p, &path, &write_options(&aggregate)?)?;
         Ok(Robj::from(true))
     })
 }

@@ -1,11 +1,10 @@
 //! Binding for the core's `rprof` module: reading a file (plain or gzip) or the
 //! bytes R decompressed (bzip2, xz), and writing a file atomically.
 
-use crate::args::{argument, limits, optional_string, required_string};
+use crate::args::{argument, limits, optional_string, required_path};
 use crate::{convert, envelope};
 use extendr_api::prelude::*;
 use profile_core::{input, output, rprof};
-use std::path::Path;
 
 /// Reads an Rprof file into `list(bundle, warnings, sample_lines)`. `input` is a
 /// path (plain or gzip file, read here) or a raw vector (the file's bytes).
@@ -21,15 +20,18 @@ fn rprof_read(input: Robj, source_uri: Robj, max_size: Robj, with_lines: Robj) -
         let bytes: &[u8] = match input.as_raw_slice() {
             Some(raw) => raw,
             None => {
-                file_bytes =
-                    input::read_file(Path::new(&required_string(&input, "path")?), &limits)?;
+                file_bytes = input::read_file(&required_path(&input, "path")?, &limits)?;
                 &file_bytes
             }
         };
         let data = input::decompress(bytes, &limits)?;
-        let parsed = rprof::parse(&data, uri.as_deref())?;
+        let parsed = rprof::parse_with_limits(&data, uri.as_deref(), &limits)?;
         let lines: Vec<i32> = if with_lines.as_bool() == Some(true) {
-            parsed.sample_lines.iter().map(|&l| i32::try_from(l).unwrap_or(i32::MAX)).collect()
+            parsed
+                .sample_lines
+                .iter()
+                .map(|&l| i32::try_from(l).unwrap_or(i32::MAX))
+                .collect()
         } else {
             Vec::new()
         };
@@ -47,10 +49,10 @@ fn rprof_read(input: Robj, source_uri: Robj, max_size: Robj, with_lines: Robj) -
 #[extendr]
 fn rprof_write(bundle: Robj, path: Robj) -> Robj {
     envelope(|| {
-        let path = required_string(&path, "path")?;
+        let path = required_path(&path, "path")?;
         let p = convert::profile_from_r(&bundle)?;
         profile_core::validate::validate(&p)?;
-        output::write_atomic(Path::new(&path), |w| rprof::write(&p, w))?;
+        output::write_atomic(&path, |w| rprof::write(&p, w))?;
         Ok(Robj::from(true))
     })
 }
@@ -65,7 +67,9 @@ fn rprof_legacy_merge_order(xinds: Robj) -> Robj {
         let xinds = xinds
             .as_integer_slice()
             .ok_or_else(|| argument("`xinds` must be an integer vector"))?;
-        Ok(convert::int_vector(&rprof::legacy::r_merge_row_order(xinds)))
+        Ok(convert::int_vector(&rprof::legacy::r_merge_row_order(
+            xinds,
+        )))
     })
 }
 

@@ -130,8 +130,12 @@ fn is_number(s: &str) -> bool {
 /// Splits a folded line into its stack and its value.
 fn split_line(line: &str, line_no: usize) -> Result<(&str, f64)> {
     let line = line.trim_end();
+    // `pos` is the position of an ASCII character: the split is on a boundary.
     let (stack, count) = match line.rfind([' ', '\t']) {
-        Some(pos) => (line[..pos].trim_end_matches([' ', '\t']), &line[pos + 1..]),
+        Some(pos) => (
+            line.get(..pos).unwrap_or_default().trim_end_matches([' ', '\t']),
+            line.get(pos + 1..).unwrap_or_default(),
+        ),
         None => ("", line),
     };
     if !is_number(count) {
@@ -145,10 +149,17 @@ fn split_line(line: &str, line_no: usize) -> Result<(&str, f64)> {
     Ok((stack, value))
 }
 
+/// Parses folded stacks into a v2 profile under the default [`Limits`]; see
+/// [`read_folded_with_limits`].
+pub fn read_folded(bytes: &[u8], source: &FoldedSource<'_>) -> Result<Profile> {
+    read_folded_with_limits(bytes, source, &Limits::default())
+}
+
 /// Parses folded stacks into a v2 profile: one sample per non-blank line with the
 /// line's count as its value, one function per distinct frame name (ids in order of
-/// first appearance) and one location per function, with line 0 (unknown).
-pub fn read_folded(bytes: &[u8], source: &FoldedSource<'_>) -> Result<Profile> {
+/// first appearance) and one location per function, with line 0 (unknown). A
+/// stack deeper than `limits.max_stack_depth` is refused.
+pub fn read_folded_with_limits(bytes: &[u8], source: &FoldedSource<'_>, limits: &Limits) -> Result<Profile> {
     let text = utf8_escaped(bytes);
     let mut p = Profile::new();
     let type_id = p.strings.intern(source.sample_type);
@@ -198,12 +209,14 @@ pub fn read_folded(bytes: &[u8], source: &FoldedSource<'_>) -> Result<Profile> {
         frames.clear();
         if !stack.is_empty() {
             for frame in stack.split(';') {
+                limits.check_stack_depth(frames.len() + 1, || format!("line {}", index + 1))?;
                 if let Some(&id) = function_of_text.get(frame) {
                     frames.push(id);
                     continue;
                 }
                 let name = p.strings.intern(&unescape_frame(frame));
-                let next = function_of.len() as i32 + 1;
+                let next = i32::try_from(function_of.len() + 1)
+                    .map_err(|_| ProfileError::limit("more than 2^31 - 1 distinct frames"))?;
                 let id = *function_of.entry(name).or_insert_with(|| {
                     let f = &mut p.functions;
                     f.function_id.push(next);
@@ -253,7 +266,7 @@ pub fn write_file(stacks: &Stacks, labels: &[String], path: &Path) -> Result<()>
 /// Reads a folded file, plain or gzip-compressed, under `limits`.
 pub fn read_file(path: &Path, source: &FoldedSource<'_>, limits: &Limits) -> Result<Profile> {
     let bytes = crate::input::read_file(path, limits)?;
-    read_folded(&decompress(&bytes, limits)?, source)
+    read_folded_with_limits(&decompress(&bytes, limits)?, source, limits)
 }
 
 #[cfg(test)]
@@ -363,6 +376,58 @@ mod tests {
             out.push(b' ');
         }
         assert_eq!(String::from_utf8(out).unwrap(), "42 0.5 -3 1e20 ");
+    }
+
+    #[test]
+    fn stacks_deeper_than_the_limit_are_refused() {
+        let text = format!("main 1\n{} 2\n", vec!["f"; 101].join(";"));
+        let limits = Limits { max_stack_depth: 100, ..Limits::default() };
+        let e = read_folded_with_limits(text.as_bytes(), &source(), &limits).unwrap_err();
+        assert_eq!(e.kind(), "limit");
+        assert!(e.to_string().starts_with("line 2: the stack has more than 100 frames"), "{e}");
+        assert!(read_folded(text.as_bytes(), &source()).is_ok());
+    }
+
+    /// Folded text of the real Rprof files, as damage to start from.
+    fn folded_files() -> &'static [Vec<u8>] {
+        static FILES: std::sync::OnceLock<Vec<Vec<u8>>> = std::sync::OnceLock::new();
+        FILES.get_or_init(|| {
+            crate::testing::rprof_files()
+                .iter()
+                .map(|b| {
+                    let mut p = crate::rprof::parse(b, None).unwrap().profile;
+                    // One value per sample: the time samples (not the memory values).
+                    let keep: Vec<bool> =
+                        p.sample_values.value_type.iter().map(|&t| p.strings.str(t) == "samples").collect();
+                    p.sample_values.retain_rows(&keep);
+                    fold(&p).into_bytes()
+                })
+                .collect()
+        })
+    }
+
+    /// Whatever is read is a valid profile that folds and reads back.
+    fn check_any_input(bytes: &[u8]) -> std::result::Result<(), TestCaseError> {
+        if let Ok(p) = read_folded(bytes, &source()) {
+            prop_assert_eq!(crate::validate::validate(&p), Ok(()));
+            let again = read_folded(fold(&p).as_bytes(), &source());
+            prop_assert!(again.is_ok(), "{:?}", again.err());
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(crate::testing::config(2000))]
+
+        #[test]
+        fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..1000)) {
+            check_any_input(&bytes)?;
+        }
+
+        #[test]
+        fn damaged_folded_files_never_panic(bytes in crate::testing::damaged_file(folded_files())) {
+            check_any_input(&bytes)?;
+        }
     }
 
     proptest! {

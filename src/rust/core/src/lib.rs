@@ -19,5 +19,10 @@ pub mod schema;
 pub mod text;
 pub mod validate;
 
+#[cfg(test)]
+mod props;
+#[cfg(test)]
+mod testing;
+
 pub use error::{ProfileError, Result};
 pub use model::{Profile, StrId, StringPool, NA_INT};

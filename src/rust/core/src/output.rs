@@ -27,8 +27,25 @@ fn temp_path_for(target: &Path) -> Result<PathBuf> {
     Ok(dir.join(format!(".{name}.tmp-{}-{n}", std::process::id())))
 }
 
+/// Removes the temporary file when dropped, unless the write went through: on an
+/// error, and also when `fill` panics (the binding catches panics, so the session
+/// goes on and must not be left with a stray file).
+struct TempFile {
+    path: PathBuf,
+    keep: bool,
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if !self.keep {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
 /// Writes a file atomically. `fill` writes the content; if it or anything after it
-/// fails, the temporary file is removed and the target keeps its old bytes.
+/// fails (or panics), the temporary file is removed and the target keeps its old
+/// bytes. A target that exists keeps its permissions.
 pub fn write_atomic<F>(target: &Path, fill: F) -> Result<()>
 where
     F: FnOnce(&mut dyn Write) -> Result<()>,
@@ -42,19 +59,20 @@ where
         .create_new(true)
         .open(&tmp)
         .map_err(|e| ProfileError::io(format!("cannot create a file in the target directory: {e}")))?;
-    let result = (|| {
-        let mut w = BufWriter::with_capacity(1 << 16, file);
-        fill(&mut w)?;
-        let file = w.into_inner().map_err(|e| ProfileError::io(e.error().to_string()))?;
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&tmp, target)?;
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
+    let mut guard = TempFile { path: tmp, keep: false };
+    let mut w = BufWriter::with_capacity(1 << 16, file);
+    fill(&mut w)?;
+    let file = w.into_inner().map_err(|e| ProfileError::io(e.error().to_string()))?;
+    if let Ok(old) = fs::metadata(target) {
+        // Best effort: a file system without permissions still gets the file.
+        let _ = file.set_permissions(old.permissions());
     }
-    result
+    file.sync_all()?;
+    drop(file);
+    fs::rename(&guard.path, target)
+        .map_err(|e| ProfileError::io(format!("cannot replace {}: {e}", target.display())))?;
+    guard.keep = true;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -84,6 +102,34 @@ mod tests {
         assert_eq!(err.kind(), "invalid");
         assert_eq!(fs::read(&target).unwrap(), b"old");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn panic_while_writing_leaves_no_temp() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.txt");
+        fs::write(&target, b"old").unwrap();
+        let outcome = std::panic::catch_unwind(|| {
+            write_atomic(&target, |w| {
+                w.write_all(&[b'x'; 100_000])?;
+                panic!("boom")
+            })
+        });
+        assert!(outcome.is_err());
+        assert_eq!(fs::read(&target).unwrap(), b"old");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn replaced_target_keeps_its_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.txt");
+        fs::write(&target, b"old").unwrap();
+        fs::set_permissions(&target, fs::Permissions::from_mode(0o640)).unwrap();
+        write_atomic(&target, |w| Ok(w.write_all(b"new")?)).unwrap();
+        assert_eq!(fs::metadata(&target).unwrap().permissions().mode() & 0o777, 0o640);
     }
 
     #[test]

@@ -158,6 +158,44 @@ impl IdSet {
     }
 }
 
+/// Which ids have been seen: a bitmap when the ids are dense, a hash set otherwise.
+/// Used once per sample by the pair and depth checks, where a hash set per id
+/// took most of the time of validating a million samples.
+enum SeenIds {
+    Dense(Vec<bool>),
+    Sparse(FxHashSet<i32>),
+}
+
+impl SeenIds {
+    fn for_ids(ids: &[i32]) -> Self {
+        let max = ids.iter().copied().filter(|&x| x > 0).max().unwrap_or(0) as usize;
+        if max <= ids.len().saturating_mul(4).saturating_add(1024) {
+            SeenIds::Dense(vec![false; max + 1])
+        } else {
+            SeenIds::Sparse(FxHashSet::default())
+        }
+    }
+
+    /// Records `id`; false if it was seen before.
+    fn insert(&mut self, id: i32) -> bool {
+        match self {
+            SeenIds::Dense(bits) if id > 0 => match bits.get_mut(id as usize) {
+                Some(slot) => !std::mem::replace(slot, true),
+                None => true,
+            },
+            SeenIds::Dense(_) => true, // NA and non-positive ids are reported by other checks
+            SeenIds::Sparse(set) => set.insert(id),
+        }
+    }
+
+    fn contains(&self, id: i32) -> bool {
+        match self {
+            SeenIds::Dense(bits) => id > 0 && bits.get(id as usize).copied().unwrap_or(false),
+            SeenIds::Sparse(set) => set.contains(&id),
+        }
+    }
+}
+
 /// The first row whose id occurred before, with that id.
 fn first_duplicate_int(v: &[i32]) -> Option<(usize, i32)> {
     let max = v.iter().copied().filter(|&x| x > 0).max().unwrap_or(0) as usize;
@@ -203,8 +241,11 @@ fn check_unique_pairs_str(
             ),
         )
     };
+    // Groups are small (a few sample types per sample); a large one goes to the
+    // hash set, so that a hostile profile cannot make this quadratic.
+    const LINEAR_GROUP: usize = 32;
     let mut group_start = 0;
-    let mut finished = FxHashSet::default();
+    let mut finished = SeenIds::for_ids(ids);
     let mut contiguous = true;
     for row in 0..ids.len() {
         if row > 0 && ids[row] != ids[row - 1] {
@@ -214,13 +255,17 @@ fn check_unique_pairs_str(
             }
             group_start = row;
         }
+        if row - group_start > LINEAR_GROUP {
+            contiguous = false;
+            break;
+        }
         if values[group_start..row].contains(&values[row]) {
             return Err(report(row));
         }
     }
     if contiguous {
         if let Some(&last) = ids.last() {
-            if finished.contains(&last) {
+            if finished.contains(last) {
                 contiguous = false;
             }
         }
@@ -254,7 +299,7 @@ fn check_depths(sample_id: &[i32], depth: &[i32]) -> Result<()> {
     }
     if sorted {
         // Consecutive runs are fine; a sample split over two runs is not.
-        let mut seen = FxHashSet::default();
+        let mut seen = SeenIds::for_ids(sample_id);
         for row in 0..sample_id.len() {
             if (row == 0 || sample_id[row] != sample_id[row - 1]) && !seen.insert(sample_id[row]) {
                 return bad(
@@ -496,6 +541,33 @@ mod tests {
         let mut p = small();
         p.sources.time_nanos[0] = p.strings.intern("1.5e18");
         assert!(validate(&p).unwrap_err().to_string().contains("time_nanos"));
+    }
+
+    // A sample whose rows are split into two runs (1, 2, 1): caught whether the
+    // ids are dense (bitmap) or sparse (hash set).
+    #[test]
+    fn rejects_split_sample_with_dense_and_sparse_ids() {
+        for id in [1, 1_000_000_000] {
+            let mut p = small();
+            p.samples.sample_id[0] = id;
+            p.sample_values.sample_id = vec![id, 2, id];
+            p.sample_locations.sample_id = vec![id, id, 2];
+            p.sample_values.value_type.push(p.sample_values.value_type[0]);
+            p.sample_values.unit.push(p.sample_values.unit[0]);
+            p.sample_values.value.push(1.0);
+            let err = validate(&p).unwrap_err().to_string();
+            assert!(err.contains("sample_values") && err.contains("row 3"), "{err}");
+
+            let mut p = small();
+            p.samples.sample_id[0] = id;
+            p.sample_values.sample_id[0] = id;
+            p.sample_locations.sample_id = vec![id, 2, id];
+            p.sample_locations.depth = vec![1, 1, 2];
+            assert!(validate(&p).is_ok(), "depths 1..2 of a split sample are complete");
+            p.sample_locations.depth = vec![1, 1, 1];
+            let err = validate(&p).unwrap_err().to_string();
+            assert!(err.contains("sample_locations") && err.contains("row 3"), "{err}");
+        }
     }
 
     #[test]

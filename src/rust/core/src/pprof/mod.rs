@@ -9,9 +9,10 @@
 pub mod proto;
 mod index;
 mod read;
+pub mod wire;
 mod write;
 
-pub use read::profile_from_message;
+pub use read::{profile_from_message, profile_from_message_with_limits, MAX_FRAMES_PER_BYTE};
 pub use write::{message_from_profile, WriteOptions};
 
 use crate::error::{ProfileError, Result};
@@ -51,12 +52,20 @@ pub fn read_bytes(bytes: &[u8], source_uri: Option<&str>, limits: &Limits) -> Re
     }
     let message = proto::Profile::decode(&data[..]).map_err(|e| {
         if looks_like_text(&data) {
-            not_pprof("it is text, perhaps a legacy text profile (gperftools, or Go's debug=1 output)")
-        } else {
-            ProfileError::format(None, format!("not a valid pprof protobuf message: {e}"))
+            return not_pprof(
+                "it is text, perhaps a legacy text profile (gperftools, or Go's debug=1 output)",
+            );
+        }
+        let of_data = if input::is_gzip(bytes) { " of the decompressed data" } else { "" };
+        match wire::first_defect(&data) {
+            Some((offset, what)) => ProfileError::format(
+                Some(format!("byte offset {offset}{of_data}")),
+                format!("not a valid pprof protobuf message: {what}"),
+            ),
+            None => ProfileError::format(None, format!("not a valid pprof protobuf message: {e}")),
         }
     })?;
-    profile_from_message(&message, source_uri).map_err(|e| {
+    profile_from_message_with_limits(&message, source_uri, limits).map_err(|e| {
         if looks_like_text(&data) {
             not_pprof("it is text, perhaps a legacy text profile (gperftools, or Go's debug=1 output)")
         } else {
@@ -122,11 +131,13 @@ fn legacy_binary_profile(data: &[u8]) -> Option<&'static str> {
 /// Whether the data starts like text (a legacy text profile, a log, ...): UTF-8
 /// without control characters other than line breaks and tabs.
 fn looks_like_text(data: &[u8]) -> bool {
-    let head = &data[..data.len().min(256)];
+    let head = data.get(..data.len().min(256)).unwrap_or_default();
     let text = match std::str::from_utf8(head) {
         Ok(s) => s,
         // A character cut at the end of the window is fine.
-        Err(e) if e.error_len().is_none() => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or(""),
+        Err(e) if e.error_len().is_none() => {
+            std::str::from_utf8(head.get(..e.valid_up_to()).unwrap_or_default()).unwrap_or("")
+        }
         Err(_) => return false,
     };
     text.len() >= 4 && text.chars().all(|c| !c.is_control() || matches!(c, '\n' | '\r' | '\t'))

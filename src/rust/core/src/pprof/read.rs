@@ -10,9 +10,17 @@ use super::proto;
 use super::index::IdIndex;
 use super::{hex_address, R_MAPPING_FILENAME};
 use crate::error::{ProfileError, Result};
+use crate::input::Limits;
 use crate::model::{Profile, StrId, NA_INT};
 use crate::text::utf8_escaped;
-use rustc_hash::FxHashMap;
+use prost::Message;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// Inlined calls make one pprof location several frames. A file whose stacks
+/// would have more frames than this many per byte of the message is refused: real
+/// profiles have a few lines per location, while a location with thousands of
+/// lines referred to by many samples would fill memory from a small file.
+pub const MAX_FRAMES_PER_BYTE: u64 = 32;
 
 /// The single source row a pprof file becomes.
 const SOURCE_ID: i32 = 1;
@@ -54,12 +62,13 @@ impl StringTable {
 
 /// v2 ids for elements with pprof ids: the pprof ids themselves when they all fit
 /// an R integer, otherwise 1, 2, ... in file order.
-fn v2_ids(ids: &[u64]) -> Vec<i32> {
-    if ids.iter().all(|&id| id <= i32::MAX as u64) {
+fn v2_ids(ids: &[u64], what: &str) -> Result<Vec<i32>> {
+    let n = count_i32(ids.len(), what)?;
+    Ok(if ids.iter().all(|&id| id <= i32::MAX as u64) {
         ids.iter().map(|&id| id as i32).collect()
     } else {
-        (1..=ids.len() as i32).collect()
-    }
+        (1..=n).collect()
+    })
 }
 
 fn count_i32(n: usize, what: &str) -> Result<i32> {
@@ -74,8 +83,19 @@ fn line_number(value: i64, what: impl FnOnce() -> String) -> Result<i32> {
         .ok_or_else(|| malformed(format!("{} is {value}, which is not a valid line number", what())))
 }
 
-/// A decoded message as a v2 profile with one source.
+/// A decoded message as a v2 profile with one source, under the default limits.
 pub fn profile_from_message(m: &proto::Profile, source_uri: Option<&str>) -> Result<Profile> {
+    profile_from_message_with_limits(m, source_uri, &Limits::default())
+}
+
+/// A decoded message as a v2 profile with one source. `limits` bounds the depth
+/// of each stack; the stacks together may have at most [`MAX_FRAMES_PER_BYTE`]
+/// frames per byte of the encoded message.
+pub fn profile_from_message_with_limits(
+    m: &proto::Profile,
+    source_uri: Option<&str>,
+    limits: &Limits,
+) -> Result<Profile> {
     let mut p = Profile::new();
     let strings = StringTable::new(&mut p.strings, &m.string_table);
 
@@ -83,10 +103,11 @@ pub fn profile_from_message(m: &proto::Profile, source_uri: Option<&str>) -> Res
 
     // Sample types (unique per source: the v2 key is (source_id, type)).
     let mut types = Vec::with_capacity(m.sample_type.len());
+    let mut seen_types = FxHashSet::default();
     for (i, st) in m.sample_type.iter().enumerate() {
         let t = strings.get(st.r#type, || format!("sample type {}", i + 1))?;
         let u = strings.get(st.unit, || format!("the unit of sample type {}", i + 1))?;
-        if types.iter().any(|&(seen, _)| seen == t) {
+        if !seen_types.insert(t) {
             return Err(malformed(format!(
                 "sample type \"{}\" is declared more than once",
                 p.str(t)
@@ -101,7 +122,8 @@ pub fn profile_from_message(m: &proto::Profile, source_uri: Option<&str>) -> Res
     let mapping_ids = add_mappings(&mut p, m, &strings)?;
     let function_ids = add_functions(&mut p, m, &strings)?;
     let rows_of_location = add_locations(&mut p, m, &mapping_ids, &function_ids)?;
-    add_samples(&mut p, m, &strings, &types, &rows_of_location)?;
+    let max_frames = (m.encoded_len() as u64).saturating_mul(MAX_FRAMES_PER_BYTE).max(1 << 20);
+    add_samples(&mut p, m, &strings, &types, &rows_of_location, max_frames, limits)?;
     restore_r_system_names(&mut p);
     Ok(p)
 }
@@ -159,7 +181,7 @@ fn add_mappings(
 ) -> Result<(IdIndex, Vec<i32>)> {
     let pprof_ids: Vec<u64> = m.mapping.iter().map(|x| x.id).collect();
     let index = IdIndex::build(pprof_ids.iter().copied(), "mapping")?;
-    let ids = v2_ids(&pprof_ids);
+    let ids = v2_ids(&pprof_ids, "mappings")?;
     let t = &mut p.mappings;
     for (mp, &id) in m.mapping.iter().zip(&ids) {
         let what = |field: &str| format!("the {field} of mapping {}", mp.id);
@@ -185,7 +207,7 @@ fn add_functions(
 ) -> Result<(IdIndex, Vec<i32>)> {
     let pprof_ids: Vec<u64> = m.function.iter().map(|x| x.id).collect();
     let index = IdIndex::build(pprof_ids.iter().copied(), "function")?;
-    let ids = v2_ids(&pprof_ids);
+    let ids = v2_ids(&pprof_ids, "functions")?;
     let t = &mut p.functions;
     for (f, &id) in m.function.iter().zip(&ids) {
         let what = |field: &str| format!("the {field} of function {}", f.id);
@@ -238,13 +260,14 @@ fn add_locations(
         let mapping_id = if loc.mapping_id == 0 {
             NA_INT
         } else {
-            let pos = mappings.0.position(loc.mapping_id).ok_or_else(|| {
-                malformed(format!(
-                    "location {} refers to mapping {}, which is not in the profile",
-                    loc.id, loc.mapping_id
-                ))
-            })?;
-            mappings.1[pos]
+            mappings.0.position(loc.mapping_id).and_then(|pos| mappings.1.get(pos)).copied().ok_or_else(
+                || {
+                    malformed(format!(
+                        "location {} refers to mapping {}, which is not in the profile",
+                        loc.id, loc.mapping_id
+                    ))
+                },
+            )?
         };
         let address =
             if loc.address == 0 { StrId::NA } else { p.strings.intern(&hex_address(loc.address)) };
@@ -268,15 +291,20 @@ fn add_locations(
                     if l.function_id == 0 {
                         return Err(malformed(format!("{} has no function (function_id 0)", which())));
                     }
-                    let pos = functions.0.position(l.function_id).ok_or_else(|| {
-                        malformed(format!(
-                            "{} refers to function {}, which is not in the profile",
-                            which(),
-                            l.function_id
-                        ))
-                    })?;
+                    let function_id = functions
+                        .0
+                        .position(l.function_id)
+                        .and_then(|pos| functions.1.get(pos))
+                        .copied()
+                        .ok_or_else(|| {
+                            malformed(format!(
+                                "{} refers to function {}, which is not in the profile",
+                                which(),
+                                l.function_id
+                            ))
+                        })?;
                     (
-                        functions.1[pos],
+                        function_id,
                         line_number(l.line, || format!("the line number of {}", which()))?,
                         line_number(l.column, || format!("the column of {}", which()))?,
                     )
@@ -289,11 +317,19 @@ fn add_locations(
             t.mapping_id.push(mapping_id);
             t.is_folded.push(loc.is_folded as i32);
             let next = start + k + 1;
-            t.inlined_into.push(if k + 1 < n { t.location_id[next] } else { NA_INT });
+            let into = if k + 1 < n { t.location_id.get(next).copied() } else { None };
+            t.inlined_into.push(into.unwrap_or(NA_INT));
         }
         spans.push(RowSpan { start: start as u32, len: n as u32 });
     }
     Ok((index, spans))
+}
+
+/// The rows of `locations` that the pprof location with id `lid` became.
+fn span_rows(locations: &(IdIndex, Vec<RowSpan>), lid: u64) -> Option<std::ops::Range<usize>> {
+    let span = locations.0.position(lid).and_then(|pos| locations.1.get(pos))?;
+    let start = span.start as usize;
+    Some(start..start + span.len as usize)
 }
 
 fn add_samples(
@@ -302,12 +338,28 @@ fn add_samples(
     strings: &StringTable,
     types: &[(StrId, StrId)],
     locations: &(IdIndex, Vec<RowSpan>),
+    max_frames: u64,
+    limits: &Limits,
 ) -> Result<()> {
     count_i32(m.sample.len(), "samples")?;
-    let n_frames: usize = m.sample.iter().map(|s| s.location_id.len()).sum();
+    // Frames once inlined lines are expanded, checked before anything is reserved.
+    let mut n_frames: u64 = 0;
+    for s in &m.sample {
+        for &lid in &s.location_id {
+            n_frames += span_rows(locations, lid).map_or(0, |r| r.len() as u64);
+        }
+        if n_frames > max_frames {
+            return Err(ProfileError::limit(format!(
+                "the stacks would have more than {} frames, over {MAX_FRAMES_PER_BYTE} per byte \
+                 of the file (inlined frames repeated by a damaged or hostile file?)",
+                max_frames
+            )));
+        }
+    }
+    let n_frames = n_frames as usize;
+    let n_values: usize = m.sample.iter().map(|s| s.value.len()).sum();
     p.samples.sample_id.reserve(m.sample.len());
     p.samples.source_id.reserve(m.sample.len());
-    let n_values = m.sample.len().saturating_mul(types.len());
     p.sample_values.sample_id.reserve(n_values);
     p.sample_values.value_type.reserve(n_values);
     p.sample_values.unit.reserve(n_values);
@@ -317,7 +369,7 @@ fn add_samples(
     p.sample_locations.location_id.reserve(n_frames);
 
     for (i, s) in m.sample.iter().enumerate() {
-        let sample_id = i as i32 + 1;
+        let sample_id = count_i32(i + 1, "samples")?;
         p.samples.sample_id.push(sample_id);
         p.samples.source_id.push(SOURCE_ID);
 
@@ -337,23 +389,22 @@ fn add_samples(
         }
 
         let sl = &mut p.sample_locations;
-        let mut depth = 0i32;
+        let mut depth = 0usize;
         for &lid in &s.location_id {
-            let pos = locations.0.position(lid).ok_or_else(|| {
+            let rows = span_rows(locations, lid).ok_or_else(|| {
                 malformed(if lid == 0 {
                     format!("sample {sample_id} refers to location 0; ids must be non-zero")
                 } else {
                     format!("sample {sample_id} refers to location {lid}, which is not in the profile")
                 })
             })?;
-            let span = locations.1[pos];
-            let rows = span.start as usize..(span.start + span.len) as usize;
-            for &location_id in &p.locations.location_id[rows] {
-                depth = depth.checked_add(1).ok_or_else(|| {
-                    ProfileError::limit(format!("sample {sample_id} has too many frames"))
-                })?;
+            let frames = p.locations.location_id.get(rows).unwrap_or_default();
+            limits.check_stack_depth(depth + frames.len(), || format!("sample {sample_id}"))?;
+            for &location_id in frames {
+                depth += 1;
                 sl.sample_id.push(sample_id);
-                sl.depth.push(depth);
+                // Within the depth limit, which is at most i32::MAX.
+                sl.depth.push(depth as i32);
                 sl.location_id.push(location_id);
             }
         }
@@ -379,9 +430,13 @@ fn add_samples(
 /// The writer leaves out the system name of R functions when it equals the name
 /// (see `write.rs`); put it back for functions used only in the R mapping.
 fn restore_r_system_names(p: &mut Profile) {
-    let r_mappings: Vec<i32> = (0..p.mappings.nrow())
-        .filter(|&i| p.str(p.mappings.filename[i]) == R_MAPPING_FILENAME)
-        .map(|i| p.mappings.mapping_id[i])
+    let r_mappings: FxHashSet<i32> = p
+        .mappings
+        .filename
+        .iter()
+        .zip(&p.mappings.mapping_id)
+        .filter(|(&f, _)| p.strings.str(f) == R_MAPPING_FILENAME)
+        .map(|(_, &id)| id)
         .collect();
     if r_mappings.is_empty() {
         return;
@@ -393,18 +448,18 @@ fn restore_r_system_names(p: &mut Profile) {
     let mut elsewhere = vec![false; p.functions.nrow()];
     for (f, mapping) in p.locations.function_id.iter().zip(&p.locations.mapping_id) {
         if let Some(&pos) = position.get(f) {
-            if r_mappings.contains(mapping) {
-                in_r[pos] = true;
-            } else {
-                elsewhere[pos] = true;
+            let flags = if r_mappings.contains(mapping) { &mut in_r } else { &mut elsewhere };
+            if let Some(flag) = flags.get_mut(pos) {
+                *flag = true;
             }
         }
     }
     let Some(empty) = p.strings.lookup("") else { return };
     let f = &mut p.functions;
-    for pos in 0..f.nrow() {
-        if in_r[pos] && !elsewhere[pos] && f.system_name[pos] == empty && f.name[pos] != empty {
-            f.system_name[pos] = f.name[pos];
+    let rows = in_r.iter().zip(&elsewhere).zip(f.system_name.iter_mut().zip(&f.name));
+    for ((&in_r, &elsewhere), (system_name, &name)) in rows {
+        if in_r && !elsewhere && *system_name == empty && name != empty {
+            *system_name = name;
         }
     }
 }

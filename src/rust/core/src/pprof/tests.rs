@@ -342,6 +342,141 @@ fn truncated_and_garbage_input() {
 }
 
 #[test]
+fn truncation_is_reported_at_its_byte_offset() {
+    let real = input::decompress(&sample_bytes("pprof/cpu.pb.gz"), &Limits::default()).unwrap().into_owned();
+    let cut = real.len() / 2;
+    let e = read_bytes(&real[..cut], None, &Limits::default()).unwrap_err().to_string();
+    assert!(e.starts_with("byte offset ") && e.contains("claims") && e.contains("remain"), "{e}");
+    let offset: usize = e["byte offset ".len()..].split(':').next().unwrap().parse().unwrap();
+    assert!(offset < cut, "{e}");
+}
+
+#[test]
+fn a_length_of_2_to_the_62_is_refused_without_allocating() {
+    // Profile.sample (field 2) claiming 2^62 bytes.
+    let mut bytes = small_message().encode_to_vec();
+    let at = bytes.len();
+    bytes.push(0x12);
+    let mut n: u64 = 1 << 62;
+    while n >= 0x80 {
+        bytes.push((n as u8 & 0x7f) | 0x80);
+        n >>= 7;
+    }
+    bytes.push(n as u8);
+    bytes.extend_from_slice(b"rest");
+    let e = read_bytes(&bytes, None, &Limits::default()).unwrap_err();
+    assert_eq!(e.kind(), "format");
+    let e = e.to_string();
+    assert!(e.contains(&format!("byte offset {}", at + 1)) && e.contains("4611686018427387904"), "{e}");
+}
+
+/// Before the fix, the reader reserved samples x sample types rows before it
+/// checked the value counts: 10^5 types and 10^5 empty samples (1 MB) asked for
+/// 10^10 rows, and the allocation failure aborted the process.
+#[test]
+fn many_types_and_samples_without_values_are_refused_cheaply() {
+    let n = 100_000usize;
+    let mut m = proto::Profile { string_table: vec![Vec::new(), b"u".to_vec()], ..Default::default() };
+    for t in 0..n {
+        m.string_table.push(format!("t{t}").into_bytes());
+        m.sample_type.push(proto::ValueType { r#type: t as i64 + 2, unit: 1 });
+    }
+    m.sample = vec![proto::Sample::default(); n];
+    let started = std::time::Instant::now();
+    let e = format_error(&m);
+    assert!(e.contains("sample 1 has 0 values, but the profile declares 100000 sample types"), "{e}");
+    // The duplicate check of the types was quadratic too.
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+}
+
+/// One location with many inlined lines, referred to by many samples: a small
+/// file whose stacks would have billions of frames.
+#[test]
+fn inline_expansion_bomb_is_refused() {
+    let mut m = small_message();
+    m.location[0].line = vec![proto::Line { function_id: 1, line: 1, column: 0 }; 20_000];
+    m.sample = vec![proto::Sample { location_id: vec![1; 1000], value: vec![1], label: vec![] }; 200];
+    let bytes = m.encode_to_vec();
+    assert!(bytes.len() < 1 << 20);
+    let e = read_bytes(&bytes, None, &Limits::default()).unwrap_err();
+    assert_eq!(e.kind(), "limit");
+    assert!(e.to_string().contains("frames"), "{e}");
+}
+
+#[test]
+fn stacks_deeper_than_the_limit_are_refused() {
+    let mut m = small_message();
+    m.sample[0].location_id = vec![2; 5000];
+    let limits = Limits { max_stack_depth: 4000, ..Limits::default() };
+    let e = read_bytes(&m.encode_to_vec(), None, &limits).unwrap_err();
+    assert_eq!(e.kind(), "limit");
+    assert!(e.to_string().starts_with("sample 1: the stack has more than 4000 frames"), "{e}");
+    assert!(read_bytes(&m.encode_to_vec(), None, &Limits::default()).is_ok());
+}
+
+/// A valid profile whose `inlined_into` links form a tree: a long chain that many
+/// rows are inlined into. Each of them would repeat the chain in the writer.
+#[test]
+fn writer_refuses_inline_chains_shared_by_many_locations() {
+    let mut p = read_message(&small_message()).unwrap();
+    let n = 1200i32;
+    let l = &mut p.locations;
+    for k in 0..2 * n {
+        l.location_id.push(100 + k);
+        l.function_id.push(1);
+        l.line.push(1);
+        l.address.push(StrId::NA);
+        l.mapping_id.push(NA_INT);
+        l.is_folded.push(NA_INT);
+        l.column.push(NA_INT);
+        // rows 100..100+n: a chain; the next n rows all inlined into its start
+        l.inlined_into.push(if k + 1 < n { 101 + k } else if k < n { NA_INT } else { 100 });
+    }
+    crate::validate::validate(&p).unwrap();
+    let e = encode(&p, &WriteOptions::default()).unwrap_err();
+    assert_eq!(e.kind(), "limit", "{e}");
+}
+
+#[test]
+fn writer_refuses_more_values_than_the_limit() {
+    let mut p = read_message(&small_message()).unwrap();
+    // 2^15 samples with a type each: 2^30 cells in pprof's samples x types.
+    let n = 1 << 15;
+    for k in 0..n {
+        let id = 10 + k;
+        p.samples.sample_id.push(id);
+        p.samples.source_id.push(1);
+        let t = p.strings.intern(&format!("type{k}"));
+        let u = p.strings.intern("count");
+        p.sample_values.sample_id.push(id);
+        p.sample_values.value_type.push(t);
+        p.sample_values.unit.push(u);
+        p.sample_values.value.push(1.0);
+    }
+    crate::validate::validate(&p).unwrap();
+    let e = encode(&p, &WriteOptions::default()).unwrap_err();
+    assert_eq!(e.kind(), "limit", "{e}");
+    assert!(e.to_string().contains("sample types"), "{e}");
+}
+
+/// Found by the damaged-model property: an Rprof source next to a type "cpu" in
+/// another unit made the writer declare "cpu" twice, a file pprof refuses.
+#[test]
+fn rprof_time_is_not_added_when_cpu_has_another_unit() {
+    let mut p = rprof_like();
+    let cpu = p.strings.intern("cpu");
+    let ms = p.strings.intern("milliseconds");
+    p.sample_types.source_id.push(1);
+    p.sample_types.value_type.push(cpu);
+    p.sample_types.unit.push(ms);
+    crate::validate::validate(&p).unwrap();
+    let m = message_from_profile(&p, &WriteOptions::default()).unwrap();
+    let names: Vec<&[u8]> = m.sample_type.iter().map(|t| m.string_table[t.r#type as usize].as_slice()).collect();
+    assert_eq!(names.iter().filter(|&&n| n == b"cpu").count(), 1);
+    assert!(read_bytes(&m.encode_to_vec(), None, &Limits::default()).is_ok());
+}
+
+#[test]
 fn legacy_profiles_are_named() {
     // gperftools' binary CPU profile: header words 0, 3, 0, period, 0 (64-bit).
     let mut legacy = Vec::new();
@@ -365,9 +500,9 @@ fn decompression_bomb_is_refused() {
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     gz.write_all(&bytes).unwrap();
     let gz = gz.finish().unwrap();
-    let e = read_bytes(&gz, None, &Limits { max_decompressed_bytes: 100_000 }).unwrap_err();
+    let e = read_bytes(&gz, None, &Limits::with_max_bytes(100_000)).unwrap_err();
     assert_eq!(e.kind(), "limit");
-    assert!(read_bytes(&gz, None, &Limits { max_decompressed_bytes: 10 << 20 }).is_ok());
+    assert!(read_bytes(&gz, None, &Limits::with_max_bytes(10 << 20)).is_ok());
 }
 
 #[test]
@@ -624,34 +759,39 @@ fn combined_sources_unite_sample_types() {
 
 // ---- properties ----------------------------------------------------------------
 
+/// Whatever the reader accepts is a valid profile that the writer writes and the
+/// reader reads back.
+fn check_any_input(bytes: &[u8]) -> std::result::Result<(), TestCaseError> {
+    if let Ok(p) = read_bytes(bytes, None, &Limits::default()) {
+        prop_assert_eq!(crate::validate::validate(&p), Ok(()));
+        let written = encode(&p, &WriteOptions::default());
+        prop_assert!(written.is_ok(), "{:?}", written.err());
+        let back = read_bytes(&written.unwrap(), None, &Limits::default());
+        prop_assert!(back.is_ok(), "{:?}", back.err());
+    }
+    Ok(())
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+    #![proptest_config(crate::testing::config(2000))]
 
     #[test]
     fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
-        let _ = read_bytes(&bytes, None, &Limits::default());
+        check_any_input(&bytes)?;
     }
 
+    /// Real messages (Go's five profiles and profile 1.0's) with bit flips,
+    /// changed, inserted and deleted bytes, cuts, duplicated pieces, pieces of
+    /// other files and huge varints.
     #[test]
-    fn mutated_real_file_never_panics(
-        edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8),
-        cut in any::<prop::sample::Index>(),
-        truncate in any::<bool>(),
-    ) {
-        let data = real_heap_bytes();
-        let mut data = data.to_vec();
-        for (at, byte) in edits {
-            let i = at.index(data.len());
-            data[i] = byte;
-        }
-        if truncate {
-            data.truncate(cut.index(data.len()));
-        }
-        if let Ok(p) = read_bytes(&data, None, &Limits::default()) {
-            // Whatever is accepted is a valid profile and can be written back.
-            crate::validate::validate(&p).unwrap();
-            encode(&p, &WriteOptions::default()).unwrap();
-        }
+    fn damaged_real_messages_never_panic(bytes in crate::testing::damaged_file(crate::testing::pprof_messages())) {
+        check_any_input(&bytes)?;
+    }
+
+    /// The same damage to the gzip-compressed files.
+    #[test]
+    fn damaged_real_gzip_files_never_panic(bytes in crate::testing::damaged_file(crate::testing::pprof_gz_files())) {
+        check_any_input(&bytes)?;
     }
 
     #[test]
@@ -661,13 +801,6 @@ proptest! {
         let q = roundtrip(&p, None);
         prop_assert_eq!(tables_as_text(&p), tables_as_text(&q));
     }
-}
-
-fn real_heap_bytes() -> &'static [u8] {
-    static DATA: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
-    DATA.get_or_init(|| {
-        input::decompress(&sample_bytes("pprof/heap.pb.gz"), &Limits::default()).unwrap().into_owned()
-    })
 }
 
 /// Random valid messages: unique ids (sparse and huge ones too), references that

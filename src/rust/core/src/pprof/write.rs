@@ -27,6 +27,17 @@ use crate::schema::GAUGE_TYPES;
 use crate::validate;
 use rustc_hash::FxHashMap;
 
+/// Most sample values (samples x sample types) a file may hold: every sample has a
+/// value of every type in pprof, which a profile uniting many sources with
+/// different types could make huge.
+const MAX_VALUES: u64 = 1 << 28;
+
+/// How many lines the inlined-frame chains may have in all, beyond one per row:
+/// rows read from pprof are in one chain each, while a hand-made tree of
+/// `inlined_into` links (many rows inlined into one long chain) would make the
+/// writer repeat the long chain for each of them.
+const CHAIN_ROWS_PER_ROW: usize = 4;
+
 /// How to write.
 #[derive(Debug, Clone)]
 pub struct WriteOptions {
@@ -127,7 +138,10 @@ impl<'a> ValueColumns<'a> {
             order.iter().enumerate().map(|(i, &(t, _))| (t, i)).collect();
         let mut rprof_cpu = None;
         let samples_col = types.iter().position(|&(t, u)| t == "samples" && u == "count");
-        if let (true, Some(samples_col)) = (any_rprof_time, samples_col) {
+        // A type named "cpu" in another unit (from some other profiler) leaves no
+        // room for the Rprof time: pprof type names must be unique.
+        let cpu_elsewhere = types.iter().any(|&(t, u)| t == "cpu" && u != "nanoseconds");
+        if let (true, Some(samples_col), false) = (any_rprof_time, samples_col, cpu_elsewhere) {
             let cpu_col = match types.iter().position(|&(t, u)| t == "cpu" && u == "nanoseconds") {
                 Some(c) => c,
                 None => {
@@ -263,9 +277,18 @@ impl<'p> LocationWriter<'p> {
         for &t in w.inlined_into.iter().flatten() {
             is_target[t] = true;
         }
-        for row in 0..l.nrow() {
-            if !is_target[row] {
+        let mut chain_rows = 0usize;
+        let max_chain_rows = l.nrow().saturating_mul(CHAIN_ROWS_PER_ROW).max(1 << 20);
+        for (row, _) in is_target.iter().enumerate().filter(|(_, &target)| !target) {
+            {
                 let chain = w.chain(row)?;
+                chain_rows += chain.len();
+                if chain_rows > max_chain_rows {
+                    return Err(ProfileError::limit(format!(
+                        "the `inlined_into` links of `locations` make chains of more than \
+                         {max_chain_rows} frames in all (long chains shared by many locations)"
+                    )));
+                }
                 let id = w.add(&chain)?;
                 w.chain_of_start[row] = (chain.len(), id);
             }
@@ -413,7 +436,18 @@ pub fn message_from_profile(p: &Profile, options: &WriteOptions) -> Result<proto
     // Values, one row per sample; NaN where a sample has no value of a type.
     let columns = ValueColumns::new(p, any_rprof_time);
     let ncol = columns.types.len();
-    let mut values = vec![f64::NAN; n_samples * ncol];
+    let cells = n_samples
+        .checked_mul(ncol)
+        .filter(|&n| n as u64 <= MAX_VALUES)
+        .ok_or_else(|| {
+            ProfileError::limit(format!(
+                "a pprof file of these {n_samples} samples and {ncol} sample types would hold more \
+                 than {MAX_VALUES} values"
+            ))
+        })?;
+    let mut values = Vec::new();
+    values.try_reserve_exact(cells).map_err(|_| ProfileError::limit("not enough memory for the sample values"))?;
+    values.resize(cells, f64::NAN);
     let sv = &p.sample_values;
     for row in 0..sv.nrow() {
         if let Some(&col) = columns.of_type.get(&sv.value_type[row]) {
@@ -450,16 +484,17 @@ pub fn message_from_profile(p: &Profile, options: &WriteOptions) -> Result<proto
     let loc_is_r: Vec<bool> = (0..n_loc)
         .map(|r| loc_other[r] && !loc_pprof[r] && p.locations.mapping_id[r] == NA_INT)
         .collect();
-    let r_mapping_ids: Vec<i32> = (0..p.mappings.nrow())
+    let r_mapping_ids: rustc_hash::FxHashSet<i32> = (0..p.mappings.nrow())
         .filter(|&i| p.str(p.mappings.filename[i]) == R_MAPPING_FILENAME)
         .map(|i| p.mappings.mapping_id[i])
         .collect();
     // Functions whose locations are all R frames (the rule the reader undoes).
     let mut fn_in_r = vec![false; p.functions.nrow()];
     let mut fn_elsewhere = vec![false; p.functions.nrow()];
-    for row in 0..n_loc {
-        if let Some(f) = function_index.position_i32(p.locations.function_id[row]) {
-            if loc_is_r[row] || r_mapping_ids.contains(&p.locations.mapping_id[row]) {
+    let l = &p.locations;
+    for ((&function_id, mapping_id), &is_r) in l.function_id.iter().zip(&l.mapping_id).zip(&loc_is_r) {
+        if let Some(f) = function_index.position_i32(function_id) {
+            if is_r || r_mapping_ids.contains(mapping_id) {
                 fn_in_r[f] = true;
             } else {
                 fn_elsewhere[f] = true;

@@ -34,7 +34,7 @@ mod write;
 #[cfg(test)]
 mod tests;
 
-pub use read::{parse, Parsed};
+pub use read::{parse, parse_with_limits, Parsed};
 pub use write::{write, write_to_vec};
 
 /// Warning for a line that ends in the middle of a frame, as profile 1.0.4 words it

@@ -9,6 +9,7 @@ use super::{
     WARN_UNEXPECTED,
 };
 use crate::error::{ProfileError, Result};
+use crate::input::Limits;
 use crate::model::{Profile, StrId, NA_INT};
 use crate::text::utf8_escaped;
 use memchr::{memchr, memmem};
@@ -24,10 +25,18 @@ pub struct Parsed {
     pub sample_lines: Vec<u32>,
 }
 
-/// Parses the (already decompressed) bytes of an Rprof file. `source_uri` goes into
-/// every `sources` row. Only a file that does not start with a header is an error;
-/// damaged stack lines are read as far as they make sense, with a warning.
+/// Parses the (already decompressed) bytes of an Rprof file under the default
+/// [`Limits`]; see [`parse_with_limits`].
 pub fn parse(bytes: &[u8], source_uri: Option<&str>) -> Result<Parsed> {
+    parse_with_limits(bytes, source_uri, &Limits::default())
+}
+
+/// Parses the (already decompressed) bytes of an Rprof file. `source_uri` goes into
+/// every `sources` row. A file that does not start with a header, or that holds a
+/// NUL byte (binary data: R never writes one), is an error, and so is a stack
+/// deeper than the limit; damaged stack lines are read as far as they make sense,
+/// with a warning.
+pub fn parse_with_limits(bytes: &[u8], source_uri: Option<&str>, limits: &Limits) -> Result<Parsed> {
     let body = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
     let mut lines = Lines { rest: body, number: 0 };
     let first = lines.next().ok_or_else(|| ProfileError::format(None, "the file is empty"))?;
@@ -37,9 +46,15 @@ pub fn parse(bytes: &[u8], source_uri: Option<&str>) -> Result<Parsed> {
             "not an Rprof file: the first line should be a header such as `sample.interval=20000`",
         )
     })?;
-    let expected_lines = memchr::memchr_iter(b'\n', body).count() + 1;
-    let mut reader = Reader::new(source_uri, expected_lines);
-    reader.start_segment(first, header);
+    if let Some(at) = memchr(0, body) {
+        return Err(nul_byte_error(bytes, at + (bytes.len() - body.len())));
+    }
+    // One sample per line is the common case, and a sample line has at least 4
+    // bytes (`"f" ` or `:1:2:3:4:`) plus its line end.
+    let newlines = memchr::memchr_iter(b'\n', body).count() + 1;
+    let expected_lines = newlines.min(body.len() / 5 + 1);
+    let mut reader = Reader::new(source_uri, expected_lines, *limits);
+    reader.start_segment(first, header)?;
     while let Some(line) = lines.next() {
         if matches!(line.first(), None | Some(b' ' | b'\t'))
             && line.iter().all(|&b| b == b' ' || b == b'\t')
@@ -50,12 +65,22 @@ pub fn parse(bytes: &[u8], source_uri: Option<&str>) -> Result<Parsed> {
             Some(b'"' | b':' | b'0'..=b'9') => reader.stack_line(line, lines.number, lines.rest)?,
             _ if line.starts_with(b"#File") => reader.file_line(line),
             _ => match Header::parse(line) {
-                Some(h) => reader.start_segment(line, h),
+                Some(h) => reader.start_segment(line, h)?,
                 None => reader.stack_line(line, lines.number, lines.rest)?,
             },
         }
     }
     Ok(reader.finish())
+}
+
+/// The error for a NUL byte at `offset` (0-based, as `xxd` counts) of `bytes`.
+fn nul_byte_error(bytes: &[u8], offset: usize) -> ProfileError {
+    let before = bytes.get(..offset).unwrap_or_default();
+    let line = memchr::memchr_iter(b'\n', before).count() + 1;
+    ProfileError::format(
+        Some(format!("line {line}, byte offset {offset}")),
+        "a NUL byte: an Rprof file is text, and this looks like binary data",
+    )
 }
 
 /// Lines without their line end (LF or CRLF); the last line may lack one.
@@ -122,6 +147,7 @@ struct Ids {
 
 struct Reader<'a> {
     p: Profile,
+    limits: Limits,
     ids: Ids,
     source_uri: StrId,
     warnings: Vec<&'static str>,
@@ -139,7 +165,7 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
-    fn new(source_uri: Option<&str>, expected_lines: usize) -> Self {
+    fn new(source_uri: Option<&str>, expected_lines: usize, limits: Limits) -> Self {
         let mut p = Profile::new();
         let s = &mut p.strings;
         let ids = Ids {
@@ -159,6 +185,7 @@ impl<'a> Reader<'a> {
         p.sample_values.value.reserve(expected_lines);
         Reader {
             p,
+            limits,
             ids,
             source_uri,
             warnings: Vec::new(),
@@ -180,8 +207,8 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn start_segment(&mut self, line: &[u8], header: Header) {
-        let source_id = self.p.sources.nrow() as i32 + 1;
+    fn start_segment(&mut self, line: &[u8], header: Header) -> Result<()> {
+        let source_id = next_id(self.p.sources.nrow(), "headers (sessions)")?;
         let strings = &mut self.p.strings;
         let header_text = strings.intern(&utf8_escaped(line));
         let (rprof, cpu, nanoseconds) =
@@ -208,6 +235,7 @@ impl<'a> Reader<'a> {
         if header.memory {
             self.add_memory_types();
         }
+        Ok(())
     }
 
     fn push_sample_type(&mut self, value_type: StrId, unit: StrId) {
@@ -259,7 +287,7 @@ impl<'a> Reader<'a> {
         let (start, len) = match self.stacks_seen.get(body) {
             Some(&range) => range,
             None => {
-                let range = self.new_stack(body, rest);
+                let range = self.new_stack(body, rest, line_number)?;
                 self.stacks_seen.insert(body, range);
                 range
             }
@@ -273,7 +301,7 @@ impl<'a> Reader<'a> {
 
     /// Reads the frames of a stack line (after any memory prefix) and appends their
     /// location ids to `stack_locations`: returns where they start and how many.
-    fn new_stack(&mut self, body: &'a [u8], rest: &'a [u8]) -> (usize, usize) {
+    fn new_stack(&mut self, body: &'a [u8], rest: &'a [u8], line_number: u32) -> Result<(usize, usize)> {
         let mut frames = std::mem::take(&mut self.frames);
         frames.clear();
         let mut pos = 0;
@@ -300,6 +328,7 @@ impl<'a> Reader<'a> {
                     pending_ref = None;
                 } else {
                     frames.push(Frame { name, file_ref: pending_ref.take() });
+                    self.limits.check_stack_depth(frames.len(), || format!("line {line_number}"))?;
                 }
                 pos = close + 1;
             } else if let Some((file_ref, end)) = line_ref(body, pos) {
@@ -327,18 +356,17 @@ impl<'a> Reader<'a> {
         }
         let start = self.stack_locations.len();
         for frame in &frames {
-            let location_id = self.location(frame, rest);
+            let location_id = self.location(frame, rest)?;
             self.stack_locations.push(location_id);
         }
         self.frames = frames;
-        (start, self.stack_locations.len() - start)
+        Ok((start, self.stack_locations.len() - start))
     }
 
     /// Adds a sample with the memory values `gauges` and the stack
     /// `stack_locations[start..start + len]`.
     fn add_sample(&mut self, gauges: Option<[u64; 4]>, start: usize, len: usize) -> Result<()> {
-        let sample_id = i32::try_from(self.p.samples.nrow() + 1)
-            .map_err(|_| ProfileError::limit("more samples than a profile can hold (2^31 - 1)"))?;
+        let sample_id = next_id(self.p.samples.nrow(), "samples")?;
         self.p.samples.sample_id.push(sample_id);
         self.p.samples.source_id.push(self.segment.source_id);
         self.push_value(sample_id, self.ids.samples, self.ids.count, 1.0);
@@ -396,29 +424,29 @@ impl<'a> Reader<'a> {
 
     /// The location of a frame: function (name, file) and line, created on first sight.
     /// The line is 0 for a frame without a reference.
-    fn location(&mut self, frame: &Frame<'a>, rest: &'a [u8]) -> i32 {
+    fn location(&mut self, frame: &Frame<'a>, rest: &'a [u8]) -> Result<i32> {
         let (file, line) = match frame.file_ref {
             Some(r) => (self.file_name(r.file, rest), r.line),
             None => (self.ids.empty, 0),
         };
         // Most frames repeat: one lookup by the bytes of the frame finds them.
         if let Some(&id) = self.locations_by_frame.get(&(frame.name, file, line)) {
-            return id;
+            return Ok(id);
         }
         let function_id = match self.functions_by_bytes.get(&(frame.name, file)) {
             Some(&id) => id,
             None => {
-                let id = self.function(frame.name, file, line);
+                let id = self.function(frame.name, file, line)?;
                 self.functions_by_bytes.insert((frame.name, file), id);
                 id
             }
         };
         if let Some(&id) = self.locations.get(&(function_id, line)) {
             self.locations_by_frame.insert((frame.name, file, line), id);
-            return id;
+            return Ok(id);
         }
         let l = &mut self.p.locations;
-        let location_id = l.location_id.len() as i32 + 1;
+        let location_id = next_id(l.location_id.len(), "locations")?;
         l.location_id.push(location_id);
         l.function_id.push(function_id);
         l.line.push(line);
@@ -436,23 +464,25 @@ impl<'a> Reader<'a> {
         {
             *start = (*start).min(line);
         }
-        location_id
+        Ok(location_id)
     }
 
     /// The id of function (`name`, `file`), created if new. Two byte strings that
     /// read the same once invalid bytes are escaped are one function.
-    fn function(&mut self, name: &[u8], file: StrId, line: i32) -> i32 {
+    fn function(&mut self, name: &[u8], file: StrId, line: i32) -> Result<i32> {
         let name = self.p.strings.intern(&utf8_escaped(name));
+        if let Some(&id) = self.functions_by_name.get(&(name, file)) {
+            return Ok(id);
+        }
         let f = &mut self.p.functions;
-        *self.functions_by_name.entry((name, file)).or_insert_with(|| {
-            let id = f.function_id.len() as i32 + 1;
-            f.function_id.push(id);
-            f.name.push(name);
-            f.system_name.push(name);
-            f.filename.push(file);
-            f.start_line.push(line);
-            id
-        })
+        let id = next_id(f.function_id.len(), "functions")?;
+        f.function_id.push(id);
+        f.name.push(name);
+        f.system_name.push(name);
+        f.filename.push(file);
+        f.start_line.push(line);
+        self.functions_by_name.insert((name, file), id);
+        Ok(id)
     }
 
     fn finish(self) -> Parsed {
@@ -462,6 +492,12 @@ impl<'a> Reader<'a> {
             sample_lines: self.sample_lines,
         }
     }
+}
+
+/// The id after `count` rows: an R integer.
+fn next_id(count: usize, what: &str) -> Result<i32> {
+    i32::try_from(count + 1)
+        .map_err(|_| ProfileError::limit(format!("more {what} than a profile can hold (2^31 - 1)")))
 }
 
 /// `#File N: path` as (N, path).

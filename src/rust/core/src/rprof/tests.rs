@@ -1,5 +1,6 @@
 use super::*;
-use crate::model::Profile;
+use crate::input::Limits;
+use crate::model::{Profile, StrId, NA_INT};
 use crate::validate::validate;
 use pretty_assertions::assert_eq;
 use proptest::prelude::*;
@@ -428,7 +429,6 @@ fn manual_profile(period_unit: &str, counts: &[f64]) -> Profile {
     p
 }
 
-use crate::model::{StrId, NA_INT};
 
 #[test]
 fn other_profiles_get_a_header_and_one_line_per_tick() {
@@ -536,35 +536,6 @@ prop_compose! {
     }
 }
 
-fn real_file_bytes() -> impl Strategy<Value = Vec<u8>> {
-    prop::sample::select(REAL_FILES.to_vec()).prop_map(sample_file)
-}
-
-/// A real file with a few bytes changed, inserted, removed, or cut off.
-fn mutated_real_file() -> impl Strategy<Value = Vec<u8>> {
-    (
-        real_file_bytes(),
-        prop::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..4), 1..8),
-    )
-        .prop_map(|(mut bytes, edits)| {
-            for (at, byte, kind) in edits {
-                if bytes.is_empty() {
-                    break;
-                }
-                let i = at.index(bytes.len());
-                match kind {
-                    0 => bytes[i] = byte,
-                    1 => bytes.insert(i, byte),
-                    2 => {
-                        bytes.remove(i);
-                    }
-                    _ => bytes.truncate(i),
-                }
-            }
-            bytes
-        })
-}
-
 /// Whatever `parse` accepts gives a valid profile, and writing it gives a file
 /// that reads back to the same text when written again.
 fn check_any_input(bytes: &[u8]) -> Result<(), TestCaseError> {
@@ -579,8 +550,212 @@ fn check_any_input(bytes: &[u8]) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// One source of a random model: memory profiling, line profiling, interval.
+type ModelSource = (bool, bool, u32);
+/// One sample: its source, its frames (name, file, line) as indices, the heap
+/// gauges (in R's units) and duplications.
+type ModelSample = (prop::sample::Index, Vec<(prop::sample::Index, prop::sample::Index, i32)>, [u64; 4]);
+
+fn model_name() -> impl Strategy<Value = String> {
+    prop_oneof![
+        prop::sample::select(NAMES.to_vec()).prop_map(str::to_owned),
+        "[A-Za-z.][A-Za-z0-9._é$:<>]{0,7}",
+    ]
+}
+
+prop_compose! {
+    /// A random valid v2 profile that Rprof can hold, built table by table:
+    /// Rprof sources (each with a header), one `samples` count per sample, the
+    /// five memory values where the source profiles memory (`alloc_size` by the
+    /// rule of the format), frames with a file and line where the source
+    /// profiles lines. Ids are given in the model's own order, not the reader's.
+    fn rprof_model()(
+        sources in prop::collection::vec((any::<bool>(), any::<bool>(), 1u32..1_000_000), 1..4),
+        names in prop::collection::vec(model_name(), 1..8),
+        files in prop::collection::vec("[a-z]{1,6}/[a-z_ ]{1,6}\\.R", 1..4),
+        samples in prop::collection::vec(
+            (any::<prop::sample::Index>(),
+             prop::collection::vec((any::<prop::sample::Index>(), any::<prop::sample::Index>(), 1i32..5000), 0..7),
+             [0u64..1 << 40, 0u64..1 << 40, 0u64..1 << 40, 0u64..1000]),
+            0..25),
+        shuffle in any::<u64>(),
+    ) -> Profile {
+        build_model(&sources, &names, &files, &samples, shuffle)
+    }
+}
+
+fn build_model(
+    sources: &[ModelSource],
+    names: &[String],
+    files: &[String],
+    samples: &[ModelSample],
+    shuffle: u64,
+) -> Profile {
+    let mut p = Profile::new();
+    let s = |p: &mut Profile, x: &str| p.strings.intern(x);
+    let (rprof, cpu, ns, empty) = (s(&mut p, "rprof"), s(&mut p, "cpu"), s(&mut p, "nanoseconds"), s(&mut p, ""));
+    let (samples_t, count) = (s(&mut p, SAMPLES_TYPE.0), s(&mut p, SAMPLES_TYPE.1));
+    let memory_types: Vec<(StrId, StrId)> = MEMORY_TYPES.iter().map(|(t, u)| (s(&mut p, t), s(&mut p, u))).collect();
+    // Source ids in reverse order of the rows, to show ids are not positions.
+    let source_id = |row: usize| (sources.len() - row) as i32 * 10;
+    for (row, &(memory, line, interval)) in sources.iter().enumerate() {
+        let header = Header { memory, gc: false, line, interval_us: interval }.to_line();
+        let header = s(&mut p, &header);
+        let src = &mut p.sources;
+        src.source_id.push(source_id(row));
+        src.source_type.push(rprof);
+        src.source_uri.push(StrId::NA);
+        src.source_timestamp.push(f64::NAN);
+        src.period_type.push(cpu);
+        src.period_unit.push(ns);
+        src.period.push(f64::from(interval) * 1000.0);
+        src.duration_nanos.push(f64::NAN);
+        for c in [&mut src.time_nanos, &mut src.default_sample_type, &mut src.doc_url, &mut src.drop_frames, &mut src.keep_frames] {
+            c.push(StrId::NA);
+        }
+        src.rprof_header.push(header);
+        let types = std::iter::once((samples_t, count)).chain(if memory { memory_types.clone() } else { vec![] });
+        for (t, u) in types {
+            p.sample_types.source_id.push(source_id(row));
+            p.sample_types.value_type.push(t);
+            p.sample_types.unit.push(u);
+        }
+    }
+    let mut functions: Vec<(StrId, StrId)> = Vec::new();
+    let mut locations: Vec<(usize, i32)> = Vec::new();
+    let mut previous: Vec<Option<[u64; 3]>> = vec![None; sources.len()];
+    let mut next_sample = 0;
+    for (src, frames, [small, large, nodes, dups]) in samples {
+        let row = src.index(sources.len());
+        let (memory, line_profiling, _) = sources[row];
+        if frames.is_empty() && !memory {
+            continue; // an empty stack is a line only with memory profiling
+        }
+        next_sample += 1;
+        // Sample ids with gaps, in increasing order (the order of the file).
+        let sid = next_sample * 3;
+        p.samples.sample_id.push(sid);
+        p.samples.source_id.push(source_id(row));
+        let mut values = vec![(samples_t, count, 1.0)];
+        if memory {
+            let alloc = match previous[row] {
+                Some([ps, pl, pn]) => {
+                    8.0 * small.saturating_sub(ps) as f64 + 8.0 * large.saturating_sub(pl) as f64 + nodes.saturating_sub(pn) as f64
+                }
+                None => 0.0,
+            };
+            previous[row] = Some([*small, *large, *nodes]);
+            let v = [8.0 * *small as f64, 8.0 * *large as f64, *nodes as f64, *dups as f64, alloc];
+            values.extend(memory_types.iter().zip(v).map(|(&(t, u), v)| (t, u, v)));
+        }
+        for (t, u, v) in values {
+            p.sample_values.sample_id.push(sid);
+            p.sample_values.value_type.push(t);
+            p.sample_values.unit.push(u);
+            p.sample_values.value.push(v);
+        }
+        for (depth, (name, file, line)) in frames.iter().enumerate() {
+            let name = s(&mut p, &names[name.index(names.len())]);
+            let (file, line) = if line_profiling { (s(&mut p, &files[file.index(files.len())]), *line) } else { (empty, 0) };
+            let f = match functions.iter().position(|&x| x == (name, file)) {
+                Some(f) => f,
+                None => {
+                    functions.push((name, file));
+                    functions.len() - 1
+                }
+            };
+            let l = match locations.iter().position(|&x| x == (f, line)) {
+                Some(l) => l,
+                None => {
+                    locations.push((f, line));
+                    locations.len() - 1
+                }
+            };
+            p.sample_locations.sample_id.push(sid);
+            p.sample_locations.depth.push(depth as i32 + 1);
+            p.sample_locations.location_id.push(l as i32 + 100);
+        }
+    }
+    // Functions and locations in a shuffled row order with ids that are not the
+    // reader's (first appearance).
+    let order = |n: usize| {
+        let mut rows: Vec<usize> = (0..n).collect();
+        rows.sort_by_key(|&r| (r as u64).wrapping_mul(shuffle | 1).rotate_left(17));
+        rows
+    };
+    for f in order(functions.len()) {
+        let (name, file) = functions[f];
+        p.functions.function_id.push(f as i32 + 7);
+        p.functions.name.push(name);
+        p.functions.system_name.push(name);
+        p.functions.filename.push(file);
+        p.functions.start_line.push(0);
+    }
+    for l in order(locations.len()) {
+        let (f, line) = locations[l];
+        let t = &mut p.locations;
+        t.location_id.push(l as i32 + 100);
+        t.function_id.push(f as i32 + 7);
+        t.line.push(line);
+        t.address.push(StrId::NA);
+        for c in [&mut t.mapping_id, &mut t.is_folded, &mut t.column, &mut t.inlined_into] {
+            c.push(NA_INT);
+        }
+    }
+    p
+}
+
+/// What a profile says, without its ids: per source (in row order) its header,
+/// period and declared types; per sample (by source row, then `sample_id`) its
+/// source's row, its values and its stack as (name, file, line), innermost first.
+#[allow(clippy::type_complexity)]
+fn meaning(p: &Profile) -> (Vec<(String, String, Vec<(String, String)>)>, Vec<(usize, Vec<(String, String, String)>, Vec<(String, String, i32)>)>) {
+    let sources = (0..p.sources.nrow())
+        .map(|r| {
+            let id = p.sources.source_id[r];
+            let types = (0..p.sample_types.nrow())
+                .filter(|&i| p.sample_types.source_id[i] == id)
+                .map(|i| (p.str(p.sample_types.value_type[i]).to_owned(), p.str(p.sample_types.unit[i]).to_owned()))
+                .collect();
+            (p.str(p.sources.rprof_header[r]).to_owned(), format!("{:?}", p.sources.period[r]), types)
+        })
+        .collect();
+    // A file holds a source's samples together (one segment per source).
+    let source_row = |r: usize| p.sources.source_id.iter().position(|&s| s == p.samples.source_id[r]);
+    let mut order: Vec<usize> = (0..p.samples.nrow()).collect();
+    order.sort_by_key(|&r| (source_row(r), p.samples.sample_id[r]));
+    let samples = order
+        .iter()
+        .map(|&r| {
+            let sid = p.samples.sample_id[r];
+            let source = p.sources.source_id.iter().position(|&s| s == p.samples.source_id[r]).unwrap();
+            let mut values: Vec<(String, String, String)> = (0..p.sample_values.nrow())
+                .filter(|&i| p.sample_values.sample_id[i] == sid)
+                .map(|i| {
+                    let sv = &p.sample_values;
+                    (p.str(sv.value_type[i]).to_owned(), p.str(sv.unit[i]).to_owned(), format!("{:?}", sv.value[i]))
+                })
+                .collect();
+            values.sort();
+            let mut frames: Vec<(i32, (String, String, i32))> = (0..p.sample_locations.nrow())
+                .filter(|&i| p.sample_locations.sample_id[i] == sid)
+                .map(|i| {
+                    let sl = &p.sample_locations;
+                    let l = p.locations.location_id.iter().position(|&x| x == sl.location_id[i]).unwrap();
+                    let f = p.functions.function_id.iter().position(|&x| x == p.locations.function_id[l]).unwrap();
+                    let frame = (p.str(p.functions.name[f]).to_owned(), p.str(p.functions.filename[f]).to_owned(), p.locations.line[l]);
+                    (sl.depth[i], frame)
+                })
+                .collect();
+            frames.sort_by_key(|f| f.0);
+            (source, values, frames.into_iter().map(|(_, f)| f).collect())
+        })
+        .collect();
+    (sources, samples)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 1500, ..ProptestConfig::default() })]
+    #![proptest_config(crate::testing::config(1500))]
 
     #[test]
     fn well_formed_files_round_trip_exactly(segments in prop::collection::vec(segment(), 1..4)) {
@@ -592,6 +767,18 @@ proptest! {
         prop_assert_eq!(out, text);
     }
 
+    /// For valid random models, write -> read is the identity (up to ids, which
+    /// the reader gives in order of first appearance).
+    #[test]
+    fn random_models_write_then_read_to_the_same_profile(model in rprof_model()) {
+        prop_assert_eq!(validate(&model), Ok(()));
+        let text = write_to_vec(&model).unwrap();
+        let read = parse(&text, None).unwrap();
+        prop_assert!(read.warnings.is_empty(), "{:?}", read.warnings);
+        prop_assert_eq!(validate(&read.profile), Ok(()));
+        prop_assert_eq!(meaning(&read.profile), meaning(&model));
+    }
+
     #[test]
     fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..2000)) {
         check_any_input(&bytes)?;
@@ -599,14 +786,36 @@ proptest! {
 
     #[test]
     fn random_bytes_after_a_header_never_panic(bytes in prop::collection::vec(
-        prop::sample::select(b"\"#: 0123456789abFile\n\r\x00\xff".to_vec()), 0..3000)) {
+        prop::sample::select(b"\"#: 0123456789abFile\n\r\xff".to_vec()), 0..3000)) {
         let mut input = b"memory profiling: line profiling: sample.interval=20000\n".to_vec();
         input.extend(bytes);
         check_any_input(&input)?;
     }
 
+    /// Real files with bit flips, changed, inserted and deleted bytes, cuts,
+    /// duplicated pieces and pieces of other files spliced in.
     #[test]
-    fn mutated_real_files_never_panic(bytes in mutated_real_file()) {
+    fn damaged_real_files_never_panic(bytes in crate::testing::damaged_file(crate::testing::rprof_files())) {
         check_any_input(&bytes)?;
     }
+}
+
+#[test]
+fn nul_bytes_are_a_format_error_with_their_position() {
+    let text = b"sample.interval=20000\n\"f\" \n\"g\x00\" \n";
+    let err = parse(text, None).unwrap_err();
+    assert_eq!(err.kind(), "format");
+    assert!(err.to_string().starts_with("line 3, byte offset 29: a NUL byte"), "{err}");
+}
+
+#[test]
+fn stacks_deeper_than_the_limit_are_refused() {
+    let mut text = b"sample.interval=20000\n\"f\" \n".to_vec();
+    text.extend(b"\"g\" ".repeat(101));
+    text.push(b'\n');
+    let limits = Limits { max_stack_depth: 100, ..Limits::default() };
+    let err = parse_with_limits(&text, None, &limits).unwrap_err();
+    assert_eq!(err.kind(), "limit");
+    assert!(err.to_string().starts_with("line 3: the stack has more than 100 frames"), "{err}");
+    assert!(parse(&text, None).is_ok());
 }

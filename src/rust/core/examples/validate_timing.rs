@@ -1,0 +1,20 @@
+// Times validation of a profile read from an Rprof file, check by check
+// (for bench/README.md): cargo run --release -p profile-core --example validate_timing FILE
+use profile_core::rprof;
+use std::time::Instant;
+
+fn main() {
+    let path = std::env::args().nth(1).expect("usage: validate_timing FILE");
+    let bytes = std::fs::read(&path).unwrap();
+    let t = Instant::now();
+    let parsed = rprof::parse(&bytes, None).unwrap();
+    println!("parse: {:?}", t.elapsed());
+    let p = parsed.profile;
+    println!("sample_locations rows: {}", p.sample_locations.sample_id.len());
+    let n = 5;
+    let t = Instant::now();
+    for _ in 0..n {
+        profile_core::validate::validate(&p).unwrap();
+    }
+    println!("validate: {:?}", t.elapsed() / n);
+}

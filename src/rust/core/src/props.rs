@@ -1,0 +1,183 @@
+//! Properties across modules: damaged models (as a user's R objects may be) never
+//! make validation, the writers, combining or the analysis of stacks panic.
+
+use crate::input::Limits;
+use crate::model::{ColMut, Profile, StrId, NA_INT};
+use crate::testing;
+use crate::analysis::{key_totals, CallTree, StackInput, Stacks};
+use crate::combine::{combine, CombineOptions};
+use crate::{pprof, rprof, validate};
+use proptest::prelude::*;
+
+/// Models read from the real files.
+fn models() -> &'static [Profile] {
+    static MODELS: std::sync::OnceLock<Vec<Profile>> = std::sync::OnceLock::new();
+    MODELS.get_or_init(|| {
+        let mut out: Vec<Profile> =
+            testing::rprof_files().iter().map(|b| rprof::parse(b, Some("r")).unwrap().profile).collect();
+        out.extend(
+            testing::pprof_messages().iter().map(|b| pprof::read_bytes(b, Some("p"), &Limits::default()).unwrap()),
+        );
+        out
+    })
+}
+
+/// A change to one cell or one column of a model.
+#[derive(Debug, Clone)]
+enum Damage {
+    /// Sets a cell of an integer column: NA, 0, negative, huge or small ids.
+    Int(prop::sample::Index, prop::sample::Index, prop::sample::Index, i32),
+    /// Sets a cell of a double column.
+    Dbl(prop::sample::Index, prop::sample::Index, prop::sample::Index, f64),
+    /// Sets a cell of a string column to another string of the pool, or NA.
+    Chr(prop::sample::Index, prop::sample::Index, prop::sample::Index, prop::sample::Index),
+    /// Drops the last value of a column (tables become ragged).
+    Shorten(prop::sample::Index, prop::sample::Index),
+    /// Copies a row's cells of one column to the end of it.
+    Grow(prop::sample::Index, prop::sample::Index, prop::sample::Index),
+}
+
+fn damage() -> impl Strategy<Value = Damage> {
+    use prop::sample::Index;
+    let int = prop_oneof![Just(NA_INT), Just(0), Just(-1), Just(i32::MAX), 1i32..50];
+    let dbl = prop_oneof![Just(f64::NAN), Just(-1.0), Just(0.5), Just(1e300), Just(f64::INFINITY), 0.0f64..100.0];
+    prop_oneof![
+        4 => (any::<Index>(), any::<Index>(), any::<Index>(), int).prop_map(|(t, c, r, v)| Damage::Int(t, c, r, v)),
+        2 => (any::<Index>(), any::<Index>(), any::<Index>(), dbl).prop_map(|(t, c, r, v)| Damage::Dbl(t, c, r, v)),
+        2 => (any::<Index>(), any::<Index>(), any::<Index>(), any::<Index>()).prop_map(|(t, c, r, s)| Damage::Chr(t, c, r, s)),
+        1 => (any::<Index>(), any::<Index>()).prop_map(|(t, c)| Damage::Shorten(t, c)),
+        1 => (any::<Index>(), any::<Index>(), any::<Index>()).prop_map(|(t, c, r)| Damage::Grow(t, c, r)),
+    ]
+}
+
+const TABLES: [&str; 11] = [
+    "meta",
+    "sources",
+    "samples",
+    "sample_values",
+    "sample_locations",
+    "locations",
+    "functions",
+    "sample_types",
+    "sample_labels",
+    "mappings",
+    "source_comments",
+];
+
+fn apply(p: &mut Profile, d: &Damage) {
+    let pool = p.strings.len();
+    let (t, c) = match d {
+        Damage::Int(t, c, ..) | Damage::Dbl(t, c, ..) | Damage::Chr(t, c, ..) => (t, c),
+        Damage::Shorten(t, c) | Damage::Grow(t, c, _) => (t, c),
+    };
+    let Some(mut cols) = p.table_mut(TABLES[t.index(TABLES.len())]) else { return };
+    let n = cols.len();
+    let (_, col) = &mut cols[c.index(n)];
+    let cell = |r: &prop::sample::Index, n: usize| (n > 0).then(|| r.index(n));
+    match (d, col) {
+        (Damage::Int(_, _, r, v), ColMut::Int(col) | ColMut::Lgl(col)) => {
+            if let Some(i) = cell(r, col.len()) {
+                col[i] = *v;
+            }
+        }
+        (Damage::Dbl(_, _, r, v), ColMut::Dbl(col)) => {
+            if let Some(i) = cell(r, col.len()) {
+                col[i] = *v;
+            }
+        }
+        (Damage::Chr(_, _, r, s), ColMut::Chr(col)) => {
+            if let Some(i) = cell(r, col.len()) {
+                col[i] = StrId(s.index(pool) as u32);
+            }
+        }
+        (Damage::Shorten(..), col) => match col {
+            ColMut::Int(v) | ColMut::Lgl(v) => drop(v.pop()),
+            ColMut::Dbl(v) => drop(v.pop()),
+            ColMut::Chr(v) => drop(v.pop()),
+        },
+        (Damage::Grow(_, _, r), col) => match col {
+            ColMut::Int(v) | ColMut::Lgl(v) => {
+                if let Some(i) = cell(r, v.len()) {
+                    v.push(v[i]);
+                }
+            }
+            ColMut::Dbl(v) => {
+                if let Some(i) = cell(r, v.len()) {
+                    v.push(v[i]);
+                }
+            }
+            ColMut::Chr(v) => {
+                if let Some(i) = cell(r, v.len()) {
+                    v.push(v[i]);
+                }
+            }
+        },
+        _ => {}
+    }
+}
+
+proptest! {
+    #![proptest_config(testing::config(1000))]
+
+    /// Validation, and the writers given what validation accepts (and the Rprof
+    /// writer given anything), return an error or a result, never panic; what
+    /// they write reads back.
+    #[test]
+    fn damaged_models_never_panic(
+        which in any::<prop::sample::Index>(),
+        damages in prop::collection::vec(damage(), 1..6),
+    ) {
+        let all = models();
+        let mut p = all[which.index(all.len())].clone();
+        for d in &damages {
+            apply(&mut p, d);
+        }
+        let valid = validate::validate(&p).is_ok();
+        let rprof_text = rprof::write_to_vec(&p);
+        let pprof_bytes = pprof::encode(&p, &pprof::WriteOptions::default());
+        if valid {
+            if let Ok(text) = rprof_text {
+                let back = rprof::parse(&text, None);
+                prop_assert!(back.is_ok(), "{:?}", back.err());
+            }
+            let bytes = pprof_bytes.unwrap();
+            let back = pprof::read_bytes(&bytes, None, &Limits::default());
+            prop_assert!(back.is_ok(), "{:?}", back.err());
+        } else {
+            prop_assert!(pprof_bytes.is_err());
+        }
+
+        // Combining validates nothing itself (the binding validates each input),
+        // so it sees the damage as it is.
+        let original = &all[which.index(all.len())];
+        for merge in [true, false] {
+            let combined = combine(&[original.clone(), p.clone()], &CombineOptions { merge });
+            if valid {
+                let combined = combined.unwrap();
+                prop_assert_eq!(validate::validate(&combined), Ok(()));
+            }
+        }
+
+        // Stacks keyed by function id, as the R side keys them by name, with the
+        // values of one sample type.
+        let sv = &p.sample_values;
+        let chosen: Vec<usize> =
+            (0..sv.value.len()).filter(|&i| sv.value_type.get(i) == sv.value_type.first()).collect();
+        let value_sample_id: Vec<i32> = chosen.iter().filter_map(|&i| sv.sample_id.get(i).copied()).collect();
+        let value: Vec<f64> = chosen.iter().map(|&i| sv.value[i]).collect();
+        let input = StackInput {
+            sample_id: &p.sample_locations.sample_id,
+            depth: &p.sample_locations.depth,
+            location_id: &p.sample_locations.location_id,
+            locations: &p.locations.location_id,
+            location_key: &p.locations.function_id,
+            n_keys: p.functions.function_id.iter().copied().max().unwrap_or(0).max(0) as usize,
+            value_sample_id: &value_sample_id,
+            value: &value,
+        };
+        if let Ok(stacks) = Stacks::build(&input) {
+            let _ = key_totals(&stacks);
+            let _ = CallTree::build(&stacks);
+        }
+    }
+}
