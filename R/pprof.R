@@ -114,7 +114,8 @@
 #' nrow(read_pprof(out)$samples) == nrow(tables$samples)
 #'
 #' # v1 objects are written too
-#' v1 <- read_pprof(system.file("samples/proto/1.out.prof.pb.gz", package = "profile"), version = "1.0")
+#' v1_path <- system.file("samples/proto/1.out.prof.pb.gz", package = "profile")
+#' v1 <- read_pprof(v1_path, version = "1.0")
 #' write_pprof(v1, out)
 read_pprof <- function(path, ..., version = "2.0", source_uri = path,
                        max_size = default_max_size()) {

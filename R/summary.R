@@ -113,7 +113,9 @@ summary.profile_data <- function(object, ...) {
   profile_summary(object, ...)
 }
 
-#' @rawNamespace S3method(pillar::tbl_sum, profile_summary)
+# pillar (imported by tibble anyway) prints the header of a summary.
+#' @importFrom pillar tbl_sum
+#' @export
 tbl_sum.profile_summary <- function(x, ...) {
   type <- attr(x, "sample_type")
   if (is.null(type)) {

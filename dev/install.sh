@@ -11,7 +11,7 @@ demo=no
 [ "${1:-}" = "--demo" ] && demo=yes
 
 debs=(
-  golang-go xz-utils bzip2 pandoc qpdf tidy
+  golang-go xz-utils bzip2 pandoc qpdf tidy devscripts
   r-cran-dplyr r-cran-tidyr r-cran-purrr r-cran-igraph r-cran-glue r-cran-memoise
   r-cran-pillar r-cran-tidyselect r-cran-lifecycle r-cran-backports r-cran-tibble
   r-cran-rlang r-cran-vctrs r-cran-withr r-cran-cli r-cran-testthat
