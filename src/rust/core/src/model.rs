@@ -194,6 +194,11 @@ macro_rules! table {
                 vec![$(($col, ColMut::$kind(&mut self.$field))),+]
             }
 
+            /// Reserve room for `additional` more rows in every column.
+            pub fn reserve(&mut self, additional: usize) {
+                $(self.$field.reserve(additional);)+
+            }
+
             /// Keep only the rows where `keep` is true.
             pub fn retain_rows(&mut self, keep: &[bool]) {
                 $(

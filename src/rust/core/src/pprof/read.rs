@@ -358,15 +358,9 @@ fn add_samples(
     }
     let n_frames = n_frames as usize;
     let n_values: usize = m.sample.iter().map(|s| s.value.len()).sum();
-    p.samples.sample_id.reserve(m.sample.len());
-    p.samples.source_id.reserve(m.sample.len());
-    p.sample_values.sample_id.reserve(n_values);
-    p.sample_values.value_type.reserve(n_values);
-    p.sample_values.unit.reserve(n_values);
-    p.sample_values.value.reserve(n_values);
-    p.sample_locations.sample_id.reserve(n_frames);
-    p.sample_locations.depth.reserve(n_frames);
-    p.sample_locations.location_id.reserve(n_frames);
+    p.samples.reserve(m.sample.len());
+    p.sample_values.reserve(n_values);
+    p.sample_locations.reserve(n_frames);
 
     for (i, s) in m.sample.iter().enumerate() {
         let sample_id = count_i32(i + 1, "samples")?;

@@ -177,12 +177,8 @@ impl<'a> Reader<'a> {
         let source_uri = p.strings.intern_opt(source_uri);
         // One sample per line is the common case; reserving avoids regrowing the
         // per-sample columns. The count is bounded by the input size.
-        p.samples.sample_id.reserve(expected_lines);
-        p.samples.source_id.reserve(expected_lines);
-        p.sample_values.sample_id.reserve(expected_lines);
-        p.sample_values.value_type.reserve(expected_lines);
-        p.sample_values.unit.reserve(expected_lines);
-        p.sample_values.value.reserve(expected_lines);
+        p.samples.reserve(expected_lines);
+        p.sample_values.reserve(expected_lines);
         Reader {
             p,
             limits,
