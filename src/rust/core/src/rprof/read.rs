@@ -372,11 +372,8 @@ impl SampleTables<'_> {
         self.samples.sample_id.push(sample_id);
         self.samples.source_id.push(source_id);
         self.push_value(sample_id, ids.samples, ids.count, 1.0);
-        if let Some([small, large, nodes, dups]) = gauges {
-            let alloc = alloc_size(*previous_gauges, [small, large, nodes]);
-            *previous_gauges = Some([small, large, nodes]);
-            let values = [8.0 * small as f64, 8.0 * large as f64, nodes as f64, dups as f64, alloc];
-            for ((t, u), v) in ids.memory.into_iter().zip(values) {
+        if let Some(gauges) = gauges {
+            for ((t, u), v) in ids.memory.into_iter().zip(memory_values(gauges, previous_gauges)) {
                 self.push_value(sample_id, t, u, v);
             }
         }
@@ -397,19 +394,23 @@ impl SampleTables<'_> {
     }
 }
 
-/// Bytes allocated between two ticks with heap gauges `previous` and `gauges`
-/// (small and large vector heaps in 8-byte units, node heap in bytes): the growth
-/// of each heap; shrinking (a collection) counts as no allocation, as in
-/// utils::summaryRprof(). The first tick of a segment has allocated nothing.
-fn alloc_size(previous: Option<[u64; 3]>, [small, large, nodes]: [u64; 3]) -> f64 {
-    match previous {
+/// The values of the memory types (see [`MEMORY_TYPES`]) of a tick with heap
+/// gauges `small`, `large` (vector heaps in 8-byte units) and `nodes` (node heap in
+/// bytes) and `dups` duplications. `previous` are the gauges of the tick before in
+/// the same segment, and become these. `alloc_size` is the growth of each heap;
+/// shrinking (a collection) counts as no allocation, as in utils::summaryRprof(),
+/// and the first tick of a segment has allocated nothing.
+fn memory_values([small, large, nodes, dups]: [u64; 4], previous: &mut Option<[u64; 3]>) -> [f64; 5] {
+    let alloc = match *previous {
         Some([ps, pl, pn]) => {
             8.0 * small.saturating_sub(ps) as f64
                 + 8.0 * large.saturating_sub(pl) as f64
                 + nodes.saturating_sub(pn) as f64
         }
         None => 0.0,
-    }
+    };
+    *previous = Some([small, large, nodes]);
+    [8.0 * small as f64, 8.0 * large as f64, nodes as f64, dups as f64, alloc]
 }
 
 struct Reader<'a> {

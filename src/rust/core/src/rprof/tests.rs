@@ -897,7 +897,8 @@ fn what_a_chunk_cannot_know_comes_from_the_chunks_before() {
     for (k, header) in ["line profiling: sample.interval=1000", "memory profiling: line profiling: sample.interval=2000", "line profiling: sample.interval=3000"].iter().enumerate() {
         text.push_str(&format!("{header}\n#File 1: seg{k}.R\n"));
         for i in 0..8u64 {
-            text.push_str(&format!(":{}:{}:{}:{i}:1#{i} \"f\" \"g\" \n", 100 + 7 * i, 50 * (i % 3), 1000 + i * i));
+            let k = k as u64;
+            text.push_str(&format!(":{}:{}:{}:{i}:1#{i} \"f\" \"g\" \n", 100 + 7 * i + 1000 * k, 50 * (i % 3), 1000 + i * i));
         }
     }
     assert_same_in_any_chunks(text.as_bytes(), &limits);
@@ -909,6 +910,7 @@ fn what_a_chunk_cannot_know_comes_from_the_chunks_before() {
     assert_eq!(alloc.len(), 24);
     // 8 bytes per unit of the small heap (7) and large heap, plus node bytes.
     assert_eq!(alloc[1], 8.0 * 7.0 + 8.0 * 50.0 + 1.0);
+    // Each segment starts afresh, though its heaps are larger than before.
     assert_eq!(alloc[8], 0.0);
     assert_eq!(alloc[16], 0.0);
 }

@@ -1,17 +1,22 @@
-//! Reading a large Rprof file in chunks, one thread each, with exactly the result
-//! of the one-pass reader: the same tables and ids, strings in the same order, the
-//! same warnings in the same order, the same error.
+//! Reading a large Rprof file in chunks on several threads, with exactly the
+//! result of the one-pass reader: the same tables and ids, strings in the same
+//! order, the same warnings in the same order, the same error.
 //!
-//! The text after the first header is cut at line starts into chunks. Each chunk is
-//! read without knowing what came before it ([`ChunkReader`]): it numbers what it
-//! meets itself (segments, frames, samples) and logs, in file order, each step
-//! where the one-pass reader's state outside the current line matters: headers,
-//! `#File` lines, warnings (each text once), frames met for the first time in the
-//! chunk, the first memory sample of a segment, an error. Merging replays these
-//! logs, chunk after chunk, through the one-pass [`Reader`] itself, which gives the
-//! ids and interns the strings in the order it would have; then one thread per
-//! chunk copies the chunk's per-sample columns into their place, with its own
-//! numbers turned into those ids.
+//! Most of a large read is writing the per-sample columns (about 200 bytes per
+//! sample with memory profiling, and each new page of memory costs a fault), so
+//! the work is shared out in two steps, each writing every byte once:
+//!
+//! 1. The text after the first header is cut at line starts into chunks, each read
+//!    on a thread of its own without knowing what came before it
+//!    ([`ChunkReader`]): it numbers what it meets itself (segments, frames), keeps
+//!    one small record per sample, and logs, in file order, each step where the
+//!    one-pass reader's state outside the current line matters: headers, `#File`
+//!    lines, warnings (each text once), frames met for the first time in the
+//!    chunk, the first memory sample of a segment, an error. Merging replays these
+//!    logs, chunk after chunk, through the one-pass [`Reader`] itself, which gives
+//!    the ids and interns the strings in the order it would have.
+//! 2. The per-sample columns are built from the records, each column whole by one
+//!    thread, the columns shared out among the threads.
 //!
 //! Why replaying only the first sight of each frame in a chunk is enough: a frame
 //! is named by its bytes and, with a line reference `N#L`, its segment and `N`.
@@ -23,12 +28,12 @@
 //! passes it the same rest of the input, which runs past the chunk's end.
 
 use super::{
-    alloc_size, expected_lines_of, next_id, read_lines, too_many, FileRef, Frame, Header, Ids, LineHandler, Lines,
-    Parsed, Reader, SampleTables, StackCache,
+    expected_lines_of, memory_values, read_lines, too_many, FileRef, Frame, Header, Ids, LineHandler,
+    Lines, Parsed, Reader, StackCache,
 };
 use crate::error::{ProfileError, Result};
 use crate::input::Limits;
-use crate::model::{SampleLocations, SampleValues, Samples, NA_INT};
+use crate::model::{StrId, NA_INT};
 use crate::rprof::MEMORY_TYPES;
 use memchr::memchr;
 use rustc_hash::FxHashMap;
@@ -39,13 +44,12 @@ use std::ops::Range;
 /// of `bench/rprof-data.R` and copies of its lines).
 const MIN_PARALLEL_BYTES: usize = 4 << 20;
 
-/// Most threads used, however many cores there are: the merge and the copy at the
-/// end are partly sequential, so more threads soon stop paying.
+/// Most threads used, however many cores there are: the replay is sequential, and
+/// writing memory does not scale far.
 const MAX_THREADS: usize = 8;
 
-/// Largest chunk. A chunk numbers its samples and frames from 0 as R integers; a
-/// sample takes at least 5 bytes and a frame 4, so under 4 GiB neither count can
-/// reach 2^31 within one chunk.
+/// Largest chunk. A chunk numbers its frames and the locations of its stacks from
+/// 0; a frame takes at least 4 bytes, so under 4 GiB no count reaches 2^31.
 const MAX_CHUNK_BYTES: usize = 4 << 30;
 
 /// How many chunks to read an input of `len` bytes in: 1 (one pass) for small
@@ -55,14 +59,16 @@ pub(crate) fn chunks_for(len: usize) -> usize {
     if len < MIN_PARALLEL_BYTES {
         return 1;
     }
-    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
-    let wanted = cores.min(MAX_THREADS).min(len / (MIN_PARALLEL_BYTES / 2));
+    let wanted = cores().min(MAX_THREADS).min(len / (MIN_PARALLEL_BYTES / 2));
     wanted.max(len.div_ceil(MAX_CHUNK_BYTES)).max(1)
 }
 
-/// Reads `lines` (what follows the header `first`) in `chunks` chunks, one thread
-/// each; see the module documentation. The first chunk is read by the one-pass
-/// reader itself, which then goes on with the logs of the others.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+}
+
+/// Reads `lines` (what follows the header `first`) in `chunks` chunks; see the
+/// module documentation.
 pub(super) fn parse(
     first: &[u8],
     header: Header,
@@ -71,156 +77,43 @@ pub(super) fn parse(
     limits: &Limits,
     chunks: usize,
 ) -> Result<Parsed> {
-    let text = lines.rest;
-    let bounds = chunk_bounds(text, chunks);
-    // The number of each chunk's first line: count the line ends of each chunk.
-    let line_ends = in_parallel(bounds.iter().map(|range| {
-        let chunk = text.get(range.clone()).unwrap_or_default();
-        move || memchr::memchr_iter(b'\n', chunk).count()
-    }));
-    let mut line_before = lines.number;
-    let mut chunk_lines = Vec::with_capacity(bounds.len());
-    for (range, &ends) in bounds.iter().zip(&line_ends) {
-        let rest = text.get(range.start..).unwrap_or_default();
-        chunk_lines.push(Lines { rest, number: line_before, stop_at: text.len() - range.end });
-        line_before = line_before.saturating_add(u32::try_from(ends).unwrap_or(u32::MAX));
-    }
-    let expected = |k: usize| expected_lines_of(line_ends.get(k).copied().unwrap_or(0), bounds.get(k).map_or(0, Range::len));
-
-    let mut reader = Reader::new(source_uri, expected(0), *limits);
+    let mut reader = Reader::new(source_uri, 0, *limits);
     reader.start_segment(first, header)?;
-    let (ids, limits) = (reader.ids, *limits);
-    let mut chunk_lines = chunk_lines.into_iter();
-    let first_lines = chunk_lines.next().unwrap_or(Lines::new(&[], 0));
-    let (first_chunk, mut others) = std::thread::scope(|s| {
-        let handles: Vec<_> = chunk_lines
-            .enumerate()
-            .map(|(k, lines)| s.spawn(move || ChunkReader::read(lines, ids, limits, expected(k + 1))))
-            .collect();
-        let first_chunk = read_lines(&mut reader, first_lines);
-        (first_chunk, handles.into_iter().map(join).collect::<Vec<_>>())
-    });
-    first_chunk?;
-    let maps = replay(&mut reader, &mut others)?;
+    let limits = *limits;
+    let jobs = split(lines, chunks).into_iter().map(|(lines, expected)| move || ChunkReader::read(lines, limits, expected));
+    let mut chunks = in_parallel(jobs);
+    let maps = replay(&mut reader, &mut chunks)?;
+    let ids = reader.ids;
     let mut parsed = reader.finish();
-    append_samples(&mut parsed, others, &maps);
+    write_sample_columns(&mut parsed, &chunks, &maps, &ids);
     Ok(parsed)
 }
 
-/// The result of a thread (its panic, should it panic).
-fn join<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
-    handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-}
-
-/// Appends the per-sample columns of `chunks` to those of `parsed`, with the
-/// chunks' numbers turned into ids; the columns are shared out among threads.
-fn append_samples(parsed: &mut Parsed, mut chunks: Vec<ChunkReader<'_>>, maps: &IdMaps) {
-    let offsets = &maps.sample_offsets;
-    let sample_id = |k: usize, local: i32| local.saturating_add(offsets.get(k).copied().unwrap_or(NA_INT));
-    let source_id = |k: usize, local: i32| lookup(&maps.source_ids, k, local);
-    let location_id = |k: usize, local: i32| lookup(&maps.location_ids, k, local);
-    let mut samples: Vec<Samples> = chunks.iter_mut().map(|c| std::mem::take(&mut c.samples)).collect();
-    let mut values: Vec<SampleValues> = chunks.iter_mut().map(|c| std::mem::take(&mut c.values)).collect();
-    let mut locations: Vec<SampleLocations> = chunks.iter_mut().map(|c| std::mem::take(&mut c.locations)).collect();
-    let lines = chunks.iter_mut().map(|c| std::mem::take(&mut c.sample_lines)).collect();
-    let p = &mut parsed.profile;
-    let (s, v, sl) = (&mut p.samples, &mut p.sample_values, &mut p.sample_locations);
-    let jobs = vec![
-        Job::new(&mut s.sample_id, take_each(&mut samples, |t| &mut t.sample_id), sample_id),
-        Job::new(&mut s.source_id, take_each(&mut samples, |t| &mut t.source_id), source_id),
-        Job::new(&mut v.sample_id, take_each(&mut values, |t| &mut t.sample_id), sample_id),
-        Job::new(&mut v.value_type, take_each(&mut values, |t| &mut t.value_type), same),
-        Job::new(&mut v.unit, take_each(&mut values, |t| &mut t.unit), same),
-        Job::new(&mut v.value, take_each(&mut values, |t| &mut t.value), same),
-        Job::new(&mut sl.sample_id, take_each(&mut locations, |t| &mut t.sample_id), sample_id),
-        Job::new(&mut sl.depth, take_each(&mut locations, |t| &mut t.depth), same),
-        Job::new(&mut sl.location_id, take_each(&mut locations, |t| &mut t.location_id), location_id),
-        Job::new(&mut parsed.sample_lines, lines, same),
-    ];
-    run_jobs(jobs, chunks.len() + 1);
-}
-
-/// The value as it is, in any chunk.
-fn same<T>(_chunk: usize, value: T) -> T {
-    value
-}
-
-/// What turns the numbers of the chunks after the first into ids, per chunk.
-struct IdMaps {
-    /// Samples before the chunk.
-    sample_offsets: Vec<i32>,
-    /// Source id of each segment of the chunk (0: the one going on where it starts).
-    source_ids: Vec<Vec<i32>>,
-    /// Location id of each frame the chunk numbered.
-    location_ids: Vec<Vec<i32>>,
-}
-
-/// `maps[chunk][local]`, or NA (never: every number a chunk uses is mapped).
-fn lookup(maps: &[Vec<i32>], chunk: usize, local: i32) -> i32 {
-    let map = maps.get(chunk).map(Vec::as_slice).unwrap_or_default();
-    usize::try_from(local).ok().and_then(|i| map.get(i)).copied().unwrap_or(NA_INT)
-}
-
-/// Replays the logs of `chunks`, in order, through `reader` (which has read what
-/// comes before them), and corrects the `alloc_size` of each chunk's first memory
-/// sample (which needs the gauges of the tick before, in the chunk before). The
-/// first error in file order is returned.
-fn replay<'a>(reader: &mut Reader<'a>, chunks: &mut [ChunkReader<'a>]) -> Result<IdMaps> {
-    let mut maps = IdMaps { sample_offsets: Vec::new(), source_ids: Vec::new(), location_ids: Vec::new() };
-    let mut samples_before = reader.p.samples.nrow();
-    for chunk in chunks.iter_mut() {
-        maps.sample_offsets.push(check_sample_count(samples_before)?);
-        let gauges_before = reader.segment.previous_gauges;
-        let mut source_ids = vec![reader.segment.source_id];
-        let mut location_ids = Vec::new();
-        for Logged { samples, event } in std::mem::take(&mut chunk.log) {
-            check_sample_count(samples_before + samples)?;
-            match event {
-                Event::Header(line, header) => {
-                    reader.start_segment(line, header)?;
-                    source_ids.push(reader.segment.source_id);
-                }
-                Event::File(line) => reader.file_line(line),
-                Event::Warn(message) => reader.warn(message),
-                Event::Frame(frame, rest) => location_ids.push(reader.location(&frame, rest)?),
-                Event::MemoryTypes => reader.add_memory_types(),
-                Event::Error(e) => return Err(e),
-            }
-        }
-        if let (Some(before), Some((row, gauges))) = (gauges_before, chunk.first_inherited_gauges) {
-            if let Some(alloc) = chunk.values.value.get_mut(row) {
-                *alloc = alloc_size(Some(before), gauges);
-            }
-        }
-        if chunk.previous_gauges.is_some() {
-            reader.segment.previous_gauges = chunk.previous_gauges;
-        }
-        samples_before += chunk.samples.nrow();
-        maps.source_ids.push(source_ids);
-        maps.location_ids.push(location_ids);
-    }
-    check_sample_count(samples_before)?;
-    Ok(maps)
-}
-
-/// `count` samples as an R integer, or the one-pass reader's error for more
-/// samples than a profile can hold.
-fn check_sample_count(count: usize) -> Result<i32> {
-    i32::try_from(count).map_err(|_| too_many("samples"))
-}
-
-/// Cuts `text` at line starts into `chunks` pieces of about the same size (some
-/// may be empty).
-fn chunk_bounds(text: &[u8], chunks: usize) -> Vec<Range<usize>> {
+/// `lines` cut at line starts into `chunks` pieces of about the same size (some
+/// may be empty), each with the number of samples it may hold.
+fn split(lines: Lines<'_>, chunks: usize) -> Vec<(Lines<'_>, usize)> {
+    let text = lines.rest;
     let chunks = chunks.max(1);
-    let mut bounds = Vec::with_capacity(chunks);
+    let mut bounds: Vec<Range<usize>> = Vec::with_capacity(chunks);
     let mut start = 0;
     for k in 1..=chunks {
         let end = if k == chunks { text.len() } else { line_start_from(text, (text.len() / chunks * k).max(start)) };
         bounds.push(start..end);
         start = end;
     }
-    bounds
+    // The number of each chunk's first line: count the line ends of each chunk.
+    let line_ends = in_parallel(bounds.iter().map(|range| {
+        let chunk = text.get(range.clone()).unwrap_or_default();
+        move || memchr::memchr_iter(b'\n', chunk).count()
+    }));
+    let mut line_before = lines.number;
+    let mut out = Vec::with_capacity(chunks);
+    for (range, ends) in bounds.into_iter().zip(line_ends) {
+        let rest = text.get(range.start..).unwrap_or_default();
+        out.push((Lines { rest, number: line_before, stop_at: text.len() - range.end }, expected_lines_of(ends, range.len())));
+        line_before = line_before.saturating_add(u32::try_from(ends).unwrap_or(u32::MAX));
+    }
+    out
 }
 
 /// The first line start at or after `pos`.
@@ -238,61 +131,172 @@ fn line_start_from(text: &[u8], pos: usize) -> usize {
 fn in_parallel<T: Send>(jobs: impl IntoIterator<Item = impl FnOnce() -> T + Send>) -> Vec<T> {
     std::thread::scope(|s| {
         let handles: Vec<_> = jobs.into_iter().map(|job| s.spawn(job)).collect();
-        handles.into_iter().map(join).collect()
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
     })
 }
 
-/// One column of each table, taken out of it.
-fn take_each<T, C: Default>(tables: &mut [T], column: impl Fn(&mut T) -> &mut C) -> Vec<C> {
-    tables.iter_mut().map(|t| std::mem::take(column(t))).collect()
+/// What turns the numbers of each chunk into ids.
+struct IdMaps {
+    /// Source id of each segment of the chunk (0: the one going on where it starts).
+    source_ids: Vec<Vec<i32>>,
+    /// Location id of each frame the chunk numbered.
+    location_ids: Vec<Vec<i32>>,
 }
 
-/// Appending the columns of the chunks to one column, with their values passed
-/// through a map.
-struct Job<'s> {
-    bytes: usize,
-    run: Box<dyn FnOnce() + Send + 's>,
+/// `maps[chunk][number]`, or NA (never: every number a chunk uses is mapped).
+fn lookup(maps: &[Vec<i32>], chunk: usize, number: impl TryInto<usize>) -> i32 {
+    let map = maps.get(chunk).map(Vec::as_slice).unwrap_or_default();
+    number.try_into().ok().and_then(|i| map.get(i)).copied().unwrap_or(NA_INT)
 }
 
-impl<'s> Job<'s> {
-    /// Appends `parts` (one per chunk, in order) to `column`, each value passed
-    /// through `map(chunk, value)`.
-    fn new<T, F>(column: &'s mut Vec<T>, parts: Vec<Vec<T>>, map: F) -> Self
-    where
-        T: Copy + Send + 's,
-        F: Fn(usize, T) -> T + Send + 's,
-    {
-        let len: usize = parts.iter().map(Vec::len).sum();
-        let run = move || {
-            column.reserve_exact(len);
-            for (k, part) in parts.into_iter().enumerate() {
-                column.extend(part.into_iter().map(|v| map(k, v)));
+/// Replays the logs of `chunks`, in order, through `reader` (which has read the
+/// first header). The first error in file order is returned.
+fn replay<'a>(reader: &mut Reader<'a>, chunks: &mut [ChunkReader<'a>]) -> Result<IdMaps> {
+    let mut maps = IdMaps { source_ids: Vec::new(), location_ids: Vec::new() };
+    let mut samples_before = 0usize;
+    for chunk in chunks.iter_mut() {
+        let mut source_ids = vec![reader.segment.source_id];
+        let mut location_ids = Vec::new();
+        for Logged { samples, event } in std::mem::take(&mut chunk.log) {
+            // The one-pass reader fails on the sample after the 2^31 - 1st.
+            if samples_before + samples > i32::MAX as usize {
+                return Err(too_many("samples"));
             }
-        };
-        Job { bytes: len * std::mem::size_of::<T>(), run: Box::new(run) }
+            match event {
+                Event::Header(line, header) => {
+                    reader.start_segment(line, header)?;
+                    source_ids.push(reader.segment.source_id);
+                }
+                Event::File(line) => reader.file_line(line),
+                Event::Warn(message) => reader.warn(message),
+                Event::Frame(frame, rest) => location_ids.push(reader.location(&frame, rest)?),
+                Event::MemoryTypes => reader.add_memory_types(),
+                Event::Error(e) => return Err(e),
+            }
+        }
+        samples_before += chunk.samples.len();
+        maps.source_ids.push(source_ids);
+        maps.location_ids.push(location_ids);
     }
+    if samples_before > i32::MAX as usize {
+        return Err(too_many("samples"));
+    }
+    Ok(maps)
 }
 
-/// Runs `jobs` on up to `threads` threads (this one included), the largest first,
-/// each on the thread with the least work so far.
-fn run_jobs(mut jobs: Vec<Job<'_>>, threads: usize) {
-    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
-    let mut bins: Vec<(usize, Vec<Job<'_>>)> = (0..threads.min(cores).max(1)).map(|_| (0, Vec::new())).collect();
-    jobs.sort_by_key(|job| std::cmp::Reverse(job.bytes));
-    for job in jobs {
-        if let Some(bin) = bins.iter_mut().min_by_key(|(bytes, _)| *bytes) {
-            bin.0 += job.bytes;
-            bin.1.push(job);
+/// A sample of a chunk as the column writers see it.
+struct SampleView<'c> {
+    sample_id: i32,
+    source_id: i32,
+    line: u32,
+    /// The values of the memory types, if the sample has them.
+    memory: Option<[f64; 5]>,
+    /// The frames, innermost first, as numbers of the chunk.
+    stack: &'c [i32],
+    chunk: usize,
+}
+
+/// Calls `f` on each sample of `chunks`, in order, with its ids.
+fn for_each_sample<'c>(chunks: &'c [ChunkReader<'_>], maps: &IdMaps, mut f: impl FnMut(SampleView<'c>)) {
+    let mut sample_id = 0i32;
+    // Memory gauges of the tick before, in the same segment (source).
+    let (mut source_before, mut gauges_before) = (NA_INT, None);
+    for (k, chunk) in chunks.iter().enumerate() {
+        let mut gauges = chunk.gauges.iter();
+        for record in &chunk.samples {
+            sample_id = sample_id.saturating_add(1);
+            let source_id = lookup(&maps.source_ids, k, record.segment);
+            if source_id != source_before {
+                (source_before, gauges_before) = (source_id, None);
+            }
+            let memory = match record.memory {
+                true => gauges.next().map(|&g| memory_values(g, &mut gauges_before)),
+                false => None,
+            };
+            let stack = chunk.stacks.locations.get(record.stack.clone()).unwrap_or_default();
+            f(SampleView { sample_id, source_id, line: record.line, memory, stack, chunk: k });
         }
     }
-    let run_all = |jobs: Vec<Job<'_>>| jobs.into_iter().for_each(|job| (job.run)());
-    let mut bins = bins.into_iter().map(|(_, jobs)| jobs);
-    let here = bins.next().unwrap_or_default();
-    std::thread::scope(|s| {
-        let handles: Vec<_> = bins.map(|jobs| s.spawn(move || run_all(jobs))).collect();
-        run_all(here);
-        handles.into_iter().for_each(join);
-    });
+}
+
+/// Writes the per-sample columns of `parsed` from the records of `chunks`: each
+/// column by one thread, the largest first, on the thread with the least work.
+fn write_sample_columns(parsed: &mut Parsed, chunks: &[ChunkReader<'_>], maps: &IdMaps, ids: &Ids) {
+    let samples: usize = chunks.iter().map(|c| c.samples.len()).sum();
+    let values = samples + MEMORY_TYPES.len() * chunks.iter().map(|c| c.gauges.len()).sum::<usize>();
+    let frames: usize = chunks.iter().flat_map(|c| &c.samples).map(|r| r.stack.len()).sum();
+    let p = &mut parsed.profile;
+    let (s, v, sl) = (&mut p.samples, &mut p.sample_values, &mut p.sample_locations);
+    // What a sample puts in each column of `sample_values`.
+    let memory_types = ids.memory;
+    let types = move |x: &SampleView<'_>| {
+        let memory = x.memory.map(|_| memory_types.map(|(t, _)| t));
+        std::iter::once(ids.samples).chain(memory.into_iter().flatten())
+    };
+    let units = move |x: &SampleView<'_>| {
+        let memory = x.memory.map(|_| memory_types.map(|(_, u)| u));
+        std::iter::once(ids.count).chain(memory.into_iter().flatten())
+    };
+    let jobs = vec![
+        Column::new(&mut s.sample_id, samples, |x, out| out.push(x.sample_id)),
+        Column::new(&mut s.source_id, samples, |x, out| out.push(x.source_id)),
+        Column::new(&mut parsed.sample_lines, samples, |x, out| out.push(x.line)),
+        Column::new(&mut v.sample_id, values, |x, out| {
+            out.extend(std::iter::repeat_n(x.sample_id, 1 + x.memory.map_or(0, |m| m.len())));
+        }),
+        Column::new(&mut v.value_type, values, move |x, out: &mut Vec<StrId>| out.extend(types(&x))),
+        Column::new(&mut v.unit, values, move |x, out: &mut Vec<StrId>| out.extend(units(&x))),
+        Column::new(&mut v.value, values, |x, out| {
+            out.push(1.0);
+            out.extend(x.memory.into_iter().flatten());
+        }),
+        Column::new(&mut sl.sample_id, frames, |x, out| out.extend(std::iter::repeat_n(x.sample_id, x.stack.len()))),
+        Column::new(&mut sl.depth, frames, |x, out| out.extend((1..).take(x.stack.len()))),
+        Column::new(&mut sl.location_id, frames, |x, out| {
+            out.extend(x.stack.iter().map(|&n| lookup(&maps.location_ids, x.chunk, n)));
+        }),
+    ];
+    let threads = cores().min(MAX_THREADS).min(chunks.len()).max(1);
+    let mut shares: Vec<(usize, Vec<Column<'_>>)> = (0..threads).map(|_| (0, Vec::new())).collect();
+    let mut jobs = jobs;
+    jobs.sort_by_key(|job| std::cmp::Reverse(job.bytes));
+    for job in jobs {
+        if let Some(share) = shares.iter_mut().min_by_key(|(bytes, _)| *bytes) {
+            share.0 += job.bytes;
+            share.1.push(job);
+        }
+    }
+    in_parallel(shares.into_iter().map(|(_, share)| {
+        move || {
+            for job in share {
+                (job.write)(chunks, maps);
+            }
+        }
+    }));
+}
+
+/// The writing of one per-sample column.
+struct Column<'s> {
+    bytes: usize,
+    #[allow(clippy::type_complexity)]
+    write: Box<dyn FnOnce(&[ChunkReader<'_>], &IdMaps) + Send + 's>,
+}
+
+impl<'s> Column<'s> {
+    /// Fills `column` (which will hold `rows` values) by `push(sample, column)` for
+    /// each sample in order.
+    fn new<T: Send + 's>(
+        column: &'s mut Vec<T>,
+        rows: usize,
+        push: impl Fn(SampleView<'_>, &mut Vec<T>) + Send + 's,
+    ) -> Self {
+        let write = move |chunks: &[ChunkReader<'_>], maps: &IdMaps| {
+            column.clear();
+            column.reserve_exact(rows);
+            for_each_sample(chunks, maps, |x| push(x, column));
+        };
+        Column { bytes: rows * std::mem::size_of::<T>(), write: Box::new(write) }
+    }
 }
 
 /// A step of a chunk's reading that the merge replays, with the number of samples
@@ -319,54 +323,51 @@ enum Event<'a> {
     Error(ProfileError),
 }
 
+/// A sample of a chunk.
+struct SampleRecord {
+    /// The chunk's number of its segment.
+    segment: u32,
+    line: u32,
+    /// Whether it has memory gauges (the next ones of the chunk's `gauges`).
+    memory: bool,
+    /// Where its frames are in the chunk's stack cache.
+    stack: Range<usize>,
+}
+
 /// Reader of one chunk, with numbers of its own: segments count from 0 (the one
 /// going on where the chunk starts), frames from 0 in order of first sight in the
-/// chunk, samples from 1.
+/// chunk.
 struct ChunkReader<'a> {
     limits: Limits,
-    ids: Ids,
     log: Vec<Logged<'a>>,
     warned: Vec<&'static str>,
-    segment: i32,
+    segment: u32,
     /// Whether the memory types of the current segment are known to be declared.
     segment_memory: bool,
-    /// Heap gauges of the previous tick in the current segment (in this chunk).
-    previous_gauges: Option<[u64; 3]>,
-    /// The row of the `alloc_size` value of the first memory sample of segment 0,
-    /// and its gauges: the merge computes that value from the chunk before.
-    first_inherited_gauges: Option<(usize, [u64; 3])>,
     /// Number of each frame met, by its bytes and, with a line reference, its
     /// segment and reference (whose file is the same throughout a segment).
-    frames: FxHashMap<(&'a [u8], Option<(i32, FileRef)>), i32>,
+    frames: FxHashMap<(&'a [u8], Option<(u32, FileRef)>), u32>,
     stacks: StackCache<'a>,
-    samples: Samples,
-    values: SampleValues,
-    locations: SampleLocations,
-    sample_lines: Vec<u32>,
+    samples: Vec<SampleRecord>,
+    /// Memory gauges of the samples that have them, in order.
+    gauges: Vec<[u64; 4]>,
 }
 
 impl<'a> ChunkReader<'a> {
-    /// Reads `lines`; an error ends the log.
-    fn read(lines: Lines<'a>, ids: Ids, limits: Limits, expected_lines: usize) -> Self {
+    /// Reads `lines`, which hold at most `expected_lines` samples; an error ends
+    /// the log.
+    fn read(lines: Lines<'a>, limits: Limits, expected_lines: usize) -> Self {
         let mut reader = ChunkReader {
             limits,
-            ids,
             log: Vec::new(),
             warned: Vec::new(),
             segment: 0,
             segment_memory: false,
-            previous_gauges: None,
-            first_inherited_gauges: None,
             frames: FxHashMap::default(),
             stacks: StackCache::default(),
-            samples: Samples::default(),
-            values: SampleValues::default(),
-            locations: SampleLocations::default(),
-            sample_lines: Vec::with_capacity(expected_lines),
+            samples: Vec::with_capacity(expected_lines),
+            gauges: Vec::new(),
         };
-        // As the one-pass reader: one sample per line is the common case.
-        reader.samples.reserve(expected_lines);
-        reader.values.reserve(expected_lines);
         if let Err(e) = read_lines(&mut reader, lines) {
             reader.log(Event::Error(e));
         }
@@ -374,17 +375,16 @@ impl<'a> ChunkReader<'a> {
     }
 
     fn log(&mut self, event: Event<'a>) {
-        self.log.push(Logged { samples: self.samples.nrow(), event });
+        self.log.push(Logged { samples: self.samples.len(), event });
     }
 }
 
 impl<'a> LineHandler<'a> for ChunkReader<'a> {
     fn header(&mut self, line: &'a [u8], header: Header) -> Result<()> {
         self.log(Event::Header(line, header));
-        // Saturating is safe: a header has more than 4 bytes (see MAX_CHUNK_BYTES).
+        // A header has more than 4 bytes (see MAX_CHUNK_BYTES).
         self.segment = self.segment.saturating_add(1);
         self.segment_memory = header.memory;
-        self.previous_gauges = None;
         self.stacks.seen.clear();
         Ok(())
     }
@@ -410,33 +410,33 @@ impl<'a> LineHandler<'a> for ChunkReader<'a> {
 
     fn frame_location(&mut self, frame: &Frame<'a>, rest: &'a [u8]) -> Result<i32> {
         let key = (frame.name, frame.file_ref.map(|r| (self.segment, r)));
-        if let Some(&number) = self.frames.get(&key) {
-            return Ok(number);
-        }
-        let number = next_id(self.frames.len(), "locations")? - 1;
-        self.frames.insert(key, number);
-        self.log(Event::Frame(*frame, rest));
-        Ok(number)
+        let number = match self.frames.get(&key) {
+            Some(&number) => number,
+            None => {
+                let number = u32::try_from(self.frames.len()).map_err(|_| too_many("locations"))?;
+                self.frames.insert(key, number);
+                self.log(Event::Frame(*frame, rest));
+                number
+            }
+        };
+        // Numbers stay below 2^31 (see MAX_CHUNK_BYTES); the stack cache holds i32.
+        Ok(number as i32)
     }
 
     fn sample(&mut self, gauges: Option<[u64; 4]>, start: usize, len: usize, line_number: u32) -> Result<()> {
-        self.sample_lines.push(line_number);
-        let sample_id = next_id(self.samples.nrow(), "samples")?;
-        if let Some([small, large, nodes, _]) = gauges {
+        if let Some(gauges) = gauges {
             if !self.segment_memory {
                 self.segment_memory = true;
                 self.log(Event::MemoryTypes);
             }
-            if self.segment == 0 && self.previous_gauges.is_none() {
-                // Its values follow the tick's own: alloc_size is the last of them.
-                let row = self.values.nrow() + MEMORY_TYPES.len();
-                self.first_inherited_gauges = Some((row, [small, large, nodes]));
-            }
+            self.gauges.push(gauges);
         }
-        let stack = self.stacks.locations.get(start..start + len).unwrap_or_default();
-        let mut tables =
-            SampleTables { samples: &mut self.samples, values: &mut self.values, locations: &mut self.locations };
-        tables.push(&self.ids, sample_id, self.segment, gauges, &mut self.previous_gauges, stack);
+        self.samples.push(SampleRecord {
+            segment: self.segment,
+            line: line_number,
+            memory: gauges.is_some(),
+            stack: start..start + len,
+        });
         Ok(())
     }
 }
