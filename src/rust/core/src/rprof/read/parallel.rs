@@ -80,7 +80,18 @@ pub(super) fn parse(
     let mut reader = Reader::new(source_uri, 0, *limits);
     reader.start_segment(first, header)?;
     let limits = *limits;
-    let jobs = split(lines, chunks).into_iter().map(|(lines, expected)| move || ChunkReader::read(lines, limits, expected));
+    // The large vectors are allocated here, on the calling thread: memory that
+    // threads allocate comes from arenas of their own, which the allocator (glibc's
+    // at least) returns to the system more eagerly, so it costs page faults again
+    // on every read.
+    // Gauges are reserved when the file starts with memory profiling.
+    let jobs: Vec<_> = split(lines, chunks)
+        .into_iter()
+        .map(|(lines, expected)| {
+            let records = (Vec::with_capacity(expected), Vec::with_capacity(if header.memory { expected } else { 0 }));
+            move || ChunkReader::read(lines, limits, records)
+        })
+        .collect();
     let mut chunks = in_parallel(jobs);
     let maps = replay(&mut reader, &mut chunks)?;
     let ids = reader.ids;
@@ -213,7 +224,8 @@ fn for_each_sample<'c>(chunks: &'c [ChunkReader<'_>], maps: &IdMaps, mut f: impl
                 true => gauges.next().map(|&g| memory_values(g, &mut gauges_before)),
                 false => None,
             };
-            let stack = chunk.stacks.locations.get(record.stack.clone()).unwrap_or_default();
+            let (start, len) = (record.stack_start as usize, record.stack_len as usize);
+            let stack = chunk.stacks.locations.get(start..start + len).unwrap_or_default();
             f(SampleView { sample_id, source_id, line: record.line, memory, stack, chunk: k });
         }
     }
@@ -224,7 +236,7 @@ fn for_each_sample<'c>(chunks: &'c [ChunkReader<'_>], maps: &IdMaps, mut f: impl
 fn write_sample_columns(parsed: &mut Parsed, chunks: &[ChunkReader<'_>], maps: &IdMaps, ids: &Ids) {
     let samples: usize = chunks.iter().map(|c| c.samples.len()).sum();
     let values = samples + MEMORY_TYPES.len() * chunks.iter().map(|c| c.gauges.len()).sum::<usize>();
-    let frames: usize = chunks.iter().flat_map(|c| &c.samples).map(|r| r.stack.len()).sum();
+    let frames: usize = chunks.iter().flat_map(|c| &c.samples).map(|r| r.stack_len as usize).sum();
     let p = &mut parsed.profile;
     let (s, v, sl) = (&mut p.samples, &mut p.sample_values, &mut p.sample_locations);
     // What a sample puts in each column of `sample_values`.
@@ -290,9 +302,10 @@ impl<'s> Column<'s> {
         rows: usize,
         push: impl Fn(SampleView<'_>, &mut Vec<T>) + Send + 's,
     ) -> Self {
+        // Allocated on the calling thread (see `parse`).
+        column.clear();
+        column.reserve_exact(rows);
         let write = move |chunks: &[ChunkReader<'_>], maps: &IdMaps| {
-            column.clear();
-            column.reserve_exact(rows);
             for_each_sample(chunks, maps, |x| push(x, column));
         };
         Column { bytes: rows * std::mem::size_of::<T>(), write: Box::new(write) }
@@ -323,15 +336,17 @@ enum Event<'a> {
     Error(ProfileError),
 }
 
-/// A sample of a chunk.
+/// A sample of a chunk (20 bytes).
 struct SampleRecord {
     /// The chunk's number of its segment.
     segment: u32,
     line: u32,
+    /// Where its frames are in the chunk's stack cache (below 2^31: see
+    /// [`MAX_CHUNK_BYTES`]).
+    stack_start: u32,
+    stack_len: u32,
     /// Whether it has memory gauges (the next ones of the chunk's `gauges`).
     memory: bool,
-    /// Where its frames are in the chunk's stack cache.
-    stack: Range<usize>,
 }
 
 /// Reader of one chunk, with numbers of its own: segments count from 0 (the one
@@ -354,9 +369,9 @@ struct ChunkReader<'a> {
 }
 
 impl<'a> ChunkReader<'a> {
-    /// Reads `lines`, which hold at most `expected_lines` samples; an error ends
-    /// the log.
-    fn read(lines: Lines<'a>, limits: Limits, expected_lines: usize) -> Self {
+    /// Reads `lines` into the (empty) vectors `samples` and `gauges`; an error
+    /// ends the log.
+    fn read(lines: Lines<'a>, limits: Limits, (samples, gauges): (Vec<SampleRecord>, Vec<[u64; 4]>)) -> Self {
         let mut reader = ChunkReader {
             limits,
             log: Vec::new(),
@@ -365,8 +380,8 @@ impl<'a> ChunkReader<'a> {
             segment_memory: false,
             frames: FxHashMap::default(),
             stacks: StackCache::default(),
-            samples: Vec::with_capacity(expected_lines),
-            gauges: Vec::new(),
+            samples,
+            gauges,
         };
         if let Err(e) = read_lines(&mut reader, lines) {
             reader.log(Event::Error(e));
@@ -431,11 +446,13 @@ impl<'a> LineHandler<'a> for ChunkReader<'a> {
             }
             self.gauges.push(gauges);
         }
+        let index = |n: usize| u32::try_from(n).map_err(|_| too_many("locations"));
         self.samples.push(SampleRecord {
             segment: self.segment,
             line: line_number,
+            stack_start: index(start)?,
+            stack_len: index(len)?,
             memory: gauges.is_some(),
-            stack: start..start + len,
         });
         Ok(())
     }
