@@ -18,6 +18,7 @@ pub mod pprof;
 pub mod rprof;
 pub mod schema;
 pub mod text;
+mod threads;
 pub mod validate;
 
 #[cfg(test)]

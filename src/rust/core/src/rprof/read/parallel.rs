@@ -35,6 +35,7 @@ use crate::error::{ProfileError, Result};
 use crate::input::Limits;
 use crate::model::{StrId, NA_INT};
 use crate::rprof::MEMORY_TYPES;
+use crate::threads::{cores, in_parallel};
 use memchr::memchr;
 use rustc_hash::FxHashMap;
 use std::ops::Range;
@@ -61,10 +62,6 @@ pub(crate) fn chunks_for(len: usize) -> usize {
     }
     let wanted = cores().min(MAX_THREADS).min(len / (MIN_PARALLEL_BYTES / 2));
     wanted.max(len.div_ceil(MAX_CHUNK_BYTES)).max(1)
-}
-
-fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
 }
 
 /// Reads `lines` (what follows the header `first`) in `chunks` chunks; see the
@@ -136,14 +133,6 @@ fn line_start_from(text: &[u8], pos: usize) -> usize {
         Some(i) => pos + i + 1,
         None => text.len(),
     }
-}
-
-/// Runs each job on a thread of its own; their results in order.
-fn in_parallel<T: Send>(jobs: impl IntoIterator<Item = impl FnOnce() -> T + Send>) -> Vec<T> {
-    std::thread::scope(|s| {
-        let handles: Vec<_> = jobs.into_iter().map(|job| s.spawn(job)).collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
-    })
 }
 
 /// What turns the numbers of each chunk into ids.
