@@ -359,7 +359,6 @@ impl SampleTables<'_> {
     /// `gauges` if any (`previous_gauges` are those of the tick before in the same
     /// segment, and become these), and the stack `stack` (location ids, innermost
     /// first).
-    #[allow(clippy::too_many_arguments)]
     fn push(
         &mut self,
         ids: &Ids,
