@@ -13,6 +13,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 mod analysis;
 mod args;
 mod combine;
+mod compact;
 mod convert;
 mod folded;
 mod pprof;
@@ -132,4 +133,5 @@ extendr_module! {
     use rprof;
     use pprof;
     use combine;
+    use compact;
 }
