@@ -10,7 +10,7 @@
 use crate::text;
 use extendr_api::prelude::*;
 use extendr_api::{GetSexp, SEXP};
-use profile_core::model::{ColMut, ColRef, NA_INT};
+use profile_core::model::{ColMut, NA_INT};
 use profile_core::{Profile, ProfileError, StrId, StringPool};
 
 /// Copies `values` into a new R integer vector.
@@ -82,31 +82,49 @@ fn named_list(names: Vec<&str>, values: Vec<Robj>) -> Robj {
     list.into()
 }
 
-/// A profile as a bundle.
-pub fn profile_to_r(p: &Profile) -> Robj {
-    let mut table_names = Vec::new();
+/// A profile as a bundle. The profile is consumed: each column is freed as soon
+/// as its R vector exists, so the Rust and R copies of a large profile are
+/// never both whole (a read's peak memory).
+pub fn profile_to_r(mut p: Profile) -> Robj {
+    let strings = strings_vector(&p.strings);
+    let names: Vec<&'static str> = p.tables().iter().map(|(name, _)| *name).collect();
     let mut tables = Vec::new();
-    for (name, cols) in p.tables() {
-        let compact = crate::compact::compact_columns(name, &cols, &p.strings);
+    for &name in &names {
+        let compact = p
+            .tables()
+            .into_iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, cols)| crate::compact::compact_columns(name, &cols, &p.strings))
+            .unwrap_or_default();
         let mut col_names = Vec::new();
         let mut col_values = Vec::new();
+        let cols = p.table_mut(name).unwrap_or_default();
+        let compact = compact.into_iter().chain(std::iter::repeat(None));
         for ((col, data), compact) in cols.into_iter().zip(compact) {
             col_names.push(col);
             col_values.push(match (compact, data) {
-                (Some(v), _) => v,
-                (None, ColRef::Int(v)) => int_vector(v),
-                (None, ColRef::Lgl(v)) => lgl_vector(v),
-                (None, ColRef::Dbl(v)) => dbl_vector(v),
-                (None, ColRef::Chr(v)) => code_vector(v),
+                (Some(v), data) => {
+                    drop_column(data);
+                    v
+                }
+                (None, ColMut::Int(v)) => int_vector(&std::mem::take(v)),
+                (None, ColMut::Lgl(v)) => lgl_vector(&std::mem::take(v)),
+                (None, ColMut::Dbl(v)) => dbl_vector(&std::mem::take(v)),
+                (None, ColMut::Chr(v)) => code_vector(&std::mem::take(v)),
             });
         }
-        table_names.push(name);
         tables.push(named_list(col_names, col_values));
     }
-    named_list(
-        vec!["strings", "tables"],
-        vec![strings_vector(&p.strings), named_list(table_names, tables)],
-    )
+    named_list(vec!["strings", "tables"], vec![strings, named_list(names, tables)])
+}
+
+/// Frees a column's memory.
+fn drop_column(data: ColMut<'_>) {
+    match data {
+        ColMut::Int(v) | ColMut::Lgl(v) => drop(std::mem::take(v)),
+        ColMut::Dbl(v) => drop(std::mem::take(v)),
+        ColMut::Chr(v) => drop(std::mem::take(v)),
+    }
 }
 
 fn element(elements: &[(String, Robj)], name: &str) -> Option<Robj> {

@@ -98,7 +98,7 @@ fn profile_validate_v2(bundle: Robj) -> Robj {
 fn profile_roundtrip_bundle(bundle: Robj) -> Robj {
     envelope(|| {
         let p = convert::profile_from_r(&bundle)?;
-        Ok(convert::profile_to_r(&p))
+        Ok(convert::profile_to_r(p))
     })
 }
 
