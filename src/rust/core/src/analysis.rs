@@ -10,6 +10,7 @@
 //! alphabetical flame graphs and sorted folded output.
 
 use crate::error::{ProfileError, Result};
+use crate::id_map::IdMap;
 use rustc_hash::FxHashMap;
 
 /// The columns a summary or call tree is computed from.
@@ -44,57 +45,6 @@ pub struct Stacks {
 
 fn invalid(table: &str, column: &str, row: usize, message: impl Into<String>) -> ProfileError {
     ProfileError::invalid(table, column, Some(row + 1), message)
-}
-
-/// A map from ids to row numbers: a plain vector when the ids are small positive
-/// numbers (as the readers make them), a hash map otherwise.
-enum IdMap {
-    Dense(Vec<u32>),
-    Hashed(FxHashMap<i32, u32>),
-}
-
-impl IdMap {
-    const NONE: u32 = u32::MAX;
-
-    fn for_ids(ids: &[i32]) -> IdMap {
-        let max = ids.iter().copied().max().unwrap_or(0);
-        let min = ids.iter().copied().min().unwrap_or(1);
-        // Dense only when the vector is not much larger than the data.
-        match usize::try_from(max) {
-            Ok(max) if min >= 1 && max <= 4 * ids.len() + 1024 => {
-                IdMap::Dense(vec![Self::NONE; max + 1])
-            }
-            _ => {
-                let mut map = FxHashMap::default();
-                map.reserve(ids.len());
-                IdMap::Hashed(map)
-            }
-        }
-    }
-
-    /// Inserts, returning the previous row of `id` if it had one.
-    fn insert(&mut self, id: i32, row: u32) -> Option<u32> {
-        match self {
-            IdMap::Dense(v) => {
-                // for_ids() sized the vector for every id it was given
-                let slot = usize::try_from(id).ok().and_then(|i| v.get_mut(i))?;
-                let old = std::mem::replace(slot, row);
-                (old != Self::NONE).then_some(old)
-            }
-            IdMap::Hashed(m) => m.insert(id, row),
-        }
-    }
-
-    fn get(&self, id: i32) -> Option<u32> {
-        match self {
-            IdMap::Dense(v) => usize::try_from(id)
-                .ok()
-                .and_then(|i| v.get(i))
-                .copied()
-                .filter(|&r| r != Self::NONE),
-            IdMap::Hashed(m) => m.get(&id).copied(),
-        }
-    }
 }
 
 impl Stacks {

@@ -10,6 +10,7 @@ pub mod analysis;
 pub mod combine;
 pub mod error;
 pub mod folded;
+mod id_map;
 pub mod input;
 pub mod model;
 pub mod output;
@@ -17,6 +18,7 @@ pub mod pprof;
 pub mod rprof;
 pub mod schema;
 pub mod text;
+mod threads;
 pub mod validate;
 
 #[cfg(test)]

@@ -9,17 +9,41 @@ use crate::model::{ColRef, Profile, StrId, NA_INT};
 use crate::schema;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-/// Validates a whole profile; Ok(()) when every rule holds.
+/// Profiles with at least this many rows of `sample_values` and
+/// `sample_locations` are checked on two threads; below it, starting a thread
+/// costs more than it saves (validation of many small profiles, as when
+/// combining, would slow down).
+const MIN_PARALLEL_ROWS: usize = 1 << 16;
+
+/// Validates a whole profile; Ok(()) when every rule holds, else the error of the
+/// first check that fails, in the order below.
 pub fn validate(p: &Profile) -> Result<()> {
     let tables = p.tables();
-    let column = |table: &str, col: &str| -> Option<ColRef<'_>> {
-        tables
-            .iter()
-            .find(|(t, _)| *t == table)
-            .and_then(|(_, cols)| cols.iter().find(|(c, _)| *c == col).map(|(_, c)| *c))
-    };
+    // First, as the other checks index the columns of a table by the same rows.
+    check_rectangular(&tables)?;
+    // The checks of single columns and keys, and those of pairs, depths and the
+    // rest, are independent: on a large profile they run at the same time (each
+    // about half of the work), and the error of the first group still wins.
+    let rows = p.sample_values.nrow() + p.sample_locations.nrow();
+    if rows >= MIN_PARALLEL_ROWS && crate::threads::cores() > 1 {
+        let mut results = crate::threads::in_parallel([
+            Box::new(|| check_columns(p, &tables)) as Box<dyn FnOnce() -> Result<()> + Send>,
+            Box::new(|| check_rows(p)),
+        ])
+        .into_iter();
+        results.next().unwrap_or(Ok(()))?;
+        results.next().unwrap_or(Ok(()))
+    } else {
+        check_columns(p, &tables)?;
+        check_rows(p)
+    }
+}
 
-    for (name, cols) in &tables {
+type Tables<'p> = [(&'static str, Vec<(&'static str, ColRef<'p>)>)];
+
+/// Every column of a table has as many values as the table has rows.
+fn check_rectangular(tables: &Tables<'_>) -> Result<()> {
+    for (name, cols) in tables {
         let n = cols.first().map_or(0, |(_, c)| c.len());
         for (col, c) in cols {
             if c.len() != n {
@@ -32,7 +56,17 @@ pub fn validate(p: &Profile) -> Result<()> {
             }
         }
     }
+    Ok(())
+}
 
+/// NA, ranges, primary and foreign keys.
+fn check_columns(p: &Profile, tables: &Tables<'_>) -> Result<()> {
+    let column = |table: &str, col: &str| -> Option<ColRef<'_>> {
+        tables
+            .iter()
+            .find(|(t, _)| *t == table)
+            .and_then(|(_, cols)| cols.iter().find(|(c, _)| *c == col).map(|(_, c)| *c))
+    };
     for &(table, col) in schema::NOT_NA {
         if let Some(c) = column(table, col) {
             if let Some(row) = (0..c.len()).find(|&i| c.is_na(i)) {
@@ -111,7 +145,12 @@ pub fn validate(p: &Profile) -> Result<()> {
             ));
         }
     }
+    Ok(())
+}
 
+/// Unique pairs, stack depths, inline chains, numbers kept as text, source types
+/// and the version.
+fn check_rows(p: &Profile) -> Result<()> {
     check_unique_pairs_str(
         "sample_values",
         "type",
@@ -459,6 +498,7 @@ fn check_version(p: &Profile) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::ColMut;
 
     fn small() -> Profile {
         let mut p = Profile::new();
@@ -575,5 +615,66 @@ mod tests {
         let mut p = small();
         p.meta.value[0] = p.strings.intern("1.0");
         assert!(validate(&p).unwrap_err().to_string().contains("version"));
+    }
+
+    /// A profile large enough to be checked on two threads.
+    fn large() -> Profile {
+        let mut text = String::from("memory profiling: line profiling: sample.interval=1000\n#File 1: a.R\n");
+        for i in 0..12_000 {
+            text.push_str(&format!(":{i}:2:3:4:1#{} \"f\" 1#2 \"g\" \"h\" \n", i % 7));
+        }
+        let p = crate::rprof::parse(text.as_bytes(), None).unwrap().profile;
+        assert!(p.sample_values.nrow() + p.sample_locations.nrow() >= MIN_PARALLEL_ROWS);
+        p
+    }
+
+    /// The checks one after the other, on this thread.
+    fn validate_in_one_thread(p: &Profile) -> Result<()> {
+        let tables = p.tables();
+        check_rectangular(&tables)?;
+        check_columns(p, &tables)?;
+        check_rows(p)
+    }
+
+    #[test]
+    fn two_threads_report_the_first_error_of_one() {
+        let base = large();
+        assert_eq!(validate(&base), Ok(()));
+        // Damage to each column, alone and with damage that only the second group
+        // of checks sees (a depth): the first error in check order wins.
+        let mut cases = 0;
+        for (t, (_, cols)) in base.tables().iter().enumerate() {
+            for c in 0..cols.len() {
+                for with_depth_error in [false, true] {
+                    let mut p = base.clone();
+                    if with_depth_error {
+                        p.sample_locations.depth[500] = 7;
+                    }
+                    let name = base.tables()[t].0;
+                    let Some(mut columns) = p.table_mut(name) else { continue };
+                    let (_, column) = &mut columns[c];
+                    match column {
+                        ColMut::Int(v) | ColMut::Lgl(v) if !v.is_empty() => {
+                            let row = v.len() / 2;
+                            v[row] = NA_INT;
+                        }
+                        ColMut::Dbl(v) if !v.is_empty() => {
+                            let row = v.len() / 2;
+                            v[row] = -1.0;
+                        }
+                        ColMut::Chr(v) if !v.is_empty() => {
+                            let row = v.len() / 2;
+                            v[row] = StrId::NA;
+                        }
+                        _ => {}
+                    }
+                    let expected = validate_in_one_thread(&p);
+                    assert!(expected.is_err() || !with_depth_error);
+                    assert_eq!(validate(&p), expected, "{name} column {c}");
+                    cases += 1;
+                }
+            }
+        }
+        assert!(cases > 50);
     }
 }

@@ -35,6 +35,8 @@ mod write;
 mod tests;
 
 pub use read::{parse, parse_with_limits, Parsed};
+#[doc(hidden)]
+pub use read::parse_in_chunks;
 pub use write::{write, write_to_vec};
 
 /// Warning for a line that ends in the middle of a frame, as profile 1.0.4 words it

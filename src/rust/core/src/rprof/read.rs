@@ -10,10 +10,14 @@ use super::{
 };
 use crate::error::{ProfileError, Result};
 use crate::input::Limits;
-use crate::model::{Profile, StrId, NA_INT};
+use crate::model::{Profile, SampleLocations, SampleValues, Samples, StrId, NA_INT};
 use crate::text::utf8_escaped;
 use memchr::{memchr, memmem};
 use rustc_hash::FxHashMap;
+
+mod parallel;
+#[cfg(test)]
+pub(super) use parallel::chunks_for;
 
 /// A parsed file: the profile, the warnings to show the user (each text once, in
 /// order of first occurrence), and for each sample (in `sample_id` order) the line
@@ -35,26 +39,87 @@ pub fn parse(bytes: &[u8], source_uri: Option<&str>) -> Result<Parsed> {
 /// every `sources` row. A file that does not start with a header, or that holds a
 /// NUL byte (binary data: R never writes one), is an error, and so is a stack
 /// deeper than the limit; damaged stack lines are read as far as they make sense,
-/// with a warning.
+/// with a warning. Large files are read in chunks on all cores (see [`parallel`]),
+/// with the same result.
 pub fn parse_with_limits(bytes: &[u8], source_uri: Option<&str>, limits: &Limits) -> Result<Parsed> {
-    let body = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
-    let mut lines = Lines { rest: body, number: 0 };
-    let first = lines.next().ok_or_else(|| ProfileError::format(None, "the file is empty"))?;
-    let header = Header::parse(first).ok_or_else(|| {
-        ProfileError::at_line(
-            1,
-            "not an Rprof file: the first line should be a header such as `sample.interval=20000`",
-        )
-    })?;
-    if let Some(at) = memchr(0, body) {
-        return Err(nul_byte_error(bytes, at + (bytes.len() - body.len())));
+    parse_in_chunks(bytes, source_uri, limits, parallel::chunks_for(bytes.len()))
+}
+
+/// [`parse_with_limits`] with the number of chunks read in parallel given (1 reads
+/// the file in one pass on this thread). Not part of the API: for tests and timings.
+#[doc(hidden)]
+pub fn parse_in_chunks(bytes: &[u8], source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<Parsed> {
+    let Start { body, first, header, lines } = Start::read(bytes)?;
+    if chunks > 1 {
+        return parallel::parse(first, header, lines, source_uri, limits, chunks);
     }
-    // One sample per line is the common case, and a sample line has at least 4
-    // bytes (`"f" ` or `:1:2:3:4:`) plus its line end.
-    let newlines = memchr::memchr_iter(b'\n', body).count() + 1;
-    let expected_lines = newlines.min(body.len() / 5 + 1);
+    let expected_lines = expected_lines(body);
     let mut reader = Reader::new(source_uri, expected_lines, *limits);
     reader.start_segment(first, header)?;
+    read_lines(&mut reader, lines)?;
+    Ok(reader.finish())
+}
+
+/// How many samples `text` may hold, for reserving; see [`expected_lines_of`].
+fn expected_lines(text: &[u8]) -> usize {
+    expected_lines_of(memchr::memchr_iter(b'\n', text).count(), text.len())
+}
+
+/// How many samples a text of `len` bytes with `line_ends` line ends may hold:
+/// one per line, and a sample line has at least 4 bytes (`"f" ` or `:1:2:3:4:`)
+/// plus its line end.
+fn expected_lines_of(line_ends: usize, len: usize) -> usize {
+    (line_ends + 1).min(len / 5 + 1)
+}
+
+/// The checked start of a file: its header line, and the lines after it.
+struct Start<'a> {
+    /// The bytes without a byte order mark.
+    body: &'a [u8],
+    first: &'a [u8],
+    header: Header,
+    lines: Lines<'a>,
+}
+
+impl<'a> Start<'a> {
+    fn read(bytes: &'a [u8]) -> Result<Start<'a>> {
+        let body = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+        let mut lines = Lines::new(body, 0);
+        let first = lines.next().ok_or_else(|| ProfileError::format(None, "the file is empty"))?;
+        let header = Header::parse(first).ok_or_else(|| {
+            ProfileError::at_line(
+                1,
+                "not an Rprof file: the first line should be a header such as `sample.interval=20000`",
+            )
+        })?;
+        if let Some(at) = memchr(0, body) {
+            return Err(nul_byte_error(bytes, at + (bytes.len() - body.len())));
+        }
+        Ok(Start { body, first, header, lines })
+    }
+}
+
+/// What the line loop ([`read_lines`]) hands on: the reader of a whole file, or the
+/// reader of one chunk of it, which gives ids of its own (see [`parallel`]).
+trait LineHandler<'a> {
+    /// A header: a new segment starts.
+    fn header(&mut self, line: &'a [u8], header: Header) -> Result<()>;
+    /// A `#File N: path` line.
+    fn file(&mut self, line: &'a [u8]);
+    fn warn(&mut self, message: &'static str);
+    fn limits(&self) -> Limits;
+    /// The stack lines of the current segment seen so far.
+    fn stacks(&mut self) -> &mut StackCache<'a>;
+    /// The id of the location of a frame of a new stack line; `rest` is the input
+    /// after that line.
+    fn frame_location(&mut self, frame: &Frame<'a>, rest: &'a [u8]) -> Result<i32>;
+    /// A sample read from line `line_number`: its memory gauges and its stack, the
+    /// locations `stacks().locations[start..start + len]`.
+    fn sample(&mut self, gauges: Option<[u64; 4]>, start: usize, len: usize, line_number: u32) -> Result<()>;
+}
+
+/// Reads `lines` (the lines after a header) into `handler`.
+fn read_lines<'a>(handler: &mut impl LineHandler<'a>, mut lines: Lines<'a>) -> Result<()> {
     while let Some(line) = lines.next() {
         if matches!(line.first(), None | Some(b' ' | b'\t'))
             && line.iter().all(|&b| b == b' ' || b == b'\t')
@@ -62,15 +127,15 @@ pub fn parse_with_limits(bytes: &[u8], source_uri: Option<&str>, limits: &Limits
             continue;
         }
         match line.first() {
-            Some(b'"' | b':' | b'0'..=b'9') => reader.stack_line(line, lines.number, lines.rest)?,
-            _ if line.starts_with(b"#File") => reader.file_line(line),
+            Some(b'"' | b':' | b'0'..=b'9') => stack_line(handler, line, lines.number, lines.rest)?,
+            _ if line.starts_with(b"#File") => handler.file(line),
             _ => match Header::parse(line) {
-                Some(h) => reader.start_segment(line, h)?,
-                None => reader.stack_line(line, lines.number, lines.rest)?,
+                Some(h) => handler.header(line, h)?,
+                None => stack_line(handler, line, lines.number, lines.rest)?,
             },
         }
     }
-    Ok(reader.finish())
+    Ok(())
 }
 
 /// The error for a NUL byte at `offset` (0-based, as `xxd` counts) of `bytes`.
@@ -88,13 +153,23 @@ struct Lines<'a> {
     rest: &'a [u8],
     /// Number of the line last returned (1-based).
     number: u32,
+    /// The lines end where `rest` has this many bytes left (0: at the end of the
+    /// input; a chunk ends before it).
+    stop_at: usize,
+}
+
+impl<'a> Lines<'a> {
+    /// The lines of `text`, counted from `after` + 1.
+    fn new(text: &'a [u8], after: u32) -> Self {
+        Lines { rest: text, number: after, stop_at: 0 }
+    }
 }
 
 impl<'a> Iterator for Lines<'a> {
     type Item = &'a [u8];
 
     fn next(&mut self) -> Option<&'a [u8]> {
-        if self.rest.is_empty() {
+        if self.rest.len() <= self.stop_at {
             return None;
         }
         self.number = self.number.saturating_add(1);
@@ -115,7 +190,7 @@ struct Frame<'a> {
     file_ref: Option<FileRef>,
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct FileRef {
     file: u32,
     line: i32,
@@ -138,11 +213,204 @@ struct Segment {
 }
 
 /// Interned strings used on every sample.
+#[derive(Debug, Clone, Copy)]
 struct Ids {
     empty: StrId,
     samples: StrId,
     count: StrId,
     memory: [(StrId, StrId); 5],
+}
+
+/// Stack lines of the current segment seen so far (without memory prefix), with
+/// the range of `locations` that holds their location ids.
+#[derive(Default)]
+struct StackCache<'a> {
+    seen: FxHashMap<&'a [u8], (usize, usize)>,
+    locations: Vec<i32>,
+    /// Scratch space for the frames of a line.
+    frames: Vec<Frame<'a>>,
+}
+
+/// A stack line: optional memory prefix, then frames. `rest` is the input after
+/// this line (for a reference whose `#File` line comes later).
+fn stack_line<'a>(
+    handler: &mut impl LineHandler<'a>,
+    line: &'a [u8],
+    line_number: u32,
+    rest: &'a [u8],
+) -> Result<()> {
+    let mut gauges = None;
+    let mut body = line;
+    if line.first() == Some(&b':') {
+        if let Some((values, end)) = memory_prefix(line) {
+            gauges = Some(values);
+            body = line.get(end..).unwrap_or_default();
+        }
+    }
+    // Profiles repeat the same stacks over and over: a stack line seen before
+    // in this segment (where `#File` numbers mean the same files) has the same
+    // locations, and its warnings have been given already.
+    let (start, len) = match handler.stacks().seen.get(body) {
+        Some(&range) => range,
+        None => {
+            let range = new_stack(handler, body, rest, line_number)?;
+            handler.stacks().seen.insert(body, range);
+            range
+        }
+    };
+    if gauges.is_none() && len == 0 {
+        return Ok(());
+    }
+    handler.sample(gauges, start, len, line_number)
+}
+
+/// Reads the frames of a stack line (after any memory prefix) and appends their
+/// location ids to the stack cache: returns where they start and how many.
+fn new_stack<'a>(
+    handler: &mut impl LineHandler<'a>,
+    body: &'a [u8],
+    rest: &'a [u8],
+    line_number: u32,
+) -> Result<(usize, usize)> {
+    let mut frames = std::mem::take(&mut handler.stacks().frames);
+    frames.clear();
+    let limits = handler.limits();
+    read_frames(body, line_number, &limits, &mut frames, |message| handler.warn(message))?;
+    let start = handler.stacks().locations.len();
+    for frame in &frames {
+        let location_id = handler.frame_location(frame, rest)?;
+        handler.stacks().locations.push(location_id);
+    }
+    let stacks = handler.stacks();
+    stacks.frames = frames;
+    Ok((start, stacks.locations.len() - start))
+}
+
+/// The frames of the stack line `body` (line `line_number`, after any memory
+/// prefix), innermost first, into `frames`; damage is passed over with a warning.
+fn read_frames<'a>(
+    body: &'a [u8],
+    line_number: u32,
+    limits: &Limits,
+    frames: &mut Vec<Frame<'a>>,
+    mut warn: impl FnMut(&'static str),
+) -> Result<()> {
+    let mut pos = 0;
+    let mut pending_ref: Option<FileRef> = None;
+    loop {
+        while body.get(pos) == Some(&b' ') {
+            pos += 1;
+        }
+        let Some(&first) = body.get(pos) else {
+            if pending_ref.is_some() {
+                // A reference with no frame to its right: the line was cut.
+                warn(WARN_INCOMPLETE);
+            }
+            return Ok(());
+        };
+        if first == b'"' {
+            let Some(close) = closing_quote(body, pos + 1) else {
+                warn(WARN_INCOMPLETE);
+                return Ok(());
+            };
+            let name = body.get(pos + 1..close).unwrap_or_default();
+            if name.is_empty() {
+                warn(WARN_UNEXPECTED);
+                pending_ref = None;
+            } else {
+                frames.push(Frame { name, file_ref: pending_ref.take() });
+                limits.check_stack_depth(frames.len(), || format!("line {line_number}"))?;
+            }
+            pos = close + 1;
+        } else if let Some((file_ref, end)) = line_ref(body, pos) {
+            if pending_ref.is_some() {
+                warn(WARN_UNEXPECTED);
+            }
+            pending_ref = Some(file_ref);
+            pos = end;
+        } else {
+            // Unreadable: skip to the end of the next frame, as profile 1.0.4
+            // (which splits lines at `" `) drops such a piece.
+            let rest_of_line = body.get(pos..).unwrap_or_default();
+            match memmem::find(rest_of_line, b"\" ") {
+                Some(i) => {
+                    warn(WARN_UNEXPECTED);
+                    pending_ref = None;
+                    pos += i + 2;
+                }
+                None => {
+                    warn(WARN_INCOMPLETE);
+                    return Ok(());
+                }
+            }
+        }
+    }
+}
+
+/// The per-sample tables being filled.
+struct SampleTables<'t> {
+    samples: &'t mut Samples,
+    values: &'t mut SampleValues,
+    locations: &'t mut SampleLocations,
+}
+
+impl SampleTables<'_> {
+    /// Appends sample `sample_id` of source `source_id`: a tick, the memory
+    /// `gauges` if any (`previous_gauges` are those of the tick before in the same
+    /// segment, and become these), and the stack `stack` (location ids, innermost
+    /// first).
+    #[allow(clippy::too_many_arguments)]
+    fn push(
+        &mut self,
+        ids: &Ids,
+        sample_id: i32,
+        source_id: i32,
+        gauges: Option<[u64; 4]>,
+        previous_gauges: &mut Option<[u64; 3]>,
+        stack: &[i32],
+    ) {
+        self.samples.sample_id.push(sample_id);
+        self.samples.source_id.push(source_id);
+        self.push_value(sample_id, ids.samples, ids.count, 1.0);
+        if let Some(gauges) = gauges {
+            for ((t, u), v) in ids.memory.into_iter().zip(memory_values(gauges, previous_gauges)) {
+                self.push_value(sample_id, t, u, v);
+            }
+        }
+        let sl = &mut *self.locations;
+        for (depth, &location_id) in stack.iter().enumerate() {
+            sl.sample_id.push(sample_id);
+            sl.depth.push(depth as i32 + 1);
+            sl.location_id.push(location_id);
+        }
+    }
+
+    fn push_value(&mut self, sample_id: i32, value_type: StrId, unit: StrId, value: f64) {
+        let v = &mut *self.values;
+        v.sample_id.push(sample_id);
+        v.value_type.push(value_type);
+        v.unit.push(unit);
+        v.value.push(value);
+    }
+}
+
+/// The values of the memory types (see [`MEMORY_TYPES`]) of a tick with heap
+/// gauges `small`, `large` (vector heaps in 8-byte units) and `nodes` (node heap in
+/// bytes) and `dups` duplications. `previous` are the gauges of the tick before in
+/// the same segment, and become these. `alloc_size` is the growth of each heap;
+/// shrinking (a collection) counts as no allocation, as in utils::summaryRprof(),
+/// and the first tick of a segment has allocated nothing.
+fn memory_values([small, large, nodes, dups]: [u64; 4], previous: &mut Option<[u64; 3]>) -> [f64; 5] {
+    let alloc = match *previous {
+        Some([ps, pl, pn]) => {
+            8.0 * small.saturating_sub(ps) as f64
+                + 8.0 * large.saturating_sub(pl) as f64
+                + nodes.saturating_sub(pn) as f64
+        }
+        None => 0.0,
+    };
+    *previous = Some([small, large, nodes]);
+    [8.0 * small as f64, 8.0 * large as f64, nodes as f64, dups as f64, alloc]
 }
 
 struct Reader<'a> {
@@ -156,12 +424,52 @@ struct Reader<'a> {
     locations: FxHashMap<(i32, i32), i32>,
     locations_by_frame: FxHashMap<(&'a [u8], StrId, i32), i32>,
     segment: Segment,
-    frames: Vec<Frame<'a>>,
-    /// Stack lines of the current segment seen so far (without memory prefix), with
-    /// the range of `stack_locations` that holds their location ids.
-    stacks_seen: FxHashMap<&'a [u8], (usize, usize)>,
-    stack_locations: Vec<i32>,
+    stacks: StackCache<'a>,
     sample_lines: Vec<u32>,
+}
+
+impl<'a> LineHandler<'a> for Reader<'a> {
+    fn header(&mut self, line: &'a [u8], header: Header) -> Result<()> {
+        self.start_segment(line, header)
+    }
+
+    fn file(&mut self, line: &'a [u8]) {
+        self.file_line(line);
+    }
+
+    fn warn(&mut self, message: &'static str) {
+        if !self.warnings.contains(&message) {
+            self.warnings.push(message);
+        }
+    }
+
+    fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    fn stacks(&mut self) -> &mut StackCache<'a> {
+        &mut self.stacks
+    }
+
+    fn frame_location(&mut self, frame: &Frame<'a>, rest: &'a [u8]) -> Result<i32> {
+        self.location(frame, rest)
+    }
+
+    fn sample(&mut self, gauges: Option<[u64; 4]>, start: usize, len: usize, line_number: u32) -> Result<()> {
+        self.sample_lines.push(line_number);
+        let sample_id = next_id(self.p.samples.nrow(), "samples")?;
+        if gauges.is_some() {
+            self.add_memory_types();
+        }
+        let stack = self.stacks.locations.get(start..start + len).unwrap_or_default();
+        let mut tables = SampleTables {
+            samples: &mut self.p.samples,
+            values: &mut self.p.sample_values,
+            locations: &mut self.p.sample_locations,
+        };
+        tables.push(&self.ids, sample_id, self.segment.source_id, gauges, &mut self.segment.previous_gauges, stack);
+        Ok(())
+    }
 }
 
 impl<'a> Reader<'a> {
@@ -190,16 +498,8 @@ impl<'a> Reader<'a> {
             locations: FxHashMap::default(),
             locations_by_frame: FxHashMap::default(),
             segment: Segment::default(),
-            frames: Vec::new(),
-            stacks_seen: FxHashMap::default(),
-            stack_locations: Vec::new(),
+            stacks: StackCache::default(),
             sample_lines: Vec::with_capacity(expected_lines),
-        }
-    }
-
-    fn warn(&mut self, message: &'static str) {
-        if !self.warnings.contains(&message) {
-            self.warnings.push(message);
         }
     }
 
@@ -226,7 +526,7 @@ impl<'a> Reader<'a> {
         s.rprof_header.push(header_text);
 
         self.segment = Segment { source_id, ..Segment::default() };
-        self.stacks_seen.clear();
+        self.stacks.seen.clear();
         self.push_sample_type(self.ids.samples, self.ids.count);
         if header.memory {
             self.add_memory_types();
@@ -264,142 +564,6 @@ impl<'a> Reader<'a> {
                 self.segment.files.insert(number, path);
             }
         }
-    }
-
-    /// A stack line: optional memory prefix, then frames. `rest` is the input after
-    /// this line (for a reference whose `#File` line comes later).
-    fn stack_line(&mut self, line: &'a [u8], line_number: u32, rest: &'a [u8]) -> Result<()> {
-        let mut gauges = None;
-        let mut body = line;
-        if line.first() == Some(&b':') {
-            if let Some((values, end)) = memory_prefix(line) {
-                gauges = Some(values);
-                body = line.get(end..).unwrap_or_default();
-            }
-        }
-        // Profiles repeat the same stacks over and over: a stack line seen before
-        // in this segment (where `#File` numbers mean the same files) has the same
-        // locations, and its warnings have been given already.
-        let (start, len) = match self.stacks_seen.get(body) {
-            Some(&range) => range,
-            None => {
-                let range = self.new_stack(body, rest, line_number)?;
-                self.stacks_seen.insert(body, range);
-                range
-            }
-        };
-        if gauges.is_none() && len == 0 {
-            return Ok(());
-        }
-        self.sample_lines.push(line_number);
-        self.add_sample(gauges, start, len)
-    }
-
-    /// Reads the frames of a stack line (after any memory prefix) and appends their
-    /// location ids to `stack_locations`: returns where they start and how many.
-    fn new_stack(&mut self, body: &'a [u8], rest: &'a [u8], line_number: u32) -> Result<(usize, usize)> {
-        let mut frames = std::mem::take(&mut self.frames);
-        frames.clear();
-        let mut pos = 0;
-        let mut pending_ref: Option<FileRef> = None;
-        loop {
-            while body.get(pos) == Some(&b' ') {
-                pos += 1;
-            }
-            let Some(&first) = body.get(pos) else {
-                if pending_ref.is_some() {
-                    // A reference with no frame to its right: the line was cut.
-                    self.warn(WARN_INCOMPLETE);
-                }
-                break;
-            };
-            if first == b'"' {
-                let Some(close) = closing_quote(body, pos + 1) else {
-                    self.warn(WARN_INCOMPLETE);
-                    break;
-                };
-                let name = body.get(pos + 1..close).unwrap_or_default();
-                if name.is_empty() {
-                    self.warn(WARN_UNEXPECTED);
-                    pending_ref = None;
-                } else {
-                    frames.push(Frame { name, file_ref: pending_ref.take() });
-                    self.limits.check_stack_depth(frames.len(), || format!("line {line_number}"))?;
-                }
-                pos = close + 1;
-            } else if let Some((file_ref, end)) = line_ref(body, pos) {
-                if pending_ref.is_some() {
-                    self.warn(WARN_UNEXPECTED);
-                }
-                pending_ref = Some(file_ref);
-                pos = end;
-            } else {
-                // Unreadable: skip to the end of the next frame, as profile 1.0.4
-                // (which splits lines at `" `) drops such a piece.
-                let rest_of_line = body.get(pos..).unwrap_or_default();
-                match memmem::find(rest_of_line, b"\" ") {
-                    Some(i) => {
-                        self.warn(WARN_UNEXPECTED);
-                        pending_ref = None;
-                        pos += i + 2;
-                    }
-                    None => {
-                        self.warn(WARN_INCOMPLETE);
-                        break;
-                    }
-                }
-            }
-        }
-        let start = self.stack_locations.len();
-        for frame in &frames {
-            let location_id = self.location(frame, rest)?;
-            self.stack_locations.push(location_id);
-        }
-        self.frames = frames;
-        Ok((start, self.stack_locations.len() - start))
-    }
-
-    /// Adds a sample with the memory values `gauges` and the stack
-    /// `stack_locations[start..start + len]`.
-    fn add_sample(&mut self, gauges: Option<[u64; 4]>, start: usize, len: usize) -> Result<()> {
-        let sample_id = next_id(self.p.samples.nrow(), "samples")?;
-        self.p.samples.sample_id.push(sample_id);
-        self.p.samples.source_id.push(self.segment.source_id);
-        self.push_value(sample_id, self.ids.samples, self.ids.count, 1.0);
-        if let Some([small, large, nodes, dups]) = gauges {
-            self.add_memory_types();
-            let alloc = match self.segment.previous_gauges {
-                // Growth of each heap since the previous tick; shrinking (a collection)
-                // counts as no allocation, as in utils::summaryRprof().
-                Some([ps, pl, pn]) => {
-                    8.0 * small.saturating_sub(ps) as f64
-                        + 8.0 * large.saturating_sub(pl) as f64
-                        + nodes.saturating_sub(pn) as f64
-                }
-                None => 0.0,
-            };
-            self.segment.previous_gauges = Some([small, large, nodes]);
-            let values = [8.0 * small as f64, 8.0 * large as f64, nodes as f64, dups as f64, alloc];
-            for ((t, u), v) in self.ids.memory.into_iter().zip(values) {
-                self.push_value(sample_id, t, u, v);
-            }
-        }
-        let stack = self.stack_locations.get(start..start + len).unwrap_or_default();
-        let sl = &mut self.p.sample_locations;
-        for (depth, &location_id) in stack.iter().enumerate() {
-            sl.sample_id.push(sample_id);
-            sl.depth.push(depth as i32 + 1);
-            sl.location_id.push(location_id);
-        }
-        Ok(())
-    }
-
-    fn push_value(&mut self, sample_id: i32, value_type: StrId, unit: StrId, value: f64) {
-        let v = &mut self.p.sample_values;
-        v.sample_id.push(sample_id);
-        v.value_type.push(value_type);
-        v.unit.push(unit);
-        v.value.push(value);
     }
 
     /// The file name of reference number `file` in the current segment.
@@ -492,8 +656,12 @@ impl<'a> Reader<'a> {
 
 /// The id after `count` rows: an R integer.
 fn next_id(count: usize, what: &str) -> Result<i32> {
-    i32::try_from(count + 1)
-        .map_err(|_| ProfileError::limit(format!("more {what} than a profile can hold (2^31 - 1)")))
+    i32::try_from(count + 1).map_err(|_| too_many(what))
+}
+
+/// The error for more rows of `what` than R can number.
+fn too_many(what: &str) -> ProfileError {
+    ProfileError::limit(format!("more {what} than a profile can hold (2^31 - 1)"))
 }
 
 /// `#File N: path` as (N, path).
@@ -508,7 +676,7 @@ fn parse_file_line(line: &[u8]) -> Option<(u32, &[u8])> {
 /// The `#File` lines between here and the next header.
 fn files_ahead(rest: &[u8], strings: &mut crate::StringPool) -> FxHashMap<u32, StrId> {
     let mut files = FxHashMap::default();
-    for line in (Lines { rest, number: 0 }) {
+    for line in Lines::new(rest, 0) {
         if line.starts_with(b"#File") {
             if let Some((number, path)) = parse_file_line(line) {
                 files.entry(number).or_insert_with(|| strings.intern(&utf8_escaped(path)));

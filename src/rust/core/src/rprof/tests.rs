@@ -819,3 +819,194 @@ fn stacks_deeper_than_the_limit_are_refused() {
     assert!(err.to_string().starts_with("line 3: the stack has more than 100 frames"), "{err}");
     assert!(parse(&text, None).is_ok());
 }
+
+// ---------------------------------------------------------------------------
+// Reading in chunks on several threads gives the one-pass result
+
+/// Everything a parse gives, as text (so that NaN equals NaN): every table, the
+/// string pool in order, the warnings and the sample lines; or the error.
+fn outcome(result: &crate::Result<Parsed>) -> String {
+    match result {
+        Ok(p) => format!("{:?}", (p.profile.tables(), p.profile.strings.as_slice(), &p.warnings, &p.sample_lines)),
+        Err(e) => format!("error {e:?}: {e}"),
+    }
+}
+
+/// Whether `text` reads the same in one pass and in each of `chunks` chunks.
+fn same_in_chunks(text: &[u8], limits: &Limits, chunks: &[usize]) -> Result<(), TestCaseError> {
+    let once = outcome(&parse_in_chunks(text, Some("x"), limits, 1));
+    for &n in chunks {
+        let split = outcome(&parse_in_chunks(text, Some("x"), limits, n));
+        prop_assert!(split == once, "{n} chunks:\n{split}\none pass:\n{once}");
+    }
+    Ok(())
+}
+
+/// Every chunk count from 2 to 12: the cuts fall on many different lines.
+fn assert_same_in_any_chunks(text: &[u8], limits: &Limits) {
+    same_in_chunks(text, limits, &(2..=12).collect::<Vec<_>>()).unwrap();
+}
+
+#[test]
+fn small_inputs_are_read_in_one_pass() {
+    assert_eq!(read::chunks_for(0), 1);
+    assert_eq!(read::chunks_for(1 << 20), 1);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    assert_eq!(read::chunks_for(1 << 30), cores.min(8));
+}
+
+#[test]
+fn real_files_read_the_same_in_chunks() {
+    for name in REAL_FILES {
+        let bytes = sample_file(name);
+        assert_same_in_any_chunks(&bytes, &Limits::default());
+        // Reading in chunks is not a no-op: more than one chunk has samples.
+        let parsed = parse_in_chunks(&bytes, None, &Limits::default(), 3).unwrap();
+        assert!(parsed.profile.samples.nrow() > 10, "{name}");
+    }
+}
+
+#[test]
+fn what_a_chunk_cannot_know_comes_from_the_chunks_before() {
+    let limits = Limits::default();
+    // A `#File` line in one chunk and references to it in later ones.
+    let mut text = String::from("line profiling: sample.interval=1000\n#File 1: a.R\n#File 2: b.R\n");
+    for i in 0..20 {
+        text.push_str(&format!("1#{i} \"f\" 2#3 \"g\" \n"));
+    }
+    assert_same_in_any_chunks(text.as_bytes(), &limits);
+    let parsed = parse_in_chunks(text.as_bytes(), None, &limits, 4).unwrap();
+    assert_eq!(stacks(&parsed.profile)[19], vec!["f@a.R:19", "g@b.R:3"]);
+
+    // A reference whose `#File` line comes later, in another chunk; one that
+    // never comes (warned once); the same number declared again with another path.
+    let mut text = String::from("line profiling: sample.interval=1000\n");
+    text.push_str(&"\"a\" \n".repeat(20));
+    for i in 0..10 {
+        text.push_str(&format!("3#{i} \"f\" 9#1 \"h\" \n"));
+    }
+    text.push_str("#File 3: late.R\n#File 3: other.R\n\"g\" \n");
+    assert_same_in_any_chunks(text.as_bytes(), &limits);
+    let parsed = parse_in_chunks(text.as_bytes(), None, &limits, 3).unwrap();
+    assert_eq!(parsed.warnings, vec![WARN_UNDEFINED_FILE.to_string(), WARN_UNEXPECTED.to_string()]);
+    assert_eq!(stacks(&parsed.profile)[20], vec!["f@late.R:0", "h@:1"]);
+
+    // Appended segments: numbers mean other files in each; memory types declared
+    // by a sample, and `alloc_size` from the tick before, in the chunk before.
+    let mut text = String::new();
+    for (k, header) in ["line profiling: sample.interval=1000", "memory profiling: line profiling: sample.interval=2000", "line profiling: sample.interval=3000"].iter().enumerate() {
+        text.push_str(&format!("{header}\n#File 1: seg{k}.R\n"));
+        for i in 0..8u64 {
+            let k = k as u64;
+            text.push_str(&format!(":{}:{}:{}:{i}:1#{i} \"f\" \"g\" \n", 100 + 7 * i + 1000 * k, 50 * (i % 3), 1000 + i * i));
+        }
+    }
+    assert_same_in_any_chunks(text.as_bytes(), &limits);
+    let parsed = parse_in_chunks(text.as_bytes(), None, &limits, 5).unwrap();
+    let p = &parsed.profile;
+    assert_eq!(p.sources.nrow(), 3);
+    assert_eq!(p.sample_types.nrow(), 18);
+    let alloc = values(p, "alloc_size");
+    assert_eq!(alloc.len(), 24);
+    // 8 bytes per unit of the small heap (7) and large heap, plus node bytes.
+    assert_eq!(alloc[1], 8.0 * 7.0 + 8.0 * 50.0 + 1.0);
+    // Each segment starts afresh, though its heaps are larger than before.
+    assert_eq!(alloc[8], 0.0);
+    assert_eq!(alloc[16], 0.0);
+}
+
+#[test]
+fn the_first_error_in_the_file_wins_with_its_line() {
+    let mut text = String::from("sample.interval=1000\n");
+    for i in 1..40 {
+        text.push_str(&"\"f\" ".repeat(if i % 9 == 0 { 5 } else { 1 }));
+        text.push('\n');
+    }
+    let limits = Limits { max_stack_depth: 4, ..Limits::default() };
+    assert_same_in_any_chunks(text.as_bytes(), &limits);
+    for chunks in [2, 3, 7] {
+        let err = parse_in_chunks(text.as_bytes(), None, &limits, chunks).unwrap_err();
+        assert!(err.to_string().starts_with("line 10: the stack has more than 4 frames"), "{err}");
+    }
+}
+
+#[test]
+fn chunks_may_be_empty_or_hold_only_blank_lines() {
+    let limits = Limits::default();
+    assert_same_in_any_chunks(b"sample.interval=1000", &limits);
+    assert_same_in_any_chunks(b"sample.interval=1000\n", &limits);
+    assert_same_in_any_chunks(b"sample.interval=1000\n\n\n  \n\"f\" \r\n\n", &limits);
+    assert_same_in_any_chunks(b"\xef\xbb\xbfsample.interval=1000\n\"f\" \n\"g\" ", &limits);
+    assert_same_in_any_chunks(b"sample.interval=1000\n\"f\" \n\"g\x00\" \n", &limits);
+}
+
+const ROUGH_NAMES: [&str; 4] = ["f", "g", "x[[\"a\"]]", "h i"];
+
+/// A line of a rough Rprof text: any kind of line R writes, in any order, with
+/// file numbers that may be declared late, twice, differently or never, and some
+/// damage.
+fn rough_line() -> impl Strategy<Value = String> {
+    let frame = (0..ROUGH_NAMES.len(), prop::option::of((1u32..5, 0i32..3)));
+    let gauges = prop::option::of([0u64..40, 0u64..40, 0u64..40, 0u64..3]);
+    prop_oneof![
+        1 => (any::<bool>(), any::<bool>(), 1u32..3).prop_map(|(memory, line, i)| {
+            Header { memory, gc: false, line, interval_us: i * 1000 }.to_line()
+        }),
+        2 => (1u32..5, 0..3).prop_map(|(n, f)| format!("#File {n}: f{f}.R")),
+        10 => (gauges, prop::collection::vec(frame, 0..6)).prop_map(|(gauges, frames)| {
+            let mut s = gauges.map(|[a, b, c, d]| format!(":{a}:{b}:{c}:{d}:")).unwrap_or_default();
+            for (name, file_ref) in frames {
+                if let Some((file, line)) = file_ref {
+                    s.push_str(&format!("{file}#{line} "));
+                }
+                s.push_str(&format!("\"{}\" ", ROUGH_NAMES[name]));
+            }
+            s
+        }),
+        1 => prop::sample::select(vec!["", "  ", "\"cut", "1#2", "\"\" \"f\" ", "junk \"g\" ", "#File 2", "5"])
+            .prop_map(str::to_owned),
+    ]
+}
+
+prop_compose! {
+    /// A rough Rprof text: a header, then rough lines, with LF or CRLF ends.
+    fn rough_text()(
+        first in (any::<bool>(), any::<bool>()),
+        lines in prop::collection::vec(rough_line(), 0..60),
+        crlf in any::<bool>(),
+        last_end in any::<bool>(),
+    ) -> Vec<u8> {
+        let header = Header { memory: first.0, gc: false, line: first.1, interval_us: 1000 }.to_line();
+        let end = if crlf { "\r\n" } else { "\n" };
+        let mut text = std::iter::once(header).chain(lines).collect::<Vec<_>>().join(end);
+        if last_end {
+            text.push_str(end);
+        }
+        text.into_bytes()
+    }
+}
+
+proptest! {
+    #![proptest_config(crate::testing::config(1000))]
+
+    /// Well-formed files as R writes them, several segments, read in chunks.
+    #[test]
+    fn well_formed_files_read_the_same_in_chunks(segments in prop::collection::vec(segment(), 1..5)) {
+        same_in_chunks(segments.concat().as_bytes(), &Limits::default(), &[2, 3, 7])?;
+    }
+
+    /// Rough texts, under a small stack depth limit now and then (errors in
+    /// several chunks: the first in the file is the one reported).
+    #[test]
+    fn rough_texts_read_the_same_in_chunks(text in rough_text(), small_limit in any::<bool>()) {
+        let limits = if small_limit { Limits { max_stack_depth: 4, ..Limits::default() } } else { Limits::default() };
+        same_in_chunks(&text, &limits, &[2, 3, 7])?;
+    }
+
+    /// Real files with bit flips, changed, inserted and deleted bytes, cuts,
+    /// duplicated pieces and pieces of other files spliced in.
+    #[test]
+    fn damaged_real_files_read_the_same_in_chunks(bytes in crate::testing::damaged_file(crate::testing::rprof_files())) {
+        same_in_chunks(&bytes, &Limits::default(), &[2, 3, 7])?;
+    }
+}

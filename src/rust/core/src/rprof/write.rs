@@ -13,6 +13,7 @@
 
 use super::{Header, DEFAULT_INTERVAL_US, MEMORY_TYPES, SAMPLES_TYPE};
 use crate::error::{ProfileError, Result};
+use crate::id_map::IdMap;
 use crate::model::{Profile, StrId, NA_INT};
 use rustc_hash::FxHashMap;
 use std::io::Write;
@@ -180,10 +181,17 @@ const UNKNOWN_FRAME: Frame<'static> =
 struct Plan<'p> {
     /// Sample rows of each source id, in `sample_id` order.
     samples_by_source: FxHashMap<i32, Vec<usize>>,
-    /// Stacks: `stack_frames[stack_start[r]..stack_start[r + 1]]` are the frames
-    /// of sample row `r`, innermost first.
+    /// Stacks: positions `stack_start[r]..stack_start[r + 1]` of the stack order
+    /// hold the frames of sample row `r`, innermost first.
     stack_start: Vec<usize>,
-    stack_frames: Vec<Frame<'p>>,
+    /// The `sample_locations` row at each position of the stack order; `None`
+    /// when that is the table's own order (as readers write it).
+    stack_order: Option<Vec<u32>>,
+    /// `location_id` of each `sample_locations` row.
+    stack_location_ids: &'p [i32],
+    /// What each row of `locations` is written as, and the row of each id.
+    location_frames: Vec<Frame<'p>>,
+    location_row: IdMap,
     /// `samples` value of each sample row (NaN if it has none).
     counts: Vec<f64>,
     /// small, large, nodes, duplications of each sample row (NaN where absent).
@@ -197,11 +205,10 @@ fn invalid(table: &str, column: &str, row: usize, message: &str) -> ProfileError
 impl<'p> Plan<'p> {
     fn new(p: &'p Profile) -> Result<Plan<'p>> {
         let n_samples = p.samples.nrow();
-        let mut sample_row: FxHashMap<i32, usize> = FxHashMap::default();
-        sample_row.reserve(n_samples);
-        for (row, &id) in p.samples.sample_id.iter().enumerate() {
-            sample_row.entry(id).or_insert(row);
-        }
+        // Rows by id: a plain vector for the dense ids readers give, which keeps
+        // the millions of lookups below in cache.
+        let sample_row = IdMap::first_rows(&p.samples.sample_id);
+        let sample_row = |id: i32| sample_row.get(id).map(|row| row as usize);
         let source_ids: rustc_hash::FxHashSet<i32> = p.sources.source_id.iter().copied().collect();
         let mut samples_by_source: FxHashMap<i32, Vec<usize>> = FxHashMap::default();
         for (row, &source) in p.samples.source_id.iter().enumerate() {
@@ -220,12 +227,16 @@ impl<'p> Plan<'p> {
         }
 
         // Stacks in compressed rows: count per sample, prefix sums, then place each
-        // (depth, location) and order each sample's frames by depth.
+        // row and order each sample's frames by depth; nothing to place when the
+        // rows already come sample after sample, each by depth (as readers write
+        // them).
         let sl = &p.sample_locations;
-        let mut owner = Vec::with_capacity(sl.nrow());
+        let mut owner: Vec<u32> = Vec::with_capacity(sl.nrow());
         let mut stack_start = vec![0usize; n_samples + 1];
-        for (row, id) in sl.sample_id.iter().enumerate() {
-            let s = *sample_row.get(id).ok_or_else(|| {
+        let mut in_order = true;
+        let mut before = (0u32, NA_INT);
+        for (row, &id) in sl.sample_id.iter().enumerate() {
+            let s = sample_row(id).ok_or_else(|| {
                 invalid(
                     "sample_locations",
                     "sample_id",
@@ -233,49 +244,47 @@ impl<'p> Plan<'p> {
                     "refers to a sample that does not exist",
                 )
             })?;
+            // Sample rows fit in u32 (IdMap numbers them so).
+            let s = s as u32;
+            let depth = sl.depth.get(row).copied().unwrap_or(NA_INT);
+            in_order &= before <= (s, depth);
+            before = (s, depth);
             owner.push(s);
-            if let Some(c) = stack_start.get_mut(s + 1) {
+            if let Some(c) = stack_start.get_mut(s as usize + 1) {
                 *c += 1;
             }
         }
         for i in 1..stack_start.len() {
             stack_start[i] += stack_start[i - 1];
         }
-        let mut fill = stack_start.clone();
-        let mut placed = vec![(0i32, 0i32); sl.nrow()];
-        for (row, &s) in owner.iter().enumerate() {
-            let depth = sl.depth.get(row).copied().unwrap_or(NA_INT);
-            let loc = sl.location_id.get(row).copied().unwrap_or(NA_INT);
-            if let Some(slot) = fill.get_mut(s).and_then(|at| {
-                let i = *at;
-                *at += 1;
-                placed.get_mut(i)
-            }) {
-                *slot = (depth, loc);
-            }
-        }
-        for s in 0..n_samples {
-            if let Some(frames) = placed.get_mut(stack_start[s]..stack_start[s + 1]) {
-                if !frames.is_sorted_by_key(|f| f.0) {
-                    frames.sort_by_key(|f| f.0);
+        let stack_order = (!in_order).then(|| {
+            let mut fill = stack_start.clone();
+            let mut order = vec![0u32; sl.nrow()];
+            for (row, &s) in owner.iter().enumerate() {
+                if let Some(slot) = fill.get_mut(s as usize).and_then(|at| {
+                    let i = *at;
+                    *at += 1;
+                    order.get_mut(i)
+                }) {
+                    *slot = row as u32;
                 }
             }
-        }
+            let depth = |&row: &u32| sl.depth.get(row as usize).copied().unwrap_or(NA_INT);
+            for s in 0..n_samples {
+                if let Some(rows) = order.get_mut(stack_start[s]..stack_start[s + 1]) {
+                    if !rows.is_sorted_by_key(depth) {
+                        rows.sort_by_key(depth);
+                    }
+                }
+            }
+            order
+        });
+        drop(owner);
         // What each location is written as, worked out once per location.
-        let location_row = first_rows(&p.locations.location_id);
-        let function_row = first_rows(&p.functions.function_id);
+        let location_row = IdMap::first_rows(&p.locations.location_id);
+        let function_row = IdMap::first_rows(&p.functions.function_id);
         let location_frames: Vec<Frame<'p>> =
             (0..p.locations.nrow()).map(|row| location_frame(p, row, &function_row)).collect();
-        let stack_frames = placed
-            .into_iter()
-            .map(|(_, loc)| {
-                location_row
-                    .get(&loc)
-                    .and_then(|&r| location_frames.get(r))
-                    .copied()
-                    .unwrap_or(UNKNOWN_FRAME)
-            })
-            .collect();
 
         let lookup = |s: &str| p.strings.lookup(s);
         let samples_type = lookup(SAMPLES_TYPE.0);
@@ -284,7 +293,7 @@ impl<'p> Plan<'p> {
         let mut gauges = vec![[f64::NAN; 4]; n_samples];
         let sv = &p.sample_values;
         for (row, id) in sv.sample_id.iter().enumerate() {
-            let Some(&s) = sample_row.get(id) else {
+            let Some(s) = sample_row(*id) else {
                 return Err(invalid(
                     "sample_values",
                     "sample_id",
@@ -305,7 +314,16 @@ impl<'p> Plan<'p> {
             }
         }
 
-        Ok(Plan { samples_by_source, stack_start, stack_frames, counts, gauges })
+        Ok(Plan {
+            samples_by_source,
+            stack_start,
+            stack_order,
+            stack_location_ids: &sl.location_id,
+            location_frames,
+            location_row,
+            counts,
+            gauges,
+        })
     }
 
     fn samples_of_source(&self, p: &Profile, source_row: usize) -> &[usize] {
@@ -316,11 +334,23 @@ impl<'p> Plan<'p> {
             .map_or(&[], |v| v.as_slice())
     }
 
-    fn stack(&self, row: usize) -> &[Frame<'p>] {
-        match (self.stack_start.get(row), self.stack_start.get(row + 1)) {
-            (Some(&a), Some(&b)) => self.stack_frames.get(a..b).unwrap_or_default(),
-            _ => &[],
-        }
+    /// The frames of sample row `row`, innermost first.
+    fn stack(&self, row: usize) -> impl Iterator<Item = Frame<'p>> + '_ {
+        let positions = match (self.stack_start.get(row), self.stack_start.get(row + 1)) {
+            (Some(&a), Some(&b)) => a..b,
+            _ => 0..0,
+        };
+        positions.map(|k| {
+            let row = match &self.stack_order {
+                Some(order) => order.get(k).map(|&r| r as usize),
+                None => Some(k),
+            };
+            row.and_then(|r| self.stack_location_ids.get(r))
+                .and_then(|&id| self.location_row.get(id))
+                .and_then(|r| self.location_frames.get(r as usize))
+                .copied()
+                .unwrap_or(UNKNOWN_FRAME)
+        })
     }
 
     /// How many lines sample `row` stands for: its `samples` count, 1 if it has none.
@@ -407,11 +437,11 @@ impl<'p> Plan<'p> {
 fn location_frame<'p>(
     p: &'p Profile,
     row: usize,
-    function_row: &FxHashMap<i32, usize>,
+    function_row: &IdMap,
 ) -> Frame<'p> {
     let line = p.locations.line.get(row).copied().unwrap_or(0);
     let line = if line == NA_INT { 0 } else { line.max(0) };
-    let function = p.locations.function_id.get(row).and_then(|id| function_row.get(id).copied());
+    let function = p.locations.function_id.get(row).and_then(|&id| function_row.get(id)).map(|r| r as usize);
     let non_empty =
         |id: Option<&StrId>| id.and_then(|&s| p.strings.get(s)).filter(|s| !s.is_empty());
     let (name, file) = match function {
@@ -427,14 +457,4 @@ fn location_frame<'p>(
         name.or_else(|| non_empty(p.locations.address.get(row))).unwrap_or(UNKNOWN_FRAME.name);
     let file_is_empty = p.strings.get(file).is_none_or(str::is_empty);
     Frame { name, file, file_is_empty, line }
-}
-
-/// Row of the first occurrence of each id.
-fn first_rows(ids: &[i32]) -> FxHashMap<i32, usize> {
-    let mut m = FxHashMap::default();
-    m.reserve(ids.len());
-    for (row, &id) in ids.iter().enumerate() {
-        m.entry(id).or_insert(row);
-    }
-    m
 }

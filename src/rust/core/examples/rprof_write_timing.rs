@@ -1,0 +1,34 @@
+// Times writing Rprof text and validating (for bench/README.md): medians of
+// repeated runs on the profile read from FILE.
+//   cargo run --release -p profile-core --example rprof_write_timing FILE [RUNS]
+use profile_core::{rprof, validate};
+use std::time::{Duration, Instant};
+
+fn median(runs: usize, mut f: impl FnMut()) -> (Duration, Duration) {
+    let mut times: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed()
+        })
+        .collect();
+    times.sort();
+    (times[runs / 2], times[0])
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let path = args.next().expect("usage: rprof_write_timing FILE [RUNS]");
+    let runs: usize = args.next().map_or(7, |n| n.parse().expect("RUNS is a number"));
+    let bytes = std::fs::read(&path).unwrap();
+    let p = rprof::parse(&bytes, None).unwrap().profile;
+    let (med, min) = median(runs, || validate::validate(&p).unwrap());
+    println!("validate: median {med:?} (min {min:?})");
+    let (med, min) = median(runs, || {
+        let mut sink = std::io::BufWriter::with_capacity(1 << 16, std::io::sink());
+        rprof::write(&p, &mut sink).unwrap();
+    });
+    println!("write (to a 64 KiB buffer, then nowhere): median {med:?} (min {min:?})");
+    let out = rprof::write_to_vec(&p).unwrap();
+    println!("{} bytes written, same as the input: {}", out.len(), out == bytes);
+}

@@ -1,0 +1,448 @@
+//! Reading a large Rprof file in chunks on several threads, with exactly the
+//! result of the one-pass reader: the same tables and ids, strings in the same
+//! order, the same warnings in the same order, the same error.
+//!
+//! Most of a large read is writing the per-sample columns (about 200 bytes per
+//! sample with memory profiling, and each new page of memory costs a fault), so
+//! the work is shared out in two steps, each writing every byte once:
+//!
+//! 1. The text after the first header is cut at line starts into chunks, each read
+//!    on a thread of its own without knowing what came before it
+//!    ([`ChunkReader`]): it numbers what it meets itself (segments, frames), keeps
+//!    one small record per sample, and logs, in file order, each step where the
+//!    one-pass reader's state outside the current line matters: headers, `#File`
+//!    lines, warnings (each text once), frames met for the first time in the
+//!    chunk, the first memory sample of a segment, an error. Merging replays these
+//!    logs, chunk after chunk, through the one-pass [`Reader`] itself, which gives
+//!    the ids and interns the strings in the order it would have.
+//! 2. The per-sample columns are built from the records, each column whole by one
+//!    thread, the columns shared out among the threads.
+//!
+//! Why replaying only the first sight of each frame in a chunk is enough: a frame
+//! is named by its bytes and, with a line reference `N#L`, its segment and `N`.
+//! The file a reference means is the same wherever it is read in a segment (the
+//! first `#File N:` line of the segment, whether before or after the reference,
+//! else none), so a later sight of the frame in the chunk means the same location;
+//! it interns nothing and warns of nothing that its first sight did not. Where the
+//! one-pass reader looks ahead for a `#File` line that comes later, the replay
+//! passes it the same rest of the input, which runs past the chunk's end.
+
+use super::{
+    expected_lines_of, memory_values, read_lines, too_many, FileRef, Frame, Header, Ids, LineHandler,
+    Lines, Parsed, Reader, StackCache,
+};
+use crate::error::{ProfileError, Result};
+use crate::input::Limits;
+use crate::model::{StrId, NA_INT};
+use crate::rprof::MEMORY_TYPES;
+use crate::threads::{cores, in_parallel};
+use memchr::memchr;
+use rustc_hash::FxHashMap;
+use std::ops::Range;
+
+/// Inputs smaller than this are read in one pass: below it, starting threads and
+/// merging cost about what the second core saves (measured on the real recording
+/// of `bench/rprof-data.R` and copies of its lines).
+const MIN_PARALLEL_BYTES: usize = 4 << 20;
+
+/// Most threads used, however many cores there are: the replay is sequential, and
+/// writing memory does not scale far.
+const MAX_THREADS: usize = 8;
+
+/// Largest chunk. A chunk numbers its frames and the locations of its stacks from
+/// 0; a frame takes at least 4 bytes, so under 4 GiB no count reaches 2^31.
+const MAX_CHUNK_BYTES: usize = 4 << 30;
+
+/// How many chunks to read an input of `len` bytes in: 1 (one pass) for small
+/// inputs, else one per core (at most [`MAX_THREADS`]), each of at least half of
+/// [`MIN_PARALLEL_BYTES`].
+pub(crate) fn chunks_for(len: usize) -> usize {
+    if len < MIN_PARALLEL_BYTES {
+        return 1;
+    }
+    let wanted = cores().min(MAX_THREADS).min(len / (MIN_PARALLEL_BYTES / 2));
+    wanted.max(len.div_ceil(MAX_CHUNK_BYTES)).max(1)
+}
+
+/// Reads `lines` (what follows the header `first`) in `chunks` chunks; see the
+/// module documentation.
+pub(super) fn parse(
+    first: &[u8],
+    header: Header,
+    lines: Lines<'_>,
+    source_uri: Option<&str>,
+    limits: &Limits,
+    chunks: usize,
+) -> Result<Parsed> {
+    let mut reader = Reader::new(source_uri, 0, *limits);
+    reader.start_segment(first, header)?;
+    let limits = *limits;
+    // The large vectors are allocated here, on the calling thread: memory that
+    // threads allocate comes from arenas of their own, which the allocator (glibc's
+    // at least) returns to the system more eagerly, so it costs page faults again
+    // on every read.
+    // Gauges are reserved when the file starts with memory profiling.
+    let jobs: Vec<_> = split(lines, chunks)
+        .into_iter()
+        .map(|(lines, expected)| {
+            let records = (Vec::with_capacity(expected), Vec::with_capacity(if header.memory { expected } else { 0 }));
+            move || ChunkReader::read(lines, limits, records)
+        })
+        .collect();
+    let mut chunks = in_parallel(jobs);
+    let maps = replay(&mut reader, &mut chunks)?;
+    let ids = reader.ids;
+    let mut parsed = reader.finish();
+    write_sample_columns(&mut parsed, &chunks, &maps, &ids);
+    Ok(parsed)
+}
+
+/// `lines` cut at line starts into `chunks` pieces of about the same size (some
+/// may be empty), each with the number of samples it may hold.
+fn split(lines: Lines<'_>, chunks: usize) -> Vec<(Lines<'_>, usize)> {
+    let text = lines.rest;
+    let chunks = chunks.max(1);
+    let mut bounds: Vec<Range<usize>> = Vec::with_capacity(chunks);
+    let mut start = 0;
+    for k in 1..=chunks {
+        let end = if k == chunks { text.len() } else { line_start_from(text, (text.len() / chunks * k).max(start)) };
+        bounds.push(start..end);
+        start = end;
+    }
+    // The number of each chunk's first line: count the line ends of each chunk.
+    let line_ends = in_parallel(bounds.iter().map(|range| {
+        let chunk = text.get(range.clone()).unwrap_or_default();
+        move || memchr::memchr_iter(b'\n', chunk).count()
+    }));
+    let mut line_before = lines.number;
+    let mut out = Vec::with_capacity(chunks);
+    for (range, ends) in bounds.into_iter().zip(line_ends) {
+        let rest = text.get(range.start..).unwrap_or_default();
+        out.push((Lines { rest, number: line_before, stop_at: text.len() - range.end }, expected_lines_of(ends, range.len())));
+        line_before = line_before.saturating_add(u32::try_from(ends).unwrap_or(u32::MAX));
+    }
+    out
+}
+
+/// The first line start at or after `pos`.
+fn line_start_from(text: &[u8], pos: usize) -> usize {
+    if pos == 0 || text.get(pos - 1) == Some(&b'\n') {
+        return pos.min(text.len());
+    }
+    match text.get(pos..).and_then(|rest| memchr(b'\n', rest)) {
+        Some(i) => pos + i + 1,
+        None => text.len(),
+    }
+}
+
+/// What turns the numbers of each chunk into ids.
+struct IdMaps {
+    /// Source id of each segment of the chunk (0: the one going on where it starts).
+    source_ids: Vec<Vec<i32>>,
+    /// Location id of each frame the chunk numbered.
+    location_ids: Vec<Vec<i32>>,
+}
+
+/// `maps[chunk][number]`, or NA (never: every number a chunk uses is mapped).
+fn lookup(maps: &[Vec<i32>], chunk: usize, number: impl TryInto<usize>) -> i32 {
+    let map = maps.get(chunk).map(Vec::as_slice).unwrap_or_default();
+    number.try_into().ok().and_then(|i| map.get(i)).copied().unwrap_or(NA_INT)
+}
+
+/// Replays the logs of `chunks`, in order, through `reader` (which has read the
+/// first header). The first error in file order is returned.
+fn replay<'a>(reader: &mut Reader<'a>, chunks: &mut [ChunkReader<'a>]) -> Result<IdMaps> {
+    let mut maps = IdMaps { source_ids: Vec::new(), location_ids: Vec::new() };
+    let mut samples_before = 0usize;
+    for chunk in chunks.iter_mut() {
+        let mut source_ids = vec![reader.segment.source_id];
+        let mut location_ids = Vec::new();
+        for Logged { samples, event } in std::mem::take(&mut chunk.log) {
+            // The one-pass reader fails on the sample after the 2^31 - 1st.
+            if samples_before + samples > i32::MAX as usize {
+                return Err(too_many("samples"));
+            }
+            match event {
+                Event::Header(line, header) => {
+                    reader.start_segment(line, header)?;
+                    source_ids.push(reader.segment.source_id);
+                }
+                Event::File(line) => reader.file_line(line),
+                Event::Warn(message) => reader.warn(message),
+                Event::Frame(frame, rest) => location_ids.push(reader.location(&frame, rest)?),
+                Event::MemoryTypes => reader.add_memory_types(),
+                Event::Error(e) => return Err(e),
+            }
+        }
+        samples_before += chunk.samples.len();
+        maps.source_ids.push(source_ids);
+        maps.location_ids.push(location_ids);
+    }
+    if samples_before > i32::MAX as usize {
+        return Err(too_many("samples"));
+    }
+    Ok(maps)
+}
+
+/// A sample of a chunk as the column writers see it.
+struct SampleView<'c> {
+    sample_id: i32,
+    source_id: i32,
+    line: u32,
+    /// The values of the memory types, if the sample has them.
+    memory: Option<[f64; 5]>,
+    /// The frames, innermost first, as numbers of the chunk.
+    stack: &'c [i32],
+    chunk: usize,
+}
+
+/// Calls `f` on each sample of `chunks`, in order, with its ids.
+fn for_each_sample<'c>(chunks: &'c [ChunkReader<'_>], maps: &IdMaps, mut f: impl FnMut(SampleView<'c>)) {
+    let mut sample_id = 0i32;
+    // Memory gauges of the tick before, in the same segment (source).
+    let (mut source_before, mut gauges_before) = (NA_INT, None);
+    for (k, chunk) in chunks.iter().enumerate() {
+        let mut gauges = chunk.gauges.iter();
+        for record in &chunk.samples {
+            sample_id = sample_id.saturating_add(1);
+            let source_id = lookup(&maps.source_ids, k, record.segment);
+            if source_id != source_before {
+                (source_before, gauges_before) = (source_id, None);
+            }
+            let memory = match record.memory {
+                true => gauges.next().map(|&g| memory_values(g, &mut gauges_before)),
+                false => None,
+            };
+            let (start, len) = (record.stack_start as usize, record.stack_len as usize);
+            let stack = chunk.stacks.locations.get(start..start + len).unwrap_or_default();
+            f(SampleView { sample_id, source_id, line: record.line, memory, stack, chunk: k });
+        }
+    }
+}
+
+/// Writes the per-sample columns of `parsed` from the records of `chunks`: each
+/// column by one thread, the largest first, on the thread with the least work.
+fn write_sample_columns(parsed: &mut Parsed, chunks: &[ChunkReader<'_>], maps: &IdMaps, ids: &Ids) {
+    let samples: usize = chunks.iter().map(|c| c.samples.len()).sum();
+    let values = samples + MEMORY_TYPES.len() * chunks.iter().map(|c| c.gauges.len()).sum::<usize>();
+    let frames: usize = chunks.iter().flat_map(|c| &c.samples).map(|r| r.stack_len as usize).sum();
+    let p = &mut parsed.profile;
+    let (s, v, sl) = (&mut p.samples, &mut p.sample_values, &mut p.sample_locations);
+    // What a sample puts in each column of `sample_values`.
+    let memory_types = ids.memory;
+    let types = move |x: &SampleView<'_>| {
+        let memory = x.memory.map(|_| memory_types.map(|(t, _)| t));
+        std::iter::once(ids.samples).chain(memory.into_iter().flatten())
+    };
+    let units = move |x: &SampleView<'_>| {
+        let memory = x.memory.map(|_| memory_types.map(|(_, u)| u));
+        std::iter::once(ids.count).chain(memory.into_iter().flatten())
+    };
+    let jobs = vec![
+        Column::new(&mut s.sample_id, samples, |x, out| out.push(x.sample_id)),
+        Column::new(&mut s.source_id, samples, |x, out| out.push(x.source_id)),
+        Column::new(&mut parsed.sample_lines, samples, |x, out| out.push(x.line)),
+        Column::new(&mut v.sample_id, values, |x, out| {
+            out.extend(std::iter::repeat_n(x.sample_id, 1 + x.memory.map_or(0, |m| m.len())));
+        }),
+        Column::new(&mut v.value_type, values, move |x, out: &mut Vec<StrId>| out.extend(types(&x))),
+        Column::new(&mut v.unit, values, move |x, out: &mut Vec<StrId>| out.extend(units(&x))),
+        Column::new(&mut v.value, values, |x, out| {
+            out.push(1.0);
+            out.extend(x.memory.into_iter().flatten());
+        }),
+        Column::new(&mut sl.sample_id, frames, |x, out| out.extend(std::iter::repeat_n(x.sample_id, x.stack.len()))),
+        Column::new(&mut sl.depth, frames, |x, out| out.extend((1..).take(x.stack.len()))),
+        Column::new(&mut sl.location_id, frames, |x, out| {
+            out.extend(x.stack.iter().map(|&n| lookup(&maps.location_ids, x.chunk, n)));
+        }),
+    ];
+    let threads = cores().min(MAX_THREADS).min(chunks.len()).max(1);
+    let mut shares: Vec<(usize, Vec<Column<'_>>)> = (0..threads).map(|_| (0, Vec::new())).collect();
+    let mut jobs = jobs;
+    jobs.sort_by_key(|job| std::cmp::Reverse(job.bytes));
+    for job in jobs {
+        if let Some(share) = shares.iter_mut().min_by_key(|(bytes, _)| *bytes) {
+            share.0 += job.bytes;
+            share.1.push(job);
+        }
+    }
+    in_parallel(shares.into_iter().map(|(_, share)| {
+        move || {
+            for job in share {
+                (job.write)(chunks, maps);
+            }
+        }
+    }));
+}
+
+/// The writing of one per-sample column.
+struct Column<'s> {
+    bytes: usize,
+    #[allow(clippy::type_complexity)]
+    write: Box<dyn FnOnce(&[ChunkReader<'_>], &IdMaps) + Send + 's>,
+}
+
+impl<'s> Column<'s> {
+    /// Fills `column` (which will hold `rows` values) by `push(sample, column)` for
+    /// each sample in order.
+    fn new<T: Send + 's>(
+        column: &'s mut Vec<T>,
+        rows: usize,
+        push: impl Fn(SampleView<'_>, &mut Vec<T>) + Send + 's,
+    ) -> Self {
+        // Allocated on the calling thread (see `parse`).
+        column.clear();
+        column.reserve_exact(rows);
+        let write = move |chunks: &[ChunkReader<'_>], maps: &IdMaps| {
+            for_each_sample(chunks, maps, |x| push(x, column));
+        };
+        Column { bytes: rows * std::mem::size_of::<T>(), write: Box::new(write) }
+    }
+}
+
+/// A step of a chunk's reading that the merge replays, with the number of samples
+/// the chunk had read before it.
+struct Logged<'a> {
+    samples: usize,
+    event: Event<'a>,
+}
+
+enum Event<'a> {
+    /// A header line: the chunk's next segment.
+    Header(&'a [u8], Header),
+    /// A `#File` line.
+    File(&'a [u8]),
+    /// A warning, the first time the chunk gives it.
+    Warn(&'static str),
+    /// A frame the chunk meets for the first time (its next number), with the input
+    /// after its line.
+    Frame(Frame<'a>, &'a [u8]),
+    /// The first memory sample of a segment whose header did not announce memory
+    /// profiling (in the chunk's first segment: its first memory sample).
+    MemoryTypes,
+    /// The chunk stopped here.
+    Error(ProfileError),
+}
+
+/// A sample of a chunk (20 bytes).
+struct SampleRecord {
+    /// The chunk's number of its segment.
+    segment: u32,
+    line: u32,
+    /// Where its frames are in the chunk's stack cache (below 2^31: see
+    /// [`MAX_CHUNK_BYTES`]).
+    stack_start: u32,
+    stack_len: u32,
+    /// Whether it has memory gauges (the next ones of the chunk's `gauges`).
+    memory: bool,
+}
+
+/// Reader of one chunk, with numbers of its own: segments count from 0 (the one
+/// going on where the chunk starts), frames from 0 in order of first sight in the
+/// chunk.
+struct ChunkReader<'a> {
+    limits: Limits,
+    log: Vec<Logged<'a>>,
+    warned: Vec<&'static str>,
+    segment: u32,
+    /// Whether the memory types of the current segment are known to be declared.
+    segment_memory: bool,
+    /// Number of each frame met, by its bytes and, with a line reference, its
+    /// segment and reference (whose file is the same throughout a segment).
+    frames: FxHashMap<(&'a [u8], Option<(u32, FileRef)>), u32>,
+    stacks: StackCache<'a>,
+    samples: Vec<SampleRecord>,
+    /// Memory gauges of the samples that have them, in order.
+    gauges: Vec<[u64; 4]>,
+}
+
+impl<'a> ChunkReader<'a> {
+    /// Reads `lines` into the (empty) vectors `samples` and `gauges`; an error
+    /// ends the log.
+    fn read(lines: Lines<'a>, limits: Limits, (samples, gauges): (Vec<SampleRecord>, Vec<[u64; 4]>)) -> Self {
+        let mut reader = ChunkReader {
+            limits,
+            log: Vec::new(),
+            warned: Vec::new(),
+            segment: 0,
+            segment_memory: false,
+            frames: FxHashMap::default(),
+            stacks: StackCache::default(),
+            samples,
+            gauges,
+        };
+        if let Err(e) = read_lines(&mut reader, lines) {
+            reader.log(Event::Error(e));
+        }
+        reader
+    }
+
+    fn log(&mut self, event: Event<'a>) {
+        self.log.push(Logged { samples: self.samples.len(), event });
+    }
+}
+
+impl<'a> LineHandler<'a> for ChunkReader<'a> {
+    fn header(&mut self, line: &'a [u8], header: Header) -> Result<()> {
+        self.log(Event::Header(line, header));
+        // A header has more than 4 bytes (see MAX_CHUNK_BYTES).
+        self.segment = self.segment.saturating_add(1);
+        self.segment_memory = header.memory;
+        self.stacks.seen.clear();
+        Ok(())
+    }
+
+    fn file(&mut self, line: &'a [u8]) {
+        self.log(Event::File(line));
+    }
+
+    fn warn(&mut self, message: &'static str) {
+        if !self.warned.contains(&message) {
+            self.warned.push(message);
+            self.log(Event::Warn(message));
+        }
+    }
+
+    fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    fn stacks(&mut self) -> &mut StackCache<'a> {
+        &mut self.stacks
+    }
+
+    fn frame_location(&mut self, frame: &Frame<'a>, rest: &'a [u8]) -> Result<i32> {
+        let key = (frame.name, frame.file_ref.map(|r| (self.segment, r)));
+        let number = match self.frames.get(&key) {
+            Some(&number) => number,
+            None => {
+                let number = u32::try_from(self.frames.len()).map_err(|_| too_many("locations"))?;
+                self.frames.insert(key, number);
+                self.log(Event::Frame(*frame, rest));
+                number
+            }
+        };
+        // Numbers stay below 2^31 (see MAX_CHUNK_BYTES); the stack cache holds i32.
+        Ok(number as i32)
+    }
+
+    fn sample(&mut self, gauges: Option<[u64; 4]>, start: usize, len: usize, line_number: u32) -> Result<()> {
+        if let Some(gauges) = gauges {
+            if !self.segment_memory {
+                self.segment_memory = true;
+                self.log(Event::MemoryTypes);
+            }
+            self.gauges.push(gauges);
+        }
+        let index = |n: usize| u32::try_from(n).map_err(|_| too_many("locations"));
+        self.samples.push(SampleRecord {
+            segment: self.segment,
+            line: line_number,
+            stack_start: index(start)?,
+            stack_len: index(len)?,
+            memory: gauges.is_some(),
+        });
+        Ok(())
+    }
+}
