@@ -1,13 +1,26 @@
 // Times the Rprof reader (for bench/README.md): medians of repeated parses in one
-// pass and in 2 … 4 chunks on as many threads, which must all give the same tables.
+// pass and in 2 … 4 chunks on as many threads, with the CPU time they took (Linux:
+// from /proc/self/stat), and checks that every chunk count gives the same result.
 //   cargo run --release -p profile-core --example rprof_timing FILE [RUNS [CHUNKS...]]
 use profile_core::input::Limits;
 use profile_core::rprof;
 use std::time::{Duration, Instant};
 
+/// User + system CPU time of this process so far, if /proc tells it (in clock
+/// ticks of 1/100 s, Linux's USER_HZ).
+fn cpu_time() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (in parentheses): utime and stime are the
+    // 12th and 13th.
+    let after = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 10))
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
-    let path = args.next().expect("usage: rprof_timing FILE [RUNS]");
+    let path = args.next().expect("usage: rprof_timing FILE [RUNS [CHUNKS...]]");
     let runs: usize = args.next().map_or(7, |n| n.parse().expect("RUNS is a number"));
     let mut counts: Vec<usize> = args.map(|n| n.parse().expect("CHUNKS is a number")).collect();
     if counts.is_empty() {
@@ -17,17 +30,25 @@ fn main() {
     let limits = Limits::default();
     let mut reference = None;
     for chunks in counts {
+        let all = |p: &rprof::Parsed| format!("{:?}", (p.profile.tables(), p.profile.strings.as_slice(), &p.warnings, &p.sample_lines));
+        let first = rprof::parse_in_chunks(&bytes, None, &limits, chunks).unwrap();
+        assert!(reference.get_or_insert_with(|| all(&first)) == &all(&first), "{chunks} chunks: another result");
+        drop(first);
         let mut times: Vec<Duration> = Vec::new();
-        for run in 0..runs {
+        let cpu_before = cpu_time();
+        for _ in 0..runs {
             let t = Instant::now();
             let parsed = rprof::parse_in_chunks(&bytes, None, &limits, chunks).unwrap();
             times.push(t.elapsed());
-            if run == 0 {
-                let all = format!("{:?}", (parsed.profile.tables(), parsed.profile.strings.as_slice(), &parsed.warnings));
-                assert!(reference.get_or_insert_with(|| all.clone()) == &all, "{chunks} chunks: another result");
-            }
+            drop(parsed);
         }
+        let cpu = cpu_time().zip(cpu_before).map(|(after, before)| after.saturating_sub(before));
+        let wall: Duration = times.iter().sum();
         times.sort();
-        println!("{chunks} chunk(s): median {:?} (min {:?})", times[runs / 2], times[0]);
+        print!("{chunks} chunk(s): median {:?} (min {:?})", times[runs / 2], times[0]);
+        match cpu {
+            Some(cpu) => println!(", CPU/wall {:.2}", cpu.as_secs_f64() / wall.as_secs_f64()),
+            None => println!(),
+        }
     }
 }

@@ -1,4 +1,6 @@
-//! Reading Rprof text into the v2 model, in one pass over the lines.
+//! Reading Rprof text into the v2 model, in one pass over the lines ([`Reader`]),
+//! or for large inputs in chunks on several threads with the same result (see
+//! [`parallel`]).
 //!
 //! Ids are given in order of first appearance (functions and locations as their
 //! frames are first met, reading lines top to bottom and frames innermost first), so
@@ -39,7 +41,7 @@ pub fn parse(bytes: &[u8], source_uri: Option<&str>) -> Result<Parsed> {
 /// every `sources` row. A file that does not start with a header, or that holds a
 /// NUL byte (binary data: R never writes one), is an error, and so is a stack
 /// deeper than the limit; damaged stack lines are read as far as they make sense,
-/// with a warning. Large files are read in chunks on all cores (see [`parallel`]),
+/// with a warning. Large files are read in chunks on all cores (see `parallel`),
 /// with the same result.
 pub fn parse_with_limits(bytes: &[u8], source_uri: Option<&str>, limits: &Limits) -> Result<Parsed> {
     parse_in_chunks(bytes, source_uri, limits, parallel::chunks_for(bytes.len()))
@@ -359,7 +361,6 @@ impl SampleTables<'_> {
     /// `gauges` if any (`previous_gauges` are those of the tick before in the same
     /// segment, and become these), and the stack `stack` (location ids, innermost
     /// first).
-    #[allow(clippy::too_many_arguments)]
     fn push(
         &mut self,
         ids: &Ids,

@@ -279,9 +279,11 @@ fn write_sample_columns(parsed: &mut Parsed, chunks: &[ChunkReader<'_>], maps: &
 /// The writing of one per-sample column.
 struct Column<'s> {
     bytes: usize,
-    #[allow(clippy::type_complexity)]
-    write: Box<dyn FnOnce(&[ChunkReader<'_>], &IdMaps) + Send + 's>,
+    write: WriteColumn<'s>,
 }
+
+/// Writes a column from the records of the chunks.
+type WriteColumn<'s> = Box<dyn FnOnce(&[ChunkReader<'_>], &IdMaps) + Send + 's>;
 
 impl<'s> Column<'s> {
     /// Fills `column` (which will hold `rows` values) by `push(sample, column)` for
@@ -325,6 +327,10 @@ enum Event<'a> {
     Error(ProfileError),
 }
 
+/// A frame as a chunk tells frames apart: its bytes and, with a line reference,
+/// its segment and reference.
+type FrameKey<'a> = (&'a [u8], Option<(u32, FileRef)>);
+
 /// A sample of a chunk (20 bytes).
 struct SampleRecord {
     /// The chunk's number of its segment.
@@ -350,7 +356,7 @@ struct ChunkReader<'a> {
     segment_memory: bool,
     /// Number of each frame met, by its bytes and, with a line reference, its
     /// segment and reference (whose file is the same throughout a segment).
-    frames: FxHashMap<(&'a [u8], Option<(u32, FileRef)>), u32>,
+    frames: FxHashMap<FrameKey<'a>, u32>,
     stacks: StackCache<'a>,
     samples: Vec<SampleRecord>,
     /// Memory gauges of the samples that have them, in order.
