@@ -40,10 +40,11 @@ use memchr::memchr;
 use rustc_hash::FxHashMap;
 use std::ops::Range;
 
-/// Inputs smaller than this are read in one pass: below it, starting threads and
-/// merging cost about what the second core saves (measured on the real recording
-/// of `bench/rprof-data.R` and copies of its lines).
-const MIN_PARALLEL_BYTES: usize = 4 << 20;
+/// Inputs smaller than this are read in one pass. On 2 cores, parts of the real
+/// recording of `bench/rprof-data.R` read in 1.86 / 1.6 ms (1.2 MB), 3.3 / 2.5 ms
+/// (2.2 MB) and 29 / 14 ms (10 MB) in one pass / two chunks: below about 2 MB a
+/// millisecond or less is saved for two thirds more CPU time.
+const MIN_PARALLEL_BYTES: usize = 2 << 20;
 
 /// Most threads used, however many cores there are: the replay is sequential, and
 /// writing memory does not scale far.
