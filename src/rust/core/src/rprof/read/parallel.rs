@@ -190,11 +190,26 @@ struct SampleView<'c> {
     sample_id: i32,
     source_id: i32,
     line: u32,
-    /// The values of the memory types, if the sample has them.
-    memory: Option<[f64; 5]>,
+    /// The memory gauges, if the sample has them, and those of the tick before in
+    /// the same segment.
+    gauges: Option<[u64; 4]>,
+    gauges_before: Option<[u64; 3]>,
     /// The frames, innermost first, as numbers of the chunk.
     stack: &'c [i32],
     chunk: usize,
+}
+
+impl SampleView<'_> {
+    /// The values of the memory types, if the sample has them (worked out only by
+    /// the writer of the `value` column).
+    fn memory_values(&self) -> Option<[f64; 5]> {
+        self.gauges.map(|g| memory_values(g, &mut self.gauges_before.clone()))
+    }
+
+    /// Its rows of `sample_values`.
+    fn value_rows(&self) -> usize {
+        1 + if self.gauges.is_some() { MEMORY_TYPES.len() } else { 0 }
+    }
 }
 
 /// Calls `f` on each sample of `chunks`, in order, with its ids.
@@ -210,13 +225,21 @@ fn for_each_sample<'c>(chunks: &'c [ChunkReader<'_>], maps: &IdMaps, mut f: impl
             if source_id != source_before {
                 (source_before, gauges_before) = (source_id, None);
             }
-            let memory = match record.memory {
-                true => gauges.next().map(|&g| memory_values(g, &mut gauges_before)),
-                false => None,
-            };
+            let sample_gauges = if record.memory { gauges.next().copied() } else { None };
             let (start, len) = (record.stack_start as usize, record.stack_len as usize);
             let stack = chunk.stacks.locations.get(start..start + len).unwrap_or_default();
-            f(SampleView { sample_id, source_id, line: record.line, memory, stack, chunk: k });
+            f(SampleView {
+                sample_id,
+                source_id,
+                line: record.line,
+                gauges: sample_gauges,
+                gauges_before,
+                stack,
+                chunk: k,
+            });
+            if let Some([small, large, nodes, _]) = sample_gauges {
+                gauges_before = Some([small, large, nodes]);
+            }
         }
     }
 }
@@ -232,11 +255,11 @@ fn write_sample_columns(parsed: &mut Parsed, chunks: &[ChunkReader<'_>], maps: &
     // What a sample puts in each column of `sample_values`.
     let memory_types = ids.memory;
     let types = move |x: &SampleView<'_>| {
-        let memory = x.memory.map(|_| memory_types.map(|(t, _)| t));
+        let memory = x.gauges.map(|_| memory_types.map(|(t, _)| t));
         std::iter::once(ids.samples).chain(memory.into_iter().flatten())
     };
     let units = move |x: &SampleView<'_>| {
-        let memory = x.memory.map(|_| memory_types.map(|(_, u)| u));
+        let memory = x.gauges.map(|_| memory_types.map(|(_, u)| u));
         std::iter::once(ids.count).chain(memory.into_iter().flatten())
     };
     let jobs = vec![
@@ -244,13 +267,13 @@ fn write_sample_columns(parsed: &mut Parsed, chunks: &[ChunkReader<'_>], maps: &
         Column::new(&mut s.source_id, samples, |x, out| out.push(x.source_id)),
         Column::new(&mut parsed.sample_lines, samples, |x, out| out.push(x.line)),
         Column::new(&mut v.sample_id, values, |x, out| {
-            out.extend(std::iter::repeat_n(x.sample_id, 1 + x.memory.map_or(0, |m| m.len())));
+            out.extend(std::iter::repeat_n(x.sample_id, x.value_rows()));
         }),
         Column::new(&mut v.value_type, values, move |x, out: &mut Vec<StrId>| out.extend(types(&x))),
         Column::new(&mut v.unit, values, move |x, out: &mut Vec<StrId>| out.extend(units(&x))),
         Column::new(&mut v.value, values, |x, out| {
             out.push(1.0);
-            out.extend(x.memory.into_iter().flatten());
+            out.extend(x.memory_values().into_iter().flatten());
         }),
         Column::new(&mut sl.sample_id, frames, |x, out| out.extend(std::iter::repeat_n(x.sample_id, x.stack.len()))),
         Column::new(&mut sl.depth, frames, |x, out| out.extend((1..).take(x.stack.len()))),
