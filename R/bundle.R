@@ -62,7 +62,10 @@ bundle_from_tables <- function(tables) {
 }
 
 # A bundle from Rust as a named list of tibbles; its character columns are
-# integer codes into `strings`, and the schema says which columns those are.
+# integer codes into `strings` (the schema says which columns those are) or,
+# when compact, character vectors already. Rust sends the compact columns (ids
+# 1..n, per-sample runs, repeated sample types) as ALTREP vectors of
+# src/altrep.c; they are passed on untouched.
 decode_bundle <- function(bundle) {
   schema <- v2_schema()
   strings <- bundle$strings
@@ -72,24 +75,12 @@ decode_bundle <- function(bundle) {
     names(types) <- schema$columns[[t]]$name
     cols <- tables[[t]]
     for (col in names(cols)) {
-      if (identical(types[[col]], "character")) {
+      if (identical(types[[col]], "character") && is.integer(cols[[col]])) {
         cols[[col]] <- strings[cols[[col]]]
-      } else if (is_one_to_n(cols[[col]])) {
-        # R's compact sequence takes no memory per row (ids of samples, locations,
-        # functions and sources are usually 1..n)
-        cols[[col]] <- seq_len(length(cols[[col]]))
       }
     }
     nrow <- if (length(cols)) length(cols[[1]]) else 0L
     tables[[t]] <- tibble::new_tibble(cols, nrow = nrow)
   }
   tables
-}
-
-# Is `v` the integers 1, 2, ..., length(v)? (One pass, no allocation.)
-is_one_to_n <- function(v) {
-  n <- length(v)
-  is.integer(v) && n > 1L && is.null(attributes(v)) &&
-    identical(v[[1L]], 1L) && identical(v[[n]], n) && !anyNA(v) &&
-    !is.unsorted(v, strictly = TRUE)
 }

@@ -87,5 +87,10 @@ profile_combine_add <- function(state, bundle) .Call(wrap__profile_combine_add, 
 #' @noRd
 profile_combine_finish <- function(state) .Call(wrap__profile_combine_finish, state)
 
+#' The compact form of a column: "runs", "run_seq" or "cycle", with
+#' " (expanded)" once R has expanded it, or "none". For tests and benchmarks.
+#' @noRd
+profile_column_form <- function(x) .Call(wrap__profile_column_form, x)
+
 
 # nolint end

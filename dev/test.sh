@@ -5,14 +5,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:$HOME/.cargo/bin"
 
-echo "== cargo test (profile-core)"
+echo "== cargo test (profile-core, and the binding's shape tests)"
 # Property tests run 100 000 cases each in CI (about 90 s in all in release mode
 # on 2 cores); locally a few thousand, unless PROPTEST_CASES says otherwise.
 if [ "${CI:-}" = "true" ] && [ -z "${PROPTEST_CASES:-}" ]; then
   export PROPTEST_CASES=100000
 fi
 echo "property test cases: ${PROPTEST_CASES:-default (local)}"
-cargo test --release --manifest-path src/rust/Cargo.toml -p profile-core 2>&1 | tee /tmp/profile-cargo-test.log
+cargo test --release --manifest-path src/rust/Cargo.toml -p profile-core -p profile 2>&1 | tee /tmp/profile-cargo-test.log
 grep -E '^test result:' /tmp/profile-cargo-test.log | awk '{p+=$4; f+=$6} END {print "cargo: " p " passed, " f " failed"}'
 
 echo "== R tests (testthat)"

@@ -1,7 +1,12 @@
-// Registration is done on the Rust side; this forwards R's init call to it so the
-// linker keeps the static library's symbols.
-void R_init_profile_extendr(void *dll);
+// Registration of the Rust functions is done on the Rust side; this forwards R's
+// init call to it (so the linker keeps the static library's symbols) and
+// registers the ALTREP classes of src/altrep.c.
+#include <R_ext/Rdynload.h>
 
-void R_init_profile(void *dll) {
+void R_init_profile_extendr(void *dll);
+void profile_register_altrep_classes(DllInfo *dll);
+
+void R_init_profile(DllInfo *dll) {
     R_init_profile_extendr(dll);
+    profile_register_altrep_classes(dll);
 }

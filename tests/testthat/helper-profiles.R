@@ -24,3 +24,10 @@ tiny_v2 <- function() {
 sample_path <- function(...) {
   system.file("samples", ..., package = "profile", mustWork = TRUE)
 }
+
+# A changed copy of `v` (its first element set to "x"), made in a function so
+# that the copy is taken in the middle of a gctorture() test.
+duplicate_and_change <- function(v) {
+  v[1] <- "x"
+  v
+}

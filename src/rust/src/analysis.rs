@@ -27,20 +27,28 @@ pub(crate) fn stacks_from_r(input: &Robj) -> Result<Stacks, ProfileError> {
     let (sid, depth, loc) = (get("sample_id")?, get("depth")?, get("location_id")?);
     let (locations, keys) = (get("locations")?, get("location_key")?);
     let (value_sid, value, n_keys) = (get("value_sample_id")?, get("value")?, get("n_keys")?);
-    let ints = |r: &Robj, name: &str| r.as_integer_slice().ok_or_else(|| bad_argument(name));
+    // Copies (compact columns are read without expanding them in R).
+    let ints = |r: &Robj, name: &str| {
+        crate::convert::integer_values(r)?.ok_or_else(|| bad_argument(name))
+    };
     let n_keys = n_keys
         .as_integer()
         .and_then(|n| usize::try_from(n).ok())
         .ok_or_else(|| bad_argument("n_keys"))?;
+    let (sample_id, depth, location_id) =
+        (ints(&sid, "sample_id")?, ints(&depth, "depth")?, ints(&loc, "location_id")?);
+    let (locations, location_key) = (ints(&locations, "locations")?, ints(&keys, "location_key")?);
+    let value_sample_id = ints(&value_sid, "value_sample_id")?;
+    let value = crate::convert::double_values(&value)?.ok_or_else(|| bad_argument("value"))?;
     Stacks::build(&StackInput {
-        sample_id: ints(&sid, "sample_id")?,
-        depth: ints(&depth, "depth")?,
-        location_id: ints(&loc, "location_id")?,
-        locations: ints(&locations, "locations")?,
-        location_key: ints(&keys, "location_key")?,
+        sample_id: &sample_id,
+        depth: &depth,
+        location_id: &location_id,
+        locations: &locations,
+        location_key: &location_key,
         n_keys,
-        value_sample_id: ints(&value_sid, "value_sample_id")?,
-        value: value.as_real_slice().ok_or_else(|| bad_argument("value"))?,
+        value_sample_id: &value_sample_id,
+        value: &value,
     })
 }
 

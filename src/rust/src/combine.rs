@@ -62,7 +62,7 @@ fn profile_combine_finish(state: Robj) -> Robj {
     crate::envelope(|| {
         with_combiner(&state, |slot| {
             let combined = slot.take().ok_or_else(finished)?.finish();
-            Ok(convert::profile_to_r(&combined))
+            Ok(convert::profile_to_r(combined))
         })
     })
 }

@@ -10,7 +10,7 @@
 use crate::text;
 use extendr_api::prelude::*;
 use extendr_api::{GetSexp, SEXP};
-use profile_core::model::{ColMut, ColRef, NA_INT};
+use profile_core::model::{ColMut, NA_INT};
 use profile_core::{Profile, ProfileError, StrId, StringPool};
 
 /// Copies `values` into a new R integer vector.
@@ -59,7 +59,7 @@ fn code_vector(values: &[StrId]) -> Robj {
 
 /// R cannot hold NUL inside a string; the core never produces one, but the last
 /// line of defence is here.
-fn r_safe(s: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn r_safe(s: &str) -> std::borrow::Cow<'_, str> {
     if s.contains('\0') {
         std::borrow::Cow::Owned(s.replace('\0', "<00>"))
     } else {
@@ -82,29 +82,49 @@ fn named_list(names: Vec<&str>, values: Vec<Robj>) -> Robj {
     list.into()
 }
 
-/// A profile as a bundle.
-pub fn profile_to_r(p: &Profile) -> Robj {
-    let mut table_names = Vec::new();
+/// A profile as a bundle. The profile is consumed: each column is freed as soon
+/// as its R vector exists, so the Rust and R copies of a large profile are
+/// never both whole (a read's peak memory).
+pub fn profile_to_r(mut p: Profile) -> Robj {
+    let strings = strings_vector(&p.strings);
+    let names: Vec<&'static str> = p.tables().iter().map(|(name, _)| *name).collect();
     let mut tables = Vec::new();
-    for (name, cols) in p.tables() {
+    for &name in &names {
+        let compact = p
+            .tables()
+            .into_iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, cols)| crate::compact::compact_columns(name, &cols, &p.strings))
+            .unwrap_or_default();
         let mut col_names = Vec::new();
         let mut col_values = Vec::new();
-        for (col, data) in cols {
+        let cols = p.table_mut(name).unwrap_or_default();
+        let compact = compact.into_iter().chain(std::iter::repeat(None));
+        for ((col, data), compact) in cols.into_iter().zip(compact) {
             col_names.push(col);
-            col_values.push(match data {
-                ColRef::Int(v) => int_vector(v),
-                ColRef::Lgl(v) => lgl_vector(v),
-                ColRef::Dbl(v) => dbl_vector(v),
-                ColRef::Chr(v) => code_vector(v),
+            col_values.push(match (compact, data) {
+                (Some(v), data) => {
+                    drop_column(data);
+                    v
+                }
+                (None, ColMut::Int(v)) => int_vector(&std::mem::take(v)),
+                (None, ColMut::Lgl(v)) => lgl_vector(&std::mem::take(v)),
+                (None, ColMut::Dbl(v)) => dbl_vector(&std::mem::take(v)),
+                (None, ColMut::Chr(v)) => code_vector(&std::mem::take(v)),
             });
         }
-        table_names.push(name);
         tables.push(named_list(col_names, col_values));
     }
-    named_list(
-        vec!["strings", "tables"],
-        vec![strings_vector(&p.strings), named_list(table_names, tables)],
-    )
+    named_list(vec!["strings", "tables"], vec![strings, named_list(names, tables)])
+}
+
+/// Frees a column's memory.
+fn drop_column(data: ColMut<'_>) {
+    match data {
+        ColMut::Int(v) | ColMut::Lgl(v) => drop(std::mem::take(v)),
+        ColMut::Dbl(v) => drop(std::mem::take(v)),
+        ColMut::Chr(v) => drop(std::mem::take(v)),
+    }
 }
 
 fn element(elements: &[(String, Robj)], name: &str) -> Option<Robj> {
@@ -126,7 +146,61 @@ extern "C" {
     fn R_CHAR(x: SEXP) -> *const std::os::raw::c_char;
     fn Rf_xlength(x: SEXP) -> isize;
     fn Rf_getCharCE(x: SEXP) -> std::os::raw::c_int;
+    fn STRING_ELT(x: SEXP, i: isize) -> SEXP;
+    fn ALTREP(x: SEXP) -> std::os::raw::c_int;
+    fn DATAPTR_OR_NULL(x: SEXP) -> *const std::os::raw::c_void;
+    fn INTEGER_GET_REGION(x: SEXP, i: isize, n: isize, buf: *mut i32) -> isize;
+    fn REAL_GET_REGION(x: SEXP, i: isize, n: isize, buf: *mut f64) -> isize;
     static R_NaString: SEXP;
+}
+
+/// Is `x` an ALTREP vector whose data is not in memory: a compact column of
+/// ours (src/altrep.c) or one of R's compact sequences? Reading those through a
+/// data pointer would expand them in R for good; they are read by regions.
+fn is_unexpanded_altrep(x: &Robj) -> bool {
+    // SAFETY: `x` is a live vector passed in by R.
+    unsafe { ALTREP(x.get()) != 0 && DATAPTR_OR_NULL(x.get()).is_null() }
+}
+
+/// The values of an R vector read by regions into a new Rust vector, with the
+/// memory asked for first (an ALTREP vector's length says nothing of its size).
+fn read_regions<T: Copy + Default>(
+    x: &Robj,
+    read: unsafe extern "C" fn(SEXP, isize, isize, *mut T) -> isize,
+) -> Result<Vec<T>, ProfileError> {
+    let n = x.len();
+    let mut out: Vec<T> = Vec::new();
+    out.try_reserve_exact(n)
+        .map_err(|_| ProfileError::limit(format!("a column of {n} values does not fit in memory")))?;
+    out.resize(n, T::default());
+    // SAFETY: `out` has room for `n` values; `read` writes at most that many.
+    let got = unsafe { read(x.get(), 0, n as isize, out.as_mut_ptr()) };
+    if usize::try_from(got).ok() != Some(n) {
+        return Err(ProfileError::limit(format!("read {got} of {n} values of a column")));
+    }
+    Ok(out)
+}
+
+/// An integer column's values, or None if `src` is not an integer vector.
+pub(crate) fn integer_values(src: &Robj) -> Result<Option<Vec<i32>>, ProfileError> {
+    if src.rtype() != Rtype::Integers {
+        return Ok(None);
+    }
+    if is_unexpanded_altrep(src) {
+        return read_regions(src, INTEGER_GET_REGION).map(Some);
+    }
+    Ok(src.as_integer_slice().map(<[i32]>::to_vec))
+}
+
+/// A double column's values, or None if `src` is not a double vector.
+pub(crate) fn double_values(src: &Robj) -> Result<Option<Vec<f64>>, ProfileError> {
+    if src.rtype() != Rtype::Doubles {
+        return Ok(None);
+    }
+    if is_unexpanded_altrep(src) {
+        return read_regions(src, REAL_GET_REGION).map(Some);
+    }
+    Ok(src.as_real_slice().map(<[f64]>::to_vec))
 }
 
 /// R's `CE_LATIN1` (the other encodings are UTF-8, ASCII, native or bytes).
@@ -152,18 +226,29 @@ fn charsxp_text(charsxp: SEXP) -> String {
 /// CHARSXP is converted once: a short list of the ones seen covers columns such
 /// as `sample_values$type`; a hash map takes over when there are many.
 fn intern_r_strings(strings: &Robj, pool: &mut StringPool) -> Vec<StrId> {
+    if let Some((pattern, n)) = crate::compact::cycle_pattern(strings) {
+        let ids = intern_r_strings(&pattern, pool);
+        return (0..n).filter_map(|row| ids.get(row % ids.len().max(1)).copied()).collect();
+    }
     // SAFETY: `strings` is a character vector (checked by the caller), kept
-    // alive by the bundle for the duration of this call.
-    let elements: &[SEXP] = unsafe {
-        let x = strings.get();
-        let n = usize::try_from(Rf_xlength(x)).unwrap_or(0);
-        if n == 0 { &[] } else { std::slice::from_raw_parts(STRING_PTR_RO(x), n) }
+    // alive by the bundle for the duration of this call. A compact column is
+    // read element by element, so that reading it does not expand it in R.
+    let x = unsafe { strings.get() };
+    let n = usize::try_from(unsafe { Rf_xlength(x) }).unwrap_or(0);
+    let expanded: &[SEXP] = if n == 0 || is_unexpanded_altrep(strings) {
+        &[]
+    } else {
+        unsafe { std::slice::from_raw_parts(STRING_PTR_RO(x), n) }
     };
+    let elements = (0..n).map(|i| match expanded.get(i) {
+        Some(&e) => e,
+        None => unsafe { STRING_ELT(x, i as isize) },
+    });
     let na = unsafe { R_NaString };
     let mut recent: Vec<(SEXP, StrId)> = Vec::new();
     let mut many: std::collections::HashMap<usize, StrId> = std::collections::HashMap::new();
-    let mut out = Vec::with_capacity(elements.len());
-    for &e in elements {
+    let mut out = Vec::with_capacity(n);
+    for e in elements {
         if e == na {
             out.push(StrId::NA);
             continue;
@@ -254,32 +339,20 @@ pub fn profile_from_r(bundle: &Robj) -> Result<Profile, ProfileError> {
                 )
             };
             match &mut target {
-                ColMut::Int(v) => {
-                    **v = src
-                        .as_integer_slice()
-                        .ok_or_else(|| wrong_type("integer"))?
-                        .to_vec()
-                }
+                ColMut::Int(v) => **v = integer_values(&src)?.ok_or_else(|| wrong_type("integer"))?,
                 ColMut::Lgl(v) => {
                     let l = src
                         .as_logical_slice()
                         .ok_or_else(|| wrong_type("logical"))?;
                     **v = l.iter().map(|b| b.0).collect();
                 }
-                ColMut::Dbl(v) => {
-                    **v = src
-                        .as_real_slice()
-                        .ok_or_else(|| wrong_type("double"))?
-                        .to_vec()
-                }
+                ColMut::Dbl(v) => **v = double_values(&src)?.ok_or_else(|| wrong_type("double"))?,
                 ColMut::Chr(v) if src.rtype() == Rtype::Strings => {
                     let at = interned.iter().position(|(t, c, _)| t == table && c == col);
                     **v = at.map(|i| std::mem::take(&mut interned[i].2)).unwrap_or_default();
                 }
                 ColMut::Chr(v) => {
-                    let codes = src
-                        .as_integer_slice()
-                        .ok_or_else(|| wrong_type("string codes"))?;
+                    let codes = integer_values(&src)?.ok_or_else(|| wrong_type("string codes"))?;
                     let mut out = Vec::with_capacity(codes.len());
                     for (row, &c) in codes.iter().enumerate() {
                         if c == NA_INT {

@@ -41,7 +41,7 @@ fn profile_read_folded(
             source_uri: uri.as_deref(),
         };
         let p = folded::read_file(&path, &source, &limits(&max_size)?)?;
-        Ok(profile_to_r(&p))
+        Ok(profile_to_r(p))
     })
 }
 

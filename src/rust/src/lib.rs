@@ -13,6 +13,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 mod analysis;
 mod args;
 mod combine;
+mod compact;
 mod convert;
 mod folded;
 mod pprof;
@@ -97,7 +98,7 @@ fn profile_validate_v2(bundle: Robj) -> Robj {
 fn profile_roundtrip_bundle(bundle: Robj) -> Robj {
     envelope(|| {
         let p = convert::profile_from_r(&bundle)?;
-        Ok(convert::profile_to_r(&p))
+        Ok(convert::profile_to_r(p))
     })
 }
 
@@ -132,4 +133,5 @@ extendr_module! {
     use rprof;
     use pprof;
     use combine;
+    use compact;
 }

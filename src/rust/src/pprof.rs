@@ -22,7 +22,7 @@ fn pprof_read(path: Robj, source_uri: Robj, max_size: Robj) -> Robj {
         let path = required_path(&path, "path")?;
         let uri = optional_string(&source_uri, "source_uri")?;
         let p = pprof::read_file(&path, uri.as_deref(), &limits(&max_size)?)?;
-        Ok(convert::profile_to_r(&p))
+        Ok(convert::profile_to_r(p))
     })
 }
 
@@ -36,7 +36,7 @@ fn pprof_parse(bytes: Robj, source_uri: Robj, max_size: Robj) -> Robj {
             .ok_or_else(|| argument("`bytes` must be a raw vector"))?;
         let uri = optional_string(&source_uri, "source_uri")?;
         let p = pprof::read_bytes(bytes, uri.as_deref(), &limits(&max_size)?)?;
-        Ok(convert::profile_to_r(&p))
+        Ok(convert::profile_to_r(p))
     })
 }
 

@@ -16,16 +16,20 @@ fn rprof_read(input: Robj, source_uri: Robj, max_size: Robj, with_lines: Robj) -
     envelope(|| {
         let limits = limits(&max_size)?;
         let uri = optional_string(&source_uri, "source_uri")?;
-        let file_bytes;
-        let bytes: &[u8] = match input.as_raw_slice() {
-            Some(raw) => raw,
-            None => {
-                file_bytes = input::read_file(&required_path(&input, "path")?, &limits)?;
-                &file_bytes
-            }
+        // The file's bytes are freed before the profile is turned into R
+        // vectors (a read's peak memory).
+        let parsed = {
+            let file_bytes;
+            let bytes: &[u8] = match input.as_raw_slice() {
+                Some(raw) => raw,
+                None => {
+                    file_bytes = input::read_file(&required_path(&input, "path")?, &limits)?;
+                    &file_bytes
+                }
+            };
+            let data = input::decompress(bytes, &limits)?;
+            rprof::parse_with_limits(&data, uri.as_deref(), &limits)?
         };
-        let data = input::decompress(bytes, &limits)?;
-        let parsed = rprof::parse_with_limits(&data, uri.as_deref(), &limits)?;
         let lines: Vec<i32> = if with_lines.as_bool() == Some(true) {
             parsed
                 .sample_lines
@@ -36,8 +40,8 @@ fn rprof_read(input: Robj, source_uri: Robj, max_size: Robj, with_lines: Robj) -
             Vec::new()
         };
         Ok(list!(
-            bundle = convert::profile_to_r(&parsed.profile),
             warnings = parsed.warnings,
+            bundle = convert::profile_to_r(parsed.profile),
             sample_lines = convert::int_vector(&lines)
         )
         .into())

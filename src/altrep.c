@@ -1,0 +1,389 @@
+// Compact columns of v2 profiles, as ALTREP vectors.
+//
+// The long tables of a profile repeat what their shape already says. In
+// `sample_locations` the rows of one sample follow each other, so `sample_id`
+// is a run per sample and `depth` counts 1, 2, ... along each run; in
+// `sample_values` every sample usually has one row per sample type, so
+// `sample_id` is a run of equal length per sample and `type` and `unit` repeat
+// one short pattern. These classes keep that shape (one integer per sample, one
+// string per sample type) instead of one value per row, which takes a profile of
+// a million memory-profiling samples from 226 MB to about a third of it. They
+// give R an ordinary vector (kept as data2) only when R asks for a pointer to
+// the data; element access, regions, subsetting and duplication work on the
+// compact form.
+//
+// Written in C, not Rust: R may longjmp out of an allocation made inside these
+// methods, which must not cross Rust frames. The Rust binding builds the data
+// (src/rust/src/compact.rs) and calls the constructors at the end of this file;
+// they check the shape and return NULL when it does not hold, and the caller
+// then sends an ordinary vector.
+//
+// Serialisation: no method is given, so saveRDS() writes ordinary vectors and
+// the file can be read without this package.
+
+#include <R.h>
+#include <Rinternals.h>
+#include <R_ext/Altrep.h>
+#include <R_ext/Rdynload.h>
+
+static R_altrep_class_t runs_class;      // the run's value for each row
+static R_altrep_class_t run_seq_class;   // 1, 2, ... within each run
+static R_altrep_class_t cycle_class;     // a string pattern repeated
+
+// ---- runs ---------------------------------------------------------------
+// data1 (shared by the `sample_id` and `depth` columns of one table):
+//   list(values, ends, shape)
+//   values: integer, the value of each run; NULL for 1, 2, ..., n_runs
+//   ends:   integer, cumulative row counts (where each run ends; an empty run
+//           ends where the one before it does); NULL when every run has
+//           `each` rows
+//   shape:  double c(n_runs, each, length)
+
+typedef struct {
+    const int *values;
+    const int *ends;
+    R_xlen_t n_runs;
+    R_xlen_t each;
+    R_xlen_t length;
+} runs_t;
+
+static runs_t runs_of(SEXP x) {
+    SEXP data = R_altrep_data1(x);
+    SEXP values = VECTOR_ELT(data, 0), ends = VECTOR_ELT(data, 1);
+    const double *shape = REAL(VECTOR_ELT(data, 2));
+    runs_t r;
+    r.values = values == R_NilValue ? NULL : INTEGER(values);
+    r.ends = ends == R_NilValue ? NULL : INTEGER(ends);
+    r.n_runs = (R_xlen_t) shape[0];
+    r.each = (R_xlen_t) shape[1];
+    r.length = (R_xlen_t) shape[2];
+    return r;
+}
+
+// The run that row `i` (0-based, < length) belongs to.
+static R_xlen_t run_of_row(const runs_t *r, R_xlen_t i) {
+    if (r->ends == NULL) return i / r->each;
+    R_xlen_t lo = 0, hi = r->n_runs - 1; // first run whose end is > i (never an empty one)
+    while (lo < hi) {
+        R_xlen_t mid = lo + (hi - lo) / 2;
+        if ((R_xlen_t) r->ends[mid] > i) hi = mid; else lo = mid + 1;
+    }
+    return lo;
+}
+
+static R_xlen_t run_start(const runs_t *r, R_xlen_t run) {
+    if (r->ends == NULL) return run * r->each;
+    return run == 0 ? 0 : (R_xlen_t) r->ends[run - 1];
+}
+
+static R_xlen_t run_end(const runs_t *r, R_xlen_t run) {
+    if (r->ends == NULL) return (run + 1) * r->each;
+    return (R_xlen_t) r->ends[run];
+}
+
+static int run_value(const runs_t *r, R_xlen_t run) {
+    return r->values == NULL ? (int) (run + 1) : r->values[run];
+}
+
+// Rows [from, from + n) of the column into `out`: a walk along the runs.
+static void runs_fill(SEXP x, R_xlen_t from, R_xlen_t n, int *out) {
+    if (n <= 0) return;
+    runs_t r = runs_of(x);
+    int within = R_altrep_inherits(x, run_seq_class);
+    R_xlen_t run = run_of_row(&r, from);
+    R_xlen_t start = run_start(&r, run), end = run_end(&r, run);
+    for (R_xlen_t k = 0; k < n; k++) {
+        R_xlen_t row = from + k;
+        while (row >= end) {
+            run++;
+            start = end;
+            end = run_end(&r, run);
+        }
+        out[k] = within ? (int) (row - start + 1) : run_value(&r, run);
+    }
+}
+
+static int runs_elt_compact(SEXP x, R_xlen_t i) {
+    runs_t r = runs_of(x);
+    if (i < 0 || i >= r.length) return NA_INTEGER;
+    R_xlen_t run = run_of_row(&r, i);
+    if (R_altrep_inherits(x, run_seq_class)) return (int) (i - run_start(&r, run) + 1);
+    return run_value(&r, run);
+}
+
+static R_xlen_t runs_Length(SEXP x) {
+    SEXP data2 = R_altrep_data2(x);
+    if (data2 != R_NilValue) return XLENGTH(data2);
+    return runs_of(x).length;
+}
+
+static SEXP runs_materialise(SEXP x) {
+    SEXP data2 = R_altrep_data2(x);
+    if (data2 == R_NilValue) {
+        R_xlen_t n = runs_of(x).length;
+        data2 = PROTECT(allocVector(INTSXP, n));
+        runs_fill(x, 0, n, INTEGER(data2));
+        R_set_altrep_data2(x, data2);
+        UNPROTECT(1);
+    }
+    return data2;
+}
+
+static void *runs_Dataptr(SEXP x, Rboolean writeable) {
+    return INTEGER(runs_materialise(x));
+}
+
+static const void *runs_Dataptr_or_null(SEXP x) {
+    SEXP data2 = R_altrep_data2(x);
+    return data2 == R_NilValue ? NULL : INTEGER(data2);
+}
+
+static int runs_Elt(SEXP x, R_xlen_t i) {
+    SEXP data2 = R_altrep_data2(x);
+    if (data2 != R_NilValue) return INTEGER_ELT(data2, i);
+    return runs_elt_compact(x, i);
+}
+
+static R_xlen_t runs_Get_region(SEXP x, R_xlen_t i, R_xlen_t n, int *buf) {
+    SEXP data2 = R_altrep_data2(x);
+    if (data2 != R_NilValue) return INTEGER_GET_REGION(data2, i, n, buf);
+    R_xlen_t length = runs_of(x).length;
+    if (i < 0 || i >= length) return 0;
+    R_xlen_t count = n < length - i ? n : length - i;
+    runs_fill(x, i, count, buf);
+    return count;
+}
+
+static int runs_Is_sorted(SEXP x) {
+    // Only known without looking: run values 1..n_runs in order. (Depths
+    // restart at each run.)
+    if (R_altrep_data2(x) != R_NilValue) return UNKNOWN_SORTEDNESS;
+    if (R_altrep_inherits(x, runs_class) && runs_of(x).values == NULL) return SORTED_INCR;
+    return UNKNOWN_SORTEDNESS;
+}
+
+static int runs_No_NA(SEXP x) {
+    if (R_altrep_data2(x) != R_NilValue) return 0;
+    // depths are never NA, nor are the implicit values 1..n_runs
+    return R_altrep_inherits(x, run_seq_class) || runs_of(x).values == NULL;
+}
+
+// An index as a 0-based row, or -1 for NA or out of range (R then gives NA).
+static R_xlen_t index_row(SEXP indx, R_xlen_t k, R_xlen_t length) {
+    if (TYPEOF(indx) == INTSXP) {
+        int i = INTEGER_ELT(indx, k);
+        return (i == NA_INTEGER || i < 1 || (R_xlen_t) i > length) ? -1 : (R_xlen_t) i - 1;
+    }
+    double d = REAL_ELT(indx, k);
+    return (ISNAN(d) || d < 1 || d >= (double) length + 1) ? -1 : (R_xlen_t) d - 1;
+}
+
+static SEXP runs_Extract_subset(SEXP x, SEXP indx, SEXP call) {
+    if (R_altrep_data2(x) != R_NilValue) return NULL;
+    if (TYPEOF(indx) != INTSXP && TYPEOF(indx) != REALSXP) return NULL;
+    R_xlen_t n = XLENGTH(indx), length = runs_of(x).length;
+    SEXP out = PROTECT(allocVector(INTSXP, n));
+    int *dest = INTEGER(out);
+    for (R_xlen_t k = 0; k < n; k++) {
+        R_xlen_t row = index_row(indx, k, length);
+        dest[k] = row < 0 ? NA_INTEGER : runs_elt_compact(x, row);
+    }
+    UNPROTECT(1);
+    return out;
+}
+
+static SEXP runs_Duplicate(SEXP x, Rboolean deep) {
+    // The compact data is never modified, so a copy can share it.
+    if (R_altrep_data2(x) != R_NilValue) return NULL;
+    R_altrep_class_t cls = R_altrep_inherits(x, run_seq_class) ? run_seq_class : runs_class;
+    return R_new_altrep(cls, R_altrep_data1(x), R_NilValue);
+}
+
+static Rboolean runs_Inspect(SEXP x, int pre, int deep, int pvec,
+                             void (*inspect_subtree)(SEXP, int, int, int)) {
+    runs_t r = runs_of(x);
+    Rprintf(" profile %s: %.0f rows in %.0f runs%s%s\n",
+            R_altrep_inherits(x, run_seq_class) ? "run sequence" : "runs",
+            (double) r.length, (double) r.n_runs,
+            r.ends == NULL ? " of equal length" : "",
+            R_altrep_data2(x) != R_NilValue ? " (expanded)" : "");
+    return TRUE;
+}
+
+// ---- cycle ---------------------------------------------------------------
+// data1: list(pattern, shape); pattern: character; shape: double c(length).
+
+static SEXP cycle_pattern(SEXP x) { return VECTOR_ELT(R_altrep_data1(x), 0); }
+
+static R_xlen_t cycle_compact_length(SEXP x) {
+    return (R_xlen_t) REAL(VECTOR_ELT(R_altrep_data1(x), 1))[0];
+}
+
+static SEXP cycle_elt_compact(SEXP x, R_xlen_t i) {
+    SEXP pattern = cycle_pattern(x);
+    return STRING_ELT(pattern, i % XLENGTH(pattern));
+}
+
+static R_xlen_t cycle_Length(SEXP x) {
+    SEXP data2 = R_altrep_data2(x);
+    if (data2 != R_NilValue) return XLENGTH(data2);
+    return cycle_compact_length(x);
+}
+
+static SEXP cycle_materialise(SEXP x) {
+    SEXP data2 = R_altrep_data2(x);
+    if (data2 == R_NilValue) {
+        R_xlen_t n = cycle_compact_length(x);
+        data2 = PROTECT(allocVector(STRSXP, n));
+        for (R_xlen_t i = 0; i < n; i++) SET_STRING_ELT(data2, i, cycle_elt_compact(x, i));
+        R_set_altrep_data2(x, data2);
+        UNPROTECT(1);
+    }
+    return data2;
+}
+
+static void *cycle_Dataptr(SEXP x, Rboolean writeable) {
+    return (void *) STRING_PTR_RO(cycle_materialise(x));
+}
+
+static const void *cycle_Dataptr_or_null(SEXP x) {
+    SEXP data2 = R_altrep_data2(x);
+    return data2 == R_NilValue ? NULL : STRING_PTR_RO(data2);
+}
+
+static SEXP cycle_Elt(SEXP x, R_xlen_t i) {
+    SEXP data2 = R_altrep_data2(x);
+    if (data2 != R_NilValue) return STRING_ELT(data2, i);
+    return cycle_elt_compact(x, i);
+}
+
+static void cycle_Set_elt(SEXP x, R_xlen_t i, SEXP value) {
+    SET_STRING_ELT(cycle_materialise(x), i, value);
+}
+
+static int cycle_No_NA(SEXP x) {
+    if (R_altrep_data2(x) != R_NilValue) return 0;
+    SEXP pattern = cycle_pattern(x);
+    for (R_xlen_t k = 0; k < XLENGTH(pattern); k++)
+        if (STRING_ELT(pattern, k) == NA_STRING) return 0;
+    return 1;
+}
+
+static SEXP cycle_Extract_subset(SEXP x, SEXP indx, SEXP call) {
+    if (R_altrep_data2(x) != R_NilValue) return NULL;
+    if (TYPEOF(indx) != INTSXP && TYPEOF(indx) != REALSXP) return NULL;
+    R_xlen_t n = XLENGTH(indx), length = cycle_compact_length(x);
+    SEXP out = PROTECT(allocVector(STRSXP, n));
+    for (R_xlen_t k = 0; k < n; k++) {
+        R_xlen_t row = index_row(indx, k, length);
+        SET_STRING_ELT(out, k, row < 0 ? NA_STRING : cycle_elt_compact(x, row));
+    }
+    UNPROTECT(1);
+    return out;
+}
+
+static SEXP cycle_Duplicate(SEXP x, Rboolean deep) {
+    if (R_altrep_data2(x) != R_NilValue) return NULL;
+    return R_new_altrep(cycle_class, R_altrep_data1(x), R_NilValue);
+}
+
+static Rboolean cycle_Inspect(SEXP x, int pre, int deep, int pvec,
+                              void (*inspect_subtree)(SEXP, int, int, int)) {
+    Rprintf(" profile cycle: %.0f strings repeating %.0f%s\n",
+            (double) cycle_compact_length(x), (double) XLENGTH(cycle_pattern(x)),
+            R_altrep_data2(x) != R_NilValue ? " (expanded)" : "");
+    return TRUE;
+}
+
+// ---- registration and constructors ----------------------------------------
+
+static void set_runs_methods(R_altrep_class_t cls) {
+    R_set_altrep_Length_method(cls, runs_Length);
+    R_set_altrep_Inspect_method(cls, runs_Inspect);
+    R_set_altrep_Duplicate_method(cls, runs_Duplicate);
+    R_set_altvec_Dataptr_method(cls, runs_Dataptr);
+    R_set_altvec_Dataptr_or_null_method(cls, runs_Dataptr_or_null);
+    R_set_altvec_Extract_subset_method(cls, runs_Extract_subset);
+    R_set_altinteger_Elt_method(cls, runs_Elt);
+    R_set_altinteger_Get_region_method(cls, runs_Get_region);
+    R_set_altinteger_Is_sorted_method(cls, runs_Is_sorted);
+    R_set_altinteger_No_NA_method(cls, runs_No_NA);
+}
+
+void profile_register_altrep_classes(DllInfo *dll) {
+    runs_class = R_make_altinteger_class("profile_runs", "profile", dll);
+    set_runs_methods(runs_class);
+    run_seq_class = R_make_altinteger_class("profile_run_seq", "profile", dll);
+    set_runs_methods(run_seq_class);
+
+    cycle_class = R_make_altstring_class("profile_cycle", "profile", dll);
+    R_set_altrep_Length_method(cycle_class, cycle_Length);
+    R_set_altrep_Inspect_method(cycle_class, cycle_Inspect);
+    R_set_altrep_Duplicate_method(cycle_class, cycle_Duplicate);
+    R_set_altvec_Dataptr_method(cycle_class, cycle_Dataptr);
+    R_set_altvec_Dataptr_or_null_method(cycle_class, cycle_Dataptr_or_null);
+    R_set_altvec_Extract_subset_method(cycle_class, cycle_Extract_subset);
+    R_set_altstring_Elt_method(cycle_class, cycle_Elt);
+    R_set_altstring_Set_elt_method(cycle_class, cycle_Set_elt);
+    R_set_altstring_No_NA_method(cycle_class, cycle_No_NA);
+}
+
+// Does `data` describe runs that cover exactly `length` rows? Checked here, in
+// the one place that relies on it, rather than trusted.
+static int runs_data_valid(SEXP data) {
+    if (TYPEOF(data) != VECSXP || XLENGTH(data) != 3) return 0;
+    SEXP values = VECTOR_ELT(data, 0), ends = VECTOR_ELT(data, 1), shape = VECTOR_ELT(data, 2);
+    if (TYPEOF(shape) != REALSXP || XLENGTH(shape) != 3 || ALTREP(shape)) return 0;
+    double n_runs = REAL(shape)[0], each = REAL(shape)[1], length = REAL(shape)[2];
+    if (!(n_runs >= 1 && length >= 1 && length <= (double) INT_MAX)) return 0;
+    if (values != R_NilValue &&
+        (TYPEOF(values) != INTSXP || ALTREP(values) || (double) XLENGTH(values) != n_runs)) return 0;
+    if (ends == R_NilValue) return each >= 1 && n_runs * each == length;
+    if (TYPEOF(ends) != INTSXP || ALTREP(ends) || (double) XLENGTH(ends) != n_runs) return 0;
+    const int *e = INTEGER(ends);
+    int previous = 0;
+    for (R_xlen_t k = 0; k < XLENGTH(ends); k++) {
+        if (e[k] == NA_INTEGER || e[k] < previous) return 0;
+        previous = e[k];
+    }
+    return (double) previous == length;
+}
+
+// The run values of `data` per row (within_runs = 0) or the position of each row
+// within its run, from 1 (within_runs = 1); NULL if `data` is not valid.
+SEXP profile_runs_vector(SEXP data, int within_runs) {
+    if (!runs_data_valid(data)) return NULL;
+    return R_new_altrep(within_runs ? run_seq_class : runs_class, data, R_NilValue);
+}
+
+// `pattern` repeated to `length` strings; NULL if the arguments do not fit.
+SEXP profile_cycle_vector(SEXP pattern, double length) {
+    if (TYPEOF(pattern) != STRSXP || ALTREP(pattern) || XLENGTH(pattern) < 1) return NULL;
+    if (!(length >= 1 && length <= (double) R_XLEN_T_MAX)) return NULL;
+    SEXP shape = PROTECT(ScalarReal(length));
+    SEXP data = PROTECT(allocVector(VECSXP, 2));
+    SET_VECTOR_ELT(data, 0, pattern);
+    SET_VECTOR_ELT(data, 1, shape);
+    SEXP out = R_new_altrep(cycle_class, data, R_NilValue);
+    UNPROTECT(2);
+    return out;
+}
+
+// The pattern of an unexpanded cycle vector, or NULL for any other vector: lets
+// the binding read such a column as its pattern instead of string by string.
+SEXP profile_cycle_pattern(SEXP x) {
+    if (!ALTREP(x) || !R_altrep_inherits(x, cycle_class) || R_altrep_data2(x) != R_NilValue)
+        return NULL;
+    return cycle_pattern(x);
+}
+
+// Which compact form `x` has: 0 none (not one of these classes), 1 runs,
+// 2 run sequence, 3 cycle; plus 10 once R has expanded it. For tests and
+// benchmarks (through profile_compact_form() in the binding).
+int profile_compact_form(SEXP x) {
+    if (!ALTREP(x)) return 0;
+    int form = R_altrep_inherits(x, runs_class) ? 1
+        : R_altrep_inherits(x, run_seq_class) ? 2
+        : R_altrep_inherits(x, cycle_class) ? 3 : 0;
+    return form == 0 ? 0 : form + (R_altrep_data2(x) != R_NilValue ? 10 : 0);
+}

@@ -1,0 +1,179 @@
+# Compact columns (src/altrep.c): the long tables keep their per-sample shape
+# instead of a value per row. They must be indistinguishable from ordinary
+# vectors in every use, stay compact when the package itself reads them, and
+# never be what saveRDS() writes.
+
+column_form <- function(x) rust_value(profile_column_form(x))
+
+# An ordinary copy of `v` made without the compact classes' own methods:
+# serialisation writes ALTREP vectors of these classes as plain vectors.
+plain_copy <- function(v) unserialize(serialize(v, NULL))
+
+memory_file <- function() system.file("samples/rprof/memory.out", package = "profile")
+
+test_that("a memory profile's long tables are read as compact columns with the file's shape", {
+  x <- read_rprof(memory_file())
+  sl <- x$sample_locations
+  sv <- x$sample_values
+  expect_identical(column_form(sl$sample_id), "runs")
+  expect_identical(column_form(sl$depth), "run_seq")
+  expect_identical(column_form(sv$sample_id), "runs")
+  expect_identical(column_form(sv$type), "cycle")
+  expect_identical(column_form(sv$unit), "cycle")
+  expect_identical(column_form(sl$location_id), "none")
+
+  # expected from the text: one sample per line after the header, one row per
+  # quoted frame (no frame of this file has a quote in its name)
+  lines <- readLines(memory_file())[-1]
+  frames <- lengths(regmatches(lines, gregexpr('"[^"]*"', lines)))
+  expect_identical(plain_copy(sl$sample_id), rep(seq_along(lines), frames))
+  expect_identical(plain_copy(sl$depth), sequence(frames))
+  types <- c("samples", "small_vector_heap", "large_vector_heap", "node_heap",
+             "duplications", "alloc_size")
+  expect_identical(plain_copy(sv$type), rep(types, length(lines)))
+  expect_identical(plain_copy(sv$sample_id), rep(seq_along(lines), each = length(types)))
+  expect_identical(sv$unit[1:6], c("count", "bytes", "bytes", "bytes", "count", "bytes"))
+})
+
+test_that("compact columns behave as ordinary vectors", {
+  x <- read_rprof(memory_file())
+  columns <- list(
+    x$sample_locations$sample_id, x$sample_locations$depth,
+    x$sample_values$sample_id, x$sample_values$type, x$samples$source_id
+  )
+  for (v in columns) {
+    p <- plain_copy(v)
+    expect_identical(column_form(p), "none")
+    n <- length(p)
+    expect_identical(length(v), n)
+    expect_identical(v, p)
+    for (i in list(c(3L, 1L, NA, n, n + 1L), c(2.9, 1e10, NaN, -Inf), -(1:3), 0L,
+                   integer(), c(TRUE, FALSE, NA), rev(seq_len(n)))) {
+      expect_identical(v[i], p[i], info = deparse(i))
+    }
+    expect_identical(v[[n]], p[[n]])
+    expect_error(v[[n + 1L]])
+    expect_identical(unique(v), unique(p))
+    expect_identical(table(v, dnn = NULL), table(p, dnn = NULL))
+    expect_identical(rev(v), rev(p))
+    expect_identical(sort(v), sort(p))
+    expect_identical(anyNA(v), FALSE)
+    expect_identical(v == v[[2]], p == p[[2]])
+    if (is.integer(p)) {
+      expect_identical(sum(v), sum(p))
+      expect_identical(range(v), range(p))
+      expect_identical(cumsum(v), cumsum(p))
+      expect_identical(is.unsorted(v), is.unsorted(p))
+    }
+  }
+})
+
+test_that("changing a copy of a compact column leaves the original as it was", {
+  x <- read_rprof(memory_file())
+  ids <- x$sample_locations$sample_id
+  before <- plain_copy(ids)
+  changed <- ids
+  changed[2] <- 99L
+  expect_identical(changed[1:3], c(before[1], 99L, before[3]))
+  expect_identical(ids, before)
+
+  types <- x$sample_values$type
+  expected <- plain_copy(types)
+  renamed <- types
+  renamed[1] <- "renamed"
+  expect_identical(renamed[1:2], c("renamed", expected[2]))
+  expect_identical(types, expected)
+
+  sl <- x$sample_locations
+  sl$depth[1] <- 5L
+  expect_identical(x$sample_locations$depth[1], 1L)
+})
+
+test_that("what the package reads from a profile stays compact", {
+  x <- read_rprof(memory_file())
+  path <- withr::local_tempfile(fileext = ".pb.gz")
+  validate_profile(x)
+  write_pprof(x, path)
+  write_rprof(x, withr::local_tempfile(fileext = ".out"))
+  profile_summary(x)
+  write_folded(x, withr::local_tempfile(fileext = ".folded"))
+  grDevices::pdf(NULL)
+  profile_flamegraph(x)
+  grDevices::dev.off()
+  combine_profiles(x, x)
+  expect_identical(column_form(x$sample_locations$sample_id), "runs")
+  expect_identical(column_form(x$sample_locations$depth), "run_seq")
+  expect_identical(column_form(x$sample_values$type), "cycle")
+  # ... and R's own use expands a column only once, in place
+  v <- x$sample_locations$sample_id
+  expect_identical(max(v + 0L), max(plain_copy(v)))
+  expect_match(column_form(x$sample_locations$sample_id), "runs")
+})
+
+test_that("a profile with expanded or ordinary columns is the same profile", {
+  x <- read_rprof(memory_file())
+  tables <- dm::dm_get_tables(x)
+  plain_tables <- lapply(tables, function(t) {
+    t[] <- lapply(t, plain_copy)
+    t
+  })
+  a <- withr::local_tempfile(fileext = ".out")
+  b <- withr::local_tempfile(fileext = ".out")
+  write_rprof(x, a)
+  write_rprof(profile:::dm_from_v2_tables(plain_tables), b)
+  expect_identical(readBin(a, "raw", 1e7), readBin(b, "raw", 1e7))
+  expect_identical(readLines(a), readLines(memory_file()))
+})
+
+test_that("saveRDS() writes ordinary vectors that read back without the classes", {
+  x <- read_rprof(memory_file())
+  rds <- withr::local_tempfile(fileext = ".rds")
+  saveRDS(x, rds)
+  y <- readRDS(rds)
+  expect_identical(column_form(y$sample_locations$sample_id), "none")
+  expect_identical(column_form(y$sample_values$type), "none")
+  expect_identical(y$sample_locations$sample_id, x$sample_locations$sample_id)
+  expect_identical(y$sample_values$unit, x$sample_values$unit)
+  expect_identical(as.list(y$sample_values), as.list(x$sample_values))
+  expect_silent(validate_profile(y))
+})
+
+test_that("pprof profiles are compact too (one value row per sample type)", {
+  x <- read_pprof(system.file("samples/pprof/heap.pb.gz", package = "profile"))
+  sv <- x$sample_values
+  n_types <- nrow(x$sample_types)
+  expect_identical(column_form(sv$type), "cycle")
+  expect_identical(plain_copy(sv$type), rep(x$sample_types$type, nrow(x$samples)))
+  expect_identical(plain_copy(sv$sample_id), rep(x$samples$sample_id, each = n_types))
+})
+
+test_that("dplyr and dm work on compact columns", {
+  skip_if_not_installed("dplyr")
+  x <- read_rprof(memory_file())
+  deep <- dplyr::filter(x$sample_locations, depth > 20L)
+  p <- lapply(as.list(x$sample_locations), plain_copy)
+  expect_identical(deep$sample_id, p$sample_id[p$depth > 20L])
+  expect_identical(dplyr::count(x$sample_values, type)$n, rep(nrow(x$samples), 6L))
+  f <- dm::dm_filter(x, samples = sample_id <= 10L)
+  expect_identical(sort(unique(f$sample_locations$sample_id)),
+                   sort(unique(p$sample_id[p$sample_id <= 10L])))
+})
+
+test_that("the classes' methods survive garbage collection at every allocation", {
+  x <- read_rprof(memory_file())
+  ids <- x$sample_locations$sample_id[seq_len(40)]
+  v <- x$sample_locations$depth
+  types <- x$sample_values$type
+  p <- plain_copy(v)
+  pt <- plain_copy(types)
+  gctorture(TRUE)
+  sub <- v[c(5L, 1L, NA)]
+  sub_t <- types[c(7L, NA, 2L)]
+  dup <- duplicate_and_change(types)
+  expanded <- v + 0L
+  gctorture(FALSE)
+  expect_identical(sub, p[c(5L, 1L, NA)])
+  expect_identical(sub_t, pt[c(7L, NA, 2L)])
+  expect_identical(dup, c("x", pt[-1]))
+  expect_identical(expanded, p)
+})
