@@ -115,10 +115,9 @@ trait LineHandler<'a> {
     /// The id of the location of a frame of a new stack line; `rest` is the input
     /// after that line.
     fn frame_location(&mut self, frame: &Frame<'a>, rest: &'a [u8]) -> Result<i32>;
-    /// A sample read from `line`, line `line_number` of the file: its memory
-    /// gauges and its stack, the locations `stacks().locations[start..start + len]`.
-    fn sample(&mut self, line: &'a [u8], gauges: Option<[u64; 4]>, start: usize, len: usize, line_number: u32)
-        -> Result<()>;
+    /// A sample read from line `line_number`: its memory gauges and its stack, the
+    /// locations `stacks().locations[start..start + len]`.
+    fn sample(&mut self, gauges: Option<[u64; 4]>, start: usize, len: usize, line_number: u32) -> Result<()>;
 }
 
 /// Reads `lines` (the lines after a header) into `handler`.
@@ -264,7 +263,7 @@ fn stack_line<'a>(
     if gauges.is_none() && len == 0 {
         return Ok(());
     }
-    handler.sample(line, gauges, start, len, line_number)
+    handler.sample(gauges, start, len, line_number)
 }
 
 /// Reads the frames of a stack line (after any memory prefix) and appends their
@@ -457,7 +456,7 @@ impl<'a> LineHandler<'a> for Reader<'a> {
         self.location(frame, rest)
     }
 
-    fn sample(&mut self, _: &'a [u8], gauges: Option<[u64; 4]>, start: usize, len: usize, line_number: u32) -> Result<()> {
+    fn sample(&mut self, gauges: Option<[u64; 4]>, start: usize, len: usize, line_number: u32) -> Result<()> {
         self.sample_lines.push(line_number);
         let sample_id = next_id(self.p.samples.nrow(), "samples")?;
         if gauges.is_some() {

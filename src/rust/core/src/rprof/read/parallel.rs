@@ -28,7 +28,7 @@
 //! passes it the same rest of the input, which runs past the chunk's end.
 
 use super::{
-    expected_lines_of, memory_prefix, memory_values, read_lines, too_many, FileRef, Frame, Header, Ids, LineHandler,
+    expected_lines_of, memory_values, read_lines, too_many, FileRef, Frame, Header, Ids, LineHandler,
     Lines, Parsed, Reader, StackCache,
 };
 use crate::error::{ProfileError, Result};
@@ -82,10 +82,11 @@ pub(super) fn parse(
     // threads allocate comes from arenas of their own, which the allocator (glibc's
     // at least) returns to the system more eagerly, so it costs page faults again
     // on every read.
+    // Gauges are reserved when the file starts with memory profiling.
     let jobs: Vec<_> = split(lines, chunks)
         .into_iter()
         .map(|(lines, expected)| {
-            let records = Vec::with_capacity(expected);
+            let records = (Vec::with_capacity(expected), Vec::with_capacity(if header.memory { expected } else { 0 }));
             move || ChunkReader::read(lines, limits, records)
         })
         .collect();
@@ -189,60 +190,56 @@ struct SampleView<'c> {
     sample_id: i32,
     source_id: i32,
     line: u32,
-    /// Its line, if it has memory gauges.
-    memory_line: Option<&'c [u8]>,
+    /// The memory gauges, if the sample has them, and those of the tick before in
+    /// the same segment.
+    gauges: Option<[u64; 4]>,
+    gauges_before: Option<[u64; 3]>,
     /// The frames, innermost first, as numbers of the chunk.
     stack: &'c [i32],
     chunk: usize,
 }
 
 impl SampleView<'_> {
+    /// The values of the memory types, if the sample has them (worked out only by
+    /// the writer of the `value` column).
+    fn memory_values(&self) -> Option<[f64; 5]> {
+        self.gauges.map(|g| memory_values(g, &mut self.gauges_before.clone()))
+    }
+
     /// Its rows of `sample_values`.
     fn value_rows(&self) -> usize {
-        1 + if self.memory_line.is_some() { MEMORY_TYPES.len() } else { 0 }
+        1 + if self.gauges.is_some() { MEMORY_TYPES.len() } else { 0 }
     }
 }
 
 /// Calls `f` on each sample of `chunks`, in order, with its ids.
 fn for_each_sample<'c>(chunks: &'c [ChunkReader<'_>], maps: &IdMaps, mut f: impl FnMut(SampleView<'c>)) {
     let mut sample_id = 0i32;
+    // Memory gauges of the tick before, in the same segment (source).
+    let (mut source_before, mut gauges_before) = (NA_INT, None);
     for (k, chunk) in chunks.iter().enumerate() {
+        let mut gauges = chunk.gauges.iter();
         for record in &chunk.samples {
             sample_id = sample_id.saturating_add(1);
-            let memory_line = match record.memory_at {
-                0 => None,
-                at => chunk.text.get(at as usize - 1..),
-            };
+            let source_id = lookup(&maps.source_ids, k, record.segment);
+            if source_id != source_before {
+                (source_before, gauges_before) = (source_id, None);
+            }
+            let sample_gauges = if record.memory { gauges.next().copied() } else { None };
             let (start, len) = (record.stack_start as usize, record.stack_len as usize);
+            let stack = chunk.stacks.locations.get(start..start + len).unwrap_or_default();
             f(SampleView {
                 sample_id,
-                source_id: lookup(&maps.source_ids, k, record.segment),
+                source_id,
                 line: record.line,
-                memory_line,
-                stack: chunk.stacks.locations.get(start..start + len).unwrap_or_default(),
+                gauges: sample_gauges,
+                gauges_before,
+                stack,
                 chunk: k,
             });
-        }
-    }
-}
-
-/// The values of the `sample_values` rows of each sample, in order: the tick,
-/// then the memory values, whose `alloc_size` needs the gauges of the tick before
-/// in the same segment (source).
-struct ValueWriter {
-    source_before: i32,
-    gauges_before: Option<[u64; 3]>,
-}
-
-impl ValueWriter {
-    fn push(&mut self, x: &SampleView<'_>, out: &mut Vec<f64>) {
-        if x.source_id != self.source_before {
-            (self.source_before, self.gauges_before) = (x.source_id, None);
-        }
-        out.push(1.0);
-        // The prefix read when the chunk was read, so it reads again.
-        if let Some((gauges, _)) = x.memory_line.and_then(memory_prefix) {
-            out.extend(memory_values(gauges, &mut self.gauges_before));
+            if let Some([small, large, nodes, _]) = sample_gauges {
+                gauges_before = Some([small, large, nodes]);
+            }
         }
     }
 }
@@ -251,19 +248,18 @@ impl ValueWriter {
 /// column by one thread, the largest first, on the thread with the least work.
 fn write_sample_columns(parsed: &mut Parsed, chunks: &[ChunkReader<'_>], maps: &IdMaps, ids: &Ids) {
     let samples: usize = chunks.iter().map(|c| c.samples.len()).sum();
-    let memory_samples = chunks.iter().flat_map(|c| &c.samples).filter(|r| r.memory_at > 0).count();
-    let values = samples + MEMORY_TYPES.len() * memory_samples;
+    let values = samples + MEMORY_TYPES.len() * chunks.iter().map(|c| c.gauges.len()).sum::<usize>();
     let frames: usize = chunks.iter().flat_map(|c| &c.samples).map(|r| r.stack_len as usize).sum();
     let p = &mut parsed.profile;
     let (s, v, sl) = (&mut p.samples, &mut p.sample_values, &mut p.sample_locations);
     // What a sample puts in each column of `sample_values`.
     let memory_types = ids.memory;
     let types = move |x: &SampleView<'_>| {
-        let memory = x.memory_line.map(|_| memory_types.map(|(t, _)| t));
+        let memory = x.gauges.map(|_| memory_types.map(|(t, _)| t));
         std::iter::once(ids.samples).chain(memory.into_iter().flatten())
     };
     let units = move |x: &SampleView<'_>| {
-        let memory = x.memory_line.map(|_| memory_types.map(|(_, u)| u));
+        let memory = x.gauges.map(|_| memory_types.map(|(_, u)| u));
         std::iter::once(ids.count).chain(memory.into_iter().flatten())
     };
     let jobs = vec![
@@ -275,9 +271,9 @@ fn write_sample_columns(parsed: &mut Parsed, chunks: &[ChunkReader<'_>], maps: &
         }),
         Column::new(&mut v.value_type, values, move |x, out: &mut Vec<StrId>| out.extend(types(&x))),
         Column::new(&mut v.unit, values, move |x, out: &mut Vec<StrId>| out.extend(units(&x))),
-        Column::new(&mut v.value, values, {
-            let mut writer = ValueWriter { source_before: NA_INT, gauges_before: None };
-            move |x, out| writer.push(&x, out)
+        Column::new(&mut v.value, values, |x, out| {
+            out.push(1.0);
+            out.extend(x.memory_values().into_iter().flatten());
         }),
         Column::new(&mut sl.sample_id, frames, |x, out| out.extend(std::iter::repeat_n(x.sample_id, x.stack.len()))),
         Column::new(&mut sl.depth, frames, |x, out| out.extend((1..).take(x.stack.len()))),
@@ -319,7 +315,7 @@ impl<'s> Column<'s> {
     fn new<T: Send + 's>(
         column: &'s mut Vec<T>,
         rows: usize,
-        mut push: impl FnMut(SampleView<'_>, &mut Vec<T>) + Send + 's,
+        push: impl Fn(SampleView<'_>, &mut Vec<T>) + Send + 's,
     ) -> Self {
         // Allocated on the calling thread (see `parse`).
         column.clear();
@@ -359,7 +355,7 @@ enum Event<'a> {
 /// its segment and reference.
 type FrameKey<'a> = (&'a [u8], Option<(u32, FileRef)>);
 
-/// A sample of a chunk (20 bytes: a large read holds one per line at once).
+/// A sample of a chunk (20 bytes).
 struct SampleRecord {
     /// The chunk's number of its segment.
     segment: u32,
@@ -368,9 +364,8 @@ struct SampleRecord {
     /// [`MAX_CHUNK_BYTES`]).
     stack_start: u32,
     stack_len: u32,
-    /// Where its line starts in the chunk's text, plus 1, if it has memory gauges
-    /// (read again from the text when needed); else 0.
-    memory_at: u32,
+    /// Whether it has memory gauges (the next ones of the chunk's `gauges`).
+    memory: bool,
 }
 
 /// Reader of one chunk, with numbers of its own: segments count from 0 (the one
@@ -388,13 +383,14 @@ struct ChunkReader<'a> {
     frames: FxHashMap<FrameKey<'a>, u32>,
     stacks: StackCache<'a>,
     samples: Vec<SampleRecord>,
-    /// The input from the chunk's first line on.
-    text: &'a [u8],
+    /// Memory gauges of the samples that have them, in order.
+    gauges: Vec<[u64; 4]>,
 }
 
 impl<'a> ChunkReader<'a> {
-    /// Reads `lines` into the (empty) vector `samples`; an error ends the log.
-    fn read(lines: Lines<'a>, limits: Limits, samples: Vec<SampleRecord>) -> Self {
+    /// Reads `lines` into the (empty) vectors `samples` and `gauges`; an error
+    /// ends the log.
+    fn read(lines: Lines<'a>, limits: Limits, (samples, gauges): (Vec<SampleRecord>, Vec<[u64; 4]>)) -> Self {
         let mut reader = ChunkReader {
             limits,
             log: Vec::new(),
@@ -404,7 +400,7 @@ impl<'a> ChunkReader<'a> {
             frames: FxHashMap::default(),
             stacks: StackCache::default(),
             samples,
-            text: lines.rest,
+            gauges,
         };
         if let Err(e) = read_lines(&mut reader, lines) {
             reader.log(Event::Error(e));
@@ -461,23 +457,21 @@ impl<'a> LineHandler<'a> for ChunkReader<'a> {
         Ok(number as i32)
     }
 
-    fn sample(&mut self, line: &'a [u8], gauges: Option<[u64; 4]>, start: usize, len: usize, line_number: u32) -> Result<()> {
-        let index = |n: usize| u32::try_from(n).map_err(|_| too_many("locations"));
-        let mut memory_at = 0;
-        if gauges.is_some() {
+    fn sample(&mut self, gauges: Option<[u64; 4]>, start: usize, len: usize, line_number: u32) -> Result<()> {
+        if let Some(gauges) = gauges {
             if !self.segment_memory {
                 self.segment_memory = true;
                 self.log(Event::MemoryTypes);
             }
-            // The line lies in the chunk's text.
-            memory_at = index((line.as_ptr() as usize).saturating_sub(self.text.as_ptr() as usize) + 1)?;
+            self.gauges.push(gauges);
         }
+        let index = |n: usize| u32::try_from(n).map_err(|_| too_many("locations"));
         self.samples.push(SampleRecord {
             segment: self.segment,
             line: line_number,
             stack_start: index(start)?,
             stack_len: index(len)?,
-            memory_at,
+            memory: gauges.is_some(),
         });
         Ok(())
     }
