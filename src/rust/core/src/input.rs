@@ -160,6 +160,19 @@ pub fn decompress<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Cow<'a, [u8]>>
     Ok(Cow::Owned(out))
 }
 
+/// [`decompress`] of bytes it owns: plain bytes are returned as they are (no
+/// copy), gzip data inflated and the compressed bytes freed. For readers that free
+/// their input early (see [`crate::rprof::parse_owned`]).
+pub fn decompress_owned(bytes: Vec<u8>, limits: &Limits) -> Result<Vec<u8>> {
+    if is_gzip(&bytes) {
+        Ok(decompress(&bytes, limits)?.into_owned())
+    } else {
+        // `decompress` refuses plain bytes over the limit; so does this.
+        decompress(&bytes, limits)?;
+        Ok(bytes)
+    }
+}
+
 /// Reads from `r` until its end or until `out` holds `limit` bytes. `out` grows by
 /// doubling, but never past `limit` (a plain `read_to_end` may reserve up to twice
 /// what it reads).
@@ -209,6 +222,17 @@ mod tests {
     fn plain_bytes_pass_through() {
         let out = decompress(b"hello", &Limits::default()).unwrap();
         assert_eq!(&*out, b"hello");
+    }
+
+    #[test]
+    fn owned_bytes_are_kept_or_inflated_under_the_same_limit() {
+        let plain = b"hello".to_vec();
+        let at = plain.as_ptr();
+        let out = decompress_owned(plain, &Limits::default()).unwrap();
+        assert_eq!((out.as_slice(), out.as_ptr()), (&b"hello"[..], at));
+        assert_eq!(decompress_owned(gz(b"hello"), &Limits::default()).unwrap(), b"hello");
+        assert_eq!(decompress_owned(b"hello".to_vec(), &Limits::with_max_bytes(4)).unwrap_err().kind(), "limit");
+        assert_eq!(decompress_owned(gz(b"hello"), &Limits::with_max_bytes(4)).unwrap_err().kind(), "limit");
     }
 
     #[test]

@@ -62,6 +62,23 @@ pub fn parse_in_chunks(bytes: &[u8], source_uri: Option<&str>, limits: &Limits, 
     Ok(reader.finish())
 }
 
+/// [`parse_with_limits`] of bytes it owns: a large input is freed as soon as it
+/// has been read, before the per-sample columns are written, which lowers the
+/// peak memory of a read by the size of the input.
+pub fn parse_owned(bytes: Vec<u8>, source_uri: Option<&str>, limits: &Limits) -> Result<Parsed> {
+    let chunks = parallel::chunks_for(bytes.len());
+    parse_owned_in_chunks(bytes, source_uri, limits, chunks)
+}
+
+/// [`parse_owned`] with the number of chunks given; see [`parse_in_chunks`].
+#[doc(hidden)]
+pub fn parse_owned_in_chunks(bytes: Vec<u8>, source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<Parsed> {
+    if chunks > 1 {
+        return parallel::parse_owned(bytes, source_uri, limits, chunks);
+    }
+    parse_in_chunks(&bytes, source_uri, limits, 1)
+}
+
 /// How many samples `text` may hold, for reserving; see [`expected_lines_of`].
 fn expected_lines(text: &[u8]) -> usize {
     expected_lines_of(memchr::memchr_iter(b'\n', text).count(), text.len())

@@ -29,7 +29,7 @@
 
 use super::{
     expected_lines_of, memory_values, read_lines, too_many, FileRef, Frame, Header, Ids, LineHandler,
-    Lines, Parsed, Reader, StackCache,
+    Lines, Parsed, Reader, StackCache, Start,
 };
 use crate::error::{ProfileError, Result};
 use crate::input::Limits;
@@ -75,14 +75,42 @@ pub(super) fn parse(
     limits: &Limits,
     chunks: usize,
 ) -> Result<Parsed> {
+    let (mut parsed, unwritten) = read_and_replay(first, header, lines, source_uri, limits, chunks)?;
+    unwritten.write(&mut parsed);
+    Ok(parsed)
+}
+
+/// [`parse`] of an input it owns, which it frees before writing the per-sample
+/// columns: those need only the chunks' records, and a read's memory peaks there.
+pub(super) fn parse_owned(bytes: Vec<u8>, source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<Parsed> {
+    let (mut parsed, unwritten) = {
+        let Start { first, header, lines, .. } = Start::read(&bytes)?;
+        read_and_replay(first, header, lines, source_uri, limits, chunks)?
+    };
+    drop(bytes);
+    unwritten.write(&mut parsed);
+    Ok(parsed)
+}
+
+/// Steps 1 and 2 of the module documentation, up to the per-sample columns: the
+/// profile without them, and what writing them takes (nothing that points into
+/// the input).
+fn read_and_replay(
+    first: &[u8],
+    header: Header,
+    lines: Lines<'_>,
+    source_uri: Option<&str>,
+    limits: &Limits,
+    chunks: usize,
+) -> Result<(Parsed, Unwritten)> {
     let mut reader = Reader::new(source_uri, 0, *limits);
     reader.start_segment(first, header)?;
     let limits = *limits;
     // The large vectors are allocated here, on the calling thread: memory that
     // threads allocate comes from arenas of their own, which the allocator (glibc's
     // at least) returns to the system more eagerly, so it costs page faults again
-    // on every read.
-    // Gauges are reserved when the file starts with memory profiling.
+    // on every read. Gauges are reserved when the file starts with memory
+    // profiling.
     let jobs: Vec<_> = split(lines, chunks)
         .into_iter()
         .map(|(lines, expected)| {
@@ -93,9 +121,33 @@ pub(super) fn parse(
     let mut chunks = in_parallel(jobs);
     let maps = replay(&mut reader, &mut chunks)?;
     let ids = reader.ids;
-    let mut parsed = reader.finish();
-    write_sample_columns(&mut parsed, &chunks, &maps, &ids);
-    Ok(parsed)
+    let chunks = chunks
+        .into_iter()
+        .map(|c| ChunkSamples { samples: c.samples, gauges: c.gauges, locations: c.stacks.locations })
+        .collect();
+    Ok((reader.finish(), Unwritten { chunks, maps, ids }))
+}
+
+/// What the per-sample columns are written from.
+struct Unwritten {
+    chunks: Vec<ChunkSamples>,
+    maps: IdMaps,
+    ids: Ids,
+}
+
+impl Unwritten {
+    fn write(self, parsed: &mut Parsed) {
+        write_sample_columns(parsed, &self.chunks, &self.maps, &self.ids);
+    }
+}
+
+/// The samples a chunk read.
+struct ChunkSamples {
+    samples: Vec<SampleRecord>,
+    /// Memory gauges of the samples that have them, in order.
+    gauges: Vec<[u64; 4]>,
+    /// The location numbers of the chunk's stacks (see [`SampleRecord`]).
+    locations: Vec<i32>,
 }
 
 /// `lines` cut at line starts into `chunks` pieces of about the same size (some
@@ -213,7 +265,7 @@ impl SampleView<'_> {
 }
 
 /// Calls `f` on each sample of `chunks`, in order, with its ids.
-fn for_each_sample<'c>(chunks: &'c [ChunkReader<'_>], maps: &IdMaps, mut f: impl FnMut(SampleView<'c>)) {
+fn for_each_sample<'c>(chunks: &'c [ChunkSamples], maps: &IdMaps, mut f: impl FnMut(SampleView<'c>)) {
     let mut sample_id = 0i32;
     // Memory gauges of the tick before, in the same segment (source).
     let (mut source_before, mut gauges_before) = (NA_INT, None);
@@ -227,7 +279,7 @@ fn for_each_sample<'c>(chunks: &'c [ChunkReader<'_>], maps: &IdMaps, mut f: impl
             }
             let sample_gauges = if record.memory { gauges.next().copied() } else { None };
             let (start, len) = (record.stack_start as usize, record.stack_len as usize);
-            let stack = chunk.stacks.locations.get(start..start + len).unwrap_or_default();
+            let stack = chunk.locations.get(start..start + len).unwrap_or_default();
             f(SampleView {
                 sample_id,
                 source_id,
@@ -246,7 +298,7 @@ fn for_each_sample<'c>(chunks: &'c [ChunkReader<'_>], maps: &IdMaps, mut f: impl
 
 /// Writes the per-sample columns of `parsed` from the records of `chunks`: each
 /// column by one thread, the largest first, on the thread with the least work.
-fn write_sample_columns(parsed: &mut Parsed, chunks: &[ChunkReader<'_>], maps: &IdMaps, ids: &Ids) {
+fn write_sample_columns(parsed: &mut Parsed, chunks: &[ChunkSamples], maps: &IdMaps, ids: &Ids) {
     let samples: usize = chunks.iter().map(|c| c.samples.len()).sum();
     let values = samples + MEMORY_TYPES.len() * chunks.iter().map(|c| c.gauges.len()).sum::<usize>();
     let frames: usize = chunks.iter().flat_map(|c| &c.samples).map(|r| r.stack_len as usize).sum();
@@ -307,7 +359,7 @@ struct Column<'s> {
 }
 
 /// Writes a column from the records of the chunks.
-type WriteColumn<'s> = Box<dyn FnOnce(&[ChunkReader<'_>], &IdMaps) + Send + 's>;
+type WriteColumn<'s> = Box<dyn FnOnce(&[ChunkSamples], &IdMaps) + Send + 's>;
 
 impl<'s> Column<'s> {
     /// Fills `column` (which will hold `rows` values) by `push(sample, column)` for
@@ -320,7 +372,7 @@ impl<'s> Column<'s> {
         // Allocated on the calling thread (see `parse`).
         column.clear();
         column.reserve_exact(rows);
-        let write = move |chunks: &[ChunkReader<'_>], maps: &IdMaps| {
+        let write = move |chunks: &[ChunkSamples], maps: &IdMaps| {
             for_each_sample(chunks, maps, |x| push(x, column));
         };
         Column { bytes: rows * std::mem::size_of::<T>(), write: Box::new(write) }
