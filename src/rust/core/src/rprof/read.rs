@@ -51,10 +51,11 @@ pub fn parse_with_limits(bytes: &[u8], source_uri: Option<&str>, limits: &Limits
 /// the file in one pass on this thread). Not part of the API: for tests and timings.
 #[doc(hidden)]
 pub fn parse_in_chunks(bytes: &[u8], source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<Parsed> {
-    let Start { body, first, header, lines } = Start::read(bytes)?;
+    let start = Start::read(bytes)?;
     if chunks > 1 {
-        return parallel::parse(first, header, lines, source_uri, limits, chunks);
+        return parallel::parse(start, source_uri, limits, chunks);
     }
+    let Start { body, first, header, lines } = start;
     let expected_lines = expected_lines(body);
     let mut reader = Reader::new(source_uri, expected_lines, *limits);
     reader.start_segment(first, header)?;

@@ -67,15 +67,8 @@ pub(crate) fn chunks_for(len: usize) -> usize {
 
 /// Reads `lines` (what follows the header `first`) in `chunks` chunks; see the
 /// module documentation.
-pub(super) fn parse(
-    first: &[u8],
-    header: Header,
-    lines: Lines<'_>,
-    source_uri: Option<&str>,
-    limits: &Limits,
-    chunks: usize,
-) -> Result<Parsed> {
-    let (mut parsed, unwritten) = read_and_replay(first, header, lines, source_uri, limits, chunks)?;
+pub(super) fn parse(start: Start<'_>, source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<Parsed> {
+    let (mut parsed, unwritten) = read_and_replay(start, source_uri, limits, chunks)?;
     unwritten.write(&mut parsed);
     Ok(parsed)
 }
@@ -83,10 +76,7 @@ pub(super) fn parse(
 /// [`parse`] of an input it owns, which it frees before writing the per-sample
 /// columns: those need only the chunks' records, and a read's memory peaks there.
 pub(super) fn parse_owned(bytes: Vec<u8>, source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<Parsed> {
-    let (mut parsed, unwritten) = {
-        let Start { first, header, lines, .. } = Start::read(&bytes)?;
-        read_and_replay(first, header, lines, source_uri, limits, chunks)?
-    };
+    let (mut parsed, unwritten) = read_and_replay(Start::read(&bytes)?, source_uri, limits, chunks)?;
     drop(bytes);
     unwritten.write(&mut parsed);
     Ok(parsed)
@@ -96,9 +86,7 @@ pub(super) fn parse_owned(bytes: Vec<u8>, source_uri: Option<&str>, limits: &Lim
 /// profile without them, and what writing them takes (nothing that points into
 /// the input).
 fn read_and_replay(
-    first: &[u8],
-    header: Header,
-    lines: Lines<'_>,
+    Start { first, header, lines, .. }: Start<'_>,
     source_uri: Option<&str>,
     limits: &Limits,
     chunks: usize,
