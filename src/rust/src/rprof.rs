@@ -16,19 +16,19 @@ fn rprof_read(input: Robj, source_uri: Robj, max_size: Robj, with_lines: Robj) -
     envelope(|| {
         let limits = limits(&max_size)?;
         let uri = optional_string(&source_uri, "source_uri")?;
-        // The file's bytes are freed before the profile is turned into R
-        // vectors (a read's peak memory).
-        let parsed = {
-            let file_bytes;
-            let bytes: &[u8] = match input.as_raw_slice() {
-                Some(raw) => raw,
-                None => {
-                    file_bytes = input::read_file(&required_path(&input, "path")?, &limits)?;
-                    &file_bytes
-                }
-            };
-            let data = input::decompress(bytes, &limits)?;
-            rprof::parse_with_limits(&data, uri.as_deref(), &limits)?
+        // A file's bytes are handed over to the parser, which frees them once
+        // its chunks are read, before the per-sample columns are written (a
+        // read's peak memory); bytes R decompressed stay R's.
+        let parsed = match input.as_raw_slice() {
+            Some(raw) => {
+                let data = input::decompress(raw, &limits)?;
+                rprof::parse_with_limits(&data, uri.as_deref(), &limits)?
+            }
+            None => {
+                let file_bytes = input::read_file(&required_path(&input, "path")?, &limits)?;
+                let data = input::decompress_owned(file_bytes, &limits)?;
+                rprof::parse_owned(data, uri.as_deref(), &limits)?
+            }
         };
         let lines: Vec<i32> = if with_lines.as_bool() == Some(true) {
             parsed
