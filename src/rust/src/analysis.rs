@@ -27,10 +27,10 @@ pub(crate) fn stacks_from_r(input: &Robj) -> Result<Stacks, ProfileError> {
     let (sid, depth, loc) = (get("sample_id")?, get("depth")?, get("location_id")?);
     let (locations, keys) = (get("locations")?, get("location_key")?);
     let (value_sid, value, n_keys) = (get("value_sample_id")?, get("value")?, get("n_keys")?);
-    // Copies (compact columns are read without expanding them in R).
-    let ints = |r: &Robj, name: &str| {
+    // Borrowed from R, or read by regions when compact (never expanded in R).
+    fn ints<'r>(r: &'r Robj, name: &str) -> Result<std::borrow::Cow<'r, [i32]>, ProfileError> {
         crate::convert::integer_values(r)?.ok_or_else(|| bad_argument(name))
-    };
+    }
     let n_keys = n_keys
         .as_integer()
         .and_then(|n| usize::try_from(n).ok())

@@ -85,6 +85,19 @@ impl Runs {
     }
 }
 
+impl Runs {
+    /// The runs of a column that is 1..length: nothing kept.
+    fn one_to_n(length: usize) -> Option<Runs> {
+        (length >= 2 && i32::try_from(length).is_ok())
+            .then_some(Runs { values: None, ends: None, n_runs: length, each: 1, length })
+    }
+
+    /// How many integers this keeps.
+    fn kept(&self) -> usize {
+        self.values.as_ref().map_or(0, Vec::len) + self.ends.as_ref().map_or(0, Vec::len)
+    }
+}
+
 /// The runs of `col`, if keeping them takes at most half the bytes of the
 /// column (and the column fits the C side's integer ends).
 pub fn find_runs(col: &[i32]) -> Option<Runs> {
@@ -93,7 +106,7 @@ pub fn find_runs(col: &[i32]) -> Option<Runs> {
         return None;
     }
     if is_one_to_n(col) {
-        return Some(Runs { values: None, ends: None, n_runs: length, each: 1, length });
+        return Runs::one_to_n(length);
     }
     let mut values: Vec<i32> = Vec::new();
     let mut ends: Vec<i32> = Vec::new();
@@ -111,45 +124,28 @@ pub fn find_runs(col: &[i32]) -> Option<Runs> {
         }
     }
     ends.push(length as i32);
-    let each = length / values.len();
+    let n_runs = values.len();
+    let each = length / n_runs;
     let equal_runs = ends.iter().enumerate().all(|(k, &e)| e as usize == (k + 1) * each);
-    let explicit = Runs {
-        n_runs: values.len(),
-        ends: (!equal_runs).then_some(ends.clone()),
-        each: if equal_runs { each } else { 0 },
-        values: Some(values.clone()),
-        length,
+    let kept_if_explicit = n_runs + if equal_runs { 0 } else { n_runs };
+    let increasing = values.first().is_some_and(|&v| v >= 1) && values.windows(2).all(|w| w[0] < w[1]);
+    let n_ids = values.last().and_then(|&v| usize::try_from(v).ok()).unwrap_or(0);
+    let runs = if is_one_to_n(&values) {
+        // one run per value 1..n_runs: the values need not be kept
+        Runs { values: None, ends: (!equal_runs).then_some(ends), n_runs, each: if equal_runs { each } else { 0 }, length }
+    } else if increasing && n_ids <= length && n_ids <= kept_if_explicit {
+        // Increasing ids from 1 with gaps (a sample without stack rows): one run
+        // per id, the missing ones empty.
+        Runs { values: None, ends: Some(ends_per_id(&values, &ends, n_ids)), n_runs: n_ids, each: 0, length }
+    } else {
+        Runs { values: Some(values), ends: (!equal_runs).then_some(ends), n_runs, each: if equal_runs { each } else { 0 }, length }
     };
-    // Increasing ids from 1 (a sample without stack rows leaves a gap) can be
-    // implicit: one run per id, the missing ones empty.
-    let implicit = implicit_runs(&values, &ends, length);
-    let kept = |r: &Runs| r.values.as_ref().map_or(0, Vec::len) + r.ends.as_ref().map_or(0, Vec::len);
-    let best = match implicit {
-        Some(i) if kept(&i) <= kept(&explicit) => i,
-        _ => explicit,
-    };
-    (kept(&best) * 2 <= length).then_some(best)
+    (runs.kept() * 2 <= length).then_some(runs)
 }
 
-/// Runs of increasing values from 1 as run ends per value 1..=max (empty runs
-/// for the values that do not occur), if there are not more values than rows.
-fn implicit_runs(values: &[i32], ends: &[i32], length: usize) -> Option<Runs> {
-    let increasing = values.first().is_some_and(|&v| v >= 1) && values.windows(2).all(|w| w[0] < w[1]);
-    let n_ids = usize::try_from(*values.last()?).ok()?;
-    if !increasing || n_ids > length {
-        return None;
-    }
-    if n_ids == values.len() {
-        let each = length / n_ids;
-        let equal_runs = ends.iter().enumerate().all(|(k, &e)| e as usize == (k + 1) * each);
-        return Some(Runs {
-            values: None,
-            ends: (!equal_runs).then(|| ends.to_vec()),
-            n_runs: n_ids,
-            each: if equal_runs { each } else { 0 },
-            length,
-        });
-    }
+/// The end of each id's run for ids 1..=n_ids, given the runs of the ids that
+/// occur (increasing `values`, ending at `ends`): a missing id's run is empty.
+fn ends_per_id(values: &[i32], ends: &[i32], n_ids: usize) -> Vec<i32> {
     let mut id_ends = vec![0i32; n_ids];
     let mut previous_end = 0;
     let mut run = 0;
@@ -160,7 +156,7 @@ fn implicit_runs(values: &[i32], ends: &[i32], length: usize) -> Option<Runs> {
         }
         *slot = previous_end;
     }
-    Some(Runs { values: None, ends: Some(id_ends), n_runs: n_ids, each: 0, length })
+    id_ends
 }
 
 /// Is `col` the integers 1, 2, ..., its length?
@@ -238,8 +234,8 @@ pub fn compact_columns(table: &str, cols: &[(&str, ColRef<'_>)], pool: &StringPo
         let ColRef::Int(values) = col else { continue };
         let runs = if Some(*name) == runs_column {
             find_runs(values)
-        } else if values.len() >= 2 && is_one_to_n(values) {
-            find_runs(values)
+        } else if is_one_to_n(values) {
+            Runs::one_to_n(values.len())
         } else {
             None
         };

@@ -8,6 +8,7 @@
 //! columns of millions of rows.
 
 use crate::text;
+use std::borrow::Cow;
 use extendr_api::prelude::*;
 use extendr_api::{GetSexp, SEXP};
 use profile_core::model::{ColMut, NA_INT};
@@ -59,11 +60,11 @@ fn code_vector(values: &[StrId]) -> Robj {
 
 /// R cannot hold NUL inside a string; the core never produces one, but the last
 /// line of defence is here.
-pub(crate) fn r_safe(s: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn r_safe(s: &str) -> Cow<'_, str> {
     if s.contains('\0') {
-        std::borrow::Cow::Owned(s.replace('\0', "<00>"))
+        Cow::Owned(s.replace('\0', "<00>"))
     } else {
-        std::borrow::Cow::Borrowed(s)
+        Cow::Borrowed(s)
     }
 }
 
@@ -181,26 +182,28 @@ fn read_regions<T: Copy + Default>(
     Ok(out)
 }
 
-/// An integer column's values, or None if `src` is not an integer vector.
-pub(crate) fn integer_values(src: &Robj) -> Result<Option<Vec<i32>>, ProfileError> {
+/// An integer column's values (borrowed from R when they are in memory, read
+/// by regions when the column is compact), or None if `src` is not an integer
+/// vector.
+pub(crate) fn integer_values(src: &Robj) -> Result<Option<Cow<'_, [i32]>>, ProfileError> {
     if src.rtype() != Rtype::Integers {
         return Ok(None);
     }
     if is_unexpanded_altrep(src) {
-        return read_regions(src, INTEGER_GET_REGION).map(Some);
+        return read_regions(src, INTEGER_GET_REGION).map(|v| Some(Cow::Owned(v)));
     }
-    Ok(src.as_integer_slice().map(<[i32]>::to_vec))
+    Ok(src.as_integer_slice().map(Cow::Borrowed))
 }
 
-/// A double column's values, or None if `src` is not a double vector.
-pub(crate) fn double_values(src: &Robj) -> Result<Option<Vec<f64>>, ProfileError> {
+/// A double column's values, as [`integer_values`] gives an integer column's.
+pub(crate) fn double_values(src: &Robj) -> Result<Option<Cow<'_, [f64]>>, ProfileError> {
     if src.rtype() != Rtype::Doubles {
         return Ok(None);
     }
     if is_unexpanded_altrep(src) {
-        return read_regions(src, REAL_GET_REGION).map(Some);
+        return read_regions(src, REAL_GET_REGION).map(|v| Some(Cow::Owned(v)));
     }
-    Ok(src.as_real_slice().map(<[f64]>::to_vec))
+    Ok(src.as_real_slice().map(Cow::Borrowed))
 }
 
 /// R's `CE_LATIN1` (the other encodings are UTF-8, ASCII, native or bytes).
@@ -339,14 +342,18 @@ pub fn profile_from_r(bundle: &Robj) -> Result<Profile, ProfileError> {
                 )
             };
             match &mut target {
-                ColMut::Int(v) => **v = integer_values(&src)?.ok_or_else(|| wrong_type("integer"))?,
+                ColMut::Int(v) => {
+                    **v = integer_values(&src)?.ok_or_else(|| wrong_type("integer"))?.into_owned()
+                }
                 ColMut::Lgl(v) => {
                     let l = src
                         .as_logical_slice()
                         .ok_or_else(|| wrong_type("logical"))?;
                     **v = l.iter().map(|b| b.0).collect();
                 }
-                ColMut::Dbl(v) => **v = double_values(&src)?.ok_or_else(|| wrong_type("double"))?,
+                ColMut::Dbl(v) => {
+                    **v = double_values(&src)?.ok_or_else(|| wrong_type("double"))?.into_owned()
+                }
                 ColMut::Chr(v) if src.rtype() == Rtype::Strings => {
                     let at = interned.iter().position(|(t, c, _)| t == table && c == col);
                     **v = at.map(|i| std::mem::take(&mut interned[i].2)).unwrap_or_default();
