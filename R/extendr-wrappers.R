@@ -45,9 +45,12 @@ profile_read_folded <- function(path, sample_type, unit, source_uri, max_size) .
 #' Reads an Rprof file into `list(bundle, warnings, sample_lines)`. `input` is a
 #' path (plain or gzip file, read here) or a raw vector (the file's bytes).
 #' `sample_lines` (the line of the file each sample comes from) is filled only
-#' when `with_lines` is TRUE.
+#' when `with_lines` is TRUE. `lean` (TRUE from R's read_rprof()) reads without
+#' writing the columns that follow from the samples' shape, which arrive in
+#' compact form; FALSE writes them all first, the reference the tests compare
+#' the lean read against.
 #' @noRd
-rprof_read <- function(input, source_uri, max_size, with_lines) .Call(wrap__rprof_read, input, source_uri, max_size, with_lines)
+rprof_read <- function(input, source_uri, max_size, with_lines, lean) .Call(wrap__rprof_read, input, source_uri, max_size, with_lines, lean)
 
 #' Validates a bundle and writes it as an Rprof file, atomically.
 #' @noRd

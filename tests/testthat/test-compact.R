@@ -177,3 +177,64 @@ test_that("the classes' methods survive garbage collection at every allocation",
   expect_identical(dup, c("x", pt[-1]))
   expect_identical(expanded, p)
 })
+
+# The read that R users get leaves the columns that follow from the samples'
+# shape unwritten and builds their compact form from the shape; the reference
+# writes every column and finds the compact forms in them. Both must give the
+# same tables.
+read_both_ways <- function(path) {
+  read <- function(lean) {
+    res <- rust_value(rprof_read(path, path, check_max_size(Inf), FALSE, lean))
+    decode_bundle(res$bundle)
+  }
+  list(lean = read(TRUE), full = read(FALSE))
+}
+
+# `forms`: the compact form of some lean columns, checked before the comparison
+# (which expands them).
+expect_same_reads <- function(path, label, forms = list()) {
+  both <- read_both_ways(path)
+  for (col in names(forms)) {
+    parts <- strsplit(col, "$", fixed = TRUE)[[1]]
+    expect_identical(column_form(both$lean[[parts[[1]]]][[parts[[2]]]]), forms[[col]],
+      label = paste(label, col))
+  }
+  expect_identical(names(both$lean), names(both$full), label = label)
+  for (t in names(both$full)) {
+    for (col in names(both$full[[t]])) {
+      expect_identical(plain_copy(both$lean[[t]][[col]]), plain_copy(both$full[[t]][[col]]),
+        label = paste(label, t, col))
+    }
+  }
+  invisible(both)
+}
+
+test_that("a lean read gives the tables of a read that writes every column", {
+  for (f in list.files(system.file("samples/rprof", package = "profile"), full.names = TRUE)) {
+    expect_same_reads(f, basename(f))
+  }
+  lines <- readLines(memory_file())
+  stack_lines <- lines[-1]
+  cases <- list(
+    # one sample; a file ending in samples without a stack
+    one = c(lines[[1]], stack_lines[[1]]),
+    trailing_empty = c(lines[[1]], stack_lines[1:5], ":100:200:300:0:", ":100:200:300:0:"),
+    # memory and plain segments (R appends segments with Rprof(append = TRUE))
+    mixed = c(lines, "sample.interval=20000", readLines(system.file("samples/rprof/1.out", package = "profile"))[-1]),
+    header_only = lines[[1]],
+    # over 2 MB: read in chunks on both cores
+    large = c(lines[[1]], rep_len(stack_lines, 120 * length(stack_lines)))
+  )
+  for (name in names(cases)) {
+    path <- withr::local_tempfile(fileext = ".out")
+    writeLines(cases[[name]], path)
+    forms <- switch(name,
+      large = list(`sample_values$type` = "cycle", `sample_locations$depth` = "run_seq"),
+      # samples with and without memory values: no single pattern of types
+      mixed = list(`sample_values$type` = "none", `sample_values$sample_id` = "runs"),
+      list()
+    )
+    expect_same_reads(path, name, forms)
+  }
+  expect_gt(file.size(path), 2 * 2^20) # the last case, `large`
+})

@@ -15,7 +15,8 @@
 use extendr_api::prelude::*;
 use extendr_api::{GetSexp, SEXP};
 use profile_core::model::ColRef;
-use profile_core::{StrId, StringPool};
+use profile_core::rprof::{DerivedColumn, SampleShape};
+use profile_core::{Profile, StrId, StringPool};
 
 #[allow(improper_ctypes)] // SEXP is a pointer to an opaque struct, as in extendr-ffi
 extern "C" {
@@ -206,15 +207,16 @@ fn runs_vector(data: &Robj, within_runs: bool) -> Option<Robj> {
     }
 }
 
-fn cycle_vector(codes: &[StrId], period: usize, pool: &StringPool) -> Option<Robj> {
-    let pattern = Strings::from_values(codes.get(..period)?.iter().map(|&id| match pool.get(id) {
+/// A compact character column of `length` strings repeating `pattern`.
+fn cycle_vector(pattern: &[StrId], length: usize, pool: &StringPool) -> Option<Robj> {
+    let pattern = Strings::from_values(pattern.iter().map(|&id| match pool.get(id) {
         Some(s) if !id.is_na() => Rstr::from(crate::convert::r_safe(s).as_ref()),
         _ => Rstr::na(),
     }));
     let pattern: Robj = pattern.into();
     // SAFETY: as in `runs_vector`.
     unsafe {
-        let sexp = profile_cycle_vector(pattern.get(), codes.len() as f64);
+        let sexp = profile_cycle_vector(pattern.get(), length as f64);
         (!sexp.is_null()).then(|| Robj::from_sexp(sexp))
     }
 }
@@ -253,9 +255,67 @@ pub fn compact_columns(table: &str, cols: &[(&str, ColRef<'_>)], pool: &StringPo
                 *slot = runs_vector(&data, true);
             }
             ("sample_values", "type" | "unit", ColRef::Chr(codes)) if cycles(codes, runs.each) => {
-                *slot = cycle_vector(codes, runs.each, pool);
+                *slot = codes.get(..runs.each).and_then(|pattern| cycle_vector(pattern, codes.len(), pool));
             }
             _ => {}
+        }
+    }
+    out
+}
+
+/// The runs of a 1..n id column whose id `k` has `lens[k - 1]` rows, if keeping
+/// them takes at most half the bytes of the column (the rule of [`find_runs`]).
+pub fn runs_of_lengths(lens: impl Iterator<Item = usize> + Clone) -> Option<Runs> {
+    let n_runs = lens.clone().count();
+    let length: usize = lens.clone().sum();
+    let first = lens.clone().next()?;
+    if length < 2 || i32::try_from(length).is_err() {
+        return None;
+    }
+    let runs = if lens.clone().all(|len| len == first) {
+        Runs { values: None, ends: None, n_runs, each: first, length }
+    } else {
+        let ends = lens
+            .scan(0usize, |end, len| {
+                *end += len;
+                Some(*end as i32) // at most `length`, which fits
+            })
+            .collect();
+        Runs { values: None, ends: Some(ends), n_runs, each: 0, length }
+    };
+    (runs.kept() * 2 <= length).then_some(runs)
+}
+
+/// The compact forms of the columns a lean read left out (see
+/// [`SampleShape`]), made from the shape with the rules [`compact_columns`]
+/// applies to written columns; a column without one is written into `p` from
+/// the shape, to be sent as it is.
+pub fn shape_columns(shape: &SampleShape, p: &mut Profile) -> Vec<(DerivedColumn, Robj)> {
+    let mut out = Vec::new();
+    let stack_lens = shape.stack_lens().iter().map(|&len| len as usize);
+    if let Some(runs) = runs_of_lengths(stack_lens) {
+        let data = runs_data(&runs);
+        if let Some(ids) = runs_vector(&data, false) {
+            out.push((DerivedColumn::LocationSampleId, ids));
+            out.extend(runs_vector(&data, true).map(|depth| (DerivedColumn::Depth, depth)));
+        }
+    }
+    if let Some(runs) = runs_of_lengths(shape.value_rows_per_sample()) {
+        if let Some(ids) = runs_vector(&runs_data(&runs), false) {
+            out.push((DerivedColumn::ValueSampleId, ids));
+            // One pattern of types for every sample, as `cycles()` asks.
+            if let Some(rows) = shape.equal_value_rows().filter(|_| shape.n_samples() >= 2) {
+                let pattern = shape.value_types(rows);
+                let types: Vec<StrId> = pattern.iter().map(|&(t, _)| t).collect();
+                let units: Vec<StrId> = pattern.iter().map(|&(_, u)| u).collect();
+                out.extend(cycle_vector(&types, runs.length, &p.strings).map(|v| (DerivedColumn::ValueType, v)));
+                out.extend(cycle_vector(&units, runs.length, &p.strings).map(|v| (DerivedColumn::ValueUnit, v)));
+            }
+        }
+    }
+    for column in DerivedColumn::ALL {
+        if !out.iter().any(|(c, _)| *c == column) {
+            shape.fill(column, p);
         }
     }
     out
@@ -287,6 +347,28 @@ mod tests {
         assert_eq!(find_runs(&[1, 1, 2, 3, 4, 5]), None); // ends for nearly every row
         assert_eq!(find_runs(&[1]), None);
         assert_eq!(find_runs(&[]), None);
+    }
+
+    #[test]
+    fn runs_from_lengths_are_the_runs_found_in_the_column() {
+        let column = |lens: &[usize]| -> Vec<i32> {
+            lens.iter().enumerate().flat_map(|(k, &n)| std::iter::repeat_n(k as i32 + 1, n)).collect()
+        };
+        for lens in [&[3, 1, 2][..], &[2, 2, 2], &[1, 1, 1], &[3, 0, 2, 3], &[6], &[1, 2, 0]] {
+            let from_lengths = runs_of_lengths(lens.iter().copied());
+            let found = find_runs(&column(lens));
+            match (&from_lengths, &found) {
+                // Trailing empty runs: the column cannot show them, the lengths can.
+                (Some(a), Some(b)) => {
+                    assert_eq!((a.length, a.each, a.values.is_none()), (b.length, b.each, b.values.is_none()), "{lens:?}");
+                    assert_eq!(a.bounds().filter(|(s, e)| s < e).collect::<Vec<_>>(), b.bounds().filter(|(s, e)| s < e).collect::<Vec<_>>());
+                }
+                _ => assert_eq!(from_lengths, found, "{lens:?}"),
+            }
+        }
+        assert_eq!(runs_of_lengths([1usize, 1, 2, 1, 1].into_iter()), None); // ends for most rows
+        assert_eq!(runs_of_lengths(std::iter::empty()), None);
+        assert_eq!(runs_of_lengths([0usize, 0].into_iter()), None);
     }
 
     #[test]

@@ -11,12 +11,29 @@ use crate::text;
 use std::borrow::Cow;
 use extendr_api::prelude::*;
 use extendr_api::{GetSexp, SEXP};
+use profile_core::memory::advise_huge_pages;
 use profile_core::model::{ColMut, NA_INT};
+use profile_core::rprof::{DerivedColumn, LeanParsed};
 use profile_core::{Profile, ProfileError, StrId, StringPool};
+
+/// A new R vector of `n` values of `rtype` (integer or double) that are not
+/// written yet: R leaves a new vector's memory as it is, and the caller writes
+/// each value once. Huge pages are advised first, so that writing a large
+/// column into fresh memory takes few page faults.
+fn unwritten_vector(rtype: Rtype, n: usize) -> Robj {
+    let doubles = rtype == Rtype::Doubles;
+    let mut robj = Robj::alloc_vector(extendr_api::rtype_to_sxp(rtype), n);
+    if doubles {
+        robj.as_real_slice_mut().map(advise_huge_pages);
+    } else {
+        robj.as_integer_slice_mut().map(advise_huge_pages);
+    }
+    robj
+}
 
 /// Copies `values` into a new R integer vector.
 pub fn int_vector(values: &[i32]) -> Robj {
-    let mut robj: Robj = Integers::new(values.len()).into();
+    let mut robj = unwritten_vector(Rtype::Integers, values.len());
     if let Some(dest) = robj.as_integer_slice_mut() {
         dest.copy_from_slice(values);
     }
@@ -38,7 +55,7 @@ fn lgl_vector(values: &[i32]) -> Robj {
 const R_NA_REAL: f64 = f64::from_bits(0x7FF0_0000_0000_07A2);
 
 fn dbl_vector(values: &[f64]) -> Robj {
-    let mut robj: Robj = Doubles::new(values.len()).into();
+    let mut robj = unwritten_vector(Rtype::Doubles, values.len());
     if let Some(dest) = robj.as_real_slice_mut() {
         for (d, &v) in dest.iter_mut().zip(values) {
             // NaN is how the core spells NA; R wants its own NA payload.
@@ -49,7 +66,7 @@ fn dbl_vector(values: &[f64]) -> Robj {
 }
 
 fn code_vector(values: &[StrId]) -> Robj {
-    let mut robj: Robj = Integers::new(values.len()).into();
+    let mut robj = unwritten_vector(Rtype::Integers, values.len());
     if let Some(dest) = robj.as_integer_slice_mut() {
         for (d, v) in dest.iter_mut().zip(values) {
             *d = if v.is_na() { NA_INT } else { v.0 as i32 };
@@ -86,7 +103,22 @@ fn named_list(names: Vec<&str>, values: Vec<Robj>) -> Robj {
 /// A profile as a bundle. The profile is consumed: each column is freed as soon
 /// as its R vector exists, so the Rust and R copies of a large profile are
 /// never both whole (a read's peak memory).
-pub fn profile_to_r(mut p: Profile) -> Robj {
+pub fn profile_to_r(p: Profile) -> Robj {
+    bundle(p, Vec::new())
+}
+
+/// A lean read (see [`LeanParsed`]) as a bundle, as [`profile_to_r`] gives the
+/// whole read, without ever writing the derived columns that have a compact form.
+pub fn lean_to_r(lean: LeanParsed) -> Robj {
+    let LeanParsed { parsed, shape } = lean;
+    let mut p = parsed.profile;
+    let derived = crate::compact::shape_columns(&shape, &mut p);
+    drop(shape);
+    bundle(p, derived)
+}
+
+/// The bundle of `p`, with the R vectors in `given` in place of those columns.
+fn bundle(mut p: Profile, mut given: Vec<(DerivedColumn, Robj)>) -> Robj {
     let strings = strings_vector(&p.strings);
     let names: Vec<&'static str> = p.tables().iter().map(|(name, _)| *name).collect();
     let mut tables = Vec::new();
@@ -103,7 +135,11 @@ pub fn profile_to_r(mut p: Profile) -> Robj {
         let compact = compact.into_iter().chain(std::iter::repeat(None));
         for ((col, data), compact) in cols.into_iter().zip(compact) {
             col_names.push(col);
-            col_values.push(match (compact, data) {
+            let given = given
+                .iter()
+                .position(|(c, _)| c.name() == (name, col))
+                .map(|at| given.swap_remove(at).1);
+            col_values.push(match (given.or(compact), data) {
                 (Some(v), data) => {
                     drop_column(data);
                     v

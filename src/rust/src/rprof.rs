@@ -9,29 +9,32 @@ use profile_core::{input, output, rprof};
 /// Reads an Rprof file into `list(bundle, warnings, sample_lines)`. `input` is a
 /// path (plain or gzip file, read here) or a raw vector (the file's bytes).
 /// `sample_lines` (the line of the file each sample comes from) is filled only
-/// when `with_lines` is TRUE.
+/// when `with_lines` is TRUE. `lean` (TRUE from R's read_rprof()) reads without
+/// writing the columns that follow from the samples' shape, which arrive in
+/// compact form; FALSE writes them all first, the reference the tests compare
+/// the lean read against.
 /// @noRd
 #[extendr]
-fn rprof_read(input: Robj, source_uri: Robj, max_size: Robj, with_lines: Robj) -> Robj {
+fn rprof_read(input: Robj, source_uri: Robj, max_size: Robj, with_lines: Robj, lean: Robj) -> Robj {
     envelope(|| {
         let limits = limits(&max_size)?;
         let uri = optional_string(&source_uri, "source_uri")?;
         // A file's bytes are handed over to the parser, which frees them once
         // its chunks are read, before the per-sample columns are written (a
         // read's peak memory); bytes R decompressed stay R's.
-        let parsed = match input.as_raw_slice() {
+        let read = match input.as_raw_slice() {
             Some(raw) => {
                 let data = input::decompress(raw, &limits)?;
-                rprof::parse_with_limits(&data, uri.as_deref(), &limits)?
+                rprof::parse_lean(&data, uri.as_deref(), &limits)?
             }
             None => {
                 let file_bytes = input::read_file(&required_path(&input, "path")?, &limits)?;
                 let data = input::decompress_owned(file_bytes, &limits)?;
-                rprof::parse_owned(data, uri.as_deref(), &limits)?
+                rprof::parse_owned_lean(data, uri.as_deref(), &limits)?
             }
         };
         let lines: Vec<i32> = if with_lines.as_bool() == Some(true) {
-            parsed
+            read.parsed
                 .sample_lines
                 .iter()
                 .map(|&l| i32::try_from(l).unwrap_or(i32::MAX))
@@ -39,12 +42,13 @@ fn rprof_read(input: Robj, source_uri: Robj, max_size: Robj, with_lines: Robj) -
         } else {
             Vec::new()
         };
-        Ok(list!(
-            warnings = parsed.warnings,
-            bundle = convert::profile_to_r(parsed.profile),
-            sample_lines = convert::int_vector(&lines)
-        )
-        .into())
+        let warnings = read.parsed.warnings.clone();
+        let bundle = if lean.as_bool() == Some(false) {
+            convert::profile_to_r(read.into_full().profile)
+        } else {
+            convert::lean_to_r(read)
+        };
+        Ok(list!(warnings = warnings, bundle = bundle, sample_lines = convert::int_vector(&lines)).into())
     })
 }
 

@@ -83,7 +83,7 @@ pub fn read_file(path: &Path, limits: &Limits) -> Result<Vec<u8>> {
     // a special file whose size the metadata does not tell.
     let file = std::fs::File::open(path).map_err(cannot)?;
     let mut out = Vec::new();
-    out.try_reserve_exact(usize::try_from(meta.len()).unwrap_or(0))
+    crate::memory::try_reserve_advised(&mut out, usize::try_from(meta.len()).unwrap_or(0))
         .map_err(|_| over_limit(meta.len(), limits.max_decompressed_bytes))?;
     file.take(limits.max_decompressed_bytes.saturating_add(1)).read_to_end(&mut out).map_err(cannot)?;
     if out.len() as u64 > limits.max_decompressed_bytes {
@@ -155,7 +155,7 @@ pub fn decompress<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Cow<'a, [u8]>>
     drop(scratch);
     let size = usize::try_from(total).map_err(|_| bomb(cap))?;
     let mut out = Vec::new();
-    out.try_reserve_exact(size).map_err(|_| bomb(cap))?;
+    crate::memory::try_reserve_advised(&mut out, size).map_err(|_| bomb(cap))?;
     read_capped(&mut flate2::read::MultiGzDecoder::new(bytes), size, &mut out).map_err(corrupt)?;
     Ok(Cow::Owned(out))
 }
@@ -186,7 +186,7 @@ fn read_capped(r: &mut impl Read, limit: usize, out: &mut Vec<u8>) -> std::io::R
         // no block is copied only to add a few bytes.
         let rest = limit - len;
         let grow = if len.saturating_mul(3) >= limit { rest } else { len.max(1 << 16).min(rest) };
-        out.try_reserve_exact(grow).map_err(|_| std::io::Error::from(std::io::ErrorKind::OutOfMemory))?;
+        crate::memory::try_reserve_advised(out, grow).map_err(|_| std::io::Error::from(std::io::ErrorKind::OutOfMemory))?;
         out.resize(len + grow, 0);
         let mut filled = len;
         while filled < out.len() {

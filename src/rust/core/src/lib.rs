@@ -12,6 +12,7 @@ pub mod error;
 pub mod folded;
 mod id_map;
 pub mod input;
+pub mod memory;
 pub mod model;
 pub mod output;
 pub mod pprof;

@@ -34,9 +34,12 @@ mod write;
 #[cfg(test)]
 mod tests;
 
-pub use read::{parse, parse_owned, parse_with_limits, Parsed};
+pub use read::{
+    parse, parse_lean, parse_owned, parse_owned_lean, parse_with_limits, DerivedColumn, LeanParsed, Parsed,
+    SampleShape,
+};
 #[doc(hidden)]
-pub use read::{parse_in_chunks, parse_owned_in_chunks};
+pub use read::{parse_in_chunks, parse_owned_in_chunks, parse_owned_lean_in_chunks};
 pub use write::{write, write_to_vec};
 
 /// Warning for a line that ends in the middle of a frame, as profile 1.0.4 words it

@@ -18,6 +18,8 @@ use memchr::{memchr, memmem};
 use rustc_hash::FxHashMap;
 
 mod parallel;
+mod shape;
+pub use shape::{DerivedColumn, LeanParsed, SampleShape};
 #[cfg(test)]
 pub(super) use parallel::chunks_for;
 
@@ -44,13 +46,23 @@ pub fn parse(bytes: &[u8], source_uri: Option<&str>) -> Result<Parsed> {
 /// with a warning. Large files are read in chunks on all cores (see `parallel`),
 /// with the same result.
 pub fn parse_with_limits(bytes: &[u8], source_uri: Option<&str>, limits: &Limits) -> Result<Parsed> {
-    parse_in_chunks(bytes, source_uri, limits, parallel::chunks_for(bytes.len()))
+    parse_lean(bytes, source_uri, limits).map(LeanParsed::into_full)
+}
+
+/// [`parse_with_limits`] as a lean read: the columns that follow from the
+/// samples' shape are left out (see [`LeanParsed`]).
+pub fn parse_lean(bytes: &[u8], source_uri: Option<&str>, limits: &Limits) -> Result<LeanParsed> {
+    parse_lean_in_chunks(bytes, source_uri, limits, parallel::chunks_for(bytes.len()))
 }
 
 /// [`parse_with_limits`] with the number of chunks read in parallel given (1 reads
 /// the file in one pass on this thread). Not part of the API: for tests and timings.
 #[doc(hidden)]
 pub fn parse_in_chunks(bytes: &[u8], source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<Parsed> {
+    parse_lean_in_chunks(bytes, source_uri, limits, chunks).map(LeanParsed::into_full)
+}
+
+fn parse_lean_in_chunks(bytes: &[u8], source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<LeanParsed> {
     let start = Start::read(bytes)?;
     if chunks > 1 {
         return parallel::parse(start, source_uri, limits, chunks);
@@ -67,17 +79,34 @@ pub fn parse_in_chunks(bytes: &[u8], source_uri: Option<&str>, limits: &Limits, 
 /// has been read, before the per-sample columns are written, which lowers the
 /// peak memory of a read by the size of the input.
 pub fn parse_owned(bytes: Vec<u8>, source_uri: Option<&str>, limits: &Limits) -> Result<Parsed> {
+    parse_owned_lean(bytes, source_uri, limits).map(LeanParsed::into_full)
+}
+
+/// [`parse_owned`] as a lean read (see [`LeanParsed`]): what a read that only
+/// needs the compact form of the derived columns (the R binding) calls.
+pub fn parse_owned_lean(bytes: Vec<u8>, source_uri: Option<&str>, limits: &Limits) -> Result<LeanParsed> {
     let chunks = parallel::chunks_for(bytes.len());
-    parse_owned_in_chunks(bytes, source_uri, limits, chunks)
+    parse_owned_lean_in_chunks(bytes, source_uri, limits, chunks)
 }
 
 /// [`parse_owned`] with the number of chunks given; see [`parse_in_chunks`].
 #[doc(hidden)]
 pub fn parse_owned_in_chunks(bytes: Vec<u8>, source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<Parsed> {
+    parse_owned_lean_in_chunks(bytes, source_uri, limits, chunks).map(LeanParsed::into_full)
+}
+
+/// [`parse_owned_lean`] with the number of chunks given; see [`parse_in_chunks`].
+#[doc(hidden)]
+pub fn parse_owned_lean_in_chunks(
+    bytes: Vec<u8>,
+    source_uri: Option<&str>,
+    limits: &Limits,
+    chunks: usize,
+) -> Result<LeanParsed> {
     if chunks > 1 {
         return parallel::parse_owned(bytes, source_uri, limits, chunks);
     }
-    parse_in_chunks(&bytes, source_uri, limits, 1)
+    parse_lean_in_chunks(&bytes, source_uri, limits, 1)
 }
 
 /// How many samples `text` may hold, for reserving; see [`expected_lines_of`].
@@ -367,11 +396,13 @@ fn read_frames<'a>(
     }
 }
 
-/// The per-sample tables being filled.
+/// The per-sample tables being filled (in a lean read: the columns that do not
+/// follow from the samples' shape, see [`SampleShape`]).
 struct SampleTables<'t> {
     samples: &'t mut Samples,
     values: &'t mut SampleValues,
     locations: &'t mut SampleLocations,
+    shape: &'t mut SampleShape,
 }
 
 impl SampleTables<'_> {
@@ -381,7 +412,6 @@ impl SampleTables<'_> {
     /// first).
     fn push(
         &mut self,
-        ids: &Ids,
         sample_id: i32,
         source_id: i32,
         gauges: Option<[u64; 4]>,
@@ -390,26 +420,12 @@ impl SampleTables<'_> {
     ) {
         self.samples.sample_id.push(sample_id);
         self.samples.source_id.push(source_id);
-        self.push_value(sample_id, ids.samples, ids.count, 1.0);
+        self.values.value.push(1.0);
         if let Some(gauges) = gauges {
-            for ((t, u), v) in ids.memory.into_iter().zip(memory_values(gauges, previous_gauges)) {
-                self.push_value(sample_id, t, u, v);
-            }
+            self.values.value.extend(memory_values(gauges, previous_gauges));
         }
-        let sl = &mut *self.locations;
-        for (depth, &location_id) in stack.iter().enumerate() {
-            sl.sample_id.push(sample_id);
-            sl.depth.push(depth as i32 + 1);
-            sl.location_id.push(location_id);
-        }
-    }
-
-    fn push_value(&mut self, sample_id: i32, value_type: StrId, unit: StrId, value: f64) {
-        let v = &mut *self.values;
-        v.sample_id.push(sample_id);
-        v.value_type.push(value_type);
-        v.unit.push(unit);
-        v.value.push(value);
+        self.locations.location_id.extend_from_slice(stack);
+        self.shape.push(stack.len(), gauges.is_some());
     }
 }
 
@@ -445,6 +461,7 @@ struct Reader<'a> {
     segment: Segment,
     stacks: StackCache<'a>,
     sample_lines: Vec<u32>,
+    shape: SampleShape,
 }
 
 impl<'a> LineHandler<'a> for Reader<'a> {
@@ -485,8 +502,9 @@ impl<'a> LineHandler<'a> for Reader<'a> {
             samples: &mut self.p.samples,
             values: &mut self.p.sample_values,
             locations: &mut self.p.sample_locations,
+            shape: &mut self.shape,
         };
-        tables.push(&self.ids, sample_id, self.segment.source_id, gauges, &mut self.segment.previous_gauges, stack);
+        tables.push(sample_id, self.segment.source_id, gauges, &mut self.segment.previous_gauges, stack);
         Ok(())
     }
 }
@@ -505,7 +523,8 @@ impl<'a> Reader<'a> {
         // One sample per line is the common case; reserving avoids regrowing the
         // per-sample columns. The count is bounded by the input size.
         p.samples.reserve(expected_lines);
-        p.sample_values.reserve(expected_lines);
+        p.sample_values.value.reserve(expected_lines);
+        let shape = SampleShape::new(&ids, expected_lines);
         Reader {
             p,
             limits,
@@ -519,6 +538,7 @@ impl<'a> Reader<'a> {
             segment: Segment::default(),
             stacks: StackCache::default(),
             sample_lines: Vec::with_capacity(expected_lines),
+            shape,
         }
     }
 
@@ -664,12 +684,13 @@ impl<'a> Reader<'a> {
         Ok(id)
     }
 
-    fn finish(self) -> Parsed {
-        Parsed {
+    fn finish(self) -> LeanParsed {
+        let parsed = Parsed {
             profile: self.p,
             warnings: self.warnings.into_iter().map(str::to_owned).collect(),
             sample_lines: self.sample_lines,
-        }
+        };
+        LeanParsed { parsed, shape: self.shape }
     }
 }
 

@@ -28,12 +28,13 @@
 //! passes it the same rest of the input, which runs past the chunk's end.
 
 use super::{
-    expected_lines_of, memory_values, read_lines, too_many, FileRef, Frame, Header, Ids, LineHandler,
-    Lines, Parsed, Reader, StackCache, Start,
+    expected_lines_of, memory_values, read_lines, too_many, FileRef, Frame, Header, LineHandler,
+    LeanParsed, Lines, Reader, StackCache, Start,
 };
 use crate::error::{ProfileError, Result};
 use crate::input::Limits;
-use crate::model::{StrId, NA_INT};
+use crate::memory::{advise_huge_pages, with_capacity_advised};
+use crate::model::NA_INT;
 use crate::rprof::MEMORY_TYPES;
 use crate::threads::{cores, in_parallel};
 use memchr::memchr;
@@ -67,7 +68,7 @@ pub(crate) fn chunks_for(len: usize) -> usize {
 
 /// Reads `lines` (what follows the header `first`) in `chunks` chunks; see the
 /// module documentation.
-pub(super) fn parse(start: Start<'_>, source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<Parsed> {
+pub(super) fn parse(start: Start<'_>, source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<LeanParsed> {
     let (mut parsed, unwritten) = read_and_replay(start, source_uri, limits, chunks)?;
     unwritten.write(&mut parsed);
     Ok(parsed)
@@ -75,7 +76,7 @@ pub(super) fn parse(start: Start<'_>, source_uri: Option<&str>, limits: &Limits,
 
 /// [`parse`] of an input it owns, which it frees before writing the per-sample
 /// columns: those need only the chunks' records, and a read's memory peaks there.
-pub(super) fn parse_owned(bytes: Vec<u8>, source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<Parsed> {
+pub(super) fn parse_owned(bytes: Vec<u8>, source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<LeanParsed> {
     let (mut parsed, unwritten) = read_and_replay(Start::read(&bytes)?, source_uri, limits, chunks)?;
     drop(bytes);
     unwritten.write(&mut parsed);
@@ -90,7 +91,7 @@ fn read_and_replay(
     source_uri: Option<&str>,
     limits: &Limits,
     chunks: usize,
-) -> Result<(Parsed, Unwritten)> {
+) -> Result<(LeanParsed, Unwritten)> {
     let mut reader = Reader::new(source_uri, 0, *limits);
     reader.start_segment(first, header)?;
     let limits = *limits;
@@ -102,30 +103,28 @@ fn read_and_replay(
     let jobs: Vec<_> = split(lines, chunks)
         .into_iter()
         .map(|(lines, expected)| {
-            let records = (Vec::with_capacity(expected), Vec::with_capacity(if header.memory { expected } else { 0 }));
+            let records = (with_capacity_advised(expected), with_capacity_advised(if header.memory { expected } else { 0 }));
             move || ChunkReader::read(lines, limits, records)
         })
         .collect();
     let mut chunks = in_parallel(jobs);
     let maps = replay(&mut reader, &mut chunks)?;
-    let ids = reader.ids;
     let chunks = chunks
         .into_iter()
         .map(|c| ChunkSamples { samples: c.samples, gauges: c.gauges, locations: c.stacks.locations })
         .collect();
-    Ok((reader.finish(), Unwritten { chunks, maps, ids }))
+    Ok((reader.finish(), Unwritten { chunks, maps }))
 }
 
 /// What the per-sample columns are written from.
 struct Unwritten {
     chunks: Vec<ChunkSamples>,
     maps: IdMaps,
-    ids: Ids,
 }
 
 impl Unwritten {
-    fn write(self, parsed: &mut Parsed) {
-        write_sample_columns(parsed, &self.chunks, &self.maps, &self.ids);
+    fn write(self, parsed: &mut LeanParsed) {
+        write_sample_columns(parsed, &self.chunks, &self.maps);
     }
 }
 
@@ -245,11 +244,6 @@ impl SampleView<'_> {
     fn memory_values(&self) -> Option<[f64; 5]> {
         self.gauges.map(|g| memory_values(g, &mut self.gauges_before.clone()))
     }
-
-    /// Its rows of `sample_values`.
-    fn value_rows(&self) -> usize {
-        1 + if self.gauges.is_some() { MEMORY_TYPES.len() } else { 0 }
-    }
 }
 
 /// Calls `f` on each sample of `chunks`, in order, with its ids.
@@ -284,39 +278,28 @@ fn for_each_sample<'c>(chunks: &'c [ChunkSamples], maps: &IdMaps, mut f: impl Fn
     }
 }
 
-/// Writes the per-sample columns of `parsed` from the records of `chunks`: each
-/// column by one thread, the largest first, on the thread with the least work.
-fn write_sample_columns(parsed: &mut Parsed, chunks: &[ChunkSamples], maps: &IdMaps, ids: &Ids) {
+/// Writes the per-sample columns of a lean read (see [`LeanParsed`]) from the
+/// records of `chunks`: each column by one thread, the largest first, on the
+/// thread with the least work.
+fn write_sample_columns(lean: &mut LeanParsed, chunks: &[ChunkSamples], maps: &IdMaps) {
     let samples: usize = chunks.iter().map(|c| c.samples.len()).sum();
     let values = samples + MEMORY_TYPES.len() * chunks.iter().map(|c| c.gauges.len()).sum::<usize>();
     let frames: usize = chunks.iter().flat_map(|c| &c.samples).map(|r| r.stack_len as usize).sum();
+    let LeanParsed { parsed, shape } = lean;
     let p = &mut parsed.profile;
     let (s, v, sl) = (&mut p.samples, &mut p.sample_values, &mut p.sample_locations);
-    // What a sample puts in each column of `sample_values`.
-    let memory_types = ids.memory;
-    let types = move |x: &SampleView<'_>| {
-        let memory = x.gauges.map(|_| memory_types.map(|(t, _)| t));
-        std::iter::once(ids.samples).chain(memory.into_iter().flatten())
-    };
-    let units = move |x: &SampleView<'_>| {
-        let memory = x.gauges.map(|_| memory_types.map(|(_, u)| u));
-        std::iter::once(ids.count).chain(memory.into_iter().flatten())
-    };
     let jobs = vec![
         Column::new(&mut s.sample_id, samples, |x, out| out.push(x.sample_id)),
         Column::new(&mut s.source_id, samples, |x, out| out.push(x.source_id)),
         Column::new(&mut parsed.sample_lines, samples, |x, out| out.push(x.line)),
-        Column::new(&mut v.sample_id, values, |x, out| {
-            out.extend(std::iter::repeat_n(x.sample_id, x.value_rows()));
+        Column::new(&mut shape.stack_lens, samples, |x, out| {
+            out.push(u32::try_from(x.stack.len()).unwrap_or(u32::MAX));
         }),
-        Column::new(&mut v.value_type, values, move |x, out: &mut Vec<StrId>| out.extend(types(&x))),
-        Column::new(&mut v.unit, values, move |x, out: &mut Vec<StrId>| out.extend(units(&x))),
+        Column::new(&mut shape.memory, samples, |x, out| out.push(x.gauges.is_some())),
         Column::new(&mut v.value, values, |x, out| {
             out.push(1.0);
             out.extend(x.memory_values().into_iter().flatten());
         }),
-        Column::new(&mut sl.sample_id, frames, |x, out| out.extend(std::iter::repeat_n(x.sample_id, x.stack.len()))),
-        Column::new(&mut sl.depth, frames, |x, out| out.extend((1..).take(x.stack.len()))),
         Column::new(&mut sl.location_id, frames, |x, out| {
             out.extend(x.stack.iter().map(|&n| lookup(&maps.location_ids, x.chunk, n)));
         }),
@@ -360,6 +343,7 @@ impl<'s> Column<'s> {
         // Allocated on the calling thread (see `parse`).
         column.clear();
         column.reserve_exact(rows);
+        advise_huge_pages(column.spare_capacity_mut());
         let write = move |chunks: &[ChunkSamples], maps: &IdMaps| {
             for_each_sample(chunks, maps, |x| push(x, column));
         };

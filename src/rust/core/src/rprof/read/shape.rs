@@ -1,0 +1,191 @@
+//! The per-sample columns of a read that follow from the shape of its samples.
+//!
+//! Five of the columns a read writes for every frame and every value say nothing
+//! that the samples' shapes do not: `sample_locations$sample_id` and `depth` (a
+//! sample's stack takes rows 1, 2, ... of its run) and `sample_values$sample_id`,
+//! `type` and `unit` (a tick, then the memory types if the sample has them). With
+//! memory profiling they are 60% of what a read writes, and the R binding keeps
+//! them in compact form anyway, so a *lean* read ([`LeanParsed`]) leaves them
+//! empty and keeps the shape instead: one stack length and one flag per sample.
+//! Whoever needs the columns writes them from the shape ([`SampleShape::fill`]);
+//! every other reader of the crate returns them written.
+
+use super::{Ids, Parsed};
+use crate::model::{Profile, StrId};
+use crate::rprof::MEMORY_TYPES;
+
+/// The shape of a read's samples, in `sample_id` order (ids are 1, 2, ...).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SampleShape {
+    /// Rows of each sample in `sample_locations` (its stack depth).
+    pub(in crate::rprof) stack_lens: Vec<u32>,
+    /// Whether each sample has memory values (rows after its tick in
+    /// `sample_values`, one per memory type).
+    pub(in crate::rprof) memory: Vec<bool>,
+    /// Type and unit of a tick's value, then of each memory type's.
+    types: [(StrId, StrId); 1 + MEMORY_TYPES.len()],
+}
+
+/// A column of the per-sample tables that a lean read leaves empty.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DerivedColumn {
+    LocationSampleId,
+    Depth,
+    ValueSampleId,
+    ValueType,
+    ValueUnit,
+}
+
+impl DerivedColumn {
+    pub const ALL: [DerivedColumn; 5] = [
+        DerivedColumn::LocationSampleId,
+        DerivedColumn::Depth,
+        DerivedColumn::ValueSampleId,
+        DerivedColumn::ValueType,
+        DerivedColumn::ValueUnit,
+    ];
+
+    /// Table and column name, as in the model.
+    pub fn name(self) -> (&'static str, &'static str) {
+        match self {
+            DerivedColumn::LocationSampleId => ("sample_locations", "sample_id"),
+            DerivedColumn::Depth => ("sample_locations", "depth"),
+            DerivedColumn::ValueSampleId => ("sample_values", "sample_id"),
+            DerivedColumn::ValueType => ("sample_values", "type"),
+            DerivedColumn::ValueUnit => ("sample_values", "unit"),
+        }
+    }
+}
+
+impl SampleShape {
+    pub(super) fn new(ids: &Ids, expected_samples: usize) -> Self {
+        let mut types = [(ids.samples, ids.count); 1 + MEMORY_TYPES.len()];
+        for (slot, &memory_type) in types.iter_mut().skip(1).zip(&ids.memory) {
+            *slot = memory_type;
+        }
+        SampleShape {
+            stack_lens: Vec::with_capacity(expected_samples),
+            memory: Vec::with_capacity(expected_samples),
+            types,
+        }
+    }
+
+    /// Adds the next sample.
+    pub(super) fn push(&mut self, stack_len: usize, memory: bool) {
+        // A stack's depth is bounded by the limits (far below 2^32).
+        self.stack_lens.push(u32::try_from(stack_len).unwrap_or(u32::MAX));
+        self.memory.push(memory);
+    }
+
+    pub fn n_samples(&self) -> usize {
+        self.stack_lens.len()
+    }
+
+    /// Rows of each sample in `sample_locations`.
+    pub fn stack_lens(&self) -> &[u32] {
+        &self.stack_lens
+    }
+
+    /// Rows of `sample_values` of a sample with or without memory values.
+    fn value_rows(memory: bool) -> usize {
+        if memory {
+            1 + MEMORY_TYPES.len()
+        } else {
+            1
+        }
+    }
+
+    /// Rows of each sample in `sample_values`.
+    pub fn value_rows_per_sample(&self) -> impl Iterator<Item = usize> + Clone + '_ {
+        self.memory.iter().map(|&m| Self::value_rows(m))
+    }
+
+    /// The number of `sample_values` rows every sample has, if they all have the
+    /// same (all with memory values, or none), and there is a sample.
+    pub fn equal_value_rows(&self) -> Option<usize> {
+        let first = *self.memory.first()?;
+        self.memory.iter().all(|&m| m == first).then(|| Self::value_rows(first))
+    }
+
+    /// Type and unit of the first `rows` values of a sample.
+    pub fn value_types(&self, rows: usize) -> &[(StrId, StrId)] {
+        self.types.get(..rows).unwrap_or(&self.types)
+    }
+
+    /// Rows of `sample_locations`.
+    fn location_rows(&self) -> usize {
+        self.stack_lens.iter().map(|&n| n as usize).sum()
+    }
+
+    /// Rows of `sample_values`.
+    fn values_rows(&self) -> usize {
+        self.value_rows_per_sample().sum()
+    }
+
+    /// A column of the shape, written out.
+    fn int_column(&self, column: DerivedColumn) -> Vec<i32> {
+        match column {
+            DerivedColumn::LocationSampleId => {
+                let mut out = Vec::with_capacity(self.location_rows());
+                for (id, &len) in (1..=i32::MAX).zip(&self.stack_lens) {
+                    out.extend(std::iter::repeat_n(id, len as usize));
+                }
+                out
+            }
+            DerivedColumn::Depth => {
+                let mut out = Vec::with_capacity(self.location_rows());
+                for &len in &self.stack_lens {
+                    out.extend((1..=i32::MAX).take(len as usize));
+                }
+                out
+            }
+            DerivedColumn::ValueSampleId => {
+                let mut out = Vec::with_capacity(self.values_rows());
+                for (id, rows) in (1..=i32::MAX).zip(self.value_rows_per_sample()) {
+                    out.extend(std::iter::repeat_n(id, rows));
+                }
+                out
+            }
+            DerivedColumn::ValueType | DerivedColumn::ValueUnit => Vec::new(),
+        }
+    }
+
+    fn string_column(&self, pick: impl Fn(&(StrId, StrId)) -> StrId) -> Vec<StrId> {
+        let mut out = Vec::with_capacity(self.values_rows());
+        for rows in self.value_rows_per_sample() {
+            out.extend(self.value_types(rows).iter().map(&pick));
+        }
+        out
+    }
+
+    /// Writes `column` of `p` from the shape.
+    pub fn fill(&self, column: DerivedColumn, p: &mut Profile) {
+        let (sl, v) = (&mut p.sample_locations, &mut p.sample_values);
+        match column {
+            DerivedColumn::LocationSampleId => sl.sample_id = self.int_column(column),
+            DerivedColumn::Depth => sl.depth = self.int_column(column),
+            DerivedColumn::ValueSampleId => v.sample_id = self.int_column(column),
+            DerivedColumn::ValueType => v.value_type = self.string_column(|&(t, _)| t),
+            DerivedColumn::ValueUnit => v.unit = self.string_column(|&(_, u)| u),
+        }
+    }
+}
+
+/// A lean read: the [`Parsed`] file without the columns listed in
+/// [`DerivedColumn`] (they are empty), and the shape they follow from.
+#[derive(Debug, Clone)]
+pub struct LeanParsed {
+    pub parsed: Parsed,
+    pub shape: SampleShape,
+}
+
+impl LeanParsed {
+    /// The whole read, every column written.
+    pub fn into_full(self) -> Parsed {
+        let LeanParsed { mut parsed, shape } = self;
+        for column in DerivedColumn::ALL {
+            shape.fill(column, &mut parsed.profile);
+        }
+        parsed
+    }
+}
