@@ -28,6 +28,12 @@ profile_roundtrip_bundle <- function(bundle) .Call(wrap__profile_roundtrip_bundl
 #' @noRd
 profile_key_totals <- function(stacks) .Call(wrap__profile_key_totals, stacks)
 
+#' The distinct pairs of sample type and unit of `sample_values`, in order of
+#' first appearance: `list(type, unit)`, strings as valid UTF-8. A compact
+#' `type` and `unit` (one pattern per sample) are read by their patterns.
+#' @noRd
+profile_value_types <- function(value_type, unit) .Call(wrap__profile_value_types, value_type, unit)
+
 #' The call tree, depth first, root (row 1) included; `parent` is 1-based (0 for
 #' the root).
 #' @noRd

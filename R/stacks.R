@@ -26,9 +26,9 @@ profile_parts <- function(x, call = rlang::caller_env()) {
   for (col in c("name", "system_name", "filename")) {
     functions[[col]] <- as_valid_utf8(functions[[col]])
   }
+  # `type` and `unit` of sample_values stay as they are: the binding reads them
+  # (by the rules of as_valid_utf8()) without going over every row in R.
   values <- tables$sample_values
-  values$type <- as_valid_utf8(values$type)
-  values$unit <- as_valid_utf8(values$unit)
   list(
     stack = tables$sample_locations,
     values = values,
@@ -40,12 +40,19 @@ profile_parts <- function(x, call = rlang::caller_env()) {
   )
 }
 
+# The distinct (type, unit) pairs of sample_values, in order of first appearance.
+value_types <- function(values) {
+  pairs <- rust_value(profile_value_types(as.character(values$type), as.character(values$unit)),
+    "Can't read the sample types.")
+  tibble::new_tibble(pairs, nrow = length(pairs$type))
+}
+
 # The sample type to look at, with its unit: `type` if given, else the sources'
 # default sample type, else "samples", else the first type. Gauges are refused:
 # a heap size summed over samples means nothing.
 choose_sample_type <- function(parts, type = NULL, call = rlang::caller_env()) {
-  values <- parts$values
-  present <- unique(values$type)
+  pairs <- value_types(parts$values)
+  present <- unique(pairs$type)
   declared <- unique(parts$declared_types[!is.na(parts$declared_types)])
   known <- c(intersect(declared, present), setdiff(present, declared), setdiff(declared, present))
   gauges <- v2_schema()$gauge_types
@@ -74,7 +81,7 @@ choose_sample_type <- function(parts, type = NULL, call = rlang::caller_env()) {
       i = "Available: {.val {known}}."
     ), known = known, call = call)
   }
-  unit <- unique(values$unit[values$type == type])
+  unit <- unique(pairs$unit[pairs$type %in% type])
   if (length(unit) > 1) {
     abort_profile("unsupported",
       "Sample type {.val {type}} comes in several units ({.val {unit}}); their values cannot be added up.",
@@ -114,7 +121,6 @@ location_frames <- function(parts) {
 # and the values of the chosen sample type.
 stack_input <- function(parts, type, location_key, n_keys) {
   values <- parts$values
-  chosen <- values$type == type
   list(
     sample_id = parts$stack$sample_id,
     depth = parts$stack$depth,
@@ -122,8 +128,11 @@ stack_input <- function(parts, type, location_key, n_keys) {
     locations = parts$locations$location_id,
     location_key = as.integer(location_key),
     n_keys = as.integer(n_keys),
-    value_sample_id = values$sample_id[chosen],
-    value = values$value[chosen]
+    # the rows of sample type `type` are chosen by the binding
+    value_sample_id = values$sample_id,
+    value_type = as.character(values$type),
+    value = values$value,
+    type = type
   )
 }
 

@@ -130,3 +130,38 @@ test_that("summary() of a v1 object is its profile_summary()", {
   expect_equal(row_of(s, "main")$total, 4)
   expect_equal(summary(v1, sort = "total")$name, c("main", "f"))
 })
+
+test_that("the sample type is matched by its text, whatever the strings' encoding", {
+  # `größe` as latin1 in the profile, asked for in UTF-8: one type
+  latin1 <- iconv("gr\u00f6\u00dfe", "UTF-8", "latin1")
+  expect_identical(Encoding(latin1), "latin1")
+  x <- with_second_type(v2_from_stacks(c("main;f", "main"), values = c(1, 1)), latin1, "bytes", c(30, 12))
+  s <- profile_summary(x, type = "gr\u00f6\u00dfe")
+  expect_equal(row_of(s, "f")$self, 30)
+  expect_identical(attr(s, "grand_total"), 42)
+})
+
+test_that("a type in several units cannot be summed", {
+  x <- v2_from_stacks(c("main;f", "main"), values = c(1, 1))
+  x <- with_second_type(x, "alloc_space", "bytes", c(30, 12))
+  tables <- dm::dm_get_tables(x, keyed = FALSE)
+  v <- tables$sample_values
+  v$unit[v$type == "alloc_space"][2] <- "kilobytes"
+  tables$sample_values <- v
+  err <- expect_error(profile_summary(do.call(new_profile_v2, tables), type = "alloc_space"),
+    class = "profile_error_unsupported")
+  expect_match(conditionMessage(err), "several units")
+})
+
+test_that("memory samples are summed from their compact columns", {
+  # the values of one type chosen in Rust match those chosen in R on a plain copy
+  lines <- readLines(system.file("samples/rprof/memory.out", package = "profile"))
+  path <- withr::local_tempfile(fileext = ".out")
+  writeLines(c(lines[[1]], rep_len(lines[-1], 50 * (length(lines) - 1))), path)
+  x <- read_rprof(path)
+  s <- profile_summary(x, type = "alloc_size", n = Inf)
+  sv <- unserialize(serialize(x$sample_values, NULL))
+  expect_identical(attr(s, "grand_total"), sum(sv$value[sv$type == "alloc_size"]))
+  expect_identical(attr(s, "unit"), "bytes")
+  expect_identical(profile:::rust_value(profile:::profile_column_form(x$sample_values$type)), "cycle")
+})

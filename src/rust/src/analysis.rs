@@ -13,7 +13,11 @@ fn bad_argument(what: &str) -> ProfileError {
 
 /// The stacks described by the list R builds in `stack_input()`:
 /// `sample_id`, `depth`, `location_id` (stack rows), `locations`, `location_key`,
-/// `n_keys`, `value_sample_id`, `value`.
+/// `n_keys`, and the columns `sample_id`, `type` and `value` of `sample_values`
+/// (`value_sample_id`, `value_type`, `value`) with the sample type to look at
+/// (`type`). The rows of that type are chosen here: in R that took a comparison
+/// and two subsets over every row (six million for a million memory-profiling
+/// samples), and expanded a compact `type` column.
 pub(crate) fn stacks_from_r(input: &Robj) -> Result<Stacks, ProfileError> {
     let list = input.as_list().ok_or_else(|| bad_argument("(list)"))?;
     let elements = crate::text::named_elements(&list);
@@ -27,6 +31,7 @@ pub(crate) fn stacks_from_r(input: &Robj) -> Result<Stacks, ProfileError> {
     let (sid, depth, loc) = (get("sample_id")?, get("depth")?, get("location_id")?);
     let (locations, keys) = (get("locations")?, get("location_key")?);
     let (value_sid, value, n_keys) = (get("value_sample_id")?, get("value")?, get("n_keys")?);
+    let (value_type, chosen_type) = (get("value_type")?, get("type")?);
     // Borrowed from R, or read by regions when compact (never expanded in R).
     fn ints<'r>(r: &'r Robj, name: &str) -> Result<std::borrow::Cow<'r, [i32]>, ProfileError> {
         crate::convert::integer_values(r)?.ok_or_else(|| bad_argument(name))
@@ -40,6 +45,13 @@ pub(crate) fn stacks_from_r(input: &Robj) -> Result<Stacks, ProfileError> {
     let (locations, location_key) = (ints(&locations, "locations")?, ints(&keys, "location_key")?);
     let value_sample_id = ints(&value_sid, "value_sample_id")?;
     let value = crate::convert::double_values(&value)?.ok_or_else(|| bad_argument("value"))?;
+    let chosen_type = crate::args::optional_string(&chosen_type, "type")?.ok_or_else(|| bad_argument("type"))?;
+    if value_type.rtype() != Rtype::Strings || value_type.len() != value.len() || value_sample_id.len() != value.len() {
+        return Err(bad_argument("value_type"));
+    }
+    let chosen = crate::convert::rows_equal_to(&value_type, &chosen_type);
+    let value_sample_id: Vec<i32> = select(&value_sample_id, &chosen);
+    let value: Vec<f64> = select(&value, &chosen);
     Stacks::build(&StackInput {
         sample_id: &sample_id,
         depth: &depth,
@@ -49,6 +61,36 @@ pub(crate) fn stacks_from_r(input: &Robj) -> Result<Stacks, ProfileError> {
         n_keys,
         value_sample_id: &value_sample_id,
         value: &value,
+    })
+}
+
+/// The values of the rows where `chosen` is true.
+fn select<T: Copy>(values: &[T], chosen: &[bool]) -> Vec<T> {
+    values.iter().zip(chosen).filter(|(_, &keep)| keep).map(|(&v, _)| v).collect()
+}
+
+/// The distinct pairs of sample type and unit of `sample_values`, in order of
+/// first appearance: `list(type, unit)`, strings as valid UTF-8. A compact
+/// `type` and `unit` (one pattern per sample) are read by their patterns.
+/// @noRd
+#[extendr]
+fn profile_value_types(value_type: Robj, unit: Robj) -> Robj {
+    envelope(|| {
+        if value_type.rtype() != Rtype::Strings || unit.rtype() != Rtype::Strings || value_type.len() != unit.len() {
+            return Err(bad_argument("type and unit"));
+        }
+        let pairs = crate::convert::distinct_string_pairs(&value_type, &unit);
+        let (types, units): (Vec<Option<String>>, Vec<Option<String>>) = pairs.into_iter().unzip();
+        let strings = |v: Vec<Option<String>>| -> Robj {
+            Strings::from_values(v.iter().map(|s| match s {
+                Some(s) => Rstr::from(crate::convert::r_safe(s).as_ref()),
+                None => Rstr::na(),
+            }))
+            .into()
+        };
+        let list = List::from_names_and_values(["type", "unit"], [strings(types), strings(units)])
+            .map_err(|_| bad_argument("type and unit"))?;
+        Ok(list.into())
     })
 }
 
@@ -91,5 +133,6 @@ fn profile_call_tree(stacks: Robj) -> Robj {
 extendr_module! {
     mod analysis;
     fn profile_key_totals;
+    fn profile_value_types;
     fn profile_call_tree;
 }

@@ -313,6 +313,44 @@ fn intern_r_strings(strings: &Robj, pool: &mut StringPool) -> Vec<StrId> {
     out
 }
 
+/// Which rows of a character column hold `text` (strings read by the rules of
+/// [`charsxp_text`]); NA matches nothing. A compact column is read by its
+/// pattern, never expanded.
+pub(crate) fn rows_equal_to(col: &Robj, text: &str) -> Vec<bool> {
+    let mut pool = StringPool::new();
+    let wanted = pool.intern(text);
+    intern_r_strings(col, &mut pool).into_iter().map(|id| id == wanted).collect()
+}
+
+/// The distinct pairs `(a[i], b[i])` of two character columns of one length, in
+/// order of first appearance, as UTF-8 text (None for NA). Two compact columns
+/// that repeat patterns of one length are read by their patterns alone.
+pub(crate) fn distinct_string_pairs(a: &Robj, b: &Robj) -> Vec<(Option<String>, Option<String>)> {
+    let mut pool = StringPool::new();
+    let patterns = crate::compact::cycle_pattern(a).zip(crate::compact::cycle_pattern(b));
+    let (ids_a, ids_b) = match patterns {
+        Some(((pa, n), (pb, _))) if pa.len() == pb.len() && n >= pa.len() => {
+            (intern_r_strings(&pa, &mut pool), intern_r_strings(&pb, &mut pool))
+        }
+        _ => (intern_r_strings(a, &mut pool), intern_r_strings(b, &mut pool)),
+    };
+    let mut seen: std::collections::HashSet<(StrId, StrId)> = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    let mut last = None;
+    for pair in ids_a.into_iter().zip(ids_b) {
+        // Rows come in runs of one type; most are the pair just seen.
+        if last == Some(pair) {
+            continue;
+        }
+        last = Some(pair);
+        if seen.insert(pair) {
+            let text = |id: StrId| (!id.is_na()).then(|| pool.str(id).to_owned());
+            out.push((text(pair.0), text(pair.1)));
+        }
+    }
+    out
+}
+
 /// A bundle as a profile. Known columns missing from a table are filled with NA
 /// (extension columns are optional); unknown tables and columns are ignored.
 pub fn profile_from_r(bundle: &Robj) -> Result<Profile, ProfileError> {
