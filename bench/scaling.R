@@ -10,15 +10,18 @@
 # then its stack lines repeated or cut to N lines.
 #
 # Timed with bench::mark() (medians; at least 3 runs and 1 s per operation):
-# read_rprof(), validate_profile(), write_rprof(), write_pprof(), and
-# read_pprof() of the file write_pprof() wrote. Memory:
+# read_rprof(), validate_profile(), write_rprof(), write_pprof(),
+# read_pprof() of the file write_pprof() wrote, profile_summary(), and as the
+# floor of a read, readBin() of the file's bytes into a raw vector (the least
+# a read of the file can cost: its bytes into fresh memory). Memory:
 # - obj_size: lobstr::obj_size() of the v2 object (shared strings and
 #   ALTREP compact sequences counted once, as R holds them);
 # - per_row: obj_size / rows of sample_locations;
 # - r_alloc: what R allocated during read_rprof() (bench's mem_alloc; Rust's own
 #   allocations are not in it);
 # - peak: the growth of the process's peak resident set (VmHWM) during one
-#   read_rprof() in a fresh R process, which counts Rust's allocations too.
+#   read_rprof() in a fresh R process, which counts Rust's allocations too
+#   (median of 3 processes: it moves by a few pages).
 
 suppressPackageStartupMessages(library(profile))
 
@@ -46,8 +49,11 @@ peak_of_read <- function(path) {
     "x <- read_rprof(commandArgs(TRUE)[[1]])",
     "cat(kb('VmHWM:') - before, '\\n')"
   ), script)
-  out <- system2(file.path(R.home("bin"), "Rscript"), c(script, shQuote(path)), stdout = TRUE)
-  as.numeric(out[[length(out)]]) * 1024
+  peaks <- vapply(1:3, function(i) {
+    out <- system2(file.path(R.home("bin"), "Rscript"), c(script, shQuote(path)), stdout = TRUE)
+    as.numeric(out[[length(out)]]) * 1024
+  }, numeric(1))
+  stats::median(peaks)
 }
 
 med <- function(expr) {
@@ -69,10 +75,12 @@ for (i in seq_along(sizes)) {
     samples = sizes[[i]],
     loc_rows = n_rows,
     read_rprof_ms = read$time * 1e3,
+    floor_readBin_ms = med(readBin(f, "raw", file.size(f)))$time * 1e3,
     validate_ms = med(validate_profile(x))$time * 1e3,
     write_rprof_ms = med(write_rprof(x, rprof_out))$time * 1e3,
     write_pprof_ms = med(write_pprof(x, pprof_out))$time * 1e3,
     read_pprof_ms = med(read_pprof(pprof_out))$time * 1e3,
+    summary_ms = med(profile_summary(x))$time * 1e3,
     obj_MB = as.numeric(lobstr::obj_size(x)) / 2^20,
     per_row = as.numeric(lobstr::obj_size(x)) / n_rows,
     r_alloc_MB = read$alloc / 2^20,
@@ -86,7 +94,8 @@ cat(sprintf("%s, R %s, %s, %d cores, load average %s\n", format(Sys.time(), "%Y-
   paste(strsplit(readLines("/proc/loadavg"), " ")[[1]][1:3], collapse = " ")))
 print(format(res, digits = 3, big.mark = ","), row.names = FALSE)
 # Growth factor per tenfold increase of samples (linear = 10).
-times <- c("read_rprof_ms", "validate_ms", "write_rprof_ms", "write_pprof_ms", "read_pprof_ms")
+times <- c("read_rprof_ms", "floor_readBin_ms", "validate_ms", "write_rprof_ms", "write_pprof_ms",
+           "read_pprof_ms", "summary_ms")
 growth <- sapply(times, function(col) round(res[[col]][-1] / res[[col]][-nrow(res)], 1))
 rownames(growth) <- sprintf("%g -> %g", sizes[-length(sizes)], sizes[-1])
 cat("\nT(10N) / T(N):\n")

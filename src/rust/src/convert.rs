@@ -201,21 +201,36 @@ fn is_unexpanded_altrep(x: &Robj) -> bool {
 
 /// The values of an R vector read by regions into a new Rust vector, with the
 /// memory asked for first (an ALTREP vector's length says nothing of its size).
-fn read_regions<T: Copy + Default>(
+fn read_regions<T: Copy>(
     x: &Robj,
     read: unsafe extern "C" fn(SEXP, isize, isize, *mut T) -> isize,
 ) -> Result<Vec<T>, ProfileError> {
     let n = x.len();
     let mut out: Vec<T> = Vec::new();
-    out.try_reserve_exact(n)
+    profile_core::memory::try_reserve_advised(&mut out, n)
         .map_err(|_| ProfileError::limit(format!("a column of {n} values does not fit in memory")))?;
-    out.resize(n, T::default());
-    // SAFETY: `out` has room for `n` values; `read` writes at most that many.
-    let got = unsafe { read(x.get(), 0, n as isize, out.as_mut_ptr()) };
+    let spare = out.spare_capacity_mut();
+    // SAFETY: `spare` has room for `n` values; `read` writes at most that many,
+    // from the start, and says how many.
+    let got = unsafe { read(x.get(), 0, n as isize, spare.as_mut_ptr().cast::<T>()) };
     if usize::try_from(got).ok() != Some(n) {
         return Err(ProfileError::limit(format!("read {got} of {n} values of a column")));
     }
+    // SAFETY: the first `n` values were written just now.
+    unsafe { out.set_len(n) };
     Ok(out)
+}
+
+/// `values` copied into a new vector (huge pages advised for a large one).
+fn owned_copy<T: Copy>(values: Cow<'_, [T]>) -> Vec<T> {
+    match values {
+        Cow::Owned(v) => v,
+        Cow::Borrowed(v) => {
+            let mut out = profile_core::memory::with_capacity_advised(v.len());
+            out.extend_from_slice(v);
+            out
+        }
+    }
 }
 
 /// An integer column's values (borrowed from R when they are in memory, read
@@ -267,7 +282,11 @@ fn charsxp_text(charsxp: SEXP) -> String {
 fn intern_r_strings(strings: &Robj, pool: &mut StringPool) -> Vec<StrId> {
     if let Some((pattern, n)) = crate::compact::cycle_pattern(strings) {
         let ids = intern_r_strings(&pattern, pool);
-        return (0..n).filter_map(|row| ids.get(row % ids.len().max(1)).copied()).collect();
+        let mut out = profile_core::memory::with_capacity_advised(n);
+        if !ids.is_empty() {
+            out.extend((0..n).map(|row| ids[row % ids.len()]));
+        }
+        return out;
     }
     // SAFETY: `strings` is a character vector (checked by the caller), kept
     // alive by the bundle for the duration of this call. A compact column is
@@ -286,7 +305,7 @@ fn intern_r_strings(strings: &Robj, pool: &mut StringPool) -> Vec<StrId> {
     let na = unsafe { R_NaString };
     let mut recent: Vec<(SEXP, StrId)> = Vec::new();
     let mut many: std::collections::HashMap<usize, StrId> = std::collections::HashMap::new();
-    let mut out = Vec::with_capacity(n);
+    let mut out = profile_core::memory::with_capacity_advised(n);
     for e in elements {
         if e == na {
             out.push(StrId::NA);
@@ -417,7 +436,7 @@ pub fn profile_from_r(bundle: &Robj) -> Result<Profile, ProfileError> {
             };
             match &mut target {
                 ColMut::Int(v) => {
-                    **v = integer_values(&src)?.ok_or_else(|| wrong_type("integer"))?.into_owned()
+                    **v = owned_copy(integer_values(&src)?.ok_or_else(|| wrong_type("integer"))?)
                 }
                 ColMut::Lgl(v) => {
                     let l = src
@@ -426,7 +445,7 @@ pub fn profile_from_r(bundle: &Robj) -> Result<Profile, ProfileError> {
                     **v = l.iter().map(|b| b.0).collect();
                 }
                 ColMut::Dbl(v) => {
-                    **v = double_values(&src)?.ok_or_else(|| wrong_type("double"))?.into_owned()
+                    **v = owned_copy(double_values(&src)?.ok_or_else(|| wrong_type("double"))?)
                 }
                 ColMut::Chr(v) if src.rtype() == Rtype::Strings => {
                     let at = interned.iter().position(|(t, c, _)| t == table && c == col);
@@ -434,7 +453,7 @@ pub fn profile_from_r(bundle: &Robj) -> Result<Profile, ProfileError> {
                 }
                 ColMut::Chr(v) => {
                     let codes = integer_values(&src)?.ok_or_else(|| wrong_type("string codes"))?;
-                    let mut out = Vec::with_capacity(codes.len());
+                    let mut out = profile_core::memory::with_capacity_advised(codes.len());
                     for (row, &c) in codes.iter().enumerate() {
                         if c == NA_INT {
                             out.push(StrId::NA);

@@ -19,6 +19,18 @@ pub fn config(local: u32) -> ProptestConfig {
     ProptestConfig { cases: cases(local), ..ProptestConfig::default() }
 }
 
+/// Configuration of a costly property, whose every case reads an input several
+/// times over on several threads: a `share`th of the cases the others run when
+/// `PROPTEST_CASES` is set (100 000 cases of the three chunk properties took
+/// most of CI's 13 minutes of property tests), and `local` cases otherwise.
+pub fn config_costly(local: u32, share: u32) -> ProptestConfig {
+    let cases = match std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse::<u32>().ok()) {
+        Some(all) => (all / share.max(1)).max(local),
+        None => local,
+    };
+    ProptestConfig { cases, ..ProptestConfig::default() }
+}
+
 fn samples_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../inst/samples")
 }

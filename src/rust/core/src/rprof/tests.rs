@@ -990,7 +990,7 @@ prop_compose! {
 }
 
 proptest! {
-    #![proptest_config(crate::testing::config(1000))]
+    #![proptest_config(crate::testing::config_costly(1000, 10))]
 
     /// Well-formed files as R writes them, several segments, read in chunks.
     #[test]
