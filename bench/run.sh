@@ -17,6 +17,7 @@ mkdir -p bench/data bench/results
 [ -f bench/data/rprof-30k.out ] && [ -f bench/data/rprof-300k.out ] || Rscript bench/rprof-data.R
 [ -f bench/data/cpu.pb.gz ] && [ -f bench/data/heap.pb.gz ] ||
   sh data-raw/go-samples.sh bench/data -profiles cpu,heap -cpu-seconds 45
+Rscript bench/scale-inputs.R
 
 mkdir -p .rlib
 R CMD INSTALL --no-multiarch -l .rlib . >bench/results/install.log 2>&1 ||
@@ -24,7 +25,7 @@ R CMD INSTALL --no-multiarch -l .rlib . >bench/results/install.log 2>&1 ||
 
 for script in bench/*.R; do
   name=$(basename "$script" .R)
-  [ "$name" = rprof-data ] && continue
+  [ "$name" = rprof-data ] || [ "$name" = scale-inputs ] && continue
   echo "== $name (load: $(cut -d' ' -f1-3 /proc/loadavg))"
   if [ "$name" = pprof ]; then
     for f in cpu heap; do

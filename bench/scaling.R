@@ -9,7 +9,9 @@
 # (a real recording with memory and line profiling): its header and #File lines,
 # then its stack lines repeated or cut to N lines.
 #
-# Timed with bench::mark() (medians; at least 3 runs and 1 s per operation):
+# Timed with bench::mark() (medians; at least 11 runs and 1 s per operation, so
+# that at 1e6 the first runs in a fresh process, which also pay for R's heap
+# and the kernel's first pages, do not set the median):
 # read_rprof(), validate_profile(), write_rprof(), write_pprof(),
 # read_pprof() of the file write_pprof() wrote, profile_summary(), and as the
 # floor of a read, readBin() of the file's bytes into a raw vector (the least
@@ -26,16 +28,8 @@
 suppressPackageStartupMessages(library(profile))
 
 sizes <- c(1e3, 1e4, 1e5, 1e6)
-src <- file.path("bench", "data", "rprof-30k.out")
-if (!file.exists(src)) stop("run `Rscript bench/rprof-data.R` first")
-lines <- readLines(src)
-is_stack <- !grepl("^#File |sample\\.interval=", lines)
-files <- file.path("bench", "data", sprintf("rprof-scale-%d.out", as.integer(sizes)))
-for (i in seq_along(sizes)) {
-  if (!file.exists(files[[i]])) {
-    writeLines(c(lines[!is_stack], rep_len(lines[is_stack], sizes[[i]])), files[[i]])
-  }
-}
+source(file.path("bench", "scale-inputs.R"))
+files <- scale_inputs(sizes)
 
 # Peak memory of one read in a fresh process: VmHWM after minus VmRSS before.
 peak_of_read <- function(path) {
@@ -58,7 +52,7 @@ peak_of_read <- function(path) {
 
 med <- function(expr) {
   m <- bench::mark(exprs = list(substitute(expr)), env = parent.frame(), min_time = 1,
-    min_iterations = 3, max_iterations = 50, check = FALSE, filter_gc = FALSE)
+    min_iterations = 11, max_iterations = 50, check = FALSE, filter_gc = FALSE)
   list(time = as.numeric(m$median), alloc = as.numeric(m$mem_alloc))
 }
 
