@@ -8,11 +8,12 @@ export PATH="$PATH:$HOME/.cargo/bin"
 echo "== cargo test (profile-core, and the binding's shape tests)"
 # Property tests run 100 000 cases each in CI (10 000 for the three that read
 # every input in 1, 2, 3 and 7 chunks on threads); locally a few thousand,
-# unless PROPTEST_CASES says otherwise.
-if [ "${CI:-}" = "true" ] && [ -z "${PROPTEST_CASES:-}" ]; then
-  export PROPTEST_CASES=100000
+# unless PROFILE_PROPTEST_CASES says otherwise. (proptest's own PROPTEST_CASES
+# would override every count, those of the costly properties too.)
+if [ "${CI:-}" = "true" ] && [ -z "${PROFILE_PROPTEST_CASES:-}" ]; then
+  export PROFILE_PROPTEST_CASES=100000
 fi
-echo "property test cases: ${PROPTEST_CASES:-default (local)}"
+echo "property test cases: ${PROFILE_PROPTEST_CASES:-default (local)}${PROPTEST_CASES:+ (PROPTEST_CASES=$PROPTEST_CASES overrides)}"
 cargo test --release --manifest-path src/rust/Cargo.toml -p profile-core -p profile 2>&1 | tee /tmp/profile-cargo-test.log
 grep -E '^test result:' /tmp/profile-cargo-test.log | awk '{p+=$4; f+=$6} END {print "cargo: " p " passed, " f " failed"}'
 

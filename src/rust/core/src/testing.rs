@@ -1,17 +1,23 @@
 //! Shared pieces of the property tests: case counts, the real sample files, and
 //! random damage to bytes.
 //!
-//! The number of cases of every property is `PROPTEST_CASES` when it is set (CI
-//! sets 100 000: `dev/test.sh` with `CI=true`), else a count small enough for
-//! quick local runs.
+//! The number of cases of every property is `PROFILE_PROPTEST_CASES` when it is
+//! set (CI sets 100 000: `dev/test.sh` with `CI=true`), else a count small
+//! enough for quick local runs. proptest's own `PROPTEST_CASES`, if set, still
+//! overrides every count (proptest applies it after the configuration).
 
 use crate::input::{self, Limits};
 use proptest::prelude::*;
 use std::path::PathBuf;
 
-/// Cases per property: `PROPTEST_CASES` if set, else `local`.
+/// The case count asked for in the environment, if any.
+fn cases_from_env() -> Option<u32> {
+    std::env::var("PROFILE_PROPTEST_CASES").ok().and_then(|v| v.parse().ok())
+}
+
+/// Cases per property: `PROFILE_PROPTEST_CASES` if set, else `local`.
 pub fn cases(local: u32) -> u32 {
-    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(local)
+    cases_from_env().unwrap_or(local)
 }
 
 /// Configuration of a property with `local` cases by default.
@@ -20,11 +26,11 @@ pub fn config(local: u32) -> ProptestConfig {
 }
 
 /// Configuration of a costly property, whose every case reads an input several
-/// times over on several threads: a `share`th of the cases the others run when
-/// `PROPTEST_CASES` is set (100 000 cases of the three chunk properties took
-/// most of CI's 13 minutes of property tests), and `local` cases otherwise.
+/// times over on several threads (about 3 ms a case): a `share`th of the cases
+/// the others run when `PROFILE_PROPTEST_CASES` is set (at 100 000 cases the
+/// three chunk properties took 5 minutes each), and `local` cases otherwise.
 pub fn config_costly(local: u32, share: u32) -> ProptestConfig {
-    let cases = match std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse::<u32>().ok()) {
+    let cases = match cases_from_env() {
         Some(all) => (all / share.max(1)).max(local),
         None => local,
     };

@@ -720,7 +720,7 @@ fn check_combined(inputs: &[Profile], options: &CombineOptions) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(crate::testing::config(300))]
 
     #[test]
     fn combining_random_profiles_keeps_every_source(
