@@ -338,6 +338,13 @@ fn intern_r_strings(strings: &Robj, pool: &mut StringPool) -> Vec<StrId> {
 pub(crate) fn rows_equal_to(col: &Robj, text: &str) -> Vec<bool> {
     let mut pool = StringPool::new();
     let wanted = pool.intern(text);
+    if let Some((pattern, n)) = crate::compact::cycle_pattern(col) {
+        let in_pattern: Vec<bool> = intern_r_strings(&pattern, &mut pool).into_iter().map(|id| id == wanted).collect();
+        return match in_pattern.len() {
+            0 => Vec::new(),
+            period => (0..n).map(|row| in_pattern[row % period]).collect(),
+        };
+    }
     intern_r_strings(col, &mut pool).into_iter().map(|id| id == wanted).collect()
 }
 

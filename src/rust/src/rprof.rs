@@ -22,7 +22,7 @@ fn rprof_read(input: Robj, source_uri: Robj, max_size: Robj, with_lines: Robj, l
         // A file's bytes are handed over to the parser, which frees them once
         // its chunks are read, before the per-sample columns are written (a
         // read's peak memory); bytes R decompressed stay R's.
-        let read = match input.as_raw_slice() {
+        let mut read = match input.as_raw_slice() {
             Some(raw) => {
                 let data = input::decompress(raw, &limits)?;
                 rprof::parse_lean(&data, uri.as_deref(), &limits)?
@@ -42,7 +42,7 @@ fn rprof_read(input: Robj, source_uri: Robj, max_size: Robj, with_lines: Robj, l
         } else {
             Vec::new()
         };
-        let warnings = read.parsed.warnings.clone();
+        let warnings = std::mem::take(&mut read.parsed.warnings);
         let bundle = if lean.as_bool() == Some(false) {
             convert::profile_to_r(read.into_full().profile)
         } else {

@@ -122,32 +122,13 @@ impl SampleShape {
         self.value_rows_per_sample().sum()
     }
 
-    /// A column of the shape, written out.
-    fn int_column(&self, column: DerivedColumn) -> Vec<i32> {
-        match column {
-            DerivedColumn::LocationSampleId => {
-                let mut out = Vec::with_capacity(self.location_rows());
-                for (id, &len) in (1..=i32::MAX).zip(&self.stack_lens) {
-                    out.extend(std::iter::repeat_n(id, len as usize));
-                }
-                out
-            }
-            DerivedColumn::Depth => {
-                let mut out = Vec::with_capacity(self.location_rows());
-                for &len in &self.stack_lens {
-                    out.extend((1..=i32::MAX).take(len as usize));
-                }
-                out
-            }
-            DerivedColumn::ValueSampleId => {
-                let mut out = Vec::with_capacity(self.values_rows());
-                for (id, rows) in (1..=i32::MAX).zip(self.value_rows_per_sample()) {
-                    out.extend(std::iter::repeat_n(id, rows));
-                }
-                out
-            }
-            DerivedColumn::ValueType | DerivedColumn::ValueUnit => Vec::new(),
+    /// `sample_locations$depth`: 1, 2, ... along each stack.
+    fn depths(&self) -> Vec<i32> {
+        let mut out = Vec::with_capacity(self.location_rows());
+        for &len in &self.stack_lens {
+            out.extend((1..=i32::MAX).take(len as usize));
         }
+        out
     }
 
     fn string_column(&self, pick: impl Fn(&(StrId, StrId)) -> StrId) -> Vec<StrId> {
@@ -162,13 +143,24 @@ impl SampleShape {
     pub fn fill(&self, column: DerivedColumn, p: &mut Profile) {
         let (sl, v) = (&mut p.sample_locations, &mut p.sample_values);
         match column {
-            DerivedColumn::LocationSampleId => sl.sample_id = self.int_column(column),
-            DerivedColumn::Depth => sl.depth = self.int_column(column),
-            DerivedColumn::ValueSampleId => v.sample_id = self.int_column(column),
+            DerivedColumn::LocationSampleId => {
+                sl.sample_id = sample_ids(self.stack_lens.iter().map(|&n| n as usize), self.location_rows())
+            }
+            DerivedColumn::Depth => sl.depth = self.depths(),
+            DerivedColumn::ValueSampleId => v.sample_id = sample_ids(self.value_rows_per_sample(), self.values_rows()),
             DerivedColumn::ValueType => v.value_type = self.string_column(|&(t, _)| t),
             DerivedColumn::ValueUnit => v.unit = self.string_column(|&(_, u)| u),
         }
     }
+}
+
+/// Each sample's id (1, 2, ...) repeated over its `rows`, `total` in all.
+fn sample_ids(rows: impl Iterator<Item = usize>, total: usize) -> Vec<i32> {
+    let mut out = Vec::with_capacity(total);
+    for (id, rows) in (1..=i32::MAX).zip(rows) {
+        out.extend(std::iter::repeat_n(id, rows));
+    }
+    out
 }
 
 /// A lean read: the [`Parsed`] file without the columns listed in
