@@ -97,12 +97,13 @@ oracle_go_dumps <- function(program, paths) {
 }
 
 # What read_pprof() makes of `path`: list(dump = <lines>) when it reads the
-# file, list(error = <message>) when it refuses it with a profile_error, and
+# file, list(error = <condition>) when it refuses it with a profile_error (its
+# message is formatted only when shown: that costs more than the read), and
 # list(wrong = <text>) for any other error or a result that is not a profile.
 oracle_r_result <- function(path) {
   x <- tryCatch(
     read_pprof(path),
-    profile_error = function(e) list(error = conditionMessage(e)),
+    profile_error = function(e) list(error = e),
     error = function(e) list(wrong = paste0("an error of class ", paste(class(e), collapse = "/"), ": ", conditionMessage(e)))
   )
   if (inherits(x, "dm")) {
@@ -122,11 +123,10 @@ oracle_quote <- function(x) {
   x <- enc2utf8(x)
   x <- gsub("\\", "\\\\", x, fixed = TRUE, useBytes = TRUE)
   x <- gsub("\"", "\\\"", x, fixed = TRUE, useBytes = TRUE)
-  for (code in c(1:31, 127)) {
-    char <- rawToChar(as.raw(code))
-    hit <- grepl(char, x, fixed = TRUE, useBytes = TRUE)
-    if (any(hit)) {
-      x[hit] <- gsub(char, sprintf("\\x%02x", code), x[hit], fixed = TRUE, useBytes = TRUE)
+  odd <- grepl("[\x01-\x1f\x7f]", x, useBytes = TRUE)
+  if (any(odd)) {
+    for (code in c(1:31, 127)) {
+      x[odd] <- gsub(rawToChar(as.raw(code)), sprintf("\\x%02x", code), x[odd], fixed = TRUE, useBytes = TRUE)
     }
   }
   x <- if (length(x)) paste0("\"", x, "\"") else character()
@@ -139,7 +139,11 @@ oracle_or <- function(x, zero) ifelse(is.na(x), zero, x)
 
 # A double as pprof-dump prints an int64 converted to a double: exactly, no
 # fraction ("NA" would be a defect, shown as such).
-oracle_number <- function(x) ifelse(is.na(x), "NA", sprintf("%.0f", x))
+oracle_number <- function(x) {
+  out <- sprintf("%.0f", x)
+  out[is.na(x)] <- "NA"
+  out
+}
 
 oracle_dump_v2 <- function(x) {
   t <- dm::dm_get_tables(x)
@@ -189,23 +193,27 @@ oracle_sample_lines <- function(t) {
     rep("", length(samples))
   }
 
-  # Frames: sample_locations joined with locations, functions and mappings.
-  sl <- t$sample_locations
-  loc <- t$locations[match(sl$location_id, t$locations$location_id), ]
-  fun <- t$functions[match(loc$function_id, t$functions$function_id), ]
+  # Frames: sample_locations joined with locations, functions and mappings;
+  # the text of each location made once.
+  fun <- t$functions
+  function_text <- paste(
+    oracle_quote(fun$name), oracle_quote(fun$system_name), oracle_quote(fun$filename),
+    oracle_number(fun$start_line)
+  )
+  loc <- t$locations
   mapping <- match(loc$mapping_id, t$mappings$mapping_id)
   tail <- paste(
     oracle_or(loc$address, "0x0"), ifelse(is.na(mapping), "-", mapping),
     as.integer(loc$is_folded)
   )
-  frame_text <- ifelse(
-    is.na(loc$function_id),
-    paste(" frame - - - NA NA 0", tail),
-    paste(
-      " frame", oracle_quote(fun$name), oracle_quote(fun$system_name), oracle_quote(fun$filename),
-      oracle_number(fun$start_line), oracle_number(loc$line), as.integer(!is.na(loc$inlined_into)), tail
-    )
+  location_text <- paste(
+    " frame", function_text[match(loc$function_id, fun$function_id)],
+    oracle_number(loc$line), as.integer(!is.na(loc$inlined_into)), tail
   )
+  no_lines <- is.na(loc$function_id)
+  location_text[no_lines] <- paste(" frame - - - NA NA 0", tail[no_lines])
+  sl <- t$sample_locations
+  frame_text <- location_text[match(sl$location_id, loc$location_id)]
 
   # Labels: string labels (value not NA), then numeric ones, each by key in
   # byte order, then in file order.

@@ -20,7 +20,7 @@ oracle_disagreement <- function(go, r) {
     return(paste0("Go refuses (", go, "), read_pprof() reads it"))
   }
   if (!is.null(r$error)) {
-    return(paste0("Go reads it, read_pprof() refuses: ", r$error))
+    return(paste0("Go reads it, read_pprof() refuses: ", conditionMessage(r$error)))
   }
   if (identical(go, r$dump)) {
     return(NULL)
@@ -92,7 +92,7 @@ test_that("read_pprof() reads exactly what Go's parser reads", {
   # Every disagreement, for working on them: PROFILE_ORACLE_REPORT=<file>.
   report <- Sys.getenv("PROFILE_ORACLE_REPORT")
   if (nzchar(report)) {
-    writeLines(unlist(disagreements), report)
+    writeLines(as.character(unlist(disagreements)), report)
   }
   expect(
     length(disagreements) == 0L,

@@ -378,7 +378,8 @@ pub(crate) fn distinct_string_pairs(a: &Robj, b: &Robj) -> Vec<(Option<String>, 
 }
 
 /// A bundle as a profile. Known columns missing from a table are filled with NA
-/// (extension columns are optional); unknown tables and columns are ignored.
+/// (extension columns are optional), extension tables missing from the bundle
+/// are recorded as absent; unknown tables and columns are ignored.
 pub fn profile_from_r(bundle: &Robj) -> Result<Profile, ProfileError> {
     let list: List = bundle
         .as_list()
@@ -484,5 +485,10 @@ pub fn profile_from_r(bundle: &Robj) -> Result<Profile, ProfileError> {
             }
         }
     }
+    let present: Vec<String> = text::named_elements(&tables).into_iter().map(|(t, _)| t).collect();
+    p.absent_tables = profile_core::model::EXTENSION_TABLES
+        .into_iter()
+        .filter(|t| !present.iter().any(|name| name == t))
+        .collect();
     Ok(p)
 }

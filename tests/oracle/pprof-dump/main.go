@@ -64,9 +64,13 @@
 //
 // Labels are shown as Go holds them: string labels (str != 0) in a map from key
 // to values, numeric labels (str == 0, num or unit != 0) in a map from key to
-// numbers and units; a label with neither is dropped. Keys are printed in byte
-// order, values of one key in file order, string labels first. A numeric
-// label without a unit has unit "".
+// numbers and units; a label with neither is dropped. Keys are printed in the
+// byte order of their escaped form (see escapeBytes), values of one key in
+// file order, string labels first. A numeric label without a unit has unit "".
+// (Two keys that differ only as invalid UTF-8 and as its "<xx>" escape are one
+// key to read_pprof(); if one sample has both, interleaved, the file order
+// that R keeps is not in Go's maps: the dumps would differ. No test file has
+// such keys.)
 //
 // # Projections: what v2 tables cannot hold as Go does
 //
@@ -346,15 +350,16 @@ func dump(w io.Writer, p *profile.Profile) {
 }
 
 // dedupTypes: the sample type names as v2 holds them (see the header).
+// Names are compared as read_pprof() holds them, escaped (escapeBytes).
 func dedupTypes(sampleTypes []*profile.ValueType) []string {
 	taken := make(map[string]bool, len(sampleTypes))
 	for _, st := range sampleTypes {
-		taken[st.Type] = true
+		taken[escapeBytes(st.Type)] = true
 	}
 	seen := make(map[string]bool, len(sampleTypes))
 	names := make([]string, len(sampleTypes))
 	for i, st := range sampleTypes {
-		name := st.Type
+		name := escapeBytes(st.Type)
 		if seen[name] {
 			for k := 2; ; k++ {
 				candidate := name + "#" + strconv.Itoa(k)
@@ -396,12 +401,20 @@ func restoreRSystemNames(p *profile.Profile) map[*profile.Function]string {
 	return names
 }
 
+// sortedKeys: the keys of a label map in the byte order of their escaped
+// form, which is what read_pprof() holds (then by their raw bytes).
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := escapeBytes(keys[i]), escapeBytes(keys[j])
+		if a != b {
+			return a < b
+		}
+		return keys[i] < keys[j]
+	})
 	return keys
 }
 

@@ -296,12 +296,12 @@ impl Combiner {
                     )?,
                     line: loc.line[row],
                     address: translate_str("locations", "address", row, loc.address[row], strings)?,
-                    mapping_id: mappings.translate_opt(
-                        "locations",
-                        "mapping_id",
-                        row,
-                        loc.mapping_id[row],
-                    )?,
+                    // Without a `mappings` table, mapping ids name nothing: no mapping.
+                    mapping_id: if input.has_table("mappings") {
+                        mappings.translate_opt("locations", "mapping_id", row, loc.mapping_id[row])?
+                    } else {
+                        NA_INT
+                    },
                     is_folded: loc.is_folded[row],
                     column: loc.column[row],
                     inlined_into_class,

@@ -811,6 +811,20 @@ fn invalid_utf8_is_repaired() {
 
 // ---- writing ------------------------------------------------------------------
 
+/// Without its `mappings` table (a profile built from the required tables),
+/// a location's mapping id names nothing and is written as no mapping.
+#[test]
+fn mapping_ids_without_a_mappings_table_are_written_as_none() {
+    let mut p = read_message(&small_message()).unwrap();
+    p.mappings = Default::default();
+    p.absent_tables = vec!["mappings"];
+    let m = message_from_profile(&p, &WriteOptions::default()).unwrap();
+    assert!(m.mapping.is_empty());
+    assert!(m.location.iter().all(|l| l.mapping_id == 0));
+    let back = read_bytes(&m.encode_to_vec(), None, &Limits::default()).unwrap();
+    assert_eq!(back.locations.mapping_id, vec![NA_INT; 3]);
+}
+
 #[test]
 fn pprof_samples_are_written_one_to_one() {
     // Go itself writes equal stacks and labels twice at times (heap.pb.gz has such a
