@@ -48,18 +48,25 @@ test_that("read_pprof() reads exactly what Go's parser reads", {
 
   disagreements <- list()
   kinds <- character()
+  # Cases both sides read (with equal dumps) and both refuse.
+  both <- c(read = 0L, refused = 0L)
   check_cases <- function(paths, labels) {
     go <- oracle_go_dumps(programs[["dump"]], paths)
     for (i in seq_along(paths)) {
-      what <- oracle_disagreement(go[[paths[[i]]]], oracle_r_result(paths[[i]]))
+      r <- oracle_r_result(paths[[i]])
+      what <- oracle_disagreement(go[[paths[[i]]]], r)
       if (!is.null(what)) {
         disagreements[[length(disagreements) + 1L]] <<- paste0(labels[[i]], ": ", what)
+      } else {
+        outcome <- if (is.null(r$dump)) "refused" else "read"
+        both[[outcome]] <<- both[[outcome]] + 1L
       }
     }
   }
 
-  # The real files, unchanged: Go reads them all.
+  # The real files, unchanged: Go reads them all, and so must read_pprof().
   check_cases(seeds, paste("real file", basename(seeds)))
+  expect_identical(both[["read"]], length(seeds))
 
   batch <- 2000L
   for (from in seq(0L, n_cases - 1L, by = batch)) {
@@ -83,9 +90,15 @@ test_that("read_pprof() reads exactly what Go's parser reads", {
 
   n_total <- length(seeds) + n_cases
   cat(sprintf(
-    "\npprof oracle: %d cases (%d real files, %d mutations, seed %d), %d disagreements\n",
-    n_total, length(seeds), n_cases, seed, length(disagreements)
+    "\npprof oracle: %d cases (%d real files, %d mutations, seed %d; read by both %d, refused by both %d), %d disagreements\n",
+    n_total, length(seeds), n_cases, seed, both[["read"]], both[["refused"]], length(disagreements)
   ))
+  # The mutations must test both ways: a run where (nearly) everything is
+  # refused, or read, would compare little.
+  if (n_cases >= 100L) {
+    expect_gt(both[["read"]] - length(seeds), n_cases %/% 10L)
+    expect_gt(both[["refused"]], n_cases %/% 10L)
+  }
   if (nzchar(Sys.getenv("PROFILE_ORACLE_KINDS"))) {
     print(table(sub("[+]gzip$", "", kinds)))
   }

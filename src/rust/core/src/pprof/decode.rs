@@ -320,21 +320,31 @@ fn reserve_top_level(data: &[u8], p: &mut proto::Profile) -> Decoded<()> {
     Ok(())
 }
 
-fn value_type(mut fields: Fields<'_>) -> Decoded<proto::ValueType> {
-    let mut vt = proto::ValueType::default();
+/// A message from its fields: `set` stores each field it knows in it.
+fn fill<T: Default>(
+    mut fields: Fields<'_>,
+    mut set: impl FnMut(&mut T, &Field<'_>) -> Decoded<()>,
+) -> Decoded<T> {
+    let mut message = T::default();
     while let Some(f) = fields.next_field()? {
+        set(&mut message, &f)?;
+    }
+    Ok(message)
+}
+
+fn value_type(fields: Fields<'_>) -> Decoded<proto::ValueType> {
+    fill(fields, |vt: &mut proto::ValueType, f| {
         match f.number {
             1 => vt.r#type = f.int64()?,
             2 => vt.unit = f.int64()?,
             _ => {}
         }
-    }
-    Ok(vt)
+        Ok(())
+    })
 }
 
-fn sample(mut fields: Fields<'_>) -> Decoded<proto::Sample> {
-    let mut s = proto::Sample::default();
-    while let Some(f) = fields.next_field()? {
+fn sample(fields: Fields<'_>) -> Decoded<proto::Sample> {
+    fill(fields, |s: &mut proto::Sample, f| {
         match f.number {
             1 => f.numbers_into(&mut s.location_id, |v| v)?,
             2 => f.numbers_into(&mut s.value, |v| v as i64)?,
@@ -345,13 +355,12 @@ fn sample(mut fields: Fields<'_>) -> Decoded<proto::Sample> {
             }
             _ => {}
         }
-    }
-    Ok(s)
+        Ok(())
+    })
 }
 
-fn label(mut fields: Fields<'_>) -> Decoded<proto::Label> {
-    let mut l = proto::Label::default();
-    while let Some(f) = fields.next_field()? {
+fn label(fields: Fields<'_>) -> Decoded<proto::Label> {
+    fill(fields, |l: &mut proto::Label, f| {
         match f.number {
             1 => l.key = f.int64()?,
             2 => l.str = f.int64()?,
@@ -359,13 +368,12 @@ fn label(mut fields: Fields<'_>) -> Decoded<proto::Label> {
             4 => l.num_unit = f.int64()?,
             _ => {}
         }
-    }
-    Ok(l)
+        Ok(())
+    })
 }
 
-fn mapping(mut fields: Fields<'_>) -> Decoded<proto::Mapping> {
-    let mut m = proto::Mapping::default();
-    while let Some(f) = fields.next_field()? {
+fn mapping(fields: Fields<'_>) -> Decoded<proto::Mapping> {
+    fill(fields, |m: &mut proto::Mapping, f| {
         match f.number {
             1 => m.id = f.uint64()?,
             2 => m.memory_start = f.uint64()?,
@@ -379,13 +387,12 @@ fn mapping(mut fields: Fields<'_>) -> Decoded<proto::Mapping> {
             10 => m.has_inline_frames = f.bool()?,
             _ => {}
         }
-    }
-    Ok(m)
+        Ok(())
+    })
 }
 
-fn location(mut fields: Fields<'_>) -> Decoded<proto::Location> {
-    let mut l = proto::Location::default();
-    while let Some(f) = fields.next_field()? {
+fn location(fields: Fields<'_>) -> Decoded<proto::Location> {
+    fill(fields, |l: &mut proto::Location, f| {
         match f.number {
             1 => l.id = f.uint64()?,
             2 => l.mapping_id = f.uint64()?,
@@ -398,26 +405,24 @@ fn location(mut fields: Fields<'_>) -> Decoded<proto::Location> {
             5 => l.is_folded = f.bool()?,
             _ => {}
         }
-    }
-    Ok(l)
+        Ok(())
+    })
 }
 
-fn line(mut fields: Fields<'_>) -> Decoded<proto::Line> {
-    let mut l = proto::Line::default();
-    while let Some(f) = fields.next_field()? {
+fn line(fields: Fields<'_>) -> Decoded<proto::Line> {
+    fill(fields, |l: &mut proto::Line, f| {
         match f.number {
             1 => l.function_id = f.uint64()?,
             2 => l.line = f.int64()?,
             3 => l.column = f.int64()?,
             _ => {}
         }
-    }
-    Ok(l)
+        Ok(())
+    })
 }
 
-fn function(mut fields: Fields<'_>) -> Decoded<proto::Function> {
-    let mut func = proto::Function::default();
-    while let Some(f) = fields.next_field()? {
+fn function(fields: Fields<'_>) -> Decoded<proto::Function> {
+    fill(fields, |func: &mut proto::Function, f| {
         match f.number {
             1 => func.id = f.uint64()?,
             2 => func.name = f.int64()?,
@@ -426,6 +431,6 @@ fn function(mut fields: Fields<'_>) -> Decoded<proto::Function> {
             5 => func.start_line = f.int64()?,
             _ => {}
         }
-    }
-    Ok(func)
+        Ok(())
+    })
 }
