@@ -9,6 +9,9 @@
 
 # One comparison: NULL when both sides agree, else what differs.
 oracle_disagreement <- function(go, r) {
+  if (is.null(go)) {
+    return("pprof-dump printed nothing for it")
+  }
   go_refuses <- length(go) == 1L && startsWith(go, "ERROR ")
   if (!is.null(r$wrong)) {
     return(paste("read_pprof() gave", r$wrong))
