@@ -86,6 +86,24 @@ oracle_run_program <- function(program, args = character(), input = character())
   readLines(stdout, encoding = "UTF-8")
 }
 
+# Mutated cases from..to-1 of the seed files (random seed `seed`), written into
+# the new directory `dir` by pprof-mutate: a data frame with each case's path,
+# kind and a label that says how to make it again.
+oracle_mutated_cases <- function(program, seeds, seed, from, to, dir) {
+  dir.create(dir)
+  manifest <- oracle_run_program(
+    program,
+    c("-seed", seed, "-from", from, "-to", to, "-out", shQuote(dir), shQuote(seeds))
+  )
+  fields <- strsplit(manifest, "\t", fixed = TRUE)
+  field <- function(k) vapply(fields, `[[`, "", k)
+  data.frame(
+    path = field(1L),
+    kind = field(3L),
+    label = sprintf("case %s (seed %d, %s of %s: %s)", basename(field(1L)), seed, field(3L), field(2L), field(4L))
+  )
+}
+
 # Go's dumps of `paths`: a list of character vectors, by path.
 oracle_go_dumps <- function(program, paths) {
   lines <- oracle_run_program(program, input = paths)

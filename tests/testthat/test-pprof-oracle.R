@@ -76,18 +76,9 @@ test_that("read_pprof() reads exactly what Go's parser reads", {
     if (n_cases == 0L) break
     to <- min(n_cases, from + batch)
     cases_dir <- file.path(dir, "cases")
-    dir.create(cases_dir)
-    manifest <- oracle_run_program(
-      programs[["mutate"]],
-      c("-seed", seed, "-from", from, "-to", to, "-out", shQuote(cases_dir), shQuote(seeds))
-    )
-    fields <- strsplit(manifest, "\t", fixed = TRUE)
-    paths <- vapply(fields, `[[`, "", 1L)
-    kinds <- c(kinds, vapply(fields, `[[`, "", 3L))
-    labels <- vapply(fields, function(f) {
-      sprintf("case %s (seed %d, %s of %s: %s)", basename(f[[1]]), seed, f[[3]], f[[2]], f[[4]])
-    }, "")
-    check_cases(paths, labels)
+    cases <- oracle_mutated_cases(programs[["mutate"]], seeds, seed, from, to, cases_dir)
+    kinds <- c(kinds, cases$kind)
+    check_cases(cases$path, cases$label)
     unlink(cases_dir, recursive = TRUE)
   }
 
