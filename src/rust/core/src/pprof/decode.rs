@@ -60,7 +60,14 @@ struct Field<'a> {
 
 /// A varint as Go reads it: at most 10 bytes, bits past 64 dropped. Returns the
 /// value and its length, None if cut off or longer than 10 bytes.
+#[inline]
 fn varint(data: &[u8]) -> Option<(u64, usize)> {
+    // Most keys and numbers of a profile take one byte.
+    if let Some(&byte) = data.first() {
+        if byte < 0x80 {
+            return Some((u64::from(byte), 1));
+        }
+    }
     let mut value: u64 = 0;
     for (i, &byte) in data.iter().take(10).enumerate() {
         value |= u64::from(byte & 0x7f) << (7 * i);
@@ -232,16 +239,16 @@ impl<'a> Field<'a> {
                 // Every varint ends with one byte below 0x80: that many numbers.
                 let count = content.iter().filter(|&&b| b < 0x80).count();
                 reserve(out, count, self.message)?;
-                let mut pos = 0;
-                while let Some(rest) = content.get(pos..).filter(|r| !r.is_empty()) {
+                let mut rest = content;
+                while !rest.is_empty() {
                     let Some((v, n)) = varint(rest) else {
                         return Err(Failure::Defect(
-                            offset + pos,
+                            offset + content.len() - rest.len(),
                             format!("a number packed in {} is cut off or malformed", field_name(self.message, self.number)),
                         ));
                     };
                     out.push(convert(v));
-                    pos += n;
+                    rest = rest.get(n..).unwrap_or_default();
                 }
                 Ok(())
             }
