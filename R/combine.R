@@ -99,7 +99,11 @@ combine_profiles_impl <- function(..., merge, call = rlang::caller_env()) {
       class = "profile_warning_dropped"
     )
   }
-  bundle <- rust_value(profile_combine_finish(combiner), "Can't combine the profiles.", call = call)
+  bundle <- rust_value(
+    profile_combine_finish(combiner, compact_columns_option(call = call)),
+    "Can't combine the profiles.",
+    call = call
+  )
   dm_from_bundle(bundle)
 }
 

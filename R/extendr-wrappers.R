@@ -20,10 +20,6 @@ profile_debug_panic <- function(message) .Call(wrap__profile_debug_panic, messag
 #' @noRd
 profile_validate_v2 <- function(bundle) .Call(wrap__profile_validate_v2, bundle)
 
-#' Round-trips a bundle through the core model (used by tests of the binding).
-#' @noRd
-profile_roundtrip_bundle <- function(bundle) .Call(wrap__profile_roundtrip_bundle, bundle)
-
 #' Self and total value per frame key.
 #' @noRd
 profile_key_totals <- function(stacks) .Call(wrap__profile_key_totals, stacks)
@@ -44,19 +40,21 @@ profile_call_tree <- function(stacks) .Call(wrap__profile_call_tree, stacks)
 #' @noRd
 profile_write_folded <- function(stacks, labels, path) .Call(wrap__profile_write_folded, stacks, labels, path)
 
-#' Reads a folded file (plain or gzip) into a bundle.
+#' Reads a folded file (plain or gzip) into a bundle, with compact columns if
+#' `compact` is TRUE.
 #' @noRd
-profile_read_folded <- function(path, sample_type, unit, source_uri, max_size) .Call(wrap__profile_read_folded, path, sample_type, unit, source_uri, max_size)
+profile_read_folded <- function(path, sample_type, unit, source_uri, max_size, compact) .Call(wrap__profile_read_folded, path, sample_type, unit, source_uri, max_size, compact)
 
 #' Reads an Rprof file into `list(bundle, warnings, sample_lines)`. `input` is a
 #' path (plain or gzip file, read here) or a raw vector (the file's bytes).
 #' `sample_lines` (the line of the file each sample comes from) is filled only
-#' when `with_lines` is TRUE. `lean` (TRUE from R's read_rprof()) reads without
-#' writing the columns that follow from the samples' shape, which arrive in
-#' compact form; FALSE writes them all first, the reference the tests compare
-#' the lean read against.
+#' when `with_lines` is TRUE. `compact` (TRUE or FALSE) says whether columns may
+#' be sent compact. With `from_shape` TRUE (what R's read_rprof() passes) the
+#' read leaves its compact columns unwritten and makes them from the samples'
+#' shape; FALSE writes every column and finds the compact forms in them, the
+#' reference the tests compare the other against.
 #' @noRd
-rprof_read <- function(input, source_uri, max_size, with_lines, lean) .Call(wrap__rprof_read, input, source_uri, max_size, with_lines, lean)
+rprof_read <- function(input, source_uri, max_size, with_lines, compact, from_shape) .Call(wrap__rprof_read, input, source_uri, max_size, with_lines, compact, from_shape)
 
 #' Validates a bundle and writes it as an Rprof file, atomically.
 #' @noRd
@@ -68,21 +66,14 @@ rprof_write <- function(bundle, path) .Call(wrap__rprof_write, bundle, path)
 #' @noRd
 rprof_legacy_merge_order <- function(xinds) .Call(wrap__rprof_legacy_merge_order, xinds)
 
-#' Reads a pprof file (gzip or plain protobuf) into a bundle.
+#' Reads a pprof file (gzip or plain protobuf) into a bundle, with compact
+#' columns if `compact` is TRUE.
 #' @noRd
-pprof_read <- function(path, source_uri, max_size) .Call(wrap__pprof_read, path, source_uri, max_size)
-
-#' Reads pprof message bytes (a raw vector, gzip or plain) into a bundle.
-#' @noRd
-pprof_parse <- function(bytes, source_uri, max_size) .Call(wrap__pprof_parse, bytes, source_uri, max_size)
+pprof_read <- function(path, source_uri, max_size, compact) .Call(wrap__pprof_read, path, source_uri, max_size, compact)
 
 #' Writes a bundle as a gzip-compressed pprof file (atomically).
 #' @noRd
 pprof_write <- function(bundle, path, aggregate) .Call(wrap__pprof_write, bundle, path, aggregate)
-
-#' A bundle as uncompressed pprof message bytes (a raw vector).
-#' @noRd
-pprof_encode <- function(bundle, aggregate) .Call(wrap__pprof_encode, bundle, aggregate)
 
 #' A new combiner (an external pointer) for `profile_combine_add()`.
 #' @noRd
@@ -92,9 +83,10 @@ profile_combine_start <- function(merge) .Call(wrap__profile_combine_start, merg
 #' @noRd
 profile_combine_add <- function(state, bundle) .Call(wrap__profile_combine_add, state, bundle)
 
-#' The combined profile as a bundle; the combiner is spent afterwards.
+#' The combined profile as a bundle, with compact columns if `compact` is TRUE;
+#' the combiner is spent afterwards.
 #' @noRd
-profile_combine_finish <- function(state) .Call(wrap__profile_combine_finish, state)
+profile_combine_finish <- function(state, compact) .Call(wrap__profile_combine_finish, state, compact)
 
 #' The compact form of a column: "runs", "run_seq" or "cycle", with
 #' " (expanded)" once R has expanded it, or "none". For tests and benchmarks.

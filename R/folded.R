@@ -75,7 +75,10 @@ read_folded <- function(path, type = "samples", unit = "count", source_uri = pat
     max_size <- check_max_size(max_size)
     check_readable_file(path)
     bundle <- rust_value(
-      profile_read_folded(native_path(path), as_valid_utf8(type), as_valid_utf8(unit), source_uri, max_size),
+      profile_read_folded(
+        native_path(path), as_valid_utf8(type), as_valid_utf8(unit), source_uri, max_size,
+        compact_columns_option()
+      ),
       "Can't read folded stacks from {.file {path}}.",
       path = path
     )

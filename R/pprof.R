@@ -127,7 +127,7 @@ read_pprof <- function(path, ..., version = "2.0", source_uri = path,
     max_size <- check_max_size(max_size)
     check_readable_file(path)
     bundle <- rust_value(
-      pprof_read(native_path(path), source_uri, max_size),
+      pprof_read(native_path(path), source_uri, max_size, compact_columns_option()),
       "Can't read the pprof file {.file {path}}.",
       path = path
     )

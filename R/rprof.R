@@ -112,7 +112,9 @@ read_rprof <- function(path, ..., version = "2.0", source_uri = path,
     file <- native_path(path)
     v1 <- identical(version, "1.0")
     res <- rust_value(
-      rprof_read(rprof_input(file, path, max_size), source_uri, max_size, v1, lean = TRUE),
+      rprof_read(rprof_input(file, path, max_size), source_uri, max_size, v1,
+        compact = compact_columns_option(), from_shape = TRUE
+      ),
       "Can't read the Rprof file {.file {path}}.",
       path = path
     )

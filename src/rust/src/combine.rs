@@ -5,7 +5,9 @@
 //! input is converted once (and validated on the way), and R can show progress and
 //! name the input that fails.
 
-use crate::convert;
+use crate::args::flag;
+use crate::bundle::{profile_from_r, profile_to_r};
+use crate::envelope::envelope;
 use extendr_api::prelude::*;
 use profile_core::combine::{CombineOptions, Combiner};
 use profile_core::ProfileError;
@@ -34,7 +36,7 @@ fn finished() -> ProfileError {
 /// @noRd
 #[extendr]
 fn profile_combine_start(merge: bool) -> Robj {
-    crate::envelope(|| {
+    envelope(|| {
         let slot: CombinerSlot = Some(Combiner::new(CombineOptions { merge }));
         Ok(ExternalPtr::new(slot).into())
     })
@@ -44,10 +46,10 @@ fn profile_combine_start(merge: bool) -> Robj {
 /// @noRd
 #[extendr]
 fn profile_combine_add(state: Robj, bundle: Robj) -> Robj {
-    crate::envelope(|| {
+    envelope(|| {
         with_combiner(&state, |slot| {
             let combiner = slot.as_mut().ok_or_else(finished)?;
-            let input = convert::profile_from_r(&bundle)?;
+            let input = profile_from_r(&bundle)?;
             profile_core::validate::validate(&input)?;
             combiner.add(&input)?;
             Ok(Robj::from(true))
@@ -55,14 +57,16 @@ fn profile_combine_add(state: Robj, bundle: Robj) -> Robj {
     })
 }
 
-/// The combined profile as a bundle; the combiner is spent afterwards.
+/// The combined profile as a bundle, with compact columns if `compact` is TRUE;
+/// the combiner is spent afterwards.
 /// @noRd
 #[extendr]
-fn profile_combine_finish(state: Robj) -> Robj {
-    crate::envelope(|| {
+fn profile_combine_finish(state: Robj, compact: Robj) -> Robj {
+    envelope(|| {
+        let compact = flag(&compact, "compact")?;
         with_combiner(&state, |slot| {
             let combined = slot.take().ok_or_else(finished)?.finish();
-            Ok(convert::profile_to_r(combined))
+            Ok(profile_to_r(combined, compact))
         })
     })
 }

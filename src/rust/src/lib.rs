@@ -1,43 +1,28 @@
 //! The R binding: thin functions that move columns between R and `profile_core`.
 //!
-//! No function here lets an error or a panic cross into R through extendr's error
-//! path (which treats the message as a printf format in extendr-api 0.9.0). Each
-//! returns an envelope, `list(ok = TRUE, value = ...)` or
-//! `list(ok = FALSE, kind = ..., message = ...)`, and the R wrapper raises the
-//! classed condition.
+//! Every function registered with R returns an envelope (see [`envelope`]), never
+//! an error or a panic through extendr. The modules, each depending only on
+//! those before it (see `dev/ARCHITECTURE.md`):
+//! `rapi` (R's C API), `compact` (compact columns), `envelope`, `text` (strings
+//! from R), `args`, `bundle` (profiles across the boundary), then one module per
+//! core module: `analysis`, `folded`, `rprof`, `pprof`, `combine`.
 
 use extendr_api::prelude::*;
-use profile_core::{schema, ProfileError};
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use profile_core::schema;
 
 mod analysis;
 mod args;
+mod bundle;
 mod combine;
 mod compact;
-mod convert;
+mod envelope;
 mod folded;
 mod pprof;
+mod rapi;
 mod rprof;
 mod text;
 
-/// Runs `body`, turning its error or panic into an error envelope.
-pub(crate) fn envelope(body: impl FnOnce() -> Result<Robj, ProfileError>) -> Robj {
-    let outcome = catch_unwind(AssertUnwindSafe(body));
-    let (kind, message) = match outcome {
-        Ok(Ok(value)) => return list!(ok = true, value = value).into(),
-        Ok(Err(e)) => (e.kind().to_string(), e.to_string()),
-        Err(panic) => {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".to_string());
-            ("internal".to_string(), format!("internal error (please report): {what}"))
-        }
-    };
-    let message = message.replace('\0', "<00>");
-    list!(ok = false, kind = kind, message = message).into()
-}
+use envelope::envelope;
 
 /// The data rules of the v2 format, for the R wrapper (keys of the `dm`).
 /// @noRd
@@ -86,19 +71,9 @@ fn profile_schema() -> Robj {
 #[extendr]
 fn profile_validate_v2(bundle: Robj) -> Robj {
     envelope(|| {
-        let p = convert::profile_from_r(&bundle)?;
+        let p = bundle::profile_from_r(&bundle)?;
         profile_core::validate::validate(&p)?;
         Ok(Robj::from(true))
-    })
-}
-
-/// Round-trips a bundle through the core model (used by tests of the binding).
-/// @noRd
-#[extendr]
-fn profile_roundtrip_bundle(bundle: Robj) -> Robj {
-    envelope(|| {
-        let p = convert::profile_from_r(&bundle)?;
-        Ok(convert::profile_to_r(p))
     })
 }
 
@@ -127,7 +102,6 @@ extendr_module! {
     fn profile_schema;
     fn profile_debug_panic;
     fn profile_validate_v2;
-    fn profile_roundtrip_bundle;
     use analysis;
     use folded;
     use rprof;

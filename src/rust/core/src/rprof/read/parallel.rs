@@ -29,7 +29,7 @@
 
 use super::{
     expected_lines_of, memory_values, read_lines, too_many, FileRef, Frame, Header, LineHandler,
-    LeanParsed, Lines, Reader, StackCache, Start,
+    CompactRead, Lines, Reader, StackCache, Start,
 };
 use crate::error::{ProfileError, Result};
 use crate::input::Limits;
@@ -68,7 +68,7 @@ pub(crate) fn chunks_for(len: usize) -> usize {
 
 /// Reads `lines` (what follows the header `first`) in `chunks` chunks; see the
 /// module documentation.
-pub(super) fn parse(start: Start<'_>, source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<LeanParsed> {
+pub(super) fn parse(start: Start<'_>, source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<CompactRead> {
     let (mut parsed, unwritten) = read_and_replay(start, source_uri, limits, chunks)?;
     unwritten.write(&mut parsed);
     Ok(parsed)
@@ -76,7 +76,7 @@ pub(super) fn parse(start: Start<'_>, source_uri: Option<&str>, limits: &Limits,
 
 /// [`parse`] of an input it owns, which it frees before writing the per-sample
 /// columns: those need only the chunks' records, and a read's memory peaks there.
-pub(super) fn parse_owned(bytes: Vec<u8>, source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<LeanParsed> {
+pub(super) fn parse_owned(bytes: Vec<u8>, source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<CompactRead> {
     let (mut parsed, unwritten) = read_and_replay(Start::read(&bytes)?, source_uri, limits, chunks)?;
     drop(bytes);
     unwritten.write(&mut parsed);
@@ -91,7 +91,7 @@ fn read_and_replay(
     source_uri: Option<&str>,
     limits: &Limits,
     chunks: usize,
-) -> Result<(LeanParsed, Unwritten)> {
+) -> Result<(CompactRead, Unwritten)> {
     let mut reader = Reader::new(source_uri, 0, *limits);
     reader.start_segment(first, header)?;
     let limits = *limits;
@@ -123,7 +123,7 @@ struct Unwritten {
 }
 
 impl Unwritten {
-    fn write(self, parsed: &mut LeanParsed) {
+    fn write(self, parsed: &mut CompactRead) {
         write_sample_columns(parsed, &self.chunks, &self.maps);
     }
 }
@@ -278,14 +278,14 @@ fn for_each_sample<'c>(chunks: &'c [ChunkSamples], maps: &IdMaps, mut f: impl Fn
     }
 }
 
-/// Writes the per-sample columns of a lean read (see [`LeanParsed`]) from the
+/// Writes the per-sample columns of a compact read (see [`CompactRead`]) from the
 /// records of `chunks`: each column by one thread, the largest first, on the
 /// thread with the least work.
-fn write_sample_columns(lean: &mut LeanParsed, chunks: &[ChunkSamples], maps: &IdMaps) {
+fn write_sample_columns(read: &mut CompactRead, chunks: &[ChunkSamples], maps: &IdMaps) {
     let samples: usize = chunks.iter().map(|c| c.samples.len()).sum();
     let values = samples + MEMORY_TYPES.len() * chunks.iter().map(|c| c.gauges.len()).sum::<usize>();
     let frames: usize = chunks.iter().flat_map(|c| &c.samples).map(|r| r.stack_len as usize).sum();
-    let LeanParsed { parsed, shape } = lean;
+    let CompactRead { parsed, shape } = read;
     let p = &mut parsed.profile;
     let (s, v, sl) = (&mut p.samples, &mut p.sample_values, &mut p.sample_locations);
     let jobs = vec![
