@@ -148,24 +148,29 @@ fn read_regions<T: Copy>(
 /// by regions when the column is compact), or None if `src` is not an integer
 /// vector.
 pub(crate) fn integer_values(src: &Robj) -> Result<Option<Cow<'_, [i32]>>, ProfileError> {
-    if src.rtype() != Rtype::Integers {
-        return Ok(None);
-    }
-    if is_unexpanded_altrep(src) {
-        return read_regions(src, INTEGER_GET_REGION).map(|v| Some(Cow::Owned(v)));
-    }
-    Ok(src.as_integer_slice().map(Cow::Borrowed))
+    column_values(src, Rtype::Integers, INTEGER_GET_REGION, Robj::as_integer_slice)
 }
 
 /// A double column's values, as [`integer_values`] gives an integer column's.
 pub(crate) fn double_values(src: &Robj) -> Result<Option<Cow<'_, [f64]>>, ProfileError> {
-    if src.rtype() != Rtype::Doubles {
+    column_values(src, Rtype::Doubles, REAL_GET_REGION, Robj::as_real_slice)
+}
+
+/// The values of `src` if it is of type `rtype`: its data (`in_memory`), or read
+/// by regions (`read`) when it is an unexpanded ALTREP vector.
+fn column_values<'r, T: Copy>(
+    src: &'r Robj,
+    rtype: Rtype,
+    read: unsafe extern "C" fn(SEXP, isize, isize, *mut T) -> isize,
+    in_memory: fn(&'r Robj) -> Option<&'r [T]>,
+) -> Result<Option<Cow<'r, [T]>>, ProfileError> {
+    if src.rtype() != rtype {
         return Ok(None);
     }
     if is_unexpanded_altrep(src) {
-        return read_regions(src, REAL_GET_REGION).map(|v| Some(Cow::Owned(v)));
+        return read_regions(src, read).map(|v| Some(Cow::Owned(v)));
     }
-    Ok(src.as_real_slice().map(Cow::Borrowed))
+    Ok(in_memory(src).map(Cow::Borrowed))
 }
 
 /// `values` copied into a new vector (huge pages advised for a large one).
