@@ -381,7 +381,7 @@ SEXP profile_cycle_pattern(SEXP x) {
 
 // Which kind of compact column `x` is: 0 none (not one of these classes),
 // 1 runs, 2 run_seq, 3 cycle; plus 10 once R has expanded it. For tests and
-// benchmarks (through profile_column_form() in the binding).
+// benchmarks (through ffi_profile_column_form() in the binding).
 int profile_compact_form(SEXP x) {
     if (!ALTREP(x)) return 0;
     int form = R_altrep_inherits(x, runs_class) ? 1

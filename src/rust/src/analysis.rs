@@ -77,7 +77,7 @@ fn select<T: Copy>(values: &[T], chosen: &[bool]) -> Vec<T> {
 /// `type` and `unit` (one pattern per sample) are read by their patterns.
 /// @noRd
 #[extendr]
-fn profile_value_types(value_type: Robj, unit: Robj) -> Robj {
+fn ffi_profile_value_types(value_type: Robj, unit: Robj) -> Robj {
     envelope(|| {
         if value_type.rtype() != Rtype::Strings || unit.rtype() != Rtype::Strings || value_type.len() != unit.len() {
             return Err(bad_argument("type and unit"));
@@ -149,7 +149,7 @@ fn u32_vector(values: &[u32]) -> Robj {
 /// Self and total value per frame key.
 /// @noRd
 #[extendr]
-fn profile_key_totals(stacks: Robj) -> Robj {
+fn ffi_profile_key_totals(stacks: Robj) -> Robj {
     envelope(|| {
         let t = key_totals(&stacks_from_r(&stacks)?);
         Ok(list!(self_value = t.self_value, total = t.total, grand_total = t.grand_total).into())
@@ -160,7 +160,7 @@ fn profile_key_totals(stacks: Robj) -> Robj {
 /// the root).
 /// @noRd
 #[extendr]
-fn profile_call_tree(stacks: Robj) -> Robj {
+fn ffi_profile_call_tree(stacks: Robj) -> Robj {
     envelope(|| {
         let t = CallTree::build(&stacks_from_r(&stacks)?);
         let parent: Vec<u32> =
@@ -179,7 +179,7 @@ fn profile_call_tree(stacks: Robj) -> Robj {
 
 extendr_module! {
     mod analysis;
-    fn profile_key_totals;
-    fn profile_value_types;
-    fn profile_call_tree;
+    fn ffi_profile_key_totals;
+    fn ffi_profile_value_types;
+    fn ffi_profile_call_tree;
 }

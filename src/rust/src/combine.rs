@@ -32,10 +32,10 @@ fn finished() -> ProfileError {
     ProfileError::invalid("(combiner)", "(combiner)", None, "has already returned its result")
 }
 
-/// A new combiner (an external pointer) for `profile_combine_add()`.
+/// A new combiner (an external pointer) for `ffi_profile_combine_add()`.
 /// @noRd
 #[extendr]
-fn profile_combine_start(merge: bool) -> Robj {
+fn ffi_profile_combine_start(merge: bool) -> Robj {
     envelope(|| {
         let slot: CombinerSlot = Some(Combiner::new(CombineOptions { merge }));
         Ok(ExternalPtr::new(slot).into())
@@ -45,7 +45,7 @@ fn profile_combine_start(merge: bool) -> Robj {
 /// Validates one v2 bundle and adds it to the combiner.
 /// @noRd
 #[extendr]
-fn profile_combine_add(state: Robj, bundle: Robj) -> Robj {
+fn ffi_profile_combine_add(state: Robj, bundle: Robj) -> Robj {
     envelope(|| {
         with_combiner(&state, |slot| {
             let combiner = slot.as_mut().ok_or_else(finished)?;
@@ -61,7 +61,7 @@ fn profile_combine_add(state: Robj, bundle: Robj) -> Robj {
 /// the combiner is spent afterwards.
 /// @noRd
 #[extendr]
-fn profile_combine_finish(state: Robj, compact: Robj) -> Robj {
+fn ffi_profile_combine_finish(state: Robj, compact: Robj) -> Robj {
     envelope(|| {
         let compact = flag(&compact, "compact")?;
         with_combiner(&state, |slot| {
@@ -73,7 +73,7 @@ fn profile_combine_finish(state: Robj, compact: Robj) -> Robj {
 
 extendr_module! {
     mod combine;
-    fn profile_combine_start;
-    fn profile_combine_add;
-    fn profile_combine_finish;
+    fn ffi_profile_combine_start;
+    fn ffi_profile_combine_add;
+    fn ffi_profile_combine_finish;
 }

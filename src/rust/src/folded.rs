@@ -11,7 +11,7 @@ use profile_core::folded::{self, FoldedSource};
 /// frame names of the keys.
 /// @noRd
 #[extendr]
-fn profile_write_folded(stacks: Robj, labels: Robj, path: Robj) -> Robj {
+fn ffi_profile_write_folded(stacks: Robj, labels: Robj, path: Robj) -> Robj {
     envelope(|| {
         let path = required_path(&path, "path")?;
         let labels = strings(&labels, "labels")?;
@@ -24,7 +24,7 @@ fn profile_write_folded(stacks: Robj, labels: Robj, path: Robj) -> Robj {
 /// `compact` is TRUE.
 /// @noRd
 #[extendr]
-fn profile_read_folded(
+fn ffi_profile_read_folded(
     path: Robj,
     sample_type: Robj,
     unit: Robj,
@@ -50,6 +50,6 @@ fn profile_read_folded(
 
 extendr_module! {
     mod folded;
-    fn profile_write_folded;
-    fn profile_read_folded;
+    fn ffi_profile_write_folded;
+    fn ffi_profile_read_folded;
 }

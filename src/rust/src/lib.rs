@@ -27,7 +27,7 @@ use envelope::envelope;
 /// The data rules of the v2 format, for the R wrapper (keys of the `dm`).
 /// @noRd
 #[extendr]
-fn profile_schema() -> Robj {
+fn ffi_profile_schema() -> Robj {
     let pks_t: Vec<&str> = schema::PRIMARY_KEYS.iter().map(|(t, _)| *t).collect();
     let pks_c: Vec<&str> = schema::PRIMARY_KEYS.iter().map(|(_, c)| *c).collect();
     let fk_t: Vec<&str> = schema::FOREIGN_KEYS.iter().map(|k| k.table).collect();
@@ -69,7 +69,7 @@ fn profile_schema() -> Robj {
 /// Validates the content of a v2 bundle (keys, NA, depths, version).
 /// @noRd
 #[extendr]
-fn profile_validate_v2(bundle: Robj) -> Robj {
+fn ffi_profile_validate_v2(bundle: Robj) -> Robj {
     envelope(|| {
         let p = bundle::profile_from_r(&bundle)?;
         profile_core::validate::validate(&p)?;
@@ -81,7 +81,7 @@ fn profile_validate_v2(bundle: Robj) -> Robj {
 /// that a panic in Rust becomes an R error of class `profile_error_internal`).
 /// @noRd
 #[extendr]
-fn profile_debug_panic(message: Robj) -> Robj {
+fn ffi_profile_debug_panic(message: Robj) -> Robj {
     // The default hook would print the panic to standard error; this one is
     // expected. (R runs this on one thread, so swapping the hook is safe.)
     let hook = std::panic::take_hook();
@@ -99,9 +99,9 @@ fn profile_debug_panic(message: Robj) -> Robj {
 
 extendr_module! {
     mod profile;
-    fn profile_schema;
-    fn profile_debug_panic;
-    fn profile_validate_v2;
+    fn ffi_profile_schema;
+    fn ffi_profile_debug_panic;
+    fn ffi_profile_validate_v2;
     use analysis;
     use folded;
     use rprof;

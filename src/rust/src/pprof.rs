@@ -11,7 +11,7 @@ use profile_core::pprof::{self, WriteOptions};
 /// columns if `compact` is TRUE.
 /// @noRd
 #[extendr]
-fn pprof_read(path: Robj, source_uri: Robj, max_size: Robj, compact: Robj) -> Robj {
+fn ffi_pprof_read(path: Robj, source_uri: Robj, max_size: Robj, compact: Robj) -> Robj {
     envelope(|| {
         let path = required_path(&path, "path")?;
         let uri = optional_string(&source_uri, "source_uri")?;
@@ -24,7 +24,7 @@ fn pprof_read(path: Robj, source_uri: Robj, max_size: Robj, compact: Robj) -> Ro
 /// Writes a bundle as a gzip-compressed pprof file (atomically).
 /// @noRd
 #[extendr]
-fn pprof_write(bundle: Robj, path: Robj, aggregate: Robj) -> Robj {
+fn ffi_pprof_write(bundle: Robj, path: Robj, aggregate: Robj) -> Robj {
     envelope(|| {
         let path = required_path(&path, "path")?;
         let p = profile_from_r(&bundle)?;
@@ -36,6 +36,6 @@ fn pprof_write(bundle: Robj, path: Robj, aggregate: Robj) -> Robj {
 
 extendr_module! {
     mod pprof;
-    fn pprof_read;
-    fn pprof_write;
+    fn ffi_pprof_read;
+    fn ffi_pprof_write;
 }

@@ -18,7 +18,7 @@ use profile_core::{input, output, rprof, ProfileError};
 /// reference the tests compare the other against.
 /// @noRd
 #[extendr]
-fn rprof_read(input: Robj, source_uri: Robj, max_size: Robj, with_lines: Robj, compact: Robj, from_shape: Robj) -> Robj {
+fn ffi_rprof_read(input: Robj, source_uri: Robj, max_size: Robj, with_lines: Robj, compact: Robj, from_shape: Robj) -> Robj {
     envelope(|| {
         let limits = limits(&max_size)?;
         let uri = optional_string(&source_uri, "source_uri")?;
@@ -60,7 +60,7 @@ fn rprof_read(input: Robj, source_uri: Robj, max_size: Robj, with_lines: Robj, c
 /// Validates a bundle and writes it as an Rprof file, atomically.
 /// @noRd
 #[extendr]
-fn rprof_write(bundle: Robj, path: Robj) -> Robj {
+fn ffi_rprof_write(bundle: Robj, path: Robj) -> Robj {
     envelope(|| {
         let path = required_path(&path, "path")?;
         let p = profile_from_r(&bundle)?;
@@ -75,7 +75,7 @@ fn rprof_write(bundle: Robj, path: Robj) -> Robj {
 /// 1.0.4 gave them.
 /// @noRd
 #[extendr]
-fn rprof_legacy_merge_order(xinds: Robj) -> Robj {
+fn ffi_rprof_legacy_merge_order(xinds: Robj) -> Robj {
     envelope(|| {
         let xinds = xinds
             .as_integer_slice()
@@ -86,7 +86,7 @@ fn rprof_legacy_merge_order(xinds: Robj) -> Robj {
 
 extendr_module! {
     mod rprof;
-    fn rprof_read;
-    fn rprof_write;
-    fn rprof_legacy_merge_order;
+    fn ffi_rprof_read;
+    fn ffi_rprof_write;
+    fn ffi_rprof_legacy_merge_order;
 }

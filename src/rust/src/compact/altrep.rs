@@ -88,7 +88,7 @@ pub fn cycle_pattern(x: &Robj) -> Option<(Robj, usize)> {
 /// " (expanded)" once R has expanded it, or "none". For tests and benchmarks.
 /// @noRd
 #[extendr]
-fn profile_column_form(x: Robj) -> Robj {
+fn ffi_profile_column_form(x: Robj) -> Robj {
     // SAFETY: `x` is a live R object; the C function only reads its header.
     let form = unsafe { profile_compact_form(x.get()) };
     let name = match form % 10 {
@@ -103,5 +103,5 @@ fn profile_column_form(x: Robj) -> Robj {
 
 extendr_module! {
     mod altrep;
-    fn profile_column_form;
+    fn ffi_profile_column_form;
 }
