@@ -3,7 +3,7 @@
 //! Every function registered with R returns an envelope (see [`envelope`]), never
 //! an error or a panic through extendr. The modules, each depending only on
 //! those before it (see `dev/ARCHITECTURE.md`):
-//! `rapi` (R's C API), `compact` (compact columns), `envelope`, `text` (strings
+//! `rapi` (R's C API), `envelope`, `compact` (compact columns), `text` (strings
 //! from R), `args`, `bundle` (profiles across the boundary), then one module per
 //! core module: `analysis`, `folded`, `rprof`, `pprof`, `combine`.
 
