@@ -205,7 +205,7 @@ static Rboolean runs_Inspect(SEXP x, int pre, int deep, int pvec,
                              void (*inspect_subtree)(SEXP, int, int, int)) {
     runs_t r = runs_of(x);
     Rprintf(" profile %s: %.0f rows in %.0f runs%s%s\n",
-            R_altrep_inherits(x, run_seq_class) ? "run sequence" : "runs",
+            R_altrep_inherits(x, run_seq_class) ? "run_seq" : "runs",
             (double) r.length, (double) r.n_runs,
             r.ends == NULL ? " of equal length" : "",
             R_altrep_data2(x) != R_NilValue ? " (expanded)" : "");
