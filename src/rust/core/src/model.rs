@@ -5,10 +5,22 @@
 //! Interning keeps repetitive columns (sample value types, units, file names) cheap
 //! in Rust and lets the binding hand R each distinct string once.
 
+use crate::error::{ProfileError, Result};
 use rustc_hash::FxHashMap;
 
 /// R's `NA_integer_` (and `NA` for logicals stored as integers).
 pub const NA_INT: i32 = i32::MIN;
+
+/// The id of the row after the first `rows` rows of a table of `what`: ids are
+/// R integers, numbered from 1.
+pub(crate) fn next_id(rows: usize, what: &str) -> Result<i32> {
+    rows.checked_add(1).and_then(|id| i32::try_from(id).ok()).ok_or_else(|| too_many(what))
+}
+
+/// The error for more rows of `what` than R integers can number.
+pub(crate) fn too_many(what: &str) -> ProfileError {
+    ProfileError::limit(format!("more {what} than a profile can hold (2^31 - 1)"))
+}
 
 /// Id of a string in a [`StringPool`]; `StrId::NA` is R's `NA_character_`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]

@@ -7,7 +7,6 @@
 //! writes gzip-compressed protobuf (see `write.rs`).
 
 pub mod proto;
-mod index;
 mod read;
 pub mod wire;
 mod write;

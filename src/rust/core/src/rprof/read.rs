@@ -12,7 +12,7 @@ use super::{
 };
 use crate::error::{ProfileError, Result};
 use crate::input::Limits;
-use crate::model::{Profile, SampleLocations, SampleValues, Samples, StrId, NA_INT};
+use crate::model::{next_id, Profile, SampleLocations, SampleValues, Samples, StrId, NA_INT};
 use crate::text::utf8_escaped;
 use memchr::{memchr, memmem};
 use rustc_hash::FxHashMap;
@@ -692,16 +692,6 @@ impl<'a> Reader<'a> {
         };
         LeanParsed { parsed, shape: self.shape }
     }
-}
-
-/// The id after `count` rows: an R integer.
-fn next_id(count: usize, what: &str) -> Result<i32> {
-    i32::try_from(count + 1).map_err(|_| too_many(what))
-}
-
-/// The error for more rows of `what` than R can number.
-fn too_many(what: &str) -> ProfileError {
-    ProfileError::limit(format!("more {what} than a profile can hold (2^31 - 1)"))
 }
 
 /// `#File N: path` as (N, path).

@@ -28,13 +28,13 @@
 //! passes it the same rest of the input, which runs past the chunk's end.
 
 use super::{
-    expected_lines_of, memory_values, read_lines, too_many, FileRef, Frame, Header, LineHandler,
+    expected_lines_of, memory_values, read_lines, FileRef, Frame, Header, LineHandler,
     LeanParsed, Lines, Reader, StackCache, Start,
 };
 use crate::error::{ProfileError, Result};
 use crate::input::Limits;
 use crate::memory::{advise_huge_pages, with_capacity_advised};
-use crate::model::NA_INT;
+use crate::model::{too_many, NA_INT};
 use crate::rprof::MEMORY_TYPES;
 use crate::threads::{cores, in_parallel};
 use memchr::memchr;
