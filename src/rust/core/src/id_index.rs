@@ -5,10 +5,11 @@
 //! where a hash map costs a hash and a probe per lookup (millions of them when a
 //! stack table is walked). But ids that come from a file or from R can be
 //! anything (huge, zero, negative, NA), and a vector as long as the largest id
-//! could be far larger than the input. So [`IdIndex`] keeps a vector slot for
-//! each positive id when the largest one is within a bound proportional to the
-//! number of ids (the decision is [`Layout::of`]'s), and a hash map for every
-//! other id; lookups give the same answers either way.
+//! could be far larger than the input. So [`IdIndex`] (and [`IdSet`], stored
+//! the same way) keeps a vector slot for each positive id when the largest one
+//! is within a bound proportional to the number of ids (the decision is
+//! [`Layout::of`]'s), and a hash map for every other id; lookups give the same
+//! answers either way.
 //!
 //! Every allocation is sized from the ids the index is built for and is
 //! fallible: running out of memory is a [`ProfileError::limit`], not an abort.
@@ -28,6 +29,12 @@ const SPARE_SLOTS: usize = 1024;
 pub(crate) trait Id: Copy + Eq + Hash {
     /// The id's position in the vector of slots: the id itself if it is positive.
     fn slot(self) -> Option<usize>;
+
+    /// The largest slot of the ids of `ids` (0 if none has one), and whether
+    /// every id has a slot: one pass over plain numbers, which the compiler
+    /// turns into SIMD instructions (the layout is decided for every index, some
+    /// of them over millions of ids).
+    fn slot_range(ids: &[Self]) -> (u64, bool);
 }
 
 impl Id for i32 {
@@ -35,12 +42,22 @@ impl Id for i32 {
     fn slot(self) -> Option<usize> {
         usize::try_from(self).ok().filter(|&s| s > 0)
     }
+
+    fn slot_range(ids: &[i32]) -> (u64, bool) {
+        let (min, max) = ids.iter().fold((i32::MAX, 0), |(min, max), &id| (min.min(id), max.max(id)));
+        (max as u64, min > 0)
+    }
 }
 
 impl Id for u64 {
     #[inline]
     fn slot(self) -> Option<usize> {
         usize::try_from(self).ok().filter(|&s| s > 0)
+    }
+
+    fn slot_range(ids: &[u64]) -> (u64, bool) {
+        let (min, max) = ids.iter().fold((u64::MAX, 0), |(min, max), &id| (min.min(id), max.max(id)));
+        (max, min > 0)
     }
 }
 
@@ -57,58 +74,110 @@ impl Layout {
     /// (ids without a slot, such as NA, go to the hash map); else every id is
     /// hashed.
     fn of<K: Id>(ids: &[K]) -> Layout {
-        let mut max = 0;
-        let mut without_slot = 0;
-        for &id in ids {
-            match id.slot() {
-                Some(s) => max = max.max(s),
-                None => without_slot += 1,
-            }
-        }
+        let (max, all_have_slots) = K::slot_range(ids);
         let bound = ids.len().saturating_mul(SLOTS_PER_ID).saturating_add(SPARE_SLOTS);
-        if max <= bound {
-            Layout { slots: if max > 0 { max + 1 } else { 0 }, hashed: without_slot }
-        } else {
-            Layout { slots: 0, hashed: ids.len() }
+        match usize::try_from(max) {
+            Ok(max) if max <= bound => {
+                let without_slot =
+                    if all_have_slots { 0 } else { ids.iter().filter(|&&id| id.slot().is_none()).count() };
+                Layout { slots: if max > 0 { max + 1 } else { 0 }, hashed: without_slot }
+            }
+            _ => Layout { slots: 0, hashed: ids.len() },
         }
     }
 }
 
-/// Marks a slot without a row (rows are below it: see [`IdIndex::try_for_ids`]).
-const NONE: u32 = u32::MAX;
+/// What a slot holds: the row of an id ([`IdIndex`]) or whether the id is there
+/// ([`IdSet`], a byte per slot: validation builds several sets of a million
+/// samples, and fresh memory is what they cost).
+trait Slot: Copy + PartialEq {
+    /// The slot of an id that is not there.
+    const EMPTY: Self;
+}
+
+impl Slot for u32 {
+    const EMPTY: u32 = u32::MAX;
+}
+
+impl Slot for bool {
+    const EMPTY: bool = false;
+}
 
 fn out_of_memory(n: usize) -> ProfileError {
     ProfileError::limit(format!("not enough memory to index {n} ids"))
 }
 
-/// A map from ids to rows (or any value below `u32::MAX`).
+/// The storage of [`IdIndex`] and [`IdSet`]: a slot for each positive id up to
+/// the bound [`Layout::of`] chose, a hash map for every other id.
 #[derive(Debug, Clone)]
-pub(crate) struct IdIndex<K: Id = i32> {
-    /// The row of id `i` in slot `i` ([`NONE`] where it has none).
-    slots: Vec<u32>,
-    /// The rows of ids without a slot.
-    hashed: FxHashMap<K, u32>,
+struct DenseOrHashed<K: Id, V: Slot> {
+    slots: Vec<V>,
+    hashed: FxHashMap<K, V>,
 }
 
-impl<K: Id> IdIndex<K> {
-    /// An empty index with room for the ids of `ids`, each with a row below
-    /// `ids.len()`. Other ids may be inserted too, but the hash map then grows
-    /// without a bound checked here.
-    pub(crate) fn try_for_ids(ids: &[K]) -> Result<Self> {
-        if ids.len() >= NONE as usize {
-            return Err(ProfileError::limit(format!(
-                "{} ids to index, more than the {} rows an index can number",
-                ids.len(),
-                NONE - 1
-            )));
-        }
+impl<K: Id, V: Slot> DenseOrHashed<K, V> {
+    /// An empty table with room for the ids of `ids` (other ids may be inserted
+    /// too, but the hash map then grows without a bound checked here).
+    fn try_for_ids(ids: &[K]) -> Result<Self> {
         let layout = Layout::of(ids);
         let mut slots = Vec::new();
         slots.try_reserve_exact(layout.slots).map_err(|_| out_of_memory(ids.len()))?;
-        slots.resize(layout.slots, NONE);
+        slots.resize(layout.slots, V::EMPTY);
         let mut hashed = FxHashMap::default();
         hashed.try_reserve(layout.hashed).map_err(|_| out_of_memory(ids.len()))?;
-        Ok(IdIndex { slots, hashed })
+        Ok(DenseOrHashed { slots, hashed })
+    }
+
+    /// Sets the value of `id` (not [`Slot::EMPTY`]), returning the one it had.
+    #[inline]
+    fn insert(&mut self, id: K, value: V) -> Option<V> {
+        match id.slot().and_then(|s| self.slots.get_mut(s)) {
+            Some(slot) => {
+                let old = std::mem::replace(slot, value);
+                (old != V::EMPTY).then_some(old)
+            }
+            None => self.insert_hashed(id, value),
+        }
+    }
+
+    #[inline]
+    fn get(&self, id: K) -> Option<V> {
+        match id.slot().and_then(|s| self.slots.get(s)) {
+            Some(&value) => (value != V::EMPTY).then_some(value),
+            None if self.hashed.is_empty() => None,
+            None => self.get_hashed(id),
+        }
+    }
+
+    // The hash map apart, so that the slot path is small enough to be inlined
+    // into the loops over millions of rows.
+    #[inline(never)]
+    fn insert_hashed(&mut self, id: K, value: V) -> Option<V> {
+        self.hashed.insert(id, value)
+    }
+
+    #[inline(never)]
+    fn get_hashed(&self, id: K) -> Option<V> {
+        self.hashed.get(&id).copied()
+    }
+}
+
+/// A map from ids to rows (or other numbers below `u32::MAX`).
+#[derive(Debug, Clone)]
+pub(crate) struct IdIndex<K: Id = i32>(DenseOrHashed<K, u32>);
+
+impl<K: Id> IdIndex<K> {
+    /// An empty index with room for the ids of `ids`, each with a row below
+    /// `ids.len()` (see [`DenseOrHashed::try_for_ids`]).
+    pub(crate) fn try_for_ids(ids: &[K]) -> Result<Self> {
+        if ids.len() >= u32::EMPTY as usize {
+            return Err(ProfileError::limit(format!(
+                "{} ids to index, more than the {} rows an index can number",
+                ids.len(),
+                u32::EMPTY - 1
+            )));
+        }
+        DenseOrHashed::try_for_ids(ids).map(IdIndex)
     }
 
     /// The first row of each id of `ids` (later rows with the same id are not
@@ -140,26 +209,16 @@ impl<K: Id> IdIndex<K> {
         Ok(index)
     }
 
-    /// Sets the row of `id`, returning the row it had.
+    /// Sets the row of `id` (below `u32::MAX`), returning the row it had.
     #[inline]
     pub(crate) fn insert(&mut self, id: K, row: u32) -> Option<u32> {
-        match id.slot().and_then(|s| self.slots.get_mut(s)) {
-            Some(slot) => {
-                let old = std::mem::replace(slot, row);
-                (old != NONE).then_some(old)
-            }
-            None => self.hashed.insert(id, row),
-        }
+        self.0.insert(id, row)
     }
 
     /// The row of `id`.
     #[inline]
     pub(crate) fn get(&self, id: K) -> Option<u32> {
-        match id.slot().and_then(|s| self.slots.get(s)) {
-            Some(&row) => (row != NONE).then_some(row),
-            None if self.hashed.is_empty() => None,
-            None => self.hashed.get(&id).copied(),
-        }
+        self.0.get(id)
     }
 
     /// The row of `id` as an index.
@@ -170,18 +229,18 @@ impl<K: Id> IdIndex<K> {
 
     #[cfg(test)]
     fn has_slots(&self) -> bool {
-        !self.slots.is_empty()
+        !self.0.slots.is_empty()
     }
 }
 
-/// A set of ids: an [`IdIndex`] whose rows are not used.
+/// A set of ids, stored as an [`IdIndex`] is.
 #[derive(Debug, Clone)]
-pub(crate) struct IdSet<K: Id = i32>(IdIndex<K>);
+pub(crate) struct IdSet<K: Id = i32>(DenseOrHashed<K, bool>);
 
 impl<K: Id> IdSet<K> {
-    /// An empty set with room for the ids of `ids` (see [`IdIndex::try_for_ids`]).
+    /// An empty set with room for the ids of `ids` (see [`DenseOrHashed::try_for_ids`]).
     pub(crate) fn try_for_ids(ids: &[K]) -> Result<Self> {
-        IdIndex::try_for_ids(ids).map(IdSet)
+        DenseOrHashed::try_for_ids(ids).map(IdSet)
     }
 
     /// The set of the ids of `ids`.
@@ -196,7 +255,7 @@ impl<K: Id> IdSet<K> {
     /// Adds `id`; false if it was in the set already.
     #[inline]
     pub(crate) fn insert(&mut self, id: K) -> bool {
-        self.0.insert(id, 0).is_none()
+        self.0.insert(id, true).is_none()
     }
 
     #[inline]
