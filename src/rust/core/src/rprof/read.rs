@@ -75,24 +75,13 @@ fn parse_lean_in_chunks(bytes: &[u8], source_uri: Option<&str>, limits: &Limits,
     Ok(reader.finish())
 }
 
-/// [`parse_with_limits`] of bytes it owns: a large input is freed as soon as it
-/// has been read, before the per-sample columns are written, which lowers the
-/// peak memory of a read by the size of the input.
-pub fn parse_owned(bytes: Vec<u8>, source_uri: Option<&str>, limits: &Limits) -> Result<Parsed> {
-    parse_owned_lean(bytes, source_uri, limits).map(LeanParsed::into_full)
-}
-
-/// [`parse_owned`] as a lean read (see [`LeanParsed`]): what a read that only
-/// needs the compact form of the derived columns (the R binding) calls.
+/// [`parse_lean`] of bytes it owns: a large input is freed as soon as it has
+/// been read, before the per-sample columns are written, which lowers the peak
+/// memory of a read by the size of the input. What a read that only needs the
+/// compact form of the derived columns (the R binding) calls.
 pub fn parse_owned_lean(bytes: Vec<u8>, source_uri: Option<&str>, limits: &Limits) -> Result<LeanParsed> {
     let chunks = parallel::chunks_for(bytes.len());
     parse_owned_lean_in_chunks(bytes, source_uri, limits, chunks)
-}
-
-/// [`parse_owned`] with the number of chunks given; see [`parse_in_chunks`].
-#[doc(hidden)]
-pub fn parse_owned_in_chunks(bytes: Vec<u8>, source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<Parsed> {
-    parse_owned_lean_in_chunks(bytes, source_uri, limits, chunks).map(LeanParsed::into_full)
 }
 
 /// [`parse_owned_lean`] with the number of chunks given; see [`parse_in_chunks`].
