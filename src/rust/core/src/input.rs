@@ -96,8 +96,8 @@ pub fn read_file(path: &Path, limits: &Limits) -> Result<Vec<u8>> {
 /// at least this many bytes, and [`EAGER_RATIO`] times the compressed size.
 /// Profiles compress far less than that; a bomb (gzip reaches about 1000:1) is
 /// then counted without being kept, so memory stays bounded by the input size.
-const EAGER_MIN_BYTES: u64 = 64 << 20;
-const EAGER_RATIO: u64 = 64;
+pub const EAGER_MIN_BYTES: u64 = 64 << 20;
+pub const EAGER_RATIO: u64 = 64;
 
 /// The payload of `bytes`: inflated if it is gzip (several concatenated members are
 /// read as one stream, as gunzip does), as is otherwise. More than

@@ -22,6 +22,9 @@ use rustc_hash::FxHashSet;
 /// lines referred to by many samples would fill memory from a small file.
 pub const MAX_FRAMES_PER_BYTE: u64 = 32;
 
+/// Frames a file's stacks may always have, however small the file.
+pub const MIN_MAX_FRAMES: u64 = 1 << 20;
+
 /// The single source row a pprof file becomes.
 const SOURCE_ID: i32 = 1;
 
@@ -110,7 +113,7 @@ pub fn profile_from_message(m: &proto::Profile, source_uri: Option<&str>) -> Res
 
 /// A decoded message as a v2 profile with one source. `limits` bounds the depth
 /// of each stack; the stacks together may have at most [`MAX_FRAMES_PER_BYTE`]
-/// frames per byte of the encoded message.
+/// frames per byte of the encoded message (and [`MIN_MAX_FRAMES`] in any case).
 pub fn profile_from_message_with_limits(
     m: &proto::Profile,
     source_uri: Option<&str>,
@@ -142,7 +145,7 @@ pub fn profile_from_message_with_limits(
     let mapping_ids = add_mappings(&mut p, m, &strings)?;
     let function_ids = add_functions(&mut p, m, &strings)?;
     let rows_of_location = add_locations(&mut p, m, &mapping_ids, &function_ids)?;
-    let max_frames = (m.encoded_len() as u64).saturating_mul(MAX_FRAMES_PER_BYTE).max(1 << 20);
+    let max_frames = (m.encoded_len() as u64).saturating_mul(MAX_FRAMES_PER_BYTE).max(MIN_MAX_FRAMES);
     add_samples(&mut p, m, &strings, &types, &rows_of_location, max_frames, limits)?;
     restore_r_system_names(&mut p)?;
     Ok(p)

@@ -31,7 +31,7 @@ use rustc_hash::FxHashMap;
 /// Most sample values (samples x sample types) a file may hold: every sample has a
 /// value of every type in pprof, which a profile uniting many sources with
 /// different types could make huge.
-const MAX_VALUES: u64 = 1 << 28;
+pub const MAX_VALUES: u64 = 1 << 28;
 
 /// How many lines the inlined-frame chains may have in all, beyond one per row:
 /// rows read from pprof are in one chain each, while a hand-made tree of
