@@ -26,38 +26,42 @@ const SPARE_SLOTS: usize = 1024;
 
 /// An id that an index can hold: v2 ids (`i32`, NA = `i32::MIN`) and pprof ids
 /// (`u64`).
-pub(crate) trait Id: Copy + Eq + Hash {
+pub(crate) trait Id: Copy + Ord + Hash + TryInto<usize> {
+    const ZERO: Self;
+    const MAX: Self;
+
+    /// The id as a slot number if it is positive (else 0).
+    fn slot_or_zero(self) -> u64;
+
     /// The id's position in the vector of slots: the id itself if it is positive.
-    fn slot(self) -> Option<usize>;
+    #[inline]
+    fn slot(self) -> Option<usize> {
+        self.try_into().ok().filter(|&s| s > 0)
+    }
 
     /// The largest slot of the ids of `ids` (0 if none has one), and whether
     /// every id has a slot: one pass over plain numbers, which the compiler
     /// turns into SIMD instructions (the layout is decided for every index, some
     /// of them over millions of ids).
-    fn slot_range(ids: &[Self]) -> (u64, bool);
+    fn slot_range(ids: &[Self]) -> (u64, bool) {
+        let (min, max) = ids.iter().fold((Self::MAX, Self::ZERO), |(min, max), &id| (min.min(id), max.max(id)));
+        (max.slot_or_zero(), min > Self::ZERO)
+    }
 }
 
 impl Id for i32 {
-    #[inline]
-    fn slot(self) -> Option<usize> {
-        usize::try_from(self).ok().filter(|&s| s > 0)
-    }
-
-    fn slot_range(ids: &[i32]) -> (u64, bool) {
-        let (min, max) = ids.iter().fold((i32::MAX, 0), |(min, max), &id| (min.min(id), max.max(id)));
-        (max as u64, min > 0)
+    const ZERO: i32 = 0;
+    const MAX: i32 = i32::MAX;
+    fn slot_or_zero(self) -> u64 {
+        self.max(0) as u64
     }
 }
 
 impl Id for u64 {
-    #[inline]
-    fn slot(self) -> Option<usize> {
-        usize::try_from(self).ok().filter(|&s| s > 0)
-    }
-
-    fn slot_range(ids: &[u64]) -> (u64, bool) {
-        let (min, max) = ids.iter().fold((u64::MAX, 0), |(min, max), &id| (min.min(id), max.max(id)));
-        (max, min > 0)
+    const ZERO: u64 = 0;
+    const MAX: u64 = u64::MAX;
+    fn slot_or_zero(self) -> u64 {
+        self
     }
 }
 

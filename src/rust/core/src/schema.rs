@@ -5,7 +5,7 @@
 //! order in which the validator reports a broken rule). The validator and the R
 //! wrapper (for `dm` keys) both read them from here.
 
-use crate::model::{ColumnRules, IntValues, TableRules, TABLE_RULES};
+use crate::model::{ColType, ColumnRules, IntValues, TableRules, TABLE_RULES};
 
 /// Single-column primary keys.
 pub const PRIMARY_KEYS: &[(&str, &str)] = &columns_where::<{ count_where(Rule::PrimaryKey) }>(Rule::PrimaryKey);
@@ -82,8 +82,14 @@ const fn has(column: &ColumnRules, rule: Rule) -> bool {
     }
 }
 
-/// How many columns of all tables have `rule`.
-const fn count_where(rule: Rule) -> usize {
+/// A column that has a rule: its table's name and its rules.
+type Selected = (&'static str, &'static ColumnRules);
+
+const NO_COLUMN: ColumnRules = ColumnRules::new("", ColType::Int);
+
+/// The columns of all tables that have `rule`, in table and column order: the
+/// first `out.len()` of them are written to `out`; returns how many there are.
+const fn select(rule: Rule, out: &mut [Selected]) -> usize {
     let mut n = 0;
     let mut t = 0;
     while t < TABLE_RULES.len() {
@@ -91,6 +97,9 @@ const fn count_where(rule: Rule) -> usize {
         let mut c = 0;
         while c < columns.len() {
             if has(&columns[c], rule) {
+                if n < out.len() {
+                    out[n] = (TABLE_RULES[t].name, &columns[c]);
+                }
                 n += 1;
             }
             c += 1;
@@ -100,42 +109,35 @@ const fn count_where(rule: Rule) -> usize {
     n
 }
 
-/// (table, column) of the `N` columns that have `rule`, in table and column order.
+const fn count_where(rule: Rule) -> usize {
+    select(rule, &mut [])
+}
+
+/// (table, column) of the `N` columns that have `rule`.
 const fn columns_where<const N: usize>(rule: Rule) -> [(&'static str, &'static str); N] {
+    let mut selected = [("", &NO_COLUMN); N];
+    select(rule, &mut selected);
     let mut out = [("", ""); N];
-    let mut n = 0;
-    let mut t = 0;
-    while t < TABLE_RULES.len() {
-        let columns = TABLE_RULES[t].columns;
-        let mut c = 0;
-        while c < columns.len() {
-            if has(&columns[c], rule) {
-                out[n] = (TABLE_RULES[t].name, columns[c].name);
-                n += 1;
-            }
-            c += 1;
-        }
-        t += 1;
+    let mut i = 0;
+    while i < N {
+        out[i] = (selected[i].0, selected[i].1.name);
+        i += 1;
     }
     out
 }
 
-/// The `N` foreign keys, in table and column order.
+/// The `N` foreign keys.
 const fn foreign_keys<const N: usize>() -> [ForeignKey; N] {
+    let mut selected = [("", &NO_COLUMN); N];
+    select(Rule::References, &mut selected);
     let mut out = [ForeignKey { table: "", column: "", ref_table: "", ref_column: "" }; N];
-    let mut n = 0;
-    let mut t = 0;
-    while t < TABLE_RULES.len() {
-        let columns = TABLE_RULES[t].columns;
-        let mut c = 0;
-        while c < columns.len() {
-            if let Some((ref_table, ref_column)) = columns[c].references {
-                out[n] = ForeignKey { table: TABLE_RULES[t].name, column: columns[c].name, ref_table, ref_column };
-                n += 1;
-            }
-            c += 1;
+    let mut i = 0;
+    while i < N {
+        let (table, column) = selected[i];
+        if let Some((ref_table, ref_column)) = column.references {
+            out[i] = ForeignKey { table, column: column.name, ref_table, ref_column };
         }
-        t += 1;
+        i += 1;
     }
     out
 }
@@ -143,7 +145,7 @@ const fn foreign_keys<const N: usize>() -> [ForeignKey; N] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{ColType, Profile};
+    use crate::model::Profile;
 
     /// The declared rules describe the model's own tables and columns, and hold
     /// together: required columns come first, keys are not NA, foreign keys point
