@@ -33,6 +33,7 @@
 #'   (0 for the root), `start` and `width` (fractions of the total), `self` and
 #'   `total` (values of the sample type), `group` (what the colour stands for) and
 #'   `colour`.
+#' @order 1
 #' @export
 #' @examples
 #' x <- read_rprof(system.file("samples/rprof/line.out", package = "profile"))
@@ -92,14 +93,8 @@ profile_flamegraph <- function(x, type = NULL,
 }
 
 #' @rdname profile_flamegraph
-#' @param ... For `plot()`: the arguments of `profile_flamegraph()` after `x`.
-#' @export
-plot.profile_data <- function(x, ...) {
-  profile_flamegraph(x, ...)
-}
-
-#' @rdname profile_flamegraph
 #' @param n The number of colours.
+#' @order 3
 #' @export
 flame_palette <- function(n) {
   # The reds, oranges and yellows of classic flame graphs (red 205-255, green

@@ -132,7 +132,7 @@ read_pprof <- function(path, ..., version = "2.0", source_uri = path,
       path = path
     )
     if (version == "1.0") {
-      v1_from_pprof_bundle(bundle)
+      v1_from_pprof(decode_bundle(bundle))
     } else {
       dm_from_bundle(bundle)
     }
@@ -160,72 +160,4 @@ write_pprof <- function(x, path) {
     )
   })
   invisible(x)
-}
-
-# The v1 object that profile 1.0.x's read_pprof() returned, from the bundle of
-# the v2 reader: the first sample type, one v1 sample per pprof sample, and one
-# v1 location per pprof location (its outermost line: the row not inlined into
-# another, which carries the pprof id).
-v1_from_pprof_bundle <- function(bundle, call = rlang::caller_env()) {
-  tables <- decode_bundle(bundle)
-  types <- tables$sample_types
-  if (nrow(types) == 0L || types$type[[1]] != "samples" || types$unit[[1]] != "count") {
-    declared <- if (nrow(types)) paste0(types$type, "/", types$unit) else "none"
-    abort_profile(
-      "unsupported",
-      c(
-        "Version 1.0 holds only sample counts: the first sample type must be {.val samples/count}.",
-        i = "This profile's sample types: {.val {declared}}.",
-        i = "Read it with {.code version = \"2.0\"}, which keeps every sample type."
-      ),
-      declared = declared, call = call
-    )
-  }
-  sample_values <- tables$sample_values
-  value <- sample_values$value[sample_values$type == "samples"]
-  bad <- which(!(value > 0 & value <= .Machine$integer.max))
-  if (length(bad)) {
-    sample <- bad[[1]]
-    count <- value[[sample]]
-    abort_profile(
-      "unsupported",
-      c(
-        "Version 1.0 holds positive sample counts; sample {sample} has the count {count}.",
-        i = "Read the profile with {.code version = \"2.0\"}."
-      ),
-      sample = sample, count = count, call = call
-    )
-  }
-
-  locations <- tables$locations
-  outermost <- is.na(locations$inlined_into)
-  stacks <- tables$sample_locations
-  in_v1 <- stacks$location_id %in% locations$location_id[outermost]
-
-  functions <- tables$functions
-  functions$name[functions$name == ""] <- "<?>"
-  functions$system_name[functions$system_name == ""] <- "<?>"
-
-  new_profile_data(list(
-    meta = tibble::tibble(key = "version", value = "1.0"),
-    sample_types = tibble::tibble(type = "samples", unit = "count"),
-    samples = v1_samples(
-      tables$samples$sample_id, as.integer(value),
-      stacks$sample_id[in_v1], stacks$location_id[in_v1]
-    ),
-    locations = locations[outermost, c("location_id", "function_id", "line")],
-    functions = functions[c("function_id", "name", "system_name", "filename", "start_line")]
-  ))
-}
-
-# The v2 tables to write for a valid v1 object: one sample per v1 row, with its
-# value, and "<?>" names written empty, as profile 1.0.x did. (The Rust writer
-# checks the tables.)
-pprof_tables_from_v1 <- function(x) {
-  tables <- v2_tables_from_v1(x, repeat_rows = FALSE)
-  functions <- tables$functions
-  functions$name[functions$name == "<?>"] <- ""
-  functions$system_name[functions$system_name == "<?>"] <- ""
-  tables$functions <- functions
-  tables
 }

@@ -120,8 +120,7 @@ read_rprof <- function(path, ..., version = "2.0", source_uri = path,
       warning(w, call. = FALSE)
     }
     if (v1) {
-      lines <- readLines(file, warn = FALSE)
-      rprof_v1(decode_bundle(res$bundle), res$sample_lines, lines)
+      v1_from_rprof(decode_bundle(res$bundle), res$sample_lines, readLines(file, warn = FALSE))
     } else {
       dm_from_bundle(res$bundle)
     }
@@ -215,94 +214,4 @@ read_connection_limited <- function(open, max_size, path, chunk_size = 2^23,
   close(con)
   con <- open()
   read_chunk(con, total)
-}
-
-# ---------------------------------------------------------------------------
-# v1 (profile 1.0.x) from the v2 tables of one read
-
-# The v1 object profile 1.0.x's read_rprof() returned, from the v2 tables of the
-# same file, the file line each sample was read from, and the lines of the file
-# (for the `.rprof` component, which holds them as 1.0.x split them).
-#
-# 1.0.x numbered functions in order of (name, file number), with the smallest line
-# as start line. It numbered locations in the order of the rows of a merge() of
-# all frames with the functions: grouped by function in order of the name and the
-# file number as text, and within a function in the order R's merge() leaves
-# equal keys in (an unstable sort, reproduced by rprof_legacy_merge_order()).
-# 1.0.x sorted names in the collation of the locale; here it is always byte order
-# (the same as 1.0.x run with LC_COLLATE=C). Stacks are named by their position
-# among the lines that are neither the first nor `#File` lines.
-rprof_v1 <- function(tables, sample_lines, lines) {
-  rprof <- rprof_lines_split(lines)
-  file_lines <- grep("^#File ", lines)
-
-  fun <- tables$functions
-  loc <- tables$locations
-  # The reader writes the frames in file order: by sample, innermost first.
-  stacks <- tables$sample_locations
-
-  # 1.0.x's file ids are the numbers of the `#File` lines. R numbers files in
-  # order of first use, so for one segment these are the ranks of the file names
-  # in order of first use; with several segments (appended sessions, whose
-  # numbers restart) a file keeps the rank of its first use in the whole file.
-  stack_loc <- match(stacks$location_id, loc$location_id)
-  stack_fun <- match(loc$function_id[stack_loc], fun$function_id)
-  has_ref <- fun$filename[stack_fun] != "" | loc$line[stack_loc] != 0L
-  files <- unique(fun$filename[stack_fun][has_ref])
-  file_id <- match(fun$filename, files, nomatch = 0L)
-  file_id[fun$filename == ""] <- 0L
-
-  fun_order <- order(fun$system_name, file_id, method = "radix")
-  v1_function_id <- integer(nrow(fun))
-  v1_function_id[fun_order] <- seq_along(fun_order)
-  functions <- tibble::tibble(
-    function_id = seq_along(fun_order),
-    name = rprof_v1_name(fun$system_name[fun_order]),
-    system_name = fun$system_name[fun_order],
-    filename = fun$filename[fun_order],
-    start_line = fun$start_line[fun_order],
-    .file_id = file_id[fun_order]
-  )
-
-  merged <- rust_value(
-    rprof_legacy_merge_order(match(stack_fun, stack_fun)),
-    "Can't order the locations."
-  )
-  merge_key <- order(fun$system_name, as.character(file_id), method = "radix")
-  key_rank <- integer(nrow(fun))
-  key_rank[merge_key] <- seq_along(merge_key)
-  merged <- merged[order(key_rank[stack_fun[merged]], method = "radix")]
-  loc_order <- match(unique(stacks$location_id[merged]), loc$location_id)
-  v1_location_id <- integer(nrow(loc))
-  v1_location_id[loc_order] <- seq_along(loc_order)
-  loc_fun <- match(loc$function_id, fun$function_id)
-  locations <- tibble::tibble(
-    location_id = seq_along(loc_order),
-    function_id = v1_function_id[loc_fun[loc_order]],
-    line = loc$line[loc_order]
-  )
-
-  samples <- v1_samples(
-    tables$samples$sample_id, rep(1L, nrow(tables$samples)),
-    stacks$sample_id, v1_location_id[stack_loc]
-  )
-  trace_index <- sample_lines - 1L - findInterval(sample_lines, file_lines)
-  names(samples$locations) <- as.character(trace_index)
-
-  ds <- new_profile_data(list(
-    meta = tibble::tibble(key = "version", value = "1.0"),
-    sample_types = tibble::tibble(type = "samples", unit = "count"),
-    samples = samples,
-    locations = locations,
-    functions = functions,
-    .rprof = rprof
-  ))
-  validate_profile(ds)
-  ds
-}
-
-# profile 1.0.x's `name` for an Rprof frame: `.` becomes `_`, `<GC>` becomes `gc`.
-rprof_v1_name <- function(system_name) {
-  name <- gsub(".", "_", system_name, fixed = TRUE)
-  gsub("<GC>", "gc", name, fixed = TRUE)
 }

@@ -107,12 +107,6 @@ new_profile_summary <- function(x, sample_type, unit, grand_total, by, sort, n_g
   )
 }
 
-#' @rdname profile_summary
-#' @export
-summary.profile_data <- function(object, ...) {
-  profile_summary(object, ...)
-}
-
 # pillar (imported by tibble anyway) prints the header of a summary.
 #' @importFrom pillar tbl_sum
 #' @export

@@ -83,9 +83,9 @@ test_that("profile_v2_from_v1() renumbers ids v2 does not allow", {
   expect_true(is.na(p$locations$function_id[[2]]))
 })
 
-test_that("profile_v1_from_v2() gives one v1 sample per v2 sample, innermost first", {
+test_that("v1_from_v2_tables() gives one v1 sample per v2 sample, innermost first", {
   p <- tiny_v2()
-  x <- profile_v1_from_v2(p)
+  x <- v1_from_v2_tables(v2_tables(p))
   expect_s3_class(x, "profile_data")
   expect_silent(validate_profile(x))
   expect_identical(x$meta$value, "1.0")
@@ -99,7 +99,7 @@ test_that("profile_v1_from_v2() gives one v1 sample per v2 sample, innermost fir
 
 test_that("v2 -> v1 -> v2 keeps every sample, stack and value", {
   p <- profile_v2_from_v1(v1_with_counts())
-  back <- profile_v2_from_v1(profile_v1_from_v2(p))
+  back <- profile_v2_from_v1(v1_from_v2_tables(v2_tables(p)))
   for (t in c("samples", "sample_values", "sample_locations", "locations", "functions", "sources")) {
     expect_identical(back[[t]], p[[t]], info = t)
   }
@@ -111,7 +111,7 @@ test_that("v2 -> v1 takes `value` from samples/count and expands again on the wa
   sv$value <- c(3, 1, 2)
   sv <- rbind(sv, tibble::tibble(sample_id = 1:3, type = "cpu", unit = "nanoseconds", value = c(3e7, 1e7, 2e7)))
   p <- new_profile_v2(p$meta, p$sources, p$samples, sv, p$sample_locations, p$locations, p$functions)
-  x <- profile_v1_from_v2(p)
+  x <- v1_from_v2_tables(v2_tables(p))
   expect_identical(x$samples$value, c(3L, 1L, 2L))
   back <- profile_v2_from_v1(x)
   expect_identical(nrow(back$samples), 6L)
@@ -125,7 +125,7 @@ test_that("v2 -> v1 refuses profiles without sample counts, pointing to v2", {
   sv$type <- "alloc_space"
   sv$unit <- "bytes"
   p <- new_profile_v2(p$meta, p$sources, p$samples, sv, p$sample_locations, p$locations, p$functions)
-  err <- expect_error(profile_v1_from_v2(p), class = "profile_error_unsupported")
+  err <- expect_error(v1_from_v2_tables(v2_tables(p)), class = "profile_error_unsupported")
   expect_match(conditionMessage(err), "samples", fixed = TRUE)
   expect_match(conditionMessage(err), "alloc_space/bytes", fixed = TRUE)
   expect_match(conditionMessage(err), "2.0", fixed = TRUE)
@@ -136,13 +136,13 @@ test_that("v2 -> v1: zero counts are left out, fractional counts refused", {
   sv <- p$sample_values
   sv$value <- c(2, 0, 1)
   p0 <- new_profile_v2(p$meta, p$sources, p$samples, sv, p$sample_locations, p$locations, p$functions)
-  x <- profile_v1_from_v2(p0)
+  x <- v1_from_v2_tables(v2_tables(p0))
   expect_identical(x$samples$value, c(2L, 1L))
   expect_identical(v1_stacks(x), c("1 2", "3 1 2"))
 
   sv$value <- c(2, 0.5, 1)
   p_half <- new_profile_v2(p$meta, p$sources, p$samples, sv, p$sample_locations, p$locations, p$functions)
-  expect_error(profile_v1_from_v2(p_half), class = "profile_error_unsupported")
+  expect_error(v1_from_v2_tables(v2_tables(p_half)), class = "profile_error_unsupported")
 })
 
 test_that("v2 -> v1 gives names v1 allows", {
@@ -152,7 +152,7 @@ test_that("v2 -> v1 gives names v1 allows", {
   fns$system_name[[1]] <- NA
   fns$start_line[[2]] <- NA
   p <- new_profile_v2(p$meta, p$sources, p$samples, p$sample_values, p$sample_locations, p$locations, fns)
-  x <- profile_v1_from_v2(p)
+  x <- v1_from_v2_tables(v2_tables(p))
   expect_silent(validate_profile(x))
   expect_identical(x$functions$name[[1]], "<?>")
   expect_identical(x$functions$system_name[[1]], "<?>")

@@ -1,5 +1,7 @@
-# v1 (profile_data) support: the format of profile 1.0.x, its validation, its
-# printing, and conversions between v1 and v2.
+# The v1 object (class profile_data), the format of profile 1.0.x: its class,
+# printing, summary and plot methods, validation, and its dm view. Conversions
+# between v1 and v2 are in R/v1-convert.R, 1.0.x's internal names in
+# R/v1-legacy.R.
 
 #' The v1 profile format (profile 1.0.x)
 #'
@@ -67,6 +69,20 @@ format.profile_data <- function(x, ...) {
 print.profile_data <- function(x, ...) {
   cat(format(x, ...), sep = "\n")
   invisible(x)
+}
+
+#' @rdname profile_summary
+#' @export
+summary.profile_data <- function(object, ...) {
+  profile_summary(object, ...)
+}
+
+#' @rdname profile_flamegraph
+#' @param ... For `plot()`: the arguments of `profile_flamegraph()` after `x`.
+#' @order 2
+#' @export
+plot.profile_data <- function(x, ...) {
+  profile_flamegraph(x, ...)
 }
 
 # ---------------------------------------------------------------------------
@@ -392,281 +408,3 @@ dm_from_v1 <- function(x, call = rlang::caller_env()) {
   dm::dm_add_fk(dm, "locations", "function_id", "functions")
 }
 
-# ---------------------------------------------------------------------------
-# v1 -> v2
-
-#' Convert a v1 profile to v2
-#'
-#' `profile_v2_from_v1()` turns a v1 object (class `profile_data`, as returned by
-#' profile 1.0.x or by the readers with `version = "1.0"`, see [profile_v1])
-#' into a v2 profile (see [new_profile_v2()]).
-#'
-#' v1 aggregates: a row of its `samples` table stands for `value` consecutive
-#' samples with the same stack. v2 keeps raw samples, so each v1 row becomes
-#' `value` v2 samples, each with one sample value of type `samples`, unit
-#' `count`, value 1, and the stack of the v1 row (depth 1 = its first, innermost
-#' location). The total count is unchanged.
-#'
-#' All samples get one source, with `source_type` `"v1"` and `source_uri` `NA`:
-#' a v1 object does not say reliably which file it was read from, so no origin is
-#' guessed (the `.rprof` and `.msg` components of objects read by profile 1.0.x
-#' hold the parsed file, not its name). The `locations` and `functions` tables
-#' keep their ids, lines and names; columns whose names start with a dot and
-#' components whose names start with a dot are dropped. Ids that v2 does not
-#' allow (`NA`, zero or negative, which v1 tolerates) are renumbered by row.
-#' The `meta` table of the result has the version `"2.0"`, and the extension
-#' table `sample_types` declares `samples`/`count` for the source.
-#'
-#' @param x A v1 `profile_data` object.
-#' @return A valid v2 profile (a `dm`).
-#' @seealso [combine_profiles()] to merge converted profiles with others.
-#' @export
-#' @examples
-#' path <- system.file("samples/rprof/1.out", package = "profile")
-#' v1 <- read_rprof(path, version = "1.0")
-#'
-#' # Aggregate consecutive identical stacks, as a v1 producer may do
-#' first <- v1$samples[1, ]
-#' first$value <- 3L
-#' v1$samples <- rbind(first, v1$samples[-1, ])
-#' v1
-#'
-#' v2 <- profile_v2_from_v1(v1)
-#' v2
-#' nrow(v2$samples) == sum(v1$samples$value)
-profile_v2_from_v1 <- function(x) {
-  with_profile_errors("invalid", "Can't convert {.arg x} to a v2 profile.", {
-    validate_v1(x)
-    value <- x$samples$value
-    total <- sum(as.double(value))
-    if (total > .Machine$integer.max) {
-      abort_profile(
-        "limit",
-        "The v1 profile counts {total} samples; v2 holds at most {max} samples.",
-        total = total, max = .Machine$integer.max
-      )
-    }
-    do.call(new_profile_v2_impl, v2_tables_from_v1(x))
-  })
-}
-
-# The v2 tables of a valid v1 object, without validation. `repeat_rows = TRUE`
-# makes each v1 row `value` raw samples with the value 1 (v2's rule for
-# profile_v2_from_v1()); `FALSE` keeps one sample per row with the row's `value`
-# (for writers: v1 rows are aggregated already).
-v2_tables_from_v1 <- function(x, repeat_rows = TRUE) {
-  value <- x$samples$value
-  # `origin[k]`: the v1 row that v2 sample k comes from.
-  origin <- if (repeat_rows) rep(seq_along(value), value) else seq_along(value)
-  n <- length(origin)
-  stack_ids <- lapply(x$samples$locations, .subset2, "location_id")
-  stack_length <- lengths(stack_ids)[origin]
-
-  locations <- x$locations
-  functions <- x$functions
-  location_ids <- renumber_if_needed(locations$location_id)
-  function_ids <- renumber_if_needed(functions$function_id)
-  # v1 matches NA to NA in stacks (as %in% does); a location's NA function_id
-  # means "no function" and stays NA.
-  stack_location_id <- unlist(stack_ids[origin], use.names = FALSE)
-  stack_location_id <- location_ids[match(stack_location_id, locations$location_id)]
-  location_function_id <- function_ids[
-    match(locations$function_id, functions$function_id, incomparables = NA)
-  ]
-
-  list(
-    meta = tibble::tibble(key = "version", value = "2.0"),
-    sources = tibble::tibble(
-      source_id = 1L, source_type = "v1", source_uri = NA_character_,
-      source_timestamp = NA_real_
-    ),
-    samples = tibble::tibble(sample_id = seq_len(n), source_id = rep(1L, n)),
-    sample_values = tibble::tibble(
-      sample_id = seq_len(n), type = rep("samples", n), unit = rep("count", n),
-      value = if (repeat_rows) rep(1, n) else as.double(value)
-    ),
-    sample_locations = tibble::tibble(
-      sample_id = rep(seq_len(n), stack_length),
-      depth = sequence(stack_length),
-      location_id = stack_location_id
-    ),
-    locations = tibble::tibble(
-      location_id = location_ids,
-      function_id = location_function_id,
-      line = locations$line
-    ),
-    functions = tibble::tibble(
-      function_id = function_ids,
-      name = functions$name,
-      system_name = functions$system_name,
-      filename = functions$filename,
-      start_line = functions$start_line
-    ),
-    sample_types = tibble::tibble(source_id = 1L, type = "samples", unit = "count")
-  )
-}
-
-# Ids as they are when v2 accepts them (positive, not NA), else 1..n by row.
-renumber_if_needed <- function(ids) {
-  if (all(!is.na(ids) & ids > 0L)) ids else seq_along(ids)
-}
-
-# ---------------------------------------------------------------------------
-# v2 -> v1
-
-# The v1 view of a v2 profile, for v1 consumers (the readers with
-# version = "1.0", writers and dm_from_profile() given v1 code's expectations).
-# One v1 sample per v2 sample, in the order of the `samples` table, with its
-# stack innermost first; `value` is the sample's samples/count value, or 1 for
-# a sample that has none (a profile combining several sources). Samples whose
-# count is 0 stand for no tick and are left out (v1 values are > 0). The
-# locations and functions tables keep their rows and ids; empty or NA function
-# names become "<?>" (profile 1.0.x's rule for pprof) and an NA start_line
-# becomes 0 (unknown), since v1 allows neither.
-profile_v1_from_v2 <- function(x, validate = TRUE, call = rlang::caller_env()) {
-  if (validate) {
-    validate_v2(x, call = call)
-  }
-  tables <- v2_tables(x)
-  samples <- tables$samples
-  sample_values <- tables$sample_values
-  is_count <- sample_values$type == "samples" & sample_values$unit == "count"
-  if (nrow(samples) > 0L && !any(is_count)) {
-    types <- unique(paste0(sample_values$type, "/", sample_values$unit))
-    abort_profile(
-      "unsupported",
-      c(
-        "The v1 format holds only sample counts (type {.val samples}, unit {.val count}), and this profile has none.",
-        i = "Its sample types: {.val {types}}.",
-        i = "Use the v2 format (version = \"2.0\"), which keeps every sample type."
-      ),
-      types = types, call = call
-    )
-  }
-  counts <- sample_values[is_count, ]
-  value <- counts$value[match(samples$sample_id, counts$sample_id)]
-  value[is.na(value)] <- 1
-  bad <- first_failing(value >= 0 & value == round(value) & value <= .Machine$integer.max)
-  if (!is.na(bad)) {
-    id <- samples$sample_id[[bad]]
-    count <- value[[bad]]
-    abort_profile(
-      "unsupported",
-      c(
-        "The v1 format holds whole sample counts; sample {id} has the count {count}.",
-        i = "Use the v2 format (version = \"2.0\")."
-      ),
-      id = id, count = count, call = call
-    )
-  }
-  keep <- value > 0
-  stacks <- tables$sample_locations
-  stacks <- stacks[order(stacks$sample_id, stacks$depth), ]
-
-  functions <- tables$functions
-  unnamed <- is.na(functions$name) | functions$name == ""
-  functions$name[unnamed] <- "<?>"
-  unnamed <- is.na(functions$system_name) | functions$system_name == ""
-  functions$system_name[unnamed] <- "<?>"
-  functions$start_line[is.na(functions$start_line)] <- 0L
-
-  new_profile_data(list(
-    meta = tibble::tibble(key = "version", value = "1.0"),
-    sample_types = tibble::tibble(type = "samples", unit = "count"),
-    samples = v1_samples(
-      samples$sample_id[keep], as.integer(value[keep]),
-      stacks$sample_id, stacks$location_id
-    ),
-    locations = tables$locations[v1_required_columns$locations],
-    functions = functions[v1_required_columns$functions]
-  ))
-}
-
-# The v1 `samples` table from stacks in long form: `sample_id` and `location_id`
-# (rows ordered by sample, innermost frame first), for samples `ids` in this order,
-# each with `value`. A sample without frames gets an empty locations tibble.
-v1_samples <- function(ids, value, stack_sample_id, stack_location_id) {
-  # Profiles have 10^5 and more samples, so this avoids what is slow per call:
-  # factor() (the grouping factor is made directly) and tibble::new_tibble()
-  # (the tibbles are made by setting their attributes).
-  group <- structure(match(stack_sample_id, ids), levels = as.character(seq_along(ids)), class = "factor")
-  groups <- split(stack_location_id, group)
-  tbl_class <- c("tbl_df", "tbl", "data.frame")
-  locations <- lapply(unname(groups), function(l) {
-    n <- length(l)
-    `attributes<-`(list(l), list(
-      names = "location_id", class = tbl_class,
-      row.names = if (n > 0L) c(NA_integer_, -n) else integer()
-    ))
-  })
-  tibble::tibble(value = value, locations = locations)
-}
-
-# ---------------------------------------------------------------------------
-# Internal names of profile 1.0.x
-#
-# The 1.0.x test suite (and code that reached into the namespace) converts
-# between v1 objects and an intermediate form of each file format:
-# rprof_to_ds(ds_to_rprof(ds)) and msg_to_ds(ds_to_msg(ds)). These keep
-# working for v1 objects, going through the package's writers and readers, so
-# they parse and write exactly what files would hold.
-
-# The lines of an Rprof file as profile 1.0.x split them: the first header
-# line, the `#File` lines, and the other lines (stacks, further headers).
-rprof_lines_split <- function(lines) {
-  files <- grep("^#File ", lines)
-  other <- setdiff(seq_along(lines), c(1L, files))
-  list(header = lines[1L], files = lines[files], traces = lines[other])
-}
-
-# A v1 object from an Rprof file in the 1.0.x intermediate form (a list with
-# `header`, `files` and `traces`, each a character vector of lines). The
-# result's `.rprof` component is that list, as in 1.0.x.
-rprof_to_ds <- function(rprof) {
-  path <- tempfile("profile", fileext = ".out")
-  on.exit(unlink(path), add = TRUE)
-  writeLines(unlist(rprof, use.names = FALSE), path)
-  ds <- read_rprof(path, version = "1.0")
-  ds$.rprof <- rprof
-  ds
-}
-
-# The 1.0.x intermediate form of the Rprof file that write_rprof() writes for
-# `ds` (v1 or v2).
-ds_to_rprof <- function(ds) {
-  validate_profile(ds)
-  path <- tempfile("profile", fileext = ".out")
-  on.exit(unlink(path), add = TRUE)
-  write_rprof(ds, path)
-  rprof_lines_split(readLines(path))
-}
-
-# profile 1.0.x returned an RProtoBuf message here. This package does not use
-# RProtoBuf: the "message" is the serialized pprof file as a raw vector
-# (gzip-compressed), which msg_to_ds() reads back.
-ds_to_msg <- function(ds) {
-  validate_profile(ds)
-  path <- tempfile("profile", fileext = ".pb.gz")
-  on.exit(unlink(path), add = TRUE)
-  write_pprof(ds, path)
-  readBin(path, "raw", file.size(path))
-}
-
-# A v1 object from a pprof message: a raw vector holding a pprof file (gzip or
-# plain protobuf), or an RProtoBuf message (as 1.0.x's ds_to_msg() returned),
-# which is serialized first.
-msg_to_ds <- function(msg) {
-  if (isS4(msg) && is.function(tryCatch(msg$serialize, error = function(e) NULL))) {
-    msg <- msg$serialize(NULL)
-  }
-  if (!is.raw(msg)) {
-    abort_argument(
-      "{.arg msg} must be a raw vector holding a pprof file, not {.obj_type_friendly {msg}}.",
-      msg = msg
-    )
-  }
-  path <- tempfile("profile", fileext = ".pb.gz")
-  on.exit(unlink(path), add = TRUE)
-  writeBin(msg, path)
-  read_pprof(path, version = "1.0")
-}
