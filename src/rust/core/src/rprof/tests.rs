@@ -584,6 +584,11 @@ prop_compose! {
     }
 }
 
+/// A function of a model: (name, file).
+type ModelFunction = (StrId, StrId);
+/// A location of a model: (function, line).
+type ModelLocation = (usize, i32);
+
 /// The string ids the tables of a model use.
 struct ModelStrings {
     rprof: StrId,
@@ -647,8 +652,7 @@ fn add_model_sources(p: &mut Profile, sources: &[ModelSource], strings: &ModelSt
 }
 
 /// The samples of a model with their values and stacks; returns the functions
-/// (name, file) and locations (function, line) the stacks use, in order of
-/// first appearance.
+/// and locations the stacks use, in order of first appearance.
 fn add_model_samples(
     p: &mut Profile,
     sources: &[ModelSource],
@@ -656,9 +660,9 @@ fn add_model_samples(
     files: &[String],
     samples: &[ModelSample],
     strings: &ModelStrings,
-) -> (Vec<(StrId, StrId)>, Vec<(usize, i32)>) {
-    let mut functions: Vec<(StrId, StrId)> = Vec::new();
-    let mut locations: Vec<(usize, i32)> = Vec::new();
+) -> (Vec<ModelFunction>, Vec<ModelLocation>) {
+    let mut functions: Vec<ModelFunction> = Vec::new();
+    let mut locations: Vec<ModelLocation> = Vec::new();
     let mut previous: Vec<Option<[u64; 3]>> = vec![None; sources.len()];
     let mut next_sample = 0;
     for (src, frames, [small, large, nodes, dups]) in samples {
@@ -718,7 +722,7 @@ fn add_model_samples(
 
 /// Functions and locations in a shuffled row order with ids that are not the
 /// reader's (first appearance).
-fn add_model_frames(p: &mut Profile, functions: &[(StrId, StrId)], locations: &[(usize, i32)], shuffle: u64) {
+fn add_model_frames(p: &mut Profile, functions: &[ModelFunction], locations: &[ModelLocation], shuffle: u64) {
     let order = |n: usize| {
         let mut rows: Vec<usize> = (0..n).collect();
         rows.sort_by_key(|&r| (r as u64).wrapping_mul(shuffle | 1).rotate_left(17));
