@@ -173,10 +173,10 @@ rprof_input <- function(file, path, max_size, call = rlang::caller_env()) {
 
 # All bytes of a binary connection (`open()` opens it anew), refusing more than
 # `max_size`. Data are kept while their size is plausible for the size of the
-# file (as in the Rust core: 64 times it, at least 64 MiB); past that they are
-# only counted, and data within the limit are read a second time into a vector of
-# the exact size. A decompression bomb is thus refused without being held in
-# memory.
+# file (the Rust core's rule and numbers: 64 times it, at least 64 MiB); past
+# that they are only counted, and data within the limit are read a second time
+# into a vector of the exact size. A decompression bomb is thus refused without
+# being held in memory.
 read_connection_limited <- function(open, max_size, path, chunk_size = 2^23,
                                     call = rlang::caller_env()) {
   fail <- function(e) {
@@ -187,7 +187,8 @@ read_connection_limited <- function(open, max_size, path, chunk_size = 2^23,
   read_chunk <- function(con, n) {
     tryCatch(withCallingHandlers(readBin(con, "raw", n), warning = fail), error = fail)
   }
-  eager <- min(max_size, max(2^26, 64 * file.size(path.expand(path))))
+  limits <- v2_schema()$limits
+  eager <- min(max_size, max(limits$eager_min_bytes, limits$eager_ratio * file.size(path.expand(path))))
   con <- open()
   on.exit(close(con), add = TRUE)
   chunks <- list()

@@ -61,7 +61,24 @@ fn ffi_profile_schema() -> Robj {
         primary_keys = list!(table = pks_t, column = pks_c),
         foreign_keys = list!(table = fk_t, column = fk_c, ref_table = fk_rt, ref_column = fk_rc),
         gauge_types = schema::GAUGE_TYPES.to_vec(),
-        source_types = schema::SOURCE_TYPES.to_vec()
+        source_types = schema::SOURCE_TYPES.to_vec(),
+        limits = limits()
+    )
+    .into()
+}
+
+/// The core's limits that the R side applies or documents (sizes in bytes, as
+/// doubles: R integers stop at 2^31 - 1).
+fn limits() -> Robj {
+    use profile_core::{input, pprof};
+    list!(
+        max_size = input::DEFAULT_MAX_BYTES as f64,
+        eager_min_bytes = input::EAGER_MIN_BYTES as f64,
+        eager_ratio = input::EAGER_RATIO as f64,
+        max_stack_depth = input::DEFAULT_MAX_STACK_DEPTH as f64,
+        pprof_frames_per_byte = pprof::MAX_FRAMES_PER_BYTE as f64,
+        pprof_min_max_frames = pprof::MIN_MAX_FRAMES as f64,
+        pprof_max_values = pprof::MAX_VALUES as f64
     )
     .into()
 }

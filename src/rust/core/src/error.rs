@@ -62,11 +62,6 @@ impl ProfileError {
         ProfileError::format(Some(format!("line {line}")), message)
     }
 
-    /// A format error at a byte offset (0-based, as `xxd` and `od` count).
-    pub fn at_byte(offset: usize, message: impl Into<String>) -> Self {
-        ProfileError::format(Some(format!("byte offset {offset}")), message)
-    }
-
     pub fn invalid(
         table: &str,
         column: &str,

@@ -12,7 +12,7 @@ use super::{
 };
 use crate::error::{ProfileError, Result};
 use crate::input::Limits;
-use crate::model::{Profile, SampleLocations, SampleValues, Samples, StrId, NA_INT};
+use crate::model::{next_id, Profile, SampleLocations, SampleValues, Samples, StrId, NA_INT};
 use crate::text::utf8_escaped;
 use memchr::{memchr, memmem};
 use rustc_hash::FxHashMap;
@@ -75,24 +75,13 @@ fn parse_compact_in_chunks(bytes: &[u8], source_uri: Option<&str>, limits: &Limi
     Ok(reader.finish())
 }
 
-/// [`parse_with_limits`] of bytes it owns: a large input is freed as soon as it
-/// has been read, before the per-sample columns are written, which lowers the
-/// peak memory of a read by the size of the input.
-pub fn parse_owned(bytes: Vec<u8>, source_uri: Option<&str>, limits: &Limits) -> Result<Parsed> {
-    parse_owned_compact(bytes, source_uri, limits).map(CompactRead::expand)
-}
-
-/// [`parse_owned`] as a compact read (see [`CompactRead`]): what a read that
-/// sends the compact columns in compact form (the R binding) calls.
+/// [`parse_compact`] of bytes it owns: a large input is freed as soon as it has
+/// been read, before the per-sample columns are written, which lowers the peak
+/// memory of a read by the size of the input. What a read that sends the
+/// compact columns in compact form (the R binding) calls.
 pub fn parse_owned_compact(bytes: Vec<u8>, source_uri: Option<&str>, limits: &Limits) -> Result<CompactRead> {
     let chunks = parallel::chunks_for(bytes.len());
     parse_owned_compact_in_chunks(bytes, source_uri, limits, chunks)
-}
-
-/// [`parse_owned`] with the number of chunks given; see [`parse_in_chunks`].
-#[doc(hidden)]
-pub fn parse_owned_in_chunks(bytes: Vec<u8>, source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<Parsed> {
-    parse_owned_compact_in_chunks(bytes, source_uri, limits, chunks).map(CompactRead::expand)
 }
 
 /// [`parse_owned_compact`] with the number of chunks given; see [`parse_in_chunks`].
@@ -692,16 +681,6 @@ impl<'a> Reader<'a> {
         };
         CompactRead { parsed, shape: self.shape }
     }
-}
-
-/// The id after `count` rows: an R integer.
-fn next_id(count: usize, what: &str) -> Result<i32> {
-    i32::try_from(count + 1).map_err(|_| too_many(what))
-}
-
-/// The error for more rows of `what` than R can number.
-fn too_many(what: &str) -> ProfileError {
-    ProfileError::limit(format!("more {what} than a profile can hold (2^31 - 1)"))
 }
 
 /// `#File N: path` as (N, path).
