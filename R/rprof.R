@@ -112,7 +112,9 @@ read_rprof <- function(path, ..., version = "2.0", source_uri = path,
     file <- native_path(path)
     v1 <- identical(version, "1.0")
     res <- rust_value(
-      rprof_read(rprof_input(file, path, max_size), source_uri, max_size, v1, lean = TRUE),
+      ffi_rprof_read(rprof_input(file, path, max_size), source_uri, max_size, v1,
+        compact = compact_columns_option(), from_shape = TRUE
+      ),
       "Can't read the Rprof file {.file {path}}.",
       path = path
     )
@@ -142,7 +144,7 @@ write_rprof <- function(x, path) {
       check_v2_tables(x)
     }
     rust_value(
-      rprof_write(bundle_from_tables(tables), native_path(path)),
+      ffi_rprof_write(bundle_from_tables(tables), native_path(path)),
       "Can't write the Rprof file {.file {path}}.",
       path = path
     )

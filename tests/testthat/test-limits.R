@@ -1,5 +1,5 @@
 # The limits are defined once, in the Rust core, and reach R through
-# profile_schema(); the help page ?profile_error states them in words.
+# ffi_profile_schema(); the help page ?profile_error states them in words.
 
 test_that("the default max_size is the core's, unless the option says otherwise", {
   limits <- v2_schema()$limits

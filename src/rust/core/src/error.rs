@@ -30,6 +30,11 @@ pub enum ProfileError {
     /// asked for as a v1 object).
     #[error("{message}")]
     Unsupported { message: String },
+
+    /// An argument of the wrong type or value. Callers check their arguments
+    /// first; this is the last line of defence (the R binding's own checks).
+    #[error("{message}")]
+    Argument { message: String },
 }
 
 impl ProfileError {
@@ -41,6 +46,7 @@ impl ProfileError {
             ProfileError::Invalid { .. } => "invalid",
             ProfileError::Limit { .. } => "limit",
             ProfileError::Unsupported { .. } => "unsupported",
+            ProfileError::Argument { .. } => "argument",
         }
     }
 
@@ -76,6 +82,10 @@ impl ProfileError {
 
     pub fn unsupported(message: impl Into<String>) -> Self {
         ProfileError::Unsupported { message: message.into() }
+    }
+
+    pub fn argument(message: impl Into<String>) -> Self {
+        ProfileError::Argument { message: message.into() }
     }
 }
 

@@ -162,7 +162,7 @@ pub fn decompress<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Cow<'a, [u8]>>
 
 /// [`decompress`] of bytes it owns: plain bytes are returned as they are (no
 /// copy), gzip data inflated and the compressed bytes freed. For readers that free
-/// their input early (see [`crate::rprof::parse_owned_lean`]).
+/// their input early (see [`crate::rprof::parse_owned_compact`]).
 pub fn decompress_owned(bytes: Vec<u8>, limits: &Limits) -> Result<Vec<u8>> {
     if is_gzip(&bytes) {
         Ok(decompress(&bytes, limits)?.into_owned())

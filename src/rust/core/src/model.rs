@@ -164,6 +164,23 @@ impl ColMut<'_> {
     }
 }
 
+/// A column of the model, named as its `table!` definition names it (the names
+/// R shows). Each table has one per field, under the field's name: code that
+/// picks out a column, such as `SampleValues::value_type`, says which field it
+/// means and gets the names from the definition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ColumnId {
+    pub table: &'static str,
+    pub column: &'static str,
+}
+
+impl ColumnId {
+    /// Whether this is the column `column` of the table `table`.
+    pub fn is(self, table: &str, column: &str) -> bool {
+        self.table == table && self.column == column
+    }
+}
+
 /// The type of a column: what R holds it as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ColType {
@@ -291,6 +308,12 @@ macro_rules! table {
                 columns: &[$(column_rules!(ColumnRules::new($col, ColType::$kind); $($($rule)*)?)),+],
                 unique_keys: &[$(&[$($ukey),+]),*],
             };
+
+            $(
+                /// The identity of this field's column (`Table::field`).
+                #[allow(non_upper_case_globals)]
+                pub const $field: ColumnId = ColumnId { table: $tname, column: $col };
+            )+
 
             /// Number of rows (the length of the first column).
             pub fn nrow(&self) -> usize {

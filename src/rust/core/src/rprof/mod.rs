@@ -35,11 +35,10 @@ mod write;
 mod tests;
 
 pub use read::{
-    parse, parse_lean, parse_owned_lean, parse_with_limits, DerivedColumn, LeanParsed, Parsed,
-    SampleShape,
+    parse, parse_compact, parse_owned_compact, parse_with_limits, CompactColumn, CompactRead, Parsed, SampleShape,
 };
 #[doc(hidden)]
-pub use read::{parse_in_chunks, parse_owned_lean_in_chunks};
+pub use read::{parse_in_chunks, parse_owned_compact_in_chunks};
 pub use write::{write, write_to_vec};
 
 /// Warning for a line that ends in the middle of a frame, as profile 1.0.4 words it

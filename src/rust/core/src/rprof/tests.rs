@@ -1,6 +1,6 @@
 use super::*;
 use crate::input::Limits;
-use crate::model::{Profile, StrId, NA_INT};
+use crate::model::{ColumnId, Profile, StrId, NA_INT};
 use crate::validate::validate;
 use pretty_assertions::assert_eq;
 use proptest::prelude::*;
@@ -883,7 +883,7 @@ fn same_in_chunks(text: &[u8], limits: &Limits, chunks: &[usize]) -> Result<(), 
         let split = outcome(&parse_in_chunks(text, Some("x"), limits, n));
         prop_assert!(split == once, "{n} chunks:\n{split}\none pass:\n{once}");
         // Reading bytes it owns (and frees early) changes nothing either.
-        let owned = outcome(&parse_owned_lean_in_chunks(text.to_vec(), Some("x"), limits, n).map(LeanParsed::into_full));
+        let owned = outcome(&parse_owned_compact_in_chunks(text.to_vec(), Some("x"), limits, n).map(CompactRead::expand));
         prop_assert!(owned == once, "{n} chunks, owned input:\n{owned}\none pass:\n{once}");
     }
     Ok(())
@@ -1058,25 +1058,33 @@ proptest! {
     }
 }
 
+/// The column of `p` that `id` names.
+fn column_named(p: &Profile, id: ColumnId) -> crate::model::ColRef<'_> {
+    let cols = p.tables().into_iter().find(|(t, _)| *t == id.table).unwrap().1;
+    cols.into_iter().find(|(c, _)| *c == id.column).unwrap().1
+}
+
 #[test]
-fn lean_read_keeps_the_shape_instead_of_the_derived_columns() {
+fn compact_read_keeps_the_shape_instead_of_the_compact_columns() {
     // A memory segment (one tick without a stack), then one without memory.
     let text = "memory profiling: sample.interval=5000\n:100:200:3000:4:\"g\" \"f\" \n:110:150:3500:0:\nsample.interval=5000\n\"f\" \n";
-    let lean = parse_lean(text.as_bytes(), None, &Limits::default()).unwrap();
-    let p = &lean.parsed.profile;
-    for column in DerivedColumn::ALL {
-        let (table, name) = column.name();
-        let cols = p.tables().into_iter().find(|(t, _)| *t == table).unwrap().1;
-        let col = cols.into_iter().find(|(c, _)| *c == name).unwrap().1;
-        assert!(col.is_empty(), "{table}.{name} was written");
+    let compact = parse_compact(text.as_bytes(), None, &Limits::default()).unwrap();
+    let p = &compact.parsed.profile;
+    for column in CompactColumn::ALL {
+        let ColumnId { table, column: name } = column.id();
+        assert!(column_named(p, column.id()).is_empty(), "{table}.{name} was written");
+        // ... and expanding it writes that column
+        let mut one = p.clone();
+        compact.shape.expand(column, &mut one);
+        assert!(!column_named(&one, column.id()).is_empty(), "{table}.{name} was not written");
     }
     assert_eq!(p.sample_locations.location_id.len(), 3);
     assert_eq!(p.sample_values.value.len(), 6 + 6 + 1);
-    assert_eq!(lean.shape.stack_lens(), [2, 0, 1]);
-    assert_eq!(lean.shape.value_rows_per_sample().collect::<Vec<_>>(), [6, 6, 1]);
-    assert_eq!(lean.shape.equal_value_rows(), None);
+    assert_eq!(compact.shape.stack_lens(), [2, 0, 1]);
+    assert_eq!(compact.shape.value_rows_per_sample().collect::<Vec<_>>(), [6, 6, 1]);
+    assert_eq!(compact.shape.equal_value_rows(), None);
 
-    let full = lean.into_full().profile;
+    let full = compact.expand().profile;
     assert_eq!(full.sample_locations.sample_id, [1, 1, 3]);
     assert_eq!(full.sample_locations.depth, [1, 2, 1]);
     assert_eq!(full.sample_values.sample_id, [1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 3]);
@@ -1088,19 +1096,19 @@ fn lean_read_keeps_the_shape_instead_of_the_derived_columns() {
     validate(&full).unwrap();
 
     // Every sample with memory values: one pattern of six rows.
-    let all_memory = parse_lean(sample_file("memory.out").as_slice(), None, &Limits::default()).unwrap();
+    let all_memory = parse_compact(sample_file("memory.out").as_slice(), None, &Limits::default()).unwrap();
     assert_eq!(all_memory.shape.equal_value_rows(), Some(6));
     assert_eq!(all_memory.shape.value_types(6).len(), 6);
-    let plain = parse_lean(sample_file("1.out").as_slice(), None, &Limits::default()).unwrap();
+    let plain = parse_compact(sample_file("1.out").as_slice(), None, &Limits::default()).unwrap();
     assert_eq!(plain.shape.equal_value_rows(), Some(1));
 }
 
 #[test]
-fn lean_reads_in_chunks_have_the_same_shape() {
+fn compact_reads_in_chunks_have_the_same_shape() {
     for name in REAL_FILES {
         let bytes = sample_file(name);
-        let one = parse_owned_lean_in_chunks(bytes.clone(), None, &Limits::default(), 1).unwrap();
-        let three = parse_owned_lean_in_chunks(bytes, None, &Limits::default(), 3).unwrap();
+        let one = parse_owned_compact_in_chunks(bytes.clone(), None, &Limits::default(), 1).unwrap();
+        let three = parse_owned_compact_in_chunks(bytes, None, &Limits::default(), 3).unwrap();
         assert_eq!(one.shape, three.shape, "{name}");
         assert_same_tables(&one.parsed.profile, &three.parsed.profile);
     }

@@ -28,8 +28,8 @@
 //! passes it the same rest of the input, which runs past the chunk's end.
 
 use super::{
-    expected_lines_of, memory_values, read_lines, FileRef, Frame, Header, LineHandler,
-    LeanParsed, Lines, Reader, StackCache, Start,
+    expected_lines_of, memory_values, read_lines, CompactRead, FileRef, Frame, Header, LineHandler, Lines,
+    Reader, StackCache, Start,
 };
 use crate::error::{ProfileError, Result};
 use crate::input::Limits;
@@ -67,7 +67,7 @@ pub(crate) fn chunks_for(len: usize) -> usize {
 
 /// Reads `lines` (what follows the header `first`) in `chunks` chunks; see the
 /// module documentation.
-pub(super) fn parse(start: Start<'_>, source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<LeanParsed> {
+pub(super) fn parse(start: Start<'_>, source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<CompactRead> {
     let (mut parsed, unwritten) = read_and_replay(start, source_uri, limits, chunks)?;
     unwritten.write(&mut parsed);
     Ok(parsed)
@@ -75,7 +75,7 @@ pub(super) fn parse(start: Start<'_>, source_uri: Option<&str>, limits: &Limits,
 
 /// [`parse`] of an input it owns, which it frees before writing the per-sample
 /// columns: those need only the chunks' records, and a read's memory peaks there.
-pub(super) fn parse_owned(bytes: Vec<u8>, source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<LeanParsed> {
+pub(super) fn parse_owned(bytes: Vec<u8>, source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<CompactRead> {
     let (mut parsed, unwritten) = read_and_replay(Start::read(&bytes)?, source_uri, limits, chunks)?;
     drop(bytes);
     unwritten.write(&mut parsed);
@@ -90,7 +90,7 @@ fn read_and_replay(
     source_uri: Option<&str>,
     limits: &Limits,
     chunks: usize,
-) -> Result<(LeanParsed, Unwritten)> {
+) -> Result<(CompactRead, Unwritten)> {
     let mut reader = Reader::new(source_uri, 0, *limits);
     reader.start_segment(first, header)?;
     let limits = *limits;
@@ -122,7 +122,7 @@ struct Unwritten {
 }
 
 impl Unwritten {
-    fn write(self, parsed: &mut LeanParsed) {
+    fn write(self, parsed: &mut CompactRead) {
         write_sample_columns(parsed, &self.chunks, &self.maps);
     }
 }
@@ -279,14 +279,14 @@ fn for_each_sample<'c>(chunks: &'c [ChunkSamples], maps: &ChunkIds, mut f: impl 
     }
 }
 
-/// Writes the per-sample columns of a lean read (see [`LeanParsed`]) from the
+/// Writes the per-sample columns of a compact read (see [`CompactRead`]) from the
 /// records of `chunks`: each column by one thread, the largest first, on the
 /// thread with the least work.
-fn write_sample_columns(lean: &mut LeanParsed, chunks: &[ChunkSamples], maps: &ChunkIds) {
+fn write_sample_columns(read: &mut CompactRead, chunks: &[ChunkSamples], maps: &ChunkIds) {
     let samples: usize = chunks.iter().map(|c| c.samples.len()).sum();
     let values = samples + MEMORY_TYPES.len() * chunks.iter().map(|c| c.gauges.len()).sum::<usize>();
     let frames: usize = chunks.iter().flat_map(|c| &c.samples).map(|r| r.stack_len as usize).sum();
-    let LeanParsed { parsed, shape } = lean;
+    let CompactRead { parsed, shape } = read;
     let p = &mut parsed.profile;
     let (s, v, sl) = (&mut p.samples, &mut p.sample_values, &mut p.sample_locations);
     let jobs = vec![
