@@ -70,9 +70,10 @@ native_path <- function(path) {
   path.expand(path)
 }
 
-# The default of `max_size`: the option `profile.max_size`, else 4 GiB.
+# The default of `max_size`: the option `profile.max_size`, else the core's
+# default (4 GiB).
 default_max_size <- function() {
-  getOption("profile.max_size", 4 * 1024^3)
+  getOption("profile.max_size", v2_schema()$limits$max_size)
 }
 
 # One of `values`: the first when `arg` is left at its default (the whole vector),

@@ -18,8 +18,7 @@ as_valid_utf8 <- function(x) {
 # In a UTF-8 session character columns go to Rust as they are: Rust converts each
 # distinct string once (R caches strings, so it recognises repeats by address),
 # with the rules of as_valid_utf8(). Coding them here cost two passes over every
-# column, a third of a second for the 6 million rows of `sample_values` of a
-# million memory-profiling samples. Elsewhere ("native" strings need R's own
+# column (see bench/README.md). Elsewhere ("native" strings need R's own
 # conversion) they travel as codes into `strings`.
 bundle_from_tables <- function(tables) {
   schema <- v2_schema()
@@ -61,11 +60,22 @@ bundle_from_tables <- function(tables) {
   list(strings = as_valid_utf8(strings), tables = out)
 }
 
+# Whether Rust may send compact columns (see "Compact columns" in ?profile_v2):
+# the option `profile.compact`, TRUE unless set to FALSE.
+compact_columns_option <- function(call = rlang::caller_env()) {
+  compact <- getOption("profile.compact", TRUE)
+  if (!rlang::is_bool(compact)) {
+    abort_argument("The option {.code profile.compact} must be {.code TRUE} or {.code FALSE}.", call = call)
+  }
+  compact
+}
+
 # A bundle from Rust as a named list of tibbles; its character columns are
 # integer codes into `strings` (the schema says which columns those are) or,
 # when compact, character vectors already. Rust sends the compact columns (ids
 # 1..n, per-sample runs, repeated sample types) as ALTREP vectors of
-# src/altrep.c; they are passed on untouched.
+# src/altrep.c, unless the option `profile.compact` is FALSE; they are passed
+# on untouched.
 decode_bundle <- function(bundle) {
   schema <- v2_schema()
   strings <- bundle$strings

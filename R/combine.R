@@ -79,13 +79,13 @@ combine_profiles_impl <- function(..., merge, call = rlang::caller_env()) {
   labels <- input_labels(inputs, in_list)
 
   n <- length(inputs)
-  combiner <- rust_value(profile_combine_start(merge), "Can't combine the profiles.", call = call)
+  combiner <- rust_value(ffi_profile_combine_start(merge), "Can't combine the profiles.", call = call)
   dropped <- character()
   cli::cli_progress_bar("Combining profiles", total = n, clear = TRUE)
   for (i in seq_len(n)) {
     tables <- combine_input_tables(inputs[[i]], labels[[i]], call = call)
     dropped <- union(dropped, unknown_table_parts(tables))
-    res <- profile_combine_add(combiner, bundle_from_tables(tables))
+    res <- ffi_profile_combine_add(combiner, bundle_from_tables(tables))
     with_input_label(rust_value(res, "Invalid v2 profile.", call = NULL), labels[[i]], call = call)
     cli::cli_progress_update()
   }
@@ -99,7 +99,11 @@ combine_profiles_impl <- function(..., merge, call = rlang::caller_env()) {
       class = "profile_warning_dropped"
     )
   }
-  bundle <- rust_value(profile_combine_finish(combiner), "Can't combine the profiles.", call = call)
+  bundle <- rust_value(
+    ffi_profile_combine_finish(combiner, compact_columns_option(call = call)),
+    "Can't combine the profiles.",
+    call = call
+  )
   dm_from_bundle(bundle)
 }
 

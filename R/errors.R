@@ -18,7 +18,10 @@
 #'   below).
 #' - `profile_error_unsupported`: well-formed input the requested version cannot
 #'   represent (for example a heap profile read with `version = "1.0"`).
-#' - `profile_error_argument`: an argument of the wrong type or value.
+#' - `profile_error_argument`: an argument of the wrong type or value, or an
+#'   option of this package set to a value it cannot take (such as
+#'   `profile.compact`, see [profile_v2]). The functions check their arguments
+#'   before any work, and the native code checks them again.
 #' - `profile_error_internal`: a bug in this package (an unexpected R error, or
 #'   a panic in its Rust code, which is caught and never ends the R session);
 #'   please report it.

@@ -9,97 +9,89 @@ NULL
 
 #' The data rules of the v2 format, for the R wrapper (keys of the `dm`).
 #' @noRd
-profile_schema <- function() .Call(wrap__profile_schema)
+ffi_profile_schema <- function() .Call(wrap__ffi_profile_schema)
 
 #' Panics inside the envelope, with `message` as the panic message (tests show
 #' that a panic in Rust becomes an R error of class `profile_error_internal`).
 #' @noRd
-profile_debug_panic <- function(message) .Call(wrap__profile_debug_panic, message)
+ffi_profile_debug_panic <- function(message) .Call(wrap__ffi_profile_debug_panic, message)
 
 #' Validates the content of a v2 bundle (keys, NA, depths, version).
 #' @noRd
-profile_validate_v2 <- function(bundle) .Call(wrap__profile_validate_v2, bundle)
-
-#' Round-trips a bundle through the core model (used by tests of the binding).
-#' @noRd
-profile_roundtrip_bundle <- function(bundle) .Call(wrap__profile_roundtrip_bundle, bundle)
+ffi_profile_validate_v2 <- function(bundle) .Call(wrap__ffi_profile_validate_v2, bundle)
 
 #' Self and total value per frame key.
 #' @noRd
-profile_key_totals <- function(stacks) .Call(wrap__profile_key_totals, stacks)
+ffi_profile_key_totals <- function(stacks) .Call(wrap__ffi_profile_key_totals, stacks)
 
 #' The distinct pairs of sample type and unit of `sample_values`, in order of
 #' first appearance: `list(type, unit)`, strings as valid UTF-8. A compact
 #' `type` and `unit` (one pattern per sample) are read by their patterns.
 #' @noRd
-profile_value_types <- function(value_type, unit) .Call(wrap__profile_value_types, value_type, unit)
+ffi_profile_value_types <- function(value_type, unit) .Call(wrap__ffi_profile_value_types, value_type, unit)
 
 #' The call tree, depth first, root (row 1) included; `parent` is 1-based (0 for
 #' the root).
 #' @noRd
-profile_call_tree <- function(stacks) .Call(wrap__profile_call_tree, stacks)
+ffi_profile_call_tree <- function(stacks) .Call(wrap__ffi_profile_call_tree, stacks)
 
 #' Writes the folded stacks of `stacks` to `path` (atomically); `labels` are the
 #' frame names of the keys.
 #' @noRd
-profile_write_folded <- function(stacks, labels, path) .Call(wrap__profile_write_folded, stacks, labels, path)
+ffi_profile_write_folded <- function(stacks, labels, path) .Call(wrap__ffi_profile_write_folded, stacks, labels, path)
 
-#' Reads a folded file (plain or gzip) into a bundle.
+#' Reads a folded file (plain or gzip) into a bundle, with compact columns if
+#' `compact` is TRUE.
 #' @noRd
-profile_read_folded <- function(path, sample_type, unit, source_uri, max_size) .Call(wrap__profile_read_folded, path, sample_type, unit, source_uri, max_size)
+ffi_profile_read_folded <- function(path, sample_type, unit, source_uri, max_size, compact) .Call(wrap__ffi_profile_read_folded, path, sample_type, unit, source_uri, max_size, compact)
 
 #' Reads an Rprof file into `list(bundle, warnings, sample_lines)`. `input` is a
 #' path (plain or gzip file, read here) or a raw vector (the file's bytes).
 #' `sample_lines` (the line of the file each sample comes from) is filled only
-#' when `with_lines` is TRUE. `lean` (TRUE from R's read_rprof()) reads without
-#' writing the columns that follow from the samples' shape, which arrive in
-#' compact form; FALSE writes them all first, the reference the tests compare
-#' the lean read against.
+#' when `with_lines` is TRUE. `compact` (TRUE or FALSE) says whether columns may
+#' be sent compact. With `from_shape` TRUE (what R's read_rprof() passes) the
+#' read leaves its compact columns unwritten and makes them from the samples'
+#' shape; FALSE writes every column and finds the compact forms in them, the
+#' reference the tests compare the other against.
 #' @noRd
-rprof_read <- function(input, source_uri, max_size, with_lines, lean) .Call(wrap__rprof_read, input, source_uri, max_size, with_lines, lean)
+ffi_rprof_read <- function(input, source_uri, max_size, with_lines, compact, from_shape) .Call(wrap__ffi_rprof_read, input, source_uri, max_size, with_lines, compact, from_shape)
 
 #' Validates a bundle and writes it as an Rprof file, atomically.
 #' @noRd
-rprof_write <- function(bundle, path) .Call(wrap__rprof_write, bundle, path)
+ffi_rprof_write <- function(bundle, path) .Call(wrap__ffi_rprof_write, bundle, path)
 
 #' The order in which R's internal `merge()` returns rows with the match codes
 #' `xinds` (see `profile_core::rprof::legacy`), for v1 location ids as profile
 #' 1.0.4 gave them.
 #' @noRd
-rprof_legacy_merge_order <- function(xinds) .Call(wrap__rprof_legacy_merge_order, xinds)
+ffi_rprof_legacy_merge_order <- function(xinds) .Call(wrap__ffi_rprof_legacy_merge_order, xinds)
 
-#' Reads a pprof file (gzip or plain protobuf) into a bundle.
+#' Reads a pprof file (gzip or plain protobuf) into a bundle, with compact
+#' columns if `compact` is TRUE.
 #' @noRd
-pprof_read <- function(path, source_uri, max_size) .Call(wrap__pprof_read, path, source_uri, max_size)
-
-#' Reads pprof message bytes (a raw vector, gzip or plain) into a bundle.
-#' @noRd
-pprof_parse <- function(bytes, source_uri, max_size) .Call(wrap__pprof_parse, bytes, source_uri, max_size)
+ffi_pprof_read <- function(path, source_uri, max_size, compact) .Call(wrap__ffi_pprof_read, path, source_uri, max_size, compact)
 
 #' Writes a bundle as a gzip-compressed pprof file (atomically).
 #' @noRd
-pprof_write <- function(bundle, path, aggregate) .Call(wrap__pprof_write, bundle, path, aggregate)
+ffi_pprof_write <- function(bundle, path, aggregate) .Call(wrap__ffi_pprof_write, bundle, path, aggregate)
 
-#' A bundle as uncompressed pprof message bytes (a raw vector).
+#' A new combiner (an external pointer) for `ffi_profile_combine_add()`.
 #' @noRd
-pprof_encode <- function(bundle, aggregate) .Call(wrap__pprof_encode, bundle, aggregate)
-
-#' A new combiner (an external pointer) for `profile_combine_add()`.
-#' @noRd
-profile_combine_start <- function(merge) .Call(wrap__profile_combine_start, merge)
+ffi_profile_combine_start <- function(merge) .Call(wrap__ffi_profile_combine_start, merge)
 
 #' Validates one v2 bundle and adds it to the combiner.
 #' @noRd
-profile_combine_add <- function(state, bundle) .Call(wrap__profile_combine_add, state, bundle)
+ffi_profile_combine_add <- function(state, bundle) .Call(wrap__ffi_profile_combine_add, state, bundle)
 
-#' The combined profile as a bundle; the combiner is spent afterwards.
+#' The combined profile as a bundle, with compact columns if `compact` is TRUE;
+#' the combiner is spent afterwards.
 #' @noRd
-profile_combine_finish <- function(state) .Call(wrap__profile_combine_finish, state)
+ffi_profile_combine_finish <- function(state, compact) .Call(wrap__ffi_profile_combine_finish, state, compact)
 
 #' The compact form of a column: "runs", "run_seq" or "cycle", with
 #' " (expanded)" once R has expanded it, or "none". For tests and benchmarks.
 #' @noRd
-profile_column_form <- function(x) .Call(wrap__profile_column_form, x)
+ffi_profile_column_form <- function(x) .Call(wrap__ffi_profile_column_form, x)
 
 
 # nolint end

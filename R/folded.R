@@ -48,7 +48,7 @@ write_folded <- function(x, path, type = NULL) {
     keys <- keys_by_name(location_frames(parts))
     input <- stack_input(parts, sample_type$type, keys$key, length(keys$labels))
     rust_value(
-      profile_write_folded(input, keys$labels, native_path(path)),
+      ffi_profile_write_folded(input, keys$labels, native_path(path)),
       "Can't write folded stacks to {.file {path}}.",
       path = path
     )
@@ -75,7 +75,10 @@ read_folded <- function(path, type = "samples", unit = "count", source_uri = pat
     max_size <- check_max_size(max_size)
     check_readable_file(path)
     bundle <- rust_value(
-      profile_read_folded(native_path(path), as_valid_utf8(type), as_valid_utf8(unit), source_uri, max_size),
+      ffi_profile_read_folded(
+        native_path(path), as_valid_utf8(type), as_valid_utf8(unit), source_uri, max_size,
+        compact_columns_option()
+      ),
       "Can't read folded stacks from {.file {path}}.",
       path = path
     )

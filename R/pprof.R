@@ -170,7 +170,7 @@ read_pprof <- function(path, ..., version = "2.0", source_uri = path,
     max_size <- check_max_size(max_size)
     check_readable_file(path)
     bundle <- rust_value(
-      pprof_read(native_path(path), source_uri, max_size),
+      ffi_pprof_read(native_path(path), source_uri, max_size, compact_columns_option()),
       "Can't read the pprof file {.file {path}}.",
       path = path
     )
@@ -197,7 +197,7 @@ write_pprof <- function(x, path) {
       aggregate <- TRUE
     }
     rust_value(
-      pprof_write(bundle_from_tables(tables), native_path(path), aggregate),
+      ffi_pprof_write(bundle_from_tables(tables), native_path(path), aggregate),
       "Can't write the pprof file {.file {path}}.",
       path = path
     )

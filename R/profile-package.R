@@ -23,7 +23,7 @@ schema_env <- new.env(parent = emptyenv())
 
 v2_schema <- function() {
   if (is.null(schema_env$schema)) {
-    schema_env$schema <- profile_schema()
+    schema_env$schema <- ffi_profile_schema()
   }
   schema_env$schema
 }

@@ -94,6 +94,23 @@
 #' are not valid UTF-8 (in strings marked `"bytes"` or not marked) become `<xx>`
 #' by the same rule. See [profile_error] for the errors and limits.
 #'
+#' # Compact columns
+#'
+#' The readers and [combine_profiles()] return some columns of the long tables
+#' as *compact columns* (ALTREP vectors) that keep the column's shape instead of
+#' a value per row: `sample_id` of `sample_locations`, `sample_values` and
+#' `sample_labels` and `source_id` of `samples` as runs of equal values,
+#' `depth` as positions along those runs, `type` and `unit` of `sample_values`
+#' as one pattern repeated per sample, and id columns that are `1..n` as
+#' nothing at all. They hold the same values as ordinary vectors and work
+#' wherever those do; R expands one (once) only where it needs all its values
+#' in memory, the functions of this package read them without expanding them,
+#' and [saveRDS()] writes ordinary vectors.
+#'
+#' Set the option `profile.compact` to `FALSE` (`options(profile.compact =
+#' FALSE)`) to get ordinary vectors everywhere, for instance when debugging or
+#' when other code needs them; the default is `TRUE`.
+#'
 #' @name profile_v2
 #' @seealso [new_profile_v2()], [validate_profile()], [profile_v2_from_v1()]
 #' @examples
@@ -101,4 +118,10 @@
 #' x
 #' dm::dm_get_tables(x)$sample_values
 #' if (rlang::is_installed("DiagrammeR")) dm::dm_draw(x)
+#'
+#' # The same values in ordinary vectors
+#' old <- options(profile.compact = FALSE)
+#' y <- read_rprof(system.file("samples/rprof/memory.out", package = "profile"))
+#' options(old)
+#' identical(dm::dm_get_tables(x), dm::dm_get_tables(y))
 NULL

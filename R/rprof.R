@@ -112,7 +112,9 @@ read_rprof <- function(path, ..., version = "2.0", source_uri = path,
     file <- native_path(path)
     v1 <- identical(version, "1.0")
     res <- rust_value(
-      rprof_read(rprof_input(file, path, max_size), source_uri, max_size, v1, lean = TRUE),
+      ffi_rprof_read(rprof_input(file, path, max_size), source_uri, max_size, v1,
+        compact = compact_columns_option(), from_shape = TRUE
+      ),
       "Can't read the Rprof file {.file {path}}.",
       path = path
     )
@@ -142,7 +144,7 @@ write_rprof <- function(x, path) {
       check_v2_tables(x)
     }
     rust_value(
-      rprof_write(bundle_from_tables(tables), native_path(path)),
+      ffi_rprof_write(bundle_from_tables(tables), native_path(path)),
       "Can't write the Rprof file {.file {path}}.",
       path = path
     )
@@ -171,10 +173,10 @@ rprof_input <- function(file, path, max_size, call = rlang::caller_env()) {
 
 # All bytes of a binary connection (`open()` opens it anew), refusing more than
 # `max_size`. Data are kept while their size is plausible for the size of the
-# file (as in the Rust core: 64 times it, at least 64 MiB); past that they are
-# only counted, and data within the limit are read a second time into a vector of
-# the exact size. A decompression bomb is thus refused without being held in
-# memory.
+# file (the Rust core's rule and numbers: 64 times it, at least 64 MiB); past
+# that they are only counted, and data within the limit are read a second time
+# into a vector of the exact size. A decompression bomb is thus refused without
+# being held in memory.
 read_connection_limited <- function(open, max_size, path, chunk_size = 2^23,
                                     call = rlang::caller_env()) {
   fail <- function(e) {
@@ -185,7 +187,8 @@ read_connection_limited <- function(open, max_size, path, chunk_size = 2^23,
   read_chunk <- function(con, n) {
     tryCatch(withCallingHandlers(readBin(con, "raw", n), warning = fail), error = fail)
   }
-  eager <- min(max_size, max(2^26, 64 * file.size(path.expand(path))))
+  limits <- v2_schema()$limits
+  eager <- min(max_size, max(limits$eager_min_bytes, limits$eager_ratio * file.size(path.expand(path))))
   con <- open()
   on.exit(close(con), add = TRUE)
   chunks <- list()

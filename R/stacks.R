@@ -42,7 +42,7 @@ profile_parts <- function(x, call = rlang::caller_env()) {
 
 # The distinct (type, unit) pairs of sample_values, in order of first appearance.
 value_types <- function(values) {
-  pairs <- rust_value(profile_value_types(as.character(values$type), as.character(values$unit)),
+  pairs <- rust_value(ffi_profile_value_types(as.character(values$type), as.character(values$unit)),
     "Can't read the sample types.")
   tibble::new_tibble(pairs, nrow = length(pairs$type))
 }
@@ -149,7 +149,7 @@ call_tree_of <- function(parts, sample_type, call = rlang::caller_env()) {
   frames <- location_frames(parts)
   keys <- keys_by_name(frames)
   input <- stack_input(parts, sample_type$type, keys$key, length(keys$labels))
-  tree <- rust_value(profile_call_tree(input), "Can't build the call tree.", call = call)
+  tree <- rust_value(ffi_profile_call_tree(input), "Can't build the call tree.", call = call)
   named <- tree$key > 0
   file_of_label <- frames$filename[match(keys$labels, frames$name)]
   tree$name <- rep(NA_character_, length(named))

@@ -371,7 +371,7 @@ rprof_v1_names <- function(functions) {
 # numbered locations in the order of the rows of a merge() of all frames with the
 # functions: grouped by function in order of the name and the file number as
 # text, and within a function in the order R's merge() leaves equal keys in (an
-# unstable sort, reproduced by rprof_legacy_merge_order()). 1.0.x sorted names in
+# unstable sort, reproduced by ffi_rprof_legacy_merge_order()). 1.0.x sorted names in
 # the collation of the locale; here it is always byte order (the same as 1.0.x
 # run with LC_COLLATE=C).
 rprof_v1_ids <- function(tables) {
@@ -430,7 +430,7 @@ rprof_v1_file_ids <- function(frame_filename, frame_line, filename) {
 # its first frame.
 rprof_v1_location_order <- function(stack_location_id, stack_fun, merge_key, location_id) {
   merged <- rust_value(
-    rprof_legacy_merge_order(match(stack_fun, stack_fun)),
+    ffi_rprof_legacy_merge_order(match(stack_fun, stack_fun)),
     "Can't order the locations."
   )
   key_rank <- integer(length(merge_key))

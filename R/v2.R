@@ -149,7 +149,7 @@ validate_v2 <- function(x, call = rlang::caller_env()) {
   tables <- check_v2_tables(x, call = call)
   check_v2_keys(x, tables, call = call)
   rust_value(
-    profile_validate_v2(bundle_from_tables(tables)),
+    ffi_profile_validate_v2(bundle_from_tables(tables)),
     "Invalid v2 profile.",
     call = call
   )

@@ -15,7 +15,7 @@ ms <- function(...) {
 
 f <- file.path("bench", "data", "rprof-30k.out")
 max_size <- 4 * 1024^3
-parse <- function() profile:::rust_value(profile:::rprof_read(profile:::rprof_input(f, max_size), f, max_size, FALSE, TRUE))
+parse <- function() profile:::rust_value(profile:::ffi_rprof_read(profile:::rprof_input(f, f, max_size), f, max_size, FALSE, TRUE, TRUE))
 bundle <- parse()$bundle
 tables <- profile:::decode_bundle(bundle)
 cat("read_rprof() of", f, "\n")
@@ -39,6 +39,6 @@ if (file.exists(big)) {
     `check_v2_tables()` = profile:::check_v2_tables(x),
     `check_v2_keys()` = profile:::check_v2_keys(x, tabs, call = NULL),
     `bundle_from_tables()` = profile:::bundle_from_tables(tabs),
-    `Rust: convert + validate` = profile:::profile_validate_v2(b)
+    `Rust: convert + validate` = profile:::ffi_profile_validate_v2(b)
   ))
 }

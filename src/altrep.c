@@ -1,22 +1,24 @@
-// Compact columns of v2 profiles, as ALTREP vectors.
+// Compact columns of v2 profiles, as ALTREP vectors (dev/ARCHITECTURE.md
+// describes the idea).
 //
 // The long tables of a profile repeat what their shape already says. In
 // `sample_locations` the rows of one sample follow each other, so `sample_id`
 // is a run per sample and `depth` counts 1, 2, ... along each run; in
 // `sample_values` every sample usually has one row per sample type, so
 // `sample_id` is a run of equal length per sample and `type` and `unit` repeat
-// one short pattern. These classes keep that shape (one integer per sample, one
-// string per sample type) instead of one value per row, which takes a profile of
-// a million memory-profiling samples from 226 MB to about a third of it. They
-// give R an ordinary vector (kept as data2) only when R asks for a pointer to
-// the data; element access, regions, subsetting and duplication work on the
-// compact form.
+// one short pattern. Three kinds of compact column keep that shape (one integer
+// per sample, one string per sample type) instead of one value per row, so that
+// a profile's size grows with its samples, not with its frames and values:
+// `runs` (the run's value for each row), `run_seq` (1, 2, ... within each run)
+// and `cycle` (a string pattern repeated). They give R an ordinary vector (kept
+// as data2) only when R asks for a pointer to the data; element access,
+// regions, subsetting and duplication work on the compact form.
 //
 // Written in C, not Rust: R may longjmp out of an allocation made inside these
-// methods, which must not cross Rust frames. The Rust binding builds the data
-// (src/rust/src/compact.rs) and calls the constructors at the end of this file;
-// they check the shape and return NULL when it does not hold, and the caller
-// then sends an ordinary vector.
+// methods, which must not cross Rust frames. The Rust binding finds the shapes
+// (src/rust/src/compact/) and calls the constructors at the end of this file
+// (from src/rust/src/compact/altrep.rs only); they check the shape and return
+// NULL when it does not hold, and the caller then sends an ordinary vector.
 //
 // Serialisation: no method is given, so saveRDS() writes ordinary vectors and
 // the file can be read without this package.
@@ -203,7 +205,7 @@ static Rboolean runs_Inspect(SEXP x, int pre, int deep, int pvec,
                              void (*inspect_subtree)(SEXP, int, int, int)) {
     runs_t r = runs_of(x);
     Rprintf(" profile %s: %.0f rows in %.0f runs%s%s\n",
-            R_altrep_inherits(x, run_seq_class) ? "run sequence" : "runs",
+            R_altrep_inherits(x, run_seq_class) ? "run_seq" : "runs",
             (double) r.length, (double) r.n_runs,
             r.ends == NULL ? " of equal length" : "",
             R_altrep_data2(x) != R_NilValue ? " (expanded)" : "");
@@ -377,9 +379,9 @@ SEXP profile_cycle_pattern(SEXP x) {
     return cycle_pattern(x);
 }
 
-// Which compact form `x` has: 0 none (not one of these classes), 1 runs,
-// 2 run sequence, 3 cycle; plus 10 once R has expanded it. For tests and
-// benchmarks (through profile_compact_form() in the binding).
+// Which kind of compact column `x` is: 0 none (not one of these classes),
+// 1 runs, 2 run_seq, 3 cycle; plus 10 once R has expanded it. For tests and
+// benchmarks (through ffi_profile_column_form() in the binding).
 int profile_compact_form(SEXP x) {
     if (!ALTREP(x)) return 0;
     int form = R_altrep_inherits(x, runs_class) ? 1

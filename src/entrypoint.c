@@ -1,6 +1,7 @@
-// Registration of the Rust functions is done on the Rust side; this forwards R's
-// init call to it (so the linker keeps the static library's symbols) and
-// registers the ALTREP classes of src/altrep.c.
+// Registration of the Rust functions (the `ffi_` functions of
+// R/extendr-wrappers.R) is done on the Rust side; this forwards R's init call to
+// it (so the linker keeps the static library's symbols) and registers the
+// ALTREP classes of the compact columns (src/altrep.c).
 #include <R_ext/Rdynload.h>
 
 void R_init_profile_extendr(void *dll);

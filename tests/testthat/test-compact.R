@@ -3,7 +3,7 @@
 # vectors in every use, stay compact when the package itself reads them, and
 # never be what saveRDS() writes.
 
-column_form <- function(x) rust_value(profile_column_form(x))
+column_form <- function(x) rust_value(ffi_profile_column_form(x))
 
 # An ordinary copy of `v` made without the compact classes' own methods:
 # serialisation writes ALTREP vectors of these classes as plain vectors.
@@ -178,38 +178,37 @@ test_that("the classes' methods survive garbage collection at every allocation",
   expect_identical(expanded, p)
 })
 
-# The read that R users get leaves the columns that follow from the samples'
-# shape unwritten and builds their compact form from the shape; the reference
-# writes every column and finds the compact forms in them. Both must give the
-# same tables.
+# The read that R users get leaves its compact columns unwritten and makes them
+# from the samples' shape; the reference writes every column and finds the
+# compact forms in them. Both must give the same tables.
 read_both_ways <- function(path) {
-  read <- function(lean) {
-    res <- rust_value(rprof_read(path, path, check_max_size(Inf), FALSE, lean))
+  read <- function(from_shape) {
+    res <- rust_value(ffi_rprof_read(path, path, check_max_size(Inf), FALSE, TRUE, from_shape))
     decode_bundle(res$bundle)
   }
-  list(lean = read(TRUE), full = read(FALSE))
+  list(from_shape = read(TRUE), full = read(FALSE))
 }
 
-# `forms`: the compact form of some lean columns, checked before the comparison
-# (which expands them).
+# `forms`: the compact form of some columns made from the shape, checked before
+# the comparison (which expands them).
 expect_same_reads <- function(path, label, forms = list()) {
   both <- read_both_ways(path)
   for (col in names(forms)) {
     parts <- strsplit(col, "$", fixed = TRUE)[[1]]
-    expect_identical(column_form(both$lean[[parts[[1]]]][[parts[[2]]]]), forms[[col]],
+    expect_identical(column_form(both$from_shape[[parts[[1]]]][[parts[[2]]]]), forms[[col]],
       label = paste(label, col))
   }
-  expect_identical(names(both$lean), names(both$full), label = label)
+  expect_identical(names(both$from_shape), names(both$full), label = label)
   for (t in names(both$full)) {
     for (col in names(both$full[[t]])) {
-      expect_identical(plain_copy(both$lean[[t]][[col]]), plain_copy(both$full[[t]][[col]]),
+      expect_identical(plain_copy(both$from_shape[[t]][[col]]), plain_copy(both$full[[t]][[col]]),
         label = paste(label, t, col))
     }
   }
   invisible(both)
 }
 
-test_that("a lean read gives the tables of a read that writes every column", {
+test_that("compact columns made from a read's shape are those found in its written columns", {
   for (f in list.files(system.file("samples/rprof", package = "profile"), full.names = TRUE)) {
     expect_same_reads(f, basename(f))
   }
@@ -237,4 +236,41 @@ test_that("a lean read gives the tables of a read that writes every column", {
     expect_same_reads(path, name, forms)
   }
   expect_gt(file.size(path), 2 * 2^20) # the last case, `large`
+})
+
+test_that("options(profile.compact = FALSE) gives ordinary vectors with the same values", {
+  forms <- function(x) {
+    unlist(lapply(dm::dm_get_tables(x), function(t) vapply(t, column_form, character(1))))
+  }
+  folded <- withr::local_tempfile(fileext = ".folded")
+  writeLines(c("main;f;g 3", "main;f 2", "main;h;g 1"), folded)
+  reads <- list(
+    rprof = function() read_rprof(memory_file()),
+    pprof = function() read_pprof(system.file("samples/pprof/heap.pb.gz", package = "profile")),
+    folded = function() read_folded(folded),
+    combined = function() combine_profiles(read_rprof(memory_file()), read_rprof(memory_file()))
+  )
+  for (name in names(reads)) {
+    compact <- reads[[name]]()
+    plain <- withr::with_options(list(profile.compact = FALSE), reads[[name]]())
+    expect_true(any(forms(compact) != "none"), label = name)
+    expect_identical(unique(forms(plain)), "none", label = name)
+    expect_identical(dm::dm_get_tables(plain), dm::dm_get_tables(compact), label = name)
+  }
+  # the option's default, and a value it cannot take
+  withr::with_options(list(profile.compact = NULL), {
+    expect_identical(column_form(read_rprof(memory_file())$sample_locations$depth), "run_seq")
+  })
+  withr::local_options(profile.compact = "no")
+  expect_error(read_rprof(memory_file()), class = "profile_error_argument")
+  expect_error(read_pprof(system.file("samples/pprof/heap.pb.gz", package = "profile")),
+    class = "profile_error_argument")
+})
+
+test_that("the native code's argument errors are argument errors", {
+  res <- ffi_rprof_read(memory_file(), NA_character_, 1e6, FALSE, NA, TRUE)
+  expect_false(res$ok)
+  expect_identical(res$kind, "argument")
+  expect_match(res$message, "`compact` must be TRUE or FALSE", fixed = TRUE)
+  expect_error(rust_value(res, "Can't read."), class = "profile_error_argument")
 })

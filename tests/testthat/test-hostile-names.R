@@ -72,7 +72,7 @@ test_that("names from files with %s, %n, braces and NUL reach R intact in errors
 
 test_that("a panic in Rust becomes an R error of class profile_error_internal", {
   panic <- function(message) {
-    res <- profile:::profile_debug_panic(message)
+    res <- profile:::ffi_profile_debug_panic(message)
     profile:::rust_value(res, "Rust panicked.")
   }
   msg <- paste0("boom %s%n%n %p {x} \xff")

@@ -163,5 +163,5 @@ test_that("memory samples are summed from their compact columns", {
   sv <- unserialize(serialize(x$sample_values, NULL))
   expect_identical(attr(s, "grand_total"), sum(sv$value[sv$type == "alloc_size"]))
   expect_identical(attr(s, "unit"), "bytes")
-  expect_identical(profile:::rust_value(profile:::profile_column_form(x$sample_values$type)), "cycle")
+  expect_identical(profile:::rust_value(profile:::ffi_profile_column_form(x$sample_values$type)), "cycle")
 })

@@ -1,14 +1,17 @@
 //! Binding for the core's `analysis` module: self and total values per frame key,
 //! and call trees.
 
-use crate::convert::int_vector;
-use crate::envelope;
+use crate::args::optional_string;
+use crate::compact::altrep::cycle_pattern;
+use crate::envelope::envelope;
+use crate::rapi::{double_values, int_vector, integer_values, r_safe};
+use crate::text::{intern_strings, named_elements};
 use extendr_api::prelude::*;
 use profile_core::analysis::{key_totals, CallTree, StackInput, Stacks};
-use profile_core::ProfileError;
+use profile_core::{ProfileError, StrId, StringPool};
 
 fn bad_argument(what: &str) -> ProfileError {
-    ProfileError::invalid("(stacks)", what, None, "missing or of the wrong type")
+    ProfileError::argument(format!("`{what}` is missing or of the wrong type"))
 }
 
 /// The stacks described by the list R builds in `stack_input()`:
@@ -16,11 +19,11 @@ fn bad_argument(what: &str) -> ProfileError {
 /// `n_keys`, and the columns `sample_id`, `type` and `value` of `sample_values`
 /// (`value_sample_id`, `value_type`, `value`) with the sample type to look at
 /// (`type`). The rows of that type are chosen here: in R that took a comparison
-/// and two subsets over every row (six million for a million memory-profiling
-/// samples), and expanded a compact `type` column.
+/// and two subsets over every row (six per memory-profiling sample), and
+/// expanded a compact `type` column.
 pub(crate) fn stacks_from_r(input: &Robj) -> Result<Stacks, ProfileError> {
     let list = input.as_list().ok_or_else(|| bad_argument("(list)"))?;
-    let elements = crate::text::named_elements(&list);
+    let elements = named_elements(&list);
     let get = |name: &str| -> Result<Robj, ProfileError> {
         elements
             .iter()
@@ -34,7 +37,7 @@ pub(crate) fn stacks_from_r(input: &Robj) -> Result<Stacks, ProfileError> {
     let (value_type, chosen_type) = (get("value_type")?, get("type")?);
     // Borrowed from R, or read by regions when compact (never expanded in R).
     fn ints<'r>(r: &'r Robj, name: &str) -> Result<std::borrow::Cow<'r, [i32]>, ProfileError> {
-        crate::convert::integer_values(r)?.ok_or_else(|| bad_argument(name))
+        integer_values(r)?.ok_or_else(|| bad_argument(name))
     }
     let n_keys = n_keys
         .as_integer()
@@ -44,12 +47,12 @@ pub(crate) fn stacks_from_r(input: &Robj) -> Result<Stacks, ProfileError> {
         (ints(&sid, "sample_id")?, ints(&depth, "depth")?, ints(&loc, "location_id")?);
     let (locations, location_key) = (ints(&locations, "locations")?, ints(&keys, "location_key")?);
     let value_sample_id = ints(&value_sid, "value_sample_id")?;
-    let value = crate::convert::double_values(&value)?.ok_or_else(|| bad_argument("value"))?;
-    let chosen_type = crate::args::optional_string(&chosen_type, "type")?.ok_or_else(|| bad_argument("type"))?;
+    let value = double_values(&value)?.ok_or_else(|| bad_argument("value"))?;
+    let chosen_type = optional_string(&chosen_type, "type")?.ok_or_else(|| bad_argument("type"))?;
     if value_type.rtype() != Rtype::Strings || value_type.len() != value.len() || value_sample_id.len() != value.len() {
         return Err(bad_argument("value_type"));
     }
-    let chosen = crate::convert::rows_equal_to(&value_type, &chosen_type);
+    let chosen = rows_equal_to(&value_type, &chosen_type);
     let value_sample_id: Vec<i32> = select(&value_sample_id, &chosen);
     let value: Vec<f64> = select(&value, &chosen);
     Stacks::build(&StackInput {
@@ -74,16 +77,16 @@ fn select<T: Copy>(values: &[T], chosen: &[bool]) -> Vec<T> {
 /// `type` and `unit` (one pattern per sample) are read by their patterns.
 /// @noRd
 #[extendr]
-fn profile_value_types(value_type: Robj, unit: Robj) -> Robj {
+fn ffi_profile_value_types(value_type: Robj, unit: Robj) -> Robj {
     envelope(|| {
         if value_type.rtype() != Rtype::Strings || unit.rtype() != Rtype::Strings || value_type.len() != unit.len() {
             return Err(bad_argument("type and unit"));
         }
-        let pairs = crate::convert::distinct_string_pairs(&value_type, &unit);
+        let pairs = distinct_string_pairs(&value_type, &unit);
         let (types, units): (Vec<Option<String>>, Vec<Option<String>>) = pairs.into_iter().unzip();
         let strings = |v: Vec<Option<String>>| -> Robj {
             Strings::from_values(v.iter().map(|s| match s {
-                Some(s) => Rstr::from(crate::convert::r_safe(s).as_ref()),
+                Some(s) => Rstr::from(r_safe(s).as_ref()),
                 None => Rstr::na(),
             }))
             .into()
@@ -94,6 +97,50 @@ fn profile_value_types(value_type: Robj, unit: Robj) -> Robj {
     })
 }
 
+/// Which rows of a character column hold `text` (strings read by the rules of
+/// [`intern_strings`]); NA matches nothing. A compact column is read by its
+/// pattern, never expanded.
+fn rows_equal_to(col: &Robj, text: &str) -> Vec<bool> {
+    let mut pool = StringPool::new();
+    let wanted = pool.intern(text);
+    if let Some((pattern, n)) = cycle_pattern(col) {
+        let in_pattern: Vec<bool> = intern_strings(&pattern, &mut pool).into_iter().map(|id| id == wanted).collect();
+        return match in_pattern.len() {
+            0 => Vec::new(),
+            period => (0..n).map(|row| in_pattern[row % period]).collect(),
+        };
+    }
+    intern_strings(col, &mut pool).into_iter().map(|id| id == wanted).collect()
+}
+
+/// The distinct pairs `(a[i], b[i])` of two character columns of one length, in
+/// order of first appearance, as UTF-8 text (None for NA). Two compact columns
+/// that repeat patterns of one length are read by their patterns alone.
+fn distinct_string_pairs(a: &Robj, b: &Robj) -> Vec<(Option<String>, Option<String>)> {
+    let mut pool = StringPool::new();
+    let (ids_a, ids_b) = match cycle_pattern(a).zip(cycle_pattern(b)) {
+        Some(((pa, n), (pb, _))) if pa.len() == pb.len() && n >= pa.len() => {
+            (intern_strings(&pa, &mut pool), intern_strings(&pb, &mut pool))
+        }
+        _ => (intern_strings(a, &mut pool), intern_strings(b, &mut pool)),
+    };
+    let mut seen: std::collections::HashSet<(StrId, StrId)> = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    let mut last = None;
+    for pair in ids_a.into_iter().zip(ids_b) {
+        // Rows come in runs of one type; most are the pair just seen.
+        if last == Some(pair) {
+            continue;
+        }
+        last = Some(pair);
+        if seen.insert(pair) {
+            let text = |id: StrId| (!id.is_na()).then(|| pool.str(id).to_owned());
+            out.push((text(pair.0), text(pair.1)));
+        }
+    }
+    out
+}
+
 fn u32_vector(values: &[u32]) -> Robj {
     let ints: Vec<i32> = values.iter().map(|&v| v as i32).collect();
     int_vector(&ints)
@@ -102,7 +149,7 @@ fn u32_vector(values: &[u32]) -> Robj {
 /// Self and total value per frame key.
 /// @noRd
 #[extendr]
-fn profile_key_totals(stacks: Robj) -> Robj {
+fn ffi_profile_key_totals(stacks: Robj) -> Robj {
     envelope(|| {
         let t = key_totals(&stacks_from_r(&stacks)?);
         Ok(list!(self_value = t.self_value, total = t.total, grand_total = t.grand_total).into())
@@ -113,7 +160,7 @@ fn profile_key_totals(stacks: Robj) -> Robj {
 /// the root).
 /// @noRd
 #[extendr]
-fn profile_call_tree(stacks: Robj) -> Robj {
+fn ffi_profile_call_tree(stacks: Robj) -> Robj {
     envelope(|| {
         let t = CallTree::build(&stacks_from_r(&stacks)?);
         let parent: Vec<u32> =
@@ -132,7 +179,7 @@ fn profile_call_tree(stacks: Robj) -> Robj {
 
 extendr_module! {
     mod analysis;
-    fn profile_key_totals;
-    fn profile_value_types;
-    fn profile_call_tree;
+    fn ffi_profile_key_totals;
+    fn ffi_profile_value_types;
+    fn ffi_profile_call_tree;
 }

@@ -7,8 +7,9 @@ use profile_core::input::Limits;
 use profile_core::ProfileError;
 use std::path::PathBuf;
 
-pub(crate) fn argument(message: &str) -> ProfileError {
-    ProfileError::invalid("(argument)", "(argument)", None, message)
+/// `TRUE` or `FALSE`.
+pub(crate) fn flag(x: &Robj, name: &str) -> Result<bool, ProfileError> {
+    x.as_bool().ok_or_else(|| ProfileError::argument(format!("`{name}` must be TRUE or FALSE")))
 }
 
 fn single_string(x: &Robj, name: &str) -> Result<Rstr, ProfileError> {
@@ -16,7 +17,7 @@ fn single_string(x: &Robj, name: &str) -> Result<Rstr, ProfileError> {
         .ok()
         .filter(|s| s.len() == 1)
         .map(|s| s.elt(0))
-        .ok_or_else(|| argument(&format!("`{name}` must be a single string")))
+        .ok_or_else(|| ProfileError::argument(format!("`{name}` must be a single string")))
 }
 
 /// A single string as UTF-8 text (invalid bytes as `<xx>`); NA gives None.
@@ -26,13 +27,13 @@ pub(crate) fn optional_string(x: &Robj, name: &str) -> Result<Option<String>, Pr
 
 /// A single string that is not NA, as UTF-8 text.
 pub(crate) fn required_string(x: &Robj, name: &str) -> Result<String, ProfileError> {
-    optional_string(x, name)?.ok_or_else(|| argument(&format!("`{name}` must not be NA")))
+    optional_string(x, name)?.ok_or_else(|| ProfileError::argument(format!("`{name}` must not be NA")))
 }
 
 /// A character vector as UTF-8 text; NA becomes "NA" (R's own rendering).
 pub(crate) fn strings(x: &Robj, name: &str) -> Result<Vec<String>, ProfileError> {
     let s = Strings::try_from(x.clone())
-        .map_err(|_| argument(&format!("`{name}` must be a character vector")))?;
+        .map_err(|_| ProfileError::argument(format!("`{name}` must be a character vector")))?;
     Ok(s.iter()
         .map(|s| text::text(s).map_or_else(|| "NA".to_string(), |t| t.into_owned()))
         .collect())
@@ -41,7 +42,7 @@ pub(crate) fn strings(x: &Robj, name: &str) -> Result<Vec<String>, ProfileError>
 /// A single string that is not NA, as a path (its bytes unchanged on Unix).
 pub(crate) fn required_path(x: &Robj, name: &str) -> Result<PathBuf, ProfileError> {
     text::path(&single_string(x, name)?)
-        .ok_or_else(|| argument(&format!("`{name}` must not be NA")))
+        .ok_or_else(|| ProfileError::argument(format!("`{name}` must not be NA")))
 }
 
 /// `max_size` (bytes, a non-negative number) as read limits.
@@ -50,6 +51,6 @@ pub(crate) fn limits(max_size: &Robj) -> Result<Limits, ProfileError> {
         .as_real()
         .or_else(|| max_size.as_integer().map(f64::from))
         .filter(|x| x.is_finite() && *x >= 0.0)
-        .ok_or_else(|| argument("`max_size` must be a non-negative number"))?;
+        .ok_or_else(|| ProfileError::argument("`max_size` must be a non-negative number"))?;
     Ok(Limits::with_max_bytes(bytes.min(u64::MAX as f64) as u64))
 }

@@ -5,7 +5,9 @@
 //! input is converted once (and validated on the way), and R can show progress and
 //! name the input that fails.
 
-use crate::convert;
+use crate::args::flag;
+use crate::bundle::{profile_from_r, profile_to_r};
+use crate::envelope::envelope;
 use extendr_api::prelude::*;
 use profile_core::combine::{CombineOptions, Combiner};
 use profile_core::ProfileError;
@@ -30,11 +32,11 @@ fn finished() -> ProfileError {
     ProfileError::invalid("(combiner)", "(combiner)", None, "has already returned its result")
 }
 
-/// A new combiner (an external pointer) for `profile_combine_add()`.
+/// A new combiner (an external pointer) for `ffi_profile_combine_add()`.
 /// @noRd
 #[extendr]
-fn profile_combine_start(merge: bool) -> Robj {
-    crate::envelope(|| {
+fn ffi_profile_combine_start(merge: bool) -> Robj {
+    envelope(|| {
         let slot: CombinerSlot = Some(Combiner::new(CombineOptions { merge }));
         Ok(ExternalPtr::new(slot).into())
     })
@@ -43,11 +45,11 @@ fn profile_combine_start(merge: bool) -> Robj {
 /// Validates one v2 bundle and adds it to the combiner.
 /// @noRd
 #[extendr]
-fn profile_combine_add(state: Robj, bundle: Robj) -> Robj {
-    crate::envelope(|| {
+fn ffi_profile_combine_add(state: Robj, bundle: Robj) -> Robj {
+    envelope(|| {
         with_combiner(&state, |slot| {
             let combiner = slot.as_mut().ok_or_else(finished)?;
-            let input = convert::profile_from_r(&bundle)?;
+            let input = profile_from_r(&bundle)?;
             profile_core::validate::validate(&input)?;
             combiner.add(&input)?;
             Ok(Robj::from(true))
@@ -55,21 +57,23 @@ fn profile_combine_add(state: Robj, bundle: Robj) -> Robj {
     })
 }
 
-/// The combined profile as a bundle; the combiner is spent afterwards.
+/// The combined profile as a bundle, with compact columns if `compact` is TRUE;
+/// the combiner is spent afterwards.
 /// @noRd
 #[extendr]
-fn profile_combine_finish(state: Robj) -> Robj {
-    crate::envelope(|| {
+fn ffi_profile_combine_finish(state: Robj, compact: Robj) -> Robj {
+    envelope(|| {
+        let compact = flag(&compact, "compact")?;
         with_combiner(&state, |slot| {
             let combined = slot.take().ok_or_else(finished)?.finish();
-            Ok(convert::profile_to_r(combined))
+            Ok(profile_to_r(combined, compact))
         })
     })
 }
 
 extendr_module! {
     mod combine;
-    fn profile_combine_start;
-    fn profile_combine_add;
-    fn profile_combine_finish;
+    fn ffi_profile_combine_start;
+    fn ffi_profile_combine_add;
+    fn ffi_profile_combine_finish;
 }

@@ -1,9 +1,9 @@
 //! Binding for the core's `folded` module: folded (collapsed) stacks.
 
 use crate::analysis::stacks_from_r;
-use crate::args::{limits, optional_string, required_path, required_string, strings};
-use crate::convert::profile_to_r;
-use crate::envelope;
+use crate::args::{flag, limits, optional_string, required_path, required_string, strings};
+use crate::bundle::profile_to_r;
+use crate::envelope::envelope;
 use extendr_api::prelude::*;
 use profile_core::folded::{self, FoldedSource};
 
@@ -11,7 +11,7 @@ use profile_core::folded::{self, FoldedSource};
 /// frame names of the keys.
 /// @noRd
 #[extendr]
-fn profile_write_folded(stacks: Robj, labels: Robj, path: Robj) -> Robj {
+fn ffi_profile_write_folded(stacks: Robj, labels: Robj, path: Robj) -> Robj {
     envelope(|| {
         let path = required_path(&path, "path")?;
         let labels = strings(&labels, "labels")?;
@@ -20,33 +20,36 @@ fn profile_write_folded(stacks: Robj, labels: Robj, path: Robj) -> Robj {
     })
 }
 
-/// Reads a folded file (plain or gzip) into a bundle.
+/// Reads a folded file (plain or gzip) into a bundle, with compact columns if
+/// `compact` is TRUE.
 /// @noRd
 #[extendr]
-fn profile_read_folded(
+fn ffi_profile_read_folded(
     path: Robj,
     sample_type: Robj,
     unit: Robj,
     source_uri: Robj,
     max_size: Robj,
+    compact: Robj,
 ) -> Robj {
     envelope(|| {
         let path = required_path(&path, "path")?;
         let sample_type = required_string(&sample_type, "type")?;
         let unit = required_string(&unit, "unit")?;
         let uri = optional_string(&source_uri, "source_uri")?;
+        let compact = flag(&compact, "compact")?;
         let source = FoldedSource {
             sample_type: &sample_type,
             unit: &unit,
             source_uri: uri.as_deref(),
         };
         let p = folded::read_file(&path, &source, &limits(&max_size)?)?;
-        Ok(profile_to_r(p))
+        Ok(profile_to_r(p, compact))
     })
 }
 
 extendr_module! {
     mod folded;
-    fn profile_write_folded;
-    fn profile_read_folded;
+    fn ffi_profile_write_folded;
+    fn ffi_profile_read_folded;
 }

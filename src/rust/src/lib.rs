@@ -1,48 +1,33 @@
 //! The R binding: thin functions that move columns between R and `profile_core`.
 //!
-//! No function here lets an error or a panic cross into R through extendr's error
-//! path (which treats the message as a printf format in extendr-api 0.9.0). Each
-//! returns an envelope, `list(ok = TRUE, value = ...)` or
-//! `list(ok = FALSE, kind = ..., message = ...)`, and the R wrapper raises the
-//! classed condition.
+//! Every function registered with R returns an envelope (see [`envelope`]), never
+//! an error or a panic through extendr. The modules, each depending only on
+//! those before it (see `dev/ARCHITECTURE.md`):
+//! `rapi` (R's C API), `envelope`, `compact` (compact columns), `text` (strings
+//! from R), `args`, `bundle` (profiles across the boundary), then one module per
+//! core module: `analysis`, `folded`, `rprof`, `pprof`, `combine`.
 
 use extendr_api::prelude::*;
-use profile_core::{schema, ProfileError};
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use profile_core::schema;
 
 mod analysis;
 mod args;
+mod bundle;
 mod combine;
 mod compact;
-mod convert;
+mod envelope;
 mod folded;
 mod pprof;
+mod rapi;
 mod rprof;
 mod text;
 
-/// Runs `body`, turning its error or panic into an error envelope.
-pub(crate) fn envelope(body: impl FnOnce() -> Result<Robj, ProfileError>) -> Robj {
-    let outcome = catch_unwind(AssertUnwindSafe(body));
-    let (kind, message) = match outcome {
-        Ok(Ok(value)) => return list!(ok = true, value = value).into(),
-        Ok(Err(e)) => (e.kind().to_string(), e.to_string()),
-        Err(panic) => {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".to_string());
-            ("internal".to_string(), format!("internal error (please report): {what}"))
-        }
-    };
-    let message = message.replace('\0', "<00>");
-    list!(ok = false, kind = kind, message = message).into()
-}
+use envelope::envelope;
 
 /// The data rules of the v2 format, for the R wrapper (keys of the `dm`).
 /// @noRd
 #[extendr]
-fn profile_schema() -> Robj {
+fn ffi_profile_schema() -> Robj {
     let pks_t: Vec<&str> = schema::PRIMARY_KEYS.iter().map(|(t, _)| *t).collect();
     let pks_c: Vec<&str> = schema::PRIMARY_KEYS.iter().map(|(_, c)| *c).collect();
     let fk_t: Vec<&str> = schema::FOREIGN_KEYS.iter().map(|k| k.table).collect();
@@ -76,7 +61,24 @@ fn profile_schema() -> Robj {
         primary_keys = list!(table = pks_t, column = pks_c),
         foreign_keys = list!(table = fk_t, column = fk_c, ref_table = fk_rt, ref_column = fk_rc),
         gauge_types = schema::GAUGE_TYPES.to_vec(),
-        source_types = schema::SOURCE_TYPES.to_vec()
+        source_types = schema::SOURCE_TYPES.to_vec(),
+        limits = limits()
+    )
+    .into()
+}
+
+/// The core's limits that the R side applies or documents (sizes in bytes, as
+/// doubles: R integers stop at 2^31 - 1).
+fn limits() -> Robj {
+    use profile_core::{input, pprof};
+    list!(
+        max_size = input::DEFAULT_MAX_BYTES as f64,
+        eager_min_bytes = input::EAGER_MIN_BYTES as f64,
+        eager_ratio = input::EAGER_RATIO as f64,
+        max_stack_depth = input::DEFAULT_MAX_STACK_DEPTH as f64,
+        pprof_frames_per_byte = pprof::MAX_FRAMES_PER_BYTE as f64,
+        pprof_min_max_frames = pprof::MIN_MAX_FRAMES as f64,
+        pprof_max_values = pprof::MAX_VALUES as f64
     )
     .into()
 }
@@ -84,21 +86,11 @@ fn profile_schema() -> Robj {
 /// Validates the content of a v2 bundle (keys, NA, depths, version).
 /// @noRd
 #[extendr]
-fn profile_validate_v2(bundle: Robj) -> Robj {
+fn ffi_profile_validate_v2(bundle: Robj) -> Robj {
     envelope(|| {
-        let p = convert::profile_from_r(&bundle)?;
+        let p = bundle::profile_from_r(&bundle)?;
         profile_core::validate::validate(&p)?;
         Ok(Robj::from(true))
-    })
-}
-
-/// Round-trips a bundle through the core model (used by tests of the binding).
-/// @noRd
-#[extendr]
-fn profile_roundtrip_bundle(bundle: Robj) -> Robj {
-    envelope(|| {
-        let p = convert::profile_from_r(&bundle)?;
-        Ok(convert::profile_to_r(p))
     })
 }
 
@@ -106,7 +98,7 @@ fn profile_roundtrip_bundle(bundle: Robj) -> Robj {
 /// that a panic in Rust becomes an R error of class `profile_error_internal`).
 /// @noRd
 #[extendr]
-fn profile_debug_panic(message: Robj) -> Robj {
+fn ffi_profile_debug_panic(message: Robj) -> Robj {
     // The default hook would print the panic to standard error; this one is
     // expected. (R runs this on one thread, so swapping the hook is safe.)
     let hook = std::panic::take_hook();
@@ -124,10 +116,9 @@ fn profile_debug_panic(message: Robj) -> Robj {
 
 extendr_module! {
     mod profile;
-    fn profile_schema;
-    fn profile_debug_panic;
-    fn profile_validate_v2;
-    fn profile_roundtrip_bundle;
+    fn ffi_profile_schema;
+    fn ffi_profile_debug_panic;
+    fn ffi_profile_validate_v2;
     use analysis;
     use folded;
     use rprof;

@@ -1,36 +1,41 @@
 //! Binding for the core's `rprof` module: reading a file (plain or gzip) or the
 //! bytes R decompressed (bzip2, xz), and writing a file atomically.
 
-use crate::args::{argument, limits, optional_string, required_path};
-use crate::{convert, envelope};
+use crate::args::{flag, limits, optional_string, required_path};
+use crate::bundle::{compact_read_to_r, profile_from_r, profile_to_r};
+use crate::envelope::envelope;
+use crate::rapi::int_vector;
 use extendr_api::prelude::*;
-use profile_core::{input, output, rprof};
+use profile_core::{input, output, rprof, ProfileError};
 
 /// Reads an Rprof file into `list(bundle, warnings, sample_lines)`. `input` is a
 /// path (plain or gzip file, read here) or a raw vector (the file's bytes).
 /// `sample_lines` (the line of the file each sample comes from) is filled only
-/// when `with_lines` is TRUE. `lean` (TRUE from R's read_rprof()) reads without
-/// writing the columns that follow from the samples' shape, which arrive in
-/// compact form; FALSE writes them all first, the reference the tests compare
-/// the lean read against.
+/// when `with_lines` is TRUE. `compact` (TRUE or FALSE) says whether columns may
+/// be sent compact. With `from_shape` TRUE (what R's read_rprof() passes) the
+/// read leaves its compact columns unwritten and makes them from the samples'
+/// shape; FALSE writes every column and finds the compact forms in them, the
+/// reference the tests compare the other against.
 /// @noRd
 #[extendr]
-fn rprof_read(input: Robj, source_uri: Robj, max_size: Robj, with_lines: Robj, lean: Robj) -> Robj {
+fn ffi_rprof_read(input: Robj, source_uri: Robj, max_size: Robj, with_lines: Robj, compact: Robj, from_shape: Robj) -> Robj {
     envelope(|| {
         let limits = limits(&max_size)?;
         let uri = optional_string(&source_uri, "source_uri")?;
+        let compact = flag(&compact, "compact")?;
+        let from_shape = flag(&from_shape, "from_shape")?;
         // A file's bytes are handed over to the parser, which frees them once
         // its chunks are read, before the per-sample columns are written (a
         // read's peak memory); bytes R decompressed stay R's.
         let mut read = match input.as_raw_slice() {
             Some(raw) => {
                 let data = input::decompress(raw, &limits)?;
-                rprof::parse_lean(&data, uri.as_deref(), &limits)?
+                rprof::parse_compact(&data, uri.as_deref(), &limits)?
             }
             None => {
                 let file_bytes = input::read_file(&required_path(&input, "path")?, &limits)?;
                 let data = input::decompress_owned(file_bytes, &limits)?;
-                rprof::parse_owned_lean(data, uri.as_deref(), &limits)?
+                rprof::parse_owned_compact(data, uri.as_deref(), &limits)?
             }
         };
         let lines: Vec<i32> = if with_lines.as_bool() == Some(true) {
@@ -43,22 +48,22 @@ fn rprof_read(input: Robj, source_uri: Robj, max_size: Robj, with_lines: Robj, l
             Vec::new()
         };
         let warnings = std::mem::take(&mut read.parsed.warnings);
-        let bundle = if lean.as_bool() == Some(false) {
-            convert::profile_to_r(read.into_full().profile)
+        let bundle = if from_shape {
+            compact_read_to_r(read, compact)
         } else {
-            convert::lean_to_r(read)
+            profile_to_r(read.expand().profile, compact)
         };
-        Ok(list!(warnings = warnings, bundle = bundle, sample_lines = convert::int_vector(&lines)).into())
+        Ok(list!(warnings = warnings, bundle = bundle, sample_lines = int_vector(&lines)).into())
     })
 }
 
 /// Validates a bundle and writes it as an Rprof file, atomically.
 /// @noRd
 #[extendr]
-fn rprof_write(bundle: Robj, path: Robj) -> Robj {
+fn ffi_rprof_write(bundle: Robj, path: Robj) -> Robj {
     envelope(|| {
         let path = required_path(&path, "path")?;
-        let p = convert::profile_from_r(&bundle)?;
+        let p = profile_from_r(&bundle)?;
         profile_core::validate::validate(&p)?;
         output::write_atomic(&path, |w| rprof::write(&p, w))?;
         Ok(Robj::from(true))
@@ -70,20 +75,18 @@ fn rprof_write(bundle: Robj, path: Robj) -> Robj {
 /// 1.0.4 gave them.
 /// @noRd
 #[extendr]
-fn rprof_legacy_merge_order(xinds: Robj) -> Robj {
+fn ffi_rprof_legacy_merge_order(xinds: Robj) -> Robj {
     envelope(|| {
         let xinds = xinds
             .as_integer_slice()
-            .ok_or_else(|| argument("`xinds` must be an integer vector"))?;
-        Ok(convert::int_vector(&rprof::legacy::r_merge_row_order(
-            xinds,
-        )))
+            .ok_or_else(|| ProfileError::argument("`xinds` must be an integer vector"))?;
+        Ok(int_vector(&rprof::legacy::r_merge_row_order(xinds)))
     })
 }
 
 extendr_module! {
     mod rprof;
-    fn rprof_read;
-    fn rprof_write;
-    fn rprof_legacy_merge_order;
+    fn ffi_rprof_read;
+    fn ffi_rprof_write;
+    fn ffi_rprof_legacy_merge_order;
 }

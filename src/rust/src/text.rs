@@ -4,34 +4,23 @@
 //! bytes of each string itself and applies the core's rule (invalid bytes become
 //! `<xx>`); paths keep their bytes, which is what the file system wants.
 
+use crate::compact::altrep::cycle_pattern;
+use crate::rapi::{charsxp_bytes, charsxp_text, string_elements};
 use extendr_api::prelude::*;
+use extendr_api::SEXP;
+use profile_core::memory::with_capacity_advised;
 use profile_core::text::utf8_escaped;
+use profile_core::{StrId, StringPool};
 use std::borrow::Cow;
-use std::ffi::{c_char, c_void};
 use std::path::PathBuf;
-
-// R's API, declared with an opaque pointer for SEXP.
-extern "C" {
-    fn R_CHAR(x: *mut c_void) -> *const c_char;
-    fn Rf_xlength(x: *mut c_void) -> isize;
-}
 
 /// The bytes R holds for `s` (without the terminating NUL); None for NA.
 pub(crate) fn bytes(s: &Rstr) -> Option<&[u8]> {
     if s.is_na() {
         return None;
     }
-    // SAFETY: `s` is a CHARSXP kept alive by `s` itself; R stores its `length`
-    // bytes contiguously at R_CHAR.
-    unsafe {
-        let sexp = s.get().cast::<c_void>();
-        let len = usize::try_from(Rf_xlength(sexp)).unwrap_or(0);
-        let ptr = R_CHAR(sexp).cast::<u8>();
-        if len == 0 || ptr.is_null() {
-            return Some(&[]);
-        }
-        Some(std::slice::from_raw_parts(ptr, len))
-    }
+    // SAFETY: `s` is a CHARSXP kept alive by `s` itself.
+    Some(unsafe { charsxp_bytes(s.get()) })
 }
 
 /// `s` as UTF-8 text (invalid bytes as `<xx>`); None for NA.
@@ -71,4 +60,51 @@ pub(crate) fn named_elements(list: &List) -> Vec<(String, Robj)> {
         .enumerate()
         .map(|(i, name)| (name, list.elt(i).unwrap_or_else(|_| Robj::from(()))))
         .collect()
+}
+
+/// The ids of a character vector's strings, interned into `pool` (strings read
+/// by the rules of [`charsxp_text`]: latin1 converted, invalid bytes as `<xx>`).
+/// Each distinct CHARSXP is converted once: a short list of the ones seen
+/// covers columns such as `sample_values$type`; a hash map takes over when
+/// there are many. A compact `cycle` column is read by its pattern.
+///
+/// The caller makes sure `strings` is a character vector.
+pub(crate) fn intern_strings(strings: &Robj, pool: &mut StringPool) -> Vec<StrId> {
+    if let Some((pattern, n)) = cycle_pattern(strings) {
+        let ids = intern_strings(&pattern, pool);
+        let mut out = with_capacity_advised(n);
+        if !ids.is_empty() {
+            out.extend((0..n).map(|row| ids[row % ids.len()]));
+        }
+        return out;
+    }
+    let (elements, na) = string_elements(strings);
+    let mut recent: Vec<(SEXP, StrId)> = Vec::new();
+    let mut many: std::collections::HashMap<usize, StrId> = std::collections::HashMap::new();
+    let mut out = with_capacity_advised(strings.len());
+    for e in elements {
+        if e == na {
+            out.push(StrId::NA);
+            continue;
+        }
+        if let Some(&(_, id)) = recent.iter().find(|(s, _)| *s == e) {
+            out.push(id);
+            continue;
+        }
+        let id = match many.get(&(e as usize)) {
+            Some(&id) => id,
+            None => {
+                // SAFETY: `e` is an element of `strings`, which the caller keeps alive.
+                let id = pool.intern(&unsafe { charsxp_text(e) });
+                if recent.len() < 16 {
+                    recent.push((e, id));
+                } else {
+                    many.insert(e as usize, id);
+                }
+                id
+            }
+        };
+        out.push(id);
+    }
+    out
 }

@@ -10,7 +10,7 @@
 //! alphabetical flame graphs and sorted folded output.
 
 use crate::error::{ProfileError, Result};
-use crate::id_map::IdMap;
+use crate::id_index::IdIndex;
 use rustc_hash::FxHashMap;
 
 /// The columns a summary or call tree is computed from.
@@ -33,12 +33,11 @@ pub struct StackInput<'a> {
     pub value: &'a [f64],
 }
 
-/// Weighted stacks, one per sample that has a value: `frames[offsets[i]..offsets[i + 1]]`
-/// are the keys of sample `i`, innermost first.
+/// Weighted stacks, one per sample that has a value: the frame keys of sample
+/// `i` (innermost first) and its weight.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Stacks {
-    pub offsets: Vec<usize>,
-    pub frames: Vec<u32>,
+    frames: SampleFrames,
     pub weight: Vec<f64>,
     pub n_keys: usize,
 }
@@ -52,129 +51,36 @@ impl Stacks {
     /// Stack rows of samples without a value are ignored. Depths must run 1..n per
     /// sample; rows may come in any order.
     pub fn build(input: &StackInput<'_>) -> Result<Stacks> {
-        let n_keys = input.n_keys;
-        let same_length = [
-            ("sample_values", input.value_sample_id.len() == input.value.len()),
-            (
-                "sample_locations",
-                input.sample_id.len() == input.depth.len()
-                    && input.sample_id.len() == input.location_id.len(),
-            ),
-            ("locations", input.locations.len() == input.location_key.len()),
-        ];
-        if let Some((table, _)) = same_length.iter().find(|(_, ok)| !ok) {
-            return Err(ProfileError::invalid(table, "(table)", None, "columns differ in length"));
-        }
-        if n_keys >= u32::MAX as usize {
-            return Err(ProfileError::limit("too many frame keys"));
-        }
-
-        let mut sample_index = IdMap::for_ids(input.value_sample_id);
-        for (row, (&sid, &v)) in input.value_sample_id.iter().zip(input.value).enumerate() {
-            if v.is_nan() {
-                return Err(invalid("sample_values", "value", row, "is NA"));
-            }
-            if sample_index.insert(sid, row as u32).is_some() {
-                return Err(invalid(
+        check_lengths(input)?;
+        let sample_index = IdIndex::try_unique_rows(
+            input.value_sample_id,
+            |row, _| match input.value.get(row) {
+                Some(v) if v.is_nan() => Err(invalid("sample_values", "value", row, "is NA")),
+                _ => Ok(()),
+            },
+            |row, sid| {
+                invalid(
                     "sample_values",
                     "sample_id",
                     row,
                     format!("sample {sid} has two values of the chosen type"),
-                ));
-            }
-        }
-
-        let mut key_of_location = IdMap::for_ids(input.locations);
-        for (row, (&lid, &key)) in input.locations.iter().zip(input.location_key).enumerate() {
-            let key = usize::try_from(key)
-                .ok()
-                .filter(|k| *k <= n_keys)
-                .ok_or_else(|| invalid("locations", "(key)", row, "frame key out of range"))?;
-            key_of_location.insert(lid, key as u32);
-        }
-
-        // Counting pass, then each row goes straight to its slot: O(rows), no sort.
-        let n_samples = input.value_sample_id.len();
-        let mut counts = vec![0usize; n_samples];
-        let mut row_sample = Vec::with_capacity(input.sample_id.len());
-        // Rows of a sample usually come together: look each sample up once.
-        let mut last: Option<(i32, Option<u32>)> = None;
-        for &sid in input.sample_id {
-            let s = match last {
-                Some((id, s)) if id == sid => s,
-                _ => {
-                    let s = sample_index.get(sid);
-                    last = Some((sid, s));
-                    s
-                }
-            };
-            if let Some(s) = s {
-                counts[s as usize] += 1;
-            }
-            row_sample.push(s);
-        }
-        let mut offsets = Vec::with_capacity(n_samples + 1);
-        let mut total = 0usize;
-        offsets.push(0);
-        for &c in &counts {
-            total += c;
-            offsets.push(total);
-        }
-        const UNSET: u32 = u32::MAX;
-        let mut frames = vec![UNSET; total];
-        for (row, s) in row_sample.iter().enumerate() {
-            let Some(s) = *s else { continue };
-            let s = s as usize;
-            let depth = input.depth[row];
-            let size = counts[s];
-            let slot = usize::try_from(depth)
-                .ok()
-                .filter(|d| (1..=size).contains(d))
-                .map(|d| offsets[s] + d - 1)
-                .ok_or_else(|| {
-                    invalid(
-                        "sample_locations",
-                        "depth",
-                        row,
-                        "the depths of a sample must run 1..n",
-                    )
-                })?;
-            if frames[slot] != UNSET {
-                return Err(invalid(
-                    "sample_locations",
-                    "depth",
-                    row,
-                    "depth repeated within a sample",
-                ));
-            }
-            let lid = input.location_id[row];
-            frames[slot] = key_of_location.get(lid).ok_or_else(|| {
-                invalid(
-                    "sample_locations",
-                    "location_id",
-                    row,
-                    format!("location {lid} is not in locations"),
                 )
-            })?;
-        }
-        let mut stacks = Stacks { offsets, frames, weight: input.value.to_vec(), n_keys };
-        if stacks.frames.contains(&0) {
-            stacks.drop_uncounted_frames();
+            },
+        )?;
+        let key_of_location = location_keys(input)?;
+        let frames = SampleFrames::gather(
+            input.sample_id,
+            input.depth,
+            input.location_id,
+            &sample_index,
+            input.value_sample_id.len(),
+            |lid| key_of_location.get(lid),
+        )?;
+        let mut stacks = Stacks { frames, weight: input.value.to_vec(), n_keys: input.n_keys };
+        if stacks.frames.frames.contains(&0) {
+            stacks.frames.retain(|key| key != 0);
         }
         Ok(stacks)
-    }
-
-    /// Removes the frames with key 0, keeping the order of the others.
-    fn drop_uncounted_frames(&mut self) {
-        let mut kept = Vec::with_capacity(self.frames.len());
-        let mut offsets = Vec::with_capacity(self.offsets.len());
-        offsets.push(0);
-        for i in 0..self.len() {
-            kept.extend(self.stack(i).iter().filter(|&&k| k != 0));
-            offsets.push(kept.len());
-        }
-        self.frames = kept;
-        self.offsets = offsets;
     }
 
     pub fn len(&self) -> usize {
@@ -187,15 +93,148 @@ impl Stacks {
 
     /// Keys of sample `i`, innermost first.
     pub fn stack(&self, i: usize) -> &[u32] {
+        self.frames.of(i)
+    }
+
+    /// The sum of all weights, stacks or not.
+    pub fn grand_total(&self) -> f64 {
+        self.weight.iter().sum()
+    }
+}
+
+/// The columns of `input` that make one table have the same length, and the
+/// keys can be numbered.
+fn check_lengths(input: &StackInput<'_>) -> Result<()> {
+    let same_length = [
+        ("sample_values", input.value_sample_id.len() == input.value.len()),
+        (
+            "sample_locations",
+            input.sample_id.len() == input.depth.len() && input.sample_id.len() == input.location_id.len(),
+        ),
+        ("locations", input.locations.len() == input.location_key.len()),
+    ];
+    if let Some((table, _)) = same_length.iter().find(|(_, ok)| !ok) {
+        return Err(ProfileError::invalid(table, "(table)", None, "columns differ in length"));
+    }
+    if input.n_keys >= u32::MAX as usize {
+        return Err(ProfileError::limit("too many frame keys"));
+    }
+    Ok(())
+}
+
+/// The key of each location id (of the last row with that id), each key checked
+/// to be in `0..=n_keys`.
+fn location_keys(input: &StackInput<'_>) -> Result<IdIndex> {
+    let mut key_of_location = IdIndex::try_for_ids(input.locations)?;
+    for (row, (&lid, &key)) in input.locations.iter().zip(input.location_key).enumerate() {
+        let key = u32::try_from(key)
+            .ok()
+            .filter(|&k| k as usize <= input.n_keys)
+            .ok_or_else(|| invalid("locations", "(key)", row, "frame key out of range"))?;
+        key_of_location.insert(lid, key);
+    }
+    Ok(key_of_location)
+}
+
+/// The frames of samples, innermost first, in compressed rows: the frames of
+/// sample `i` are `frames[offsets[i]..offsets[i + 1]]`. A frame is whatever the
+/// caller numbers locations by (a key for summaries, a row of `locations` for the
+/// pprof writer).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct SampleFrames {
+    offsets: Vec<usize>,
+    frames: Vec<u32>,
+}
+
+impl SampleFrames {
+    /// Places the stack rows (`sample_locations` columns) sample by sample: the
+    /// sample of a row is its position in `samples` (rows of samples not in it are
+    /// left out), the frame the number `frame_of` gives its location. A counting
+    /// pass, then each row goes straight to its slot: O(rows), no sort. Depths
+    /// must run 1..n per sample.
+    pub(crate) fn gather(
+        sample_id: &[i32],
+        depth: &[i32],
+        location_id: &[i32],
+        samples: &IdIndex,
+        n_samples: usize,
+        frame_of: impl Fn(i32) -> Option<u32>,
+    ) -> Result<SampleFrames> {
+        let (offsets, row_sample) = Self::count(sample_id, samples, n_samples);
+        const UNSET: u32 = u32::MAX;
+        let mut frames = vec![UNSET; offsets.last().copied().unwrap_or(0)];
+        let rows = row_sample.iter().zip(depth).zip(location_id).enumerate();
+        for (row, ((s, &depth), &lid)) in rows {
+            let Some(s) = *s else { continue };
+            let s = s as usize;
+            let (start, end) = (offsets[s], offsets[s + 1]);
+            let slot = usize::try_from(depth)
+                .ok()
+                .filter(|d| (1..=end - start).contains(d))
+                .map(|d| start + d - 1)
+                .ok_or_else(|| {
+                    invalid("sample_locations", "depth", row, "the depths of a sample must run 1..n")
+                })?;
+            if frames[slot] != UNSET {
+                return Err(invalid("sample_locations", "depth", row, "depth repeated within a sample"));
+            }
+            frames[slot] = frame_of(lid).ok_or_else(|| {
+                invalid("sample_locations", "location_id", row, format!("location {lid} is not in locations"))
+            })?;
+        }
+        Ok(SampleFrames { offsets, frames })
+    }
+
+    /// The start of each sample's frames (and the end of the last), and the
+    /// sample of each row.
+    fn count(sample_id: &[i32], samples: &IdIndex, n_samples: usize) -> (Vec<usize>, Vec<Option<u32>>) {
+        let mut counts = vec![0usize; n_samples];
+        let mut row_sample = Vec::with_capacity(sample_id.len());
+        // Rows of a sample usually come together: look each sample up once.
+        let mut last: Option<(i32, Option<u32>)> = None;
+        for &sid in sample_id {
+            let s = match last {
+                Some((id, s)) if id == sid => s,
+                _ => {
+                    let s = samples.get(sid);
+                    last = Some((sid, s));
+                    s
+                }
+            };
+            if let Some(c) = s.and_then(|s| counts.get_mut(s as usize)) {
+                *c += 1;
+            }
+            row_sample.push(s);
+        }
+        let mut offsets = Vec::with_capacity(n_samples + 1);
+        let mut total = 0usize;
+        offsets.push(0);
+        for &c in &counts {
+            total += c;
+            offsets.push(total);
+        }
+        (offsets, row_sample)
+    }
+
+    /// Frames of sample `i`, innermost first.
+    pub(crate) fn of(&self, i: usize) -> &[u32] {
         match (self.offsets.get(i), self.offsets.get(i + 1)) {
             (Some(&a), Some(&b)) => self.frames.get(a..b).unwrap_or(&[]),
             _ => &[],
         }
     }
 
-    /// The sum of all weights, stacks or not.
-    pub fn grand_total(&self) -> f64 {
-        self.weight.iter().sum()
+    /// Keeps the frames for which `keep` is true, in their order.
+    fn retain(&mut self, keep: impl Fn(u32) -> bool) {
+        let mut kept = Vec::with_capacity(self.frames.len());
+        let mut offsets = Vec::with_capacity(self.offsets.len());
+        offsets.push(0);
+        for i in 0..self.offsets.len().saturating_sub(1) {
+            kept.extend(self.of(i).iter().copied().filter(|&f| keep(f)));
+            offsets.push(kept.len());
+        }
+        self.frames = kept;
+        self.offsets = offsets;
     }
 }
 

@@ -23,7 +23,8 @@
 //! duplicated id is still reported as an error, never a panic.
 
 use crate::error::{ProfileError, Result};
-use crate::model::{ColMut, ColRef, Locations, Profile, StrId, NA_INT};
+use crate::id_index::IdIndex;
+use crate::model::{next_id, too_many, ColMut, ColRef, Locations, Profile, StrId, NA_INT};
 use rustc_hash::FxHashMap;
 
 /// How profiles are combined.
@@ -79,6 +80,10 @@ struct LocationKey {
 }
 
 const NO_CLASS: u32 = u32::MAX;
+/// The class of a location row not resolved yet, and of one being resolved (on
+/// the `inlined_into` chain being walked).
+const UNRESOLVED: u32 = u32::MAX;
+const IN_PROGRESS: u32 = u32::MAX - 1;
 
 /// The one pass over the inputs, for callers that produce inputs one at a time (the
 /// R binding converts each input just before adding it, so only one input copy is
@@ -143,7 +148,7 @@ impl Combiner {
         // New ids for the rows of a table with a primary key.
         macro_rules! renumber {
             ($table:ident, $key:ident) => {
-                IdMap::consecutive(
+                Renumbering::consecutive(
                     stringify!($table),
                     stringify!($key),
                     &input.$table.$key,
@@ -186,7 +191,7 @@ impl Combiner {
 
     /// Appends the input's functions that are new (all of them without merging) and
     /// returns the translation of its function ids.
-    fn add_functions(&mut self, input: &Profile, strings: &[StrId]) -> Result<IdMap> {
+    fn add_functions(&mut self, input: &Profile, strings: &[StrId]) -> Result<Renumbering> {
         let f = &input.functions;
         check_rectangular("functions", f.is_rectangular())?;
         let mut new_ids = Vec::with_capacity(f.nrow());
@@ -210,7 +215,7 @@ impl Combiner {
                 }
             }
             let out = &mut self.out.functions;
-            let id = next_id("functions", out.nrow())?;
+            let id = next_id(out.nrow(), "functions")?;
             out.function_id.push(id);
             out.name.push(key.name);
             out.system_name.push(key.system_name);
@@ -221,7 +226,7 @@ impl Combiner {
             }
             new_ids.push(id);
         }
-        IdMap::build("functions", "function_id", &f.function_id, |row| new_ids[row])
+        Ok(Renumbering { rows: key_rows("functions", "function_id", &f.function_id)?, new_ids: NewIds::Listed(new_ids) })
     }
 
     /// Resolves the input's locations to classes (merging identical ones), numbers
@@ -235,125 +240,84 @@ impl Combiner {
         &mut self,
         input: &Profile,
         strings: &[StrId],
-        functions: &IdMap,
-        mappings: &IdMap,
-    ) -> Result<IdMap> {
-        const UNRESOLVED: u32 = u32::MAX;
-        const IN_PROGRESS: u32 = u32::MAX - 1;
+        functions: &Renumbering,
+        mappings: &Renumbering,
+    ) -> Result<Renumbering> {
         let loc = &input.locations;
         check_rectangular("locations", loc.is_rectangular())?;
-        let n = loc.nrow();
-        let row_of = IdMap::build("locations", "location_id", &loc.location_id, |row| row as i32)?;
-        let mut class_of = vec![UNRESOLVED; n];
-        let first_new_class = self.location_keys.len();
-        // For a class created in this input: its first row here (classes only ever
-        // meet rows of later inputs after this input is finished).
-        let mut first_row: Vec<usize> = Vec::new();
+        let rows = key_rows("locations", "location_id", &loc.location_id)?;
+        let mut classes = InputClasses {
+            class_of: vec![UNRESOLVED; loc.nrow()],
+            first_new_class: self.location_keys.len(),
+            first_row: Vec::new(),
+        };
         let mut chain = Vec::new();
-
-        for start in 0..n {
-            if class_of[start] != UNRESOLVED {
+        for start in 0..loc.nrow() {
+            if classes.class_of[start] != UNRESOLVED {
                 continue;
             }
-            chain.clear();
-            let mut row = start;
-            loop {
-                match class_of[row] {
-                    IN_PROGRESS => {
-                        return Err(ProfileError::invalid(
-                            "locations",
-                            "inlined_into",
-                            Some(row + 1),
-                            "forms a cycle of inlined frames",
-                        ))
-                    }
-                    UNRESOLVED => {
-                        class_of[row] = IN_PROGRESS;
-                        chain.push(row);
-                        let target = loc.inlined_into[row];
-                        if target == NA_INT {
-                            break;
-                        }
-                        row = row_of.translate("locations", "inlined_into", row, target)? as usize;
-                    }
-                    _ => break,
-                }
-            }
+            walk_inline_chain(loc, &rows, &mut classes.class_of, start, &mut chain)?;
             for &row in chain.iter().rev() {
-                let target = loc.inlined_into[row];
-                let inlined_into_class = if target == NA_INT {
-                    NO_CLASS
-                } else {
-                    let target_row = row_of.translate("locations", "inlined_into", row, target)?;
-                    class_of[target_row as usize]
-                };
-                let key = LocationKey {
-                    function_id: functions.translate_opt(
-                        "locations",
-                        "function_id",
-                        row,
-                        loc.function_id[row],
-                    )?,
-                    line: loc.line[row],
-                    address: translate_str("locations", "address", row, loc.address[row], strings)?,
-                    // Without a `mappings` table, mapping ids name nothing: no mapping.
-                    mapping_id: if input.has_table("mappings") {
-                        mappings.translate_opt("locations", "mapping_id", row, loc.mapping_id[row])?
-                    } else {
-                        NA_INT
-                    },
-                    is_folded: loc.is_folded[row],
-                    column: loc.column[row],
-                    inlined_into_class,
-                };
-                let existing =
-                    if self.options.merge { self.location_index.get(&key).copied() } else { None };
-                class_of[row] = match existing {
-                    Some(class) => {
-                        let new_here = class as usize >= first_new_class;
-                        if new_here {
-                            let first = &mut first_row[class as usize - first_new_class];
-                            *first = (*first).min(row);
-                        }
-                        class
-                    }
-                    None => {
-                        let class = u32::try_from(self.location_keys.len())
-                            .ok()
-                            .filter(|&c| c < IN_PROGRESS)
-                            .ok_or_else(|| too_many("locations"))?;
-                        self.location_keys.push(key);
-                        self.location_final.push(NA_INT);
-                        first_row.push(row);
-                        if self.options.merge {
-                            self.location_index.insert(key, class);
-                        }
-                        class
-                    }
-                };
+                // Without a `mappings` table, mapping ids name nothing: no mapping.
+                let mappings = input.has_table("mappings").then_some(mappings);
+                let key = location_key(loc, row, strings, functions, mappings, &rows, &classes.class_of)?;
+                classes.class_of[row] = self.location_class(key, row, &mut classes)?;
             }
         }
+        self.append_new_locations(&classes)?;
+        // Every row has a class now, and every class its final id.
+        let final_ids = classes
+            .class_of
+            .iter()
+            .map(|&class| self.location_final.get(class as usize).copied().unwrap_or(NA_INT))
+            .collect();
+        Ok(Renumbering { rows, new_ids: NewIds::Listed(final_ids) })
+    }
 
-        // Number the new classes by their first row: a counting sort, since each
-        // row is the first row of at most one class. All of them get their id before
-        // any is appended, because an inlined frame may point to a later row.
-        let mut class_at_row = vec![NO_CLASS; n];
-        for (k, &row) in first_row.iter().enumerate() {
-            class_at_row[row] = (first_new_class + k) as u32;
+    /// The class of the location with `key`, found in row `row` of this input: an
+    /// existing one (when merging), else a new one.
+    fn location_class(&mut self, key: LocationKey, row: usize, classes: &mut InputClasses) -> Result<u32> {
+        let existing = if self.options.merge { self.location_index.get(&key).copied() } else { None };
+        if let Some(class) = existing {
+            // Classes only ever meet rows of later inputs after this input is
+            // finished, so a class new here has its first row here.
+            if let Some(first) = (class as usize).checked_sub(classes.first_new_class).and_then(|k| classes.first_row.get_mut(k)) {
+                *first = (*first).min(row);
+            }
+            return Ok(class);
+        }
+        let class = u32::try_from(self.location_keys.len())
+            .ok()
+            .filter(|&c| c < IN_PROGRESS)
+            .ok_or_else(|| too_many("locations"))?;
+        self.location_keys.push(key);
+        self.location_final.push(NA_INT);
+        classes.first_row.push(row);
+        if self.options.merge {
+            self.location_index.insert(key, class);
+        }
+        Ok(class)
+    }
+
+    /// Numbers the classes new in this input by their first row and appends
+    /// them. A counting sort, since each row is the first row of at most one
+    /// class. All of them get their id before any is appended, because an inlined
+    /// frame may point to a later row.
+    fn append_new_locations(&mut self, classes: &InputClasses) -> Result<()> {
+        let mut class_at_row = vec![NO_CLASS; classes.class_of.len()];
+        for (k, &row) in classes.first_row.iter().enumerate() {
+            class_at_row[row] = (classes.first_new_class + k) as u32;
         }
         let new_classes: Vec<u32> = class_at_row.into_iter().filter(|&c| c != NO_CLASS).collect();
         let out = &mut self.out.locations;
         for (k, &class) in new_classes.iter().enumerate() {
-            self.location_final[class as usize] = next_id("locations", out.nrow() + k)?;
+            self.location_final[class as usize] = next_id(out.nrow() + k, "locations")?;
         }
         for &class in &new_classes {
             let key = self.location_keys[class as usize];
             push_location(out, self.location_final[class as usize], &key, &self.location_final);
         }
-        let location_final = &self.location_final;
-        IdMap::build("locations", "location_id", &loc.location_id, |row| {
-            location_final[class_of[row] as usize]
-        })
+        Ok(())
     }
 
     /// Merges the input's meta into the result's. The rule:
@@ -413,16 +377,79 @@ fn push_location(out: &mut Locations, id: i32, key: &LocationKey, location_final
     });
 }
 
-/// The id of the next row of a table that has `nrow` rows.
-fn next_id(table: &str, nrow: usize) -> Result<i32> {
-    i32::try_from(nrow + 1).map_err(|_| too_many(table))
+/// The locations of one input as they are resolved to classes.
+struct InputClasses {
+    /// The class of each row ([`UNRESOLVED`] until resolved).
+    class_of: Vec<u32>,
+    /// Classes from this one on were created by this input...
+    first_new_class: usize,
+    /// ...and this is the first row of each of them.
+    first_row: Vec<usize>,
 }
 
-fn too_many(table: &str) -> ProfileError {
-    ProfileError::limit(format!(
-        "the combined profile would have more than {} rows in `{table}`",
-        i32::MAX
-    ))
+/// Walks from row `start` along `inlined_into` while the rows are unresolved,
+/// marking them in progress; `chain` gets the rows walked, innermost first.
+fn walk_inline_chain(
+    loc: &Locations,
+    rows: &IdIndex,
+    class_of: &mut [u32],
+    start: usize,
+    chain: &mut Vec<usize>,
+) -> Result<()> {
+    chain.clear();
+    let mut row = start;
+    loop {
+        match class_of[row] {
+            IN_PROGRESS => {
+                return Err(ProfileError::invalid(
+                    "locations",
+                    "inlined_into",
+                    Some(row + 1),
+                    "forms a cycle of inlined frames",
+                ))
+            }
+            UNRESOLVED => {
+                class_of[row] = IN_PROGRESS;
+                chain.push(row);
+                let target = loc.inlined_into[row];
+                if target == NA_INT {
+                    return Ok(());
+                }
+                row = row_of(rows, "locations", "inlined_into", row, target)?;
+            }
+            _ => return Ok(()),
+        }
+    }
+}
+
+/// The key of location row `row`, whose `inlined_into` target is resolved.
+fn location_key(
+    loc: &Locations,
+    row: usize,
+    strings: &[StrId],
+    functions: &Renumbering,
+    mappings: Option<&Renumbering>,
+    rows: &IdIndex,
+    class_of: &[u32],
+) -> Result<LocationKey> {
+    let target = loc.inlined_into[row];
+    let inlined_into_class = if target == NA_INT {
+        NO_CLASS
+    } else {
+        class_of[row_of(rows, "locations", "inlined_into", row, target)?]
+    };
+    Ok(LocationKey {
+        function_id: functions.translate_opt("locations", "function_id", row, loc.function_id[row])?,
+        line: loc.line[row],
+        address: translate_str("locations", "address", row, loc.address[row], strings)?,
+        mapping_id: match mappings {
+            Some(m) => m.translate_opt("locations", "mapping_id", row, loc.mapping_id[row])?,
+            None => NA_INT,
+        },
+        is_folded: loc.is_folded[row],
+        column: loc.column[row],
+        inlined_into_class,
+    })
 }
 
 fn check_rectangular(table: &str, ok: bool) -> Result<()> {
@@ -450,82 +477,67 @@ fn translate_str(
     })
 }
 
-/// Translation of one input's ids of a table (old id -> new id): a vector indexed by
-/// id when the ids are dense, a hash map otherwise.
-enum IdMap {
-    Dense(Vec<i32>),
-    Sparse(FxHashMap<i32, i32>),
+/// The row of each id of a primary key column of an input (positive and unique).
+fn key_rows(table: &str, col: &str, ids: &[i32]) -> Result<IdIndex> {
+    IdIndex::try_unique_rows(
+        ids,
+        |row, id| {
+            if id > 0 {
+                Ok(())
+            } else {
+                Err(ProfileError::invalid(table, col, Some(row + 1), format!("must be a positive id, found {}", fmt_id(id))))
+            }
+        },
+        |row, id| ProfileError::invalid(table, col, Some(row + 1), format!("is a primary key but {id} occurs more than once")),
+    )
 }
 
-impl IdMap {
-    /// Maps `old[row]` to `new_id(row)`. Ids must be positive and unique (they are a
-    /// primary key).
-    fn build(
-        table: &str,
-        col: &str,
-        old: &[i32],
-        mut new_id: impl FnMut(usize) -> i32,
-    ) -> Result<Self> {
-        let bad = |row: usize, message: String| {
-            Err(ProfileError::invalid(table, col, Some(row + 1), message))
-        };
-        let max = old.iter().copied().max().unwrap_or(0);
-        if max > 0 && (max as usize) <= old.len().saturating_mul(4).saturating_add(1024) {
-            let mut dense = vec![NA_INT; max as usize + 1];
-            for (row, &id) in old.iter().enumerate() {
-                if id <= 0 {
-                    return bad(row, format!("must be a positive id, found {}", fmt_id(id)));
-                }
-                let slot = &mut dense[id as usize];
-                if *slot != NA_INT {
-                    return bad(row, format!("is a primary key but {id} occurs more than once"));
-                }
-                *slot = new_id(row);
-            }
-            Ok(IdMap::Dense(dense))
-        } else {
-            let mut sparse = FxHashMap::default();
-            sparse.reserve(old.len());
-            for (row, &id) in old.iter().enumerate() {
-                if id <= 0 {
-                    return bad(row, format!("must be a positive id, found {}", fmt_id(id)));
-                }
-                if sparse.insert(id, new_id(row)).is_some() {
-                    return bad(row, format!("is a primary key but {id} occurs more than once"));
-                }
-            }
-            Ok(IdMap::Sparse(sparse))
-        }
-    }
+/// The row of id `id`, found in row `row` of `table`.`col`.
+fn row_of(rows: &IdIndex, table: &str, col: &str, row: usize, id: i32) -> Result<usize> {
+    rows.row(id).ok_or_else(|| dangling(table, col, row, id))
+}
 
+fn dangling(table: &str, col: &str, row: usize, id: i32) -> ProfileError {
+    ProfileError::invalid(table, col, Some(row + 1), format!("refers to id {}, which does not exist", fmt_id(id)))
+}
+
+/// Translation of one input's ids of a table to the ids of the result.
+struct Renumbering {
+    /// The input's row of each id.
+    rows: IdIndex,
+    new_ids: NewIds,
+}
+
+/// The new id of each row of an input's table.
+enum NewIds {
+    /// Row `r` gets id `offset + r + 1`.
+    After(usize),
+    /// Row `r` gets id `ids[r]`.
+    Listed(Vec<i32>),
+}
+
+impl Renumbering {
     /// New ids `offset + 1, offset + 2, ...` for the rows of a primary key column.
     fn consecutive(table: &str, col: &str, old: &[i32], offset: usize) -> Result<Self> {
         let last = offset.checked_add(old.len()).ok_or_else(|| too_many(table))?;
         if i32::try_from(last).is_err() {
             return Err(too_many(table));
         }
-        IdMap::build(table, col, old, |row| (offset + row + 1) as i32)
+        Ok(Renumbering { rows: key_rows(table, col, old)?, new_ids: NewIds::After(offset) })
     }
 
     fn get(&self, old: i32) -> Option<i32> {
-        match self {
-            IdMap::Dense(v) => {
-                usize::try_from(old).ok().and_then(|i| v.get(i)).copied().filter(|&x| x != NA_INT)
-            }
-            IdMap::Sparse(m) => m.get(&old).copied(),
+        let row = self.rows.row(old)?;
+        match &self.new_ids {
+            // Below i32::MAX: checked by `consecutive`.
+            NewIds::After(offset) => Some((offset + row + 1) as i32),
+            NewIds::Listed(ids) => ids.get(row).copied(),
         }
     }
 
     /// The new id of `old`, found in row `row` of `table`.`col`.
     fn translate(&self, table: &str, col: &str, row: usize, old: i32) -> Result<i32> {
-        self.get(old).ok_or_else(|| {
-            ProfileError::invalid(
-                table,
-                col,
-                Some(row + 1),
-                format!("refers to id {}, which does not exist", fmt_id(old)),
-            )
-        })
+        self.get(old).ok_or_else(|| dangling(table, col, row, old))
     }
 
     /// Like [`translate`](Self::translate), with NA kept as NA.
@@ -555,7 +567,7 @@ fn append_rows(
     out: Vec<(&'static str, ColMut<'_>)>,
     input: Vec<(&'static str, ColRef<'_>)>,
     strings: &[StrId],
-    ids: &[(&str, &IdMap)],
+    ids: &[(&str, &Renumbering)],
 ) -> Result<()> {
     let nrow = input.first().map_or(0, |(_, c)| c.len());
     for (_, c) in &input {

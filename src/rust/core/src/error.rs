@@ -30,6 +30,11 @@ pub enum ProfileError {
     /// asked for as a v1 object).
     #[error("{message}")]
     Unsupported { message: String },
+
+    /// An argument of the wrong type or value. Callers check their arguments
+    /// first; this is the last line of defence (the R binding's own checks).
+    #[error("{message}")]
+    Argument { message: String },
 }
 
 impl ProfileError {
@@ -41,6 +46,7 @@ impl ProfileError {
             ProfileError::Invalid { .. } => "invalid",
             ProfileError::Limit { .. } => "limit",
             ProfileError::Unsupported { .. } => "unsupported",
+            ProfileError::Argument { .. } => "argument",
         }
     }
 
@@ -54,11 +60,6 @@ impl ProfileError {
 
     pub fn at_line(line: usize, message: impl Into<String>) -> Self {
         ProfileError::format(Some(format!("line {line}")), message)
-    }
-
-    /// A format error at a byte offset (0-based, as `xxd` and `od` count).
-    pub fn at_byte(offset: usize, message: impl Into<String>) -> Self {
-        ProfileError::format(Some(format!("byte offset {offset}")), message)
     }
 
     pub fn invalid(
@@ -81,6 +82,10 @@ impl ProfileError {
 
     pub fn unsupported(message: impl Into<String>) -> Self {
         ProfileError::Unsupported { message: message.into() }
+    }
+
+    pub fn argument(message: impl Into<String>) -> Self {
+        ProfileError::Argument { message: message.into() }
     }
 }
 

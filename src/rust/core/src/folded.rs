@@ -13,7 +13,7 @@
 use crate::analysis::{CallTree, Stacks};
 use crate::error::{ProfileError, Result};
 use crate::input::{decompress, Limits};
-use crate::model::{Profile, StrId, NA_INT};
+use crate::model::{next_id, Profile, StrId, NA_INT};
 use crate::text::utf8_escaped;
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
@@ -196,16 +196,13 @@ pub fn read_folded_with_limits(bytes: &[u8], source: &FoldedSource<'_>, limits: 
     let mut function_of_text: FxHashMap<&str, i32> = FxHashMap::default();
     let mut function_of: FxHashMap<StrId, i32> = FxHashMap::default();
     let mut frames: Vec<i32> = Vec::new();
-    let mut sample_id: i32 = 0;
     for (index, raw) in text.split('\n').enumerate() {
         let line = raw.strip_suffix('\r').unwrap_or(raw);
         if line.trim().is_empty() {
             continue;
         }
         let (stack, value) = split_line(line, index + 1)?;
-        sample_id = sample_id
-            .checked_add(1)
-            .ok_or_else(|| ProfileError::limit("more than 2^31 - 1 stacks"))?;
+        let sample_id = next_id(p.samples.nrow(), "stacks")?;
         frames.clear();
         if !stack.is_empty() {
             for frame in stack.split(';') {
@@ -215,8 +212,7 @@ pub fn read_folded_with_limits(bytes: &[u8], source: &FoldedSource<'_>, limits: 
                     continue;
                 }
                 let name = p.strings.intern(&unescape_frame(frame));
-                let next = i32::try_from(function_of.len() + 1)
-                    .map_err(|_| ProfileError::limit("more than 2^31 - 1 distinct frames"))?;
+                let next = next_id(function_of.len(), "distinct frames")?;
                 let id = *function_of.entry(name).or_insert_with(|| {
                     let f = &mut p.functions;
                     f.function_id.push(next);

@@ -96,8 +96,8 @@ pub fn read_file(path: &Path, limits: &Limits) -> Result<Vec<u8>> {
 /// at least this many bytes, and [`EAGER_RATIO`] times the compressed size.
 /// Profiles compress far less than that; a bomb (gzip reaches about 1000:1) is
 /// then counted without being kept, so memory stays bounded by the input size.
-const EAGER_MIN_BYTES: u64 = 64 << 20;
-const EAGER_RATIO: u64 = 64;
+pub const EAGER_MIN_BYTES: u64 = 64 << 20;
+pub const EAGER_RATIO: u64 = 64;
 
 /// The payload of `bytes`: inflated if it is gzip (several concatenated members are
 /// read as one stream, as gunzip does), as is otherwise. More than
@@ -162,7 +162,7 @@ pub fn decompress<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Cow<'a, [u8]>>
 
 /// [`decompress`] of bytes it owns: plain bytes are returned as they are (no
 /// copy), gzip data inflated and the compressed bytes freed. For readers that free
-/// their input early (see [`crate::rprof::parse_owned`]).
+/// their input early (see [`crate::rprof::parse_owned_compact`]).
 pub fn decompress_owned(bytes: Vec<u8>, limits: &Limits) -> Result<Vec<u8>> {
     if is_gzip(&bytes) {
         Ok(decompress(&bytes, limits)?.into_owned())

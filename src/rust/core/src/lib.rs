@@ -10,7 +10,7 @@ pub mod analysis;
 pub mod combine;
 pub mod error;
 pub mod folded;
-mod id_map;
+mod id_index;
 pub mod input;
 pub mod memory;
 pub mod model;

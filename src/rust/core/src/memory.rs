@@ -1,10 +1,9 @@
 //! Large buffers backed by huge pages where the system allows it.
 //!
 //! Most of the time of a large read goes to memory the process touches for the
-//! first time: each 4 KiB page costs the kernel a fault and zeroing. A read of a
-//! million Rprof samples writes some 250 MB into fresh memory, and spent more
-//! time in page faults than in parsing; reading a 100 MB file took 53 ms, of
-//! which 35 ms were faults. Linux backs memory with 2 MiB pages when asked
+//! first time: each 4 KiB page costs the kernel a fault and zeroing, and a large
+//! read spent more time in page faults than in parsing (`bench/README.md`, item
+//! 11). Linux backs memory with 2 MiB pages when asked
 //! (transparent huge pages, `madvise` mode, the default of many distributions),
 //! which takes one fault where there were 512. Only whole 2 MiB pages inside the
 //! buffer are advised, so no memory outside it is affected, and the advice does

@@ -5,10 +5,22 @@
 //! Interning keeps repetitive columns (sample value types, units, file names) cheap
 //! in Rust and lets the binding hand R each distinct string once.
 
+use crate::error::{ProfileError, Result};
 use rustc_hash::FxHashMap;
 
 /// R's `NA_integer_` (and `NA` for logicals stored as integers).
 pub const NA_INT: i32 = i32::MIN;
+
+/// The id of the row after the first `rows` rows of a table of `what`: ids are
+/// R integers, numbered from 1.
+pub(crate) fn next_id(rows: usize, what: &str) -> Result<i32> {
+    rows.checked_add(1).and_then(|id| i32::try_from(id).ok()).ok_or_else(|| too_many(what))
+}
+
+/// The error for more rows of `what` than R integers can number.
+pub(crate) fn too_many(what: &str) -> ProfileError {
+    ProfileError::limit(format!("more {what} than a profile can hold (2^31 - 1)"))
+}
 
 /// Id of a string in a [`StringPool`]; `StrId::NA` is R's `NA_character_`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -152,6 +164,101 @@ impl ColMut<'_> {
     }
 }
 
+/// A column of the model, named as its `table!` definition names it (the names
+/// R shows). Each table has one per field, under the field's name: code that
+/// picks out a column, such as `SampleValues::value_type`, says which field it
+/// means and gets the names from the definition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ColumnId {
+    pub table: &'static str,
+    pub column: &'static str,
+}
+
+impl ColumnId {
+    /// Whether this is the column `column` of the table `table`.
+    pub fn is(self, table: &str, column: &str) -> bool {
+        self.table == table && self.column == column
+    }
+}
+
+/// The type of a column: what R holds it as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColType {
+    Int,
+    Dbl,
+    Chr,
+    Lgl,
+}
+
+/// Which non-NA values an integer column may hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntValues {
+    Any,
+    /// Ids, depths: > 0.
+    Positive,
+    /// Lines: >= 0 (0 is unknown).
+    NonNegative,
+}
+
+/// The rules of the v2 format for one column, declared with it in [`table!`]
+/// (see `schema.rs` for the lists the validator and the R side read).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ColumnRules {
+    pub name: &'static str,
+    pub col_type: ColType,
+    /// Required by the format; the others are extension columns, optional in
+    /// input, and come after the required ones.
+    pub required: bool,
+    pub not_na: bool,
+    pub values: IntValues,
+    /// The table's (single-column) primary key.
+    pub primary_key: bool,
+    /// The (table, column) this column is a foreign key to.
+    pub references: Option<(&'static str, &'static str)>,
+}
+
+impl ColumnRules {
+    /// An extension column without rules.
+    pub const fn new(name: &'static str, col_type: ColType) -> Self {
+        ColumnRules {
+            name,
+            col_type,
+            required: false,
+            not_na: false,
+            values: IntValues::Any,
+            primary_key: false,
+            references: None,
+        }
+    }
+    const fn required(self) -> Self {
+        ColumnRules { required: true, ..self }
+    }
+    const fn not_na(self) -> Self {
+        ColumnRules { not_na: true, ..self }
+    }
+    const fn positive(self) -> Self {
+        ColumnRules { values: IntValues::Positive, ..self }
+    }
+    const fn non_negative(self) -> Self {
+        ColumnRules { values: IntValues::NonNegative, ..self }
+    }
+    const fn primary_key(self) -> Self {
+        ColumnRules { primary_key: true, ..self }
+    }
+    const fn references(self, table: &'static str, column: &'static str) -> Self {
+        ColumnRules { references: Some((table, column)), ..self }
+    }
+}
+
+/// A table's name, its columns with their rules (in R column order) and its
+/// compound unique keys.
+#[derive(Debug, Clone, Copy)]
+pub struct TableRules {
+    pub name: &'static str,
+    pub columns: &'static [ColumnRules],
+    pub unique_keys: &'static [&'static [&'static str]],
+}
+
 macro_rules! elem_type {
     (Int) => { i32 };
     (Dbl) => { f64 };
@@ -159,10 +266,31 @@ macro_rules! elem_type {
     (Lgl) => { i32 };
 }
 
-/// Defines a table struct whose fields are its columns, in R column order, and the
-/// generic views over them.
+/// The rules of a column from the words in its `[...]` in [`table!`].
+macro_rules! column_rules {
+    ($rules:expr;) => { $rules };
+    ($rules:expr; required $($rest:tt)*) => { column_rules!($rules.required(); $($rest)*) };
+    ($rules:expr; not_na $($rest:tt)*) => { column_rules!($rules.not_na(); $($rest)*) };
+    ($rules:expr; positive $($rest:tt)*) => { column_rules!($rules.positive(); $($rest)*) };
+    ($rules:expr; non_negative $($rest:tt)*) => { column_rules!($rules.non_negative(); $($rest)*) };
+    ($rules:expr; primary_key $($rest:tt)*) => { column_rules!($rules.primary_key(); $($rest)*) };
+    ($rules:expr; references($table:literal, $column:literal) $($rest:tt)*) => {
+        column_rules!($rules.references($table, $column); $($rest)*)
+    };
+}
+
+/// Defines a table struct whose fields are its columns, in R column order, the
+/// generic views over them, and the rules of the format for each column: a
+/// column is declared once, as `field: Type = "r_name" [rules]`, where the rules
+/// are `required` (else an extension column), `not_na`, `positive` or
+/// `non_negative` (integers), `primary_key` and `references("table",
+/// "column")`. Compound unique keys follow the table name as `unique [...]`.
 macro_rules! table {
-    ($(#[$doc:meta])* $Name:ident = $tname:literal { $($(#[$fdoc:meta])* $field:ident: $kind:ident = $col:literal),+ $(,)? }) => {
+    (
+        $(#[$doc:meta])* $Name:ident = $tname:literal $(, unique [$($ukey:literal),+])* {
+            $($(#[$fdoc:meta])* $field:ident: $kind:ident = $col:literal $([$($rule:tt)*])?),+ $(,)?
+        }
+    ) => {
         $(#[$doc])*
         #[derive(Debug, Clone, Default, PartialEq)]
         pub struct $Name {
@@ -174,6 +302,18 @@ macro_rules! table {
             pub const NAME: &'static str = $tname;
             /// Column names in R order.
             pub const COLUMNS: &'static [&'static str] = &[$($col),+];
+            /// The rules of the format for the table and each column.
+            pub const RULES: TableRules = TableRules {
+                name: $tname,
+                columns: &[$(column_rules!(ColumnRules::new($col, ColType::$kind); $($($rule)*)?)),+],
+                unique_keys: &[$(&[$($ukey),+]),*],
+            };
+
+            $(
+                /// The identity of this field's column (`Table::field`).
+                #[allow(non_upper_case_globals)]
+                pub const $field: ColumnId = ColumnId { table: $tname, column: $col };
+            )+
 
             /// Number of rows (the length of the first column).
             pub fn nrow(&self) -> usize {
@@ -213,8 +353,8 @@ macro_rules! table {
 table!(
     /// Free-form key/value metadata; the row `version` = "2.0" is required.
     Meta = "meta" {
-        key: Chr = "key",
-        value: Chr = "value",
+        key: Chr = "key" [required not_na primary_key],
+        value: Chr = "value" [required],
     }
 );
 
@@ -223,11 +363,11 @@ table!(
     /// segment, a converted v1 object). The columns after `source_timestamp` carry the
     /// per-profile fields of the source formats.
     Sources = "sources" {
-        source_id: Int = "source_id",
-        source_type: Chr = "source_type",
-        source_uri: Chr = "source_uri",
+        source_id: Int = "source_id" [required not_na positive primary_key],
+        source_type: Chr = "source_type" [required not_na],
+        source_uri: Chr = "source_uri" [required],
         /// Seconds since the epoch (UTC); NaN (NA) if unknown.
-        source_timestamp: Dbl = "source_timestamp",
+        source_timestamp: Dbl = "source_timestamp" [required],
         /// pprof `period_type`; for Rprof "cpu".
         period_type: Chr = "period_type",
         /// unit of `period`; for Rprof "nanoseconds".
@@ -250,27 +390,27 @@ table!(
 table!(
     /// One row per raw sample.
     Samples = "samples" {
-        sample_id: Int = "sample_id",
-        source_id: Int = "source_id",
+        sample_id: Int = "sample_id" [required not_na positive primary_key],
+        source_id: Int = "source_id" [required not_na references("sources", "source_id")],
     }
 );
 
 table!(
     /// Measurements of samples in long form; unique per (sample_id, type).
-    SampleValues = "sample_values" {
-        sample_id: Int = "sample_id",
-        value_type: Chr = "type",
-        unit: Chr = "unit",
-        value: Dbl = "value",
+    SampleValues = "sample_values", unique ["sample_id", "type"] {
+        sample_id: Int = "sample_id" [required not_na references("samples", "sample_id")],
+        value_type: Chr = "type" [required not_na],
+        unit: Chr = "unit" [required not_na],
+        value: Dbl = "value" [required not_na],
     }
 );
 
 table!(
     /// Stacks: depth 1 is the innermost frame; depths of a sample run 1..n.
-    SampleLocations = "sample_locations" {
-        sample_id: Int = "sample_id",
-        depth: Int = "depth",
-        location_id: Int = "location_id",
+    SampleLocations = "sample_locations", unique ["sample_id", "depth"] {
+        sample_id: Int = "sample_id" [required not_na references("samples", "sample_id")],
+        depth: Int = "depth" [required not_na positive],
+        location_id: Int = "location_id" [required not_na references("locations", "location_id")],
     }
 );
 
@@ -278,74 +418,74 @@ table!(
     /// A frame: a function and a line in it. A pprof Location with inlined calls
     /// becomes one row per line, linked innermost to outermost by `inlined_into`.
     Locations = "locations" {
-        location_id: Int = "location_id",
-        function_id: Int = "function_id",
-        line: Int = "line",
+        location_id: Int = "location_id" [required not_na positive primary_key],
+        function_id: Int = "function_id" [required positive references("functions", "function_id")],
+        line: Int = "line" [required non_negative],
         /// pprof instruction address as "0x..." text (u64 does not fit a double).
         address: Chr = "address",
-        mapping_id: Int = "mapping_id",
+        mapping_id: Int = "mapping_id" [positive references("mappings", "mapping_id")],
         is_folded: Lgl = "is_folded",
         /// pprof `Line.column`.
-        column: Int = "column",
+        column: Int = "column" [non_negative],
         /// The location (row) this frame is inlined into: the next line of the same
         /// pprof Location. NA for the outermost line and for non-pprof frames.
-        inlined_into: Int = "inlined_into",
+        inlined_into: Int = "inlined_into" [positive references("locations", "location_id")],
     }
 );
 
 table!(
     Functions = "functions" {
-        function_id: Int = "function_id",
-        name: Chr = "name",
-        system_name: Chr = "system_name",
-        filename: Chr = "filename",
-        start_line: Int = "start_line",
+        function_id: Int = "function_id" [required not_na positive primary_key],
+        name: Chr = "name" [required],
+        system_name: Chr = "system_name" [required],
+        filename: Chr = "filename" [required],
+        start_line: Int = "start_line" [required non_negative],
     }
 );
 
 table!(
     /// The sample types each source declares, in the source's order (kept even when
     /// a source has no samples, so an empty profile round-trips).
-    SampleTypes = "sample_types" {
-        source_id: Int = "source_id",
-        value_type: Chr = "type",
-        unit: Chr = "unit",
+    SampleTypes = "sample_types", unique ["source_id", "type"] {
+        source_id: Int = "source_id" [required not_na references("sources", "source_id")],
+        value_type: Chr = "type" [required not_na],
+        unit: Chr = "unit" [required not_na],
     }
 );
 
 table!(
     /// pprof sample labels: a string `value` or a number `num` with `num_unit`.
     SampleLabels = "sample_labels" {
-        sample_id: Int = "sample_id",
-        key: Chr = "key",
-        value: Chr = "value",
-        num: Dbl = "num",
-        num_unit: Chr = "num_unit",
+        sample_id: Int = "sample_id" [required not_na references("samples", "sample_id")],
+        key: Chr = "key" [required not_na],
+        value: Chr = "value" [required],
+        num: Dbl = "num" [required],
+        num_unit: Chr = "num_unit" [required],
     }
 );
 
 table!(
     /// pprof mappings (binaries and shared libraries); addresses as "0x..." text.
     Mappings = "mappings" {
-        mapping_id: Int = "mapping_id",
-        source_id: Int = "source_id",
-        memory_start: Chr = "memory_start",
-        memory_limit: Chr = "memory_limit",
-        file_offset: Chr = "file_offset",
-        filename: Chr = "filename",
-        build_id: Chr = "build_id",
-        has_functions: Lgl = "has_functions",
-        has_filenames: Lgl = "has_filenames",
-        has_line_numbers: Lgl = "has_line_numbers",
-        has_inline_frames: Lgl = "has_inline_frames",
+        mapping_id: Int = "mapping_id" [required not_na positive primary_key],
+        source_id: Int = "source_id" [required not_na references("sources", "source_id")],
+        memory_start: Chr = "memory_start" [required],
+        memory_limit: Chr = "memory_limit" [required],
+        file_offset: Chr = "file_offset" [required],
+        filename: Chr = "filename" [required],
+        build_id: Chr = "build_id" [required],
+        has_functions: Lgl = "has_functions" [required],
+        has_filenames: Lgl = "has_filenames" [required],
+        has_line_numbers: Lgl = "has_line_numbers" [required],
+        has_inline_frames: Lgl = "has_inline_frames" [required],
     }
 );
 
 table!(
     /// pprof comments, in order.
     SourceComments = "source_comments" {
-        source_id: Int = "source_id",
-        comment: Chr = "comment",
+        source_id: Int = "source_id" [required not_na references("sources", "source_id")],
+        comment: Chr = "comment" [required not_na],
     }
 );
 
@@ -385,6 +525,21 @@ pub const REQUIRED_TABLES: [&str; 7] = [
 /// Names of the extension tables, in the order they follow the required ones.
 pub const EXTENSION_TABLES: [&str; 4] =
     [SampleTypes::NAME, SampleLabels::NAME, Mappings::NAME, SourceComments::NAME];
+
+/// The rules of every table, in the order of [`Profile::tables`].
+pub const TABLE_RULES: [TableRules; 11] = [
+    Meta::RULES,
+    Sources::RULES,
+    Samples::RULES,
+    SampleValues::RULES,
+    SampleLocations::RULES,
+    Locations::RULES,
+    Functions::RULES,
+    SampleTypes::RULES,
+    SampleLabels::RULES,
+    Mappings::RULES,
+    SourceComments::RULES,
+];
 
 impl Profile {
     /// An empty profile whose meta holds `version` = "2.0".

@@ -1,43 +1,28 @@
 //! The rules of the v2 format that are data, not code: which columns are required,
-//! which may be NA, the keys. The validator and the R wrapper (for `dm` keys) both
-//! read them from here, so there is one definition.
+//! which may be NA, the keys. Each column's rules are declared with the column, in
+//! `model.rs` ([`crate::model::TABLE_RULES`]); the lists here are derived from
+//! those declarations when the crate is compiled, in table and column order (the
+//! order in which the validator reports a broken rule). The validator and the R
+//! wrapper (for `dm` keys) both read them from here.
 
-/// How many leading columns of each table the format requires; the rest of a table's
-/// known columns are extension columns, optional in input.
-pub const REQUIRED_COLUMN_COUNT: &[(&str, usize)] = &[
-    ("meta", 2),
-    ("sources", 4),
-    ("samples", 2),
-    ("sample_values", 4),
-    ("sample_locations", 3),
-    ("locations", 3),
-    ("functions", 5),
-    ("sample_types", 3),
-    ("sample_labels", 5),
-    ("mappings", 11),
-    ("source_comments", 2),
-];
+use crate::model::{ColType, ColumnRules, IntValues, TableRules, TABLE_RULES};
 
 /// Single-column primary keys.
-pub const PRIMARY_KEYS: &[(&str, &str)] = &[
-    ("meta", "key"),
-    ("sources", "source_id"),
-    ("samples", "sample_id"),
-    ("locations", "location_id"),
-    ("functions", "function_id"),
-    ("mappings", "mapping_id"),
-];
+pub const PRIMARY_KEYS: &[(&str, &str)] = &columns_where::<{ count_where(Rule::PrimaryKey) }>(Rule::PrimaryKey);
 
-/// Compound unique keys.
-pub const UNIQUE_KEYS: &[(&str, &[&str])] = &[
-    ("sample_values", &["sample_id", "type"]),
-    ("sample_locations", &["sample_id", "depth"]),
-    ("sample_types", &["source_id", "type"]),
-];
+/// Columns that must not contain NA.
+pub const NOT_NA: &[(&str, &str)] = &columns_where::<{ count_where(Rule::NotNa) }>(Rule::NotNa);
+
+/// Integer columns whose non-NA values must be > 0 (ids).
+pub const POSITIVE: &[(&str, &str)] = &columns_where::<{ count_where(Rule::Positive) }>(Rule::Positive);
+
+/// Integer columns whose non-NA values must be >= 0 (lines; 0 is unknown).
+pub const NON_NEGATIVE: &[(&str, &str)] =
+    &columns_where::<{ count_where(Rule::NonNegative) }>(Rule::NonNegative);
 
 /// A foreign key: `table.column` refers to `ref_table.ref_column` (NA allowed where
 /// the column may be NA).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ForeignKey {
     pub table: &'static str,
     pub column: &'static str,
@@ -45,85 +30,209 @@ pub struct ForeignKey {
     pub ref_column: &'static str,
 }
 
-const fn fk(
-    table: &'static str,
-    column: &'static str,
-    ref_table: &'static str,
-    ref_column: &'static str,
-) -> ForeignKey {
-    ForeignKey { table, column, ref_table, ref_column }
-}
-
-pub const FOREIGN_KEYS: &[ForeignKey] = &[
-    fk("samples", "source_id", "sources", "source_id"),
-    fk("sample_values", "sample_id", "samples", "sample_id"),
-    fk("sample_locations", "sample_id", "samples", "sample_id"),
-    fk("sample_locations", "location_id", "locations", "location_id"),
-    fk("locations", "function_id", "functions", "function_id"),
-    fk("locations", "mapping_id", "mappings", "mapping_id"),
-    fk("locations", "inlined_into", "locations", "location_id"),
-    fk("sample_types", "source_id", "sources", "source_id"),
-    fk("sample_labels", "sample_id", "samples", "sample_id"),
-    fk("mappings", "source_id", "sources", "source_id"),
-    fk("source_comments", "source_id", "sources", "source_id"),
-];
-
-/// Columns that must not contain NA.
-pub const NOT_NA: &[(&str, &str)] = &[
-    ("meta", "key"),
-    ("sources", "source_id"),
-    ("sources", "source_type"),
-    ("samples", "sample_id"),
-    ("samples", "source_id"),
-    ("sample_values", "sample_id"),
-    ("sample_values", "type"),
-    ("sample_values", "unit"),
-    ("sample_values", "value"),
-    ("sample_locations", "sample_id"),
-    ("sample_locations", "depth"),
-    ("sample_locations", "location_id"),
-    ("locations", "location_id"),
-    ("functions", "function_id"),
-    ("sample_types", "source_id"),
-    ("sample_types", "type"),
-    ("sample_types", "unit"),
-    ("sample_labels", "sample_id"),
-    ("sample_labels", "key"),
-    ("mappings", "mapping_id"),
-    ("mappings", "source_id"),
-    ("source_comments", "source_id"),
-    ("source_comments", "comment"),
-];
-
-/// Integer columns whose non-NA values must be > 0 (ids).
-pub const POSITIVE: &[(&str, &str)] = &[
-    ("sources", "source_id"),
-    ("samples", "sample_id"),
-    ("sample_locations", "depth"),
-    ("locations", "location_id"),
-    ("locations", "function_id"),
-    ("locations", "mapping_id"),
-    ("locations", "inlined_into"),
-    ("functions", "function_id"),
-    ("mappings", "mapping_id"),
-];
-
-/// Integer columns whose non-NA values must be >= 0 (lines; 0 is unknown).
-pub const NON_NEGATIVE: &[(&str, &str)] = &[
-    ("locations", "line"),
-    ("locations", "column"),
-    ("functions", "start_line"),
-];
+pub const FOREIGN_KEYS: &[ForeignKey] = &foreign_keys::<{ count_where(Rule::References) }>();
 
 /// The values `sources.source_type` may take.
 pub const SOURCE_TYPES: &[&str] = &["rprof", "pprof", "v1", "manual", "folded"];
 
+/// Sample value types of Rprof's memory profiling, in the order the v2 format
+/// lists them, with their units. The first three are the heap sizes at the tick:
+/// gauges (see [`GAUGE_TYPES`]).
+pub const MEMORY_TYPES: [(&str, &str); 5] = [
+    ("small_vector_heap", "bytes"),
+    ("large_vector_heap", "bytes"),
+    ("node_heap", "bytes"),
+    ("duplications", "count"),
+    ("alloc_size", "bytes"),
+];
+
 /// Sample value types that are gauges (a level at the time of the sample, such as
 /// a heap size): summing them over samples means nothing, so writers that aggregate
 /// must not present them as summable values.
-pub const GAUGE_TYPES: &[&str] = &["small_vector_heap", "large_vector_heap", "node_heap"];
+pub const GAUGE_TYPES: [&str; 3] = [MEMORY_TYPES[0].0, MEMORY_TYPES[1].0, MEMORY_TYPES[2].0];
 
-/// The number of required columns of `table` (0 for an unknown table).
+/// The rules of `table`, if the format has such a table.
+pub fn table_rules(table: &str) -> Option<&'static TableRules> {
+    TABLE_RULES.iter().find(|t| t.name == table)
+}
+
+/// The number of required columns of `table` (0 for an unknown table); they are
+/// its first columns.
 pub fn required_column_count(table: &str) -> usize {
-    REQUIRED_COLUMN_COUNT.iter().find(|(t, _)| *t == table).map_or(0, |(_, n)| *n)
+    table_rules(table).map_or(0, |t| t.columns.iter().filter(|c| c.required).count())
+}
+
+/// A rule that the derived lists select columns by.
+#[derive(Clone, Copy)]
+enum Rule {
+    PrimaryKey,
+    NotNa,
+    Positive,
+    NonNegative,
+    References,
+}
+
+const fn has(column: &ColumnRules, rule: Rule) -> bool {
+    match rule {
+        Rule::PrimaryKey => column.primary_key,
+        Rule::NotNa => column.not_na,
+        Rule::Positive => matches!(column.values, IntValues::Positive),
+        Rule::NonNegative => matches!(column.values, IntValues::NonNegative),
+        Rule::References => column.references.is_some(),
+    }
+}
+
+/// A column that has a rule: its table's name and its rules.
+type Selected = (&'static str, &'static ColumnRules);
+
+const NO_COLUMN: ColumnRules = ColumnRules::new("", ColType::Int);
+
+/// The columns of all tables that have `rule`, in table and column order: the
+/// first `out.len()` of them are written to `out`; returns how many there are.
+const fn select(rule: Rule, out: &mut [Selected]) -> usize {
+    let mut n = 0;
+    let mut t = 0;
+    while t < TABLE_RULES.len() {
+        let columns = TABLE_RULES[t].columns;
+        let mut c = 0;
+        while c < columns.len() {
+            if has(&columns[c], rule) {
+                if n < out.len() {
+                    out[n] = (TABLE_RULES[t].name, &columns[c]);
+                }
+                n += 1;
+            }
+            c += 1;
+        }
+        t += 1;
+    }
+    n
+}
+
+const fn count_where(rule: Rule) -> usize {
+    select(rule, &mut [])
+}
+
+/// (table, column) of the `N` columns that have `rule`.
+const fn columns_where<const N: usize>(rule: Rule) -> [(&'static str, &'static str); N] {
+    let mut selected = [("", &NO_COLUMN); N];
+    select(rule, &mut selected);
+    let mut out = [("", ""); N];
+    let mut i = 0;
+    while i < N {
+        out[i] = (selected[i].0, selected[i].1.name);
+        i += 1;
+    }
+    out
+}
+
+/// The `N` foreign keys.
+const fn foreign_keys<const N: usize>() -> [ForeignKey; N] {
+    let mut selected = [("", &NO_COLUMN); N];
+    select(Rule::References, &mut selected);
+    let mut out = [ForeignKey { table: "", column: "", ref_table: "", ref_column: "" }; N];
+    let mut i = 0;
+    while i < N {
+        let (table, column) = selected[i];
+        if let Some((ref_table, ref_column)) = column.references {
+            out[i] = ForeignKey { table, column: column.name, ref_table, ref_column };
+        }
+        i += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Profile;
+
+    /// The declared rules describe the model's own tables and columns, and hold
+    /// together: required columns come first, keys are not NA, foreign keys point
+    /// to primary keys of integer columns.
+    #[test]
+    fn rules_agree_with_the_model() {
+        let empty = Profile::default();
+        let tables = empty.tables();
+        assert_eq!(tables.len(), TABLE_RULES.len());
+        for ((name, columns), rules) in tables.iter().zip(&TABLE_RULES) {
+            assert_eq!(*name, rules.name);
+            let names: Vec<&str> = columns.iter().map(|(c, _)| *c).collect();
+            let rule_names: Vec<&str> = rules.columns.iter().map(|c| c.name).collect();
+            assert_eq!(names, rule_names);
+            let required = required_column_count(name);
+            assert!(required > 0 && rules.columns[..required].iter().all(|c| c.required), "{name}");
+            assert!(rules.columns[required..].iter().all(|c| !c.required), "{name}");
+            for key in rules.unique_keys {
+                assert!(key.iter().all(|k| rule_names.contains(k)), "{name}: {key:?}");
+            }
+        }
+        for &(table, column) in PRIMARY_KEYS {
+            assert!(NOT_NA.contains(&(table, column)), "{table}.{column}");
+        }
+        for key in FOREIGN_KEYS {
+            assert!(PRIMARY_KEYS.contains(&(key.ref_table, key.ref_column)), "{key:?}");
+            let rules = table_rules(key.table).unwrap().columns.iter().find(|c| c.name == key.column).unwrap();
+            assert_eq!(rules.col_type, ColType::Int, "{key:?}");
+        }
+        for &(table, column) in POSITIVE.iter().chain(NON_NEGATIVE) {
+            let rules = table_rules(table).unwrap().columns.iter().find(|c| c.name == column).unwrap();
+            assert_eq!(rules.col_type, ColType::Int, "{table}.{column}");
+        }
+        assert_eq!(required_column_count("no_such_table"), 0);
+    }
+
+    /// The keys and rules of the v2 format (SPEC.md), in the order the validator
+    /// checks them.
+    #[test]
+    fn derived_lists_are_the_format_rules() {
+        assert_eq!(
+            PRIMARY_KEYS,
+            [
+                ("meta", "key"),
+                ("sources", "source_id"),
+                ("samples", "sample_id"),
+                ("locations", "location_id"),
+                ("functions", "function_id"),
+                ("mappings", "mapping_id"),
+            ]
+        );
+        let fk: Vec<String> =
+            FOREIGN_KEYS.iter().map(|k| format!("{}.{} {}.{}", k.table, k.column, k.ref_table, k.ref_column)).collect();
+        assert_eq!(
+            fk,
+            [
+                "samples.source_id sources.source_id",
+                "sample_values.sample_id samples.sample_id",
+                "sample_locations.sample_id samples.sample_id",
+                "sample_locations.location_id locations.location_id",
+                "locations.function_id functions.function_id",
+                "locations.mapping_id mappings.mapping_id",
+                "locations.inlined_into locations.location_id",
+                "sample_types.source_id sources.source_id",
+                "sample_labels.sample_id samples.sample_id",
+                "mappings.source_id sources.source_id",
+                "source_comments.source_id sources.source_id",
+            ]
+        );
+        assert_eq!(
+            POSITIVE,
+            [
+                ("sources", "source_id"),
+                ("samples", "sample_id"),
+                ("sample_locations", "depth"),
+                ("locations", "location_id"),
+                ("locations", "function_id"),
+                ("locations", "mapping_id"),
+                ("locations", "inlined_into"),
+                ("functions", "function_id"),
+                ("mappings", "mapping_id"),
+            ]
+        );
+        assert_eq!(NON_NEGATIVE, [("locations", "line"), ("locations", "column"), ("functions", "start_line")]);
+        assert_eq!(NOT_NA.len(), 23);
+        assert_eq!(GAUGE_TYPES, ["small_vector_heap", "large_vector_heap", "node_heap"]);
+        let counts: Vec<usize> = TABLE_RULES.iter().map(|t| required_column_count(t.name)).collect();
+        assert_eq!(counts, [2, 4, 2, 4, 3, 3, 5, 3, 5, 11, 2]);
+    }
 }

@@ -26,9 +26,9 @@ pub fn config(local: u32) -> ProptestConfig {
 }
 
 /// Configuration of a costly property, whose every case reads an input several
-/// times over on several threads (about 3 ms a case): a `share`th of the cases
-/// the others run when `PROFILE_PROPTEST_CASES` is set (at 100 000 cases the
-/// three chunk properties took 5 minutes each), and `local` cases otherwise.
+/// times over on several threads: a `share`th of the cases the others run when
+/// `PROFILE_PROPTEST_CASES` is set (all of them would take minutes for each such
+/// property), and `local` cases otherwise.
 pub fn config_costly(local: u32, share: u32) -> ProptestConfig {
     let cases = match cases_from_env() {
         Some(all) => (all / share.max(1)).max(local),

@@ -5,6 +5,7 @@
 //! Each check reports the first offending row (1-based, as R users count).
 
 use crate::error::{ProfileError, Result};
+use crate::id_index::{IdIndex, IdSet};
 use crate::model::{ColRef, Profile, StrId, NA_INT};
 use crate::schema;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -102,7 +103,7 @@ fn check_columns(p: &Profile, tables: &Tables<'_>) -> Result<()> {
     for &(table, col) in schema::PRIMARY_KEYS {
         match column(table, col) {
             Some(ColRef::Int(v)) => {
-                if let Some((row, id)) = first_duplicate_int(v) {
+                if let Some((row, id)) = IdSet::first_repeated(v)? {
                     return Err(ProfileError::invalid(
                         table,
                         col,
@@ -137,7 +138,7 @@ fn check_columns(p: &Profile, tables: &Tables<'_>) -> Result<()> {
         else {
             continue;
         };
-        let ids = IdSet::new(parent);
+        let ids = IdSet::try_of(parent)?;
         if let Some(row) = child.iter().position(|&x| x != NA_INT && !ids.contains(x)) {
             return Err(ProfileError::invalid(
                 key.table,
@@ -172,97 +173,6 @@ fn check_rows(p: &Profile) -> Result<()> {
     Ok(())
 }
 
-/// Membership test for integer ids: a bitmap when ids are dense, a hash set otherwise.
-pub(crate) enum IdSet {
-    Dense(Vec<bool>),
-    Sparse(FxHashSet<i32>),
-}
-
-impl IdSet {
-    pub(crate) fn new(ids: &[i32]) -> Self {
-        let max = ids.iter().copied().filter(|&x| x > 0).max().unwrap_or(0) as usize;
-        if max <= ids.len().saturating_mul(4).saturating_add(1024) {
-            let mut bits = vec![false; max + 1];
-            for &x in ids {
-                if x > 0 {
-                    bits[x as usize] = true;
-                }
-            }
-            IdSet::Dense(bits)
-        } else {
-            IdSet::Sparse(ids.iter().copied().collect())
-        }
-    }
-
-    pub(crate) fn contains(&self, x: i32) -> bool {
-        match self {
-            IdSet::Dense(bits) => x > 0 && bits.get(x as usize).copied().unwrap_or(false),
-            IdSet::Sparse(set) => set.contains(&x),
-        }
-    }
-}
-
-/// Which ids have been seen: a bitmap when the ids are dense, a hash set otherwise.
-/// Used once per sample by the pair and depth checks, where a hash set per id
-/// took most of the time of validating a million samples.
-enum SeenIds {
-    Dense(Vec<bool>),
-    Sparse(FxHashSet<i32>),
-}
-
-impl SeenIds {
-    fn for_ids(ids: &[i32]) -> Self {
-        let max = ids.iter().copied().filter(|&x| x > 0).max().unwrap_or(0) as usize;
-        if max <= ids.len().saturating_mul(4).saturating_add(1024) {
-            SeenIds::Dense(vec![false; max + 1])
-        } else {
-            SeenIds::Sparse(FxHashSet::default())
-        }
-    }
-
-    /// Records `id`; false if it was seen before.
-    fn insert(&mut self, id: i32) -> bool {
-        match self {
-            SeenIds::Dense(bits) if id > 0 => match bits.get_mut(id as usize) {
-                Some(slot) => !std::mem::replace(slot, true),
-                None => true,
-            },
-            SeenIds::Dense(_) => true, // NA and non-positive ids are reported by other checks
-            SeenIds::Sparse(set) => set.insert(id),
-        }
-    }
-
-    fn contains(&self, id: i32) -> bool {
-        match self {
-            SeenIds::Dense(bits) => id > 0 && bits.get(id as usize).copied().unwrap_or(false),
-            SeenIds::Sparse(set) => set.contains(&id),
-        }
-    }
-}
-
-/// The first row whose id occurred before, with that id.
-fn first_duplicate_int(v: &[i32]) -> Option<(usize, i32)> {
-    let max = v.iter().copied().filter(|&x| x > 0).max().unwrap_or(0) as usize;
-    if max <= v.len().saturating_mul(4).saturating_add(1024) {
-        let mut seen = vec![false; max + 1];
-        for (row, &x) in v.iter().enumerate() {
-            if x > 0 {
-                let slot = &mut seen[x as usize];
-                if *slot {
-                    return Some((row, x));
-                }
-                *slot = true;
-            }
-        }
-        // NA and non-positive ids are reported by other checks; still refuse doubles.
-        let mut others = FxHashSet::default();
-        v.iter().enumerate().find(|(_, &x)| x <= 0 && !others.insert(x)).map(|(r, &x)| (r, x))
-    } else {
-        let mut seen = FxHashSet::default();
-        v.iter().enumerate().find(|(_, &x)| !seen.insert(x)).map(|(r, &x)| (r, x))
-    }
-}
-
 /// (id, string) pairs must be unique. Rows of one id usually stand together, which
 /// allows a pass without hashing; otherwise fall back to a hash set.
 fn check_unique_pairs_str(
@@ -289,7 +199,8 @@ fn check_unique_pairs_str(
     // hash set, so that a hostile profile cannot make this quadratic.
     const LINEAR_GROUP: usize = 32;
     let mut group_start = 0;
-    let mut finished = SeenIds::for_ids(ids);
+    // Ids of the groups passed (looked up once per group, not per row).
+    let mut finished = IdSet::try_for_ids(ids)?;
     let mut contiguous = true;
     for row in 0..ids.len() {
         if row > 0 && ids[row] != ids[row - 1] {
@@ -343,7 +254,7 @@ fn check_depths(sample_id: &[i32], depth: &[i32]) -> Result<()> {
     }
     if sorted {
         // Consecutive runs are fine; a sample split over two runs is not.
-        let mut seen = SeenIds::for_ids(sample_id);
+        let mut seen = IdSet::try_for_ids(sample_id)?;
         for row in 0..sample_id.len() {
             if (row == 0 || sample_id[row] != sample_id[row - 1]) && !seen.insert(sample_id[row]) {
                 return bad(
@@ -390,8 +301,7 @@ fn check_inline_chains(location_id: &[i32], inlined_into: &[i32]) -> Result<()> 
     if inlined_into.iter().all(|&x| x == NA_INT) {
         return Ok(());
     }
-    let position: FxHashMap<i32, usize> =
-        location_id.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+    let position = IdIndex::try_first_rows(location_id)?;
     const UNSEEN: u8 = 0;
     const ON_PATH: u8 = 1;
     const DONE: u8 = 2;
@@ -402,12 +312,12 @@ fn check_inline_chains(location_id: &[i32], inlined_into: &[i32]) -> Result<()> 
         while state[row] == UNSEEN {
             state[row] = ON_PATH;
             path.push(row);
-            match position.get(&inlined_into[row]) {
-                Some(&next) => row = next,
+            match position.row(inlined_into[row]) {
+                Some(next) => row = next,
                 None => break,
             }
         }
-        if state[row] == ON_PATH && position.contains_key(&inlined_into[row]) {
+        if state[row] == ON_PATH && position.get(inlined_into[row]).is_some() {
             return Err(ProfileError::invalid(
                 "locations",
                 "inlined_into",
@@ -601,7 +511,7 @@ mod tests {
     }
 
     // A sample whose rows are split into two runs (1, 2, 1): caught whether the
-    // ids are dense (bitmap) or sparse (hash set).
+    // ids have slots in the index (dense) or are hashed (sparse).
     #[test]
     fn rejects_split_sample_with_dense_and_sparse_ids() {
         for id in [1, 1_000_000_000] {

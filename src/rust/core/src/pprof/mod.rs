@@ -7,13 +7,12 @@
 //! writes gzip-compressed protobuf (see `write.rs`).
 
 mod decode;
-mod index;
 pub mod proto;
 mod read;
 mod write;
 
-pub use read::{profile_from_message, profile_from_message_with_limits, MAX_FRAMES_PER_BYTE};
-pub use write::{message_from_profile, WriteOptions};
+pub use read::{profile_from_message, profile_from_message_with_limits, MAX_FRAMES_PER_BYTE, MIN_MAX_FRAMES};
+pub use write::{message_from_profile, WriteOptions, MAX_VALUES};
 
 use crate::error::{ProfileError, Result};
 use crate::input::{self, Limits};
@@ -88,8 +87,8 @@ pub fn encode(p: &Profile, options: &WriteOptions) -> Result<Vec<u8>> {
 }
 
 /// Writes the profile as a gzip-compressed pprof file, atomically. Compression
-/// is gzip's fastest level, as Go's runtime/pprof uses: several times faster
-/// than the default level for files about 1.5 times as large.
+/// is gzip's fastest level, as Go's runtime/pprof uses: much faster than the
+/// default level, for a somewhat larger file (`bench/README.md`, pprof).
 pub fn write_file(p: &Profile, path: &Path, options: &WriteOptions) -> Result<()> {
     let bytes = encode(p, options)?;
     crate::output::write_atomic(path, |w| {

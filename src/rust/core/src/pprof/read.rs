@@ -12,11 +12,11 @@
 //! number, a label with neither string nor number is dropped).
 
 use super::proto;
-use super::index::IdIndex;
 use super::{hex_address, R_MAPPING_FILENAME};
 use crate::error::{ProfileError, Result};
+use crate::id_index::IdIndex;
 use crate::input::Limits;
-use crate::model::{Profile, StrId, NA_INT};
+use crate::model::{next_id, Profile, StrId, NA_INT};
 use crate::text::utf8_escaped;
 use prost::Message;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -26,6 +26,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 /// profiles have a few lines per location, while a location with thousands of
 /// lines referred to by many samples would fill memory from a small file.
 pub const MAX_FRAMES_PER_BYTE: u64 = 32;
+
+/// Frames a file's stacks may always have, however small the file.
+pub const MIN_MAX_FRAMES: u64 = 1 << 20;
 
 /// The single source row a pprof file becomes.
 const SOURCE_ID: i32 = 1;
@@ -85,16 +88,36 @@ impl StringTable {
 /// v2 ids for elements with pprof ids: the pprof ids themselves when they all fit
 /// an R integer, otherwise 1, 2, ... in file order.
 fn v2_ids(ids: &[u64], what: &str) -> Result<Vec<i32>> {
-    let n = count_i32(ids.len(), what)?;
+    let last = last_id(ids.len(), what)?;
     Ok(if ids.iter().all(|&id| id <= i32::MAX as u64) {
         ids.iter().map(|&id| id as i32).collect()
     } else {
-        (1..=n).collect()
+        (1..=last).collect()
     })
 }
 
-fn count_i32(n: usize, what: &str) -> Result<i32> {
-    i32::try_from(n).map_err(|_| ProfileError::limit(format!("too many {what} ({n})")))
+/// The id of the last of `n` elements numbered 1, 2, ... (0 when there are none).
+fn last_id(n: usize, what: &str) -> Result<i32> {
+    match n.checked_sub(1) {
+        Some(before_last) => next_id(before_last, what),
+        None => Ok(0),
+    }
+}
+
+/// The elements of one kind with their pprof ids, which must be non-zero and
+/// unique: the position of each id.
+fn index_ids(ids: &[u64], what: &str) -> Result<IdIndex<u64>> {
+    IdIndex::try_unique_rows(
+        ids,
+        |pos, id| {
+            if id == 0 {
+                Err(malformed(format!("{what} {} (in file order) has id 0; ids must be non-zero", pos + 1)))
+            } else {
+                Ok(())
+            }
+        },
+        |_, id| malformed(format!("{what} id {id} occurs more than once")),
+    )
 }
 
 /// A line number (or column, start line) as a v2 integer: 0 (unknown) or
@@ -111,7 +134,7 @@ pub fn profile_from_message(m: &proto::Profile, source_uri: Option<&str>) -> Res
 
 /// A decoded message as a v2 profile with one source. `limits` bounds the depth
 /// of each stack; the stacks together may have at most [`MAX_FRAMES_PER_BYTE`]
-/// frames per byte of the encoded message.
+/// frames per byte of the encoded message (and [`MIN_MAX_FRAMES`] in any case).
 pub fn profile_from_message_with_limits(
     m: &proto::Profile,
     source_uri: Option<&str>,
@@ -126,9 +149,9 @@ pub fn profile_from_message_with_limits(
     let mapping_ids = add_mappings(&mut p, m, &strings)?;
     let function_ids = add_functions(&mut p, m, &strings)?;
     let rows_of_location = add_locations(&mut p, m, &mapping_ids, &function_ids)?;
-    let max_frames = (m.encoded_len() as u64).saturating_mul(MAX_FRAMES_PER_BYTE).max(1 << 20);
+    let max_frames = (m.encoded_len() as u64).saturating_mul(MAX_FRAMES_PER_BYTE).max(MIN_MAX_FRAMES);
     add_samples(&mut p, m, &strings, &types, &rows_of_location, max_frames, limits)?;
-    restore_r_system_names(&mut p);
+    restore_r_system_names(&mut p)?;
     Ok(p)
 }
 
@@ -224,9 +247,9 @@ fn add_mappings(
     p: &mut Profile,
     m: &proto::Profile,
     strings: &StringTable,
-) -> Result<(IdIndex, Vec<i32>)> {
+) -> Result<(IdIndex<u64>, Vec<i32>)> {
     let pprof_ids: Vec<u64> = m.mapping.iter().map(|x| x.id).collect();
-    let index = IdIndex::build(pprof_ids.iter().copied(), "mapping")?;
+    let index = index_ids(&pprof_ids, "mapping")?;
     let ids = v2_ids(&pprof_ids, "mappings")?;
     let t = &mut p.mappings;
     for (mp, &id) in m.mapping.iter().zip(&ids) {
@@ -250,9 +273,9 @@ fn add_functions(
     p: &mut Profile,
     m: &proto::Profile,
     strings: &StringTable,
-) -> Result<(IdIndex, Vec<i32>)> {
+) -> Result<(IdIndex<u64>, Vec<i32>)> {
     let pprof_ids: Vec<u64> = m.function.iter().map(|x| x.id).collect();
-    let index = IdIndex::build(pprof_ids.iter().copied(), "function")?;
+    let index = index_ids(&pprof_ids, "function")?;
     let ids = v2_ids(&pprof_ids, "functions")?;
     let t = &mut p.functions;
     for (f, &id) in m.function.iter().zip(&ids) {
@@ -280,11 +303,11 @@ struct RowSpan {
 fn add_locations(
     p: &mut Profile,
     m: &proto::Profile,
-    mappings: &(IdIndex, Vec<i32>),
-    functions: &(IdIndex, Vec<i32>),
-) -> Result<(IdIndex, Vec<RowSpan>)> {
+    mappings: &(IdIndex<u64>, Vec<i32>),
+    functions: &(IdIndex<u64>, Vec<i32>),
+) -> Result<(IdIndex<u64>, Vec<RowSpan>)> {
     let pprof_ids: Vec<u64> = m.location.iter().map(|x| x.id).collect();
-    let index = IdIndex::build(pprof_ids.iter().copied(), "location")?;
+    let index = index_ids(&pprof_ids, "location")?;
     let total_rows: u64 = m.location.iter().map(|l| l.line.len().max(1) as u64).sum();
     if total_rows > i32::MAX as u64 {
         return Err(ProfileError::limit(format!("too many location lines ({total_rows})")));
@@ -304,12 +327,8 @@ fn add_locations(
     let mut spans = Vec::with_capacity(m.location.len());
     for (loc, &outer_id) in m.location.iter().zip(&outer_ids) {
         // 0 is "no mapping"; so is an id no mapping has, as in Go's parser.
-        let mapping_id = mappings
-            .0
-            .position(loc.mapping_id)
-            .and_then(|pos| mappings.1.get(pos))
-            .copied()
-            .unwrap_or(NA_INT);
+        let mapping_id =
+            mappings.0.row(loc.mapping_id).and_then(|pos| mappings.1.get(pos)).copied().unwrap_or(NA_INT);
         let address =
             if loc.address == 0 { StrId::NA } else { p.strings.intern(&hex_address(loc.address)) };
         let n = loc.line.len().max(1);
@@ -334,7 +353,7 @@ fn add_locations(
                     }
                     let function_id = functions
                         .0
-                        .position(l.function_id)
+                        .row(l.function_id)
                         .and_then(|pos| functions.1.get(pos))
                         .copied()
                         .ok_or_else(|| {
@@ -363,8 +382,8 @@ fn add_locations(
 }
 
 /// The rows of `locations` that the pprof location with id `lid` became.
-fn span_rows(locations: &(IdIndex, Vec<RowSpan>), lid: u64) -> Option<std::ops::Range<usize>> {
-    let span = locations.0.position(lid).and_then(|pos| locations.1.get(pos))?;
+fn span_rows(locations: &(IdIndex<u64>, Vec<RowSpan>), lid: u64) -> Option<std::ops::Range<usize>> {
+    let span = locations.0.row(lid).and_then(|pos| locations.1.get(pos))?;
     let start = span.start as usize;
     Some(start..start + span.len as usize)
 }
@@ -374,11 +393,11 @@ fn add_samples(
     m: &proto::Profile,
     strings: &StringTable,
     types: &[(StrId, StrId)],
-    locations: &(IdIndex, Vec<RowSpan>),
+    locations: &(IdIndex<u64>, Vec<RowSpan>),
     max_frames: u64,
     limits: &Limits,
 ) -> Result<()> {
-    count_i32(m.sample.len(), "samples")?;
+    last_id(m.sample.len(), "samples")?;
     if types.is_empty() && !m.sample.is_empty() {
         return Err(malformed("the profile has samples but declares no sample types".to_string()));
     }
@@ -403,7 +422,7 @@ fn add_samples(
     p.sample_locations.reserve(n_frames);
 
     for (i, s) in m.sample.iter().enumerate() {
-        let sample_id = count_i32(i + 1, "samples")?;
+        let sample_id = next_id(i, "samples")?;
         p.samples.sample_id.push(sample_id);
         p.samples.source_id.push(SOURCE_ID);
 
@@ -470,7 +489,7 @@ fn add_samples(
 
 /// The writer leaves out the system name of R functions when it equals the name
 /// (see `write.rs`); put it back for functions used only in the R mapping.
-fn restore_r_system_names(p: &mut Profile) {
+fn restore_r_system_names(p: &mut Profile) -> Result<()> {
     let r_mappings: FxHashSet<i32> = p
         .mappings
         .filename
@@ -480,22 +499,21 @@ fn restore_r_system_names(p: &mut Profile) {
         .map(|(_, &id)| id)
         .collect();
     if r_mappings.is_empty() {
-        return;
+        return Ok(());
     }
-    let position: FxHashMap<i32, usize> =
-        p.functions.function_id.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+    let position = IdIndex::try_first_rows(&p.functions.function_id)?;
     // Per function: used by a location in the R mapping, used by any other.
     let mut in_r = vec![false; p.functions.nrow()];
     let mut elsewhere = vec![false; p.functions.nrow()];
     for (f, mapping) in p.locations.function_id.iter().zip(&p.locations.mapping_id) {
-        if let Some(&pos) = position.get(f) {
+        if let Some(pos) = position.row(*f) {
             let flags = if r_mappings.contains(mapping) { &mut in_r } else { &mut elsewhere };
             if let Some(flag) = flags.get_mut(pos) {
                 *flag = true;
             }
         }
     }
-    let Some(empty) = p.strings.lookup("") else { return };
+    let Some(empty) = p.strings.lookup("") else { return Ok(()) };
     let f = &mut p.functions;
     let rows = in_r.iter().zip(&elsewhere).zip(f.system_name.iter_mut().zip(&f.name));
     for ((&in_r, &elsewhere), (system_name, &name)) in rows {
@@ -503,4 +521,5 @@ fn restore_r_system_names(p: &mut Profile) {
             *system_name = name;
         }
     }
+    Ok(())
 }

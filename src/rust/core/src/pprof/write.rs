@@ -18,10 +18,11 @@
 //! equal, and that turns `<GC>` and `<Anonymous>` into `<unknown>`; the reader puts
 //! the system name back for functions of the `[R]` mapping.
 
-use super::index::IdIndex;
 use super::proto;
 use super::{parse_hex_address, R_MAPPING_FILENAME};
+use crate::analysis::SampleFrames;
 use crate::error::{ProfileError, Result};
+use crate::id_index::IdIndex;
 use crate::model::{Profile, StrId, NA_INT};
 use crate::schema::GAUGE_TYPES;
 use crate::validate;
@@ -30,7 +31,7 @@ use rustc_hash::FxHashMap;
 /// Most sample values (samples x sample types) a file may hold: every sample has a
 /// value of every type in pprof, which a profile uniting many sources with
 /// different types could make huge.
-const MAX_VALUES: u64 = 1 << 28;
+pub const MAX_VALUES: u64 = 1 << 28;
 
 /// How many lines the inlined-frame chains may have in all, beyond one per row:
 /// rows read from pprof are in one chain each, while a hand-made tree of
@@ -187,52 +188,6 @@ impl SourceInfo {
     }
 }
 
-/// Stacks of all samples as positions into the `locations` table, innermost
-/// first: the frames of sample `i` are `frames[offsets[i]..offsets[i + 1]]`.
-struct Stacks {
-    offsets: Vec<usize>,
-    frames: Vec<usize>,
-}
-
-impl Stacks {
-    fn new(p: &Profile, sample_index: &IdIndex, location_index: &IdIndex) -> Result<Self> {
-        let sl = &p.sample_locations;
-        let n = p.samples.nrow();
-        let mut counts = vec![0usize; n];
-        let mut sample_pos = Vec::with_capacity(sl.nrow());
-        for &sid in &sl.sample_id {
-            let pos = sample_index
-                .position_i32(sid)
-                .ok_or_else(|| internal(format!("sample {sid} of a stack is unknown")))?;
-            counts[pos] += 1;
-            sample_pos.push(pos);
-        }
-        let mut offsets = Vec::with_capacity(n + 1);
-        let mut total = 0;
-        offsets.push(0);
-        for c in &counts {
-            total += c;
-            offsets.push(total);
-        }
-        let mut frames = vec![usize::MAX; total];
-        for (row, &pos) in sample_pos.iter().enumerate() {
-            let depth = usize::try_from(sl.depth[row]).unwrap_or(0);
-            let location = location_index
-                .position_i32(sl.location_id[row])
-                .ok_or_else(|| internal(format!("location {} is unknown", sl.location_id[row])))?;
-            if depth == 0 || depth > counts[pos] {
-                return Err(internal(format!("depth {depth} is out of range")));
-            }
-            frames[offsets[pos] + depth - 1] = location;
-        }
-        Ok(Stacks { offsets, frames })
-    }
-
-    fn of(&self, sample: usize) -> &[usize] {
-        &self.frames[self.offsets[sample]..self.offsets[sample + 1]]
-    }
-}
-
 /// The pprof Locations being written and how stacks map onto them.
 struct LocationWriter<'p> {
     p: &'p Profile,
@@ -256,7 +211,7 @@ impl<'p> LocationWriter<'p> {
     fn new(p: &'p Profile, location_index: &IdIndex, is_r: Vec<bool>) -> Result<Self> {
         let l = &p.locations;
         let inlined_into: Vec<Option<usize>> =
-            l.inlined_into.iter().map(|&x| location_index.position_i32(x)).collect();
+            l.inlined_into.iter().map(|&x| location_index.row(x)).collect();
         let max_id = l.location_id.iter().copied().max().unwrap_or(0).max(0) as u64;
         let max_mapping = p.mappings.mapping_id.iter().copied().max().unwrap_or(0).max(0) as u64;
         let mut w = LocationWriter {
@@ -364,17 +319,17 @@ impl<'p> LocationWriter<'p> {
         Ok(id)
     }
 
-    /// The pprof location ids of a stack: frames that form a chain of inlined
-    /// frames become one location.
-    fn stack_ids(&mut self, frames: &[usize], out: &mut Vec<u64>) -> Result<()> {
+    /// The pprof location ids of a stack (rows of `locations`): frames that form
+    /// a chain of inlined frames become one location.
+    fn stack_ids(&mut self, frames: &[u32], out: &mut Vec<u64>) -> Result<()> {
         out.clear();
         let mut i = 0;
         while i < frames.len() {
-            let first = frames[i];
+            let first = frames[i] as usize;
             let mut len = 1;
             let mut cur = first;
             while let Some(next) = self.inlined_into[cur] {
-                if frames.get(i + len) != Some(&next) {
+                if frames.get(i + len).map(|&f| f as usize) != Some(next) {
                     break;
                 }
                 len += 1;
@@ -385,7 +340,8 @@ impl<'p> LocationWriter<'p> {
                 _ => match self.ids.get(&(first, len)) {
                     Some(&id) => id,
                     None => {
-                        let id = self.add(&frames[i..i + len])?;
+                        let rows: Vec<usize> = frames[i..i + len].iter().map(|&f| f as usize).collect();
+                        let id = self.add(&rows)?;
                         self.ids.insert((first, len), id);
                         id
                     }
@@ -420,138 +376,37 @@ type LabelKey = (StrId, StrId, u64, StrId);
 /// The profile as a pprof message. The profile is validated first.
 pub fn message_from_profile(p: &Profile, options: &WriteOptions) -> Result<proto::Profile> {
     validate::validate(p)?;
-    let mut strings = StringTable::new();
-    let source_index = IdIndex::of_v2_ids(&p.sources.source_id, "sources")?;
-    let sample_index = IdIndex::of_v2_ids(&p.samples.sample_id, "samples")?;
-    let location_index = IdIndex::of_v2_ids(&p.locations.location_id, "locations")?;
-    let function_index = IdIndex::of_v2_ids(&p.functions.function_id, "functions")?;
+    let index = Indexes::new(p)?;
     let sources = SourceInfo::new(p);
-
-    let n_samples = p.samples.nrow();
     let source_of_sample: Vec<usize> = p
         .samples
         .source_id
         .iter()
-        .map(|&s| source_index.position_i32(s).ok_or_else(|| internal(format!("source {s} is unknown"))))
+        .map(|&s| index.sources.row(s).ok_or_else(|| internal(format!("source {s} is unknown"))))
         .collect::<Result<_>>()?;
     let any_rprof_time = source_of_sample.iter().any(|&s| sources.rprof_interval[s].is_some());
-
-    // Values, one row per sample; NaN where a sample has no value of a type.
     let columns = ValueColumns::new(p, any_rprof_time);
-    let ncol = columns.types.len();
-    let cells = n_samples
-        .checked_mul(ncol)
-        .filter(|&n| n as u64 <= MAX_VALUES)
-        .ok_or_else(|| {
-            ProfileError::limit(format!(
-                "a pprof file of these {n_samples} samples and {ncol} sample types would hold more \
-                 than {MAX_VALUES} values"
-            ))
-        })?;
-    let mut values = Vec::new();
-    values.try_reserve_exact(cells).map_err(|_| ProfileError::limit("not enough memory for the sample values"))?;
-    values.resize(cells, f64::NAN);
-    let sv = &p.sample_values;
-    for row in 0..sv.nrow() {
-        if let Some(&col) = columns.of_type.get(&sv.value_type[row]) {
-            let pos = sample_index
-                .position_i32(sv.sample_id[row])
-                .ok_or_else(|| internal(format!("sample {} is unknown", sv.sample_id[row])))?;
-            values[pos * ncol + col] = sv.value[row];
-        }
-    }
-    if let Some((samples_col, cpu_col)) = columns.rprof_cpu {
-        for (pos, &source) in source_of_sample.iter().enumerate() {
-            if let Some(interval) = sources.rprof_interval[source] {
-                let row = &mut values[pos * ncol..(pos + 1) * ncol];
-                if row[cpu_col].is_nan() && !row[samples_col].is_nan() {
-                    row[cpu_col] = row[samples_col] * interval;
-                }
-            }
-        }
-    }
+    let values = ValueMatrix::new(p, &columns, &index.samples, &source_of_sample, &sources)?;
+    let sl = &p.sample_locations;
+    let stacks = SampleFrames::gather(
+        &sl.sample_id,
+        &sl.depth,
+        &sl.location_id,
+        &index.samples,
+        p.samples.nrow(),
+        |lid| index.locations.get(lid),
+    )?;
+    let loc_is_r = locations_for_r_mapping(p, &stacks, &source_of_sample, &sources);
+    let function_r_only = functions_only_in_r(p, &loc_is_r, &index.functions);
+    let mut locations = LocationWriter::new(p, &index.locations, loc_is_r)?;
+    let labels_of = labels_by_sample(p, &index.samples);
+    let summed = |pos: usize| options.aggregate && !sources.is_pprof[source_of_sample[pos]];
+    let samples = collect_samples(&stacks, &values, &labels_of, &mut locations, |pos| {
+        summed(pos).then(|| label_keys(p, &labels_of[pos]))
+    })?;
 
-    // Which locations and functions only samples of other formats use.
-    let stacks = Stacks::new(p, &sample_index, &location_index)?;
-    let n_loc = p.locations.nrow();
-    let mut loc_pprof = vec![false; n_loc];
-    let mut loc_other = vec![false; n_loc];
-    for (pos, &source) in source_of_sample.iter().enumerate() {
-        let used = if sources.is_pprof[source] { &mut loc_pprof } else { &mut loc_other };
-        for &row in stacks.of(pos) {
-            used[row] = true;
-        }
-    }
-    // Rows that go into the new `[R]` mapping, and rows in an `[R]` mapping at all
-    // (also one read from a file this writer wrote).
-    let loc_is_r: Vec<bool> = (0..n_loc)
-        .map(|r| loc_other[r] && !loc_pprof[r] && p.locations.mapping_id[r] == NA_INT)
-        .collect();
-    let r_mapping_ids: rustc_hash::FxHashSet<i32> = (0..p.mappings.nrow())
-        .filter(|&i| p.str(p.mappings.filename[i]) == R_MAPPING_FILENAME)
-        .map(|i| p.mappings.mapping_id[i])
-        .collect();
-    // Functions whose locations are all R frames (the rule the reader undoes).
-    let mut fn_in_r = vec![false; p.functions.nrow()];
-    let mut fn_elsewhere = vec![false; p.functions.nrow()];
-    let l = &p.locations;
-    for ((&function_id, mapping_id), &is_r) in l.function_id.iter().zip(&l.mapping_id).zip(&loc_is_r) {
-        if let Some(f) = function_index.position_i32(function_id) {
-            if is_r || r_mapping_ids.contains(mapping_id) {
-                fn_in_r[f] = true;
-            } else {
-                fn_elsewhere[f] = true;
-            }
-        }
-    }
-    let mut locations = LocationWriter::new(p, &location_index, loc_is_r)?;
-
-    // Labels per sample.
-    let sl = &p.sample_labels;
-    let mut labels_of: Vec<Vec<usize>> = vec![Vec::new(); n_samples];
-    for row in 0..sl.nrow() {
-        if let Some(pos) = sample_index.position_i32(sl.sample_id[row]) {
-            labels_of[pos].push(row);
-        }
-    }
-    let label_key = |row: usize| -> LabelKey {
-        let num = sl.num[row];
-        let bits = if num.is_nan() { f64::NAN.to_bits() } else { num.to_bits() };
-        (sl.key[row], sl.value[row], bits, sl.num_unit[row])
-    };
-
-    // Samples, summed over equal stacks and labels unless told otherwise.
-    let mut out_samples: Vec<(Vec<u64>, &[usize], Vec<f64>)> = Vec::new();
-    let mut seen: FxHashMap<(Vec<u64>, Vec<LabelKey>), usize> = FxHashMap::default();
-    let mut ids = Vec::new();
-    for pos in 0..n_samples {
-        locations.stack_ids(stacks.of(pos), &mut ids)?;
-        let row_values = &values[pos * ncol..(pos + 1) * ncol];
-        let label_rows = labels_of[pos].as_slice();
-        // pprof samples are the profiler's own records (Go writes the same stack and
-        // labels twice at times); only raw samples of other formats are summed.
-        if options.aggregate && !sources.is_pprof[source_of_sample[pos]] {
-            let mut key_labels: Vec<LabelKey> = label_rows.iter().map(|&r| label_key(r)).collect();
-            key_labels.sort_unstable();
-            match seen.entry((ids.clone(), key_labels)) {
-                std::collections::hash_map::Entry::Occupied(e) => {
-                    let target = &mut out_samples[*e.get()].2;
-                    for (t, v) in target.iter_mut().zip(row_values) {
-                        if !v.is_nan() {
-                            *t += v;
-                        }
-                    }
-                    continue;
-                }
-                std::collections::hash_map::Entry::Vacant(e) => {
-                    e.insert(out_samples.len());
-                }
-            }
-        }
-        let vals = row_values.iter().map(|v| if v.is_nan() { 0.0 } else { *v }).collect();
-        out_samples.push((ids.clone(), label_rows, vals));
-    }
-
+    // The string table is filled in message order, which fixes its indices.
+    let mut strings = StringTable::new();
     let mut m = proto::Profile {
         sample_type: columns
             .types
@@ -560,12 +415,186 @@ pub fn message_from_profile(p: &Profile, options: &WriteOptions) -> Result<proto
             .collect(),
         ..Default::default()
     };
-    m.sample = out_samples
-        .into_iter()
-        .map(|(location_id, label_rows, vals)| proto::Sample {
-            location_id,
-            value: vals.into_iter().map(to_i64).collect(),
-            label: label_rows
+    m.sample = samples.into_iter().map(|s| s.into_message(p, &mut strings)).collect();
+    m.mapping = mappings(p, &mut strings)?;
+    m.mapping.extend(locations.r_mapping(&mut strings));
+    m.location = std::mem::take(&mut locations.out);
+    m.function = functions(p, &function_r_only, &mut strings);
+    add_source_fields(p, &mut m, &mut strings)?;
+    m.string_table = strings.into_bytes();
+    Ok(m)
+}
+
+/// The row of each id of the tables the writer looks ids up in (all validated).
+struct Indexes {
+    sources: IdIndex,
+    samples: IdIndex,
+    locations: IdIndex,
+    functions: IdIndex,
+}
+
+impl Indexes {
+    fn new(p: &Profile) -> Result<Self> {
+        let unique = |table: &str, ids: &[i32]| {
+            IdIndex::try_unique_rows(ids, |_, _| Ok(()), |_, id| internal(format!("{table} id {id} occurs more than once")))
+        };
+        Ok(Indexes {
+            sources: unique("sources", &p.sources.source_id)?,
+            samples: unique("samples", &p.samples.sample_id)?,
+            locations: unique("locations", &p.locations.location_id)?,
+            functions: unique("functions", &p.functions.function_id)?,
+        })
+    }
+}
+
+/// The values of the pprof samples, one row per sample of the profile and one
+/// column per pprof sample type; NaN where a sample has no value of a type.
+struct ValueMatrix {
+    cells: Vec<f64>,
+    ncol: usize,
+}
+
+impl ValueMatrix {
+    fn new(
+        p: &Profile,
+        columns: &ValueColumns<'_>,
+        sample_index: &IdIndex,
+        source_of_sample: &[usize],
+        sources: &SourceInfo,
+    ) -> Result<Self> {
+        let n_samples = p.samples.nrow();
+        let ncol = columns.types.len();
+        let n_cells = n_samples
+            .checked_mul(ncol)
+            .filter(|&n| n as u64 <= MAX_VALUES)
+            .ok_or_else(|| {
+                ProfileError::limit(format!(
+                    "a pprof file of these {n_samples} samples and {ncol} sample types would hold more \
+                     than {MAX_VALUES} values"
+                ))
+            })?;
+        let mut cells = Vec::new();
+        cells
+            .try_reserve_exact(n_cells)
+            .map_err(|_| ProfileError::limit("not enough memory for the sample values"))?;
+        cells.resize(n_cells, f64::NAN);
+        let sv = &p.sample_values;
+        for row in 0..sv.nrow() {
+            if let Some(&col) = columns.of_type.get(&sv.value_type[row]) {
+                let pos = sample_index
+                    .row(sv.sample_id[row])
+                    .ok_or_else(|| internal(format!("sample {} is unknown", sv.sample_id[row])))?;
+                cells[pos * ncol + col] = sv.value[row];
+            }
+        }
+        let mut matrix = ValueMatrix { cells, ncol };
+        if let Some((samples_col, cpu_col)) = columns.rprof_cpu {
+            for (pos, &source) in source_of_sample.iter().enumerate() {
+                if let Some(interval) = sources.rprof_interval[source] {
+                    let row = matrix.row_mut(pos);
+                    if row[cpu_col].is_nan() && !row[samples_col].is_nan() {
+                        row[cpu_col] = row[samples_col] * interval;
+                    }
+                }
+            }
+        }
+        Ok(matrix)
+    }
+
+    fn row(&self, pos: usize) -> &[f64] {
+        &self.cells[pos * self.ncol..(pos + 1) * self.ncol]
+    }
+
+    fn row_mut(&mut self, pos: usize) -> &mut [f64] {
+        &mut self.cells[pos * self.ncol..(pos + 1) * self.ncol]
+    }
+}
+
+/// The rows of `locations` that go into the new `[R]` mapping: those without a
+/// mapping that only samples of other formats than pprof use.
+fn locations_for_r_mapping(
+    p: &Profile,
+    stacks: &SampleFrames,
+    source_of_sample: &[usize],
+    sources: &SourceInfo,
+) -> Vec<bool> {
+    let n_loc = p.locations.nrow();
+    let mut loc_pprof = vec![false; n_loc];
+    let mut loc_other = vec![false; n_loc];
+    for (pos, &source) in source_of_sample.iter().enumerate() {
+        let used = if sources.is_pprof[source] { &mut loc_pprof } else { &mut loc_other };
+        for &row in stacks.of(pos) {
+            used[row as usize] = true;
+        }
+    }
+    (0..n_loc).map(|r| loc_other[r] && !loc_pprof[r] && p.locations.mapping_id[r] == NA_INT).collect()
+}
+
+/// Functions whose locations are all R frames: in the new `[R]` mapping or in
+/// an `[R]` mapping read from a file this writer wrote (the rule the reader
+/// undoes).
+fn functions_only_in_r(p: &Profile, loc_is_r: &[bool], function_index: &IdIndex) -> Vec<bool> {
+    let r_mapping_ids: rustc_hash::FxHashSet<i32> = (0..p.mappings.nrow())
+        .filter(|&i| p.str(p.mappings.filename[i]) == R_MAPPING_FILENAME)
+        .map(|i| p.mappings.mapping_id[i])
+        .collect();
+    let mut fn_in_r = vec![false; p.functions.nrow()];
+    let mut fn_elsewhere = vec![false; p.functions.nrow()];
+    let l = &p.locations;
+    for ((&function_id, mapping_id), &is_r) in l.function_id.iter().zip(&l.mapping_id).zip(loc_is_r) {
+        if let Some(f) = function_index.row(function_id) {
+            if is_r || r_mapping_ids.contains(mapping_id) {
+                fn_in_r[f] = true;
+            } else {
+                fn_elsewhere[f] = true;
+            }
+        }
+    }
+    fn_in_r.iter().zip(&fn_elsewhere).map(|(&r, &elsewhere)| r && !elsewhere).collect()
+}
+
+/// The rows of `sample_labels` of each sample (by position).
+fn labels_by_sample(p: &Profile, sample_index: &IdIndex) -> Vec<Vec<usize>> {
+    let sl = &p.sample_labels;
+    let mut labels_of: Vec<Vec<usize>> = vec![Vec::new(); p.samples.nrow()];
+    for row in 0..sl.nrow() {
+        if let Some(pos) = sample_index.row(sl.sample_id[row]) {
+            labels_of[pos].push(row);
+        }
+    }
+    labels_of
+}
+
+/// The labels of `rows` as a key that does not depend on their order.
+fn label_keys(p: &Profile, rows: &[usize]) -> Vec<LabelKey> {
+    let sl = &p.sample_labels;
+    let mut keys: Vec<LabelKey> = rows
+        .iter()
+        .map(|&row| {
+            let num = sl.num[row];
+            let bits = if num.is_nan() { f64::NAN.to_bits() } else { num.to_bits() };
+            (sl.key[row], sl.value[row], bits, sl.num_unit[row])
+        })
+        .collect();
+    keys.sort_unstable();
+    keys
+}
+
+/// A pprof sample before its strings go into the string table.
+struct SampleOut<'a> {
+    location_ids: Vec<u64>,
+    label_rows: &'a [usize],
+    values: Vec<f64>,
+}
+
+impl SampleOut<'_> {
+    fn into_message<'p>(self, p: &'p Profile, strings: &mut StringTable<'p>) -> proto::Sample {
+        let sl = &p.sample_labels;
+        proto::Sample {
+            location_id: self.location_ids,
+            value: self.values.into_iter().map(to_i64).collect(),
+            label: self
+                .label_rows
                 .iter()
                 .map(|&r| proto::Label {
                     key: strings.add(p.str(sl.key[r])),
@@ -574,48 +603,90 @@ pub fn message_from_profile(p: &Profile, options: &WriteOptions) -> Result<proto
                     num_unit: if sl.num_unit[r].is_na() { 0 } else { strings.add(p.str(sl.num_unit[r])) },
                 })
                 .collect(),
-        })
-        .collect();
+        }
+    }
+}
 
+/// The pprof samples, in sample order. A sample for which `summed_by` gives
+/// label keys is added to an earlier one with the same stack and labels; pprof
+/// samples are the profiler's own records (Go writes the same stack and labels
+/// twice at times), so only raw samples of other formats are summed.
+fn collect_samples<'a>(
+    stacks: &SampleFrames,
+    values: &ValueMatrix,
+    labels_of: &'a [Vec<usize>],
+    locations: &mut LocationWriter<'_>,
+    summed_by: impl Fn(usize) -> Option<Vec<LabelKey>>,
+) -> Result<Vec<SampleOut<'a>>> {
+    let mut out: Vec<SampleOut<'a>> = Vec::new();
+    let mut seen: FxHashMap<(Vec<u64>, Vec<LabelKey>), usize> = FxHashMap::default();
+    let mut ids = Vec::new();
+    for (pos, label_rows) in labels_of.iter().enumerate() {
+        locations.stack_ids(stacks.of(pos), &mut ids)?;
+        let row_values = values.row(pos);
+        if let Some(key_labels) = summed_by(pos) {
+            match seen.entry((ids.clone(), key_labels)) {
+                std::collections::hash_map::Entry::Occupied(e) => {
+                    let target = &mut out[*e.get()].values;
+                    for (t, v) in target.iter_mut().zip(row_values) {
+                        if !v.is_nan() {
+                            *t += v;
+                        }
+                    }
+                    continue;
+                }
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(out.len());
+                }
+            }
+        }
+        let values = row_values.iter().map(|v| if v.is_nan() { 0.0 } else { *v }).collect();
+        out.push(SampleOut { location_ids: ids.clone(), label_rows, values });
+    }
+    Ok(out)
+}
+
+fn mappings<'p>(p: &'p Profile, strings: &mut StringTable<'p>) -> Result<Vec<proto::Mapping>> {
     let mp = &p.mappings;
-    for row in 0..mp.nrow() {
-        let flag = |v: &[i32]| v[row] != NA_INT && v[row] != 0;
-        m.mapping.push(proto::Mapping {
-            id: mp.mapping_id[row] as u64,
-            memory_start: hex_column(p, "mappings", "memory_start", row, mp.memory_start[row])?,
-            memory_limit: hex_column(p, "mappings", "memory_limit", row, mp.memory_limit[row])?,
-            file_offset: hex_column(p, "mappings", "file_offset", row, mp.file_offset[row])?,
-            filename: strings.add(p.str(mp.filename[row])),
-            build_id: strings.add(p.str(mp.build_id[row])),
-            has_functions: flag(&mp.has_functions),
-            has_filenames: flag(&mp.has_filenames),
-            has_line_numbers: flag(&mp.has_line_numbers),
-            has_inline_frames: flag(&mp.has_inline_frames),
-        });
-    }
-    m.mapping.extend(locations.r_mapping(&mut strings));
-    m.location = std::mem::take(&mut locations.out);
+    (0..mp.nrow())
+        .map(|row| {
+            let flag = |v: &[i32]| v[row] != NA_INT && v[row] != 0;
+            Ok(proto::Mapping {
+                id: mp.mapping_id[row] as u64,
+                memory_start: hex_column(p, "mappings", "memory_start", row, mp.memory_start[row])?,
+                memory_limit: hex_column(p, "mappings", "memory_limit", row, mp.memory_limit[row])?,
+                file_offset: hex_column(p, "mappings", "file_offset", row, mp.file_offset[row])?,
+                filename: strings.add(p.str(mp.filename[row])),
+                build_id: strings.add(p.str(mp.build_id[row])),
+                has_functions: flag(&mp.has_functions),
+                has_filenames: flag(&mp.has_filenames),
+                has_line_numbers: flag(&mp.has_line_numbers),
+                has_inline_frames: flag(&mp.has_inline_frames),
+            })
+        })
+        .collect()
+}
 
+/// The functions; those only R frames use are written without a system name
+/// when it equals the name (see the module documentation).
+fn functions<'p>(p: &'p Profile, r_only: &[bool], strings: &mut StringTable<'p>) -> Vec<proto::Function> {
     let f = &p.functions;
-    for row in 0..f.nrow() {
-        let r_only = fn_in_r[row] && !fn_elsewhere[row];
-        let system_name = if r_only && f.system_name[row] == f.name[row] {
-            0
-        } else {
-            strings.add(p.str(f.system_name[row]))
-        };
-        m.function.push(proto::Function {
-            id: f.function_id[row] as u64,
-            name: strings.add(p.str(f.name[row])),
-            system_name,
-            filename: strings.add(p.str(f.filename[row])),
-            start_line: if f.start_line[row] == NA_INT { 0 } else { f.start_line[row] as i64 },
-        });
-    }
-
-    add_source_fields(p, &mut m, &mut strings)?;
-    m.string_table = strings.into_bytes();
-    Ok(m)
+    (0..f.nrow())
+        .map(|row| {
+            let system_name = if r_only[row] && f.system_name[row] == f.name[row] {
+                0
+            } else {
+                strings.add(p.str(f.system_name[row]))
+            };
+            proto::Function {
+                id: f.function_id[row] as u64,
+                name: strings.add(p.str(f.name[row])),
+                system_name,
+                filename: strings.add(p.str(f.filename[row])),
+                start_line: if f.start_line[row] == NA_INT { 0 } else { f.start_line[row] as i64 },
+            }
+        })
+        .collect()
 }
 
 /// Profile-level fields, each from the first source that has it; comments of all

@@ -35,11 +35,10 @@ mod write;
 mod tests;
 
 pub use read::{
-    parse, parse_lean, parse_owned, parse_owned_lean, parse_with_limits, DerivedColumn, LeanParsed, Parsed,
-    SampleShape,
+    parse, parse_compact, parse_owned_compact, parse_with_limits, CompactColumn, CompactRead, Parsed, SampleShape,
 };
 #[doc(hidden)]
-pub use read::{parse_in_chunks, parse_owned_in_chunks, parse_owned_lean_in_chunks};
+pub use read::{parse_in_chunks, parse_owned_compact_in_chunks};
 pub use write::{write, write_to_vec};
 
 /// Warning for a line that ends in the middle of a frame, as profile 1.0.4 words it
@@ -54,15 +53,8 @@ pub const WARN_UNEXPECTED: &str = "Removing unexpected incomplete sampling infor
 pub const WARN_UNDEFINED_FILE: &str =
     "Line profiling reference to a file number without a `#File` line; its file name is left empty.";
 
-/// Sample value types of memory profiling, in the order the v2 format lists them,
-/// with their units.
-pub const MEMORY_TYPES: [(&str, &str); 5] = [
-    ("small_vector_heap", "bytes"),
-    ("large_vector_heap", "bytes"),
-    ("node_heap", "bytes"),
-    ("duplications", "count"),
-    ("alloc_size", "bytes"),
-];
+/// Sample value types of memory profiling (defined with the format's rules).
+pub use crate::schema::MEMORY_TYPES;
 
 /// Type and unit of the time samples: one per tick.
 pub const SAMPLES_TYPE: (&str, &str) = ("samples", "count");

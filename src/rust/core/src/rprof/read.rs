@@ -12,14 +12,14 @@ use super::{
 };
 use crate::error::{ProfileError, Result};
 use crate::input::Limits;
-use crate::model::{Profile, SampleLocations, SampleValues, Samples, StrId, NA_INT};
+use crate::model::{next_id, Profile, SampleLocations, SampleValues, Samples, StrId, NA_INT};
 use crate::text::utf8_escaped;
 use memchr::{memchr, memmem};
 use rustc_hash::FxHashMap;
 
 mod parallel;
-mod shape;
-pub use shape::{DerivedColumn, LeanParsed, SampleShape};
+mod compact;
+pub use compact::{CompactColumn, CompactRead, SampleShape};
 #[cfg(test)]
 pub(super) use parallel::chunks_for;
 
@@ -46,23 +46,23 @@ pub fn parse(bytes: &[u8], source_uri: Option<&str>) -> Result<Parsed> {
 /// with a warning. Large files are read in chunks on all cores (see `parallel`),
 /// with the same result.
 pub fn parse_with_limits(bytes: &[u8], source_uri: Option<&str>, limits: &Limits) -> Result<Parsed> {
-    parse_lean(bytes, source_uri, limits).map(LeanParsed::into_full)
+    parse_compact(bytes, source_uri, limits).map(CompactRead::expand)
 }
 
-/// [`parse_with_limits`] as a lean read: the columns that follow from the
-/// samples' shape are left out (see [`LeanParsed`]).
-pub fn parse_lean(bytes: &[u8], source_uri: Option<&str>, limits: &Limits) -> Result<LeanParsed> {
-    parse_lean_in_chunks(bytes, source_uri, limits, parallel::chunks_for(bytes.len()))
+/// [`parse_with_limits`] as a compact read: the compact columns are left
+/// unwritten (see [`CompactRead`]).
+pub fn parse_compact(bytes: &[u8], source_uri: Option<&str>, limits: &Limits) -> Result<CompactRead> {
+    parse_compact_in_chunks(bytes, source_uri, limits, parallel::chunks_for(bytes.len()))
 }
 
 /// [`parse_with_limits`] with the number of chunks read in parallel given (1 reads
 /// the file in one pass on this thread). Not part of the API: for tests and timings.
 #[doc(hidden)]
 pub fn parse_in_chunks(bytes: &[u8], source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<Parsed> {
-    parse_lean_in_chunks(bytes, source_uri, limits, chunks).map(LeanParsed::into_full)
+    parse_compact_in_chunks(bytes, source_uri, limits, chunks).map(CompactRead::expand)
 }
 
-fn parse_lean_in_chunks(bytes: &[u8], source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<LeanParsed> {
+fn parse_compact_in_chunks(bytes: &[u8], source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<CompactRead> {
     let start = Start::read(bytes)?;
     if chunks > 1 {
         return parallel::parse(start, source_uri, limits, chunks);
@@ -75,38 +75,27 @@ fn parse_lean_in_chunks(bytes: &[u8], source_uri: Option<&str>, limits: &Limits,
     Ok(reader.finish())
 }
 
-/// [`parse_with_limits`] of bytes it owns: a large input is freed as soon as it
-/// has been read, before the per-sample columns are written, which lowers the
-/// peak memory of a read by the size of the input.
-pub fn parse_owned(bytes: Vec<u8>, source_uri: Option<&str>, limits: &Limits) -> Result<Parsed> {
-    parse_owned_lean(bytes, source_uri, limits).map(LeanParsed::into_full)
-}
-
-/// [`parse_owned`] as a lean read (see [`LeanParsed`]): what a read that only
-/// needs the compact form of the derived columns (the R binding) calls.
-pub fn parse_owned_lean(bytes: Vec<u8>, source_uri: Option<&str>, limits: &Limits) -> Result<LeanParsed> {
+/// [`parse_compact`] of bytes it owns: a large input is freed as soon as it has
+/// been read, before the per-sample columns are written, which lowers the peak
+/// memory of a read by the size of the input. What a read that sends the
+/// compact columns in compact form (the R binding) calls.
+pub fn parse_owned_compact(bytes: Vec<u8>, source_uri: Option<&str>, limits: &Limits) -> Result<CompactRead> {
     let chunks = parallel::chunks_for(bytes.len());
-    parse_owned_lean_in_chunks(bytes, source_uri, limits, chunks)
+    parse_owned_compact_in_chunks(bytes, source_uri, limits, chunks)
 }
 
-/// [`parse_owned`] with the number of chunks given; see [`parse_in_chunks`].
+/// [`parse_owned_compact`] with the number of chunks given; see [`parse_in_chunks`].
 #[doc(hidden)]
-pub fn parse_owned_in_chunks(bytes: Vec<u8>, source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<Parsed> {
-    parse_owned_lean_in_chunks(bytes, source_uri, limits, chunks).map(LeanParsed::into_full)
-}
-
-/// [`parse_owned_lean`] with the number of chunks given; see [`parse_in_chunks`].
-#[doc(hidden)]
-pub fn parse_owned_lean_in_chunks(
+pub fn parse_owned_compact_in_chunks(
     bytes: Vec<u8>,
     source_uri: Option<&str>,
     limits: &Limits,
     chunks: usize,
-) -> Result<LeanParsed> {
+) -> Result<CompactRead> {
     if chunks > 1 {
         return parallel::parse_owned(bytes, source_uri, limits, chunks);
     }
-    parse_lean_in_chunks(&bytes, source_uri, limits, 1)
+    parse_compact_in_chunks(&bytes, source_uri, limits, 1)
 }
 
 /// How many samples `text` may hold, for reserving; see [`expected_lines_of`].
@@ -396,8 +385,8 @@ fn read_frames<'a>(
     }
 }
 
-/// The per-sample tables being filled (in a lean read: the columns that do not
-/// follow from the samples' shape, see [`SampleShape`]).
+/// The per-sample tables being filled (in a compact read: all but the compact
+/// columns, whose shape is kept instead, see [`SampleShape`]).
 struct SampleTables<'t> {
     samples: &'t mut Samples,
     values: &'t mut SampleValues,
@@ -684,24 +673,14 @@ impl<'a> Reader<'a> {
         Ok(id)
     }
 
-    fn finish(self) -> LeanParsed {
+    fn finish(self) -> CompactRead {
         let parsed = Parsed {
             profile: self.p,
             warnings: self.warnings.into_iter().map(str::to_owned).collect(),
             sample_lines: self.sample_lines,
         };
-        LeanParsed { parsed, shape: self.shape }
+        CompactRead { parsed, shape: self.shape }
     }
-}
-
-/// The id after `count` rows: an R integer.
-fn next_id(count: usize, what: &str) -> Result<i32> {
-    i32::try_from(count + 1).map_err(|_| too_many(what))
-}
-
-/// The error for more rows of `what` than R can number.
-fn too_many(what: &str) -> ProfileError {
-    ProfileError::limit(format!("more {what} than a profile can hold (2^31 - 1)"))
 }
 
 /// `#File N: path` as (N, path).

@@ -1,6 +1,6 @@
 use super::*;
 use crate::input::Limits;
-use crate::model::{Profile, StrId, NA_INT};
+use crate::model::{ColumnId, Profile, StrId, NA_INT};
 use crate::validate::validate;
 use pretty_assertions::assert_eq;
 use proptest::prelude::*;
@@ -584,6 +584,22 @@ prop_compose! {
     }
 }
 
+/// A function of a model: (name, file).
+type ModelFunction = (StrId, StrId);
+/// A location of a model: (function, line).
+type ModelLocation = (usize, i32);
+
+/// The string ids the tables of a model use.
+struct ModelStrings {
+    rprof: StrId,
+    cpu: StrId,
+    ns: StrId,
+    empty: StrId,
+    samples: StrId,
+    count: StrId,
+    memory_types: Vec<(StrId, StrId)>,
+}
+
 fn build_model(
     sources: &[ModelSource],
     names: &[String],
@@ -596,33 +612,57 @@ fn build_model(
     let (rprof, cpu, ns, empty) = (s(&mut p, "rprof"), s(&mut p, "cpu"), s(&mut p, "nanoseconds"), s(&mut p, ""));
     let (samples_t, count) = (s(&mut p, SAMPLES_TYPE.0), s(&mut p, SAMPLES_TYPE.1));
     let memory_types: Vec<(StrId, StrId)> = MEMORY_TYPES.iter().map(|(t, u)| (s(&mut p, t), s(&mut p, u))).collect();
-    // Source ids in reverse order of the rows, to show ids are not positions.
-    let source_id = |row: usize| (sources.len() - row) as i32 * 10;
+    let strings = ModelStrings { rprof, cpu, ns, empty, samples: samples_t, count, memory_types };
+    add_model_sources(&mut p, sources, &strings);
+    let (functions, locations) = add_model_samples(&mut p, sources, names, files, samples, &strings);
+    add_model_frames(&mut p, &functions, &locations, shuffle);
+    p
+}
+
+/// Source ids in reverse order of the rows, to show ids are not positions.
+fn model_source_id(sources: &[ModelSource], row: usize) -> i32 {
+    (sources.len() - row) as i32 * 10
+}
+
+/// The `sources` rows of a model and their declared sample types.
+fn add_model_sources(p: &mut Profile, sources: &[ModelSource], strings: &ModelStrings) {
     for (row, &(memory, line, interval)) in sources.iter().enumerate() {
         let header = Header { memory, gc: false, line, interval_us: interval }.to_line();
-        let header = s(&mut p, &header);
+        let header = p.strings.intern(&header);
         let src = &mut p.sources;
-        src.source_id.push(source_id(row));
-        src.source_type.push(rprof);
+        src.source_id.push(model_source_id(sources, row));
+        src.source_type.push(strings.rprof);
         src.source_uri.push(StrId::NA);
         src.source_timestamp.push(f64::NAN);
-        src.period_type.push(cpu);
-        src.period_unit.push(ns);
+        src.period_type.push(strings.cpu);
+        src.period_unit.push(strings.ns);
         src.period.push(f64::from(interval) * 1000.0);
         src.duration_nanos.push(f64::NAN);
         for c in [&mut src.time_nanos, &mut src.default_sample_type, &mut src.doc_url, &mut src.drop_frames, &mut src.keep_frames] {
             c.push(StrId::NA);
         }
         src.rprof_header.push(header);
-        let types = std::iter::once((samples_t, count)).chain(if memory { memory_types.clone() } else { vec![] });
-        for (t, u) in types {
-            p.sample_types.source_id.push(source_id(row));
+        let memory_types = if memory { strings.memory_types.clone() } else { vec![] };
+        for (t, u) in std::iter::once((strings.samples, strings.count)).chain(memory_types) {
+            p.sample_types.source_id.push(model_source_id(sources, row));
             p.sample_types.value_type.push(t);
             p.sample_types.unit.push(u);
         }
     }
-    let mut functions: Vec<(StrId, StrId)> = Vec::new();
-    let mut locations: Vec<(usize, i32)> = Vec::new();
+}
+
+/// The samples of a model with their values and stacks; returns the functions
+/// and locations the stacks use, in order of first appearance.
+fn add_model_samples(
+    p: &mut Profile,
+    sources: &[ModelSource],
+    names: &[String],
+    files: &[String],
+    samples: &[ModelSample],
+    strings: &ModelStrings,
+) -> (Vec<ModelFunction>, Vec<ModelLocation>) {
+    let mut functions: Vec<ModelFunction> = Vec::new();
+    let mut locations: Vec<ModelLocation> = Vec::new();
     let mut previous: Vec<Option<[u64; 3]>> = vec![None; sources.len()];
     let mut next_sample = 0;
     for (src, frames, [small, large, nodes, dups]) in samples {
@@ -635,8 +675,8 @@ fn build_model(
         // Sample ids with gaps, in increasing order (the order of the file).
         let sid = next_sample * 3;
         p.samples.sample_id.push(sid);
-        p.samples.source_id.push(source_id(row));
-        let mut values = vec![(samples_t, count, 1.0)];
+        p.samples.source_id.push(model_source_id(sources, row));
+        let mut values = vec![(strings.samples, strings.count, 1.0)];
         if memory {
             let alloc = match previous[row] {
                 Some([ps, pl, pn]) => {
@@ -646,7 +686,7 @@ fn build_model(
             };
             previous[row] = Some([*small, *large, *nodes]);
             let v = [8.0 * *small as f64, 8.0 * *large as f64, *nodes as f64, *dups as f64, alloc];
-            values.extend(memory_types.iter().zip(v).map(|(&(t, u), v)| (t, u, v)));
+            values.extend(strings.memory_types.iter().zip(v).map(|(&(t, u), v)| (t, u, v)));
         }
         for (t, u, v) in values {
             p.sample_values.sample_id.push(sid);
@@ -655,8 +695,9 @@ fn build_model(
             p.sample_values.value.push(v);
         }
         for (depth, (name, file, line)) in frames.iter().enumerate() {
-            let name = s(&mut p, &names[name.index(names.len())]);
-            let (file, line) = if line_profiling { (s(&mut p, &files[file.index(files.len())]), *line) } else { (empty, 0) };
+            let name = p.strings.intern(&names[name.index(names.len())]);
+            let (file, line) =
+                if line_profiling { (p.strings.intern(&files[file.index(files.len())]), *line) } else { (strings.empty, 0) };
             let f = match functions.iter().position(|&x| x == (name, file)) {
                 Some(f) => f,
                 None => {
@@ -676,8 +717,12 @@ fn build_model(
             p.sample_locations.location_id.push(l as i32 + 100);
         }
     }
-    // Functions and locations in a shuffled row order with ids that are not the
-    // reader's (first appearance).
+    (functions, locations)
+}
+
+/// Functions and locations in a shuffled row order with ids that are not the
+/// reader's (first appearance).
+fn add_model_frames(p: &mut Profile, functions: &[ModelFunction], locations: &[ModelLocation], shuffle: u64) {
     let order = |n: usize| {
         let mut rows: Vec<usize> = (0..n).collect();
         rows.sort_by_key(|&r| (r as u64).wrapping_mul(shuffle | 1).rotate_left(17));
@@ -702,7 +747,6 @@ fn build_model(
             c.push(NA_INT);
         }
     }
-    p
 }
 
 /// What a profile says, without its ids: per source (in row order) its header,
@@ -839,7 +883,7 @@ fn same_in_chunks(text: &[u8], limits: &Limits, chunks: &[usize]) -> Result<(), 
         let split = outcome(&parse_in_chunks(text, Some("x"), limits, n));
         prop_assert!(split == once, "{n} chunks:\n{split}\none pass:\n{once}");
         // Reading bytes it owns (and frees early) changes nothing either.
-        let owned = outcome(&parse_owned_in_chunks(text.to_vec(), Some("x"), limits, n));
+        let owned = outcome(&parse_owned_compact_in_chunks(text.to_vec(), Some("x"), limits, n).map(CompactRead::expand));
         prop_assert!(owned == once, "{n} chunks, owned input:\n{owned}\none pass:\n{once}");
     }
     Ok(())
@@ -1014,25 +1058,33 @@ proptest! {
     }
 }
 
+/// The column of `p` that `id` names.
+fn column_named(p: &Profile, id: ColumnId) -> crate::model::ColRef<'_> {
+    let cols = p.tables().into_iter().find(|(t, _)| *t == id.table).unwrap().1;
+    cols.into_iter().find(|(c, _)| *c == id.column).unwrap().1
+}
+
 #[test]
-fn lean_read_keeps_the_shape_instead_of_the_derived_columns() {
+fn compact_read_keeps_the_shape_instead_of_the_compact_columns() {
     // A memory segment (one tick without a stack), then one without memory.
     let text = "memory profiling: sample.interval=5000\n:100:200:3000:4:\"g\" \"f\" \n:110:150:3500:0:\nsample.interval=5000\n\"f\" \n";
-    let lean = parse_lean(text.as_bytes(), None, &Limits::default()).unwrap();
-    let p = &lean.parsed.profile;
-    for column in DerivedColumn::ALL {
-        let (table, name) = column.name();
-        let cols = p.tables().into_iter().find(|(t, _)| *t == table).unwrap().1;
-        let col = cols.into_iter().find(|(c, _)| *c == name).unwrap().1;
-        assert!(col.is_empty(), "{table}.{name} was written");
+    let compact = parse_compact(text.as_bytes(), None, &Limits::default()).unwrap();
+    let p = &compact.parsed.profile;
+    for column in CompactColumn::ALL {
+        let ColumnId { table, column: name } = column.id();
+        assert!(column_named(p, column.id()).is_empty(), "{table}.{name} was written");
+        // ... and expanding it writes that column
+        let mut one = p.clone();
+        compact.shape.expand(column, &mut one);
+        assert!(!column_named(&one, column.id()).is_empty(), "{table}.{name} was not written");
     }
     assert_eq!(p.sample_locations.location_id.len(), 3);
     assert_eq!(p.sample_values.value.len(), 6 + 6 + 1);
-    assert_eq!(lean.shape.stack_lens(), [2, 0, 1]);
-    assert_eq!(lean.shape.value_rows_per_sample().collect::<Vec<_>>(), [6, 6, 1]);
-    assert_eq!(lean.shape.equal_value_rows(), None);
+    assert_eq!(compact.shape.stack_lens(), [2, 0, 1]);
+    assert_eq!(compact.shape.value_rows_per_sample().collect::<Vec<_>>(), [6, 6, 1]);
+    assert_eq!(compact.shape.equal_value_rows(), None);
 
-    let full = lean.into_full().profile;
+    let full = compact.expand().profile;
     assert_eq!(full.sample_locations.sample_id, [1, 1, 3]);
     assert_eq!(full.sample_locations.depth, [1, 2, 1]);
     assert_eq!(full.sample_values.sample_id, [1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 3]);
@@ -1044,19 +1096,19 @@ fn lean_read_keeps_the_shape_instead_of_the_derived_columns() {
     validate(&full).unwrap();
 
     // Every sample with memory values: one pattern of six rows.
-    let all_memory = parse_lean(sample_file("memory.out").as_slice(), None, &Limits::default()).unwrap();
+    let all_memory = parse_compact(sample_file("memory.out").as_slice(), None, &Limits::default()).unwrap();
     assert_eq!(all_memory.shape.equal_value_rows(), Some(6));
     assert_eq!(all_memory.shape.value_types(6).len(), 6);
-    let plain = parse_lean(sample_file("1.out").as_slice(), None, &Limits::default()).unwrap();
+    let plain = parse_compact(sample_file("1.out").as_slice(), None, &Limits::default()).unwrap();
     assert_eq!(plain.shape.equal_value_rows(), Some(1));
 }
 
 #[test]
-fn lean_reads_in_chunks_have_the_same_shape() {
+fn compact_reads_in_chunks_have_the_same_shape() {
     for name in REAL_FILES {
         let bytes = sample_file(name);
-        let one = parse_owned_lean_in_chunks(bytes.clone(), None, &Limits::default(), 1).unwrap();
-        let three = parse_owned_lean_in_chunks(bytes, None, &Limits::default(), 3).unwrap();
+        let one = parse_owned_compact_in_chunks(bytes.clone(), None, &Limits::default(), 1).unwrap();
+        let three = parse_owned_compact_in_chunks(bytes, None, &Limits::default(), 3).unwrap();
         assert_eq!(one.shape, three.shape, "{name}");
         assert_same_tables(&one.parsed.profile, &three.parsed.profile);
     }

@@ -13,7 +13,7 @@
 
 use super::{Header, DEFAULT_INTERVAL_US, MEMORY_TYPES, SAMPLES_TYPE};
 use crate::error::{ProfileError, Result};
-use crate::id_map::IdMap;
+use crate::id_index::{IdIndex, IdSet};
 use crate::model::{Profile, StrId, NA_INT};
 use rustc_hash::FxHashMap;
 use std::io::Write;
@@ -181,17 +181,10 @@ const UNKNOWN_FRAME: Frame<'static> =
 struct Plan<'p> {
     /// Sample rows of each source id, in `sample_id` order.
     samples_by_source: FxHashMap<i32, Vec<usize>>,
-    /// Stacks: positions `stack_start[r]..stack_start[r + 1]` of the stack order
-    /// hold the frames of sample row `r`, innermost first.
-    stack_start: Vec<usize>,
-    /// The `sample_locations` row at each position of the stack order; `None`
-    /// when that is the table's own order (as readers write it).
-    stack_order: Option<Vec<u32>>,
-    /// `location_id` of each `sample_locations` row.
-    stack_location_ids: &'p [i32],
+    stacks: StackRows<'p>,
     /// What each row of `locations` is written as, and the row of each id.
     location_frames: Vec<Frame<'p>>,
-    location_row: IdMap,
+    location_row: IdIndex,
     /// `samples` value of each sample row (NaN if it has none).
     counts: Vec<f64>,
     /// small, large, nodes, duplications of each sample row (NaN where absent).
@@ -204,126 +197,18 @@ fn invalid(table: &str, column: &str, row: usize, message: &str) -> ProfileError
 
 impl<'p> Plan<'p> {
     fn new(p: &'p Profile) -> Result<Plan<'p>> {
-        let n_samples = p.samples.nrow();
-        // Rows by id: a plain vector for the dense ids readers give, which keeps
-        // the millions of lookups below in cache.
-        let sample_row = IdMap::first_rows(&p.samples.sample_id);
-        let sample_row = |id: i32| sample_row.get(id).map(|row| row as usize);
-        let source_ids: rustc_hash::FxHashSet<i32> = p.sources.source_id.iter().copied().collect();
-        let mut samples_by_source: FxHashMap<i32, Vec<usize>> = FxHashMap::default();
-        for (row, &source) in p.samples.source_id.iter().enumerate() {
-            if !source_ids.contains(&source) {
-                return Err(invalid(
-                    "samples",
-                    "source_id",
-                    row,
-                    "refers to a source that does not exist",
-                ));
-            }
-            samples_by_source.entry(source).or_default().push(row);
-        }
-        for rows in samples_by_source.values_mut() {
-            rows.sort_by_key(|&r| p.samples.sample_id.get(r).copied().unwrap_or(NA_INT));
-        }
-
-        // Stacks in compressed rows: count per sample, prefix sums, then place each
-        // row and order each sample's frames by depth; nothing to place when the
-        // rows already come sample after sample, each by depth (as readers write
-        // them).
-        let sl = &p.sample_locations;
-        let mut owner: Vec<u32> = Vec::with_capacity(sl.nrow());
-        let mut stack_start = vec![0usize; n_samples + 1];
-        let mut in_order = true;
-        let mut before = (0u32, NA_INT);
-        for (row, &id) in sl.sample_id.iter().enumerate() {
-            let s = sample_row(id).ok_or_else(|| {
-                invalid(
-                    "sample_locations",
-                    "sample_id",
-                    row,
-                    "refers to a sample that does not exist",
-                )
-            })?;
-            // Sample rows fit in u32 (IdMap numbers them so).
-            let s = s as u32;
-            let depth = sl.depth.get(row).copied().unwrap_or(NA_INT);
-            in_order &= before <= (s, depth);
-            before = (s, depth);
-            owner.push(s);
-            if let Some(c) = stack_start.get_mut(s as usize + 1) {
-                *c += 1;
-            }
-        }
-        for i in 1..stack_start.len() {
-            stack_start[i] += stack_start[i - 1];
-        }
-        let stack_order = (!in_order).then(|| {
-            let mut fill = stack_start.clone();
-            let mut order = vec![0u32; sl.nrow()];
-            for (row, &s) in owner.iter().enumerate() {
-                if let Some(slot) = fill.get_mut(s as usize).and_then(|at| {
-                    let i = *at;
-                    *at += 1;
-                    order.get_mut(i)
-                }) {
-                    *slot = row as u32;
-                }
-            }
-            let depth = |&row: &u32| sl.depth.get(row as usize).copied().unwrap_or(NA_INT);
-            for s in 0..n_samples {
-                if let Some(rows) = order.get_mut(stack_start[s]..stack_start[s + 1]) {
-                    if !rows.is_sorted_by_key(depth) {
-                        rows.sort_by_key(depth);
-                    }
-                }
-            }
-            order
-        });
-        drop(owner);
+        // Rows by id: vector slots for the dense ids readers give keep the
+        // millions of lookups below in cache.
+        let sample_row = IdIndex::try_first_rows(&p.samples.sample_id)?;
+        let samples_by_source = samples_by_source(p)?;
+        let stacks = StackRows::new(p, &sample_row)?;
         // What each location is written as, worked out once per location.
-        let location_row = IdMap::first_rows(&p.locations.location_id);
-        let function_row = IdMap::first_rows(&p.functions.function_id);
+        let location_row = IdIndex::try_first_rows(&p.locations.location_id)?;
+        let function_row = IdIndex::try_first_rows(&p.functions.function_id)?;
         let location_frames: Vec<Frame<'p>> =
             (0..p.locations.nrow()).map(|row| location_frame(p, row, &function_row)).collect();
-
-        let lookup = |s: &str| p.strings.lookup(s);
-        let samples_type = lookup(SAMPLES_TYPE.0);
-        let gauge_types: [Option<StrId>; 4] = [0, 1, 2, 3].map(|k| lookup(MEMORY_TYPES[k].0));
-        let mut counts = vec![f64::NAN; n_samples];
-        let mut gauges = vec![[f64::NAN; 4]; n_samples];
-        let sv = &p.sample_values;
-        for (row, id) in sv.sample_id.iter().enumerate() {
-            let Some(s) = sample_row(*id) else {
-                return Err(invalid(
-                    "sample_values",
-                    "sample_id",
-                    row,
-                    "refers to a sample that does not exist",
-                ));
-            };
-            let t = sv.value_type.get(row).copied();
-            let v = sv.value.get(row).copied().unwrap_or(f64::NAN);
-            if t.is_some() && t == samples_type {
-                if let Some(c) = counts.get_mut(s) {
-                    *c = v;
-                }
-            } else if let Some(k) = gauge_types.iter().position(|g| g.is_some() && *g == t) {
-                if let Some(g) = gauges.get_mut(s).and_then(|g| g.get_mut(k)) {
-                    *g = v;
-                }
-            }
-        }
-
-        Ok(Plan {
-            samples_by_source,
-            stack_start,
-            stack_order,
-            stack_location_ids: &sl.location_id,
-            location_frames,
-            location_row,
-            counts,
-            gauges,
-        })
+        let (counts, gauges) = counts_and_gauges(p, &sample_row)?;
+        Ok(Plan { samples_by_source, stacks, location_frames, location_row, counts, gauges })
     }
 
     fn samples_of_source(&self, p: &Profile, source_row: usize) -> &[usize] {
@@ -336,18 +221,9 @@ impl<'p> Plan<'p> {
 
     /// The frames of sample row `row`, innermost first.
     fn stack(&self, row: usize) -> impl Iterator<Item = Frame<'p>> + '_ {
-        let positions = match (self.stack_start.get(row), self.stack_start.get(row + 1)) {
-            (Some(&a), Some(&b)) => a..b,
-            _ => 0..0,
-        };
-        positions.map(|k| {
-            let row = match &self.stack_order {
-                Some(order) => order.get(k).map(|&r| r as usize),
-                None => Some(k),
-            };
-            row.and_then(|r| self.stack_location_ids.get(r))
-                .and_then(|&id| self.location_row.get(id))
-                .and_then(|r| self.location_frames.get(r as usize))
+        self.stacks.location_ids(row).map(|id| {
+            id.and_then(|id| self.location_row.row(id))
+                .and_then(|r| self.location_frames.get(r))
                 .copied()
                 .unwrap_or(UNKNOWN_FRAME)
         })
@@ -433,15 +309,148 @@ impl<'p> Plan<'p> {
     }
 }
 
+/// The sample rows of each source id, each in `sample_id` order.
+fn samples_by_source(p: &Profile) -> Result<FxHashMap<i32, Vec<usize>>> {
+    let source_ids = IdSet::try_of(&p.sources.source_id)?;
+    let mut samples_by_source: FxHashMap<i32, Vec<usize>> = FxHashMap::default();
+    for (row, &source) in p.samples.source_id.iter().enumerate() {
+        if !source_ids.contains(source) {
+            return Err(invalid("samples", "source_id", row, "refers to a source that does not exist"));
+        }
+        samples_by_source.entry(source).or_default().push(row);
+    }
+    for rows in samples_by_source.values_mut() {
+        rows.sort_by_key(|&r| p.samples.sample_id.get(r).copied().unwrap_or(NA_INT));
+    }
+    Ok(samples_by_source)
+}
+
+/// The stacks as rows of `sample_locations`: positions `start[r]..start[r + 1]`
+/// of the stack order hold the frames of sample row `r`, innermost first (by
+/// depth, whatever the depths are). Unlike the stacks of summaries this copies
+/// nothing when the rows already come sample after sample, each by depth (as
+/// readers write them), and accepts any depths, as the writer always has.
+struct StackRows<'p> {
+    start: Vec<usize>,
+    /// The `sample_locations` row at each position of the stack order; `None`
+    /// when that is the table's own order.
+    order: Option<Vec<u32>>,
+    /// `location_id` of each `sample_locations` row.
+    location_ids: &'p [i32],
+}
+
+impl<'p> StackRows<'p> {
+    /// Counts the rows of each sample and, unless they are in order already,
+    /// places each row and orders each sample's rows by depth.
+    fn new(p: &'p Profile, sample_row: &IdIndex) -> Result<Self> {
+        let n_samples = p.samples.nrow();
+        let sl = &p.sample_locations;
+        let mut owner: Vec<u32> = Vec::with_capacity(sl.nrow());
+        let mut start = vec![0usize; n_samples + 1];
+        let mut in_order = true;
+        let mut before = (0u32, NA_INT);
+        for (row, &id) in sl.sample_id.iter().enumerate() {
+            // Sample rows fit in u32 (the index numbers them so).
+            let s = sample_row.get(id).ok_or_else(|| {
+                invalid("sample_locations", "sample_id", row, "refers to a sample that does not exist")
+            })?;
+            let depth = sl.depth.get(row).copied().unwrap_or(NA_INT);
+            in_order &= before <= (s, depth);
+            before = (s, depth);
+            owner.push(s);
+            if let Some(c) = start.get_mut(s as usize + 1) {
+                *c += 1;
+            }
+        }
+        for i in 1..start.len() {
+            start[i] += start[i - 1];
+        }
+        let order = (!in_order).then(|| Self::order_by_depth(p, &owner, &start));
+        Ok(StackRows { start, order, location_ids: &sl.location_id })
+    }
+
+    /// The rows of each sample (by `owner`, the sample row of each row) in
+    /// their slots from `start`, each sample's rows sorted by depth.
+    fn order_by_depth(p: &Profile, owner: &[u32], start: &[usize]) -> Vec<u32> {
+        let sl = &p.sample_locations;
+        let mut fill = start.to_vec();
+        let mut order = vec![0u32; sl.nrow()];
+        for (row, &s) in owner.iter().enumerate() {
+            if let Some(slot) = fill.get_mut(s as usize).and_then(|at| {
+                let i = *at;
+                *at += 1;
+                order.get_mut(i)
+            }) {
+                *slot = row as u32;
+            }
+        }
+        let depth = |&row: &u32| sl.depth.get(row as usize).copied().unwrap_or(NA_INT);
+        for s in 0..start.len().saturating_sub(1) {
+            if let Some(rows) = order.get_mut(start[s]..start[s + 1]) {
+                if !rows.is_sorted_by_key(depth) {
+                    rows.sort_by_key(depth);
+                }
+            }
+        }
+        order
+    }
+
+    /// The location ids of the stack of sample row `row`, innermost first (None
+    /// where the column is too short).
+    fn location_ids(&self, row: usize) -> impl Iterator<Item = Option<i32>> + '_ {
+        let positions = match (self.start.get(row), self.start.get(row + 1)) {
+            (Some(&a), Some(&b)) => a..b,
+            _ => 0..0,
+        };
+        positions.map(|k| {
+            let row = match &self.order {
+                Some(order) => order.get(k).map(|&r| r as usize),
+                None => Some(k),
+            };
+            row.and_then(|r| self.location_ids.get(r)).copied()
+        })
+    }
+}
+
+/// The `samples` count and the gauges of each sample row, from `sample_values`.
+fn counts_and_gauges(p: &Profile, sample_row: &IdIndex) -> Result<(Vec<f64>, Vec<[f64; 4]>)> {
+    let n_samples = p.samples.nrow();
+    let lookup = |s: &str| p.strings.lookup(s);
+    let samples_type = lookup(SAMPLES_TYPE.0);
+    // The four numbers of the memory prefix: the three heap gauges and the
+    // duplications.
+    let prefix_types: [Option<StrId>; 4] = [0, 1, 2, 3].map(|k| lookup(MEMORY_TYPES[k].0));
+    let mut counts = vec![f64::NAN; n_samples];
+    let mut gauges = vec![[f64::NAN; 4]; n_samples];
+    let sv = &p.sample_values;
+    for (row, &id) in sv.sample_id.iter().enumerate() {
+        let Some(s) = sample_row.row(id) else {
+            return Err(invalid("sample_values", "sample_id", row, "refers to a sample that does not exist"));
+        };
+        let t = sv.value_type.get(row).copied();
+        let v = sv.value.get(row).copied().unwrap_or(f64::NAN);
+        if t.is_some() && t == samples_type {
+            if let Some(c) = counts.get_mut(s) {
+                *c = v;
+            }
+        } else if let Some(k) = prefix_types.iter().position(|g| g.is_some() && *g == t) {
+            if let Some(g) = gauges.get_mut(s).and_then(|g| g.get_mut(k)) {
+                *g = v;
+            }
+        }
+    }
+    Ok((counts, gauges))
+}
+
 /// What the location in row `row` is written as.
 fn location_frame<'p>(
     p: &'p Profile,
     row: usize,
-    function_row: &IdMap,
+    function_row: &IdIndex,
 ) -> Frame<'p> {
     let line = p.locations.line.get(row).copied().unwrap_or(0);
     let line = if line == NA_INT { 0 } else { line.max(0) };
-    let function = p.locations.function_id.get(row).and_then(|&id| function_row.get(id)).map(|r| r as usize);
+    let function = p.locations.function_id.get(row).and_then(|&id| function_row.row(id));
     let non_empty =
         |id: Option<&StrId>| id.and_then(|&s| p.strings.get(s)).filter(|s| !s.is_empty());
     let (name, file) = match function {

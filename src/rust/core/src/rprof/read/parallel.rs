@@ -28,23 +28,22 @@
 //! passes it the same rest of the input, which runs past the chunk's end.
 
 use super::{
-    expected_lines_of, memory_values, read_lines, too_many, FileRef, Frame, Header, LineHandler,
-    LeanParsed, Lines, Reader, StackCache, Start,
+    expected_lines_of, memory_values, read_lines, CompactRead, FileRef, Frame, Header, LineHandler, Lines,
+    Reader, StackCache, Start,
 };
 use crate::error::{ProfileError, Result};
 use crate::input::Limits;
 use crate::memory::{advise_huge_pages, with_capacity_advised};
-use crate::model::NA_INT;
+use crate::model::{too_many, NA_INT};
 use crate::rprof::MEMORY_TYPES;
 use crate::threads::{cores, in_parallel};
 use memchr::memchr;
 use rustc_hash::FxHashMap;
 use std::ops::Range;
 
-/// Inputs smaller than this are read in one pass. On 2 cores, parts of the real
-/// recording of `bench/rprof-data.R` read in 1.86 / 1.6 ms (1.2 MB), 3.3 / 2.5 ms
-/// (2.2 MB) and 29 / 14 ms (10 MB) in one pass / two chunks: below about 2 MB a
-/// millisecond or less is saved for two thirds more CPU time.
+/// Inputs smaller than this are read in one pass: for them, chunks save a
+/// millisecond or less and cost much more CPU time (measured in
+/// `bench/README.md`, item 8).
 const MIN_PARALLEL_BYTES: usize = 2 << 20;
 
 /// Most threads used, however many cores there are: the replay is sequential, and
@@ -68,7 +67,7 @@ pub(crate) fn chunks_for(len: usize) -> usize {
 
 /// Reads `lines` (what follows the header `first`) in `chunks` chunks; see the
 /// module documentation.
-pub(super) fn parse(start: Start<'_>, source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<LeanParsed> {
+pub(super) fn parse(start: Start<'_>, source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<CompactRead> {
     let (mut parsed, unwritten) = read_and_replay(start, source_uri, limits, chunks)?;
     unwritten.write(&mut parsed);
     Ok(parsed)
@@ -76,7 +75,7 @@ pub(super) fn parse(start: Start<'_>, source_uri: Option<&str>, limits: &Limits,
 
 /// [`parse`] of an input it owns, which it frees before writing the per-sample
 /// columns: those need only the chunks' records, and a read's memory peaks there.
-pub(super) fn parse_owned(bytes: Vec<u8>, source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<LeanParsed> {
+pub(super) fn parse_owned(bytes: Vec<u8>, source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<CompactRead> {
     let (mut parsed, unwritten) = read_and_replay(Start::read(&bytes)?, source_uri, limits, chunks)?;
     drop(bytes);
     unwritten.write(&mut parsed);
@@ -91,7 +90,7 @@ fn read_and_replay(
     source_uri: Option<&str>,
     limits: &Limits,
     chunks: usize,
-) -> Result<(LeanParsed, Unwritten)> {
+) -> Result<(CompactRead, Unwritten)> {
     let mut reader = Reader::new(source_uri, 0, *limits);
     reader.start_segment(first, header)?;
     let limits = *limits;
@@ -119,11 +118,11 @@ fn read_and_replay(
 /// What the per-sample columns are written from.
 struct Unwritten {
     chunks: Vec<ChunkSamples>,
-    maps: IdMaps,
+    maps: ChunkIds,
 }
 
 impl Unwritten {
-    fn write(self, parsed: &mut LeanParsed) {
+    fn write(self, parsed: &mut CompactRead) {
         write_sample_columns(parsed, &self.chunks, &self.maps);
     }
 }
@@ -175,8 +174,10 @@ fn line_start_from(text: &[u8], pos: usize) -> usize {
     }
 }
 
-/// What turns the numbers of each chunk into ids.
-struct IdMaps {
+/// What turns the numbers of each chunk into ids: plain vectors indexed by the
+/// chunk's own numbers (0, 1, ...), which are dense by construction, so no
+/// lookup by id (see `id_index.rs`) is needed.
+struct ChunkIds {
     /// Source id of each segment of the chunk (0: the one going on where it starts).
     source_ids: Vec<Vec<i32>>,
     /// Location id of each frame the chunk numbered.
@@ -191,8 +192,8 @@ fn lookup(maps: &[Vec<i32>], chunk: usize, number: impl TryInto<usize>) -> i32 {
 
 /// Replays the logs of `chunks`, in order, through `reader` (which has read the
 /// first header). The first error in file order is returned.
-fn replay<'a>(reader: &mut Reader<'a>, chunks: &mut [ChunkReader<'a>]) -> Result<IdMaps> {
-    let mut maps = IdMaps { source_ids: Vec::new(), location_ids: Vec::new() };
+fn replay<'a>(reader: &mut Reader<'a>, chunks: &mut [ChunkReader<'a>]) -> Result<ChunkIds> {
+    let mut maps = ChunkIds { source_ids: Vec::new(), location_ids: Vec::new() };
     let mut samples_before = 0usize;
     for chunk in chunks.iter_mut() {
         let mut source_ids = vec![reader.segment.source_id];
@@ -247,7 +248,7 @@ impl SampleView<'_> {
 }
 
 /// Calls `f` on each sample of `chunks`, in order, with its ids.
-fn for_each_sample<'c>(chunks: &'c [ChunkSamples], maps: &IdMaps, mut f: impl FnMut(SampleView<'c>)) {
+fn for_each_sample<'c>(chunks: &'c [ChunkSamples], maps: &ChunkIds, mut f: impl FnMut(SampleView<'c>)) {
     let mut sample_id = 0i32;
     // Memory gauges of the tick before, in the same segment (source).
     let (mut source_before, mut gauges_before) = (NA_INT, None);
@@ -278,14 +279,14 @@ fn for_each_sample<'c>(chunks: &'c [ChunkSamples], maps: &IdMaps, mut f: impl Fn
     }
 }
 
-/// Writes the per-sample columns of a lean read (see [`LeanParsed`]) from the
+/// Writes the per-sample columns of a compact read (see [`CompactRead`]) from the
 /// records of `chunks`: each column by one thread, the largest first, on the
 /// thread with the least work.
-fn write_sample_columns(lean: &mut LeanParsed, chunks: &[ChunkSamples], maps: &IdMaps) {
+fn write_sample_columns(read: &mut CompactRead, chunks: &[ChunkSamples], maps: &ChunkIds) {
     let samples: usize = chunks.iter().map(|c| c.samples.len()).sum();
     let values = samples + MEMORY_TYPES.len() * chunks.iter().map(|c| c.gauges.len()).sum::<usize>();
     let frames: usize = chunks.iter().flat_map(|c| &c.samples).map(|r| r.stack_len as usize).sum();
-    let LeanParsed { parsed, shape } = lean;
+    let CompactRead { parsed, shape } = read;
     let p = &mut parsed.profile;
     let (s, v, sl) = (&mut p.samples, &mut p.sample_values, &mut p.sample_locations);
     let jobs = vec![
@@ -330,7 +331,7 @@ struct Column<'s> {
 }
 
 /// Writes a column from the records of the chunks.
-type WriteColumn<'s> = Box<dyn FnOnce(&[ChunkSamples], &IdMaps) + Send + 's>;
+type WriteColumn<'s> = Box<dyn FnOnce(&[ChunkSamples], &ChunkIds) + Send + 's>;
 
 impl<'s> Column<'s> {
     /// Fills `column` (which will hold `rows` values) by `push(sample, column)` for
@@ -344,7 +345,7 @@ impl<'s> Column<'s> {
         column.clear();
         column.reserve_exact(rows);
         advise_huge_pages(column.spare_capacity_mut());
-        let write = move |chunks: &[ChunkSamples], maps: &IdMaps| {
+        let write = move |chunks: &[ChunkSamples], maps: &ChunkIds| {
             for_each_sample(chunks, maps, |x| push(x, column));
         };
         Column { bytes: rows * std::mem::size_of::<T>(), write: Box::new(write) }

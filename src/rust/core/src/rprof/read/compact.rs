@@ -1,17 +1,20 @@
-//! The per-sample columns of a read that follow from the shape of its samples.
+//! A *compact read*: the Rprof read that leaves its compact columns unwritten.
 //!
-//! Five of the columns a read writes for every frame and every value say nothing
-//! that the samples' shapes do not: `sample_locations$sample_id` and `depth` (a
-//! sample's stack takes rows 1, 2, ... of its run) and `sample_values$sample_id`,
-//! `type` and `unit` (a tick, then the memory types if the sample has them). With
-//! memory profiling they are 60% of what a read writes, and the R binding keeps
-//! them in compact form anyway, so a *lean* read ([`LeanParsed`]) leaves them
-//! empty and keeps the shape instead: one stack length and one flag per sample.
-//! Whoever needs the columns writes them from the shape ([`SampleShape::fill`]);
-//! every other reader of the crate returns them written.
+//! A compact column is a column of a long table kept by the shape of the samples
+//! instead of one value per row (see `dev/ARCHITECTURE.md`). Five of the columns
+//! a read writes for every frame and every value say nothing that the samples'
+//! shapes do not: `sample_locations$sample_id` and `depth` (a sample's stack
+//! takes rows 1, 2, ... of its run) and `sample_values$sample_id`, `type` and
+//! `unit` (a tick, then the memory types if the sample has them). With memory
+//! profiling they are most of what a read writes, and the R binding sends them
+//! compact anyway, so a compact read ([`CompactRead`]) leaves them empty and
+//! keeps the shape instead: one stack length and one memory flag per sample.
+//! Whoever needs the columns expands them from the shape
+//! ([`SampleShape::expand`]); every other reader of the crate returns them
+//! written.
 
 use super::{Ids, Parsed};
-use crate::model::{Profile, StrId};
+use crate::model::{ColumnId, Profile, SampleLocations, SampleValues, StrId};
 use crate::rprof::MEMORY_TYPES;
 
 /// The shape of a read's samples, in `sample_id` order (ids are 1, 2, ...).
@@ -26,9 +29,9 @@ pub struct SampleShape {
     types: [(StrId, StrId); 1 + MEMORY_TYPES.len()],
 }
 
-/// A column of the per-sample tables that a lean read leaves empty.
+/// A column that a compact read leaves empty (see the module's documentation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DerivedColumn {
+pub enum CompactColumn {
     LocationSampleId,
     Depth,
     ValueSampleId,
@@ -36,23 +39,23 @@ pub enum DerivedColumn {
     ValueUnit,
 }
 
-impl DerivedColumn {
-    pub const ALL: [DerivedColumn; 5] = [
-        DerivedColumn::LocationSampleId,
-        DerivedColumn::Depth,
-        DerivedColumn::ValueSampleId,
-        DerivedColumn::ValueType,
-        DerivedColumn::ValueUnit,
+impl CompactColumn {
+    pub const ALL: [CompactColumn; 5] = [
+        CompactColumn::LocationSampleId,
+        CompactColumn::Depth,
+        CompactColumn::ValueSampleId,
+        CompactColumn::ValueType,
+        CompactColumn::ValueUnit,
     ];
 
-    /// Table and column name, as in the model.
-    pub fn name(self) -> (&'static str, &'static str) {
+    /// The model's column.
+    pub fn id(self) -> ColumnId {
         match self {
-            DerivedColumn::LocationSampleId => ("sample_locations", "sample_id"),
-            DerivedColumn::Depth => ("sample_locations", "depth"),
-            DerivedColumn::ValueSampleId => ("sample_values", "sample_id"),
-            DerivedColumn::ValueType => ("sample_values", "type"),
-            DerivedColumn::ValueUnit => ("sample_values", "unit"),
+            CompactColumn::LocationSampleId => SampleLocations::sample_id,
+            CompactColumn::Depth => SampleLocations::depth,
+            CompactColumn::ValueSampleId => SampleValues::sample_id,
+            CompactColumn::ValueType => SampleValues::value_type,
+            CompactColumn::ValueUnit => SampleValues::unit,
         }
     }
 }
@@ -140,16 +143,16 @@ impl SampleShape {
     }
 
     /// Writes `column` of `p` from the shape.
-    pub fn fill(&self, column: DerivedColumn, p: &mut Profile) {
+    pub fn expand(&self, column: CompactColumn, p: &mut Profile) {
         let (sl, v) = (&mut p.sample_locations, &mut p.sample_values);
         match column {
-            DerivedColumn::LocationSampleId => {
+            CompactColumn::LocationSampleId => {
                 sl.sample_id = sample_ids(self.stack_lens.iter().map(|&n| n as usize), self.location_rows())
             }
-            DerivedColumn::Depth => sl.depth = self.depths(),
-            DerivedColumn::ValueSampleId => v.sample_id = sample_ids(self.value_rows_per_sample(), self.values_rows()),
-            DerivedColumn::ValueType => v.value_type = self.string_column(|&(t, _)| t),
-            DerivedColumn::ValueUnit => v.unit = self.string_column(|&(_, u)| u),
+            CompactColumn::Depth => sl.depth = self.depths(),
+            CompactColumn::ValueSampleId => v.sample_id = sample_ids(self.value_rows_per_sample(), self.values_rows()),
+            CompactColumn::ValueType => v.value_type = self.string_column(|&(t, _)| t),
+            CompactColumn::ValueUnit => v.unit = self.string_column(|&(_, u)| u),
         }
     }
 }
@@ -163,20 +166,20 @@ fn sample_ids(rows: impl Iterator<Item = usize>, total: usize) -> Vec<i32> {
     out
 }
 
-/// A lean read: the [`Parsed`] file without the columns listed in
-/// [`DerivedColumn`] (they are empty), and the shape they follow from.
+/// A compact read: the [`Parsed`] file without the columns listed in
+/// [`CompactColumn`] (they are empty), and the shape they follow from.
 #[derive(Debug, Clone)]
-pub struct LeanParsed {
+pub struct CompactRead {
     pub parsed: Parsed,
     pub shape: SampleShape,
 }
 
-impl LeanParsed {
+impl CompactRead {
     /// The whole read, every column written.
-    pub fn into_full(self) -> Parsed {
-        let LeanParsed { mut parsed, shape } = self;
-        for column in DerivedColumn::ALL {
-            shape.fill(column, &mut parsed.profile);
+    pub fn expand(self) -> Parsed {
+        let CompactRead { mut parsed, shape } = self;
+        for column in CompactColumn::ALL {
+            shape.expand(column, &mut parsed.profile);
         }
         parsed
     }

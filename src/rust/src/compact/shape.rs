@@ -1,64 +1,13 @@
-//! Compact R columns for the long tables: the shapes are found here (plain Rust,
-//! unit-tested) and handed to the ALTREP constructors of `src/altrep.c`.
+//! The shapes of compact columns, in plain Rust (no R types; unit-tested by
+//! `cargo test -p profile`): finding them in a column or making them from
+//! per-sample lengths. `super::altrep` turns a shape into an R vector.
 //!
-//! - *runs*: a column whose equal values come in consecutive runs (`sample_id`
-//!   of `sample_locations` and `sample_values`, `source_id` of `samples`, or any
-//!   id column that is 1..n) is kept as one value and one end per run, or just
-//!   the run length when all runs are equally long, and nothing at all for
-//!   values 1, 2, ....
-//! - *run sequence*: a `depth` column that counts 1, 2, ... along the runs of its
-//!   table's `sample_id` shares those runs.
-//! - *cycle*: a character column repeating a pattern as long as each run of its
-//!   table's `sample_id` (`type` and `unit` of `sample_values`, one row per
-//!   sample type) is kept as the pattern.
+//! - [`Runs`]: consecutive runs of equal values, kept as one value and one end
+//!   per run (or less); the `runs` kind, and the `run_seq` kind (1, 2, ... along
+//!   each run, [`counts_within`]) shares them.
+//! - [`cycles`]: a column that repeats its first values; the `cycle` kind.
 
-use extendr_api::prelude::*;
-use extendr_api::{GetSexp, SEXP};
-use profile_core::model::ColRef;
-use profile_core::rprof::{DerivedColumn, SampleShape};
-use profile_core::{Profile, StrId, StringPool};
-
-#[allow(improper_ctypes)] // SEXP is a pointer to an opaque struct, as in extendr-ffi
-extern "C" {
-    // src/altrep.c; both return NULL when the shape does not hold.
-    fn profile_runs_vector(data: SEXP, within_runs: std::os::raw::c_int) -> SEXP;
-    fn profile_cycle_vector(pattern: SEXP, length: f64) -> SEXP;
-    // NULL unless `x` is an unexpanded cycle vector.
-    fn profile_cycle_pattern(x: SEXP) -> SEXP;
-    fn profile_compact_form(x: SEXP) -> std::os::raw::c_int;
-}
-
-/// The compact form of a column: "runs", "run_seq" or "cycle", with
-/// " (expanded)" once R has expanded it, or "none". For tests and benchmarks.
-/// @noRd
-#[extendr]
-fn profile_column_form(x: Robj) -> Robj {
-    // SAFETY: `x` is a live R object; the C function only reads its header.
-    let form = unsafe { profile_compact_form(x.get()) };
-    let name = match form % 10 {
-        1 => "runs",
-        2 => "run_seq",
-        3 => "cycle",
-        _ => "none",
-    };
-    let text = if form >= 10 { format!("{name} (expanded)") } else { name.to_string() };
-    crate::envelope(|| Ok(Robj::from(text)))
-}
-
-extendr_module! {
-    mod compact;
-    fn profile_column_form;
-}
-
-/// The pattern and length of a compact (unexpanded) cycle column.
-pub fn cycle_pattern(x: &Robj) -> Option<(Robj, usize)> {
-    // SAFETY: `x` is a live R vector; the pattern is held by `x`'s data1, and
-    // Robj protects it once more.
-    unsafe {
-        let pattern = profile_cycle_pattern(x.get());
-        (!pattern.is_null()).then(|| (Robj::from_sexp(pattern), x.len()))
-    }
-}
+use profile_core::StrId;
 
 /// Consecutive runs of equal values.
 #[derive(Debug, Clone, PartialEq)]
@@ -84,11 +33,9 @@ impl Runs {
             }
         })
     }
-}
 
-impl Runs {
     /// The runs of a column that is 1..length: nothing kept.
-    fn one_to_n(length: usize) -> Option<Runs> {
+    pub fn one_to_n(length: usize) -> Option<Runs> {
         (length >= 2 && i32::try_from(length).is_ok())
             .then_some(Runs { values: None, ends: None, n_runs: length, each: 1, length })
     }
@@ -182,87 +129,6 @@ pub fn cycles(codes: &[StrId], period: usize) -> bool {
         && codes.iter().enumerate().all(|(row, c)| codes.get(row % period) == Some(c))
 }
 
-/// R's data for the runs classes: `list(values, ends, c(n_runs, each, length))`.
-fn runs_data(runs: &Runs) -> Robj {
-    let values: Robj = match &runs.values {
-        Some(v) => crate::convert::int_vector(v),
-        None => ().into(),
-    };
-    let ends: Robj = match &runs.ends {
-        Some(e) => crate::convert::int_vector(e),
-        None => ().into(),
-    };
-    let shape = Doubles::from_values([runs.n_runs as f64, runs.each as f64, runs.length as f64]);
-    List::from_values([values, ends, shape.into()]).into()
-}
-
-/// A compact integer column from runs data (`within_runs`: the depth column);
-/// `None` if the C side refuses the shape.
-fn runs_vector(data: &Robj, within_runs: bool) -> Option<Robj> {
-    // SAFETY: `data` is a live, protected R list; the constructor only reads it
-    // and returns a new (unprotected) vector or NULL, which Robj protects at once.
-    unsafe {
-        let sexp = profile_runs_vector(data.get(), std::os::raw::c_int::from(within_runs));
-        (!sexp.is_null()).then(|| Robj::from_sexp(sexp))
-    }
-}
-
-/// A compact character column of `length` strings repeating `pattern`.
-fn cycle_vector(pattern: &[StrId], length: usize, pool: &StringPool) -> Option<Robj> {
-    let pattern = Strings::from_values(pattern.iter().map(|&id| match pool.get(id) {
-        Some(s) if !id.is_na() => Rstr::from(crate::convert::r_safe(s).as_ref()),
-        _ => Rstr::na(),
-    }));
-    let pattern: Robj = pattern.into();
-    // SAFETY: as in `runs_vector`.
-    unsafe {
-        let sexp = profile_cycle_vector(pattern.get(), length as f64);
-        (!sexp.is_null()).then(|| Robj::from_sexp(sexp))
-    }
-}
-
-/// The compact form of each column of a table that has one (`None`: send the
-/// column as it is). Id columns that are 1..n are compact in every table; the
-/// per-sample shapes are looked for where the long tables have them.
-pub fn compact_columns(table: &str, cols: &[(&str, ColRef<'_>)], pool: &StringPool) -> Vec<Option<Robj>> {
-    let runs_column = match table {
-        "sample_locations" | "sample_values" | "sample_labels" => Some("sample_id"),
-        "samples" => Some("source_id"),
-        _ => None,
-    };
-    let mut shared: Option<(Runs, Robj)> = None;
-    let mut out: Vec<Option<Robj>> = vec![None; cols.len()];
-    for (slot, (name, col)) in out.iter_mut().zip(cols) {
-        let ColRef::Int(values) = col else { continue };
-        let runs = if Some(*name) == runs_column {
-            find_runs(values)
-        } else if is_one_to_n(values) {
-            Runs::one_to_n(values.len())
-        } else {
-            None
-        };
-        let Some(runs) = runs else { continue };
-        let data = runs_data(&runs);
-        *slot = runs_vector(&data, false);
-        if Some(*name) == runs_column && slot.is_some() {
-            shared = Some((runs, data));
-        }
-    }
-    let Some((runs, data)) = shared else { return out };
-    for (slot, (name, col)) in out.iter_mut().zip(cols) {
-        match (table, *name, col) {
-            ("sample_locations", "depth", ColRef::Int(depths)) if counts_within(depths, &runs) => {
-                *slot = runs_vector(&data, true);
-            }
-            ("sample_values", "type" | "unit", ColRef::Chr(codes)) if cycles(codes, runs.each) => {
-                *slot = codes.get(..runs.each).and_then(|pattern| cycle_vector(pattern, codes.len(), pool));
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
 /// The runs of a 1..n id column whose id `k` has `lens[k - 1]` rows, if keeping
 /// them takes at most half the bytes of the column (the rule of [`find_runs`]).
 pub fn runs_of_lengths(lens: impl Iterator<Item = usize> + Clone) -> Option<Runs> {
@@ -284,41 +150,6 @@ pub fn runs_of_lengths(lens: impl Iterator<Item = usize> + Clone) -> Option<Runs
         Runs { values: None, ends: Some(ends), n_runs, each: 0, length }
     };
     (runs.kept() * 2 <= length).then_some(runs)
-}
-
-/// The compact forms of the columns a lean read left out (see
-/// [`SampleShape`]), made from the shape with the rules [`compact_columns`]
-/// applies to written columns; a column without one is written into `p` from
-/// the shape, to be sent as it is.
-pub fn shape_columns(shape: &SampleShape, p: &mut Profile) -> Vec<(DerivedColumn, Robj)> {
-    let mut out = Vec::new();
-    let stack_lens = shape.stack_lens().iter().map(|&len| len as usize);
-    if let Some(runs) = runs_of_lengths(stack_lens) {
-        let data = runs_data(&runs);
-        if let Some(ids) = runs_vector(&data, false) {
-            out.push((DerivedColumn::LocationSampleId, ids));
-            out.extend(runs_vector(&data, true).map(|depth| (DerivedColumn::Depth, depth)));
-        }
-    }
-    if let Some(runs) = runs_of_lengths(shape.value_rows_per_sample()) {
-        if let Some(ids) = runs_vector(&runs_data(&runs), false) {
-            out.push((DerivedColumn::ValueSampleId, ids));
-            // One pattern of types for every sample, as `cycles()` asks.
-            if let Some(rows) = shape.equal_value_rows().filter(|_| shape.n_samples() >= 2) {
-                let pattern = shape.value_types(rows);
-                let types: Vec<StrId> = pattern.iter().map(|&(t, _)| t).collect();
-                let units: Vec<StrId> = pattern.iter().map(|&(_, u)| u).collect();
-                out.extend(cycle_vector(&types, runs.length, &p.strings).map(|v| (DerivedColumn::ValueType, v)));
-                out.extend(cycle_vector(&units, runs.length, &p.strings).map(|v| (DerivedColumn::ValueUnit, v)));
-            }
-        }
-    }
-    for column in DerivedColumn::ALL {
-        if !out.iter().any(|(c, _)| *c == column) {
-            shape.fill(column, p);
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -1,0 +1,259 @@
+//! Moving a profile between R and the core. A profile crosses the boundary as a
+//! "bundle": `list(strings = <chr>, tables = list(<table> = list(<col> = <vec>)))`,
+//! where character columns are 1-based integer codes into `strings` (NA stays NA).
+//! Each distinct string thus crosses once, and R expands codes with `strings[codes]`.
+//! From R to Rust a character column may also come as it is (a character vector):
+//! R's strings are cached, so equal strings share one CHARSXP and each distinct
+//! one is converted once (see [`intern_strings`]); that saves R a match() over
+//! columns of millions of rows.
+//!
+//! From Rust to R, columns that have a compact form go as compact columns
+//! (see `crate::compact`) unless the caller asks for plain vectors.
+
+use crate::compact::{columns_from_shape, compact_columns};
+use crate::rapi::{code_vector, dbl_vector, double_values, int_vector, integer_values, lgl_vector, owned_copy, strings_vector};
+use crate::text::{self, intern_strings};
+use extendr_api::prelude::*;
+use profile_core::memory::with_capacity_advised;
+use profile_core::model::{ColMut, ColumnId, EXTENSION_TABLES, NA_INT};
+use profile_core::rprof::CompactRead;
+use profile_core::{Profile, ProfileError, StrId, StringPool};
+
+// ---- Rust to R -------------------------------------------------------------
+
+/// A profile as a bundle, its columns compact where they have a compact form
+/// and `compact` is true. The profile is consumed: each column is freed as soon
+/// as its R vector exists, so the Rust and R copies of a large profile are
+/// never both whole (a read's peak memory).
+pub fn profile_to_r(p: Profile, compact: bool) -> Robj {
+    bundle(p, Vec::new(), compact)
+}
+
+/// A compact read as a bundle, as [`profile_to_r`] gives the whole read: with
+/// `compact`, the compact columns are made from the samples' shape and never
+/// written; without, they are written and sent as plain vectors.
+pub fn compact_read_to_r(read: CompactRead, compact: bool) -> Robj {
+    if !compact {
+        return profile_to_r(read.expand().profile, false);
+    }
+    let CompactRead { parsed, shape } = read;
+    let mut p = parsed.profile;
+    let from_shape = columns_from_shape(&shape, &mut p);
+    drop(shape);
+    bundle(p, from_shape, true)
+}
+
+/// The bundle of `p`, with the R vectors in `given` in place of those columns
+/// and, with `compact`, the compact form of every other column that has one.
+fn bundle(mut p: Profile, mut given: Vec<(ColumnId, Robj)>, compact: bool) -> Robj {
+    let strings = strings_vector(&p.strings);
+    let names: Vec<&'static str> = p.tables().iter().map(|(name, _)| *name).collect();
+    let mut tables = Vec::new();
+    for &name in &names {
+        let compact_forms = if compact { table_compact_columns(&p, name) } else { Vec::new() };
+        let mut col_names = Vec::new();
+        let mut col_values = Vec::new();
+        let cols = p.table_mut(name).unwrap_or_default();
+        let compact_forms = compact_forms.into_iter().chain(std::iter::repeat(None));
+        for ((col, data), compact_form) in cols.into_iter().zip(compact_forms) {
+            col_names.push(col);
+            let given = given
+                .iter()
+                .position(|(id, _)| id.is(name, col))
+                .map(|at| given.swap_remove(at).1);
+            col_values.push(match given.or(compact_form) {
+                Some(v) => {
+                    drop_column(data);
+                    v
+                }
+                None => plain_vector(data),
+            });
+        }
+        tables.push(named_list(col_names, col_values));
+    }
+    named_list(vec!["strings", "tables"], vec![strings, named_list(names, tables)])
+}
+
+/// The compact form of each column of `table` in `p` that has one.
+fn table_compact_columns(p: &Profile, table: &str) -> Vec<Option<Robj>> {
+    p.tables()
+        .into_iter()
+        .find(|(n, _)| *n == table)
+        .map(|(_, cols)| compact_columns(table, &cols, &p.strings))
+        .unwrap_or_default()
+}
+
+/// A column as an ordinary R vector; the column's memory is freed.
+fn plain_vector(data: ColMut<'_>) -> Robj {
+    match data {
+        ColMut::Int(v) => int_vector(&std::mem::take(v)),
+        ColMut::Lgl(v) => lgl_vector(&std::mem::take(v)),
+        ColMut::Dbl(v) => dbl_vector(&std::mem::take(v)),
+        ColMut::Chr(v) => code_vector(&std::mem::take(v)),
+    }
+}
+
+/// Frees a column's memory.
+fn drop_column(data: ColMut<'_>) {
+    match data {
+        ColMut::Int(v) | ColMut::Lgl(v) => drop(std::mem::take(v)),
+        ColMut::Dbl(v) => drop(std::mem::take(v)),
+        ColMut::Chr(v) => drop(std::mem::take(v)),
+    }
+}
+
+fn named_list(names: Vec<&str>, values: Vec<Robj>) -> Robj {
+    let mut list = List::from_values(values);
+    // Setting names only fails for a length mismatch, which cannot happen here.
+    let _ = list.set_names(names);
+    list.into()
+}
+
+// ---- R to Rust -------------------------------------------------------------
+
+/// A bundle as a profile. Known columns missing from a table are filled with NA
+/// (extension columns are optional), extension tables missing from the bundle
+/// are recorded as absent; unknown tables and columns are ignored.
+pub fn profile_from_r(bundle: &Robj) -> Result<Profile, ProfileError> {
+    let (strings, tables) = bundle_parts(bundle)?;
+    let mut p = Profile::default();
+    let code_ids = string_code_ids(strings, &mut p.strings)?;
+    // Character columns that came as character vectors are interned first, while
+    // the pool can still be borrowed apart from the tables.
+    let mut interned = intern_character_columns(&tables, &mut p.strings);
+    let mut present = Vec::new();
+    for (table, value) in text::named_elements(&tables) {
+        let Some(cols) = value.as_list() else {
+            return Err(ProfileError::invalid(&table, "(table)", None, "is not a list of columns"));
+        };
+        read_table(&mut p, &table, &text::named_elements(&cols), &code_ids, &mut interned)?;
+        present.push(table);
+    }
+    p.absent_tables = EXTENSION_TABLES.into_iter().filter(|t| !present.iter().any(|name| name == t)).collect();
+    Ok(p)
+}
+
+fn bad_bundle(message: &str) -> ProfileError {
+    ProfileError::invalid("(bundle)", "(bundle)", None, message)
+}
+
+fn element(elements: &[(String, Robj)], name: &str) -> Option<Robj> {
+    elements.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone())
+}
+
+/// The bundle's `strings` and `tables`.
+fn bundle_parts(bundle: &Robj) -> Result<(Robj, List), ProfileError> {
+    let list: List = bundle.as_list().ok_or_else(|| bad_bundle("is not a list"))?;
+    let parts = text::named_elements(&list);
+    let strings = element(&parts, "strings").ok_or_else(|| bad_bundle("has no strings"))?;
+    let tables = element(&parts, "tables")
+        .and_then(|t| t.as_list())
+        .ok_or_else(|| bad_bundle("has no tables"))?;
+    Ok((strings, tables))
+}
+
+/// The id in `pool` of each string code: element `k` for code `k`, element 0
+/// (no code) NA.
+fn string_code_ids(strings: Robj, pool: &mut StringPool) -> Result<Vec<StrId>, ProfileError> {
+    let strings = Strings::try_from(strings).map_err(|_| bad_bundle("strings is not character"))?;
+    let mut code_ids = vec![StrId::NA];
+    for s in strings.iter() {
+        code_ids.push(match text::text(s) {
+            None => StrId::NA,
+            Some(s) => pool.intern(&s),
+        });
+    }
+    Ok(code_ids)
+}
+
+/// A character column that came as a character vector, as ids.
+struct InternedColumn {
+    table: String,
+    column: String,
+    ids: Vec<StrId>,
+}
+
+/// The columns of `tables` that are character vectors, interned into `pool`.
+fn intern_character_columns(tables: &List, pool: &mut StringPool) -> Vec<InternedColumn> {
+    let mut interned = Vec::new();
+    for (table, value) in text::named_elements(tables) {
+        let Some(cols) = value.as_list() else { continue };
+        for (column, c) in text::named_elements(&cols) {
+            if c.rtype() == Rtype::Strings {
+                let ids = intern_strings(&c, pool);
+                interned.push(InternedColumn { table: table.clone(), column, ids });
+            }
+        }
+    }
+    interned
+}
+
+/// Fills the table `table` of `p` (if the model has it) from the R columns
+/// `cols`; a known column that `cols` lacks is filled with NA.
+fn read_table(
+    p: &mut Profile,
+    table: &str,
+    cols: &[(String, Robj)],
+    code_ids: &[StrId],
+    interned: &mut [InternedColumn],
+) -> Result<(), ProfileError> {
+    let nrow = cols.first().map_or(0, |(_, c)| c.len());
+    let Some(targets) = p.table_mut(table) else {
+        return Ok(());
+    };
+    for (col, mut target) in targets {
+        match element(cols, col) {
+            None => target.fill_na(nrow),
+            Some(src) => read_column(&mut target, &src, table, col, code_ids, interned)?,
+        }
+    }
+    Ok(())
+}
+
+/// Reads the R column `src` into `target`, the column `col` of `table`.
+fn read_column(
+    target: &mut ColMut<'_>,
+    src: &Robj,
+    table: &str,
+    col: &str,
+    code_ids: &[StrId],
+    interned: &mut [InternedColumn],
+) -> Result<(), ProfileError> {
+    let wrong_type = |expected: &str| {
+        ProfileError::invalid(table, col, None, format!("must be {expected}, found {:?}", src.rtype()))
+    };
+    match target {
+        ColMut::Int(v) => **v = owned_copy(integer_values(src)?.ok_or_else(|| wrong_type("integer"))?),
+        ColMut::Lgl(v) => {
+            let l = src.as_logical_slice().ok_or_else(|| wrong_type("logical"))?;
+            **v = l.iter().map(|b| b.0).collect();
+        }
+        ColMut::Dbl(v) => **v = owned_copy(double_values(src)?.ok_or_else(|| wrong_type("double"))?),
+        ColMut::Chr(v) if src.rtype() == Rtype::Strings => {
+            let column = interned.iter_mut().find(|c| c.table == table && c.column == col);
+            **v = column.map(|c| std::mem::take(&mut c.ids)).unwrap_or_default();
+        }
+        ColMut::Chr(v) => {
+            let codes = integer_values(src)?.ok_or_else(|| wrong_type("string codes"))?;
+            **v = ids_of_codes(&codes, code_ids, table, col)?;
+        }
+    }
+    Ok(())
+}
+
+/// String codes (1-based into the bundle's `strings`, or NA) as ids.
+fn ids_of_codes(codes: &[i32], code_ids: &[StrId], table: &str, col: &str) -> Result<Vec<StrId>, ProfileError> {
+    let mut out = with_capacity_advised(codes.len());
+    for (row, &c) in codes.iter().enumerate() {
+        if c == NA_INT {
+            out.push(StrId::NA);
+            continue;
+        }
+        let id = usize::try_from(c)
+            .ok()
+            .and_then(|c| code_ids.get(c))
+            .ok_or_else(|| ProfileError::invalid(table, col, Some(row + 1), "string code out of range"))?;
+        out.push(*id);
+    }
+    Ok(out)
+}

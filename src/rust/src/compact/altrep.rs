@@ -1,0 +1,107 @@
+//! Compact columns as R vectors: the one module that calls the ALTREP
+//! constructors of `src/altrep.c` (classes `profile_runs`, `profile_run_seq`
+//! and `profile_cycle`). The C side checks every shape it is given and returns
+//! NULL when it does not hold; the caller then sends an ordinary vector.
+
+use super::shape::Runs;
+use crate::rapi::{int_vector, r_safe};
+use extendr_api::prelude::*;
+use extendr_api::{GetSexp, SEXP};
+use profile_core::{StrId, StringPool};
+use std::os::raw::c_int;
+
+#[allow(improper_ctypes)] // SEXP is a pointer to an opaque struct, as in extendr-ffi
+extern "C" {
+    // Both return NULL when the shape does not hold.
+    fn profile_runs_vector(data: SEXP, within_runs: c_int) -> SEXP;
+    fn profile_cycle_vector(pattern: SEXP, length: f64) -> SEXP;
+    // NULL unless `x` is an unexpanded cycle vector.
+    fn profile_cycle_pattern(x: SEXP) -> SEXP;
+    fn profile_compact_form(x: SEXP) -> c_int;
+}
+
+/// The R data of some runs, `list(values, ends, c(n_runs, each, length))`: the
+/// data of a `runs` vector, shared by a `run_seq` vector along the same runs.
+pub struct RunsData(Robj);
+
+impl RunsData {
+    pub fn new(runs: &Runs) -> RunsData {
+        let values: Robj = match &runs.values {
+            Some(v) => int_vector(v),
+            None => ().into(),
+        };
+        let ends: Robj = match &runs.ends {
+            Some(e) => int_vector(e),
+            None => ().into(),
+        };
+        let shape = Doubles::from_values([runs.n_runs as f64, runs.each as f64, runs.length as f64]);
+        RunsData(List::from_values([values, ends, shape.into()]).into())
+    }
+
+    /// The `runs` column: each row holds its run's value.
+    pub fn runs_vector(&self) -> Option<Robj> {
+        self.vector(false)
+    }
+
+    /// The `run_seq` column: each row holds its position in its run, from 1.
+    pub fn run_seq_vector(&self) -> Option<Robj> {
+        self.vector(true)
+    }
+
+    fn vector(&self, within_runs: bool) -> Option<Robj> {
+        // SAFETY: the data is a live, protected R list; the constructor only reads
+        // it and returns a new (unprotected) vector or NULL, which Robj protects
+        // at once.
+        unsafe {
+            let sexp = profile_runs_vector(self.0.get(), c_int::from(within_runs));
+            (!sexp.is_null()).then(|| Robj::from_sexp(sexp))
+        }
+    }
+}
+
+/// The `cycle` column of `length` strings repeating `pattern`.
+pub fn cycle_vector(pattern: &[StrId], length: usize, pool: &StringPool) -> Option<Robj> {
+    let pattern = Strings::from_values(pattern.iter().map(|&id| match pool.get(id) {
+        Some(s) if !id.is_na() => Rstr::from(r_safe(s).as_ref()),
+        _ => Rstr::na(),
+    }));
+    let pattern: Robj = pattern.into();
+    // SAFETY: as in `RunsData::vector`.
+    unsafe {
+        let sexp = profile_cycle_vector(pattern.get(), length as f64);
+        (!sexp.is_null()).then(|| Robj::from_sexp(sexp))
+    }
+}
+
+/// The pattern and length of an unexpanded `cycle` column, so that it can be
+/// read by its pattern.
+pub fn cycle_pattern(x: &Robj) -> Option<(Robj, usize)> {
+    // SAFETY: `x` is a live R vector; the pattern is held by `x`'s data1, and
+    // Robj protects it once more.
+    unsafe {
+        let pattern = profile_cycle_pattern(x.get());
+        (!pattern.is_null()).then(|| (Robj::from_sexp(pattern), x.len()))
+    }
+}
+
+/// The compact form of a column: "runs", "run_seq" or "cycle", with
+/// " (expanded)" once R has expanded it, or "none". For tests and benchmarks.
+/// @noRd
+#[extendr]
+fn ffi_profile_column_form(x: Robj) -> Robj {
+    // SAFETY: `x` is a live R object; the C function only reads its header.
+    let form = unsafe { profile_compact_form(x.get()) };
+    let name = match form % 10 {
+        1 => "runs",
+        2 => "run_seq",
+        3 => "cycle",
+        _ => "none",
+    };
+    let text = if form >= 10 { format!("{name} (expanded)") } else { name.to_string() };
+    crate::envelope::envelope(|| Ok(Robj::from(text)))
+}
+
+extendr_module! {
+    mod altrep;
+    fn ffi_profile_column_form;
+}

@@ -1,0 +1,117 @@
+//! Compact columns: columns of a profile's long tables sent to R as ALTREP
+//! vectors that keep the column's shape instead of a value per row (the idea is
+//! described once, in `dev/ARCHITECTURE.md`). Three kinds:
+//!
+//! - `runs`: a column whose equal values come in consecutive runs (`sample_id`
+//!   of `sample_locations`, `sample_values` and `sample_labels`, `source_id` of
+//!   `samples`, or any integer column that is 1..n) kept as one value and one
+//!   end per run, or just the run length when all runs are equally long, and
+//!   nothing at all for values 1, 2, ....
+//! - `run_seq`: the `depth` column of `sample_locations`, which counts 1, 2, ...
+//!   along the runs of its table's `sample_id`, sharing those runs.
+//! - `cycle`: a character column repeating a pattern as long as each run of its
+//!   table's `sample_id` (`type` and `unit` of `sample_values`, one row per
+//!   sample type).
+//!
+//! This module decides which columns of a profile go compact; [`shape`] finds
+//! the shapes (plain Rust) and [`altrep`] makes the R vectors.
+
+pub mod altrep;
+pub mod shape;
+
+use altrep::{cycle_vector, RunsData};
+use extendr_api::prelude::*;
+use profile_core::model::{ColRef, ColumnId, SampleLabels, SampleLocations, SampleValues, Samples};
+use profile_core::rprof::{CompactColumn, SampleShape};
+use profile_core::{Profile, StrId, StringPool};
+use shape::{counts_within, cycles, find_runs, is_one_to_n, runs_of_lengths, Runs};
+
+/// The columns that hold a table's runs, which its `run_seq` and `cycle`
+/// columns follow.
+const RUNS_COLUMNS: [ColumnId; 4] = [
+    SampleLocations::sample_id,
+    SampleValues::sample_id,
+    SampleLabels::sample_id,
+    Samples::source_id,
+];
+
+/// The compact form of each column of `table` (`None`: send the column as it
+/// is). Integer columns that are 1..n are compact in every table; the runs,
+/// and what follows them, are looked for where the long tables have them.
+pub fn compact_columns(table: &str, cols: &[(&str, ColRef<'_>)], pool: &StringPool) -> Vec<Option<Robj>> {
+    let runs_column = RUNS_COLUMNS.iter().find(|c| c.table == table).map(|c| c.column);
+    let mut shared: Option<(Runs, RunsData)> = None;
+    let mut out: Vec<Option<Robj>> = vec![None; cols.len()];
+    for (slot, (name, col)) in out.iter_mut().zip(cols) {
+        let ColRef::Int(values) = col else { continue };
+        let runs = if Some(*name) == runs_column {
+            find_runs(values)
+        } else if is_one_to_n(values) {
+            Runs::one_to_n(values.len())
+        } else {
+            None
+        };
+        let Some(runs) = runs else { continue };
+        let data = RunsData::new(&runs);
+        *slot = data.runs_vector();
+        if Some(*name) == runs_column && slot.is_some() {
+            shared = Some((runs, data));
+        }
+    }
+    let Some((runs, data)) = shared else { return out };
+    for (slot, (name, col)) in out.iter_mut().zip(cols) {
+        match col {
+            ColRef::Int(depths) if SampleLocations::depth.is(table, name) && counts_within(depths, &runs) => {
+                *slot = data.run_seq_vector();
+            }
+            ColRef::Chr(codes)
+                if (SampleValues::value_type.is(table, name) || SampleValues::unit.is(table, name))
+                    && cycles(codes, runs.each) =>
+            {
+                *slot = codes.get(..runs.each).and_then(|pattern| cycle_vector(pattern, codes.len(), pool));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The compact columns of a compact read (see [`CompactColumn`]), made from the
+/// samples' shape with the rules [`compact_columns`] applies to written columns;
+/// a column without a compact form is written into `p` from the shape, to be
+/// sent as it is.
+pub fn columns_from_shape(shape: &SampleShape, p: &mut Profile) -> Vec<(ColumnId, Robj)> {
+    let mut out: Vec<(CompactColumn, Robj)> = Vec::new();
+    let stack_lens = shape.stack_lens().iter().map(|&len| len as usize);
+    if let Some(runs) = runs_of_lengths(stack_lens) {
+        let data = RunsData::new(&runs);
+        if let Some(ids) = data.runs_vector() {
+            out.push((CompactColumn::LocationSampleId, ids));
+            out.extend(data.run_seq_vector().map(|depth| (CompactColumn::Depth, depth)));
+        }
+    }
+    if let Some(runs) = runs_of_lengths(shape.value_rows_per_sample()) {
+        if let Some(ids) = RunsData::new(&runs).runs_vector() {
+            out.push((CompactColumn::ValueSampleId, ids));
+            // One pattern of types for every sample, as `cycles()` asks.
+            if let Some(rows) = shape.equal_value_rows().filter(|_| shape.n_samples() >= 2) {
+                let pattern = shape.value_types(rows);
+                let types: Vec<StrId> = pattern.iter().map(|&(t, _)| t).collect();
+                let units: Vec<StrId> = pattern.iter().map(|&(_, u)| u).collect();
+                out.extend(cycle_vector(&types, runs.length, &p.strings).map(|v| (CompactColumn::ValueType, v)));
+                out.extend(cycle_vector(&units, runs.length, &p.strings).map(|v| (CompactColumn::ValueUnit, v)));
+            }
+        }
+    }
+    for column in CompactColumn::ALL {
+        if !out.iter().any(|(c, _)| *c == column) {
+            shape.expand(column, p);
+        }
+    }
+    out.into_iter().map(|(column, v)| (column.id(), v)).collect()
+}
+
+extendr_module! {
+    mod compact;
+    use altrep;
+}
