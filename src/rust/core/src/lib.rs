@@ -12,15 +12,19 @@ pub mod error;
 pub mod folded;
 mod id_index;
 pub mod input;
+pub mod json;
 pub mod memory;
 pub mod model;
 pub mod output;
 pub mod pprof;
 pub mod rprof;
+pub mod sample_set;
 pub mod schema;
+pub mod speedscope;
 pub mod text;
 mod threads;
 pub mod validate;
+pub mod view;
 
 #[cfg(test)]
 mod props;
