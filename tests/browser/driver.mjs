@@ -11,8 +11,9 @@
 //                {"click": "name"}, {"hover": "name"}, {"reset": true},
 //                {"screenshot": FILE}]}
 //     loads a file written by profile_view(file = ), blocks and records every
-//     request other than the page itself, and after loading and after each
-//     action reads the drawn frames from the SVG.
+//     request other than the page itself (and files under "allow_dir", for a
+//     widget saved with its libraries beside it), and after loading and after
+//     each action reads the drawn frames from the SVG.
 //   {"command": "paint", "html": FILE, "runs": 3}
 //     times from navigation to the first drawing of the frames.
 //   {"command": "speedscope", "files": [FILE, ...], "schema": FILE, "viewer": FILE}
@@ -59,7 +60,7 @@ async function withBrowser(options, f) {
 // A page that records console errors, uncaught errors, dialogs and requests;
 // requests to anything but the files allowed are aborted.
 async function watchedPage(context, allowed) {
-  const page = context.pages()[0] || (await context.newPage());
+  const page = await context.newPage();
   const log = { console: [], errors: [], requests: [], dialogs: [] };
   page.on("console", (m) => {
     if (m.type() === "error") log.console.push(m.text());
@@ -69,7 +70,7 @@ async function watchedPage(context, allowed) {
     log.dialogs.push(d.message());
     d.dismiss().catch(() => {});
   });
-  await context.route("**/*", (route) => {
+  await page.route("**/*", (route) => {
     const url = route.request().url();
     if (allowed(url)) return route.continue();
     log.requests.push(url);
@@ -95,6 +96,8 @@ async function snapshot(page) {
       const rect = g.querySelector("rect");
       return {
         name: g.getAttribute("name"),
+        // the node of the view's data that d3 bound to the frame
+        node: g.__data__ ? g.__data__.data.id : null,
         x: m ? +m[1] : NaN,
         y: m ? +m[2] : NaN,
         width: rect ? +rect.getAttribute("width") : NaN,
@@ -157,8 +160,10 @@ async function act(page, action) {
 
 async function view(job) {
   const pageUrl = pathToFileURL(path.resolve(job.html)).href;
+  const dirUrl = job.allow_dir ? pathToFileURL(path.resolve(job.allow_dir)).href + "/" : null;
+  const allowed = (url) => url === pageUrl || (dirUrl !== null && url.startsWith(dirUrl));
   return withBrowser(job, async (context) => {
-    const { page, log } = await watchedPage(context, (url) => url === pageUrl);
+    const { page, log } = await watchedPage(context, allowed);
     await page.goto(pageUrl);
     await waitDrawn(page);
     const states = [await snapshot(page)];
@@ -204,32 +209,30 @@ async function speedscope(job) {
   const validate = ajv.compile(JSON.parse(fs.readFileSync(job.schema, "utf8")));
   const viewerUrl = pathToFileURL(path.resolve(job.viewer)).href;
   const viewerDir = path.dirname(path.resolve(job.viewer));
-  const results = [];
-  for (const file of job.files) {
-    const text = fs.readFileSync(file, "utf8");
-    const parsed = JSON.parse(text);
-    const valid = validate(parsed);
-    const result = {
-      file,
-      valid,
-      schema_errors: valid ? [] : validate.errors.map((e) => `${e.instancePath} ${e.message}`),
-      profiles: profileSums(parsed),
-    };
-    // As speedscope's command line tool does: a script that hands the file to
-    // the viewer, named in the URL's hash.
-    const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "profile-speedscope-")), "load.js");
-    fs.writeFileSync(
-      script,
-      `speedscope.loadFileFromBase64(${JSON.stringify(path.basename(file))}, ${JSON.stringify(
-        Buffer.from(text).toString("base64"),
-      )})`,
-    );
-    Object.assign(
-      result,
-      await withBrowser(job, async (context) => {
-        const allowed = (url) => url.startsWith("file://") &&
-          (decodeURIComponent(new URL(url).pathname).startsWith(viewerDir) ||
-            decodeURIComponent(new URL(url).pathname).replace(/^\/+/, "/") === script);
+  const scriptDir = fs.mkdtempSync(path.join(os.tmpdir(), "profile-speedscope-"));
+  try {
+    return await withBrowser(job, async (context) => {
+      const results = [];
+      for (const [i, file] of job.files.entries()) {
+        const text = fs.readFileSync(file, "utf8");
+        const parsed = JSON.parse(text);
+        const valid = validate(parsed);
+        const result = {
+          file,
+          valid,
+          schema_errors: valid ? [] : validate.errors.map((e) => `${e.instancePath} ${e.message}`),
+          profiles: profileSums(parsed),
+        };
+        // As speedscope's command line tool does: a script that hands the file
+        // to the viewer, named in the URL's hash.
+        const script = path.join(scriptDir, `load-${i}.js`);
+        const b64 = Buffer.from(text).toString("base64");
+        fs.writeFileSync(script, `speedscope.loadFileFromBase64(${JSON.stringify(path.basename(file))}, "${b64}")`);
+        const allowed = (url) => {
+          if (!url.startsWith("file://")) return false;
+          const p = decodeURIComponent(new URL(url).pathname).replace(/^\/+/, "/");
+          return p.startsWith(viewerDir + "/") || p === script;
+        };
         const { page, log } = await watchedPage(context, allowed);
         await page.goto(`${viewerUrl}#localProfilePath=${encodeURIComponent(script)}`);
         let title = "";
@@ -239,18 +242,20 @@ async function speedscope(job) {
         } catch (e) {
           log.errors.push(`speedscope did not load the file: ${e.message}`);
         }
-        const failed = await page.evaluate(() => document.body.innerText.includes("Something went wrong"));
-        if (failed) log.errors.push("speedscope: Something went wrong");
+        if (await page.evaluate(() => document.body.innerText.includes("Something went wrong"))) {
+          log.errors.push("speedscope: Something went wrong");
+        }
         if (job.screenshot_dir) {
           await page.screenshot({ path: path.join(job.screenshot_dir, path.basename(file) + ".png") });
         }
-        return { ...log, title };
-      }),
-    );
-    fs.rmSync(path.dirname(script), { recursive: true, force: true });
-    results.push(result);
+        await page.close();
+        results.push({ ...result, ...log, title });
+      }
+      return { results };
+    });
+  } finally {
+    fs.rmSync(scriptDir, { recursive: true, force: true });
   }
-  return { results };
 }
 
 const job = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
