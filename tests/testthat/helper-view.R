@@ -7,16 +7,18 @@
 view_payload <- function(path) {
   html <- readChar(path, file.size(path), useBytes = TRUE)
   Encoding(html) <- "UTF-8"
-  json <- regmatches(html, regexpr(
-    '(?<=<script type="application/json" class="profile-view-data">).*?(?=</script>)', html,
-    perl = TRUE
-  ))
-  jsonlite::fromJSON(json, simplifyVector = FALSE)
+  start_tag <- '<script type="application/json" class="profile-view-data">'
+  start <- regexpr(start_tag, html, fixed = TRUE) + nchar(start_tag)
+  end <- regexpr("</script>", substr(html, start, nchar(html)), fixed = TRUE)
+  jsonlite::fromJSON(substr(html, start, start + end - 2L), simplifyVector = FALSE)
 }
 
 # A typed array of the payload as a numeric vector: an independent decoding of
 # the little-endian bytes.
 decode_typed <- function(a) {
+  if (!is.null(a$steps)) {
+    return(a$start + a$step * cumsum(decode_typed(a$steps)))
+  }
   if (!is.null(a[["const"]])) {
     return(rep(as.double(a[["const"]]), a$length))
   }

@@ -14,7 +14,19 @@
 
   // ---- data ------------------------------------------------------------------
 
+  // A typed array of the data: {const, length}, {type, length, base64}, or
+  // {start, step, steps} (value i is start + step * the sum of steps[0..i]).
   function decodeArray(a) {
+    if (a.steps) {
+      var steps = decodeArray(a.steps);
+      var out = new Float64Array(steps.length);
+      var k = 0;
+      for (var j = 0; j < steps.length; j++) {
+        k += steps[j];
+        out[j] = a.start + a.step * k;
+      }
+      return out;
+    }
     if (Object.prototype.hasOwnProperty.call(a, "const")) {
       return new Float64Array(a.length).fill(a["const"]);
     }

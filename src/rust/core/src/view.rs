@@ -10,7 +10,7 @@
 
 use crate::analysis::{depth_first, inverse_order, PathTrie};
 use crate::error::{ProfileError, Result};
-use crate::json::{push_string, push_typed_array, push_typed_ints};
+use crate::json::{push_stepped_array, push_string, push_typed_array, push_typed_ints};
 use crate::sample_set::{try_filled, SampleSet};
 use rustc_hash::FxHashMap;
 
@@ -325,7 +325,7 @@ fn push_runs(out: &mut String, runs: &TimeRuns, n_types: usize) {
     out.push_str(",\"count\":");
     push_typed_ints(out, &runs.count);
     out.push_str(",\"time\":");
-    push_typed_array(out, &runs.time);
+    push_stepped_array(out, &runs.time);
     out.push_str(",\"source\":");
     push_typed_ints(out, &runs.source);
     out.push_str(",\"weight\":[");
