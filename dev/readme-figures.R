@@ -1,5 +1,8 @@
-# Redraws the figures of README.md from the sample profiles.
-# Usage, from the package root after installing into .rlib:
+# Redraws the figures of README.md from the sample profiles: the static flame
+# graph, and screenshots of profile_view() in headless chromium (an Rprof
+# profile, a Go heap profile, a diff) taken by tests/browser/driver.mjs.
+# Usage, from the package root after installing into .rlib and running
+# dev/vendor-js.sh (the driver's npm modules):
 #   R_LIBS=.rlib Rscript dev/readme-figures.R
 library(profile)
 dir.create("man/figures", showWarnings = FALSE, recursive = TRUE)
@@ -7,3 +10,50 @@ x <- read_rprof(system.file("samples/rprof/line.out", package = "profile"))
 grDevices::png("man/figures/README-flamegraph.png", width = 1000, height = 500, res = 96)
 profile_flamegraph(x)
 grDevices::dev.off()
+
+# `x` minus `base` as profile_diff() makes it: the base's samples with negated
+# values and its sources marked in `sources$diff_base`.
+diff_of <- function(x, base) {
+  if (exists("profile_diff", asNamespace("profile"))) {
+    return(getExportedValue("profile", "profile_diff")(x, base))
+  }
+  negated <- dm::dm_get_tables(base, keyed = FALSE)
+  negated$sample_values$value <- -negated$sample_values$value
+  combined <- dm::dm_get_tables(combine_profiles(x, do.call(new_profile_v2, negated)), keyed = FALSE)
+  combined$sources$diff_base <- combined$sources$source_id > max(dm::dm_get_tables(x)$sources$source_id)
+  do.call(new_profile_v2, combined)
+}
+
+# The samples of `x` at positions `keep`.
+samples_at <- function(x, keep) {
+  tables <- dm::dm_get_tables(x, keyed = FALSE)
+  ids <- tables$samples$sample_id[keep]
+  for (t in c("samples", "sample_values", "sample_locations")) {
+    tables[[t]] <- tables[[t]][tables[[t]]$sample_id %in% ids, ]
+  }
+  do.call(new_profile_v2, tables)
+}
+
+# A screenshot of the view of `profile` after `actions` (see driver.mjs).
+screenshot <- function(profile, png, actions = list(), ..., width = 1000, height = 520) {
+  html <- tempfile(fileext = ".html")
+  profile_view(profile, ..., file = html)
+  job <- tempfile(fileext = ".json")
+  jsonlite::write_json(list(
+    command = "view", html = html, width = width, height = height,
+    actions = c(actions, list(list(screenshot = normalizePath(png, mustWork = FALSE))))
+  ), job, auto_unbox = TRUE)
+  status <- system2("node", c("tests/browser/driver.mjs", job), stdout = FALSE)
+  if (status != 0) stop("the browser driver failed for ", png)
+}
+
+heap <- read_pprof(system.file("samples/pprof/heap.pb.gz", package = "profile"))
+screenshot(x, "man/figures/README-view-rprof.png", list(list(search = "fib"), list(hover = "lapply")))
+screenshot(heap, "man/figures/README-view-heap.png", list(list(hover = "main.allocMap")))
+# the second half of line.out's samples against the first half
+n <- nrow(dm::dm_get_tables(x)$samples)
+half <- n %/% 2
+later <- diff_of(samples_at(x, (half + 1):n), samples_at(x, seq_len(half)))
+screenshot(later, "man/figures/README-view-diff.png", list(list(hover = "copy.modify")),
+  title = "line.out: second half against first half"
+)
