@@ -226,7 +226,7 @@ inline_text <- function(path) {
 write_view_html <- function(json, path, title, call = rlang::caller_env()) {
   files <- stats::setNames(check_view_libraries(call = call), names(view_library_files()))
   page_title <- if (is.null(title)) "profile" else title
-  html <- paste0(
+  pieces <- c(
     "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
     "<title>", html_escape(page_title), "</title>\n",
@@ -242,7 +242,7 @@ write_view_html <- function(json, path, title, call = rlang::caller_env()) {
     "  JSON.parse(document.querySelector(\"script.profile-view-data\").textContent));\n",
     "</script>\n</body>\n</html>\n"
   )
-  write_bytes_atomic(charToRaw(enc2utf8(html)), path, call = call)
+  write_text_atomic(enc2utf8(pieces), path, call = call)
 }
 
 html_escape <- function(text) {
@@ -251,7 +251,9 @@ html_escape <- function(text) {
   gsub(">", "&gt;", text, fixed = TRUE)
 }
 
-write_bytes_atomic <- function(bytes, path, call = rlang::caller_env()) {
+# Writes the UTF-8 strings `pieces` one after the other (their bytes as they
+# are) to a temporary file beside `path`, then renames it to `path`.
+write_text_atomic <- function(pieces, path, call = rlang::caller_env()) {
   path <- native_path(path)
   dir <- dirname(path)
   if (!dir.exists(dir)) {
@@ -264,7 +266,8 @@ write_bytes_atomic <- function(bytes, path, call = rlang::caller_env()) {
   on.exit(unlink(tmp), add = TRUE)
   written <- tryCatch(
     {
-      writeBin(bytes, tmp)
+      con <- file(tmp, open = "wb")
+      tryCatch(for (piece in pieces) writeBin(charToRaw(piece), con), finally = close(con))
       TRUE
     },
     error = function(e) FALSE,

@@ -148,13 +148,17 @@ fn check_lengths(input: &SampleInput<'_>) -> Result<()> {
 fn display_order(input: &SampleInput<'_>) -> Vec<usize> {
     let mut order: Vec<usize> = (0..input.samples.len()).collect();
     if let Some(time) = input.sample_time {
-        // A stable sort: equal keys keep their order.
-        order.sort_by(|&a, &b| {
+        let by_source_and_time = |&a: &usize, &b: &usize| {
             input.sample_source[a]
                 .cmp(&input.sample_source[b])
                 .then_with(|| time[a].is_nan().cmp(&time[b].is_nan()))
                 .then_with(|| time[a].partial_cmp(&time[b]).unwrap_or(std::cmp::Ordering::Equal))
-        });
+        };
+        // Readers write samples in this order already; a stable sort (equal
+        // keys keep their order) only where they are not.
+        if !order.is_sorted_by(|a, b| by_source_and_time(a, b).is_le()) {
+            order.sort_by(by_source_and_time);
+        }
     }
     order
 }
