@@ -93,5 +93,21 @@ ffi_profile_combine_finish <- function(state, compact) .Call(wrap__ffi_profile_c
 #' @noRd
 ffi_profile_column_form <- function(x) .Call(wrap__ffi_profile_column_form, x)
 
+#' The texts a pattern is matched against, for each row of `locations` (see
+#' `LocationTexts`): `list(texts, name, filename, mapping, file_line)`, the
+#' last four integer codes into `texts` (NA where a text does not apply). The
+#' bundle holds `locations`, `functions` and `mappings`.
+#' @noRd
+ffi_profile_location_texts <- function(bundle) .Call(wrap__ffi_profile_location_texts, bundle)
+
+#' Keeps or drops whole samples by their frames: `filter` is `"focus"` or
+#' `"ignore"`.
+#' @noRd
+ffi_profile_filter_samples <- function(bundle, location_match, filter, compact) .Call(wrap__ffi_profile_filter_samples, bundle, location_match, filter, compact)
+
+#' Keeps some frames of every stack: `filter` is `"hide"` or `"show"`.
+#' @noRd
+ffi_profile_filter_frames <- function(bundle, location_match, filter, compact) .Call(wrap__ffi_profile_filter_frames, bundle, location_match, filter, compact)
+
 
 # nolint end

@@ -497,3 +497,19 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_profile_emptied_by_a_verb_is_written_with_its_sample_types() {
+    use crate::input::Limits;
+    let mut p = crate::rprof::parse(&crate::testing::rprof_files()[0], Some("x")).unwrap().profile;
+    let types = |p: &Profile| {
+        let bytes = crate::pprof::encode(p, &crate::pprof::WriteOptions::default()).unwrap();
+        let back = crate::pprof::read_bytes(&bytes, None, &Limits::default()).unwrap();
+        back.sample_types.value_type.iter().map(|&t| back.str(t).to_string()).collect::<Vec<_>>()
+    };
+    let before = types(&p);
+    assert!(before.contains(&"cpu".to_string()), "{before:?}");
+    let none = vec![false; p.samples.nrow()];
+    keep_samples(&mut p, &none).unwrap();
+    assert_eq!(types(&p), before);
+}
