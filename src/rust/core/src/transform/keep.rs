@@ -70,7 +70,11 @@ impl SampleRows {
 
     /// Which rows of a per-sample table belong to a kept sample.
     fn rows_kept(&self, table: &'static str, sample_ids: &[i32], keep: &[bool]) -> Result<Vec<bool>> {
-        self.of(table, sample_ids).map(|s| s.map(|s| keep[s])).collect()
+        let mut out = Vec::with_capacity(sample_ids.len());
+        for s in self.of(table, sample_ids) {
+            out.push(keep[s?]);
+        }
+        Ok(out)
     }
 }
 
