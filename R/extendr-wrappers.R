@@ -100,14 +100,10 @@ ffi_profile_column_form <- function(x) .Call(wrap__ffi_profile_column_form, x)
 #' @noRd
 ffi_profile_location_texts <- function(bundle) .Call(wrap__ffi_profile_location_texts, bundle)
 
-#' Keeps or drops whole samples by their frames: `filter` is `"focus"` or
-#' `"ignore"`.
+#' Applies the verb named `verb` (`"focus"`, `"ignore"`, `"hide"`, `"show"`)
+#' given the flags of the locations its pattern matched.
 #' @noRd
-ffi_profile_filter_samples <- function(bundle, location_match, filter, compact) .Call(wrap__ffi_profile_filter_samples, bundle, location_match, filter, compact)
-
-#' Keeps some frames of every stack: `filter` is `"hide"` or `"show"`.
-#' @noRd
-ffi_profile_filter_frames <- function(bundle, location_match, filter, compact) .Call(wrap__ffi_profile_filter_frames, bundle, location_match, filter, compact)
+ffi_profile_filter <- function(bundle, location_match, verb, compact) .Call(wrap__ffi_profile_filter, bundle, location_match, verb, compact)
 
 
 # nolint end

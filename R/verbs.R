@@ -116,25 +116,25 @@ NULL
 #' @rdname profile_verbs
 #' @export
 profile_focus <- function(x, pattern) {
-  filter_samples(x, pattern, "focus")
+  filter_by_pattern(x, pattern, "focus")
 }
 
 #' @rdname profile_verbs
 #' @export
 profile_ignore <- function(x, pattern) {
-  filter_samples(x, pattern, "ignore")
+  filter_by_pattern(x, pattern, "ignore")
 }
 
 #' @rdname profile_verbs
 #' @export
 profile_hide <- function(x, pattern) {
-  filter_frames(x, pattern, "hide")
+  filter_by_pattern(x, pattern, "hide")
 }
 
 #' @rdname profile_verbs
 #' @export
 profile_show <- function(x, pattern) {
-  filter_frames(x, pattern, "show")
+  filter_by_pattern(x, pattern, "show")
 }
 
 # ---------------------------------------------------------------------------
@@ -142,27 +142,16 @@ profile_show <- function(x, pattern) {
 # (verb_tables()), works out which locations its pattern matches
 # (locations_matching()), and has its native function change the per-sample
 # tables (apply_verb()); src/rust/core/src/transform/ does the work.
+# filter_by_pattern() is the three steps for the verbs that take a pattern.
 
-# Verbs that keep or drop whole samples by their frames (`filter`: "focus",
-# "ignore").
-filter_samples <- function(x, pattern, filter, call = rlang::caller_env()) {
-  with_profile_errors("invalid", "Can't apply {.code {filter}} to {.arg x}.", filter = filter, call = call, {
+# The verbs with a pattern: ffi_profile_filter() does the verb `verb`
+# ("focus", "ignore", "hide", "show") with the flags of the locations that
+# `pattern` matches.
+filter_by_pattern <- function(x, pattern, verb, call = rlang::caller_env()) {
+  with_profile_errors("invalid", "Can't apply {.code {verb}} to {.arg x}.", verb = verb, call = call, {
     tables <- verb_tables(x, call)
     matched <- locations_matching(tables, check_pattern(pattern, call), call = call)
-    apply_verb(tables, function(bundle, compact) {
-      ffi_profile_filter_samples(bundle, matched, filter, compact)
-    }, call = call)
-  })
-}
-
-# Verbs that keep some frames of every stack (`filter`: "hide", "show").
-filter_frames <- function(x, pattern, filter, call = rlang::caller_env()) {
-  with_profile_errors("invalid", "Can't apply {.code {filter}} to {.arg x}.", filter = filter, call = call, {
-    tables <- verb_tables(x, call)
-    matched <- locations_matching(tables, check_pattern(pattern, call), call = call)
-    apply_verb(tables, function(bundle, compact) {
-      ffi_profile_filter_frames(bundle, matched, filter, compact)
-    }, call = call)
+    apply_verb(tables, function(bundle, compact) ffi_profile_filter(bundle, matched, verb, compact), call = call)
   })
 }
 

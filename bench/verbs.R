@@ -9,62 +9,56 @@
 #
 # The patterns keep about half the samples (focus, ignore) or drop a tenth of
 # the frames (hide), or keep a few functions (show), as a user would.
-# Each size runs in its own R process, every operation timed by bench::mark()
-# (median of at least 15 runs, the verb and validate_profile() interleaved in
-# the same minutes).
+# Both sizes run in this process, the 1e5 file first; every operation is
+# timed by bench::mark() (median of at least 15 runs, the verbs and
+# validate_profile() in the same minutes).
 
+suppressPackageStartupMessages(library(profile))
 source(file.path("bench", "scale-inputs.R"))
 files <- scale_inputs(c(1e5, 1e6))
 
-child <- tempfile(fileext = ".R")
-writeLines(c(
-  "suppressPackageStartupMessages(library(profile))",
-  "x <- read_rprof(commandArgs(TRUE)[[1]])",
-  "invisible(validate_profile(x))",
-  "verbs <- list(",
-  "  focus = function() profile_focus(x, '^time_round$'),",
-  "  ignore = function() profile_ignore(x, '^time_round$'),",
-  "  hide = function() profile_hide(x, '^(FUN|lapply)$'),",
-  "  show = function() profile_show(x, '^(time_round|memory_round|spin|fib)$')",
-  ")",
-  "m <- bench::mark(",
-  "  validate = validate_profile(x),",
-  "  focus = verbs$focus(), ignore = verbs$ignore(), hide = verbs$hide(), show = verbs$show(),",
-  "  min_iterations = 15, check = FALSE, filter_gc = FALSE)",
-  "ms <- as.numeric(m$median) * 1000",
-  "input_mb <- as.numeric(lobstr::obj_size(x)) / 1e6",
-  "result_mb <- c(input_mb, vapply(verbs, function(v) as.numeric(lobstr::obj_size(v())) / 1e6, 1))",
-  "samples <- c(nrow(x$samples), vapply(verbs, function(v) nrow(v()$samples), 1L))",
-  "cat(sprintf('%s %.2f %.2f %d\\n', as.character(m$expression), ms, result_mb, samples), sep = '')"
-), child)
+verbs <- list(
+  focus = function(x) profile_focus(x, "^time_round$"),
+  ignore = function(x) profile_ignore(x, "^time_round$"),
+  hide = function(x) profile_hide(x, "^(FUN|lapply)$"),
+  show = function(x) profile_show(x, "^(time_round|memory_round|spin|fib)$")
+)
 
-run <- function(file) {
-  out <- system2(file.path(R.home("bin"), "Rscript"), c(child, shQuote(file)), stdout = TRUE)
-  parts <- strsplit(out, " ")
+# Time (ms), size of the result (MB) and samples kept, per operation, for the
+# profile of `file` (validate_profile(): the input's size and samples).
+measure <- function(file) {
+  x <- read_rprof(file)
+  invisible(validate_profile(x))
+  m <- bench::mark(
+    validate = validate_profile(x),
+    focus = verbs$focus(x), ignore = verbs$ignore(x), hide = verbs$hide(x), show = verbs$show(x),
+    min_iterations = 15, check = FALSE, filter_gc = FALSE
+  )
+  results <- c(list(validate = x), lapply(verbs, function(verb) verb(x)))
   data.frame(
-    operation = vapply(parts, `[[`, "", 1),
-    ms = as.numeric(vapply(parts, `[[`, "", 2)),
-    mb = as.numeric(vapply(parts, `[[`, "", 3)),
-    samples = as.numeric(vapply(parts, `[[`, "", 4))
+    operation = as.character(m$expression),
+    ms = as.numeric(m$median) * 1000,
+    mb = vapply(results, function(r) as.numeric(lobstr::obj_size(r)) / 1e6, 1),
+    samples = vapply(results, function(r) nrow(r$samples), 1L)
   )
 }
 
+load_average <- function() paste(strsplit(readLines("/proc/loadavg"), " ")[[1]][1:3], collapse = " ")
 cat(sprintf("%s, R %s, %d cores, load average %s\n", format(Sys.time(), "%Y-%m-%d %H:%M"),
-  getRversion(), parallel::detectCores(),
-  paste(strsplit(readLines("/proc/loadavg"), " ")[[1]][1:3], collapse = " ")))
-small <- run(files[[1]])
-large <- run(files[[2]])
-cat("load average after:", paste(strsplit(readLines("/proc/loadavg"), " ")[[1]][1:3], collapse = " "), "\n\n")
+  getRversion(), parallel::detectCores(), load_average()))
+small <- measure(files[[1]])
+large <- measure(files[[2]])
+cat("load average after:", load_average(), "\n\n")
 ratio <- function(res) round(res$ms / res$ms[res$operation == "validate"], 2)
 table <- data.frame(
   operation = large$operation,
-  ms_1e5 = small$ms,
+  ms_1e5 = round(small$ms, 2),
   ratio_1e5 = ratio(small),
-  ms_1e6 = large$ms,
+  ms_1e6 = round(large$ms, 2),
   ratio_1e6 = ratio(large),
   growth = round(large$ms / small$ms, 1),
   samples_kept_1e6 = large$samples,
-  result_mb_1e6 = large$mb,
+  result_mb_1e6 = round(large$mb, 2),
   result_vs_input = round(large$mb / large$mb[large$operation == "validate"], 2)
 )
 print(table, row.names = FALSE)

@@ -5,9 +5,10 @@
 //! (where frames are looked up) as a bundle, and one flag per row of
 //! `locations` for the frames its pattern matched; the per-sample tables come
 //! back as a bundle, compact where their shape allows. One entry point per
-//! primitive, the verb named by its argument.
+//! primitive, the verb named by its argument: `ffi_profile_filter()` for the
+//! verbs given the locations a pattern matched.
 
-use crate::args::{flag, required_string};
+use crate::args::{choice, flag};
 use crate::bundle::{profile_from_r, profile_to_r};
 use crate::envelope::envelope;
 use crate::rapi::{code_vector, strings_vector};
@@ -35,39 +36,33 @@ fn ffi_profile_location_texts(bundle: Robj) -> Robj {
     })
 }
 
-/// Keeps or drops whole samples by their frames: `filter` is `"focus"` or
-/// `"ignore"`.
-/// @noRd
-#[extendr]
-fn ffi_profile_filter_samples(bundle: Robj, location_match: Robj, filter: Robj, compact: Robj) -> Robj {
-    envelope(|| {
-        let filter = match required_string(&filter, "filter")?.as_str() {
-            "focus" => SampleFilter::Focus,
-            "ignore" => SampleFilter::Ignore,
-            other => return Err(unknown("filter", other)),
-        };
-        let matched = location_flags(&location_match)?;
-        transformed(&bundle, &compact, |p| filter.apply(p, &matched))
-    })
+/// The verbs that take the locations a pattern matched, by their R names.
+#[derive(Clone, Copy)]
+enum LocationVerb {
+    Samples(SampleFilter),
+    Frames(FrameFilter),
 }
 
-/// Keeps some frames of every stack: `filter` is `"hide"` or `"show"`.
+const LOCATION_VERBS: [(&str, LocationVerb); 4] = [
+    ("focus", LocationVerb::Samples(SampleFilter::Focus)),
+    ("ignore", LocationVerb::Samples(SampleFilter::Ignore)),
+    ("hide", LocationVerb::Frames(FrameFilter::Hide)),
+    ("show", LocationVerb::Frames(FrameFilter::Show)),
+];
+
+/// Applies the verb named `verb` (`"focus"`, `"ignore"`, `"hide"`, `"show"`)
+/// given the flags of the locations its pattern matched.
 /// @noRd
 #[extendr]
-fn ffi_profile_filter_frames(bundle: Robj, location_match: Robj, filter: Robj, compact: Robj) -> Robj {
+fn ffi_profile_filter(bundle: Robj, location_match: Robj, verb: Robj, compact: Robj) -> Robj {
     envelope(|| {
-        let filter = match required_string(&filter, "filter")?.as_str() {
-            "hide" => FrameFilter::Hide,
-            "show" => FrameFilter::Show,
-            other => return Err(unknown("filter", other)),
-        };
+        let verb = choice(&verb, "verb", &LOCATION_VERBS)?;
         let matched = location_flags(&location_match)?;
-        transformed(&bundle, &compact, |p| filter.apply(p, &matched))
+        transformed(&bundle, &compact, |p| match verb {
+            LocationVerb::Samples(filter) => filter.apply(p, &matched),
+            LocationVerb::Frames(filter) => filter.apply(p, &matched),
+        })
     })
-}
-
-fn unknown(argument: &str, value: &str) -> ProfileError {
-    ProfileError::argument(format!("`{argument}` cannot be \"{value}\""))
 }
 
 /// The profile of `bundle`, changed by `change`, as a bundle (with compact
@@ -97,6 +92,5 @@ fn location_flags(x: &Robj) -> Result<Vec<bool>, ProfileError> {
 extendr_module! {
     mod transform;
     fn ffi_profile_location_texts;
-    fn ffi_profile_filter_samples;
-    fn ffi_profile_filter_frames;
+    fn ffi_profile_filter;
 }

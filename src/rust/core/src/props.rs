@@ -118,6 +118,16 @@ fn apply(p: &mut Profile, d: &Damage) {
     }
 }
 
+/// A real model (the `which`th) with `damages` applied in order.
+fn damaged_model(which: prop::sample::Index, damages: &[Damage]) -> Profile {
+    let all = models();
+    let mut p = all[which.index(all.len())].clone();
+    for d in damages {
+        apply(&mut p, d);
+    }
+    p
+}
+
 proptest! {
     #![proptest_config(testing::config(1000))]
 
@@ -129,11 +139,7 @@ proptest! {
         which in any::<prop::sample::Index>(),
         damages in prop::collection::vec(damage(), 1..6),
     ) {
-        let all = models();
-        let mut p = all[which.index(all.len())].clone();
-        for d in &damages {
-            apply(&mut p, d);
-        }
+        let mut p = damaged_model(which, &damages);
         let valid = validate::validate(&p).is_ok();
         let rprof_text = rprof::write_to_vec(&p);
         let pprof_bytes = pprof::encode(&p, &pprof::WriteOptions::default());
@@ -151,7 +157,7 @@ proptest! {
 
         // Combining validates nothing itself (the binding validates each input),
         // so it sees the damage as it is.
-        let original = &all[which.index(all.len())];
+        let original = damaged_model(which, &[]);
         for merge in [true, false] {
             let combined = combine(&[original.clone(), p.clone()], &CombineOptions { merge });
             if valid {
@@ -191,11 +197,7 @@ proptest! {
         damages in prop::collection::vec(damage(), 0..4),
         flags in prop::collection::vec(any::<bool>(), 1..6),
     ) {
-        let all = models();
-        let mut p = all[which.index(all.len())].clone();
-        for d in &damages {
-            apply(&mut p, d);
-        }
+        let mut p = damaged_model(which, &damages);
         let valid = validate::validate(&p).is_ok();
         let _ = LocationTexts::of(&p);
         let matched: Vec<bool> = (0..p.locations.location_id.len()).map(|i| flags[i % flags.len()]).collect();
