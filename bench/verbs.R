@@ -9,9 +9,10 @@
 #
 # The patterns keep about half the samples (focus, ignore) or drop a tenth of
 # the frames (hide), or keep a few functions (show), as a user would.
-# Both sizes run in this process, the 1e5 file first; every operation is
-# timed by bench::mark() (median of at least 15 runs, the verbs and
-# validate_profile() in the same minutes).
+# Both sizes run in this process, the 1e5 file first. The machine is shared,
+# and its load changes within a minute, so the operations are timed in turns
+# (validate_profile(), then each verb, 15 rounds) and a verb's ratio is the
+# median of its ratios to validate_profile() in the same round.
 
 suppressPackageStartupMessages(library(profile))
 source(file.path("bench", "scale-inputs.R"))
@@ -24,20 +25,26 @@ verbs <- list(
   show = function(x) profile_show(x, "^(time_round|memory_round|spin|fib)$")
 )
 
-# Time (ms), size of the result (MB) and samples kept, per operation, for the
-# profile of `file` (validate_profile(): the input's size and samples).
-measure <- function(file) {
+# Median time (ms), median ratio to validate_profile() in the same round,
+# size of the result (MB) and samples kept, per operation, for the profile of
+# `file` (validate_profile(): the input's size and samples).
+measure <- function(file, rounds = 15) {
   x <- read_rprof(file)
-  invisible(validate_profile(x))
-  m <- bench::mark(
-    validate = validate_profile(x),
-    focus = verbs$focus(x), ignore = verbs$ignore(x), hide = verbs$hide(x), show = verbs$show(x),
-    min_iterations = 15, check = FALSE, filter_gc = FALSE
-  )
-  results <- c(list(validate = x), lapply(verbs, function(verb) verb(x)))
+  ops <- c(list(validate = function(x) invisible(validate_profile(x))), verbs)
+  for (op in ops) op(x) # once, so that no round pays for a first use
+  times <- matrix(NA_real_, rounds, length(ops), dimnames = list(NULL, names(ops)))
+  for (round in seq_len(rounds)) {
+    for (op in names(ops)) {
+      start <- bench::hires_time()
+      ops[[op]](x)
+      times[round, op] <- bench::hires_time() - start
+    }
+  }
+  results <- lapply(ops, function(op) if (identical(op, ops$validate)) x else op(x))
   data.frame(
-    operation = as.character(m$expression),
-    ms = as.numeric(m$median) * 1000,
+    operation = names(ops),
+    ms = apply(times, 2, stats::median) * 1000,
+    ratio = apply(times / times[, "validate"], 2, stats::median),
     mb = vapply(results, function(r) as.numeric(lobstr::obj_size(r)) / 1e6, 1),
     samples = vapply(results, function(r) nrow(r$samples), 1L)
   )
@@ -49,13 +56,12 @@ cat(sprintf("%s, R %s, %d cores, load average %s\n", format(Sys.time(), "%Y-%m-%
 small <- measure(files[[1]])
 large <- measure(files[[2]])
 cat("load average after:", load_average(), "\n\n")
-ratio <- function(res) round(res$ms / res$ms[res$operation == "validate"], 2)
 table <- data.frame(
   operation = large$operation,
   ms_1e5 = round(small$ms, 2),
-  ratio_1e5 = ratio(small),
+  ratio_1e5 = round(small$ratio, 2),
   ms_1e6 = round(large$ms, 2),
-  ratio_1e6 = ratio(large),
+  ratio_1e6 = round(large$ratio, 2),
   growth = round(large$ms / small$ms, 1),
   samples_kept_1e6 = large$samples,
   result_mb_1e6 = round(large$mb, 2),
