@@ -36,8 +36,9 @@
 #' compiler, for R frames it equals the name.
 #'
 #' Patterns are Perl-compatible regular expressions (`grepl(perl = TRUE)`),
-#' where Go uses RE2. The usual syntax is the same in both (classes, `\\d`,
-#' `\\w`, `\\b`, anchors, `(?i)`, `{m,n}`, alternation); PCRE also accepts
+#' where Go uses RE2. The usual syntax is the same in both (classes such as
+#' `[a-z]` and `\\d`, `\\w`, `\\b`, written with two backslashes in R
+#' strings; anchors, `(?i)`, `{m,n}`, alternation); PCRE also accepts
 #' look-around and back-references, which RE2 refuses, and can take
 #' exponential time on pathological patterns where RE2 is linear. A character
 #' that has a meaning in regular expressions (`.`, `(`, `[`, `$`, ...) is

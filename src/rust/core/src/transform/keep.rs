@@ -20,6 +20,11 @@ fn invalid(table: &str, column: &str, row: usize, message: impl Into<String>) ->
     ProfileError::invalid(table, column, Some(row + 1), message)
 }
 
+/// The error for a table whose columns differ in length.
+pub(super) fn ragged(table: &str) -> ProfileError {
+    ProfileError::invalid(table, "(table)", None, "columns differ in length")
+}
+
 fn wrong_mask_length(table: &str, mask: usize, rows: usize) -> ProfileError {
     ProfileError::invalid(table, "(mask)", None, format!("a mask of {mask} rows for a table of {rows} rows"))
 }
@@ -124,7 +129,10 @@ impl KeptRows {
 /// afterwards stays or goes as `empty` says.
 pub fn keep_frames(p: &mut Profile, keep: &[bool], empty: EmptyStacks) -> Result<()> {
     let sl = &p.sample_locations;
-    if keep.len() != sl.nrow() || !sl.is_rectangular() {
+    if !sl.is_rectangular() {
+        return Err(ragged(SampleLocations::NAME));
+    }
+    if keep.len() != sl.nrow() {
         return Err(wrong_mask_length(SampleLocations::NAME, keep.len(), sl.nrow()));
     }
     let rows = SampleRows::new(p)?;

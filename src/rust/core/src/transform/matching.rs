@@ -4,7 +4,7 @@
 //! `locations`, a [`LocationSet`]. The functions here turn a set into the
 //! masks the primitives of `keep.rs` take.
 
-use super::keep::SampleRows;
+use super::keep::{ragged, SampleRows};
 use crate::error::{ProfileError, Result};
 use crate::id_index::{IdIndex, IdSet};
 use crate::model::{Functions, Locations, Mappings, Profile, SampleLocations, StrId, StringPool, NA_INT};
@@ -59,10 +59,6 @@ impl LocationTexts {
         }
         Ok(out)
     }
-}
-
-fn ragged(table: &str) -> ProfileError {
-    ProfileError::invalid(table, "(table)", None, "columns differ in length")
 }
 
 /// The locations a pattern matched, by location id.
