@@ -147,11 +147,11 @@ profile_show <- function(x, pattern) {
 
 # The verbs with a pattern: ffi_profile_filter() does the verb `verb`
 # ("focus", "ignore", "hide", "show") with the flags of the locations that
-# `pattern` matches.
-filter_by_pattern <- function(x, pattern, verb, call = rlang::caller_env()) {
+# `pattern` matches in their texts of the kinds `kinds`.
+filter_by_pattern <- function(x, pattern, verb, kinds = frame_texts, call = rlang::caller_env()) {
   with_profile_errors("invalid", "Can't apply {.code {verb}} to {.arg x}.", verb = verb, call = call, {
     tables <- verb_tables(x, call)
-    matched <- locations_matching(tables, check_pattern(pattern, call), call = call)
+    matched <- locations_matching(tables, check_pattern(pattern, call), kinds, call = call)
     apply_verb(tables, function(bundle, compact) ffi_profile_filter(bundle, matched, verb, compact), call = call)
   })
 }
