@@ -59,6 +59,13 @@ pub use crate::schema::MEMORY_TYPES;
 /// Type and unit of the time samples: one per tick.
 pub const SAMPLES_TYPE: (&str, &str) = ("samples", "count");
 
+/// Name of the frame that stands for the top-level code: R writes a line
+/// reference, and no name, after the outermost frame when the top-level call
+/// has a source reference (`1#3 "f" 1#10 "g" 1#20`: `g` was called from line
+/// 20). Its function has this name, an empty system name (R wrote none) and
+/// the file of the reference.
+pub const TOP_LEVEL_NAME: &str = "<top level>";
+
 /// The flags and interval of a header line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Header {
