@@ -361,12 +361,18 @@ fn read_frames<'a>(
             pos += 1;
         }
         let Some(&first) = body.get(pos) else {
-            if let Some(file_ref) = pending_ref {
+            match pending_ref {
+                // R ends a reference with a space, like a frame: without it,
+                // the line was cut.
+                Some(_) if !body.ends_with(b" ") => warn(WARN_INCOMPLETE),
                 // A reference with no frame to its right: the line of the
                 // top-level code (R writes the srcref of each call after its
                 // name, and the outermost call's is that of the top level).
-                frames.push(Frame::top_level(file_ref));
-                limits.check_stack_depth(frames.len(), || format!("line {line_number}"))?;
+                Some(file_ref) => {
+                    frames.push(Frame::top_level(file_ref));
+                    limits.check_stack_depth(frames.len(), || format!("line {line_number}"))?;
+                }
+                None => {}
             }
             return Ok(());
         };

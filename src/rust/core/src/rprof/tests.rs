@@ -313,9 +313,10 @@ fn damaged_lines_warn_like_profile_1_0_4() {
     let parsed = read(b"sample.interval=5000\n\"f\" \"g\"\n\"f\" \n");
     assert_eq!(parsed.warnings, vec![WARN_INCOMPLETE.to_string()]);
     assert_eq!(stacks(&parsed.profile), vec![vec!["f@:0"], vec!["f@:0"]]);
-    // Cut inside a line reference: the frame before it is complete. (A whole
-    // reference there is the top level's, see top_level_references_are_frames.)
-    for cut in ["1#", "1"] {
+    // Cut inside or right after a line reference: the frame before it is
+    // complete. (A reference and its space there is the top level's, see
+    // top_level_references_are_frames_of_their_own.)
+    for cut in ["1#3", "1#", "1"] {
         let text = format!("line profiling: sample.interval=5000\n#File 1: a.R\n\"f\" \"g\" {cut}");
         let parsed = read(text.as_bytes());
         assert_eq!(parsed.warnings, vec![WARN_INCOMPLETE.to_string()], "{cut}");
