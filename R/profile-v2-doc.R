@@ -121,9 +121,10 @@
 #' as *compact columns* (ALTREP vectors) that keep the column's shape instead of
 #' a value per row: `sample_id` of `sample_locations`, `sample_values` and
 #' `sample_labels` and `source_id` of `samples` as runs of equal values,
-#' `depth` as positions along those runs, `type` and `unit` of `sample_values`
-#' as one pattern repeated per sample, and id columns that are `1..n` as
-#' nothing at all. They hold the same values as ordinary vectors and work
+#' `depth` as positions along those runs, `time` of `samples` (Rprof) as steps
+#' of each source's interval along the runs of `source_id`, `type` and `unit`
+#' of `sample_values` as one pattern repeated per sample, and id columns that
+#' are `1..n` as nothing at all. They hold the same values as ordinary vectors and work
 #' wherever those do; R expands one (once) only where it needs all its values
 #' in memory, the functions of this package read them without expanding them,
 #' and [saveRDS()] writes ordinary vectors.

@@ -50,7 +50,7 @@ test_that("line profiles, the top level's lines included, are written back byte 
     }
   }
   # The top level's lines are there to count: the console's file has no name.
-  s <- utils::summaryRprof(sample_path("rprof", "toplevel.out"), lines = "show")
+  s <- suppressWarnings(utils::summaryRprof(sample_path("rprof", "toplevel.out"), lines = "show"))
   expect_true(any(grepl("^#[0-9]+$", rownames(s$by.line))))
 })
 

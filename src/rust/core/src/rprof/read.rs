@@ -19,7 +19,7 @@ use rustc_hash::FxHashMap;
 
 mod parallel;
 mod compact;
-pub use compact::{CompactColumn, CompactRead, SampleShape};
+pub use compact::{tick_time, CompactColumn, CompactRead, SampleShape, MICROSECONDS};
 #[cfg(test)]
 pub(super) use parallel::chunks_for;
 
@@ -246,10 +246,6 @@ struct FileRef {
 #[derive(Default)]
 struct Segment {
     source_id: i32,
-    /// The header's sampling interval, in microseconds.
-    interval_us: u32,
-    /// Samples of the segment so far: the next one is at `ticks * interval_us`.
-    ticks: u64,
     /// Whether this source's `sample_types` already list the memory types.
     memory_types: bool,
     /// `#File N:` lines seen so far.
@@ -425,20 +421,20 @@ struct SampleTables<'t> {
 }
 
 impl SampleTables<'_> {
-    /// Appends sample `sample_id` of source `source_id` at `time` (seconds from
-    /// the start of the source): a tick, the memory `gauges` if any
-    /// (`previous_gauges` are those of the tick before in the same segment, and
-    /// become these), and the stack `stack` (location ids, innermost first).
+    /// Appends sample `sample_id` of source `source_id`: a tick, the memory
+    /// `gauges` if any (`previous_gauges` are those of the tick before in the same
+    /// segment, and become these), and the stack `stack` (location ids, innermost
+    /// first).
     fn push(
         &mut self,
-        (sample_id, source_id, time): (i32, i32, f64),
+        sample_id: i32,
+        source_id: i32,
         gauges: Option<[u64; 4]>,
         previous_gauges: &mut Option<[u64; 3]>,
         stack: &[i32],
     ) {
         self.samples.sample_id.push(sample_id);
         self.samples.source_id.push(source_id);
-        self.samples.time.push(time);
         self.values.value.push(1.0);
         if let Some(gauges) = gauges {
             self.values.value.extend(memory_values(gauges, previous_gauges));
@@ -523,10 +519,7 @@ impl<'a> LineHandler<'a> for Reader<'a> {
             locations: &mut self.p.sample_locations,
             shape: &mut self.shape,
         };
-        let segment = &mut self.segment;
-        let time = tick_time(segment.ticks, segment.interval_us);
-        segment.ticks += 1;
-        tables.push((sample_id, segment.source_id, time), gauges, &mut segment.previous_gauges, stack);
+        tables.push(sample_id, self.segment.source_id, gauges, &mut self.segment.previous_gauges, stack);
         Ok(())
     }
 }
@@ -588,7 +581,10 @@ impl<'a> Reader<'a> {
         s.keep_frames.push(StrId::NA);
         s.rprof_header.push(header_text);
 
-        self.segment = Segment { source_id, interval_us: header.interval_us, ..Segment::default() };
+        self.segment = Segment { source_id, ..Segment::default() };
+        // Sources are numbered 1, 2, ...: the shape keeps their intervals, which
+        // give the samples' times (see `SampleShape`).
+        self.shape.push_source(header.interval_us);
         self.stacks.seen.clear();
         self.push_sample_type(self.ids.samples, self.ids.count);
         if header.memory {
@@ -746,13 +742,6 @@ fn files_ahead(rest: &[u8], strings: &mut crate::StringPool) -> FxHashMap<u32, S
         }
     }
     files
-}
-
-/// Time of tick `tick` (from 0) of a segment sampled every `interval_us`
-/// microseconds, in seconds: the product is exact, so this is the double
-/// nearest to the true time (as R's `(i - 1) * interval / 1e6` gives it).
-fn tick_time(tick: u64, interval_us: u32) -> f64 {
-    (tick as f64) * f64::from(interval_us) / 1e6
 }
 
 /// What is wrong with a memory prefix.

@@ -28,8 +28,8 @@
 //! passes it the same rest of the input, which runs past the chunk's end.
 
 use super::{
-    expected_lines_of, memory_values, read_lines, tick_time, CompactRead, FileRef, Frame, Header, LineHandler,
-    Lines, Reader, StackCache, Start,
+    expected_lines_of, memory_values, read_lines, CompactRead, FileRef, Frame, Header, LineHandler, Lines,
+    Reader, StackCache, Start,
 };
 use crate::error::{ProfileError, Result};
 use crate::input::Limits;
@@ -180,8 +180,6 @@ fn line_start_from(text: &[u8], pos: usize) -> usize {
 struct ChunkIds {
     /// Source id of each segment of the chunk (0: the one going on where it starts).
     source_ids: Vec<Vec<i32>>,
-    /// The sampling interval (microseconds) of each source, by `source_id - 1`.
-    interval_us: Vec<u32>,
     /// Location id of each frame the chunk numbered.
     location_ids: Vec<Vec<i32>>,
 }
@@ -195,8 +193,7 @@ fn lookup(maps: &[Vec<i32>], chunk: usize, number: impl TryInto<usize>) -> i32 {
 /// Replays the logs of `chunks`, in order, through `reader` (which has read the
 /// first header). The first error in file order is returned.
 fn replay<'a>(reader: &mut Reader<'a>, chunks: &mut [ChunkReader<'a>]) -> Result<ChunkIds> {
-    let mut maps =
-        ChunkIds { source_ids: Vec::new(), interval_us: vec![reader.segment.interval_us], location_ids: Vec::new() };
+    let mut maps = ChunkIds { source_ids: Vec::new(), location_ids: Vec::new() };
     let mut samples_before = 0usize;
     for chunk in chunks.iter_mut() {
         let mut source_ids = vec![reader.segment.source_id];
@@ -210,7 +207,6 @@ fn replay<'a>(reader: &mut Reader<'a>, chunks: &mut [ChunkReader<'a>]) -> Result
                 Event::Header(line, header) => {
                     reader.start_segment(line, header)?;
                     source_ids.push(reader.segment.source_id);
-                    maps.interval_us.push(header.interval_us);
                 }
                 Event::File(line) => reader.file_line(line),
                 Event::Warn(message) => reader.warn(message),
@@ -234,9 +230,6 @@ struct SampleView<'c> {
     sample_id: i32,
     source_id: i32,
     line: u32,
-    /// The sample is tick `tick` (from 0) of its source, which has this interval.
-    tick: u64,
-    interval_us: u32,
     /// The memory gauges, if the sample has them, and those of the tick before in
     /// the same segment.
     gauges: Option<[u64; 4]>,
@@ -252,30 +245,20 @@ impl SampleView<'_> {
     fn memory_values(&self) -> Option<[f64; 5]> {
         self.gauges.map(|g| memory_values(g, &mut self.gauges_before.clone()))
     }
-
-    /// Seconds from the start of the source (worked out only by the writer of
-    /// the `time` column).
-    fn time(&self) -> f64 {
-        tick_time(self.tick, self.interval_us)
-    }
 }
 
 /// Calls `f` on each sample of `chunks`, in order, with its ids.
 fn for_each_sample<'c>(chunks: &'c [ChunkSamples], maps: &ChunkIds, mut f: impl FnMut(SampleView<'c>)) {
     let mut sample_id = 0i32;
-    // Memory gauges of the tick before, in the same segment (source), and the
-    // number of ticks before in it.
-    let (mut source_before, mut gauges_before, mut tick) = (NA_INT, None, 0u64);
-    let mut interval_us = 0;
+    // Memory gauges of the tick before, in the same segment (source).
+    let (mut source_before, mut gauges_before) = (NA_INT, None);
     for (k, chunk) in chunks.iter().enumerate() {
         let mut gauges = chunk.gauges.iter();
         for record in &chunk.samples {
             sample_id = sample_id.saturating_add(1);
             let source_id = lookup(&maps.source_ids, k, record.segment);
             if source_id != source_before {
-                (source_before, gauges_before, tick) = (source_id, None, 0);
-                let row = usize::try_from(source_id - 1).ok();
-                interval_us = row.and_then(|r| maps.interval_us.get(r)).copied().unwrap_or(0);
+                (source_before, gauges_before) = (source_id, None);
             }
             let sample_gauges = if record.memory { gauges.next().copied() } else { None };
             let (start, len) = (record.stack_start as usize, record.stack_len as usize);
@@ -284,8 +267,6 @@ fn for_each_sample<'c>(chunks: &'c [ChunkSamples], maps: &ChunkIds, mut f: impl 
                 sample_id,
                 source_id,
                 line: record.line,
-                tick,
-                interval_us,
                 gauges: sample_gauges,
                 gauges_before,
                 stack,
@@ -294,7 +275,6 @@ fn for_each_sample<'c>(chunks: &'c [ChunkSamples], maps: &ChunkIds, mut f: impl 
             if let Some([small, large, nodes, _]) = sample_gauges {
                 gauges_before = Some([small, large, nodes]);
             }
-            tick += 1;
         }
     }
 }
@@ -312,7 +292,6 @@ fn write_sample_columns(read: &mut CompactRead, chunks: &[ChunkSamples], maps: &
     let jobs = vec![
         Column::new(&mut s.sample_id, samples, |x, out| out.push(x.sample_id)),
         Column::new(&mut s.source_id, samples, |x, out| out.push(x.source_id)),
-        Column::new(&mut s.time, samples, |x, out| out.push(x.time())),
         Column::new(&mut parsed.sample_lines, samples, |x, out| out.push(x.line)),
         Column::new(&mut shape.stack_lens, samples, |x, out| {
             out.push(u32::try_from(x.stack.len()).unwrap_or(u32::MAX));
