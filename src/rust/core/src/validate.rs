@@ -100,7 +100,7 @@ fn check_columns(p: &Profile, tables: &Tables<'_>) -> Result<()> {
                 }
             }
             Some(ColRef::Dbl(v)) => {
-                if let Some(row) = v.iter().position(|&x| !x.is_nan() && !(x >= 0.0 && x.is_finite())) {
+                if let Some(row) = v.iter().position(|&x| !x.is_nan() && (x < 0.0 || x.is_infinite())) {
                     return Err(ProfileError::invalid(
                         table,
                         col,

@@ -684,22 +684,6 @@ fn rprof_samples_get_cpu_time_and_an_r_mapping() {
 }
 
 #[test]
-fn the_default_sample_type_is_written_when_it_is_a_written_type() {
-    let default_written = |default: Option<&str>| {
-        let mut p = rprof_like();
-        p.sources.default_sample_type[0] = p.strings.intern_opt(default);
-        let m = message_from_profile(&p, &WriteOptions::default()).unwrap();
-        String::from_utf8(m.string_table[m.default_sample_type as usize].clone()).unwrap()
-    };
-    assert_eq!(default_written(Some("samples")), "samples");
-    assert_eq!(default_written(None), "");
-    // A gauge is not written, nor is a type that no sample has: `go tool pprof`
-    // would refuse a default that is not one of the file's types.
-    assert_eq!(default_written(Some("node_heap")), "");
-    assert_eq!(default_written(Some("alloc_space")), "");
-}
-
-#[test]
 fn combined_sources_unite_sample_types() {
     // A pprof profile (samples/count, cpu/nanoseconds) with an Rprof one.
     let go = read_sample("pprof/cpu.pb.gz");

@@ -724,16 +724,7 @@ fn add_source_fields<'a>(
     };
     m.drop_frames = optional(strings, &s.drop_frames);
     m.keep_frames = optional(strings, &s.keep_frames);
-    // The first default that is one of the file's types: `go tool pprof` refuses
-    // a default it does not list (a gauge, which is not written, say).
-    let written_types: Vec<i64> = m.sample_type.iter().map(|t| t.r#type).collect();
-    m.default_sample_type = s
-        .default_sample_type
-        .iter()
-        .filter(|x| !x.is_na())
-        .filter_map(|&x| strings.index.get(p.str(x)).copied())
-        .find(|i| written_types.contains(i))
-        .unwrap_or(0);
+    m.default_sample_type = optional(strings, &s.default_sample_type);
     m.doc_url = optional(strings, &s.doc_url);
     m.comment = p.source_comments.comment.iter().map(|&c| strings.add(p.str(c))).collect();
     Ok(())
