@@ -93,8 +93,32 @@ static int run_value(const runs_t *r, R_xlen_t run) {
     return r->values == NULL ? (int) (run + 1) : r->values[run];
 }
 
-// Rows [from, from + n) of the column into `out`: a walk along the runs.
-static void runs_fill(SEXP x, R_xlen_t from, R_xlen_t n, int *out) {
+// How many of the `n` rows from row `i` a vector of `length` rows has (0 when
+// `i` is outside it): the rows a Get_region method fills.
+static R_xlen_t region_count(R_xlen_t length, R_xlen_t i, R_xlen_t n) {
+    if (i < 0 || i >= length) return 0;
+    return n < length - i ? n : length - i;
+}
+
+// Writes rows [from, from + n) of a compact vector into `out` (int or double).
+typedef void (*fill_t)(SEXP x, R_xlen_t from, R_xlen_t n, void *out);
+
+// The expanded vector (data2) of a compact vector of `length` rows of `type`
+// (INTSXP or REALSXP), made by `fill` the first time it is asked for.
+static SEXP materialise(SEXP x, SEXPTYPE type, R_xlen_t length, fill_t fill) {
+    SEXP data2 = R_altrep_data2(x);
+    if (data2 == R_NilValue) {
+        data2 = PROTECT(allocVector(type, length));
+        fill(x, 0, length, type == INTSXP ? (void *) INTEGER(data2) : (void *) REAL(data2));
+        R_set_altrep_data2(x, data2);
+        UNPROTECT(1);
+    }
+    return data2;
+}
+
+// Rows [from, from + n) of the column into `out` (int): a walk along the runs.
+static void runs_fill(SEXP x, R_xlen_t from, R_xlen_t n, void *dest) {
+    int *out = dest;
     if (n <= 0) return;
     runs_t r = runs_of(x);
     int within = R_altrep_inherits(x, run_seq_class);
@@ -125,20 +149,8 @@ static R_xlen_t runs_Length(SEXP x) {
     return runs_of(x).length;
 }
 
-static SEXP runs_materialise(SEXP x) {
-    SEXP data2 = R_altrep_data2(x);
-    if (data2 == R_NilValue) {
-        R_xlen_t n = runs_of(x).length;
-        data2 = PROTECT(allocVector(INTSXP, n));
-        runs_fill(x, 0, n, INTEGER(data2));
-        R_set_altrep_data2(x, data2);
-        UNPROTECT(1);
-    }
-    return data2;
-}
-
 static void *runs_Dataptr(SEXP x, Rboolean writeable) {
-    return INTEGER(runs_materialise(x));
+    return INTEGER(materialise(x, INTSXP, runs_of(x).length, runs_fill));
 }
 
 static const void *runs_Dataptr_or_null(SEXP x) {
@@ -155,9 +167,7 @@ static int runs_Elt(SEXP x, R_xlen_t i) {
 static R_xlen_t runs_Get_region(SEXP x, R_xlen_t i, R_xlen_t n, int *buf) {
     SEXP data2 = R_altrep_data2(x);
     if (data2 != R_NilValue) return INTEGER_GET_REGION(data2, i, n, buf);
-    R_xlen_t length = runs_of(x).length;
-    if (i < 0 || i >= length) return 0;
-    R_xlen_t count = n < length - i ? n : length - i;
+    R_xlen_t count = region_count(runs_of(x).length, i, n);
     runs_fill(x, i, count, buf);
     return count;
 }
@@ -243,7 +253,9 @@ static double run_step_value(const run_steps_t *s, R_xlen_t run, R_xlen_t row) {
     return (double) (row - run_start(&s->runs, run)) * s->steps[run] / s->divisor;
 }
 
-static void run_steps_fill(SEXP x, R_xlen_t from, R_xlen_t n, double *out) {
+// Rows [from, from + n) of the column into `out` (double).
+static void run_steps_fill(SEXP x, R_xlen_t from, R_xlen_t n, void *dest) {
+    double *out = dest;
     if (n <= 0) return;
     run_steps_t s = run_steps_of(x);
     R_xlen_t run = run_of_row(&s.runs, from);
@@ -270,20 +282,8 @@ static R_xlen_t run_steps_Length(SEXP x) {
     return run_steps_of(x).runs.length;
 }
 
-static SEXP run_steps_materialise(SEXP x) {
-    SEXP data2 = R_altrep_data2(x);
-    if (data2 == R_NilValue) {
-        R_xlen_t n = run_steps_of(x).runs.length;
-        data2 = PROTECT(allocVector(REALSXP, n));
-        run_steps_fill(x, 0, n, REAL(data2));
-        R_set_altrep_data2(x, data2);
-        UNPROTECT(1);
-    }
-    return data2;
-}
-
 static void *run_steps_Dataptr(SEXP x, Rboolean writeable) {
-    return REAL(run_steps_materialise(x));
+    return REAL(materialise(x, REALSXP, run_steps_of(x).runs.length, run_steps_fill));
 }
 
 static const void *run_steps_Dataptr_or_null(SEXP x) {
@@ -300,9 +300,7 @@ static double run_steps_Elt(SEXP x, R_xlen_t i) {
 static R_xlen_t run_steps_Get_region(SEXP x, R_xlen_t i, R_xlen_t n, double *buf) {
     SEXP data2 = R_altrep_data2(x);
     if (data2 != R_NilValue) return REAL_GET_REGION(data2, i, n, buf);
-    R_xlen_t length = run_steps_of(x).runs.length;
-    if (i < 0 || i >= length) return 0;
-    R_xlen_t count = n < length - i ? n : length - i;
+    R_xlen_t count = region_count(run_steps_of(x).runs.length, i, n);
     run_steps_fill(x, i, count, buf);
     return count;
 }
