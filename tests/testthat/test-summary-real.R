@@ -264,4 +264,12 @@ test_that("with no type asked for, the type and total are those go tool pprof sh
     expect_equal(attr(summary, "grand_total"), tool$total, label = file)
     expect_equal(tool$total, length(rprof_stack_lines(sample_path("rprof", file))), label = file)
   }
+  # The top level is a frame for go tool pprof too, with our self and total.
+  x <- read_rprof(sample_path("rprof", "toplevel.out"))
+  path <- withr::local_tempfile(fileext = ".pb.gz")
+  write_pprof(x, path)
+  top <- pprof_top(path, "samples", "count")$rows
+  ours <- profile_summary(x, n = Inf)
+  expect_identical(top$flat[top$label == "<top level>"], ours$self[ours$name == "<top level>"])
+  expect_identical(top$cum[top$label == "<top level>"], ours$total[ours$name == "<top level>"])
 })
