@@ -6,9 +6,9 @@
 //! labels, turns R frames into something `go tool pprof` shows as they are, and
 //! writes gzip-compressed protobuf (see `write.rs`).
 
+mod decode;
 pub mod proto;
 mod read;
-pub mod wire;
 mod write;
 
 pub use read::{profile_from_message, profile_from_message_with_limits, MAX_FRAMES_PER_BYTE, MIN_MAX_FRAMES};
@@ -41,27 +41,29 @@ pub fn parse_hex_address(s: &str) -> Option<u64> {
 }
 
 /// Reads the bytes of a pprof file (gzip-compressed or plain) as a v2 profile.
+/// The message is decoded as Go's parser decodes it (see `decode.rs`); data that
+/// are not a pprof message are named when they look like a legacy profile.
 pub fn read_bytes(bytes: &[u8], source_uri: Option<&str>, limits: &Limits) -> Result<Profile> {
     let data = input::decompress(bytes, limits)?;
     if data.is_empty() {
         return Err(ProfileError::format(None, "the file is empty (no pprof data)"));
     }
-    if let Some(what) = legacy_binary_profile(&data) {
-        return Err(not_pprof(what));
-    }
-    let message = proto::Profile::decode(&data[..]).map_err(|e| {
-        if looks_like_text(&data) {
-            return not_pprof(
-                "it is text, perhaps a legacy text profile (gperftools, or Go's debug=1 output)",
-            );
-        }
-        let of_data = if input::is_gzip(bytes) { " of the decompressed data" } else { "" };
-        match wire::first_defect(&data) {
-            Some((offset, what)) => ProfileError::format(
+    let message = decode::decode(&data).map_err(|failure| match failure {
+        decode::Failure::Memory(what) => ProfileError::limit(what),
+        decode::Failure::Defect(offset, what) => {
+            if looks_like_text(&data) {
+                return not_pprof(
+                    "it is text, perhaps a legacy text profile (gperftools, or Go's debug=1 output)",
+                );
+            }
+            if let Some(what) = legacy_binary_profile(&data) {
+                return not_pprof(what);
+            }
+            let of_data = if input::is_gzip(bytes) { " of the decompressed data" } else { "" };
+            ProfileError::format(
                 Some(format!("byte offset {offset}{of_data}")),
                 format!("not a valid pprof protobuf message: {what}"),
-            ),
-            None => ProfileError::format(None, format!("not a valid pprof protobuf message: {e}")),
+            )
         }
     })?;
     profile_from_message_with_limits(&message, source_uri, limits).map_err(|e| {
@@ -107,8 +109,9 @@ fn not_pprof(what: &str) -> ProfileError {
 }
 
 /// gperftools' legacy binary CPU profiles start with the header words 0, 3 (in
-/// 32- or 64-bit machine words, either byte order). No protobuf message starts with
-/// a zero byte (field number 0 does not exist).
+/// 32- or 64-bit machine words, either byte order). Asked only of data that are
+/// not a pprof message: a protobuf message may start with a zero byte (Go's
+/// parser skips field number 0), but pprof writers do not write one.
 fn legacy_binary_profile(data: &[u8]) -> Option<&'static str> {
     if data.first() != Some(&0) {
         return None;
