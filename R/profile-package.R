@@ -3,9 +3,11 @@
 #' into a relational data model, a keyed [dm::dm()] object described in
 #' [profile_v2], and writes any profile to either format ([write_rprof()],
 #' [write_pprof()]). [profile_summary()] and [profile_flamegraph()] look at a
-#' profile, [profile_view()] shows it in the browser, [write_speedscope()]
-#' writes it for speedscope, [combine_profiles()] joins several, and
-#' [validate_profile()] checks one. The v1 objects of profile 1.0.x ([profile_v1]) are still available.
+#' profile, the verbs of [profile_verbs] ([profile_focus()], [profile_hide()],
+#' ...) manipulate one, [profile_view()] shows one in the browser,
+#' [write_speedscope()] writes one for speedscope, [combine_profiles()] joins
+#' several, and [validate_profile()] checks one. The v1 objects of profile 1.0.x
+#' ([profile_v1]) are still available.
 #'
 #' See `vignette("profile-data-model", package = "profile")` for the data model,
 #' queries with dplyr, and migrating from profile 1.0.x.

@@ -128,7 +128,8 @@ sample_set_input <- function(parts, types) {
     locations = parts$locations$location_id,
     samples = samples$sample_id,
     sample_source = samples$source_id,
-    sample_time = if (is.double(time) && !all(is.na(time))) time,
+    # all NA (no time) is the same as none for the core
+    sample_time = if (is.double(time)) time,
     value_sample_id = parts$values$sample_id,
     value_type = as.character(parts$values$type),
     value = parts$values$value,

@@ -5,8 +5,8 @@
 //! those before it (see `dev/ARCHITECTURE.md`):
 //! `rapi` (R's C API), `envelope`, `compact` (compact columns), `text` (strings
 //! from R), `args`, `bundle` (profiles across the boundary), then one module per
-//! core module: `analysis`, `folded`, `rprof`, `pprof`, `combine`, `view` (the
-//! browser view and speedscope files).
+//! core module: `analysis`, `folded`, `rprof`, `pprof`, `combine`, `transform`,
+//! `view` (the browser view and speedscope files).
 
 use extendr_api::prelude::*;
 use profile_core::schema;
@@ -22,6 +22,7 @@ mod pprof;
 mod rapi;
 mod rprof;
 mod text;
+mod transform;
 mod view;
 
 use envelope::envelope;
@@ -127,5 +128,6 @@ extendr_module! {
     use pprof;
     use combine;
     use compact;
+    use transform;
     use view;
 }
