@@ -1,6 +1,7 @@
 # Redraws the figures of README.md from the sample profiles: the static flame
 # graph, and screenshots of profile_view() in headless chromium (an Rprof
-# profile, a Go heap profile, a diff) taken by tests/browser/driver.mjs.
+# profile as a flame graph and in time order, a Go heap profile, a diff)
+# taken by tests/browser/driver.mjs.
 # Usage, from the package root after installing into .rlib and running
 # dev/vendor-js.sh (the driver's npm modules):
 #   R_LIBS=.rlib Rscript dev/readme-figures.R
@@ -49,7 +50,9 @@ screenshot <- function(profile, png, actions = list(), ..., width = 1000, height
 
 heap <- read_pprof(system.file("samples/pprof/heap.pb.gz", package = "profile"))
 screenshot(x, "man/figures/README-view-rprof.png", list(list(search = "fib"), list(hover = "lapply")))
-screenshot(heap, "man/figures/README-view-heap.png", list(list(hover = "main.allocMap")))
+# the same samples in time order (a flame chart): Rprof gives each sample its time
+screenshot(x, "man/figures/README-view-chart.png", list(list(mode = "chart"), list(hover = "fib")))
+screenshot(heap, "man/figures/README-view-heap.png", list(list(hover = "main.allocList")))
 # the second half of line.out's samples against the first half
 n <- nrow(dm::dm_get_tables(x)$samples)
 half <- n %/% 2
