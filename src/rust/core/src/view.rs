@@ -292,12 +292,9 @@ fn push_tree(out: &mut String, tree: &ViewTree) {
     push_typed_ints(out, &tree.key);
     out.push_str(",\"line\":");
     push_typed_ints(out, &tree.line);
-    out.push_str(",\"values\":[");
+    out.push_str(",\"values\":");
     let n = tree.len();
-    for t in 0..tree.n_types {
-        if t > 0 {
-            out.push(',');
-        }
+    push_per_type(out, tree.n_types, |out, t| {
         let block = |v: &Vec<f64>| v.get(t * n..(t + 1) * n).unwrap_or(&[]).to_vec();
         for (i, (name, column)) in [
             ("total_pos", &tree.total_pos),
@@ -314,8 +311,20 @@ fn push_tree(out: &mut String, tree: &ViewTree) {
             push_typed_array(out, &block(column));
         }
         out.push('}');
+    });
+    out.push('}');
+}
+
+/// A JSON array of one element per sample type, each written by `push_one`.
+fn push_per_type(out: &mut String, n_types: usize, mut push_one: impl FnMut(&mut String, usize)) {
+    out.push('[');
+    for t in 0..n_types {
+        if t > 0 {
+            out.push(',');
+        }
+        push_one(out, t);
     }
-    out.push_str("]}");
+    out.push(']');
 }
 
 /// `"runs"`: run columns, then per sample type the runs' weights.
@@ -328,15 +337,12 @@ fn push_runs(out: &mut String, runs: &TimeRuns, n_types: usize) {
     push_stepped_array(out, &runs.time);
     out.push_str(",\"source\":");
     push_typed_ints(out, &runs.source);
-    out.push_str(",\"weight\":[");
+    out.push_str(",\"weight\":");
     let n = runs.len();
-    for t in 0..n_types {
-        if t > 0 {
-            out.push(',');
-        }
-        push_typed_array(out, runs.weight.get(t * n..(t + 1) * n).unwrap_or(&[]));
-    }
-    out.push_str("]}");
+    push_per_type(out, n_types, |out, t| {
+        push_typed_array(out, runs.weight.get(t * n..(t + 1) * n).unwrap_or(&[]))
+    });
+    out.push('}');
 }
 
 #[cfg(test)]
