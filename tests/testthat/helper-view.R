@@ -66,20 +66,6 @@ outermost_sums <- function(name, parent, width) {
   tapply(width[outermost], name[outermost], sum)
 }
 
-# `x` with `samples$time` (seconds from the start of each sample's source) when
-# it has none: tick i of a source at (i - 1) * 0.02 s, as the Rprof reader of
-# branch rprof-details writes it.
-with_sample_time <- function(x) {
-  tables <- dm::dm_get_tables(x, keyed = FALSE)
-  if (!"time" %in% names(tables$samples)) {
-    tables$samples$time <- stats::ave(
-      as.double(seq_len(nrow(tables$samples))), tables$samples$source_id,
-      FUN = function(i) (i - i[[1]]) * 0.02
-    )
-  }
-  do.call(new_profile_v2, tables)
-}
-
 # The samples of `x` whose position (in `samples`) is in `keep`.
 subset_samples <- function(x, keep) {
   tables <- dm::dm_get_tables(x, keyed = FALSE)
