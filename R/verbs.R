@@ -173,7 +173,7 @@
 #' profile_filter_labels(heap, focus = "bytes=1kb:") |> profile_summary(n = 3)
 #'
 #' # One sample type of several
-#' heap$sample_types$value_type
+#' heap$sample_types$type
 #' profile_select_types(heap, c("alloc_space", "inuse_space"))$sample_types
 NULL
 
@@ -241,7 +241,7 @@ profile_filter_labels <- function(x, focus = NULL, ignore = NULL) {
 
 #' @rdname profile_verbs
 #' @param types The names of the sample types to keep (a character vector,
-#'   values of `sample_types$value_type`).
+#'   values of `sample_types$type`).
 #' @export
 profile_select_types <- function(x, types) {
   call <- rlang::current_env()
@@ -264,7 +264,7 @@ profile_select_types <- function(x, types) {
 check_label_filter <- function(filter, arg, call) {
   if (!is.null(filter) && (!rlang::is_string(filter) || !nzchar(filter))) {
     abort_argument(
-      "{.arg {arg}} must be NULL or a single non-empty string (a label filter), not {.obj_type_friendly {filter}}.",
+      paste0("{.arg ", arg, "} must be NULL or a single non-empty string (a label filter), not {.obj_type_friendly {filter}}."),
       filter = filter, call = call
     )
   }
@@ -291,6 +291,9 @@ label_clauses <- function(filter, pairs, call) {
     return(list())
   }
   parsed <- rust_value(ffi_profile_label_filter(as_valid_utf8(filter)), "Can't read a label filter.", call = call)
+  if (is.null(parsed$patterns)) {
+    return(list())
+  }
   patterns <- vapply(parsed$patterns, check_pattern, "", call = call)
   key <- parsed$key
   if (length(key) == 1 && !is.na(key)) {
@@ -406,7 +409,7 @@ apply_verb <- function(tables, run, call, changes = per_sample_tables, patterns 
   bundle <- result
   if (!is.null(patterns)) {
     bundle <- result$bundle
-    warn_no_match(patterns[reported & !result$matched], call)
+    warn_no_match(unname(patterns[reported & !result$matched]), call)
   }
   changed <- decode_bundle(bundle)
   for (t in intersect(changes, names(tables))) {
