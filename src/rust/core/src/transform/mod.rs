@@ -45,14 +45,11 @@ pub mod units;
 mod verbs;
 
 pub use keep::{keep_frames, keep_samples, EmptyStacks};
-pub use labels::{
-    filter_by_labels, LabelCondition, LabelFilter, LabelMatches, LabelPairs, LabelTest,
-    NumericRange,
-};
+pub use labels::{filter_by_labels, LabelCondition, LabelFilter, LabelMatches, LabelPairs, LabelTest, NumericRange};
 pub use matching::{
-    frames_cut_at_match, frames_in, location_lines_kept, samples_with_frame_in, simple_name,
-    some_whole_location, Cut, LocationSet, LocationTexts,
+    frames_cut_at_match, frames_in, samples_with_frame_in, some_whole_location, Cut, LocationSet, LocationTexts,
 };
+pub use matching::{location_lines_kept, simple_name};
 pub use types::keep_sample_types;
 pub use verbs::{FrameFilter, SampleFilter};
 
