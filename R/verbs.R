@@ -294,7 +294,9 @@ label_clauses <- function(filter, pairs, call) {
   if (is.null(parsed$patterns)) {
     return(list())
   }
-  patterns <- vapply(parsed$patterns, check_pattern, "", call = call)
+  # an empty expression matches every value, as in Go ("key=": the samples
+  # with a label `key`)
+  patterns <- vapply(parsed$patterns, function(p) if (nzchar(p)) check_pattern(p, call) else p, "")
   key <- parsed$key
   if (length(key) == 1 && !is.na(key)) {
     found <- logical(length(pairs$value))
