@@ -3,19 +3,10 @@
 # profile_filter_labels(), profile_select_types()), and the warning of a
 # pattern that matches nothing: agreement with go tool pprof on real files,
 # results computed in R, argument errors. (pprof_files(), write_pprof_tmp(),
-# frames_with_names() and quietly_matching() are in helper-verbs.R.)
+# expect_verbs_agree_with_go(), frames_with_names() and quietly_matching() are
+# in helper-verbs.R.)
 
 cut_verbs <- list(show_from = profile_show_from, prune_from = profile_prune_from)
-
-expect_cut_verbs_agree_with_go <- function(x, original, patterns, label, types = "last") {
-  for (pattern in patterns) {
-    for (verb in names(cut_verbs)) {
-      ours <- write_pprof_tmp(quietly_matching(cut_verbs[[verb]](x, pattern)))
-      flag <- paste0("-", verb, "=", pattern)
-      expect_go_agrees(original, ours, flag, label = paste(label, flag), types = types)
-    }
-  }
-}
 
 test_that("show_from and prune_from agree with go tool pprof on Go's profiles", {
   skip_if_no_go()
@@ -33,10 +24,10 @@ test_that("show_from and prune_from agree with go tool pprof on Go's profiles", 
   expect_setequal(basename(pprof_files()), names(cases))
   for (file in names(cases)) {
     path <- sample_path("pprof", file)
-    expect_cut_verbs_agree_with_go(read_pprof(path), path, cases[[file]], file)
+    expect_verbs_agree_with_go(read_pprof(path), path, cases[[file]], file, with = cut_verbs)
   }
   heap <- sample_path("pprof", "heap.pb.gz")
-  expect_cut_verbs_agree_with_go(read_pprof(heap), heap, "strings\\.", "heap.pb.gz", types = "all")
+  expect_verbs_agree_with_go(read_pprof(heap), heap, "strings\\.", "heap.pb.gz", types = "all", with = cut_verbs)
 })
 
 test_that("show_from and prune_from agree with go tool pprof on Rprof profiles written to pprof", {
@@ -44,7 +35,7 @@ test_that("show_from and prune_from agree with go tool pprof on Rprof profiles w
   cases <- list("1.out" = c("^fib$", "lapply"), "line.out" = "alloc", "memory.out" = "memory_round")
   for (file in names(cases)) {
     x <- read_rprof(sample_path("rprof", file))
-    expect_cut_verbs_agree_with_go(x, write_pprof_tmp(x), cases[[file]], file)
+    expect_verbs_agree_with_go(x, write_pprof_tmp(x), cases[[file]], file, with = cut_verbs)
   }
 })
 

@@ -2,22 +2,7 @@
 # profile_show()): agreement with go tool pprof on real files, results computed
 # independently in R, what the result keeps, and argument errors.
 
-verbs <- list(focus = profile_focus, ignore = profile_ignore, hide = profile_hide, show = profile_show)
-
 column_form <- function(v) rust_value(ffi_profile_column_form(v))
-
-# Each verb with each pattern on `x`, written to pprof, against go tool pprof
-# with the verb's flag on `original` (a pprof file of `x`), for the sample
-# types `types` (see expect_go_agrees()).
-expect_verbs_agree_with_go <- function(x, original, patterns, label, types = "last") {
-  for (pattern in patterns) {
-    for (verb in names(verbs)) {
-      ours <- write_pprof_tmp(quietly_matching(verbs[[verb]](x, pattern)))
-      flag <- paste0("-", verb, "=", pattern)
-      expect_go_agrees(original, ours, flag, label = paste(label, flag), types = types)
-    }
-  }
-}
 
 test_that("the verbs agree with go tool pprof on Go's profiles", {
   skip_if_no_go()
