@@ -31,7 +31,9 @@
 #'   (their rows of `sample_values` and `sample_types`): every sample stays.
 #'   A `default_sample_type` of `sources` that is not kept becomes `NA`. A
 #'   type the profile lacks is an error that lists those it has (`go tool
-#'   pprof -sample_index` shows one type; here several can stay).
+#'   pprof -sample_index` shows one type; here several can stay). As it
+#'   changes `sample_types` and `sources`, columns of your own in those two
+#'   tables are not kept either (see "What the result keeps").
 #'
 #' A pattern or label filter that matches no sample gives a warning of class
 #' `profile_warning_no_match` (Go prints "matched no samples"), also for
