@@ -172,7 +172,8 @@
 #' # Samples by their labels: a string label, and numeric ranges with units
 #' profile_filter_labels(cpu, focus = "worker=hash") |> profile_summary(n = 3)
 #' heap <- read_pprof(system.file("samples/pprof/heap.pb.gz", package = "profile"))
-#' profile_filter_labels(heap, focus = "bytes=1kb:") |> profile_summary(n = 3)
+#' profile_filter_labels(heap, focus = "bytes=1kb:") |>
+#'   profile_summary(type = "alloc_space", n = 3)
 #'
 #' # One sample type of several
 #' heap$sample_types$type
