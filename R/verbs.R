@@ -79,8 +79,8 @@
 #'   a numeric label (of `key`) in the range: `"64"` (exactly), `"1kb:"` (at
 #'   least), `":10ms"` (at most), `"1kb:1mb"` (both ends included). A number
 #'   is an integer with an optional unit; units of memory (`b`, `kb`, `mb`,
-#'   `gb`, `tb`, `pb`; powers of 1024) and of time (`ns`, `us`, `ms`, `s`, `m`,
-#'   `h`, `d`, `w`, `y`) are converted to the label's unit, the
+#'   `gb`, `tb`, `pb`; powers of 1024) and of time (`ns`, `us`, `ms`, `s`,
+#'   `hr`; Go has no minutes) are converted to the label's unit, the
 #'   `num_unit` of the key's labels in `sample_labels` or Go's default for
 #'   the key (bytes for the keys `request` and `alignment`, else the key
 #'   itself: a key `bytes` is in bytes). A label in a unit of another kind is
