@@ -8,12 +8,12 @@
 //! primitive, the verb named by its argument: `ffi_profile_filter()` for the
 //! verbs given the locations a pattern matched.
 
-use crate::args::{choice, flag};
+use crate::args::{choice, flag, number, strings};
 use crate::bundle::{profile_from_r, profile_to_r};
 use crate::envelope::envelope;
 use crate::rapi::{code_vector, strings_vector};
 use extendr_api::prelude::*;
-use profile_core::transform::{FrameFilter, LocationTexts, SampleFilter};
+use profile_core::transform::{aggregate, diff, scale_values, FrameFilter, LocationTexts, SampleFilter};
 use profile_core::{Profile, ProfileError};
 
 /// The texts a pattern is matched against, for each row of `locations` (see
@@ -65,6 +65,65 @@ fn ffi_profile_filter(bundle: Robj, location_match: Robj, verb: Robj, compact: R
     })
 }
 
+/// Multiplies the values of the sample types `types` (a character vector, or
+/// NULL for every type) by `factor`. The bundle holds `sample_values` and
+/// `sample_types` (where declared types are looked up).
+/// @noRd
+#[extendr]
+fn ffi_profile_scale(bundle: Robj, factor: Robj, types: Robj, compact: Robj) -> Robj {
+    envelope(|| {
+        let factor = number(&factor, "factor")?;
+        let types = if types.is_null() { None } else { Some(strings(&types, "types")?) };
+        let types: Option<Vec<&str>> = types.as_ref().map(|t| t.iter().map(String::as_str).collect());
+        transformed(&bundle, &compact, |p| scale_values(p, factor, types.as_deref()))
+    })
+}
+
+/// One sample per distinct source, stack and labels (see the core's
+/// `aggregate`). The bundle holds the per-sample tables and `locations`.
+/// @noRd
+#[extendr]
+fn ffi_profile_aggregate(bundle: Robj, compact: Robj) -> Robj {
+    envelope(|| transformed(&bundle, &compact, aggregate))
+}
+
+/// The difference `x` minus `base` of two whole profiles (bundles), each
+/// validated first: an invalid one is an error of kind `invalid` whose message
+/// starts with its name (`x` or `base`).
+/// @noRd
+#[extendr]
+fn ffi_profile_diff(x: Robj, base: Robj, compact: Robj) -> Robj {
+    envelope(|| {
+        let compact = flag(&compact, "compact")?;
+        let valid = |bundle: &Robj, name: &str| -> Result<Profile, ProfileError> {
+            let p = profile_from_r(bundle).map_err(|e| of_input(e, name))?;
+            profile_core::validate::validate(&p).map_err(|e| of_input(e, name))?;
+            Ok(p)
+        };
+        let (x, base) = (valid(&x, "x")?, valid(&base, "base")?);
+        Ok(profile_to_r(diff(x, base)?, compact))
+    })
+}
+
+/// An error about the input `name` of several: a table named as R names it
+/// (`base$samples`), other messages prefixed with the name.
+fn of_input(e: ProfileError, name: &str) -> ProfileError {
+    match e {
+        ProfileError::Invalid { table, column, row, message } => {
+            ProfileError::Invalid { table: format!("{name}${table}"), column, row, message }
+        }
+        other => {
+            let kind = other.kind();
+            let message = format!("`{name}`: {other}");
+            match kind {
+                "limit" => ProfileError::limit(message),
+                "unsupported" => ProfileError::unsupported(message),
+                _ => ProfileError::argument(message),
+            }
+        }
+    }
+}
+
 /// The profile of `bundle`, changed by `change`, as a bundle (with compact
 /// columns if `compact` is TRUE).
 fn transformed(
@@ -93,4 +152,7 @@ extendr_module! {
     mod transform;
     fn ffi_profile_location_texts;
     fn ffi_profile_filter;
+    fn ffi_profile_scale;
+    fn ffi_profile_aggregate;
+    fn ffi_profile_diff;
 }

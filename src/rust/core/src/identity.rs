@@ -55,14 +55,16 @@ impl LabelRows {
     }
 }
 
-/// The labels of `rows` as keys in an order that does not depend on the rows'.
+/// The labels of `rows` as keys in an order that does not depend on the rows'
+/// (a cell missing from a ragged table counts as NA).
 fn label_keys(p: &Profile, rows: &[usize], out: &mut Vec<LabelKey>) {
     let sl = &p.sample_labels;
     out.clear();
     out.extend(rows.iter().map(|&row| {
-        let num = sl.num[row];
+        let num = sl.num.get(row).copied().unwrap_or(f64::NAN);
         let bits = if num.is_nan() { f64::NAN.to_bits() } else { num.to_bits() };
-        (sl.key[row], sl.value[row], bits, sl.num_unit[row])
+        let text = |col: &[StrId]| col.get(row).copied().unwrap_or(StrId::NA);
+        (text(&sl.key), text(&sl.value), bits, text(&sl.num_unit))
     }));
     out.sort_unstable();
 }

@@ -7,7 +7,9 @@ use crate::model::{ColMut, Profile, StrId, NA_INT};
 use crate::testing;
 use crate::analysis::{key_totals, CallTree, StackInput, Stacks};
 use crate::combine::{combine, CombineOptions};
-use crate::transform::{frames_cut_at_match, Cut, FrameFilter, LocationSet, LocationTexts, SampleFilter};
+use crate::transform::{
+    aggregate, diff, frames_cut_at_match, scale_values, Cut, FrameFilter, LocationSet, LocationTexts, SampleFilter,
+};
 use crate::{pprof, rprof, validate};
 use proptest::prelude::*;
 
@@ -223,6 +225,24 @@ proptest! {
             let mut q = p.clone();
             let outcome = filter.apply(&mut q, &matched);
             checked(&q, outcome)?;
+        }
+        let mut q = p.clone();
+        let outcome = scale_values(&mut q, -2.0, None);
+        checked(&q, outcome)?;
+        let mut q = p.clone();
+        // (a type the profile may lack: an argument error, never a panic)
+        if scale_values(&mut q, 3.0, Some(&["samples"])).is_ok() {
+            prop_assert!(!valid || validate::validate(&q).is_ok());
+        }
+        let mut q = p.clone();
+        // (a damaged unit may put a type in two units: not summable, not a panic)
+        match aggregate(&mut q) {
+            Err(e) if e.kind() == "unsupported" => {}
+            outcome => checked(&q, outcome)?,
+        }
+        match diff(p.clone(), p.clone()) {
+            Ok(d) => prop_assert!(!valid || validate::validate(&d).is_ok()),
+            Err(e) => prop_assert!(!valid, "{}", e),
         }
     }
 }
