@@ -8,12 +8,12 @@
 //! primitive, the verb named by its argument: `ffi_profile_filter()` for the
 //! verbs given the locations a pattern matched.
 
-use crate::args::{choice, flag, number, strings};
+use crate::args::{choice, flag, number, optional_number, strings};
 use crate::bundle::{profile_from_r, profile_to_r};
 use crate::envelope::envelope;
 use crate::rapi::{code_vector, strings_vector};
 use extendr_api::prelude::*;
-use profile_core::transform::{aggregate, diff, scale_values, FrameFilter, LocationTexts, SampleFilter};
+use profile_core::transform::{aggregate, diff, scale_values, time_window, FrameFilter, LocationTexts, SampleFilter};
 use profile_core::{Profile, ProfileError};
 
 /// The texts a pattern is matched against, for each row of `locations` (see
@@ -87,6 +87,17 @@ fn ffi_profile_aggregate(bundle: Robj, compact: Robj) -> Robj {
     envelope(|| transformed(&bundle, &compact, aggregate))
 }
 
+/// Keeps the samples whose `time` is in `[from, to)` (each bound a number,
+/// or NULL for none). The bundle holds the per-sample tables.
+/// @noRd
+#[extendr]
+fn ffi_profile_window(bundle: Robj, from: Robj, to: Robj, compact: Robj) -> Robj {
+    envelope(|| {
+        let (from, to) = (optional_number(&from, "from")?, optional_number(&to, "to")?);
+        transformed(&bundle, &compact, |p| time_window(p, from, to))
+    })
+}
+
 /// The difference `x` minus `base` of two whole profiles (bundles), each
 /// validated first: an invalid one is an error of kind `invalid` whose message
 /// starts with its name (`x` or `base`).
@@ -155,4 +166,5 @@ extendr_module! {
     fn ffi_profile_scale;
     fn ffi_profile_aggregate;
     fn ffi_profile_diff;
+    fn ffi_profile_window;
 }

@@ -240,6 +240,12 @@ proptest! {
             Err(e) if e.kind() == "unsupported" => {}
             outcome => checked(&q, outcome)?,
         }
+        let mut q = p.clone();
+        // (a profile without times: an argument error, never a panic)
+        match time_window(&mut q, Some(0.01), Some(0.5)) {
+            Err(e) if e.kind() == "argument" => {}
+            outcome => checked(&q, outcome)?,
+        }
         match diff(p.clone(), p.clone()) {
             Ok(d) => prop_assert!(!valid || validate::validate(&d).is_ok()),
             Err(e) => prop_assert!(!valid, "{}", e),

@@ -46,7 +46,7 @@ pub use keep::{keep_frames, keep_samples, EmptyStacks};
 pub use matching::{
     frames_cut_at_match, frames_in, samples_with_frame_in, some_whole_location, Cut, LocationSet, LocationTexts,
 };
-pub use values::{aggregate, diff, scale_values, DIFF_BASE_LABEL};
+pub use values::{aggregate, diff, scale_values, time_window, DIFF_BASE_LABEL};
 pub use verbs::{FrameFilter, SampleFilter};
 
 #[cfg(test)]

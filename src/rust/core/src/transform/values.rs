@@ -1,7 +1,8 @@
 //! Verbs on the values of samples: [`scale_values`] (`profile_scale()`),
 //! [`aggregate`] (`profile_aggregate()`: one sample per distinct stack and
 //! labels) and [`diff`] (`profile_diff()`: the base's values negated and
-//! combined with the other profile, as `go tool pprof -diff_base` does).
+//! combined with the other profile, as `go tool pprof -diff_base` does) and
+//! [`time_window`] (`profile_window()`: the samples taken in an interval of time).
 
 use super::keep::{keep_samples, ragged, SampleRows};
 use crate::analysis::SampleFrames;
@@ -9,7 +10,7 @@ use crate::combine::{combine, CombineOptions};
 use crate::error::{ProfileError, Result};
 use crate::id_index::IdIndex;
 use crate::identity::{first_equal_samples, LabelRows};
-use crate::model::{Profile, SampleLabels, SampleLocations, SampleValues, StrId, NA_INT};
+use crate::model::{Profile, SampleLabels, SampleLocations, SampleValues, Samples, StrId, NA_INT};
 use crate::schema::GAUGE_TYPES;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -70,7 +71,8 @@ fn type_ids(p: &Profile, names: &[&str]) -> Result<FxHashSet<StrId>> {
 /// id and row; the others go. Values of a type are summed, except gauges (the
 /// heap sizes of Rprof's memory profiling, a level at each sample), which
 /// keep the largest value. A type that only a later sample of a group has is
-/// added to the first sample. The result has the same total of each summable
+/// added to the first sample. A merged sample's `time` is NA (it was taken at
+/// several times); a sample merged with no other keeps its time. The result has the same total of each summable
 /// type. A type in two units within one group (samples of one stack) is an
 /// error of kind `unsupported`: such values cannot be added.
 pub fn aggregate(p: &mut Profile) -> Result<()> {
@@ -100,6 +102,14 @@ pub fn aggregate(p: &mut Profile) -> Result<()> {
     let value_samples: Vec<usize> = rows.of(SampleValues::NAME, &p.sample_values.sample_id).collect::<Result<_>>()?;
     merge_values(p, &first, &value_samples)?;
     let keep: Vec<bool> = first.iter().enumerate().map(|(pos, &f)| f == pos).collect();
+    // A merged sample stands for several moments: it has no time of its own.
+    if p.samples.time.len() == keep.len() {
+        for (pos, &f) in first.iter().enumerate() {
+            if f != pos {
+                p.samples.time[f] = f64::NAN;
+            }
+        }
+    }
     keep_samples(p, &keep)
 }
 
@@ -215,4 +225,30 @@ fn label_samples(p: &mut Profile, (key, value): (&str, &str)) {
         sl.num.push(f64::NAN);
         sl.num_unit.push(StrId::NA);
     }
+}
+
+/// Keeps the samples whose `time` (seconds from the start of their source) is
+/// in `[from, to)`; a bound that is None is open. A sample without a time (NA)
+/// is in no interval, and goes. The bounds must not be NaN and `from` must not
+/// be after `to`; a profile with samples, none of which has a time, is an
+/// error of kind `argument` (there is nothing to select by).
+pub fn time_window(p: &mut Profile, from: Option<f64>, to: Option<f64>) -> Result<()> {
+    if from.is_some_and(f64::is_nan) || to.is_some_and(f64::is_nan) {
+        return Err(ProfileError::argument("the bounds of a time window must be numbers, not NA"));
+    }
+    let (from, to) = (from.unwrap_or(f64::NEG_INFINITY), to.unwrap_or(f64::INFINITY));
+    if from > to {
+        return Err(ProfileError::argument(format!("the window starts ({from} s) after it ends ({to} s)")));
+    }
+    if !p.samples.is_rectangular() {
+        return Err(ragged(Samples::NAME));
+    }
+    let times = &p.samples.time;
+    if !times.is_empty() && times.iter().all(|t| t.is_nan()) {
+        return Err(ProfileError::argument(
+            "the profile has no sample times (`samples$time` is NA): only Rprof files record when samples were taken",
+        ));
+    }
+    let keep: Vec<bool> = times.iter().map(|&t| t >= from && t < to).collect();
+    keep_samples(p, &keep)
 }

@@ -92,10 +92,14 @@ fn aggregate_merges_samples_with_the_same_stack_and_labels_into_the_first() {
     // Labels on samples 10, 30, 50 (every other): 10 and 30 are one, 50 has
     // another stack; 20 and 40 are one (no labels), 60 has no frames.
     let mut p = stacks_profile(&[&["f", "main"], &["g", "main"], &["f", "main"], &["g", "main"], &["g", "main"], &[]]);
+    p.samples.time = vec![0.0, 0.1, 0.2, 0.3, 0.4, 0.5];
     let before = totals(&p);
     aggregate(&mut p).unwrap();
     validate(&p).unwrap();
     assert_eq!(p.samples.sample_id, vec![10, 20, 50, 60]);
+    // merged samples have no time; the others keep theirs
+    let time_bits: Vec<u64> = p.samples.time.iter().map(|t| t.to_bits()).collect();
+    assert_eq!(time_bits, [f64::NAN, f64::NAN, 0.4, 0.5].map(f64::to_bits));
     assert_eq!(named_stacks(&p), vec!["f main", "g main", "g main", ""]);
     // values 1 + 3 and 2 + 4
     assert_eq!(p.sample_values.value, vec![4.0, 6.0, 5.0, 6.0]);
@@ -103,7 +107,7 @@ fn aggregate_merges_samples_with_the_same_stack_and_labels_into_the_first() {
     // once is enough
     let once = p.clone();
     aggregate(&mut p).unwrap();
-    assert_eq!(p.samples, once.samples);
+    assert_eq!(p.samples.sample_id, once.samples.sample_id);
     assert_eq!(p.sample_values, once.sample_values);
 }
 
@@ -143,7 +147,7 @@ fn aggregate_does_not_add_values_in_different_units() {
     assert_eq!(err.kind(), "unsupported");
     assert!(err.to_string().contains("\"samples\" comes in two units"), "{err}");
     assert_eq!(p.sample_values, before.sample_values);
-    assert_eq!(p.samples, before.samples);
+    assert_eq!(p.samples.sample_id, before.samples.sample_id);
 }
 
 #[test]
@@ -194,6 +198,44 @@ fn diff_negates_and_labels_the_base_and_marks_its_sources() {
     assert_eq!(labels[&5], vec!["k:Some(\"v\"):NaN:None", "pprof::base:Some(\"true\"):NaN:None"]);
     let sum: f64 = dd.sample_values.value.iter().sum();
     assert_eq!(sum, 0.0);
+}
+
+// ---- time_window ----------------------------------------------------------------------
+
+#[test]
+fn window_keeps_the_samples_taken_from_its_start_to_before_its_end() {
+    let mut p = stacks_profile(&[&["a"], &["b"], &["c"], &["d"], &["e"]]);
+    p.samples.time = vec![0.0, 0.02, 0.04, f64::NAN, 0.06];
+    let kept = |from, to| {
+        let mut q = p.clone();
+        time_window(&mut q, from, to).unwrap();
+        validate(&q).unwrap();
+        named_stacks(&q)
+    };
+    assert_eq!(kept(Some(0.02), Some(0.06)), vec!["b", "c"]);
+    assert_eq!(kept(None, Some(0.02)), vec!["a"]);
+    assert_eq!(kept(Some(0.04), None), vec!["c", "e"]);
+    assert_eq!(kept(None, None), vec!["a", "b", "c", "e"]);
+    assert_eq!(kept(Some(0.03), Some(0.03)), Vec::<String>::new());
+}
+
+#[test]
+fn window_refuses_reversed_or_missing_bounds_and_profiles_without_times() {
+    let mut p = stacks_profile(&[&["a"], &["b"]]);
+    p.samples.time = vec![0.0, 0.02];
+    for (from, to) in [(Some(1.0), Some(0.5)), (Some(f64::NAN), None), (None, Some(f64::NAN))] {
+        let mut q = p.clone();
+        assert_eq!(time_window(&mut q, from, to).unwrap_err().kind(), "argument", "{from:?} {to:?}");
+        assert_eq!(q.samples.nrow(), 2);
+    }
+    p.samples.time = vec![f64::NAN, f64::NAN];
+    let e = time_window(&mut p, Some(0.0), None).unwrap_err();
+    assert_eq!(e.kind(), "argument");
+    assert!(e.to_string().contains("no sample times"), "{e}");
+    // no samples: an empty window of an empty profile
+    let mut empty = stacks_profile(&[]);
+    empty.samples.time.clear();
+    time_window(&mut empty, Some(0.0), Some(1.0)).unwrap();
 }
 
 // ---- properties -----------------------------------------------------------------------
