@@ -9,7 +9,7 @@
 #'   its row), as [write_pprof()] merges them: values of a type are summed,
 #'   so the total of each type is unchanged; except gauges, the heap sizes of
 #'   Rprof's memory profiling (`small_vector_heap`, `large_vector_heap`,
-#'   `nodes_heap`: a level at each sample, whose sum means nothing), which
+#'   `node_heap`: a level at each sample, whose sum means nothing), which
 #'   keep their largest value. A merged sample's `time` is `NA`, as it was
 #'   taken at several times; a sample merged with no other keeps its time.
 #'   `go tool pprof -top` and `-traces` show the same before and after.
@@ -113,7 +113,7 @@ profile_window <- function(x, from = NULL, to = NULL) {
         from = from, to = to, call = call
       )
     }
-    times <- tables$samples$time
+    times <- tables$samples[["time"]]
     if (is.null(times) || (length(times) && all(is.na(times)))) {
       abort_argument(c(
         "{.arg x} has no sample times, so it can't be cut into a time window.",
