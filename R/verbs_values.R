@@ -37,15 +37,17 @@
 #' @param from,to `NULL` or a single number: the start (included) and end
 #'   (excluded) of the window, in seconds.
 #' @examples
+#' x <- read_rprof(system.file("samples/rprof/1.out", package = "profile"))
 #'
-#' # Values: milliseconds instead of samples, and one sample per stack
-#' x |> profile_scale(20) |> profile_summary(n = 3)
+#' # Values: milliseconds instead of samples (of 5 ms), one sample per stack
+#' x |> profile_scale(5) |> profile_summary(n = 3)
 #' nrow(x$samples)
 #' nrow(profile_aggregate(x)$samples)
 #'
 #' # What changed between two runs? (here: with and without the sorting)
 #' base <- profile_ignore(x, "^sort")
 #' profile_diff(x, base) |> profile_summary(n = 3)
+#' profile_diff(x, base) |> profile_flamegraph()
 #'
 #' # The first 0.2 seconds of the run
 #' profile_window(x, to = 0.2) |> profile_summary(n = 3)
