@@ -8,7 +8,11 @@
 #   R_LIBS=.rlib Rscript bench/verbs.R
 #
 # The patterns keep about half the samples (focus, ignore) or drop a tenth of
-# the frames (hide), or keep a few functions (show), as a user would.
+# the frames (hide), or keep a few functions (show), as a user would. scale
+# doubles every value; aggregate merges the samples of equal stacks; window
+# keeps the middle half of the run; diff subtracts the first half of the run
+# (its time includes that window: the result has 1.5 times the samples).
+# `half_time` is the median sample time of the profile being measured.
 # Both sizes run in this process, the 1e5 file first. The machine is shared,
 # and its load changes within a minute, so the operations are timed in turns
 # (validate_profile(), then each verb, 15 rounds) and a verb's ratio is the
@@ -17,12 +21,18 @@
 suppressPackageStartupMessages(library(profile))
 source(file.path("bench", "scale-inputs.R"))
 files <- scale_inputs(c(1e5, 1e6))
+half_time <- NA_real_
 
 verbs <- list(
   focus = function(x) profile_focus(x, "^time_round$"),
   ignore = function(x) profile_ignore(x, "^time_round$"),
   hide = function(x) profile_hide(x, "^(FUN|lapply)$"),
-  show = function(x) profile_show(x, "^(time_round|memory_round|spin|fib)$")
+  show = function(x) profile_show(x, "^(time_round|memory_round|spin|fib)$"),
+  scale = function(x) profile_scale(x, 2),
+  aggregate = function(x) profile_aggregate(x),
+  # a difference of the profile and its first half (twice the samples)
+  diff = function(x) profile_diff(x, profile_window(x, to = half_time)),
+  window = function(x) profile_window(x, from = half_time / 2, to = half_time * 1.5)
 )
 
 # Median time (ms), median ratio to validate_profile() in the same round,
@@ -30,6 +40,7 @@ verbs <- list(
 # `file` (validate_profile(): the input's size and samples).
 measure <- function(file, rounds = 15) {
   x <- read_rprof(file)
+  half_time <<- stats::median(x$samples$time)
   ops <- c(list(validate = function(x) invisible(validate_profile(x))), verbs)
   for (op in ops) op(x) # once, so that no round pays for a first use
   times <- matrix(NA_real_, rounds, length(ops), dimnames = list(NULL, names(ops)))
