@@ -143,7 +143,7 @@ test_that("diff equals go tool pprof -diff_base on two runs of a Go program", {
   skip_if_no_go()
   for (file in c("cpu.pb.gz", "heap.pb.gz")) {
     x_path <- sample_path("pprof", file)
-    base_path <- sample_path("pprof", "second-run", file)
+    base_path <- sample_path("pprof-second-run", file)
     d <- profile_diff(read_pprof(x_path), read_pprof(base_path))
     expect_silent(validate_profile(d))
     expect_go_agrees(x_path, write_pprof_tmp(d), paste0("-diff_base=", base_path), label = paste(file, "diff"), types = "all")

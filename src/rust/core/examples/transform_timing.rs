@@ -2,7 +2,7 @@
 // against validation of the same profile (for bench/README.md):
 // cargo run --release -p profile-core --example transform_timing FILE
 use profile_core::transform::{frames_in, keep_frames, keep_samples, samples_with_frame_in, EmptyStacks};
-use profile_core::transform::{FrameFilter, LocationSet, SampleFilter};
+use profile_core::transform::{aggregate, diff, scale_values, time_window, FrameFilter, LocationSet, SampleFilter};
 use profile_core::{rprof, Profile};
 use std::time::{Duration, Instant};
 
@@ -49,4 +49,13 @@ fn main() {
     let frames: Vec<bool> = frames_in(&p, &hide_set).into_iter().map(|m| !m).collect();
     report("keep_frames", time(&p, runs, |q| keep_frames(q, &frames, EmptyStacks::Drop).unwrap()));
     report("hide", time(&p, runs, |q| FrameFilter::Hide.apply(q, &hide).unwrap()));
+    report("scale", time(&p, runs, |q| scale_values(q, 2.0, None).unwrap()));
+    report("aggregate", time(&p, runs, |q| aggregate(q).unwrap()));
+    report("window (middle half)", time(&p, runs, |q| time_window(q, Some(0.25 * end(q)), Some(0.75 * end(q))).unwrap()));
+    report("diff (with itself)", time(&p, runs, |q| drop(diff(q.clone(), q.clone()).unwrap())));
+}
+
+/// The time of the last sample.
+fn end(p: &Profile) -> f64 {
+    p.samples.time.iter().copied().fold(0.0, f64::max)
 }

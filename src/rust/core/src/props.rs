@@ -8,7 +8,8 @@ use crate::testing;
 use crate::analysis::{key_totals, CallTree, StackInput, Stacks};
 use crate::combine::{combine, CombineOptions};
 use crate::transform::{
-    aggregate, diff, frames_cut_at_match, scale_values, Cut, FrameFilter, LocationSet, LocationTexts, SampleFilter,
+    aggregate, diff, frames_cut_at_match, scale_values, time_window, Cut, FrameFilter, LocationSet, LocationTexts,
+    SampleFilter,
 };
 use crate::{pprof, rprof, validate};
 use proptest::prelude::*;

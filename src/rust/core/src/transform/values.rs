@@ -120,40 +120,56 @@ pub fn aggregate(p: &mut Profile) -> Result<()> {
 /// leaves the profile as it was.
 fn merge_values(p: &mut Profile, first: &[usize], value_samples: &[usize]) -> Result<()> {
     let sv = &p.sample_values;
-    // The row of each (first sample, type): one of the first sample's rows, or
-    // one to be added after the last row, copied from a merged sample's row.
-    let mut row_of: FxHashMap<(usize, StrId), usize> = FxHashMap::default();
-    for (row, &s) in value_samples.iter().enumerate() {
-        if first[s] == s {
-            row_of.insert((s, sv.value_type[row]), row);
+    // Dense numbers for the types and for the groups (their first samples),
+    // so that the row of (group, type) is an index, not a hash lookup per row.
+    let (row_type, n_types) = dense_types(&sv.value_type);
+    let mut group = vec![NO_ROW; first.len()];
+    let mut n_groups = 0u32;
+    for (pos, &f) in first.iter().enumerate() {
+        if f == pos {
+            group[pos] = n_groups;
+            n_groups += 1;
         }
     }
+    let slots = (n_groups as usize)
+        .checked_mul(n_types)
+        .filter(|&n| n <= u32::MAX as usize)
+        .ok_or_else(|| ProfileError::limit("too many samples and sample types to aggregate"))?;
+    // The row of each (group, type): one of the first sample's rows, or one to
+    // be added after the last row, copied from a merged sample's row.
+    let mut row_of = vec![NO_ROW; slots];
+    let slot = |s: usize, row: usize| group[first[s]] as usize * n_types + row_type[row] as usize;
+    for (row, &s) in value_samples.iter().enumerate() {
+        if first[s] == s {
+            row_of[slot(s, row)] = row as u32;
+        }
+    }
+    let n_rows = sv.nrow();
     let mut added_from: Vec<usize> = Vec::new();
     let mut merged_into: Vec<(usize, usize)> = Vec::new();
     for (row, &s) in value_samples.iter().enumerate() {
-        let target = first[s];
-        if target == s {
+        if first[s] == s {
             continue;
         }
-        match row_of.get(&(target, sv.value_type[row])) {
-            Some(&into) => {
-                let unit_of_into = sv.unit.get(into).or_else(|| added_from.get(into - sv.nrow()).map(|&r| &sv.unit[r]));
-                if unit_of_into != Some(&sv.unit[row]) {
-                    return Err(ProfileError::unsupported(format!(
-                        "sample type \"{}\" comes in two units in samples of one stack (row {} of sample_values): \
-                         their values cannot be added up",
-                        p.str(sv.value_type[row]),
-                        row + 1
-                    )));
-                }
-                merged_into.push((row, into));
-            }
-            None => {
-                // Its first sample has no value of this type: it gets this one.
-                row_of.insert((target, sv.value_type[row]), sv.nrow() + added_from.len());
-                added_from.push(row);
-            }
+        let at = slot(s, row);
+        if row_of[at] == NO_ROW {
+            // Its first sample has no value of this type: it gets this one.
+            row_of[at] = u32::try_from(n_rows + added_from.len())
+                .map_err(|_| ProfileError::limit("too many sample values to aggregate"))?;
+            added_from.push(row);
+            continue;
         }
+        let into = row_of[at] as usize;
+        let unit_of_into = if into < n_rows { sv.unit[into] } else { sv.unit[added_from[into - n_rows]] };
+        if unit_of_into != sv.unit[row] {
+            return Err(ProfileError::unsupported(format!(
+                "sample type \"{}\" comes in two units in samples of one stack (row {} of sample_values): \
+                 their values cannot be added up",
+                p.str(sv.value_type[row]),
+                row + 1
+            )));
+        }
+        merged_into.push((row, into));
     }
     let gauges: FxHashSet<StrId> = GAUGE_TYPES.iter().filter_map(|g| p.strings.lookup(g)).collect();
     let sample_ids = &p.samples.sample_id;
@@ -174,6 +190,29 @@ fn merge_values(p: &mut Profile, first: &[usize], value_samples: &[usize]) -> Re
         }
     }
     Ok(())
+}
+
+/// No row (or no group) yet.
+const NO_ROW: u32 = u32::MAX;
+
+/// The number of each row's type among the distinct types (0, 1, ... in order
+/// of first sight), and how many there are.
+fn dense_types(types: &[StrId]) -> (Vec<u32>, usize) {
+    let mut number: FxHashMap<StrId, u32> = FxHashMap::default();
+    let mut last: Option<(StrId, u32)> = None;
+    let numbers = types
+        .iter()
+        .map(|&t| match last {
+            Some((id, n)) if id == t => n,
+            _ => {
+                let next = number.len() as u32;
+                let n = *number.entry(t).or_insert(next);
+                last = Some((t, n));
+                n
+            }
+        })
+        .collect();
+    (numbers, number.len())
 }
 
 /// The label that marks the samples of the base in a difference, as `go tool
