@@ -72,9 +72,10 @@ fn type_ids(p: &Profile, names: &[&str]) -> Result<FxHashSet<StrId>> {
 /// heap sizes of Rprof's memory profiling, a level at each sample), which
 /// keep the largest value. A type that only a later sample of a group has is
 /// added to the first sample. A merged sample's `time` is NA (it was taken at
-/// several times); a sample merged with no other keeps its time. The result has the same total of each summable
-/// type. A type in two units within one group (samples of one stack) is an
-/// error of kind `unsupported`: such values cannot be added.
+/// several times); a sample merged with no other keeps its time. The result
+/// has the same total of each summable type. A type in two units within one
+/// group (samples of one stack) is an error of kind `unsupported`: such
+/// values cannot be added.
 pub fn aggregate(p: &mut Profile) -> Result<()> {
     let rows = SampleRows::new(p)?;
     let locations = IdIndex::try_first_rows(&p.locations.location_id)?;
