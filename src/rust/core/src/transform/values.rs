@@ -123,7 +123,8 @@ fn merge_values(p: &mut Profile, first: &[usize], value_samples: &[usize]) -> Re
     let sv = &p.sample_values;
     // Dense numbers for the types and for the groups (their first samples),
     // so that the row of (group, type) is an index, not a hash lookup per row.
-    let (row_type, n_types) = dense_types(&sv.value_type);
+    let (row_type, distinct_types) = dense_types(&sv.value_type);
+    let n_types = distinct_types.len();
     let mut group = vec![NO_ROW; first.len()];
     let mut n_groups = 0u32;
     for (pos, &f) in first.iter().enumerate() {
@@ -145,9 +146,9 @@ fn merge_values(p: &mut Profile, first: &[usize], value_samples: &[usize]) -> Re
             row_of[slot(s, row)] = row as u32;
         }
     }
+    // First pass: where each merged row goes, and the errors (nothing changes).
     let n_rows = sv.nrow();
     let mut added_from: Vec<usize> = Vec::new();
-    let mut merged_into: Vec<(usize, usize)> = Vec::new();
     for (row, &s) in value_samples.iter().enumerate() {
         if first[s] == s {
             continue;
@@ -170,9 +171,11 @@ fn merge_values(p: &mut Profile, first: &[usize], value_samples: &[usize]) -> Re
                 row + 1
             )));
         }
-        merged_into.push((row, into));
     }
     let gauges: FxHashSet<StrId> = GAUGE_TYPES.iter().filter_map(|g| p.strings.lookup(g)).collect();
+    let is_gauge: Vec<bool> = distinct_types.iter().map(|t| gauges.contains(t)).collect();
+    // Second pass: the added rows (copies), then every other merged row's
+    // value added to (or, for a gauge, compared with) its group's row.
     let sample_ids = &p.samples.sample_id;
     let sv = &mut p.sample_values;
     sv.reserve(added_from.len());
@@ -182,9 +185,16 @@ fn merge_values(p: &mut Profile, first: &[usize], value_samples: &[usize]) -> Re
         sv.unit.push(sv.unit[row]);
         sv.value.push(sv.value[row]);
     }
-    for (row, into) in merged_into {
+    for (row, &s) in value_samples.iter().enumerate() {
+        if first[s] == s {
+            continue;
+        }
+        let into = row_of[slot(s, row)] as usize;
+        if into >= n_rows && added_from[into - n_rows] == row {
+            continue;
+        }
         let value = sv.value[row];
-        if gauges.contains(&sv.value_type[row]) {
+        if is_gauge[row_type[row] as usize] {
             sv.value[into] = sv.value[into].max(value);
         } else {
             sv.value[into] += value;
@@ -197,23 +207,26 @@ fn merge_values(p: &mut Profile, first: &[usize], value_samples: &[usize]) -> Re
 const NO_ROW: u32 = u32::MAX;
 
 /// The number of each row's type among the distinct types (0, 1, ... in order
-/// of first sight), and how many there are.
-fn dense_types(types: &[StrId]) -> (Vec<u32>, usize) {
+/// of first sight), and the distinct types in that order.
+fn dense_types(types: &[StrId]) -> (Vec<u32>, Vec<StrId>) {
     let mut number: FxHashMap<StrId, u32> = FxHashMap::default();
+    let mut distinct: Vec<StrId> = Vec::new();
     let mut last: Option<(StrId, u32)> = None;
     let numbers = types
         .iter()
         .map(|&t| match last {
             Some((id, n)) if id == t => n,
             _ => {
-                let next = number.len() as u32;
-                let n = *number.entry(t).or_insert(next);
+                let n = *number.entry(t).or_insert_with(|| {
+                    distinct.push(t);
+                    distinct.len() as u32 - 1
+                });
                 last = Some((t, n));
                 n
             }
         })
         .collect();
-    (numbers, number.len())
+    (numbers, distinct)
 }
 
 /// The label that marks the samples of the base in a difference, as `go tool
