@@ -8,7 +8,10 @@
 #   R_LIBS=.rlib Rscript bench/verbs.R
 #
 # The patterns keep about half the samples (focus, ignore) or drop a tenth of
-# the frames (hide), or keep a few functions (show), as a user would. scale
+# the frames (hide), or keep a few functions (show), as a user would;
+# show_from and prune_from cut the stacks at lapply; Rprof files have no
+# labels, so filter_labels measures the pass over the samples that keeps them
+# all; select_types keeps two of the six types of a memory profile. scale
 # doubles every value; aggregate merges the samples of equal stacks; window
 # keeps the middle half of the run; diff subtracts the first half of the run
 # (its time includes that window: the result has 1.5 times the samples).
@@ -28,9 +31,15 @@ verbs <- list(
   ignore = function(x) profile_ignore(x, "^time_round$"),
   hide = function(x) profile_hide(x, "^(FUN|lapply)$"),
   show = function(x) profile_show(x, "^(time_round|memory_round|spin|fib)$"),
+  show_from = function(x) profile_show_from(x, "^lapply$"),
+  prune_from = function(x) profile_prune_from(x, "^lapply$"),
+  filter_labels = function(x) {
+    suppressWarnings(profile_filter_labels(x, ignore = "source=nothing"), classes = "profile_warning_no_match")
+  },
+  select_types = function(x) profile_select_types(x, c("samples", "alloc_size")),
   scale = function(x) profile_scale(x, 2),
   aggregate = function(x) profile_aggregate(x),
-  # a difference of the profile and its first half (twice the samples)
+  # a difference of the profile and its first half (1.5 times the samples)
   diff = function(x) profile_diff(x, profile_window(x, to = half_time)),
   window = function(x) profile_window(x, from = half_time / 2, to = half_time * 1.5)
 )

@@ -44,7 +44,7 @@ pub(super) fn stacks_profile(stacks: &[&[&str]]) -> Profile {
 }
 
 /// The flags of the locations whose function has one of `names`.
-fn matching(p: &Profile, names: &[&str]) -> Vec<bool> {
+pub(super) fn matching(p: &Profile, names: &[&str]) -> Vec<bool> {
     (0..p.locations.nrow())
         .map(|r| {
             let f = p.functions.function_id.iter().position(|&f| f == p.locations.function_id[r]);
