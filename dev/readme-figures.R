@@ -12,19 +12,6 @@ grDevices::png("man/figures/README-flamegraph.png", width = 1000, height = 500, 
 profile_flamegraph(x)
 grDevices::dev.off()
 
-# `x` minus `base` as profile_diff() makes it: the base's samples with negated
-# values and its sources marked in `sources$diff_base`.
-diff_of <- function(x, base) {
-  if (exists("profile_diff", asNamespace("profile"))) {
-    return(getExportedValue("profile", "profile_diff")(x, base))
-  }
-  negated <- dm::dm_get_tables(base, keyed = FALSE)
-  negated$sample_values$value <- -negated$sample_values$value
-  combined <- dm::dm_get_tables(combine_profiles(x, do.call(new_profile_v2, negated)), keyed = FALSE)
-  combined$sources$diff_base <- combined$sources$source_id > max(dm::dm_get_tables(x)$sources$source_id)
-  do.call(new_profile_v2, combined)
-}
-
 # The samples of `x` at positions `keep`.
 samples_at <- function(x, keep) {
   tables <- dm::dm_get_tables(x, keyed = FALSE)
@@ -56,7 +43,7 @@ screenshot(heap, "man/figures/README-view-heap.png", list(list(hover = "main.all
 # the second half of line.out's samples against the first half
 n <- nrow(dm::dm_get_tables(x)$samples)
 half <- n %/% 2
-later <- diff_of(samples_at(x, (half + 1):n), samples_at(x, seq_len(half)))
+later <- profile_diff(samples_at(x, (half + 1):n), samples_at(x, seq_len(half)))
 screenshot(later, "man/figures/README-view-diff.png", list(list(hover = "copy.modify")),
   title = "line.out: second half against first half"
 )

@@ -77,21 +77,6 @@ subset_samples <- function(x, keep) {
   do.call(new_profile_v2, tables)
 }
 
-# `x` minus `base` as profile_diff() makes it: the base's samples with negated
-# values, its sources marked in `sources$diff_base`.
-hand_diff <- function(x, base) {
-  negated <- dm::dm_get_tables(base, keyed = FALSE)
-  negated$sample_values$value <- -negated$sample_values$value
-  negated$samples$time <- NULL
-  plain <- dm::dm_get_tables(x, keyed = FALSE)
-  plain$samples$time <- NULL
-  combined <- combine_profiles(do.call(new_profile_v2, plain), do.call(new_profile_v2, negated))
-  tables <- dm::dm_get_tables(combined, keyed = FALSE)
-  n_x <- nrow(dm::dm_get_tables(x)$sources)
-  tables$sources$diff_base <- seq_len(nrow(tables$sources)) > n_x
-  do.call(new_profile_v2, tables)
-}
-
 # ---- the browser ------------------------------------------------------------
 
 browser_test_dir <- function() {

@@ -102,7 +102,7 @@ test_that("a Go heap profile opens at go tool pprof's sample type", {
 test_that("a diff profile shows growth and shrinkage in two colours", {
   skip_if_no_browser()
   x <- read_rprof(rprof_sample("line.out"))
-  d <- hand_diff(subset_samples(x, 161:320), subset_samples(x, 1:160))
+  d <- profile_diff(subset_samples(x, 161:320), subset_samples(x, 1:160))
   result <- run_browser_job(list(command = "view", html = view_file(d), actions = list(list(hover = "spin"))))
   expect_clean_load(result)
   frames <- view_frames(result$states[1, ])
@@ -156,7 +156,7 @@ test_that("speedscope files validate against speedscope's schema and open in its
     if (grepl("\\.out$", f)) suppressWarnings(read_rprof(f)) else read_pprof(f)
   })
   x <- read_rprof(rprof_sample("line.out"))
-  profiles <- c(profiles, list(hand_diff(subset_samples(x, 161:320), subset_samples(x, 1:160))))
+  profiles <- c(profiles, list(profile_diff(subset_samples(x, 161:320), subset_samples(x, 1:160))))
   written <- file.path(dir, sprintf("%02d.speedscope.json", seq_along(profiles)))
   for (i in seq_along(profiles)) write_speedscope(profiles[[i]], written[[i]])
   result <- run_browser_job(list(

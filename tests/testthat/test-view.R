@@ -115,7 +115,7 @@ test_that("samples with a time come as runs of equal stacks, in time order", {
 
 test_that("a diff profile keeps both sides: the profile's values and the base's", {
   x <- read_rprof(rprof_sample("line.out"))
-  d <- hand_diff(subset_samples(x, 161:320), subset_samples(x, 1:160))
+  d <- profile_diff(subset_samples(x, 161:320), subset_samples(x, 1:160))
   payload <- write_view(d)
   expect_true(payload$diff)
   tree <- view_tree(payload)
@@ -235,7 +235,7 @@ test_that("write_speedscope(): frames with file and line, samples in time order"
 
 test_that("write_speedscope(): a diff's base is written with its own values", {
   x <- read_rprof(rprof_sample("line.out"))
-  d <- hand_diff(subset_samples(x, 101:320), subset_samples(x, 1:100))
+  d <- profile_diff(subset_samples(x, 101:320), subset_samples(x, 1:100))
   path <- withr::local_tempfile(fileext = ".json")
   write_speedscope(d, path)
   file <- read_speedscope(path)
