@@ -141,7 +141,7 @@ write_rprof <- function(x, path) {
       v2_tables_from_v1(x, repeat_rows = FALSE)
     } else {
       # what R must check; the writer in Rust checks the content rules
-      check_v2_tables(x)
+      check_v2_tables(profile_for_writing(x))
     }
     rust_value(
       ffi_rprof_write(bundle_from_tables(tables), native_path(path)),
