@@ -212,12 +212,15 @@ db_create_tables <- function(con, tables) {
         DBI::dbAppendTable(con, "meta", data.frame(key = "version", value = "2.0"))
       }
     } else if (!is.null(tables[[t]])) {
-      have <- DBI::dbListFields(con, t)
-      for (col in setdiff(names(tables[[t]]), have)) {
+      wanted <- tables[[t]]
+      if (t %in% db_ordered_tables) {
+        wanted$position <- rep(NA_integer_, nrow(wanted))
+      }
+      for (col in setdiff(names(wanted), DBI::dbListFields(con, t))) {
         DBI::dbExecute(con, sprintf(
           "ALTER TABLE %s ADD COLUMN %s %s",
           DBI::dbQuoteIdentifier(con, t), DBI::dbQuoteIdentifier(con, col),
-          DBI::dbDataType(con, tables[[t]][[col]])
+          DBI::dbDataType(con, wanted[[col]])
         ))
       }
     }
@@ -234,6 +237,9 @@ db_create_table_sql <- function(con, t) {
   columns <- vapply(seq_along(spec$name), function(j) {
     paste(q(spec$name[[j]]), DBI::dbDataType(con, prototypes[[spec$col_type[[j]]]]))
   }, character(1))
+  if (t %in% db_ordered_tables) {
+    columns <- c(columns, paste(q("position"), DBI::dbDataType(con, integer())))
+  }
   pk <- schema$primary_keys
   fk <- schema$foreign_keys
   constraints <- c(
@@ -282,6 +288,9 @@ db_insert_profile <- function(con, tables, merge) {
   tables <- db_renumbered(tables, list(locations = function(id) locations$ids[id]), skip = "locations")
   first_source <- new_ids$sources(1L)
   tables$meta <- db_new_meta(con, tables$meta, first_source)
+  for (t in intersect(db_ordered_tables, names(tables))) {
+    tables[[t]]$position <- as.integer(largest(t, "position") + seq_len(nrow(tables[[t]])))
+  }
   for (t in db_table_order()) {
     if (!is.null(tables[[t]]) && nrow(tables[[t]])) {
       db_insert_rows(con, t, tables[[t]])

@@ -45,7 +45,7 @@ profile_parts <- function(x, call = rlang::caller_env()) {
 
 # The distinct (type, unit) pairs of sample_values, in order of first appearance.
 value_types <- function(values) {
-  if (is_lazy_table(values)) {
+  if (is_db_table(values)) {
     return(db_value_types(values))
   }
   pairs <- rust_value(ffi_profile_value_types(as.character(values$type), as.character(values$unit)),
@@ -144,7 +144,7 @@ stack_input <- function(parts, type, location_key, n_keys) {
 
 # Self and total value per frame key (see stack_input()) and the grand total.
 frame_key_totals <- function(parts, type, location_key, n_keys, call = rlang::caller_env()) {
-  if (is_lazy_table(parts$values)) {
+  if (is_db_table(parts$values)) {
     return(db_key_totals(parts, type, location_key, n_keys, call = call))
   }
   input <- stack_input(parts, type, location_key, n_keys)
