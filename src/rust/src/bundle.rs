@@ -15,7 +15,7 @@ use crate::rapi::{code_vector, dbl_vector, double_values, int_vector, integer_va
 use crate::text::{self, intern_strings};
 use extendr_api::prelude::*;
 use profile_core::memory::with_capacity_advised;
-use profile_core::model::{ColMut, ColumnId, EXTENSION_TABLES, NA_INT};
+use profile_core::model::{ColMut, ColRef, ColumnId, EXTENSION_TABLES, NA_INT};
 use profile_core::rprof::CompactRead;
 use profile_core::{Profile, ProfileError, StrId, StringPool};
 
@@ -50,7 +50,7 @@ fn bundle(mut p: Profile, mut given: Vec<(ColumnId, Robj)>, compact: bool) -> Ro
     let names: Vec<&'static str> = p.tables().iter().map(|(name, _)| *name).collect();
     let mut tables = Vec::new();
     for &name in &names {
-        let compact_forms = if compact { table_compact_columns(&p, name) } else { Vec::new() };
+        let compact_forms = if compact { table_compact_columns(&p, name, &given) } else { Vec::new() };
         let mut col_names = Vec::new();
         let mut col_values = Vec::new();
         let cols = p.table_mut(name).unwrap_or_default();
@@ -74,13 +74,24 @@ fn bundle(mut p: Profile, mut given: Vec<(ColumnId, Robj)>, compact: bool) -> Ro
     named_list(vec!["strings", "tables"], vec![strings, named_list(names, tables)])
 }
 
-/// The compact form of each column of `table` in `p` that has one.
-fn table_compact_columns(p: &Profile, table: &str) -> Vec<Option<Robj>> {
-    p.tables()
-        .into_iter()
-        .find(|(n, _)| *n == table)
-        .map(|(_, cols)| compact_columns(table, &cols, &p.strings))
-        .unwrap_or_default()
+/// The compact form of each column of `table` in `p` that has one, except the
+/// columns `given` already (they are not looked at again: an empty column has
+/// no compact form).
+fn table_compact_columns(p: &Profile, table: &str, given: &[(ColumnId, Robj)]) -> Vec<Option<Robj>> {
+    let Some((_, mut cols)) = p.tables().into_iter().find(|(n, _)| *n == table) else {
+        return Vec::new();
+    };
+    for (name, col) in &mut cols {
+        if given.iter().any(|(id, _)| id.is(table, name)) {
+            *col = match col {
+                ColRef::Int(_) => ColRef::Int(&[]),
+                ColRef::Lgl(_) => ColRef::Lgl(&[]),
+                ColRef::Dbl(_) => ColRef::Dbl(&[]),
+                ColRef::Chr(_) => ColRef::Chr(&[]),
+            };
+        }
+    }
+    compact_columns(table, &cols, &p.strings)
 }
 
 /// A column as an ordinary R vector; the column's memory is freed.
