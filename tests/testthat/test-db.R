@@ -336,3 +336,20 @@ test_that("summaries in the database refuse NA values and repeated types as in m
   expect_error(profile_summary(copied), "two values of the chosen type", class = "profile_error_invalid")
   expect_error(validate_profile(copied), "must be unique", class = "profile_error_invalid")
 })
+
+test_that("the verbs take a database-backed profile (read into memory) and agree with the profile in memory", {
+  con <- local_sqlite()
+  db <- do.call(profile_db_append, c(list(con), profiles))
+  verbs <- list(profile_focus = "fib", profile_ignore = "runtime\\.", profile_hide = "^runtime\\.", profile_show = "main")
+  for (verb in names(verbs)) {
+    from_db <- get(verb)(db, verbs[[verb]])
+    in_memory <- get(verb)(combined, verbs[[verb]])
+    expect_false(is_db_profile(from_db))
+    for (type in c("samples", "cpu")) {
+      expect_identical(profile_summary(from_db, type = type, n = Inf), profile_summary(in_memory, type = type, n = Inf), info = verb)
+    }
+  }
+  # narrowed to one run in the database first
+  one_run <- profile_focus(dm::dm_filter(db, sources = source_id == 1L), "fib")
+  expect_identical(profile_summary(one_run, n = Inf), profile_summary(profile_focus(profiles[[1]], "fib"), n = Inf))
+})
