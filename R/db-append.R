@@ -81,9 +81,13 @@
 #' (such as [profile_focus()]) and [combine_profiles()] read the whole profile
 #' into memory; filter it with [dm::dm_filter()] first to read a part.
 #'
-#' The SQL is written with dbplyr and runs on SQLite, DuckDB and PostgreSQL
-#' (the package is tested on all three); grouping stacks uses `group_concat()`
-#' in SQLite and `string_agg()` elsewhere.
+#' The SQL is plain SQL written by the package over the queries of the `dm`'s
+#' tables (so a `dm` filtered with [dm::dm_filter()] is summarised as
+#' filtered), and runs on SQLite and PostgreSQL (the package is tested on both)
+#' and on DuckDB (tested where the duckdb package is installed); grouping
+#' stacks uses `group_concat()` in SQLite and `string_agg()` elsewhere. A
+#' profile copied with [dm::copy_dm_to()] or opened with [dm::dm_from_con()]
+#' is taken as well (its tables need not have keys in the database).
 #'
 #' @param con A DBI connection ([DBI::dbConnect()]).
 #' @param x,... Profiles: v2 profiles (`dm` objects, in memory or in a
