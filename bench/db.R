@@ -24,6 +24,8 @@ input <- scale_inputs(1e4)
 run <- read_rprof(input)
 samples_per_run <- nrow(run$samples)
 
+big <- function(n) format(n, big.mark = " ", scientific = FALSE)
+
 peak_resident_mb <- function() {
   status <- readLines("/proc/self/status")
   as.numeric(gsub("[^0-9]", "", grep("^VmHWM", status, value = TRUE))) / 1024
@@ -96,14 +98,15 @@ bench_backend <- function(backend) {
   last <- median(seconds[seq.int(count - tenth + 1L, count)])
   cat(sprintf("append: median of the first %d %.3f s, of the last %d %.3f s (ratio %.2f); all %.0f s\n",
     tenth, first, tenth, last, last / first, sum(seconds)))
+  by_tenth <- tapply(seconds, ceiling(seq_len(count) / (count / 10)), stats::median)
+  cat("append: median seconds of each tenth of the appends:", sprintf("%.2f", by_tenth), "\n")
 
   profile <- profile_db(db$con)
   counts <- vapply(c("samples", "sample_values", "sample_locations"), function(t) {
     as.numeric(DBI::dbGetQuery(db$con, paste("SELECT COUNT(*) AS n FROM", t))$n)
   }, numeric(1))
   cat(sprintf("database: %s rows in samples, %s in sample_values, %s in sample_locations; %.0f MB\n",
-    format(counts[[1]], big.mark = " "), format(counts[[2]], big.mark = " "),
-    format(counts[[3]], big.mark = " "), db$size() / 2^20))
+    big(counts[[1]]), big(counts[[2]]), big(counts[[3]]), db$size() / 2^20))
   # what collecting the per-sample tables would take in R: 4 bytes an integer
   # column, 8 a double; type and unit are shared strings (8 bytes a pointer)
   collected_mb <- (counts[["samples"]] * 8 + counts[["sample_values"]] * (4 + 8 + 8 + 8) +
