@@ -102,7 +102,7 @@
 #'   the rows one of class `profile_error_io` whose parent is the database's
 #'   error (see [profile_error]).
 #' @export
-#' @examplesIf requireNamespace("RSQLite", quietly = TRUE)
+#' @examplesIf requireNamespace("RSQLite", quietly = TRUE) && requireNamespace("dbplyr", quietly = TRUE)
 #' con <- DBI::dbConnect(RSQLite::SQLite(), ":memory:")
 #' files <- system.file("samples/rprof", c("1.out", "gc.out", "line.out"), package = "profile")
 #' for (f in files) db <- profile_db_append(con, read_rprof(f))
