@@ -340,10 +340,19 @@ test_that("summaries in the database refuse NA values and repeated types as in m
 test_that("the verbs take a database-backed profile (read into memory) and agree with the profile in memory", {
   con <- local_sqlite()
   db <- do.call(profile_db_append, c(list(con), profiles))
-  verbs <- list(profile_focus = "fib", profile_ignore = "runtime\\.", profile_hide = "^runtime\\.", profile_show = "main")
+  verbs <- list(
+    focus = function(x) profile_focus(x, "fib"),
+    ignore = function(x) profile_ignore(x, "runtime\\."),
+    hide = function(x) profile_hide(x, "^runtime\\."),
+    show = function(x) profile_show(x, "main"),
+    show_from = function(x) profile_show_from(x, "^main\\."),
+    prune_from = function(x) profile_prune_from(x, "^runtime\\."),
+    filter_labels = function(x) profile_filter_labels(x, focus = "worker=hash|text"),
+    select_types = function(x) profile_select_types(x, c("samples", "cpu"))
+  )
   for (verb in names(verbs)) {
-    from_db <- get(verb)(db, verbs[[verb]])
-    in_memory <- get(verb)(combined, verbs[[verb]])
+    from_db <- verbs[[verb]](db)
+    in_memory <- verbs[[verb]](combined)
     expect_false(is_db_profile(from_db))
     for (type in c("samples", "cpu")) {
       expect_identical(profile_summary(from_db, type = type, n = Inf), profile_summary(in_memory, type = type, n = Inf), info = verb)
