@@ -348,7 +348,12 @@ test_that("the verbs take a database-backed profile (read into memory) and agree
     show_from = function(x) profile_show_from(x, "^main\\."),
     prune_from = function(x) profile_prune_from(x, "^runtime\\."),
     filter_labels = function(x) profile_filter_labels(x, focus = "worker=hash|text"),
-    select_types = function(x) profile_select_types(x, c("samples", "cpu"))
+    select_types = function(x) profile_select_types(x, c("samples", "cpu")),
+    scale = function(x) profile_scale(x, 3),
+    aggregate = function(x) profile_aggregate(x),
+    window = function(x) profile_window(x, from = 0.01, to = 0.5),
+    diff = function(x) profile_diff(x, profiles[[1]]),
+    diff_base = function(x) profile_diff(profiles[[2]], x)
   )
   for (verb in names(verbs)) {
     from_db <- verbs[[verb]](db)
