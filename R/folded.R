@@ -45,6 +45,7 @@ write_folded <- function(x, path, type = NULL) {
     path <- check_file_path(path)
     parts <- profile_parts(x)
     sample_type <- choose_sample_type(parts, type)
+    parts <- stacks_in_memory(parts, sample_type$type)
     keys <- keys_by_name(location_frames(parts))
     input <- stack_input(parts, sample_type$type, keys$key, length(keys$labels))
     rust_value(

@@ -194,7 +194,7 @@ write_pprof <- function(x, path) {
       aggregate <- FALSE
     } else {
       # what R must check; the writer in Rust checks the content rules
-      tables <- check_v2_tables(x)
+      tables <- check_v2_tables(profile_for_writing(x))
       aggregate <- TRUE
     }
     rust_value(

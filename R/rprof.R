@@ -149,6 +149,11 @@ read_rprof <- function(path, ..., version = "2.0", source_uri = path,
 write_rprof <- function(x, path) {
   with_profile_errors("invalid", "Can't write {.arg x} as the Rprof file {.file {path}}.", path = path, {
     path <- check_file_path(path)
+    if (is_db_profile(x)) {
+      # one segment per source: written a few sources at a time
+      write_by_sources(x, path, write_rprof)
+      return(invisible(x))
+    }
     tables <- if (inherits(x, "profile_data")) {
       # One sample per v1 row with its count: the writer repeats the line `value`
       # times (one line per tick) without `value` rows in memory.

@@ -60,12 +60,24 @@ fn ffi_profile_schema() -> Robj {
         required_tables = profile_core::model::REQUIRED_TABLES.to_vec(),
         columns = column_list,
         primary_keys = list!(table = pks_t, column = pks_c),
+        not_na = column_list_of(schema::NOT_NA),
+        positive = column_list_of(schema::POSITIVE),
+        non_negative = column_list_of(schema::NON_NEGATIVE),
         foreign_keys = list!(table = fk_t, column = fk_c, ref_table = fk_rt, ref_column = fk_rc),
         gauge_types = schema::GAUGE_TYPES.to_vec(),
         source_types = schema::SOURCE_TYPES.to_vec(),
         limits = limits()
     )
     .into()
+}
+
+/// `(table, column)` pairs as `list(table = chr, column = chr)`: the columns
+/// that have one of the content rules, for the checks that R runs as SQL in a
+/// database (`R/db.R`).
+fn column_list_of(columns: &[(&str, &str)]) -> Robj {
+    let tables: Vec<&str> = columns.iter().map(|(t, _)| *t).collect();
+    let names: Vec<&str> = columns.iter().map(|(_, c)| *c).collect();
+    list!(table = tables, column = names).into()
 }
 
 /// The core's limits that the R side applies or documents (sizes in bytes, as
