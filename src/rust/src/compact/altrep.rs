@@ -7,7 +7,7 @@ use super::shape::Runs;
 use crate::rapi::{int_vector, r_safe};
 use extendr_api::prelude::*;
 use extendr_api::{GetSexp, SEXP};
-use profile_core::{StrId, StringPool};
+use profile_core::{ProfileError, StrId, StringPool};
 use std::os::raw::c_int;
 
 #[allow(improper_ctypes)] // SEXP is a pointer to an opaque struct, as in extendr-ffi
@@ -25,17 +25,17 @@ extern "C" {
 pub struct RunsData(Robj);
 
 impl RunsData {
-    pub fn new(runs: &Runs) -> RunsData {
+    pub fn new(runs: &Runs) -> Result<RunsData, ProfileError> {
         let values: Robj = match &runs.values {
-            Some(v) => int_vector(v),
+            Some(v) => int_vector(v)?,
             None => ().into(),
         };
         let ends: Robj = match &runs.ends {
-            Some(e) => int_vector(e),
+            Some(e) => int_vector(e)?,
             None => ().into(),
         };
         let shape = Doubles::from_values([runs.n_runs as f64, runs.each as f64, runs.length as f64]);
-        RunsData(List::from_values([values, ends, shape.into()]).into())
+        Ok(RunsData(List::from_values([values, ends, shape.into()]).into()))
     }
 
     /// The `runs` column: each row holds its run's value.

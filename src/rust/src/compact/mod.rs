@@ -21,9 +21,10 @@ pub mod shape;
 
 use altrep::{cycle_vector, RunsData};
 use extendr_api::prelude::*;
+use profile_core::budget::Budget;
 use profile_core::model::{ColRef, ColumnId, SampleLabels, SampleLocations, SampleValues, Samples};
 use profile_core::rprof::{CompactColumn, SampleShape};
-use profile_core::{Profile, StrId, StringPool};
+use profile_core::{Profile, ProfileError, StrId, StringPool};
 use shape::{counts_within, cycles, find_runs, is_one_to_n, runs_of_lengths, Runs};
 
 /// The columns that hold a table's runs, which its `run_seq` and `cycle`
@@ -38,7 +39,11 @@ const RUNS_COLUMNS: [ColumnId; 4] = [
 /// The compact form of each column of `table` (`None`: send the column as it
 /// is). Integer columns that are 1..n are compact in every table; the runs,
 /// and what follows them, are looked for where the long tables have them.
-pub fn compact_columns(table: &str, cols: &[(&str, ColRef<'_>)], pool: &StringPool) -> Vec<Option<Robj>> {
+pub fn compact_columns(
+    table: &str,
+    cols: &[(&str, ColRef<'_>)],
+    pool: &StringPool,
+) -> Result<Vec<Option<Robj>>, ProfileError> {
     let runs_column = RUNS_COLUMNS.iter().find(|c| c.table == table).map(|c| c.column);
     let mut shared: Option<(Runs, RunsData)> = None;
     let mut out: Vec<Option<Robj>> = vec![None; cols.len()];
@@ -52,13 +57,13 @@ pub fn compact_columns(table: &str, cols: &[(&str, ColRef<'_>)], pool: &StringPo
             None
         };
         let Some(runs) = runs else { continue };
-        let data = RunsData::new(&runs);
+        let data = RunsData::new(&runs)?;
         *slot = data.runs_vector();
         if Some(*name) == runs_column && slot.is_some() {
             shared = Some((runs, data));
         }
     }
-    let Some((runs, data)) = shared else { return out };
+    let Some((runs, data)) = shared else { return Ok(out) };
     for (slot, (name, col)) in out.iter_mut().zip(cols) {
         match col {
             ColRef::Int(depths) if SampleLocations::depth.is(table, name) && counts_within(depths, &runs) => {
@@ -73,25 +78,29 @@ pub fn compact_columns(table: &str, cols: &[(&str, ColRef<'_>)], pool: &StringPo
             _ => {}
         }
     }
-    out
+    Ok(out)
 }
 
 /// The compact columns of a compact read (see [`CompactColumn`]), made from the
 /// samples' shape with the rules [`compact_columns`] applies to written columns;
-/// a column without a compact form is written into `p` from the shape, to be
-/// sent as it is.
-pub fn columns_from_shape(shape: &SampleShape, p: &mut Profile) -> Vec<(ColumnId, Robj)> {
+/// a column without a compact form is written into `p` from the shape (charged
+/// to `budget`), to be sent as it is.
+pub fn columns_from_shape(
+    shape: &SampleShape,
+    p: &mut Profile,
+    budget: &Budget,
+) -> Result<Vec<(ColumnId, Robj)>, ProfileError> {
     let mut out: Vec<(CompactColumn, Robj)> = Vec::new();
     let stack_lens = shape.stack_lens().iter().map(|&len| len as usize);
     if let Some(runs) = runs_of_lengths(stack_lens) {
-        let data = RunsData::new(&runs);
+        let data = RunsData::new(&runs)?;
         if let Some(ids) = data.runs_vector() {
             out.push((CompactColumn::LocationSampleId, ids));
             out.extend(data.run_seq_vector().map(|depth| (CompactColumn::Depth, depth)));
         }
     }
     if let Some(runs) = runs_of_lengths(shape.value_rows_per_sample()) {
-        if let Some(ids) = RunsData::new(&runs).runs_vector() {
+        if let Some(ids) = RunsData::new(&runs)?.runs_vector() {
             out.push((CompactColumn::ValueSampleId, ids));
             // One pattern of types for every sample, as `cycles()` asks.
             if let Some(rows) = shape.equal_value_rows().filter(|_| shape.n_samples() >= 2) {
@@ -105,10 +114,10 @@ pub fn columns_from_shape(shape: &SampleShape, p: &mut Profile) -> Vec<(ColumnId
     }
     for column in CompactColumn::ALL {
         if !out.iter().any(|(c, _)| *c == column) {
-            shape.expand(column, p);
+            shape.expand(column, p, budget)?;
         }
     }
-    out.into_iter().map(|(column, v)| (column.id(), v)).collect()
+    Ok(out.into_iter().map(|(column, v)| (column.id(), v)).collect())
 }
 
 extendr_module! {

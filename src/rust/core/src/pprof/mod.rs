@@ -14,6 +14,7 @@ mod write;
 pub use read::{profile_from_message, profile_from_message_with_limits, MAX_FRAMES_PER_BYTE, MIN_MAX_FRAMES};
 pub use write::{message_from_profile, WriteOptions, MAX_VALUES};
 
+use crate::budget::Budget;
 use crate::error::{ProfileError, Result};
 use crate::input::{self, Limits};
 use crate::model::Profile;
@@ -42,6 +43,12 @@ pub fn parse_hex_address(s: &str) -> Option<u64> {
 
 /// Reads the bytes of a pprof file (gzip-compressed or plain) as a v2 profile.
 pub fn read_bytes(bytes: &[u8], source_uri: Option<&str>, limits: &Limits) -> Result<Profile> {
+    read_bytes_within(bytes, source_uri, &Budget::new(*limits))
+}
+
+/// [`read_bytes`] under a memory budget.
+pub fn read_bytes_within(bytes: &[u8], source_uri: Option<&str>, budget: &Budget) -> Result<Profile> {
+    let limits = budget.limits();
     let data = input::decompress(bytes, limits)?;
     if data.is_empty() {
         return Err(ProfileError::format(None, "the file is empty (no pprof data)"));
@@ -73,10 +80,10 @@ pub fn read_bytes(bytes: &[u8], source_uri: Option<&str>, limits: &Limits) -> Re
     })
 }
 
-/// Reads a pprof file as a v2 profile. Files larger than the decompression limit
-/// are refused before they are read.
-pub fn read_file(path: &Path, source_uri: Option<&str>, limits: &Limits) -> Result<Profile> {
-    read_bytes(&input::read_file(path, limits)?, source_uri, limits)
+/// Reads a pprof file as a v2 profile under a memory budget. Files larger than
+/// the decompression limit are refused before they are read.
+pub fn read_file(path: &Path, source_uri: Option<&str>, budget: &Budget) -> Result<Profile> {
+    read_bytes_within(&input::read_file(path, budget)?, source_uri, budget)
 }
 
 /// The profile as an uncompressed pprof protobuf message.

@@ -35,7 +35,8 @@ mod write;
 mod tests;
 
 pub use read::{
-    parse, parse_compact, parse_owned_compact, parse_with_limits, CompactColumn, CompactRead, Parsed, SampleShape,
+    parse, parse_compact, parse_owned_compact, parse_with_limits, CompactColumn, CompactRead, Parsed, RprofContent,
+    SampleShape,
 };
 #[doc(hidden)]
 pub use read::{parse_in_chunks, parse_owned_compact_in_chunks};

@@ -14,6 +14,8 @@
 //! written.
 
 use super::{Ids, Parsed};
+use crate::budget::Budget;
+use crate::error::Result;
 use crate::model::{ColumnId, Profile, SampleLocations, SampleValues, StrId};
 use crate::rprof::MEMORY_TYPES;
 
@@ -61,16 +63,26 @@ impl CompactColumn {
 }
 
 impl SampleShape {
-    pub(super) fn new(ids: &Ids, expected_samples: usize) -> Self {
+    pub(super) fn new(ids: &Ids, expected_samples: usize, budget: &Budget) -> Result<Self> {
         let mut types = [(ids.samples, ids.count); 1 + MEMORY_TYPES.len()];
         for (slot, &memory_type) in types.iter_mut().skip(1).zip(&ids.memory) {
             *slot = memory_type;
         }
-        SampleShape {
-            stack_lens: Vec::with_capacity(expected_samples),
-            memory: Vec::with_capacity(expected_samples),
-            types,
-        }
+        let mut shape = SampleShape { stack_lens: Vec::new(), memory: Vec::new(), types };
+        shape.make_room_for(expected_samples, budget)?;
+        Ok(shape)
+    }
+
+    /// Room for `samples` more samples, charged to `budget`.
+    fn make_room_for(&mut self, samples: usize, budget: &Budget) -> Result<()> {
+        let what = || "the samples".to_string();
+        budget.room(&mut self.stack_lens, samples, what)?;
+        budget.room(&mut self.memory, samples, what)
+    }
+
+    /// Room for the next sample (see [`push`](Self::push)).
+    pub(super) fn make_room(&mut self, budget: &Budget) -> Result<()> {
+        self.make_room_for(1, budget)
     }
 
     /// Adds the next sample.
@@ -125,41 +137,49 @@ impl SampleShape {
         self.value_rows_per_sample().sum()
     }
 
-    /// `sample_locations$depth`: 1, 2, ... along each stack.
-    fn depths(&self) -> Vec<i32> {
-        let mut out = Vec::with_capacity(self.location_rows());
+    /// `sample_locations$depth`: 1, 2, ... along each stack, into `out`
+    /// (empty, with room for all).
+    fn depths(&self, mut out: Vec<i32>) -> Vec<i32> {
         for &len in &self.stack_lens {
             out.extend((1..=i32::MAX).take(len as usize));
         }
         out
     }
 
-    fn string_column(&self, pick: impl Fn(&(StrId, StrId)) -> StrId) -> Vec<StrId> {
-        let mut out = Vec::with_capacity(self.values_rows());
+    fn string_column(&self, mut out: Vec<StrId>, pick: impl Fn(&(StrId, StrId)) -> StrId) -> Vec<StrId> {
         for rows in self.value_rows_per_sample() {
             out.extend(self.value_types(rows).iter().map(&pick));
         }
         out
     }
 
-    /// Writes `column` of `p` from the shape.
-    pub fn expand(&self, column: CompactColumn, p: &mut Profile) {
+    /// Writes `column` of `p` from the shape, its memory charged to `budget`.
+    pub fn expand(&self, column: CompactColumn, p: &mut Profile, budget: &Budget) -> Result<()> {
+        let rows = match column {
+            CompactColumn::LocationSampleId | CompactColumn::Depth => self.location_rows(),
+            _ => self.values_rows(),
+        };
+        let what = || "the columns of the samples".to_string();
         let (sl, v) = (&mut p.sample_locations, &mut p.sample_values);
         match column {
             CompactColumn::LocationSampleId => {
-                sl.sample_id = sample_ids(self.stack_lens.iter().map(|&n| n as usize), self.location_rows())
+                let out = budget.vec_with_capacity(rows, what)?;
+                sl.sample_id = sample_ids(self.stack_lens.iter().map(|&n| n as usize), out)
             }
-            CompactColumn::Depth => sl.depth = self.depths(),
-            CompactColumn::ValueSampleId => v.sample_id = sample_ids(self.value_rows_per_sample(), self.values_rows()),
-            CompactColumn::ValueType => v.value_type = self.string_column(|&(t, _)| t),
-            CompactColumn::ValueUnit => v.unit = self.string_column(|&(_, u)| u),
+            CompactColumn::Depth => sl.depth = self.depths(budget.vec_with_capacity(rows, what)?),
+            CompactColumn::ValueSampleId => {
+                v.sample_id = sample_ids(self.value_rows_per_sample(), budget.vec_with_capacity(rows, what)?)
+            }
+            CompactColumn::ValueType => v.value_type = self.string_column(budget.vec_with_capacity(rows, what)?, |&(t, _)| t),
+            CompactColumn::ValueUnit => v.unit = self.string_column(budget.vec_with_capacity(rows, what)?, |&(_, u)| u),
         }
+        Ok(())
     }
 }
 
-/// Each sample's id (1, 2, ...) repeated over its `rows`, `total` in all.
-fn sample_ids(rows: impl Iterator<Item = usize>, total: usize) -> Vec<i32> {
-    let mut out = Vec::with_capacity(total);
+/// Each sample's id (1, 2, ...) repeated over its `rows`, into `out` (empty,
+/// with room for all).
+fn sample_ids(rows: impl Iterator<Item = usize>, mut out: Vec<i32>) -> Vec<i32> {
     for (id, rows) in (1..=i32::MAX).zip(rows) {
         out.extend(std::iter::repeat_n(id, rows));
     }
@@ -175,12 +195,12 @@ pub struct CompactRead {
 }
 
 impl CompactRead {
-    /// The whole read, every column written.
-    pub fn expand(self) -> Parsed {
+    /// The whole read, every column written (charged to `budget`).
+    pub fn expand(self, budget: &Budget) -> Result<Parsed> {
         let CompactRead { mut parsed, shape } = self;
         for column in CompactColumn::ALL {
-            shape.expand(column, &mut parsed.profile);
+            shape.expand(column, &mut parsed.profile, budget)?;
         }
-        parsed
+        Ok(parsed)
     }
 }
