@@ -73,11 +73,12 @@ read_folded <- function(path, type = "samples", unit = "count", source_uri = pat
     }
     source_uri <- check_source_uri(source_uri)
     max_size <- check_max_size(max_size)
+    max_memory <- default_max_memory()
     check_readable_file(path)
     bundle <- rust_value(
       ffi_profile_read_folded(
         native_path(path), as_valid_utf8(type), as_valid_utf8(unit), source_uri, max_size,
-        compact_columns_option()
+        max_memory, compact_columns_option()
       ),
       "Can't read folded stacks from {.file {path}}.",
       path = path

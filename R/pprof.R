@@ -125,9 +125,10 @@ read_pprof <- function(path, ..., version = "2.0", source_uri = path,
     version <- check_version_arg(version)
     source_uri <- check_source_uri(source_uri)
     max_size <- check_max_size(max_size)
+    max_memory <- default_max_memory()
     check_readable_file(path)
     bundle <- rust_value(
-      ffi_pprof_read(native_path(path), source_uri, max_size, compact_columns_option()),
+      ffi_pprof_read(native_path(path), source_uri, max_size, max_memory, compact_columns_option()),
       "Can't read the pprof file {.file {path}}.",
       path = path
     )

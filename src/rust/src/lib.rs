@@ -70,9 +70,11 @@ fn ffi_profile_schema() -> Robj {
 /// The core's limits that the R side applies or documents (sizes in bytes, as
 /// doubles: R integers stop at 2^31 - 1).
 fn limits() -> Robj {
-    use profile_core::{input, pprof};
+    use profile_core::{budget, input, pprof};
     list!(
         max_size = input::DEFAULT_MAX_BYTES as f64,
+        max_memory = budget::DEFAULT_MAX_MEMORY as f64,
+        sniff_bytes = input::SNIFF_BYTES as f64,
         eager_min_bytes = input::EAGER_MIN_BYTES as f64,
         eager_ratio = input::EAGER_RATIO as f64,
         max_stack_depth = input::DEFAULT_MAX_STACK_DEPTH as f64,

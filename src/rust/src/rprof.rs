@@ -68,6 +68,41 @@ fn ffi_rprof_read(
     })
 }
 
+/// A check of the data of an Rprof file that R decompresses (bzip2, xz), piece
+/// by piece, as inflation checks a gzip file's (see `input::take_piece`).
+struct RprofStream {
+    budget: Budget,
+    content: RprofContent,
+    total: u64,
+}
+
+/// A new check of decompressed Rprof data (an external pointer for
+/// `ffi_rprof_stream_take()`), under the limits `max_size` and `max_memory`.
+/// @noRd
+#[extendr]
+fn ffi_rprof_stream_start(max_size: Robj, max_memory: Robj) -> Robj {
+    envelope(|| {
+        let stream = RprofStream { budget: Budget::new(limits(&max_size, &max_memory)?), content: RprofContent::new(), total: 0 };
+        Ok(ExternalPtr::new(stream).into())
+    })
+}
+
+/// Checks `piece`, the next bytes of the data (a raw vector): an error if the
+/// data are not an Rprof file or need more memory than the limit.
+/// @noRd
+#[extendr]
+fn ffi_rprof_stream_take(state: Robj, piece: Robj) -> Robj {
+    envelope(|| {
+        let not_a_stream = |_| ProfileError::argument("`state` must come from ffi_rprof_stream_start()");
+        let mut ptr = ExternalPtr::<RprofStream>::try_from(&state).map_err(not_a_stream)?;
+        let RprofStream { budget, content, total } = ptr.try_addr_mut().map_err(not_a_stream)?;
+        let piece = piece.as_raw_slice().ok_or_else(|| ProfileError::argument("`piece` must be a raw vector"))?;
+        *total += piece.len() as u64;
+        input::take_piece(budget, content, piece, *total, 0)?;
+        Ok(Robj::from(true))
+    })
+}
+
 /// Validates a bundle and writes it as an Rprof file, atomically.
 /// @noRd
 #[extendr]
@@ -98,6 +133,8 @@ fn ffi_rprof_legacy_merge_order(xinds: Robj) -> Robj {
 extendr_module! {
     mod rprof;
     fn ffi_rprof_read;
+    fn ffi_rprof_stream_start;
+    fn ffi_rprof_stream_take;
     fn ffi_rprof_write;
     fn ffi_rprof_legacy_merge_order;
 }

@@ -218,6 +218,23 @@ pub fn decompress_owned(bytes: Vec<u8>, budget: &Budget, content: &mut impl Cont
     }
 }
 
+/// Shows `piece`, the next piece of decompressed data (which have `total`
+/// bytes with it), to `content` and checks the limits: the size limit, the
+/// content's verdict, the memory the content says a read needs, of which
+/// `kept` bytes are charged to `budget` already. Returns where the data may
+/// end (see [`Content::take`]). What inflation does with each piece, and what a
+/// caller that decompresses by other means (R, for bzip2 and xz) asks of each.
+pub fn take_piece(budget: &Budget, content: &mut impl Content, piece: &[u8], total: u64, kept: u64) -> Result<Option<u64>> {
+    let cap = budget.limits().max_decompressed_bytes;
+    if total > cap {
+        return Err(bomb(cap));
+    }
+    let stop = content.take(piece)?;
+    let more = content.least_memory().saturating_sub(kept);
+    budget.check(more, || format!("{} so far", content.counted()))?;
+    Ok(stop)
+}
+
 /// The inflation of one gzip stream (see [`decompress_content`]).
 struct Inflation<'a> {
     compressed: &'a [u8],
@@ -263,17 +280,8 @@ impl<'a> Inflation<'a> {
         }
     }
 
-    /// Shows the `piece` just inflated (the data have `total` bytes now) to
-    /// `content` and checks the limits; `kept` bytes of the data are charged to
-    /// the budget already. Returns where the data may end (see [`Content::take`]).
     fn take(&self, content: &mut impl Content, piece: &[u8], total: u64, kept: u64) -> Result<Option<u64>> {
-        if total > self.cap {
-            return Err(bomb(self.cap));
-        }
-        let stop = content.take(piece)?;
-        let more = content.least_memory().saturating_sub(kept);
-        self.budget.check(more, || format!("{} so far", content.counted()))?;
-        Ok(stop)
+        take_piece(self.budget, content, piece, total, kept)
     }
 
     /// Inflates, keeping the data until they pass `eager` bytes, then counting
