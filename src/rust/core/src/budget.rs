@@ -55,6 +55,8 @@ pub struct Budget {
     cap: u64,
     cap_by: Cap,
     used: AtomicU64,
+    /// The most that was charged at once.
+    peak: AtomicU64,
 }
 
 impl Default for Budget {
@@ -71,9 +73,13 @@ impl Budget {
         let reserve = ADDRESS_SPACE_RESERVE + threads * ADDRESS_SPACE_PER_THREAD;
         let left = crate::memory::address_space_left().map(|left| left.saturating_sub(reserve));
         match left {
-            Some(left) if left < limits.max_memory => Budget { limits, cap: left, cap_by: Cap::AddressSpace, used: AtomicU64::new(0) },
-            _ => Budget { limits, cap: limits.max_memory, cap_by: Cap::Option, used: AtomicU64::new(0) },
+            Some(left) if left < limits.max_memory => Budget::capped(limits, left, Cap::AddressSpace),
+            _ => Budget::capped(limits, limits.max_memory, Cap::Option),
         }
+    }
+
+    fn capped(limits: Limits, cap: u64, cap_by: Cap) -> Budget {
+        Budget { limits, cap, cap_by, used: AtomicU64::new(0), peak: AtomicU64::new(0) }
     }
 
     /// The read's other limits.
@@ -86,6 +92,12 @@ impl Budget {
         self.used.load(Ordering::Relaxed)
     }
 
+    /// The most that was charged at once: the estimate of the read's peak
+    /// memory.
+    pub fn peak(&self) -> u64 {
+        self.peak.load(Ordering::Relaxed)
+    }
+
     /// Bytes that may still be charged.
     pub fn available(&self) -> u64 {
         self.cap.saturating_sub(self.used())
@@ -96,7 +108,10 @@ impl Budget {
     pub fn charge(&self, bytes: u64, what: impl FnOnce() -> String) -> Result<()> {
         let fits = |used: u64| Some(used.saturating_add(bytes)).filter(|&total| total <= self.cap);
         match self.used.fetch_update(Ordering::Relaxed, Ordering::Relaxed, fits) {
-            Ok(_) => Ok(()),
+            Ok(before) => {
+                self.peak.fetch_max(before + bytes, Ordering::Relaxed);
+                Ok(())
+            }
             Err(used) => Err(self.refusal(used.saturating_add(bytes), &what())),
         }
     }
@@ -250,7 +265,9 @@ mod tests {
     fn charges_add_up_to_the_cap_and_a_refused_charge_leaves_nothing() {
         let b = budget_of(1000);
         b.charge(600, || "a".into()).unwrap();
-        b.charge(400, || "b".into()).unwrap();
+        b.release(100);
+        b.charge(500, || "b".into()).unwrap();
+        assert_eq!(b.peak(), 1000);
         let e = b.charge(1, || "the third".into()).unwrap_err();
         assert_eq!(e.kind(), "limit");
         let text = e.to_string();

@@ -412,14 +412,7 @@ fn read_some(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use flate2::write::GzEncoder;
-    use std::io::Write;
-
-    fn gz(data: &[u8]) -> Vec<u8> {
-        let mut e = GzEncoder::new(Vec::new(), flate2::Compression::default());
-        e.write_all(data).unwrap();
-        e.finish().unwrap()
-    }
+    use crate::testing::gzip as gz;
 
     #[test]
     fn plain_bytes_pass_through() {
@@ -652,5 +645,26 @@ mod tests {
         let budget = Budget::default();
         let out = decompress_content(&g, &budget, &mut AnyContent::default()).unwrap();
         assert_eq!((out.len(), budget.used()), (data.len(), data.len() as u64));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(crate::testing::config(300))]
+
+        /// Data gzip-compressed as members cut anywhere inflate to the data,
+        /// and the content sees each byte once, in order.
+        #[test]
+        fn members_cut_anywhere_inflate_to_the_data(
+            data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..5000),
+            cuts in crate::testing::cuts(),
+        ) {
+            let g: Vec<u8> = crate::testing::pieces(&data, &cuts).into_iter().flat_map(gz).collect();
+            let mut probe = Probe::default();
+            let out = inflate(&g, Limits::default(), &mut probe);
+            if data.is_empty() && g.is_empty() {
+                return Ok(());
+            }
+            proptest::prop_assert_eq!(out.unwrap(), data.clone());
+            proptest::prop_assert_eq!(probe.seen, data);
+        }
     }
 }

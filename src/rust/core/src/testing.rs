@@ -170,3 +170,25 @@ pub fn damaged_file(files: &'static [Vec<u8>]) -> impl Strategy<Value = Vec<u8>>
     (0..files.len(), 0..files.len(), prop::collection::vec(edit(), 1..8))
         .prop_map(move |(f, d, edits)| damaged(files[f].clone(), &edits, &files[d]))
 }
+
+/// Cut positions for [`pieces`]: a few, anywhere.
+pub fn cuts() -> impl Strategy<Value = Vec<prop::sample::Index>> {
+    prop::collection::vec(any::<prop::sample::Index>(), 0..16)
+}
+
+/// `data` cut at `cuts` (taken modulo the length, in any order) into pieces
+/// that join to `data`, some of them empty.
+pub fn pieces<'a>(data: &'a [u8], cuts: &[prop::sample::Index]) -> Vec<&'a [u8]> {
+    let mut at: Vec<usize> = cuts.iter().map(|i| i.index(data.len() + 1)).collect();
+    at.extend([0, data.len()]);
+    at.sort_unstable();
+    at.windows(2).map(|w| &data[w[0]..w[1]]).collect()
+}
+
+/// `data` gzip-compressed.
+pub fn gzip(data: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}

@@ -62,6 +62,14 @@ const fn element_bytes(field: usize) -> u64 {
 /// What the allocator takes for a heap block beyond its bytes.
 const ALLOCATION_BYTES: u64 = 16;
 
+/// Vectors a decoder fills element by element hold at most twice their
+/// elements (they double when full).
+const GROWTH: u64 = 2;
+
+/// Bytes of a decoded number (a location id, a value; a nested message's
+/// share of its vector is no more, see [`PprofContent::decode_memory`]).
+const NUMBER_BYTES: u64 = 8;
+
 /// Where the walk is in the top-level fields.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum At {
@@ -99,12 +107,18 @@ pub struct PprofContent {
     first_known: Option<u64>,
     /// Where the walk stopped at a defect (the key of its field).
     stopped_at: Option<u64>,
-    /// Per field number of `Profile`: how many times it occurs, and the bytes
-    /// of its contents (length-delimited occurrences).
+    /// Per field number of `Profile`: how many times it occurs, the bytes of
+    /// its contents (length-delimited occurrences), and the varints that end
+    /// in them (the bytes below 0x80: every varint ends with one).
     occurrences: [u64; KNOWN_FIELDS],
     content_bytes: [u64; KNOWN_FIELDS],
+    varint_ends: [u64; KNOWN_FIELDS],
     /// String table entries that are not empty (each a heap block).
     nonempty_strings: u64,
+    /// The bytes string table entries claim (their lengths), which a read
+    /// that goes on needs: the data run to their end, or they are cut off
+    /// (and refused).
+    claimed_string_bytes: u64,
     /// The first bytes, to name what the data are when they are not pprof.
     head: Vec<u8>,
 }
@@ -126,26 +140,30 @@ impl PprofContent {
             stopped_at: None,
             occurrences: [0; KNOWN_FIELDS],
             content_bytes: [0; KNOWN_FIELDS],
+            varint_ends: [0; KNOWN_FIELDS],
             nonempty_strings: 0,
+            claimed_string_bytes: 0,
             head: Vec::new(),
         }
     }
 
     /// The memory that decoding the message walked so far takes, at most: the
-    /// decoded elements (`proto.rs`) with the heap blocks of their repeated
-    /// fields, which hold at most 8 bytes (a number, or a nested message's
-    /// share) per byte of their encoding.
+    /// decoded elements (`proto.rs`) in vectors with room for twice as many,
+    /// and the repeated fields of samples (location ids, values, labels) and
+    /// locations (lines), in blocks of their own. Each number of those is a
+    /// varint that ends in the field's content, and so are the two or more
+    /// varints of a label or line (key, length, fields), which takes no
+    /// more than 8 bytes per varint.
     pub fn decode_memory(&self) -> u64 {
         let mut total = self.strings_memory();
         for field in [SAMPLE_TYPE, SAMPLE, MAPPING, LOCATION, FUNCTION, COMMENT] {
-            let n = self.occurrences[field];
-            total = total.saturating_add(n.saturating_mul(element_bytes(field)));
+            let elements = self.occurrences[field].saturating_mul(element_bytes(field));
+            total = total.saturating_add(elements.saturating_mul(GROWTH));
         }
-        // Repeated fields inside samples (location ids, values, labels) and
-        // locations (lines): a block each, at most 8 bytes per byte.
         for field in [SAMPLE, LOCATION] {
             let blocks = self.occurrences[field].saturating_mul(3 * ALLOCATION_BYTES);
-            total = total.saturating_add(blocks).saturating_add(self.content_bytes[field].saturating_mul(8));
+            let numbers = self.varint_ends[field].saturating_mul(NUMBER_BYTES * GROWTH);
+            total = total.saturating_add(blocks).saturating_add(numbers);
         }
         total
     }
@@ -158,10 +176,12 @@ impl PprofContent {
             .saturating_add(self.nonempty_strings.saturating_mul(ALLOCATION_BYTES))
     }
 
-    /// Decoding needs at least the elements and the string table; the data
-    /// themselves are held while they are decoded.
+    /// Decoding needs at least the elements and the string table, with the
+    /// bytes its entries claim; the data themselves are held while they are
+    /// decoded.
     fn least_decode_memory(&self) -> u64 {
-        let mut total = self.strings_memory();
+        let claimed = self.claimed_string_bytes.saturating_sub(self.content_bytes[STRING_TABLE]);
+        let mut total = self.strings_memory().saturating_add(claimed);
         for field in [SAMPLE_TYPE, SAMPLE, MAPPING, LOCATION, FUNCTION, COMMENT] {
             total = total.saturating_add(self.occurrences[field].saturating_mul(element_bytes(field)));
         }
@@ -216,6 +236,7 @@ impl PprofContent {
         let field = usize::try_from(field).ok().filter(|&i| i < KNOWN_FIELDS);
         if field == Some(STRING_TABLE) && len > 0 {
             self.nonempty_strings += 1;
+            self.claimed_string_bytes = self.claimed_string_bytes.saturating_add(len);
         }
         Ok(if len == 0 { At::Key } else { At::Content { field, left: len } })
     }
@@ -232,9 +253,10 @@ impl PprofContent {
                     // Skip what the piece holds of the content; only bytes
                     // that are there count (a length may run past the end).
                     let take = left.min((piece.len() - pos) as u64);
+                    let content = piece.get(pos..pos + take as usize).unwrap_or_default();
                     pos += take as usize;
-                    if let Some(bytes) = field.and_then(|i| self.content_bytes.get_mut(i)) {
-                        *bytes += take;
+                    if let Some(i) = field {
+                        self.count_content(i, content);
                     }
                     self.at = if take == left { At::Key } else { At::Content { field, left: left - take } };
                     continue;
@@ -269,6 +291,18 @@ impl PprofContent {
             pos += 1;
         }
         Ok(None)
+    }
+
+    /// Counts `content`, bytes of the content of an occurrence of `field`.
+    fn count_content(&mut self, field: usize, content: &[u8]) {
+        if let Some(bytes) = self.content_bytes.get_mut(field) {
+            *bytes += content.len() as u64;
+        }
+        if matches!(field, SAMPLE | LOCATION) {
+            if let Some(ends) = self.varint_ends.get_mut(field) {
+                *ends += content.iter().filter(|&&b| b < 0x80).count() as u64;
+            }
+        }
     }
 
     /// Stops the walk at a defect of the field whose key is at `key_at`.
@@ -323,5 +357,140 @@ impl Content for PprofContent {
     fn whole(&mut self, data: &[u8]) -> Result<()> {
         self.streaming = false;
         self.take(data).map(|_| ())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pprof::proto;
+    use crate::testing::{self, cuts, damaged_file, pieces, pprof_messages};
+    use prost::Message;
+    use proptest::prelude::*;
+
+    fn content() -> PprofContent {
+        PprofContent::new(&Limits::default())
+    }
+
+    /// What a content shown `pieces` says: its error, where it stopped, its counts.
+    fn streamed(pieces: &[&[u8]]) -> String {
+        let mut c = content();
+        let mut stop = None;
+        for piece in pieces {
+            match c.take(piece) {
+                Err(e) => return format!("error {e:?}"),
+                Ok(s) => stop = stop.or(s),
+            }
+        }
+        format!("stop {stop:?}, {} {} {} {:?} {:?} {:?}", c.least_memory(), c.decode_memory(), c.counted(), c.occurrences, c.content_bytes, c.varint_ends)
+    }
+
+    fn vec_bytes<T>(v: &Vec<T>) -> u64 {
+        (v.capacity() * std::mem::size_of::<T>()) as u64
+    }
+
+    /// The memory of a decoded message: its vectors' capacities.
+    fn decoded_bytes(m: &proto::Profile) -> u64 {
+        let samples: u64 = m.sample.iter().map(|s| vec_bytes(&s.location_id) + vec_bytes(&s.value) + vec_bytes(&s.label)).sum();
+        let strings: u64 = m.string_table.iter().map(vec_bytes).sum();
+        let lines: u64 = m.location.iter().map(|l| vec_bytes(&l.line)).sum();
+        vec_bytes(&m.sample_type)
+            + vec_bytes(&m.sample)
+            + vec_bytes(&m.mapping)
+            + vec_bytes(&m.location)
+            + vec_bytes(&m.function)
+            + vec_bytes(&m.string_table)
+            + vec_bytes(&m.comment)
+            + samples
+            + strings
+            + lines
+    }
+
+    proptest! {
+        #![proptest_config(testing::config(2000))]
+
+        /// The verdict, the counts and where inflation may stop do not depend on
+        /// how the data are cut.
+        #[test]
+        fn pieces_do_not_matter(data in damaged_file(pprof_messages()), cuts in cuts()) {
+            prop_assert_eq!(streamed(&pieces(&data, &cuts)), streamed(&[&data]));
+        }
+
+        /// A message that decodes: the elements counted are its elements, and
+        /// decoding took no more memory than counted.
+        #[test]
+        fn decoded_messages_take_what_was_counted(data in damaged_file(pprof_messages())) {
+            let mut c = content();
+            if c.whole(&data).is_ok() {
+                if let Ok(m) = proto::Profile::decode(&data[..]) {
+                    prop_assert_eq!(c.occurrences[STRING_TABLE], m.string_table.len() as u64);
+                    prop_assert_eq!(c.occurrences[SAMPLE], m.sample.len() as u64);
+                    prop_assert_eq!(c.occurrences[LOCATION], m.location.len() as u64);
+                    prop_assert!(decoded_bytes(&m) <= c.decode_memory(), "{} > {}", decoded_bytes(&m), c.decode_memory());
+                    prop_assert!(c.least_memory() <= c.offset + c.decode_memory());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn real_messages_are_counted_as_they_decode() {
+        for data in pprof_messages() {
+            let mut c = content();
+            c.whole(data).unwrap();
+            let m = proto::Profile::decode(&data[..]).unwrap();
+            assert_eq!(c.occurrences[SAMPLE], m.sample.len() as u64);
+            assert_eq!(c.occurrences[FUNCTION], m.function.len() as u64);
+            assert_eq!(c.occurrences[MAPPING], m.mapping.len() as u64);
+            assert_eq!(c.content_bytes[STRING_TABLE], m.string_table.iter().map(|s| s.len() as u64).sum::<u64>());
+            assert!(decoded_bytes(&m) <= c.decode_memory());
+        }
+    }
+
+    /// Unknown fields (field 0 here) before the first field of `Profile`: read
+    /// as Go reads them within the first 64 KiB, refused past that.
+    #[test]
+    fn a_message_must_show_a_profile_field_early() {
+        let real = &pprof_messages()[0];
+        for (zeros, refused) in [(SNIFF_BYTES - 2, false), (SNIFF_BYTES, true)] {
+            let mut data = vec![0u8; zeros];
+            data.extend_from_slice(real);
+            let whole = content().whole(&data);
+            assert_eq!(whole.is_err(), refused, "{zeros} zero bytes first");
+            assert_eq!(streamed(&[&data[..100], &data[100..]]).starts_with("error"), refused);
+        }
+        let e = content().whole(&[0u8; SNIFF_BYTES]).unwrap_err();
+        assert!(e.to_string().contains("not a pprof protobuf file: it starts with a zero byte"), "{e}");
+    }
+
+    #[test]
+    fn a_field_claiming_more_than_the_size_limit_is_refused_while_streaming() {
+        // The string table (field 6) claiming 2^40 bytes, after a valid start.
+        let mut data = pprof_messages()[0].clone();
+        let at = data.len() as u64;
+        data.extend_from_slice(&[0x32, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20]);
+        let e = content().take(&data).unwrap_err();
+        assert_eq!(e.kind(), "limit");
+        assert!(e.to_string().contains(&format!("byte offset {at}: field 6 claims 1099511627776 bytes")), "{e}");
+        // All of the data known: the decoder says it runs past their end.
+        content().whole(&data).unwrap();
+        // A claim within the limits counts for the memory a read needs.
+        let mut c = content();
+        c.take(&[0x32, 0x80, 0x80, 0x80, 0x80, 0x08, b'a']).unwrap();
+        assert!(c.least_memory() > 2 << 30);
+    }
+
+    #[test]
+    fn inflation_may_stop_soon_after_a_defect() {
+        let mut data = pprof_messages()[0].clone();
+        let at = data.len() as u64;
+        data.push(0x0f); // field 1, wire type 7: no such type
+        data.extend(vec![b'x'; 1000]);
+        assert_eq!(content().take(&data).unwrap(), Some(at + DEFECT_CONTEXT_BYTES));
+        // A varint of 11 bytes.
+        let mut data = pprof_messages()[0].clone();
+        data.push(0x08);
+        data.extend([0xff; 11]);
+        assert_eq!(content().take(&data).unwrap(), Some(at + DEFECT_CONTEXT_BYTES));
     }
 }

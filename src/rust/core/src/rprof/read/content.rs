@@ -1,7 +1,7 @@
 //! An Rprof file as it is inflated (see [`crate::input::Content`]): refused
 //! from its first line when that is not a header, at its first NUL byte, and
-//! as soon as the lines counted so far need more memory than the budget
-//! allows, before the rest is inflated.
+//! as soon as the lines and frames counted so far need more memory than the
+//! budget allows, before the rest is inflated.
 
 use super::{header_line, nul_byte_at, without_bom, expected_lines_of};
 use crate::error::Result;
@@ -13,6 +13,11 @@ use memchr::memchr;
 /// pass reserves more, see `Reader::new`).
 const LEAST_BYTES_PER_LINE: u64 = super::parallel::RECORD_BYTES;
 
+/// Bytes per frame of a sample: its location id in `sample_locations`. A frame
+/// is a name in quotes; quotes inside names (`x[["a"]]`) are rare enough for
+/// half the quotes to count the frames.
+const BYTES_PER_FRAME: u64 = std::mem::size_of::<i32>() as u64;
+
 /// What is known of an Rprof file while it is inflated.
 #[derive(Debug, Default)]
 pub struct RprofContent {
@@ -22,6 +27,7 @@ pub struct RprofContent {
     sniffed: bool,
     bytes: u64,
     line_ends: u64,
+    quotes: u64,
 }
 
 impl RprofContent {
@@ -71,6 +77,7 @@ impl Content for RprofContent {
             }
         }
         self.line_ends += memchr::memchr_iter(b'\n', piece).count() as u64;
+        self.quotes += memchr::memchr_iter(b'"', piece).count() as u64;
         self.bytes += piece.len() as u64;
         Ok(None)
     }
@@ -78,16 +85,122 @@ impl Content for RprofContent {
     fn least_memory(&self) -> u64 {
         let len = usize::try_from(self.bytes).unwrap_or(usize::MAX);
         let lines = expected_lines_of(usize::try_from(self.line_ends).unwrap_or(usize::MAX), len) as u64;
-        self.bytes.saturating_add(lines.saturating_mul(LEAST_BYTES_PER_LINE))
+        let frames = self.quotes / 2;
+        // The records live through the read; the text is freed before the
+        // frames are written (see `parallel::parse_owned`).
+        let text_or_frames = self.bytes.max(frames.saturating_mul(BYTES_PER_FRAME));
+        lines.saturating_mul(LEAST_BYTES_PER_LINE).saturating_add(text_or_frames)
     }
 
     fn counted(&self) -> String {
-        format!("{} bytes of Rprof text in {} lines", self.bytes, self.line_ends.saturating_add(1))
+        format!(
+            "{} bytes of Rprof text in {} lines, with about {} frames",
+            self.bytes,
+            self.line_ends.saturating_add(1),
+            self.quotes / 2
+        )
     }
 
     /// The parser checks plain data itself (header, NUL bytes) and charges the
     /// budget as it reads: nothing to do before.
     fn whole(&mut self, _data: &[u8]) -> Result<()> {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::budget::Budget;
+    use crate::input::{decompress_owned, Limits};
+    use crate::rprof::{parse, parse_owned_compact};
+    use crate::testing::{self, cuts, damaged_file, gzip, pieces, rprof_files};
+    use proptest::prelude::*;
+
+    /// What a content made of `data` shown in `pieces`: its error, or its counts.
+    fn streamed(pieces: &[&[u8]]) -> String {
+        let mut content = RprofContent::new();
+        for piece in pieces {
+            if let Err(e) = content.take(piece) {
+                return format!("error {e:?}");
+            }
+        }
+        format!("{} bytes need {}: {}", content.bytes, content.least_memory(), content.counted())
+    }
+
+    proptest! {
+        #![proptest_config(testing::config(2000))]
+
+        /// The verdict and the counts do not depend on how the data are cut.
+        #[test]
+        fn pieces_do_not_matter(data in damaged_file(rprof_files()), cuts in cuts()) {
+            prop_assert_eq!(streamed(&pieces(&data, &cuts)), streamed(&[&data]));
+        }
+
+        #[test]
+        fn pieces_of_random_bytes_do_not_matter(data in prop::collection::vec(any::<u8>(), 0..200), cuts in cuts()) {
+            let data: Vec<u8> = data.into_iter().map(|b| if b > 200 { b'\n' } else { b }).collect();
+            prop_assert_eq!(streamed(&pieces(&data, &cuts)), streamed(&[&data]));
+        }
+
+        /// A refusal while inflating is the parser's own error for the data.
+        #[test]
+        fn a_refusal_is_the_parsers(data in damaged_file(rprof_files()), cuts in cuts()) {
+            let mut content = RprofContent::new();
+            let refused = pieces(&data, &cuts).iter().find_map(|piece| content.take(piece).err());
+            if let Some(e) = refused {
+                prop_assert_eq!(parse(&data, None).err(), Some(e));
+            }
+        }
+    }
+
+    #[test]
+    fn the_header_is_recognised_however_the_first_bytes_come() {
+        let text = b"\xef\xbb\xbfmemory profiling: sample.interval=20000\r\n\"f\" \n";
+        for cut in 0..text.len() {
+            let (a, b) = text.split_at(cut);
+            assert!(streamed(&[a, b]).starts_with("49 bytes"), "cut at {cut}: {}", streamed(&[a, b]));
+        }
+        for bad in [&b"sample.interval=x\n"[..], b"\"f\" \n", b"sample.interval=20000\x00\n"] {
+            assert!(streamed(&[bad]).contains("not an Rprof file"), "{:?}", String::from_utf8_lossy(bad));
+        }
+        // Undecided until the first line ends, or cannot be a header any more.
+        let mut content = RprofContent::new();
+        content.take(b"sample.interval=200").unwrap();
+        let long = vec![b'x'; SNIFF_BYTES];
+        assert!(content.take(&long).is_err());
+    }
+
+    #[test]
+    fn a_nul_byte_is_found_with_its_line_and_offset() {
+        let text = b"sample.interval=20000\n\"f\" \n\"g\x00\" \n";
+        let from_parser = parse(text, None).unwrap_err();
+        assert_eq!(from_parser.to_string(), "line 3, byte offset 29: a NUL byte: an Rprof file is text, and this looks like binary data");
+        for cut in 0..text.len() {
+            let (a, b) = text.split_at(cut);
+            assert_eq!(streamed(&[a, b]), format!("error {from_parser:?}"), "cut at {cut}");
+        }
+    }
+
+    /// The memory counted while inflating is at most what the read is then
+    /// charged at its peak (a file read in one pass, and one read in chunks).
+    #[test]
+    fn what_is_counted_is_at_most_what_a_read_charges() {
+        let large: Vec<u8> = {
+            let file = &rprof_files()[0];
+            let body_at = file.iter().position(|&b| b == b'\n').unwrap() + 1;
+            let mut large = file.clone();
+            while large.len() < 3 << 20 {
+                large.extend_from_slice(&file[body_at..]);
+            }
+            large
+        };
+        for text in rprof_files().iter().chain([&large]) {
+            let budget = Budget::new(Limits::default());
+            let mut content = RprofContent::new();
+            let data = decompress_owned(gzip(text), &budget, &mut content).unwrap();
+            parse_owned_compact(data, None, &budget).unwrap();
+            assert!(content.least_memory() <= budget.peak(), "{} > {}", content.least_memory(), budget.peak());
+        }
     }
 }
