@@ -45,6 +45,49 @@
 #' that are not pprof protobuf (such as legacy gperftools profiles), and data
 #' that decompress to more than `max_size` bytes.
 #'
+#' # Agreement with Go's parser
+#'
+#' `read_pprof()` reads exactly the protobuf files that Go's own parser
+#' (`github.com/google/pprof/profile`, what `go tool pprof` uses: `Parse()`
+#' and its `CheckValid()`) reads, and the same samples, values, stacks and
+#' labels from them; a differential test compares the two on the package's
+#' pprof files and on tens of thousands of damaged variants of them. So, as in
+#' Go: the string table must start with the empty string; a location's
+#' `mapping_id` that names no mapping means no mapping (`NA`); a field number
+#' the format does not have is skipped (also 0), while the group wire types
+#' are refused; a second non-zero `time_nanos` (two profiles concatenated) is
+#' refused; a label with a string (`str`) is a string label, else one with a
+#' number or unit is a numeric label, and a label with neither is dropped;
+#' samples need sample types. `doc_url` and a line's `column` are read as the
+#' current Go releases read them (older ones skip these fields).
+#'
+#' Go's parser also reads legacy formats: when a file is not a valid protobuf
+#' message, `Parse()` tries gperftools' text and binary CPU and heap profiles,
+#' Java profiles and Go's `debug=1` text. `read_pprof()` reads the protobuf
+#' format only and refuses those, naming them when it recognises them (convert
+#' them with `go tool pprof -proto`). The differential test therefore compares
+#' with Go's parsing without that fallback: the data gunzipped as `Parse()`
+#' does, then `ParseUncompressed()` and `CheckValid()`.
+#'
+#' Deliberate differences, where the v2 tables cannot hold what Go holds:
+#' - Sample values, numeric labels, `period` and `duration_nanos` are doubles
+#'   (exact up to 2^53; Go keeps 64-bit integers).
+#' - Line numbers, columns and start lines are R integers, 0 meaning unknown: a
+#'   number that is negative or over 2^31 - 1 reads as `NA`.
+#' - A sample type is identified by its name: a name declared again (Go accepts
+#'   that) gets the suffix `#2` (`#3`, ...: the smallest that no type of the
+#'   file has), so each value keeps its own type.
+#' - Strings are valid UTF-8: invalid bytes and NUL read as `<xx>` (see
+#'   [profile_v2]).
+#' - Fields that are not set read as `NA` rather than as Go's zero values (see
+#'   above), and inlined lines become locations of their own.
+#' - The system name of functions in the `[R]` mapping that `write_pprof()`
+#'   leaves out is put back (see "Writing").
+#' - Limits that protect memory refuse files Go would read given the memory:
+#'   `max_size`, stacks deeper than 10^6 frames, inlined lines repeated to more
+#'   than 32 frames per byte of the file, and counts beyond R's integers give a
+#'   `profile_error_limit`.
+#'
 #' With `version = "1.0"`, `read_pprof()` returns what profile 1.0.x returned: a
 #' v1 object (see [profile_v1]) with the first sample type only, the last
 #' (outermost) line of each location, and `"<?>"` for empty function names.

@@ -76,6 +76,13 @@
 #' first), and `inlined_into` links a row to the next line of the same pprof
 #' location so that writers can put them back together.
 #'
+#' A foreign key into an extension table is checked only when the profile has
+#' that table: the seven required tables of a pprof profile make a profile
+#' whose `locations$mapping_id` names mappings it does not have. Such a mapping
+#' id means no mapping, as a mapping id that names no mapping does in a pprof
+#' file: [write_pprof()] writes those locations without mapping, and
+#' [combine_profiles()] gives them `NA`.
+#'
 #' # Strings
 #'
 #' Strings are UTF-8. Bytes that are not valid UTF-8 in a file are replaced by

@@ -18,4 +18,11 @@ cargo test --release --manifest-path src/rust/Cargo.toml -p profile-core -p prof
 grep -E '^test result:' /tmp/profile-cargo-test.log | awk '{p+=$4; f+=$6} END {print "cargo: " p " passed, " f " failed"}'
 
 echo "== R tests (testthat)"
+# The differential test against Go's pprof parser (test-pprof-oracle.R) runs
+# 20 000 damaged files in CI, 2000 locally, unless PROFILE_ORACLE_CASES says
+# otherwise.
+if [ "${CI:-}" = "true" ] && [ -z "${PROFILE_ORACLE_CASES:-}" ]; then
+  export PROFILE_ORACLE_CASES=20000
+fi
+echo "pprof oracle cases: ${PROFILE_ORACLE_CASES:-2000 (local default)}"
 Rscript dev/run-tests.R

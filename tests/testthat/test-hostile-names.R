@@ -47,15 +47,21 @@ test_that("paths that are not valid UTF-8 or are marked latin1", {
 })
 
 test_that("names from files with %s, %n, braces and NUL reach R intact in errors", {
-  # A pprof file declaring the sample type "%s%n{x}\0\xff" twice.
+  # A pprof file whose first string is "%s%n{x}\0\xff" (it must be "").
   name <- c(charToRaw("%s%n{x}"), as.raw(c(0x00, 0xff)))
+  msg <- c(pb_len(1, c(pb_int(1, 1), pb_int(2, 2))), pb_len(6, name), pb_len(6, "count"))
+  path <- write_raw(msg)
+  expect_profile_error(read_pprof(path), "format", "the first entry of the string table is \"%s%n{x}<00><ff>\"")
+
+  # Declared twice as a sample type (Go reads that; the second one gets a
+  # suffix), the name reaches R intact as data.
   msg <- c(
     pb_len(1, c(pb_int(1, 1), pb_int(2, 2))),
     pb_len(1, c(pb_int(1, 1), pb_int(2, 2))),
     pb_len(6, raw()), pb_len(6, name), pb_len(6, "count")
   )
-  path <- write_raw(msg)
-  expect_profile_error(read_pprof(path), "format", "sample type \"%s%n{x}<00><ff>\" is declared more than once")
+  types <- dm::dm_get_tables(read_pprof(write_raw(msg)))$sample_types
+  expect_identical(types$type, c("%s%n{x}<00><ff>", "%s%n{x}<00><ff>#2"))
 
   # An Rprof frame name with printf directives is kept as it is.
   dir <- local_dir()

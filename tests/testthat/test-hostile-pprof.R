@@ -52,6 +52,21 @@ test_that("dangling and duplicate ids", {
   expect_pprof_error(pprof_message(location_ids = c(2^63, 2^63)), "format", "occurs more than once")
 })
 
+test_that("a mapping id that names no mapping means no mapping, as in Go's parser", {
+  line <- pb_len(4, c(pb_int(1, 2), pb_int(2, 40)))
+  extra <- pb_len(4, c(pb_int(1, 3), pb_int(2, 9), line))
+  t <- dm::dm_get_tables(read_pprof(write_raw(c(pprof_message(), extra))))
+  expect_identical(t$locations$mapping_id[t$locations$location_id == 3L], NA_integer_)
+  expect_identical(nrow(t$mappings), 0L)
+})
+
+test_that("the string table must start with the empty string, as Go's parser requires", {
+  strings <- c("", "samples", "count", "f", "g", "file.go", "worker", "w")
+  expect_pprof_error(pprof_message(strings = c("x", strings[-1])), "format", "first entry of the string table is \"x\"")
+  no_strings <- pb_len(1, c(pb_int(1, 0), pb_int(2, 0)))
+  expect_pprof_error(no_strings, "format", "the string table is empty")
+})
+
 test_that("value and sample type counts that differ", {
   expect_pprof_error(pprof_message(values = c(5, 6)), "format", "sample 1 has 2 values, but the profile declares 1 sample types")
   expect_pprof_error(pprof_message(values = numeric()), "format", "sample 1 has 0 values")
@@ -60,8 +75,12 @@ test_that("value and sample type counts that differ", {
 test_that("wrong wire types and field numbers", {
   # Profile.sample (field 2) as a varint
   expect_pprof_error(c(pprof_message(), pb_int(2, 5)), "format", "field 2 (Profile.sample) has wire type 0")
-  # field number 0
-  expect_pprof_error(c(pprof_message(), as.raw(c(0x02, 0x00))), "format", "field number 0")
+  # group wire types, which Go's parser refuses also in fields it does not know
+  expect_pprof_error(c(pprof_message(), as.raw(c(0xab, 0x01))), "format", "field 21 of a Profile message uses the group wire type 3")
+  # field number 0 is a field Go's parser does not know: skipped, as Go does
+  plain <- dm::dm_get_tables(read_pprof(write_raw(pprof_message())))
+  skipped <- dm::dm_get_tables(read_pprof(write_raw(c(pprof_message(), as.raw(c(0x02, 0x00))))))
+  expect_identical(skipped[names(skipped) != "sources"], plain[names(plain) != "sources"])
 })
 
 test_that("an inlined location repeated by many samples is refused before memory is spent", {

@@ -179,3 +179,27 @@ test_that("messages from the data are shown literally, braces and percent signs 
     t
   }), "{oops} %s %n")
 })
+
+test_that("the seven required tables of a Go CPU profile make a profile without `mappings`", {
+  t <- tables_of(read_pprof(sample_path("pprof", "cpu.pb.gz")))
+  expect_false(anyNA(t$locations$mapping_id))
+  # `locations$mapping_id` (an extension column) refers to a table that is not
+  # there: nothing to check.
+  x <- do.call(new_profile_v2, t[1:7])
+  expect_silent(validate_profile(x))
+  expect_identical(names(dm::dm_get_tables(x)), names(t)[1:7])
+
+  # Written, its locations have no mapping.
+  out <- withr::local_tempfile(fileext = ".pb.gz")
+  write_pprof(x, out)
+  back <- tables_of(read_pprof(out))
+  expect_true(all(is.na(back$locations$mapping_id)))
+  expect_identical(back$sample_values$value, t$sample_values$value)
+  # Combined with a profile that has mappings, they stay without.
+  both <- tables_of(combine_profiles(x, read_pprof(sample_path("pprof", "heap.pb.gz"))))
+  expect_identical(sum(is.na(both$locations$mapping_id)), nrow(t$locations))
+
+  # With the table present, the key is checked.
+  t$mappings <- t$mappings[0, ]
+  expect_invalid(rebuild(t), c("locations", "mapping_id", "mappings"))
+})

@@ -16,7 +16,7 @@ use crate::text::{self, intern_strings};
 use extendr_api::prelude::*;
 use profile_core::budget::Budget;
 use profile_core::memory::with_capacity_advised;
-use profile_core::model::{ColMut, ColRef, ColumnId, SampleValues, NA_INT};
+use profile_core::model::{ColMut, ColRef, ColumnId, SampleValues, EXTENSION_TABLES, NA_INT};
 use profile_core::rprof::CompactRead;
 use profile_core::{Profile, ProfileError, StrId, StringPool};
 
@@ -157,7 +157,8 @@ fn named_list(names: Vec<&str>, values: Vec<Robj>) -> Robj {
 // ---- R to Rust -------------------------------------------------------------
 
 /// A bundle as a profile. Known columns missing from a table are filled with NA
-/// (extension columns are optional); unknown tables and columns are ignored.
+/// (extension columns are optional), extension tables missing from the bundle
+/// are recorded as absent; unknown tables and columns are ignored.
 pub fn profile_from_r(bundle: &Robj) -> Result<Profile, ProfileError> {
     let (strings, tables) = bundle_parts(bundle)?;
     let mut p = Profile::default();
@@ -165,12 +166,15 @@ pub fn profile_from_r(bundle: &Robj) -> Result<Profile, ProfileError> {
     // Character columns that came as character vectors are interned first, while
     // the pool can still be borrowed apart from the tables.
     let mut interned = intern_character_columns(&tables, &mut p.strings);
+    let mut present = Vec::new();
     for (table, value) in text::named_elements(&tables) {
         let Some(cols) = value.as_list() else {
             return Err(ProfileError::invalid(&table, "(table)", None, "is not a list of columns"));
         };
         read_table(&mut p, &table, &text::named_elements(&cols), &code_ids, &mut interned)?;
+        present.push(table);
     }
+    p.absent_tables = EXTENSION_TABLES.into_iter().filter(|t| !present.iter().any(|name| name == t)).collect();
     Ok(p)
 }
 

@@ -258,6 +258,8 @@ impl Combiner {
             }
             walk_inline_chain(loc, &rows, &mut classes.class_of, start, &mut chain)?;
             for &row in chain.iter().rev() {
+                // Without a `mappings` table, mapping ids name nothing: no mapping.
+                let mappings = input.has_table("mappings").then_some(mappings);
                 let key = location_key(loc, row, strings, functions, mappings, &rows, &classes.class_of)?;
                 classes.class_of[row] = self.location_class(key, row, &mut classes)?;
             }
@@ -426,7 +428,7 @@ fn location_key(
     row: usize,
     strings: &[StrId],
     functions: &Renumbering,
-    mappings: &Renumbering,
+    mappings: Option<&Renumbering>,
     rows: &IdIndex,
     class_of: &[u32],
 ) -> Result<LocationKey> {
@@ -440,7 +442,10 @@ fn location_key(
         function_id: functions.translate_opt("locations", "function_id", row, loc.function_id[row])?,
         line: loc.line[row],
         address: translate_str("locations", "address", row, loc.address[row], strings)?,
-        mapping_id: mappings.translate_opt("locations", "mapping_id", row, loc.mapping_id[row])?,
+        mapping_id: match mappings {
+            Some(m) => m.translate_opt("locations", "mapping_id", row, loc.mapping_id[row])?,
+            None => NA_INT,
+        },
         is_folded: loc.is_folded[row],
         column: loc.column[row],
         inlined_into_class,

@@ -543,6 +543,11 @@ pub struct Profile {
     pub sample_labels: SampleLabels,
     pub mappings: Mappings,
     pub source_comments: SourceComments,
+    /// Extension tables the profile does not have (one built in R from the
+    /// required tables alone). Readers make every table, so it is empty for
+    /// them. An extension column may refer to an absent table: validation
+    /// checks references into a table only when it is present.
+    pub absent_tables: Vec<&'static str>,
 }
 
 /// Names of the seven required tables, in the order the v2 format fixes.
@@ -619,6 +624,11 @@ impl Profile {
             SourceComments::NAME => self.source_comments.columns_mut(),
             _ => return None,
         })
+    }
+
+    /// Whether the profile has the table `name` (see `absent_tables`).
+    pub fn has_table(&self, name: &str) -> bool {
+        !self.absent_tables.contains(&name)
     }
 
     /// The string of `id` ("" for NA).

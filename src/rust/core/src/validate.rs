@@ -128,6 +128,11 @@ fn check_columns(p: &Profile, tables: &Tables<'_>) -> Result<()> {
     }
 
     for key in schema::FOREIGN_KEYS {
+        // An extension column may refer to an extension table the profile does
+        // not have (`locations.mapping_id` without `mappings`).
+        if !p.has_table(key.ref_table) {
+            continue;
+        }
         let (Some(ColRef::Int(child)), Some(ColRef::Int(parent))) =
             (column(key.table, key.column), column(key.ref_table, key.ref_column))
         else {
@@ -470,6 +475,18 @@ mod tests {
         p.sample_locations.location_id[2] = 7;
         let err = validate(&p).unwrap_err().to_string();
         assert!(err.contains("row 3") && err.contains("location_id"), "{err}");
+    }
+
+    /// The seven required tables of a pprof profile, whose `locations` keep
+    /// their extension column `mapping_id`, without the `mappings` table.
+    #[test]
+    fn references_into_an_absent_extension_table_are_not_checked() {
+        let mut p = small();
+        p.locations.mapping_id[0] = 5;
+        let err = validate(&p).unwrap_err().to_string();
+        assert!(err.contains("mapping_id") && err.contains("no match in `mappings`"), "{err}");
+        p.absent_tables = vec!["mappings"];
+        assert_eq!(validate(&p), Ok(()));
     }
 
     #[test]

@@ -735,3 +735,17 @@ proptest! {
         check_combined(&inputs, &CombineOptions { merge });
     }
 }
+
+/// A profile without its `mappings` table (built from the required tables):
+/// its locations' mapping ids name nothing, so they combine as no mapping.
+#[test]
+fn mapping_ids_of_an_input_without_mappings_become_na() {
+    let mut a = pprof_like("heap.pb.gz");
+    a.mappings = Default::default();
+    a.absent_tables = vec!["mappings"];
+    let out = combine(&[a, pprof_like("other.pb.gz")], &NO_MERGE).unwrap();
+    crate::validate::validate(&out).unwrap();
+    assert_eq!(out.mappings.nrow(), 1);
+    assert_eq!(out.locations.mapping_id.iter().filter(|&&m| m == NA_INT).count(), 3);
+    assert_eq!(out.locations.mapping_id.iter().filter(|&&m| m != NA_INT).count(), 3);
+}

@@ -363,9 +363,8 @@ impl Content for PprofContent {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pprof::proto;
+    use crate::pprof::{decode::decode, proto};
     use crate::testing::{self, cuts, damaged_file, pieces, pprof_messages};
-    use prost::Message;
     use proptest::prelude::*;
 
     fn content() -> PprofContent {
@@ -422,7 +421,7 @@ mod tests {
         fn decoded_messages_take_what_was_counted(data in damaged_file(pprof_messages())) {
             let mut c = content();
             if c.whole(&data).is_ok() {
-                if let Ok(m) = proto::Profile::decode(&data[..]) {
+                if let Ok(m) = decode(&data) {
                     prop_assert_eq!(c.occurrences[STRING_TABLE], m.string_table.len() as u64);
                     prop_assert_eq!(c.occurrences[SAMPLE], m.sample.len() as u64);
                     prop_assert_eq!(c.occurrences[LOCATION], m.location.len() as u64);
@@ -438,7 +437,7 @@ mod tests {
         for data in pprof_messages() {
             let mut c = content();
             c.whole(data).unwrap();
-            let m = proto::Profile::decode(&data[..]).unwrap();
+            let m = decode(data).unwrap();
             assert_eq!(c.occurrences[SAMPLE], m.sample.len() as u64);
             assert_eq!(c.occurrences[FUNCTION], m.function.len() as u64);
             assert_eq!(c.occurrences[MAPPING], m.mapping.len() as u64);

@@ -7,9 +7,9 @@
 //! writes gzip-compressed protobuf (see `write.rs`).
 
 mod content;
+mod decode;
 pub mod proto;
 mod read;
-pub mod wire;
 mod write;
 
 pub use content::PprofContent;
@@ -48,6 +48,8 @@ pub fn parse_hex_address(s: &str) -> Option<u64> {
 }
 
 /// Reads the bytes of a pprof file (gzip-compressed or plain) as a v2 profile.
+/// The message is decoded as Go's parser decodes it (see `decode.rs`); data that
+/// are not a pprof message are named when they look like a legacy profile.
 pub fn read_bytes(bytes: &[u8], source_uri: Option<&str>, limits: &Limits) -> Result<Profile> {
     let budget = Budget::new(*limits);
     let mut content = PprofContent::new(limits);
@@ -73,22 +75,19 @@ fn read_data(data: Cow<'_, [u8]>, content: &PprofContent, compressed: bool, sour
     if data.is_empty() {
         return Err(ProfileError::format(None, "the file is empty (no pprof data)"));
     }
-    if let Some(what) = legacy_binary_profile(&data) {
-        return Err(not_pprof(what));
-    }
     let decoded = content.decode_memory();
     budget.charge(decoded, || "the decoded pprof message".to_string())?;
-    let message = proto::Profile::decode(&data[..]).map_err(|e| {
-        if looks_like_text(&data) {
-            return not_pprof(TEXT_PROFILE);
-        }
-        let of_data = if compressed { " of the decompressed data" } else { "" };
-        match wire::first_defect(&data) {
-            Some((offset, what)) => ProfileError::format(
+    let message = decode::decode(&data).map_err(|failure| match failure {
+        decode::Failure::Memory(what) => ProfileError::limit(what),
+        decode::Failure::Defect(offset, what) => {
+            if let Some(what) = what_it_is(&data) {
+                return not_pprof(what);
+            }
+            let of_data = if compressed { " of the decompressed data" } else { "" };
+            ProfileError::format(
                 Some(format!("byte offset {offset}{of_data}")),
                 format!("not a valid pprof protobuf message: {what}"),
-            ),
-            None => ProfileError::format(None, format!("not a valid pprof protobuf message: {e}")),
+            )
         }
     })?;
     let text = looks_like_text(&data);
@@ -126,7 +125,7 @@ const TEXT_PROFILE: &str = "it is text, perhaps a legacy text profile (gperftool
 /// What the first bytes of data that are no pprof message say they are, if
 /// anything: a legacy binary profile, text.
 fn what_it_is(head: &[u8]) -> Option<&'static str> {
-    legacy_binary_profile(head).or_else(|| looks_like_text(head).then_some(TEXT_PROFILE))
+    looks_like_text(head).then_some(TEXT_PROFILE).or_else(|| legacy_binary_profile(head))
 }
 
 fn not_pprof(what: &str) -> ProfileError {
@@ -139,8 +138,9 @@ fn not_pprof(what: &str) -> ProfileError {
 }
 
 /// gperftools' legacy binary CPU profiles start with the header words 0, 3 (in
-/// 32- or 64-bit machine words, either byte order). No protobuf message starts with
-/// a zero byte (field number 0 does not exist).
+/// 32- or 64-bit machine words, either byte order). Asked only of data that are
+/// not a pprof message: a protobuf message may start with a zero byte (Go's
+/// parser skips field number 0), but pprof writers do not write one.
 fn legacy_binary_profile(data: &[u8]) -> Option<&'static str> {
     if data.first() != Some(&0) {
         return None;

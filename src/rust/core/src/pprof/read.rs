@@ -1,10 +1,15 @@
 //! A decoded pprof message as a v2 profile, with every reference checked.
 //!
-//! prost has already refused lengths that run past the input; what a well-formed
-//! protobuf can still get wrong is checked here, each with a message that names the
-//! element: string indices out of range, ids that are 0 or repeated, references to
-//! ids that do not exist, sample value counts that differ from the sample types,
-//! and numbers the v2 tables cannot hold.
+//! The rules are those of Go's parser (`github.com/google/pprof/profile`: its
+//! decoding and `CheckValid()`), so that a file is read exactly when `go tool
+//! pprof` reads it: the string table starts with ""; string indices are in
+//! range; ids are non-zero and unique; samples refer to existing locations and
+//! have one value per sample type; lines refer to existing functions. A
+//! location's mapping id that names no mapping means no mapping (NA), as in Go.
+//! What v2 cannot hold as Go does is read as close as it can and listed in
+//! `?read_pprof`: line numbers outside R's integers are NA, a repeated sample
+//! type name gets a suffix, labels follow Go's reading (a string label has no
+//! number, a label with neither string nor number is dropped).
 
 use super::proto;
 use super::{hex_address, R_MAPPING_FILENAME};
@@ -15,7 +20,7 @@ use crate::input::Limits;
 use crate::model::{next_id, Profile, StrId, NA_INT};
 use crate::text::utf8_escaped;
 use prost::Message;
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Inlined calls make one pprof location several frames. A file whose stacks
 /// would have more frames than this many per byte of the message is refused: real
@@ -39,8 +44,25 @@ struct StringTable {
 }
 
 impl StringTable {
-    fn new(pool: &mut crate::model::StringPool, table: &[Vec<u8>]) -> Self {
-        StringTable { ids: table.iter().map(|b| pool.intern(&utf8_escaped(b))).collect() }
+    /// Go's parser refuses a table whose first entry is not "", and a table
+    /// without entries (index 0, "not set", must exist).
+    fn new(pool: &mut crate::model::StringPool, table: &[Vec<u8>]) -> Result<Self> {
+        match table.first() {
+            None => {
+                return Err(malformed(
+                    "the string table is empty; pprof requires the empty string as its first entry"
+                        .to_string(),
+                ))
+            }
+            Some(first) if !first.is_empty() => {
+                return Err(malformed(format!(
+                    "the first entry of the string table is \"{}\", but pprof requires the empty string there",
+                    utf8_escaped(first)
+                )))
+            }
+            Some(_) => {}
+        }
+        Ok(StringTable { ids: table.iter().map(|b| pool.intern(&utf8_escaped(b))).collect() })
     }
 
     /// The string at `index`; `what` names the referring field for the error.
@@ -99,12 +121,11 @@ fn index_ids(ids: &[u64], what: &str) -> Result<IdIndex<u64>> {
     )
 }
 
-/// A line number (or column, start line) as a v2 integer: 0 or positive.
-fn line_number(value: i64, what: impl FnOnce() -> String) -> Result<i32> {
-    i32::try_from(value)
-        .ok()
-        .filter(|&v| v >= 0)
-        .ok_or_else(|| malformed(format!("{} is {value}, which is not a valid line number", what())))
+/// A line number (or column, start line) as a v2 integer: 0 (unknown) or
+/// positive. Go reads any int64; one that R's integers cannot hold as a line is
+/// NA (unknown).
+fn line_number(value: i64) -> i32 {
+    i32::try_from(value).ok().filter(|&v| v >= 0).unwrap_or(NA_INT)
 }
 
 /// Charges `budget` for the tables a message becomes, but the stacks of the
@@ -153,27 +174,10 @@ pub fn profile_from_message_with_limits(
 pub fn profile_from_message_within(m: &proto::Profile, source_uri: Option<&str>, budget: &Budget) -> Result<Profile> {
     charge_tables(m, budget)?;
     let mut p = Profile::new();
-    let strings = StringTable::new(&mut p.strings, &m.string_table);
+    let strings = StringTable::new(&mut p.strings, &m.string_table)?;
 
     add_source(&mut p, m, &strings, source_uri)?;
-
-    // Sample types (unique per source: the v2 key is (source_id, type)).
-    let mut types = Vec::with_capacity(m.sample_type.len());
-    let mut seen_types = FxHashSet::default();
-    for (i, st) in m.sample_type.iter().enumerate() {
-        let t = strings.get(st.r#type, || format!("sample type {}", i + 1))?;
-        let u = strings.get(st.unit, || format!("the unit of sample type {}", i + 1))?;
-        if !seen_types.insert(t) {
-            return Err(malformed(format!(
-                "sample type \"{}\" is declared more than once",
-                p.str(t)
-            )));
-        }
-        types.push((t, u));
-        p.sample_types.source_id.push(SOURCE_ID);
-        p.sample_types.value_type.push(t);
-        p.sample_types.unit.push(u);
-    }
+    let types = add_sample_types(&mut p, m, &strings)?;
 
     let mapping_ids = add_mappings(&mut p, m, &strings)?;
     let function_ids = add_functions(&mut p, m, &strings)?;
@@ -229,6 +233,48 @@ fn add_source(
     Ok(())
 }
 
+/// Adds the declared sample types; returns (type, unit) of each. v2 identifies
+/// a type of a source by its name, while Go's parser accepts a name declared
+/// twice: a name that occurs again gets the suffix "#k", for the smallest k >= 2
+/// that no type of the file has.
+fn add_sample_types(
+    p: &mut Profile,
+    m: &proto::Profile,
+    strings: &StringTable,
+) -> Result<Vec<(StrId, StrId)>> {
+    let mut types = Vec::with_capacity(m.sample_type.len());
+    for (i, st) in m.sample_type.iter().enumerate() {
+        let t = strings.get(st.r#type, || format!("sample type {}", i + 1))?;
+        let u = strings.get(st.unit, || format!("the unit of sample type {}", i + 1))?;
+        types.push((t, u));
+    }
+    let mut taken: FxHashSet<StrId> = types.iter().map(|&(t, _)| t).collect();
+    let mut seen = FxHashSet::default();
+    // Per name, the k to try next: every smaller one is taken already.
+    let mut next_suffix: FxHashMap<StrId, u64> = FxHashMap::default();
+    for (t, _) in types.iter_mut() {
+        if !seen.insert(*t) {
+            let k = next_suffix.entry(*t).or_insert(2);
+            let name = p.str(*t).to_string();
+            let renamed = loop {
+                let candidate = p.strings.intern(&format!("{name}#{k}"));
+                *k += 1;
+                if taken.insert(candidate) {
+                    break candidate;
+                }
+            };
+            seen.insert(renamed);
+            *t = renamed;
+        }
+    }
+    for &(t, u) in &types {
+        p.sample_types.source_id.push(SOURCE_ID);
+        p.sample_types.value_type.push(t);
+        p.sample_types.unit.push(u);
+    }
+    Ok(types)
+}
+
 /// Adds the mappings; returns their index and v2 ids (by position).
 fn add_mappings(
     p: &mut Profile,
@@ -271,7 +317,7 @@ fn add_functions(
         t.name.push(strings.get(f.name, || what("name"))?);
         t.system_name.push(strings.get(f.system_name, || what("system_name"))?);
         t.filename.push(strings.get(f.filename, || what("filename"))?);
-        t.start_line.push(line_number(f.start_line, || what("start_line"))?);
+        t.start_line.push(line_number(f.start_line));
     }
     Ok((index, ids))
 }
@@ -313,18 +359,9 @@ fn add_locations(
     let t = &mut p.locations;
     let mut spans = Vec::with_capacity(m.location.len());
     for (loc, &outer_id) in m.location.iter().zip(&outer_ids) {
-        let mapping_id = if loc.mapping_id == 0 {
-            NA_INT
-        } else {
-            mappings.0.row(loc.mapping_id).and_then(|pos| mappings.1.get(pos)).copied().ok_or_else(
-                || {
-                    malformed(format!(
-                        "location {} refers to mapping {}, which is not in the profile",
-                        loc.id, loc.mapping_id
-                    ))
-                },
-            )?
-        };
+        // 0 is "no mapping"; so is an id no mapping has, as in Go's parser.
+        let mapping_id =
+            mappings.0.row(loc.mapping_id).and_then(|pos| mappings.1.get(pos)).copied().unwrap_or(NA_INT);
         let address =
             if loc.address == 0 { StrId::NA } else { p.strings.intern(&hex_address(loc.address)) };
         let n = loc.line.len().max(1);
@@ -359,11 +396,7 @@ fn add_locations(
                                 l.function_id
                             ))
                         })?;
-                    (
-                        function_id,
-                        line_number(l.line, || format!("the line number of {}", which()))?,
-                        line_number(l.column, || format!("the column of {}", which()))?,
-                    )
+                    (function_id, line_number(l.line), line_number(l.column))
                 }
             };
             t.function_id.push(function_id);
@@ -399,6 +432,9 @@ fn add_samples(
 ) -> Result<()> {
     let limits = budget.limits();
     last_id(m.sample.len(), "samples")?;
+    if types.is_empty() && !m.sample.is_empty() {
+        return Err(malformed("the profile has samples but declares no sample types".to_string()));
+    }
     // Frames once inlined lines are expanded, checked before anything is reserved.
     let mut n_frames: u64 = 0;
     for s in &m.sample {
@@ -464,10 +500,17 @@ fn add_samples(
         for (j, l) in s.label.iter().enumerate() {
             let which = || format!("label {} of sample {sample_id}", j + 1);
             let key = strings.get(l.key, || format!("the key of {}", which()))?;
-            let value = strings.optional(l.str, || format!("the value of {}", which()))?;
-            let num_unit = strings.optional(l.num_unit, || format!("the unit of {}", which()))?;
-            // A string label carries no number; a zero there means "not set".
-            let num = if l.str != 0 && l.num == 0 { f64::NAN } else { l.num as f64 };
+            // As Go reads labels: a string (str set) is a string label, whatever
+            // num and num_unit hold; else a number or a unit make a numeric
+            // label; a label with neither is dropped.
+            let (value, num, num_unit) = if l.str != 0 {
+                (strings.get(l.str, || format!("the value of {}", which()))?, f64::NAN, StrId::NA)
+            } else if l.num != 0 || l.num_unit != 0 {
+                let unit = strings.optional(l.num_unit, || format!("the unit of {}", which()))?;
+                (StrId::NA, l.num as f64, unit)
+            } else {
+                continue;
+            };
             let t = &mut p.sample_labels;
             t.sample_id.push(sample_id);
             t.key.push(key);

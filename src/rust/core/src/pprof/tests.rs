@@ -26,7 +26,7 @@ fn read_sample(name: &str) -> Profile {
 
 fn decode_message(name: &str) -> proto::Profile {
     let data = input::decompress(&sample_bytes(name), &Limits::default()).unwrap().into_owned();
-    proto::Profile::decode(&data[..]).unwrap()
+    decode::decode(&data).unwrap()
 }
 
 /// Every table with strings resolved, for comparing profiles with different pools.
@@ -297,11 +297,20 @@ fn dangling_ids() {
     m.sample[0].location_id.push(7);
     assert!(format_error(&m).contains("refers to location 7"));
     let mut m = small_message();
-    m.location[0].mapping_id = 5;
-    assert!(format_error(&m).contains("refers to mapping 5"));
-    let mut m = small_message();
     m.location[1].line[0].function_id = 8;
     assert!(format_error(&m).contains("refers to function 8"));
+}
+
+/// Go's parser treats a mapping id that no mapping has as no mapping.
+#[test]
+fn a_location_with_a_dangling_mapping_id_has_no_mapping() {
+    let mut m = small_message();
+    m.location[0].mapping_id = 5;
+    m.location[1].mapping_id = u64::MAX;
+    let p = read_message(&m).unwrap();
+    crate::validate::validate(&p).unwrap();
+    assert_eq!(p.locations.mapping_id, vec![NA_INT; 3]);
+    assert_eq!(p.mappings.nrow(), 1);
 }
 
 #[test]
@@ -312,15 +321,276 @@ fn value_count_mismatch() {
     assert!(e.contains("2 values") && e.contains("1 sample types"), "{e}");
 }
 
+/// Go's parser accepts a sample type name declared twice; v2 names types
+/// uniquely, so the repeats get "#k" suffixes that no type has.
 #[test]
-fn duplicate_sample_type_and_bad_numbers() {
+fn repeated_sample_type_names_get_suffixes() {
     let mut m = small_message();
-    m.sample_type.push(proto::ValueType { r#type: 1, unit: 2 });
-    m.sample[0].value.push(1);
-    assert!(format_error(&m).contains("declared more than once"));
+    m.string_table.push(b"samples#2".to_vec());
+    let taken = m.string_table.len() as i64 - 1;
+    m.sample_type = vec![
+        proto::ValueType { r#type: 1, unit: 2 },
+        proto::ValueType { r#type: 1, unit: 8 },
+        proto::ValueType { r#type: taken, unit: 2 },
+        proto::ValueType { r#type: 1, unit: 2 },
+    ];
+    m.sample[0].value = vec![1, 2, 3, 4];
+    let p = read_message(&m).unwrap();
+    crate::validate::validate(&p).unwrap();
+    let names: Vec<&str> = p.sample_types.value_type.iter().map(|&t| p.str(t)).collect();
+    assert_eq!(names, ["samples", "samples#3", "samples#2", "samples#4"]);
+    let units: Vec<&str> = p.sample_types.unit.iter().map(|&t| p.str(t)).collect();
+    assert_eq!(units, ["count", "bytes", "count", "count"]);
+    assert_eq!(p.sample_values.value, vec![1.0, 2.0, 3.0, 4.0]);
+
+    // Many repeats of one name take linear time.
+    let mut m = small_message();
+    m.sample_type = vec![proto::ValueType { r#type: 1, unit: 2 }; 50_000];
+    m.sample[0].value = vec![1; 50_000];
+    let started = std::time::Instant::now();
+    let p = read_message(&m).unwrap();
+    assert_eq!(p.str(p.sample_types.value_type[49_999]), "samples#50000");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+}
+
+/// Go reads any int64 as a line number; v2 lines are R integers, 0 unknown.
+#[test]
+fn line_numbers_outside_r_integers_are_na() {
     let mut m = small_message();
     m.location[0].line[0].line = -4;
-    assert!(format_error(&m).contains("-4"));
+    m.location[0].line[0].column = -1;
+    m.location[0].line[1].line = i64::from(i32::MAX) + 1;
+    m.function[0].start_line = i64::MIN;
+    m.location[1].line[0].line = i64::from(i32::MAX);
+    let p = read_message(&m).unwrap();
+    crate::validate::validate(&p).unwrap();
+    assert_eq!(p.locations.line, vec![NA_INT, NA_INT, i32::MAX]);
+    assert_eq!(p.locations.column, vec![NA_INT, 0, 0]);
+    assert_eq!(p.functions.start_line, vec![NA_INT, 0]);
+}
+
+/// Go's parser refuses a string table without entries or whose first entry is
+/// not the empty string.
+#[test]
+fn the_string_table_must_start_with_the_empty_string() {
+    let mut m = small_message();
+    m.string_table[0] = b"x".to_vec();
+    assert!(format_error(&m).contains("first entry of the string table is \"x\""));
+    let m = proto::Profile { period: 1, ..Default::default() };
+    assert!(format_error(&m).contains("the string table is empty"));
+    let m = proto::Profile { period: 1, string_table: vec![Vec::new()], ..Default::default() };
+    assert!(read_message(&m).is_ok());
+}
+
+/// Go's CheckValid: samples need sample types, also samples without values.
+#[test]
+fn samples_without_sample_types_are_refused() {
+    let mut m = small_message();
+    m.sample_type.clear();
+    m.sample[0].value.clear();
+    assert!(format_error(&m).contains("has samples but declares no sample types"));
+    m.sample.clear();
+    assert!(read_message(&m).is_ok());
+}
+
+/// Labels as Go's parser reads them: str set makes a string label (num and
+/// num_unit ignored, unchecked), else num or num_unit a numeric label, else
+/// the label is dropped; the key is checked in every case.
+#[test]
+fn labels_are_read_as_go_reads_them() {
+    let mut m = small_message();
+    m.sample[0].label = vec![
+        proto::Label { key: 6, str: 7, num: 3, num_unit: 99 },
+        proto::Label { key: 6, str: 0, num: 0, num_unit: 8 },
+        proto::Label { key: 6, str: 0, num: 0, num_unit: 0 },
+        proto::Label { key: 7, str: 0, num: -2, num_unit: 0 },
+    ];
+    let p = read_message(&m).unwrap();
+    crate::validate::validate(&p).unwrap();
+    let l = &p.sample_labels;
+    let text = |ids: &[StrId]| ids.iter().map(|&s| if s.is_na() { "NA".to_string() } else { p.str(s).to_string() }).collect::<Vec<_>>();
+    assert_eq!(text(&l.key), ["key", "key", "val"]);
+    assert_eq!(text(&l.value), ["val", "NA", "NA"]);
+    assert_eq!(format!("{:?}", l.num), "[NaN, 0.0, -2.0]");
+    assert_eq!(text(&l.num_unit), ["NA", "bytes", "NA"]);
+
+    m.sample[0].label = vec![proto::Label { key: 99, str: 0, num: 0, num_unit: 0 }];
+    assert!(format_error(&m).contains("the key of label 1 of sample 1 refers to string 99"));
+    m.sample[0].label = vec![proto::Label { key: 6, str: 0, num: 1, num_unit: 99 }];
+    assert!(format_error(&m).contains("the unit of label 1 of sample 1 refers to string 99"));
+}
+
+// ---- decoding as Go's parser does ------------------------------------------------
+
+fn pb_varint(mut x: u64) -> Vec<u8> {
+    let mut out = Vec::new();
+    while x >= 0x80 {
+        out.push(x as u8 | 0x80);
+        x >>= 7;
+    }
+    out.push(x as u8);
+    out
+}
+
+fn pb_key(field: u64, wire_type: u64) -> Vec<u8> {
+    pb_varint(field << 3 | wire_type)
+}
+
+fn pb_len(field: u64, payload: &[u8]) -> Vec<u8> {
+    let mut out = pb_key(field, 2);
+    out.extend(pb_varint(payload.len() as u64));
+    out.extend_from_slice(payload);
+    out
+}
+
+fn pb_int(field: u64, x: u64) -> Vec<u8> {
+    let mut out = pb_key(field, 0);
+    out.extend(pb_varint(x));
+    out
+}
+
+/// The small message's bytes with `extra` appended (a field of the Profile).
+fn small_with(extra: &[u8]) -> Vec<u8> {
+    let mut bytes = small_message().encode_to_vec();
+    bytes.extend_from_slice(extra);
+    bytes
+}
+
+fn read_raw(bytes: &[u8]) -> Result<Profile> {
+    read_bytes(bytes, None, &Limits::default())
+}
+
+#[test]
+fn unknown_field_numbers_are_skipped_like_go_does() {
+    let plain = read_message(&small_message()).unwrap();
+    // Field number 0 (Go has no decoder for it and skips it), numbers beyond
+    // the protobuf maximum and keys beyond 32 bits, of every wire type.
+    let mut fixed64 = pb_key(1 << 40, 1);
+    fixed64.extend([0; 8]);
+    let mut fixed32 = pb_key(0, 5);
+    fixed32.extend([0; 4]);
+    for extra in [
+        pb_int(0, 7),
+        pb_len(0, b""),
+        pb_len(1 << 29, b"x"),
+        pb_int(1 << 60, 1),
+        fixed64,
+        fixed32,
+        pb_int(16, 3),
+    ] {
+        let p = read_raw(&small_with(&extra)).unwrap();
+        assert_eq!(tables_as_text(&p), tables_as_text(&plain));
+    }
+    // At the start of the message too: a zero byte first is not a legacy profile.
+    let mut bytes = pb_int(0, 0);
+    bytes.extend(small_message().encode_to_vec());
+    assert_eq!(tables_as_text(&read_raw(&bytes).unwrap()), tables_as_text(&plain));
+    // Inside nested messages.
+    let mut m = small_message();
+    m.sample.clear();
+    let mut sample = pb_int(0, 1);
+    sample.extend(pb_len(1, &[1, 2]));
+    sample.extend(pb_len(2, &[5]));
+    sample.extend(pb_len(99, b"skip"));
+    let mut bytes = m.encode_to_vec();
+    bytes.extend(pb_len(2, &sample));
+    let p = read_raw(&bytes).unwrap();
+    assert_eq!(p.sample_values.value, vec![5.0]);
+}
+
+#[test]
+fn group_and_undefined_wire_types_are_refused_even_in_unknown_fields() {
+    // Go's decoder knows wire types 0, 1, 2 and 5 only.
+    for wire_type in [3, 4, 6, 7] {
+        let e = read_raw(&small_with(&pb_key(21, wire_type))).unwrap_err();
+        assert_eq!(e.kind(), "format");
+        assert!(e.to_string().contains(&format!("wire type {wire_type}")), "{e}");
+    }
+}
+
+#[test]
+fn wrong_wire_types_of_known_fields_are_refused_and_located() {
+    let at = small_message().encode_to_vec().len();
+    let e = read_raw(&small_with(&pb_int(2, 5))).unwrap_err().to_string();
+    assert!(e.starts_with(&format!("byte offset {at}:")), "{e}");
+    assert!(e.contains("field 2 (Profile.sample) has wire type 0"), "{e}");
+    // Current Go releases decode doc_url (15) and Line.column (3) as varints.
+    let e = read_raw(&small_with(&pb_len(15, b"x"))).unwrap_err().to_string();
+    assert!(e.contains("Profile.doc_url"), "{e}");
+    let mut line = pb_int(1, 1);
+    line.extend(pb_len(3, b""));
+    let mut location = pb_int(1, 9);
+    location.extend(pb_len(4, &line));
+    let e = read_raw(&small_with(&pb_len(4, &location))).unwrap_err().to_string();
+    assert!(e.contains("field 3 (Line.column) has wire type 2"), "{e}");
+    // A repeated number as a fixed64.
+    let mut sample = pb_key(1, 1);
+    sample.extend([0; 8]);
+    let e = read_raw(&small_with(&pb_len(2, &sample))).unwrap_err().to_string();
+    assert!(e.contains("Sample.location_id"), "{e}");
+}
+
+#[test]
+fn ten_byte_varints_keep_their_low_64_bits() {
+    // time_nanos = 5 written in 10 bytes whose last holds more than bit 63:
+    // Go's decoder drops the overflow.
+    let mut m = small_message();
+    m.time_nanos = 0;
+    let mut extra = pb_key(9, 0);
+    extra.extend([0x85, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x7e]);
+    let mut bytes = m.encode_to_vec();
+    bytes.extend(&extra);
+    let p = read_raw(&bytes).unwrap();
+    assert_eq!(p.str(p.sources.time_nanos[0]), "5");
+    // An 11th byte is refused.
+    let mut extra = pb_key(9, 0);
+    extra.extend([0x80; 10]);
+    extra.push(0x01);
+    assert_eq!(read_raw(&small_with(&extra)).unwrap_err().kind(), "format");
+}
+
+#[test]
+fn period_type_occurring_twice_is_replaced_not_merged() {
+    let mut m = small_message();
+    m.period_type = None;
+    let mut bytes = m.encode_to_vec();
+    bytes.extend(pb_len(11, &[pb_int(1, 1), pb_int(2, 2)].concat()));
+    bytes.extend(pb_len(11, &pb_int(1, 8)));
+    let p = read_raw(&bytes).unwrap();
+    assert_eq!(p.str(p.sources.period_type[0]), "bytes");
+    // The unit of the later message is unset (""), not the earlier "count".
+    assert_eq!(p.str(p.sources.period_unit[0]), "");
+}
+
+#[test]
+fn a_second_time_nanos_means_concatenated_profiles() {
+    let e = read_raw(&small_with(&pb_int(9, 7))).unwrap_err().to_string();
+    assert!(e.contains("concatenated profiles"), "{e}");
+    // After a zero time_nanos, another one is just a value.
+    let mut m = small_message();
+    m.time_nanos = 0;
+    let mut bytes = m.encode_to_vec();
+    bytes.extend(pb_int(9, 0));
+    bytes.extend(pb_int(9, 7));
+    let p = read_raw(&bytes).unwrap();
+    assert_eq!(p.str(p.sources.time_nanos[0]), "7");
+}
+
+#[test]
+fn defects_of_the_wire_format_are_located() {
+    // A string table entry whose length runs past the end.
+    let mut bytes = pb_len(6, b"");
+    bytes.extend([0x32, 0x05, b'a']);
+    let e = read_raw(&bytes).unwrap_err().to_string();
+    assert!(e.starts_with("byte offset 3:") && e.contains("Profile.string_table") && e.contains("claims 5 bytes"), "{e}");
+    // A cut-off number packed in Sample.value.
+    let bytes = small_with(&pb_len(2, &[0x12, 0x02, 0x05, 0x80]));
+    let at = small_message().encode_to_vec().len() + 5;
+    let e = read_raw(&bytes).unwrap_err().to_string();
+    assert!(e.starts_with(&format!("byte offset {at}:")) && e.contains("Sample.value"), "{e}");
+    // A key cut off at the end.
+    let e = read_raw(&small_with(&[0x80])).unwrap_err().to_string();
+    assert!(e.contains("key of a Profile message is cut off"), "{e}");
 }
 
 #[test]
@@ -540,6 +810,20 @@ fn invalid_utf8_is_repaired() {
 }
 
 // ---- writing ------------------------------------------------------------------
+
+/// Without its `mappings` table (a profile built from the required tables),
+/// a location's mapping id names nothing and is written as no mapping.
+#[test]
+fn mapping_ids_without_a_mappings_table_are_written_as_none() {
+    let mut p = read_message(&small_message()).unwrap();
+    p.mappings = Default::default();
+    p.absent_tables = vec!["mappings"];
+    let m = message_from_profile(&p, &WriteOptions::default()).unwrap();
+    assert!(m.mapping.is_empty());
+    assert!(m.location.iter().all(|l| l.mapping_id == 0));
+    let back = read_bytes(&m.encode_to_vec(), None, &Limits::default()).unwrap();
+    assert_eq!(back.locations.mapping_id, vec![NA_INT; 3]);
+}
 
 #[test]
 fn pprof_samples_are_written_one_to_one() {

@@ -291,9 +291,12 @@ impl<'p> LocationWriter<'p> {
             self.r_address_limit = self.r_address_limit.max(id + 1);
             (self.r_mapping_id, id)
         } else {
+            // A mapping id with no mapping (the profile has no `mappings`
+            // table) is written as none.
             let m = l.mapping_id[first];
+            let written = m != NA_INT && self.p.has_table("mappings");
             (
-                if m == NA_INT { 0 } else { m as u64 },
+                if written { m as u64 } else { 0 },
                 hex_column(self.p, "locations", "address", first, l.address[first])?,
             )
         };
