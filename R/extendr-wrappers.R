@@ -104,5 +104,17 @@ ffi_profile_combine_finish <- function(state, compact) .Call(wrap__ffi_profile_c
 #' @noRd
 ffi_profile_column_form <- function(x) .Call(wrap__ffi_profile_column_form, x)
 
+#' The texts a pattern is matched against, for each row of `locations` (see
+#' `LocationTexts`): `list(texts, name, filename, mapping, file_line)`, the
+#' last four integer codes into `texts` (NA where a text does not apply). The
+#' bundle holds `locations`, `functions` and `mappings`.
+#' @noRd
+ffi_profile_location_texts <- function(bundle) .Call(wrap__ffi_profile_location_texts, bundle)
+
+#' Applies the verb named `verb` (`"focus"`, `"ignore"`, `"hide"`, `"show"`)
+#' given the flags of the locations its pattern matched.
+#' @noRd
+ffi_profile_filter <- function(bundle, location_match, verb, compact) .Call(wrap__ffi_profile_filter, bundle, location_match, verb, compact)
+
 
 # nolint end

@@ -3,8 +3,9 @@
 #' into a relational data model, a keyed [dm::dm()] object described in
 #' [profile_v2], and writes any profile to either format ([write_rprof()],
 #' [write_pprof()]). [profile_summary()] and [profile_flamegraph()] look at a
-#' profile, [combine_profiles()] joins several, and [validate_profile()] checks
-#' one. The v1 objects of profile 1.0.x ([profile_v1]) are still available.
+#' profile, the verbs of [profile_verbs] ([profile_focus()], [profile_hide()],
+#' ...) manipulate one, [combine_profiles()] joins several, and
+#' [validate_profile()] checks one. The v1 objects of profile 1.0.x ([profile_v1]) are still available.
 #'
 #' See `vignette("profile-data-model", package = "profile")` for the data model,
 #' queries with dplyr, and migrating from profile 1.0.x.

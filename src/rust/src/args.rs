@@ -30,6 +30,16 @@ pub(crate) fn required_string(x: &Robj, name: &str) -> Result<String, ProfileErr
     optional_string(x, name)?.ok_or_else(|| ProfileError::argument(format!("`{name}` must not be NA")))
 }
 
+/// A single string that must be one of the names in `choices`, as the value
+/// paired with it.
+pub(crate) fn choice<T: Copy>(x: &Robj, name: &str, choices: &[(&str, T)]) -> Result<T, ProfileError> {
+    let given = required_string(x, name)?;
+    choices.iter().find(|(n, _)| *n == given).map(|&(_, v)| v).ok_or_else(|| {
+        let names: Vec<String> = choices.iter().map(|(n, _)| format!("\"{n}\"")).collect();
+        ProfileError::argument(format!("`{name}` must be one of {}, not \"{given}\"", names.join(", ")))
+    })
+}
+
 /// A character vector as UTF-8 text; NA becomes "NA" (R's own rendering).
 pub(crate) fn strings(x: &Robj, name: &str) -> Result<Vec<String>, ProfileError> {
     let s = Strings::try_from(x.clone())

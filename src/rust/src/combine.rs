@@ -11,7 +11,6 @@ use crate::envelope::envelope;
 use extendr_api::prelude::*;
 use profile_core::budget::Budget;
 use profile_core::combine::{CombineOptions, Combiner};
-use profile_core::input::Limits;
 use profile_core::ProfileError;
 
 /// The state behind the external pointer: None once the result has been taken.
@@ -68,9 +67,7 @@ fn ffi_profile_combine_finish(state: Robj, compact: Robj) -> Robj {
         let compact = flag(&compact, "compact")?;
         with_combiner(&state, |slot| {
             let combined = slot.take().ok_or_else(finished)?.finish();
-            // Not a read: no limit but the address space left.
-            let budget = Budget::new(Limits { max_memory: u64::MAX, ..Limits::default() });
-            profile_to_r(combined, compact, &budget)
+            profile_to_r(combined, compact, &Budget::address_space_only())
         })
     })
 }

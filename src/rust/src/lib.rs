@@ -5,7 +5,7 @@
 //! those before it (see `dev/ARCHITECTURE.md`):
 //! `rapi` (R's C API), `envelope`, `compact` (compact columns), `text` (strings
 //! from R), `args`, `bundle` (profiles across the boundary), then one module per
-//! core module: `analysis`, `folded`, `rprof`, `pprof`, `combine`.
+//! core module: `analysis`, `folded`, `rprof`, `pprof`, `combine`, `transform`.
 
 use extendr_api::prelude::*;
 use profile_core::schema;
@@ -21,6 +21,7 @@ mod pprof;
 mod rapi;
 mod rprof;
 mod text;
+mod transform;
 
 use envelope::envelope;
 
@@ -127,4 +128,5 @@ extendr_module! {
     use pprof;
     use combine;
     use compact;
+    use transform;
 }

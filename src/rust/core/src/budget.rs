@@ -78,6 +78,12 @@ impl Budget {
         }
     }
 
+    /// A budget of the address space left only, for work that is not a read
+    /// (combining, transforming profiles the user holds already).
+    pub fn address_space_only() -> Budget {
+        Budget::new(Limits { max_memory: u64::MAX, ..Limits::default() })
+    }
+
     fn capped(limits: Limits, cap: u64, cap_by: Cap) -> Budget {
         Budget { limits, cap, cap_by, used: AtomicU64::new(0), peak: AtomicU64::new(0) }
     }

@@ -1,6 +1,6 @@
 //! The profile core: a columnar model of profiler data (the v2 format of the R
 //! package `profile`), codecs for R's `Rprof()` text format and Google's pprof
-//! protobuf format, validation, and combining of profiles.
+//! protobuf format, validation, combining, and verbs from profile to profile.
 //!
 //! Nothing here knows about R. The R binding (the parent crate) only moves columns
 //! between R vectors and [`model::Profile`]; every rule lives here so that it is
@@ -21,6 +21,7 @@ pub mod rprof;
 pub mod schema;
 pub mod text;
 mod threads;
+pub mod transform;
 pub mod validate;
 
 #[cfg(test)]

@@ -298,6 +298,20 @@ macro_rules! column_rules {
     };
 }
 
+/// Keeps the values of `column` where `keep` is true, in order; values past the
+/// end of `keep` go. Every value is copied forward whether kept or not, so the
+/// loop has no branch to mispredict (verbs filter columns of millions of rows).
+fn retain_rows<T: Copy>(column: &mut Vec<T>, keep: &[bool]) {
+    let n = column.len().min(keep.len());
+    let values = column.as_mut_slice();
+    let mut kept = 0;
+    for (row, &k) in keep.iter().enumerate().take(n) {
+        values[kept] = values[row];
+        kept += usize::from(k);
+    }
+    column.truncate(kept);
+}
+
 /// Defines a table struct whose fields are its columns, in R column order, the
 /// generic views over them, and the rules of the format for each column: a
 /// column is declared once, as `field: Type = "r_name" [rules]`, where the rules
@@ -358,12 +372,9 @@ macro_rules! table {
                 $(self.$field.reserve(additional);)+
             }
 
-            /// Keep only the rows where `keep` is true.
+            /// Keep only the rows where `keep` is true (rows past its end go).
             pub fn retain_rows(&mut self, keep: &[bool]) {
-                $(
-                    let mut it = keep.iter();
-                    self.$field.retain(|_| *it.next().unwrap_or(&false));
-                )+
+                $(retain_rows(&mut self.$field, keep);)+
             }
         }
 

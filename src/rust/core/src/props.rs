@@ -1,11 +1,13 @@
 //! Properties across modules: damaged models (as a user's R objects may be) never
-//! make validation, the writers, combining or the analysis of stacks panic.
+//! make validation, the writers, combining, the analysis of stacks or the verbs
+//! panic.
 
 use crate::input::Limits;
 use crate::model::{ColMut, Profile, StrId, NA_INT};
 use crate::testing;
 use crate::analysis::{key_totals, CallTree, StackInput, Stacks};
 use crate::combine::{combine, CombineOptions};
+use crate::transform::{frames_cut_at_match, Cut, FrameFilter, LocationSet, LocationTexts, SampleFilter};
 use crate::{pprof, rprof, validate};
 use proptest::prelude::*;
 
@@ -116,6 +118,16 @@ fn apply(p: &mut Profile, d: &Damage) {
     }
 }
 
+/// A real model (the `which`th) with `damages` applied in order.
+fn damaged_model(which: prop::sample::Index, damages: &[Damage]) -> Profile {
+    let all = models();
+    let mut p = all[which.index(all.len())].clone();
+    for d in damages {
+        apply(&mut p, d);
+    }
+    p
+}
+
 proptest! {
     #![proptest_config(testing::config(1000))]
 
@@ -127,11 +139,7 @@ proptest! {
         which in any::<prop::sample::Index>(),
         damages in prop::collection::vec(damage(), 1..6),
     ) {
-        let all = models();
-        let mut p = all[which.index(all.len())].clone();
-        for d in &damages {
-            apply(&mut p, d);
-        }
+        let mut p = damaged_model(which, &damages);
         let valid = validate::validate(&p).is_ok();
         let rprof_text = rprof::write_to_vec(&p);
         let pprof_bytes = pprof::encode(&p, &pprof::WriteOptions::default());
@@ -149,7 +157,7 @@ proptest! {
 
         // Combining validates nothing itself (the binding validates each input),
         // so it sees the damage as it is.
-        let original = &all[which.index(all.len())];
+        let original = damaged_model(which, &[]);
         for merge in [true, false] {
             let combined = combine(&[original.clone(), p.clone()], &CombineOptions { merge });
             if valid {
@@ -178,6 +186,43 @@ proptest! {
         if let Ok(stacks) = Stacks::build(&input) {
             let _ = key_totals(&stacks);
             let _ = CallTree::build(&stacks);
+        }
+    }
+
+    /// The verbs on the real profiles, whole or damaged, with random matches:
+    /// valid results from valid input, and never a panic.
+    #[test]
+    fn verbs_on_real_and_damaged_models(
+        which in any::<prop::sample::Index>(),
+        damages in prop::collection::vec(damage(), 0..4),
+        flags in prop::collection::vec(any::<bool>(), 1..6),
+    ) {
+        let mut p = damaged_model(which, &damages);
+        let valid = validate::validate(&p).is_ok();
+        let _ = LocationTexts::of(&p);
+        let matched: Vec<bool> = (0..p.locations.location_id.len()).map(|i| flags[i % flags.len()]).collect();
+        if let Ok(set) = LocationSet::new(&p.locations.location_id, &matched) {
+            for cut in [Cut::CalleesOfInnermostMatch, Cut::CallersOfOutermostMatch] {
+                let keep = frames_cut_at_match(&p, &set, cut);
+                prop_assert!(keep.is_ok() || !valid);
+            }
+        }
+        let checked = |q: &Profile, outcome: crate::Result<()>| -> Result<(), TestCaseError> {
+            if valid {
+                prop_assert_eq!(outcome, Ok(()));
+                prop_assert_eq!(validate::validate(q), Ok(()));
+            }
+            Ok(())
+        };
+        for filter in [SampleFilter::Focus, SampleFilter::Ignore] {
+            let mut q = p.clone();
+            let outcome = filter.apply(&mut q, &matched);
+            checked(&q, outcome)?;
+        }
+        for filter in [FrameFilter::Hide, FrameFilter::Show] {
+            let mut q = p.clone();
+            let outcome = filter.apply(&mut q, &matched);
+            checked(&q, outcome)?;
         }
     }
 }

@@ -1,5 +1,6 @@
-//! Shared pieces of the property tests: case counts, the real sample files, and
-//! random damage to bytes.
+//! Shared pieces of the property tests: case counts, the real sample files,
+//! random damage to bytes, and random valid profiles (`random_profile()`, built
+//! row by row with `row!`).
 //!
 //! The number of cases of every property is `PROFILE_PROPTEST_CASES` when it is
 //! set (CI sets 100 000: `dev/test.sh` with `CI=true`), else a count small
@@ -7,6 +8,7 @@
 //! overrides every count (proptest applies it after the configuration).
 
 use crate::input::{self, Limits};
+use crate::model::{ColMut, Profile, StrId, NA_INT};
 use proptest::prelude::*;
 use std::path::PathBuf;
 
@@ -169,6 +171,183 @@ pub fn damaged(mut bytes: Vec<u8>, edits: &[Edit], donor: &[u8]) -> Vec<u8> {
 pub fn damaged_file(files: &'static [Vec<u8>]) -> impl Strategy<Value = Vec<u8>> {
     (0..files.len(), 0..files.len(), prop::collection::vec(edit(), 1..8))
         .prop_map(move |(f, d, edits)| damaged(files[f].clone(), &edits, &files[d]))
+}
+
+// ---- random valid profiles ---------------------------------------------------------
+
+/// Appends a row to a table whose columns are filled generically; `values` gives
+/// some columns by name, every other column gets NA.
+pub(crate) fn push_row(
+    cols: Vec<(&'static str, ColMut<'_>)>,
+    strings: &mut crate::StringPool,
+    values: &[(&str, Val)],
+) {
+    for (name, col) in cols {
+        let v = values.iter().find(|(n, _)| *n == name).map(|(_, v)| v);
+        match (col, v) {
+            (ColMut::Int(d), Some(Val::I(x))) | (ColMut::Lgl(d), Some(Val::I(x))) => d.push(*x),
+            (ColMut::Dbl(d), Some(Val::D(x))) => d.push(*x),
+            (ColMut::Chr(d), Some(Val::S(s))) => d.push(strings.intern(s)),
+            (ColMut::Int(d), None) | (ColMut::Lgl(d), None) => d.push(NA_INT),
+            (ColMut::Dbl(d), None) => d.push(f64::NAN),
+            (ColMut::Chr(d), None) => d.push(StrId::NA),
+            (_, Some(v)) => panic!("wrong value {v:?} for column {name}"),
+        }
+    }
+}
+
+/// A cell value for [`push_row`].
+#[derive(Debug, Clone)]
+pub(crate) enum Val {
+    I(i32),
+    D(f64),
+    S(String),
+}
+use Val::{D, I};
+
+/// A string cell.
+pub(crate) fn s(x: &str) -> Val {
+    Val::S(x.to_string())
+}
+
+/// Appends a row to a table of a profile: `row!(&mut p, samples, "sample_id" => I(1), ...)`.
+macro_rules! row {
+    ($p:expr, $table:ident, $($col:literal => $v:expr),* $(,)?) => {{
+        let p: &mut Profile = $p;
+        $crate::testing::push_row(p.$table.columns_mut(), &mut p.strings, &[$(($col, $v)),*]);
+    }};
+}
+
+pub(crate) use row;
+
+/// A small deterministic generator (xorshift), so a random valid profile is one seed.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
+        xs[self.below(xs.len())]
+    }
+}
+
+/// A random valid profile: every table and extension column used, ids not dense
+/// (an offset and a stride, sometimes far apart), inlined chains in random order,
+/// values drawn from small sets so that different inputs share functions.
+pub(crate) fn random_profile(seed: u64) -> Profile {
+    let mut rng = Rng(seed | 1);
+    let mut p = Profile::new();
+    let stride = 1 + rng.below(3) as i32;
+    let base = if rng.chance(20) { 5_000_000 } else { rng.below(50) as i32 };
+    let id = |k: usize| base + (k as i32 + 1) * stride;
+    if rng.chance(50) {
+        let tool = rng.pick(&["R", "go"]);
+        row!(&mut p, meta, "key" => s("tool"), "value" => s(tool));
+    }
+
+    let n_sources = rng.below(3);
+    for k in 0..n_sources {
+        let kind = rng.pick(&["rprof", "pprof", "manual"]);
+        let uri = rng.pick(&["a.out", "b.pb.gz", "x"]);
+        let mut values =
+            vec![("source_id", I(id(k))), ("source_type", s(kind)), ("source_uri", s(uri))];
+        if rng.chance(50) {
+            values.push(("source_timestamp", D(1e9 + rng.below(100) as f64)));
+        }
+        if rng.chance(50) {
+            values.push(("period", D(rng.below(10_000) as f64)));
+            values.push(("time_nanos", s("123456789012345678")));
+        }
+        push_row(p.sources.columns_mut(), &mut p.strings, &values);
+        for (t, u) in [("samples", "count"), ("cpu", "nanoseconds")] {
+            if rng.chance(60) {
+                row!(&mut p, sample_types, "source_id" => I(id(k)), "type" => s(t), "unit" => s(u));
+            }
+        }
+        if rng.chance(30) {
+            let comment = rng.pick(&["c1", "c2"]);
+            row!(&mut p, source_comments, "source_id" => I(id(k)), "comment" => s(comment));
+        }
+    }
+    let n_mappings = if n_sources > 0 { rng.below(3) } else { 0 };
+    for k in 0..n_mappings {
+        let file = rng.pick(&["/bin/a", "/lib/b.so"]);
+        let start = rng.pick(&["0x1000", "0x2000"]);
+        let source = id(rng.below(n_sources));
+        let flag = rng.below(2) as i32;
+        row!(&mut p, mappings, "mapping_id" => I(id(k)), "source_id" => I(source), "filename" => s(file),
+            "memory_start" => s(start), "has_functions" => I(flag));
+    }
+    let n_functions = rng.below(5);
+    for k in 0..n_functions {
+        let name = rng.pick(&["f", "g", "main", "<GC>"]);
+        let system_name = if rng.chance(80) { name } else { "sys" };
+        let file = rng.pick(&["", "a.R", "main.go"]);
+        let start = rng.below(2) as i32 * 10;
+        row!(&mut p, functions, "function_id" => I(id(k)), "name" => s(name), "system_name" => s(system_name),
+            "filename" => s(file), "start_line" => I(start));
+    }
+    // Locations in a random topological order: a frame may only be inlined into a
+    // frame of higher rank, so chains never form a cycle.
+    let n_locations = rng.below(7);
+    let rank: Vec<usize> = (0..n_locations).map(|_| rng.below(1000)).collect();
+    for k in 0..n_locations {
+        let mut values = vec![("location_id", I(id(k))), ("line", I(rng.below(3) as i32))];
+        if n_functions > 0 && rng.chance(90) {
+            values.push(("function_id", I(id(rng.below(n_functions)))));
+        }
+        if rng.chance(40) {
+            values.push(("address", s(rng.pick(&["0x1", "0x2"]))));
+        }
+        if n_mappings > 0 && rng.chance(30) {
+            values.push(("mapping_id", I(id(rng.below(n_mappings)))));
+        }
+        if rng.chance(30) {
+            values.push(("is_folded", I(rng.below(2) as i32)));
+            values.push(("column", I(rng.below(2) as i32)));
+        }
+        let targets: Vec<usize> = (0..n_locations).filter(|&t| rank[t] > rank[k]).collect();
+        if !targets.is_empty() && rng.chance(50) {
+            values.push(("inlined_into", I(id(targets[rng.below(targets.len())]))));
+        }
+        push_row(p.locations.columns_mut(), &mut p.strings, &values);
+    }
+    let n_samples = if n_sources > 0 { rng.below(8) } else { 0 };
+    for k in 0..n_samples {
+        let sample = id(k);
+        row!(&mut p, samples, "sample_id" => I(sample), "source_id" => I(id(rng.below(n_sources))));
+        for (t, u) in [("samples", "count"), ("cpu", "nanoseconds")] {
+            if rng.chance(70) {
+                let v = rng.below(5) as f64;
+                row!(&mut p, sample_values, "sample_id" => I(sample), "type" => s(t), "unit" => s(u), "value" => D(v));
+            }
+        }
+        if n_locations > 0 {
+            for depth in 0..rng.below(5) {
+                let loc = id(rng.below(n_locations));
+                row!(&mut p, sample_locations, "sample_id" => I(sample), "depth" => I(depth as i32 + 1),
+                    "location_id" => I(loc));
+            }
+        }
+        if rng.chance(30) {
+            let key = rng.pick(&["worker", "bytes"]);
+            row!(&mut p, sample_labels, "sample_id" => I(sample), "key" => s(key), "value" => s("v"));
+        }
+    }
+    p
 }
 
 /// Cut positions for [`pieces`]: a few, anywhere.

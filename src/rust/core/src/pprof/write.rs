@@ -384,7 +384,9 @@ pub fn message_from_profile(p: &Profile, options: &WriteOptions) -> Result<proto
         .iter()
         .map(|&s| index.sources.row(s).ok_or_else(|| internal(format!("source {s} is unknown"))))
         .collect::<Result<_>>()?;
-    let any_rprof_time = source_of_sample.iter().any(|&s| sources.rprof_interval[s].is_some());
+    // Decided by the sources, not by their samples: a profile whose samples a
+    // verb dropped (all of them, perhaps) keeps its sample types.
+    let any_rprof_time = sources.rprof_interval.iter().any(Option::is_some);
     let columns = ValueColumns::new(p, any_rprof_time);
     let values = ValueMatrix::new(p, &columns, &index.samples, &source_of_sample, &sources)?;
     let sl = &p.sample_locations;

@@ -1,0 +1,52 @@
+// Times the verbs of the transform module on a profile read from an Rprof file,
+// against validation of the same profile (for bench/README.md):
+// cargo run --release -p profile-core --example transform_timing FILE
+use profile_core::transform::{frames_in, keep_frames, keep_samples, samples_with_frame_in, EmptyStacks};
+use profile_core::transform::{FrameFilter, LocationSet, SampleFilter};
+use profile_core::{rprof, Profile};
+use std::time::{Duration, Instant};
+
+/// The flags of the locations whose function name is one of `names`.
+fn matching(p: &Profile, names: &[&str]) -> Vec<bool> {
+    let f = &p.functions;
+    p.locations
+        .function_id
+        .iter()
+        .map(|&id| f.function_id.iter().position(|&x| x == id).is_some_and(|r| names.contains(&p.str(f.name[r]))))
+        .collect()
+}
+
+/// The median time of `runs` runs of `work` on a fresh copy of `p` (the copy
+/// not timed).
+fn time(p: &Profile, runs: usize, mut work: impl FnMut(&mut Profile)) -> Duration {
+    let mut times: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let mut q = p.clone();
+            let t = Instant::now();
+            work(&mut q);
+            t.elapsed()
+        })
+        .collect();
+    times.sort();
+    times[runs / 2]
+}
+
+fn main() {
+    let path = std::env::args().nth(1).expect("usage: transform_timing FILE");
+    let p = rprof::parse(&std::fs::read(&path).unwrap(), None).unwrap().profile;
+    println!("samples {}, sample_locations rows {}", p.samples.nrow(), p.sample_locations.nrow());
+    let focus = matching(&p, &["time_round"]);
+    let hide = matching(&p, &["FUN", "lapply"]);
+    let set = LocationSet::new(&p.locations.location_id, &focus).unwrap();
+    let runs = 7;
+    let report = |what: &str, d: Duration| println!("{what:<28} {:>8.1} ms", d.as_secs_f64() * 1e3);
+    report("validate", time(&p, runs, |q| profile_core::validate::validate(q).unwrap()));
+    report("samples_with_frame_in", time(&p, runs, |q| drop(samples_with_frame_in(q, &set).unwrap())));
+    let keep = samples_with_frame_in(&p, &set).unwrap();
+    report("keep_samples", time(&p, runs, |q| keep_samples(q, &keep).unwrap()));
+    report("focus", time(&p, runs, |q| SampleFilter::Focus.apply(q, &focus).unwrap()));
+    let hide_set = LocationSet::new(&p.locations.location_id, &hide).unwrap();
+    let frames: Vec<bool> = frames_in(&p, &hide_set).into_iter().map(|m| !m).collect();
+    report("keep_frames", time(&p, runs, |q| keep_frames(q, &frames, EmptyStacks::Drop).unwrap()));
+    report("hide", time(&p, runs, |q| FrameFilter::Hide.apply(q, &hide).unwrap()));
+}
