@@ -62,7 +62,9 @@ write_folded <- function(x, path, type = NULL) {
 #'   to write, chosen as in [profile_summary()] by default.
 #' @param unit The unit of the values in the file.
 #' @param source_uri Where the file came from, recorded in the `sources` table.
-#' @param max_size The largest (decompressed) file size accepted, in bytes.
+#' @param max_size The largest (decompressed) file size accepted, in bytes. The
+#'   memory a read may use is bounded by the option `profile.max_memory` (see
+#'   [profile_error]).
 #' @export
 read_folded <- function(path, type = "samples", unit = "count", source_uri = path,
                         max_size = default_max_size()) {

@@ -78,7 +78,8 @@
 #' @param max_size The largest size, in bytes, of the file and of its data after
 #'   decompression. Protects memory against decompression bombs; raise it to read
 #'   larger profiles. The default is the option `profile.max_size`, else 4 GiB.
-#'   See [profile_error] for this and the other limits.
+#'   The memory a read may use is bounded by the option `profile.max_memory`.
+#'   See [profile_error] for these and the other limits.
 #' @param x A profile: a v2 `dm` or a v1 `profile_data` object.
 #' @return `read_rprof()`: a v2 profile (a `dm`), or a v1 `profile_data` object
 #'   with `version = "1.0"`. `write_rprof()`: `x`, invisibly.

@@ -149,7 +149,7 @@ impl Budget {
     /// fills from its input grows this way, so that neither the budget nor a
     /// refused allocation can be passed over.
     pub fn room(&self, c: &mut impl Growable, additional: usize, what: impl FnOnce() -> String) -> Result<()> {
-        let (len, capacity) = (c.len(), c.capacity());
+        let (len, capacity) = (c.elements(), c.capacity());
         if capacity.saturating_sub(len) >= additional {
             return Ok(());
         }
@@ -200,7 +200,8 @@ pub fn refused_by_system(what: &str) -> ProfileError {
 /// A collection that grows when it is full: a vector, a hash map, a table of
 /// the model (see [`Budget::room`]).
 pub trait Growable {
-    fn len(&self) -> usize;
+    /// Elements it holds.
+    fn elements(&self) -> usize;
     /// Elements it holds without growing.
     fn capacity(&self) -> usize;
     /// Bytes of memory per element of capacity.
@@ -210,7 +211,7 @@ pub trait Growable {
 }
 
 impl<T> Growable for Vec<T> {
-    fn len(&self) -> usize {
+    fn elements(&self) -> usize {
         Vec::len(self)
     }
 
@@ -228,7 +229,7 @@ impl<T> Growable for Vec<T> {
 }
 
 impl<K: Eq + Hash, V, S: BuildHasher> Growable for HashMap<K, V, S> {
-    fn len(&self) -> usize {
+    fn elements(&self) -> usize {
         HashMap::len(self)
     }
 

@@ -379,7 +379,7 @@ macro_rules! table {
         }
 
         impl crate::budget::Growable for $Name {
-            fn len(&self) -> usize {
+            fn elements(&self) -> usize {
                 self.nrow()
             }
 
