@@ -16,6 +16,12 @@ ffi_profile_schema <- function() .Call(wrap__ffi_profile_schema)
 #' @noRd
 ffi_profile_debug_panic <- function(message) .Call(wrap__ffi_profile_debug_panic, message)
 
+#' A new double vector of `length` values (tests show that a vector R cannot
+#' allocate is an error of class `profile_error_limit`, not R's own error
+#' jumping over Rust's frames).
+#' @noRd
+ffi_profile_debug_alloc <- function(length) .Call(wrap__ffi_profile_debug_alloc, length)
+
 #' Validates the content of a v2 bundle (keys, NA, depths, version).
 #' @noRd
 ffi_profile_validate_v2 <- function(bundle) .Call(wrap__ffi_profile_validate_v2, bundle)

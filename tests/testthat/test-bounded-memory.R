@@ -85,3 +85,11 @@ test_that("a gzip file whose data are not Rprof is refused after its first bytes
   time <- system.time(expect_profile_error(read_rprof(path), "format", "pprof.gz", "not an Rprof file"))
   expect_lt(time[["elapsed"]], 1)
 })
+
+test_that("an R vector R cannot allocate is a profile_error_limit, not R's error across Rust", {
+  res <- ffi_profile_debug_alloc(2^50)
+  expect_false(res$ok)
+  expect_identical(res$kind, "limit")
+  expect_match(res$message, "R could not allocate a vector of 1125899906842624 values", fixed = TRUE)
+  expect_length(rust_value(ffi_profile_debug_alloc(3), "Can't allocate."), 3L)
+})

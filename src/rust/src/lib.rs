@@ -117,10 +117,25 @@ fn ffi_profile_debug_panic(message: Robj) -> Robj {
     result
 }
 
+/// A new double vector of `length` values (tests show that a vector R cannot
+/// allocate is an error of class `profile_error_limit`, not R's own error
+/// jumping over Rust's frames).
+/// @noRd
+#[extendr]
+fn ffi_profile_debug_alloc(length: Robj) -> Robj {
+    envelope(|| {
+        let n = length.as_real().filter(|x| x.is_finite() && *x >= 0.0).ok_or_else(|| {
+            profile_core::ProfileError::argument("`length` must be a non-negative number")
+        })?;
+        rapi::dbl_vector_of_length(n as usize)
+    })
+}
+
 extendr_module! {
     mod profile;
     fn ffi_profile_schema;
     fn ffi_profile_debug_panic;
+    fn ffi_profile_debug_alloc;
     fn ffi_profile_validate_v2;
     use analysis;
     use folded;

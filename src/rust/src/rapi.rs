@@ -60,6 +60,11 @@ fn unwritten_vector(rtype: Rtype, n: usize) -> Result<Robj, ProfileError> {
     Ok(robj)
 }
 
+/// A new R double vector of `n` values, not written (see `unwritten_vector`).
+pub(crate) fn dbl_vector_of_length(n: usize) -> Result<Robj, ProfileError> {
+    unwritten_vector(Rtype::Doubles, n)
+}
+
 /// Copies `values` into a new R integer vector.
 pub(crate) fn int_vector(values: &[i32]) -> Result<Robj, ProfileError> {
     let mut robj = unwritten_vector(Rtype::Integers, values.len())?;
