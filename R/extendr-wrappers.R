@@ -105,7 +105,7 @@ ffi_profile_combine_add <- function(state, bundle) .Call(wrap__ffi_profile_combi
 #' @noRd
 ffi_profile_combine_finish <- function(state, compact) .Call(wrap__ffi_profile_combine_finish, state, compact)
 
-#' The compact form of a column: "runs", "run_seq" or "cycle", with
+#' The compact form of a column: "runs", "run_seq", "cycle" or "run_steps", with
 #' " (expanded)" once R has expanded it, or "none". For tests and benchmarks.
 #' @noRd
 ffi_profile_column_form <- function(x) .Call(wrap__ffi_profile_column_form, x)

@@ -23,7 +23,8 @@
 #' comments (`source_comments`), the profile's `period_type`, `period`,
 #' `time_nanos`, `duration_nanos`, `default_sample_type`, `doc_url`,
 #' `drop_frames` and `keep_frames` (columns of `sources`), and the location
-#' address, mapping, `is_folded` and `column` (columns of `locations`).
+#' address, mapping, `is_folded` and `column` (columns of `locations`). pprof has
+#' no time per sample: `samples$time` is `NA`.
 #'
 #' pprof writes 0 for fields that are not set; they read as `NA`: `time_nanos`
 #' (and `source_timestamp`), `period`, `duration_nanos`, the string fields of

@@ -43,6 +43,27 @@
 #' function gives what `utils::summaryRprof(memory = "both")` reports as
 #' `mem.total`.
 #'
+#' Where no type is asked for, [profile_summary()], [profile_flamegraph()] and
+#' [write_folded()] look at the type `go tool pprof` shows: the sources'
+#' `default_sample_type` (the first source that has one, among the types that
+#' can be summed), else the last type the profile declares that can be summed.
+#' Rprof sources have `default_sample_type = "samples"`.
+#'
+#' # The top level (Rprof)
+#'
+#' With line profiling, R writes after each frame the line that made the call
+#' into it, so the line after the outermost frame is that of the top-level
+#' code, when that code has source references (code typed at the console or run
+#' with `R -f`, with `options(keep.source = TRUE)`): `1#3 "f" 1#10 "g" 2#20`
+#' means `g` was called from line 20 of file 2. Such a reference becomes the
+#' outermost frame of its sample: a location at that line of a function named
+#' `"<top level>"`, whose `system_name` is `""` (R wrote no name) and whose
+#' `filename` is the file of the reference (`""` for the console). A tick of
+#' top-level code that runs without any frame (a byte-compiled loop) is this
+#' frame alone. Summaries, flame graphs and the pprof writer show it as a frame
+#' (`utils::summaryRprof(lines = "show")` counts its line as well); the Rprof
+#' writer writes it back as the reference alone.
+#'
 #' # Extension tables and columns
 #'
 #' Readers also write what a format carries beyond the seven tables. Extension
@@ -68,6 +89,13 @@
 #' wrote. For Rprof sources `period_type` is `"cpu"`, `period_unit`
 #' `"nanoseconds"` and `period` the sampling interval; each header of a file
 #' written with `Rprof(append = TRUE)` starts a new source.
+#'
+#' Extension column of `samples`: `time` (dbl), the time of the sample in
+#' seconds from the start of its source, or `NA` where the format has none
+#' (pprof, folded stacks, v1 objects). For Rprof, tick `i` of a source is at
+#' `(i - 1) * interval` (the header's `sample.interval`); the Rprof writer
+#' writes the samples in order, which is their time. It must be `NA` or a finite
+#' number `>= 0`.
 #'
 #' Extension columns of `locations`: `address` (chr, `"0x..."`), `mapping_id`
 #' (int, FK to `mappings`), `is_folded` (lgl), `column` (int) and `inlined_into`
@@ -100,9 +128,10 @@
 #' as *compact columns* (ALTREP vectors) that keep the column's shape instead of
 #' a value per row: `sample_id` of `sample_locations`, `sample_values` and
 #' `sample_labels` and `source_id` of `samples` as runs of equal values,
-#' `depth` as positions along those runs, `type` and `unit` of `sample_values`
-#' as one pattern repeated per sample, and id columns that are `1..n` as
-#' nothing at all. They hold the same values as ordinary vectors and work
+#' `depth` as positions along those runs, `time` of `samples` (Rprof) as steps
+#' of each source's interval along the runs of `source_id`, `type` and `unit`
+#' of `sample_values` as one pattern repeated per sample, and id columns that
+#' are `1..n` as nothing at all. They hold the same values as ordinary vectors and work
 #' wherever those do; R expands one (once) only where it needs all its values
 #' in memory, the functions of this package read them without expanding them,
 #' and [saveRDS()] writes ordinary vectors.

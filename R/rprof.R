@@ -15,17 +15,26 @@
 #' `memory profiling: `) starts a *segment*: `Rprof(append = TRUE)` adds a header
 #' for each profiling session. Each segment becomes one row of `sources`
 #' (`source_type` `"rprof"`, `period` the sampling interval in nanoseconds,
-#' `rprof_header` the header line itself), and its `#File N:` lines number the
-#' files of that segment only.
+#' `rprof_header` the header line itself, `default_sample_type` `"samples"`),
+#' and its `#File N:` lines number the files of that segment only.
 #'
 #' Each stack line (one timer tick) becomes one sample with the value
-#' `samples`/`count`/1 and its frames, innermost first. Frame names are kept
+#' `samples`/`count`/1 and its frames, innermost first. Its `time` (an extension
+#' column of `samples`) is the tick's time in seconds from the start of the
+#' segment: the `i`-th line of a segment is at `(i - 1) * interval`, the
+#' interval of the header. Frame names are kept
 #' verbatim in `name` and `system_name` (`"x[[\"a\"]]"`, `"pkg::f"`,
 #' `"obj$f"`, `"<GC>"`, ...). With line profiling, an `N#L` reference before a
 #' frame gives that frame's file (from the `#File N:` line with that number)
 #' and line. A function is a name in a file (the file is `""` without line
 #' profiling); its `start_line` is the smallest line seen in it. Ids are given
-#' in order of first appearance.
+#' in order of first appearance. A reference after the outermost frame, or
+#' alone on a line (followed by the space R writes after it, else the line was
+#' cut), is the line of the top-level code (code typed at the
+#' console or run with `R -f` while source references are kept): it is read,
+#' without a warning, as an outermost frame of its own, a function named
+#' `"<top level>"` with the empty `system_name`, and written back as it was
+#' (see "The top level" in [profile_v2]).
 #'
 #' With memory profiling each line starts with `:small:large:nodes:dups:`. It
 #' gives each sample five more values: the heap gauges `small_vector_heap`,
@@ -33,7 +42,12 @@
 #' `alloc_size`, the growth of the heaps since the previous tick of the same
 #' segment (bytes; summed per function it gives the `mem.total` of
 #' `summaryRprof(memory = "both")`). A tick with an empty call stack (R writes
-#' the prefix only) is a sample without locations.
+#' the prefix only) is a sample without locations. The prefix must be four
+#' whole numbers: a field that is empty, signed, not made of digits or larger
+#' than 2^64 - 1, and fewer or more than four fields, are refused with an error
+#' of class `profile_error_format` naming the line, except in the last line of
+#' the file, cut off inside its prefix, which gets the warning for cut lines
+#' below.
 #'
 #' A line that was cut off (a profile written by a process that was killed)
 #' is read up to its last complete frame, with the warning profile 1.0.x gave:
@@ -59,8 +73,9 @@
 #' Each row of `sources` becomes a segment, in the order of the table, with its
 #' samples in `sample_id` order. A profile read by `read_rprof()` is written back
 #' as R wrote it: the same header, `#File` lines just before the first line that
-#' uses them, line references, the memory prefix from the heap gauges, the frame
-#' names. Other profiles (from pprof, v1 objects, built by hand) get a header
+#' uses them, line references (the top level's after the outermost frame), the
+#' memory prefix from the heap gauges, the frame names. The `time` column is not
+#' written: the order of the lines is the time. Other profiles (from pprof, v1 objects, built by hand) get a header
 #' made from their content (`sample.interval` from `period` when it is in
 #' nanoseconds, else 20000; `line profiling` when frames have files or lines),
 #' and each sample is written as many times as its `samples` count says, since

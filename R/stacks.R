@@ -47,9 +47,11 @@ value_types <- function(values) {
   tibble::new_tibble(pairs, nrow = length(pairs$type))
 }
 
-# The sample type to look at, with its unit: `type` if given, else the sources'
-# default sample type, else "samples", else the first type. Gauges are refused:
-# a heap size summed over samples means nothing.
+# The sample type to look at, with its unit: `type` if given, else the one `go
+# tool pprof` shows (SPEC section 5): the sources' default sample type, else the
+# profile's last sample type, in the order a pprof file written from it lists
+# them (declared types, then the others as they appear). Gauges are refused: a
+# heap size summed over samples means nothing; the defaults pass them over.
 choose_sample_type <- function(parts, type = NULL, call = rlang::caller_env()) {
   pairs <- value_types(parts$values)
   present <- unique(pairs$type)
@@ -57,6 +59,7 @@ choose_sample_type <- function(parts, type = NULL, call = rlang::caller_env()) {
   known <- c(intersect(declared, present), setdiff(present, declared), setdiff(declared, present))
   gauges <- v2_schema()$gauge_types
   summable <- setdiff(known, gauges)
+  in_file_order <- setdiff(union(declared, present), gauges)
   if (rlang::is_string(type) && type %in% gauges) {
     abort_argument(c(
       "Sample type {.val {type}} is a gauge (a level at each sample), not an amount: its values cannot be added up.",
@@ -68,10 +71,8 @@ choose_sample_type <- function(parts, type = NULL, call = rlang::caller_env()) {
     defaults <- defaults[defaults %in% summable]
     type <- if (length(defaults)) {
       defaults[[1]]
-    } else if ("samples" %in% summable) {
-      "samples"
-    } else if (length(summable)) {
-      summable[[1]]
+    } else if (length(in_file_order)) {
+      in_file_order[[length(in_file_order)]]
     } else {
       abort_argument("The profile has no summable sample types to look at.", call = call)
     }

@@ -12,10 +12,11 @@
 #'
 #' @param x A profile: a v2 `dm` (see [profile_v2]) or a v1 `profile_data` object.
 #' @param type The sample type to sum, such as `"samples"`, `"cpu"`,
-#'   `"alloc_space"` or `"alloc_size"`. By default the sources' default sample
-#'   type, else `"samples"` if present, else the first type. Gauges
+#'   `"alloc_space"` or `"alloc_size"`. By default the type `go tool pprof`
+#'   shows: the sources' default sample type (`"samples"` for Rprof files),
+#'   else the last sample type (`inuse_space` for a Go heap profile). Gauges
 #'   (`small_vector_heap`, `large_vector_heap`, `node_heap`: heap sizes at each
-#'   sample) cannot be summed and are refused.
+#'   sample) cannot be summed: they are refused, and never the default.
 #' @param n The number of rows to show (`Inf` for all).
 #' @param by What a row stands for:
 #'   - `"function"`: a function name (as `go tool pprof -top` and

@@ -17,7 +17,8 @@
 #' samples with the same stack. v2 keeps raw samples, so each v1 row becomes
 #' `value` v2 samples, each with one sample value of type `samples`, unit
 #' `count`, value 1, and the stack of the v1 row (depth 1 = its first, innermost
-#' location). The total count is unchanged.
+#' location). The total count is unchanged. v1 has no time per sample: the
+#' extension column `samples$time` is `NA`.
 #'
 #' All samples get one source, with `source_type` `"v1"` and `source_uri` `NA`:
 #' a v1 object does not say reliably which file it was read from, so no origin is
@@ -92,7 +93,8 @@ v2_tables_from_v1 <- function(x, repeat_rows = TRUE) {
       source_id = 1L, source_type = "v1", source_uri = NA_character_,
       source_timestamp = NA_real_
     ),
-    samples = tibble::tibble(sample_id = seq_len(n), source_id = rep(1L, n)),
+    # v1 has no time per sample
+    samples = tibble::tibble(sample_id = seq_len(n), source_id = rep(1L, n), time = rep(NA_real_, n)),
     sample_values = tibble::tibble(
       sample_id = seq_len(n), type = rep("samples", n), unit = rep("count", n),
       value = if (repeat_rows) rep(1, n) else as.double(value)
@@ -359,8 +361,11 @@ v1_from_rprof <- function(tables, sample_lines, lines) {
 }
 
 # profile 1.0.x's `name` for an Rprof frame: its system name with `.` as `_` and
-# `<GC>` as `gc`.
+# `<GC>` as `gc`. The top level has no system name (R writes none; see
+# ?profile_v2), which v1 does not allow: it gets its name, "<top level>", as both.
 rprof_v1_names <- function(functions) {
+  top_level <- functions$system_name == ""
+  functions$system_name[top_level] <- functions$name[top_level]
   name <- gsub(".", "_", functions$system_name, fixed = TRUE)
   functions$name <- gsub("<GC>", "gc", name, fixed = TRUE)
   functions

@@ -18,7 +18,7 @@ out_dir <- file.path("inst", "samples", "rprof")
 
 all_files <- c(
   "1.out", "memory.out", "gc.out", "line.out", "all.out",
-  "append.out", "incomplete.out"
+  "append.out", "incomplete.out", "toplevel.out"
 )
 
 max_bytes <- 200 * 1024
@@ -150,8 +150,15 @@ count_samples <- function(lines) {
 record <- function(name) {
   tmp <- tempfile(fileext = ".out")
   on.exit(unlink(tmp), add = TRUE)
-  rscript <- file.path(R.home("bin"), "Rscript")
-  status <- system2(rscript, c("--vanilla", "data-raw/rprof-samples.R", "--record", name, tmp))
+  status <- if (name == "toplevel.out") {
+    # console input, not a script (see the file)
+    system2(file.path(R.home("bin"), "R"), c(
+      "--vanilla", "--no-echo", "-f", "data-raw/rprof-toplevel.R", "--args", tmp
+    ))
+  } else {
+    rscript <- file.path(R.home("bin"), "Rscript")
+    system2(rscript, c("--vanilla", "data-raw/rprof-samples.R", "--record", name, tmp))
+  }
   if (!identical(status, 0L) || !file.exists(tmp)) {
     stop("recording ", name, " failed")
   }

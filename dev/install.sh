@@ -17,6 +17,11 @@ debs=(
   r-cran-rlang r-cran-vctrs r-cran-withr r-cran-cli r-cran-testthat
   r-cran-profvis r-cran-roxygen2 r-cran-bench r-cran-lobstr r-cran-knitr
   r-cran-rmarkdown r-cran-rprotobuf r-cran-png
+  # oracles and backends of the tests: Go's own pprof parser, a browser for the
+  # viewer, SQLite and a PostgreSQL server for profiles in a database
+  golang-github-google-pprof-dev chromium
+  r-cran-htmlwidgets r-cran-jsonlite r-cran-dbi r-cran-dbplyr r-cran-rsqlite
+  postgresql
 )
 missing=()
 for d in "${debs[@]}"; do

@@ -9,10 +9,12 @@
 // one short pattern. Three kinds of compact column keep that shape (one integer
 // per sample, one string per sample type) instead of one value per row, so that
 // a profile's size grows with its samples, not with its frames and values:
-// `runs` (the run's value for each row), `run_seq` (1, 2, ... within each run)
-// and `cycle` (a string pattern repeated). They give R an ordinary vector (kept
-// as data2) only when R asks for a pointer to the data; element access,
-// regions, subsetting and duplication work on the compact form.
+// `runs` (the run's value for each row), `run_seq` (1, 2, ... within each run),
+// `run_steps` (0, s, 2s, ... within each run, with a step of each run's own:
+// the time of the samples of each source, whose runs are those of
+// `samples$source_id`) and `cycle` (a string pattern repeated). They give R an
+// ordinary vector (kept as data2) only when R asks for a pointer to the data;
+// element access, regions, subsetting and duplication work on the compact form.
 //
 // Written in C, not Rust: R may longjmp out of an allocation made inside these
 // methods, which must not cross Rust frames. The Rust binding finds the shapes
@@ -30,6 +32,7 @@
 
 static R_altrep_class_t runs_class;      // the run's value for each row
 static R_altrep_class_t run_seq_class;   // 1, 2, ... within each run
+static R_altrep_class_t run_steps_class; // 0, s, 2s, ... within each run
 static R_altrep_class_t cycle_class;     // a string pattern repeated
 
 // ---- runs ---------------------------------------------------------------
@@ -49,8 +52,7 @@ typedef struct {
     R_xlen_t length;
 } runs_t;
 
-static runs_t runs_of(SEXP x) {
-    SEXP data = R_altrep_data1(x);
+static runs_t runs_of_data(SEXP data) {
     SEXP values = VECTOR_ELT(data, 0), ends = VECTOR_ELT(data, 1);
     const double *shape = REAL(VECTOR_ELT(data, 2));
     runs_t r;
@@ -60,6 +62,10 @@ static runs_t runs_of(SEXP x) {
     r.each = (R_xlen_t) shape[1];
     r.length = (R_xlen_t) shape[2];
     return r;
+}
+
+static runs_t runs_of(SEXP x) {
+    return runs_of_data(R_altrep_data1(x));
 }
 
 // The run that row `i` (0-based, < length) belongs to.
@@ -87,8 +93,32 @@ static int run_value(const runs_t *r, R_xlen_t run) {
     return r->values == NULL ? (int) (run + 1) : r->values[run];
 }
 
-// Rows [from, from + n) of the column into `out`: a walk along the runs.
-static void runs_fill(SEXP x, R_xlen_t from, R_xlen_t n, int *out) {
+// How many of the `n` rows from row `i` a vector of `length` rows has (0 when
+// `i` is outside it): the rows a Get_region method fills.
+static R_xlen_t region_count(R_xlen_t length, R_xlen_t i, R_xlen_t n) {
+    if (i < 0 || i >= length) return 0;
+    return n < length - i ? n : length - i;
+}
+
+// Writes rows [from, from + n) of a compact vector into `out` (int or double).
+typedef void (*fill_t)(SEXP x, R_xlen_t from, R_xlen_t n, void *out);
+
+// The expanded vector (data2) of a compact vector of `length` rows of `type`
+// (INTSXP or REALSXP), made by `fill` the first time it is asked for.
+static SEXP materialise(SEXP x, SEXPTYPE type, R_xlen_t length, fill_t fill) {
+    SEXP data2 = R_altrep_data2(x);
+    if (data2 == R_NilValue) {
+        data2 = PROTECT(allocVector(type, length));
+        fill(x, 0, length, type == INTSXP ? (void *) INTEGER(data2) : (void *) REAL(data2));
+        R_set_altrep_data2(x, data2);
+        UNPROTECT(1);
+    }
+    return data2;
+}
+
+// Rows [from, from + n) of the column into `out` (int): a walk along the runs.
+static void runs_fill(SEXP x, R_xlen_t from, R_xlen_t n, void *dest) {
+    int *out = dest;
     if (n <= 0) return;
     runs_t r = runs_of(x);
     int within = R_altrep_inherits(x, run_seq_class);
@@ -119,20 +149,8 @@ static R_xlen_t runs_Length(SEXP x) {
     return runs_of(x).length;
 }
 
-static SEXP runs_materialise(SEXP x) {
-    SEXP data2 = R_altrep_data2(x);
-    if (data2 == R_NilValue) {
-        R_xlen_t n = runs_of(x).length;
-        data2 = PROTECT(allocVector(INTSXP, n));
-        runs_fill(x, 0, n, INTEGER(data2));
-        R_set_altrep_data2(x, data2);
-        UNPROTECT(1);
-    }
-    return data2;
-}
-
 static void *runs_Dataptr(SEXP x, Rboolean writeable) {
-    return INTEGER(runs_materialise(x));
+    return INTEGER(materialise(x, INTSXP, runs_of(x).length, runs_fill));
 }
 
 static const void *runs_Dataptr_or_null(SEXP x) {
@@ -149,9 +167,7 @@ static int runs_Elt(SEXP x, R_xlen_t i) {
 static R_xlen_t runs_Get_region(SEXP x, R_xlen_t i, R_xlen_t n, int *buf) {
     SEXP data2 = R_altrep_data2(x);
     if (data2 != R_NilValue) return INTEGER_GET_REGION(data2, i, n, buf);
-    R_xlen_t length = runs_of(x).length;
-    if (i < 0 || i >= length) return 0;
-    R_xlen_t count = n < length - i ? n : length - i;
+    R_xlen_t count = region_count(runs_of(x).length, i, n);
     runs_fill(x, i, count, buf);
     return count;
 }
@@ -208,6 +224,116 @@ static Rboolean runs_Inspect(SEXP x, int pre, int deep, int pvec,
             R_altrep_inherits(x, run_seq_class) ? "run_seq" : "runs",
             (double) r.length, (double) r.n_runs,
             r.ends == NULL ? " of equal length" : "",
+            R_altrep_data2(x) != R_NilValue ? " (expanded)" : "");
+    return TRUE;
+}
+
+// ---- run_steps -------------------------------------------------------------
+// data1: list(runs, steps, divisor): `runs` the data of a runs vector (shared
+// with it), `steps` double, one per run, `divisor` a double. Row k (from 0) of
+// run r is k * steps[r] / divisor, computed in this order, as the Rust side
+// computes the values it compares with (src/rust/src/compact/shape.rs).
+
+typedef struct {
+    runs_t runs;
+    const double *steps;
+    double divisor;
+} run_steps_t;
+
+static run_steps_t run_steps_of(SEXP x) {
+    SEXP data = R_altrep_data1(x);
+    run_steps_t s;
+    s.runs = runs_of_data(VECTOR_ELT(data, 0));
+    s.steps = REAL(VECTOR_ELT(data, 1));
+    s.divisor = REAL(VECTOR_ELT(data, 2))[0];
+    return s;
+}
+
+static double run_step_value(const run_steps_t *s, R_xlen_t run, R_xlen_t row) {
+    return (double) (row - run_start(&s->runs, run)) * s->steps[run] / s->divisor;
+}
+
+// Rows [from, from + n) of the column into `out` (double).
+static void run_steps_fill(SEXP x, R_xlen_t from, R_xlen_t n, void *dest) {
+    double *out = dest;
+    if (n <= 0) return;
+    run_steps_t s = run_steps_of(x);
+    R_xlen_t run = run_of_row(&s.runs, from);
+    R_xlen_t end = run_end(&s.runs, run);
+    for (R_xlen_t k = 0; k < n; k++) {
+        R_xlen_t row = from + k;
+        while (row >= end) {
+            run++;
+            end = run_end(&s.runs, run);
+        }
+        out[k] = run_step_value(&s, run, row);
+    }
+}
+
+static double run_steps_elt_compact(SEXP x, R_xlen_t i) {
+    run_steps_t s = run_steps_of(x);
+    if (i < 0 || i >= s.runs.length) return NA_REAL;
+    return run_step_value(&s, run_of_row(&s.runs, i), i);
+}
+
+static R_xlen_t run_steps_Length(SEXP x) {
+    SEXP data2 = R_altrep_data2(x);
+    if (data2 != R_NilValue) return XLENGTH(data2);
+    return run_steps_of(x).runs.length;
+}
+
+static void *run_steps_Dataptr(SEXP x, Rboolean writeable) {
+    return REAL(materialise(x, REALSXP, run_steps_of(x).runs.length, run_steps_fill));
+}
+
+static const void *run_steps_Dataptr_or_null(SEXP x) {
+    SEXP data2 = R_altrep_data2(x);
+    return data2 == R_NilValue ? NULL : REAL(data2);
+}
+
+static double run_steps_Elt(SEXP x, R_xlen_t i) {
+    SEXP data2 = R_altrep_data2(x);
+    if (data2 != R_NilValue) return REAL_ELT(data2, i);
+    return run_steps_elt_compact(x, i);
+}
+
+static R_xlen_t run_steps_Get_region(SEXP x, R_xlen_t i, R_xlen_t n, double *buf) {
+    SEXP data2 = R_altrep_data2(x);
+    if (data2 != R_NilValue) return REAL_GET_REGION(data2, i, n, buf);
+    R_xlen_t count = region_count(run_steps_of(x).runs.length, i, n);
+    run_steps_fill(x, i, count, buf);
+    return count;
+}
+
+static int run_steps_No_NA(SEXP x) {
+    // finite steps and divisor (checked by the constructor) give no NA
+    return R_altrep_data2(x) == R_NilValue;
+}
+
+static SEXP run_steps_Extract_subset(SEXP x, SEXP indx, SEXP call) {
+    if (R_altrep_data2(x) != R_NilValue) return NULL;
+    if (TYPEOF(indx) != INTSXP && TYPEOF(indx) != REALSXP) return NULL;
+    R_xlen_t n = XLENGTH(indx), length = run_steps_of(x).runs.length;
+    SEXP out = PROTECT(allocVector(REALSXP, n));
+    double *dest = REAL(out);
+    for (R_xlen_t k = 0; k < n; k++) {
+        R_xlen_t row = index_row(indx, k, length);
+        dest[k] = row < 0 ? NA_REAL : run_steps_elt_compact(x, row);
+    }
+    UNPROTECT(1);
+    return out;
+}
+
+static SEXP run_steps_Duplicate(SEXP x, Rboolean deep) {
+    if (R_altrep_data2(x) != R_NilValue) return NULL;
+    return R_new_altrep(run_steps_class, R_altrep_data1(x), R_NilValue);
+}
+
+static Rboolean run_steps_Inspect(SEXP x, int pre, int deep, int pvec,
+                                  void (*inspect_subtree)(SEXP, int, int, int)) {
+    run_steps_t s = run_steps_of(x);
+    Rprintf(" profile run_steps: %.0f rows in %.0f runs%s\n",
+            (double) s.runs.length, (double) s.runs.n_runs,
             R_altrep_data2(x) != R_NilValue ? " (expanded)" : "");
     return TRUE;
 }
@@ -318,6 +444,17 @@ void profile_register_altrep_classes(DllInfo *dll) {
     run_seq_class = R_make_altinteger_class("profile_run_seq", "profile", dll);
     set_runs_methods(run_seq_class);
 
+    run_steps_class = R_make_altreal_class("profile_run_steps", "profile", dll);
+    R_set_altrep_Length_method(run_steps_class, run_steps_Length);
+    R_set_altrep_Inspect_method(run_steps_class, run_steps_Inspect);
+    R_set_altrep_Duplicate_method(run_steps_class, run_steps_Duplicate);
+    R_set_altvec_Dataptr_method(run_steps_class, run_steps_Dataptr);
+    R_set_altvec_Dataptr_or_null_method(run_steps_class, run_steps_Dataptr_or_null);
+    R_set_altvec_Extract_subset_method(run_steps_class, run_steps_Extract_subset);
+    R_set_altreal_Elt_method(run_steps_class, run_steps_Elt);
+    R_set_altreal_Get_region_method(run_steps_class, run_steps_Get_region);
+    R_set_altreal_No_NA_method(run_steps_class, run_steps_No_NA);
+
     cycle_class = R_make_altstring_class("profile_cycle", "profile", dll);
     R_set_altrep_Length_method(cycle_class, cycle_Length);
     R_set_altrep_Inspect_method(cycle_class, cycle_Inspect);
@@ -358,6 +495,28 @@ SEXP profile_runs_vector(SEXP data, int within_runs) {
     return R_new_altrep(within_runs ? run_seq_class : runs_class, data, R_NilValue);
 }
 
+// 0, s, 2s, ... along each run of the runs `data` (the data of a runs vector),
+// with the step `steps[r] / divisor` for run r (see run_step_value()); NULL if
+// the arguments do not fit: a step for each run, finite and >= 0, a finite
+// divisor > 0.
+SEXP profile_run_steps_vector(SEXP data, SEXP steps, double divisor) {
+    if (!runs_data_valid(data)) return NULL;
+    if (TYPEOF(steps) != REALSXP || ALTREP(steps)) return NULL;
+    if ((double) XLENGTH(steps) != REAL(VECTOR_ELT(data, 2))[0]) return NULL;
+    if (!(R_FINITE(divisor) && divisor > 0)) return NULL;
+    const double *s = REAL(steps);
+    for (R_xlen_t k = 0; k < XLENGTH(steps); k++)
+        if (!(R_FINITE(s[k]) && s[k] >= 0)) return NULL;
+    SEXP box = PROTECT(ScalarReal(divisor));
+    SEXP all = PROTECT(allocVector(VECSXP, 3));
+    SET_VECTOR_ELT(all, 0, data);
+    SET_VECTOR_ELT(all, 1, steps);
+    SET_VECTOR_ELT(all, 2, box);
+    SEXP out = R_new_altrep(run_steps_class, all, R_NilValue);
+    UNPROTECT(2);
+    return out;
+}
+
 // `pattern` repeated to `length` strings; NULL if the arguments do not fit.
 SEXP profile_cycle_vector(SEXP pattern, double length) {
     if (TYPEOF(pattern) != STRSXP || ALTREP(pattern) || XLENGTH(pattern) < 1) return NULL;
@@ -380,12 +539,13 @@ SEXP profile_cycle_pattern(SEXP x) {
 }
 
 // Which kind of compact column `x` is: 0 none (not one of these classes),
-// 1 runs, 2 run_seq, 3 cycle; plus 10 once R has expanded it. For tests and
-// benchmarks (through ffi_profile_column_form() in the binding).
+// 1 runs, 2 run_seq, 3 cycle, 4 run_steps; plus 10 once R has expanded it. For
+// tests and benchmarks (through ffi_profile_column_form() in the binding).
 int profile_compact_form(SEXP x) {
     if (!ALTREP(x)) return 0;
     int form = R_altrep_inherits(x, runs_class) ? 1
         : R_altrep_inherits(x, run_seq_class) ? 2
-        : R_altrep_inherits(x, cycle_class) ? 3 : 0;
+        : R_altrep_inherits(x, cycle_class) ? 3
+        : R_altrep_inherits(x, run_steps_class) ? 4 : 0;
     return form == 0 ? 0 : form + (R_altrep_data2(x) != R_NilValue ? 10 : 0);
 }

@@ -31,7 +31,8 @@ parse_pprof_raw <- function(lines) {
   start <- match("Samples:", lines)
   loc_start <- match("Locations", lines)
   map_start <- match("Mappings", lines)
-  types <- strsplit(trimws(lines[[start + 1L]]), " +")[[1]]
+  # the default sample type is marked `type/unit[dflt]`
+  types <- sub("[dflt]", "", strsplit(trimws(lines[[start + 1L]]), " +")[[1]], fixed = TRUE)
 
   loc_lines <- lines[seq(loc_start + 1L, map_start - 1L)]
   frames_of <- list()

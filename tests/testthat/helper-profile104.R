@@ -13,7 +13,10 @@
 #   profile104_call("validate_profile", list(list(x1), list(x2)))
 #
 # Tests that use them call skip_if_no_profile104() first (the functions skip
-# too, when 1.0.4 is not available).
+# too, when 1.0.4 is not available). A comparison whose reference cannot run
+# skips with the reason instead of failing: R CMD check --as-cran gives the tests
+# a library of this package's declared dependencies only, where 1.0.4 finds
+# what it imports but not RProtoBuf, which its pprof functions need.
 
 profile104_lib <- function() {
   candidates <- c(
@@ -30,7 +33,9 @@ profile104_lib <- function() {
   NULL
 }
 
-skip_if_no_profile104 <- function() {
+# `needs`: packages the comparison needs in 1.0.4's process beyond what 1.0.4
+# imports (see profile104_needs()).
+skip_if_no_profile104 <- function(needs = character()) {
   # dev/check.sh sets PROFILE_SKIP_104: R CMD check runs the suite a second time,
   # after dev/test.sh has already run these slow comparisons.
   if (nzchar(Sys.getenv("PROFILE_SKIP_104"))) {
@@ -39,6 +44,58 @@ skip_if_no_profile104 <- function() {
   if (is.null(profile104_lib())) {
     testthat::skip("CRAN profile 1.0.4 is not installed (set PROFILE_104_LIB)")
   }
+  reason <- profile104_cannot_run(needs)
+  if (!is.null(reason)) {
+    testthat::skip(reason)
+  }
+}
+
+# The packages 1.0.4's function `fun` needs beyond those 1.0.4 imports (it only
+# suggests them, and stops without them).
+profile104_needs <- function(fun) {
+  switch(fun,
+    read_pprof = , write_pprof = , msg_to_ds = , ds_to_msg = "RProtoBuf",
+    dm_from_profile = "dm",
+    character()
+  )
+}
+
+# Why 1.0.4 cannot run with `needs` in a child process of this session (started
+# as profile104_call() starts it, with the same library paths), or NULL when it
+# can. Checked once per session for each set of packages.
+profile104_cannot_run <- function(needs = character()) {
+  key <- paste(c("can run", sort(needs)), collapse = "\r")
+  if (!exists(key, envir = profile104_cache, inherits = FALSE)) {
+    code <- paste(
+      "args <- commandArgs(trailingOnly = TRUE)",
+      "loaded <- tryCatch({ loadNamespace('profile', lib.loc = args[[1]]); '' }, error = conditionMessage)",
+      "missing <- Filter(function(p) !requireNamespace(p, quietly = TRUE), args[-1])",
+      "cat(if (nzchar(loaded)) paste('load', loaded) else if (length(missing)) paste('missing', paste(missing, collapse = ', ')) else 'ok')",
+      sep = "\n"
+    )
+    script <- tempfile(fileext = ".R")
+    on.exit(unlink(script), add = TRUE)
+    writeLines(code, script)
+    out <- suppressWarnings(system2(
+      file.path(R.home("bin"), "Rscript"),
+      c("--vanilla", shQuote(script), shQuote(profile104_lib()), shQuote(needs)),
+      stdout = TRUE, stderr = FALSE
+    ))
+    out <- paste(out, collapse = " ")
+    reason <- if (identical(out, "ok")) {
+      NULL
+    } else if (startsWith(out, "missing ")) {
+      paste0(
+        "profile 1.0.4 cannot run this comparison: it needs ", sub("^missing ", "", out),
+        ", which is not installed in the library paths the tests run with",
+        " (R CMD check --as-cran gives the tests the declared dependencies only)"
+      )
+    } else {
+      paste("profile 1.0.4 cannot be loaded in the library paths the tests run with:", sub("^load ", "", out))
+    }
+    assign(key, reason, envir = profile104_cache)
+  }
+  get(key, envir = profile104_cache, inherits = FALSE)
 }
 
 # The child: loads 1.0.4 from its library, calls `fun` once per element of
@@ -82,7 +139,7 @@ saveRDS(results, args[[2]])
 # of `calls`, a list of argument lists, in one R process. Returns a list with,
 # for each call, `value`, `error` (message or NULL) and `warnings` (messages).
 profile104_call <- function(fun, calls) {
-  skip_if_no_profile104()
+  skip_if_no_profile104(profile104_needs(fun))
   dir <- tempfile("profile104")
   dir.create(dir)
   on.exit(unlink(dir, recursive = TRUE), add = TRUE)

@@ -2,7 +2,9 @@
 # expressions over readLines(), not the Rust scanner) and recording fresh
 # profiles with Rprof(). CRAN profile 1.0.4 runs through helper-profile104.R.
 
-rprof_sample_files <- c("1.out", "memory.out", "gc.out", "line.out", "all.out", "append.out", "incomplete.out")
+rprof_sample_files <- c(
+  "1.out", "memory.out", "gc.out", "line.out", "all.out", "append.out", "incomplete.out", "toplevel.out"
+)
 
 # The lines of an Rprof file, split into segments (one per header), each with its
 # header, its #File table (number -> path) and its stack lines.
@@ -22,11 +24,17 @@ rprof_segments <- function(path) {
 
 # Frames of one stack line as a data frame (name, file, line), innermost first.
 # A frame is `"name" ` optionally preceded by `N#L `; a name ends at a quote
-# followed by a space and then the end of the line, a quote or a reference.
+# followed by a space and then the end of the line, a quote or a reference. A
+# reference `N#L ` at the end of the line, after a frame or alone, is the top
+# level's: a frame named "<top level>".
 rprof_line_frames <- function(line, files) {
   line <- sub("^:[0-9]+:[0-9]+:[0-9]+:[0-9]+:", "", line)
   rx <- '(?:([0-9]+)#([0-9]+) )?"(.*?)" (?=$|"|[0-9]+#[0-9]+ )'
   m <- regexec_all(rx, line)
+  top <- regmatches(line, regexec('(?:^|" )([0-9]+)#([0-9]+) $', line))[[1]]
+  if (length(top)) {
+    m <- c(m, list(c("", top[[2]], top[[3]], "<top level>")))
+  }
   data.frame(
     name = vapply(m, `[[`, "", 4L),
     file = vapply(m, function(x) if (nzchar(x[[2]])) unname(files[x[[2]]]) else "", ""),

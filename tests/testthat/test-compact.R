@@ -21,6 +21,8 @@ test_that("a memory profile's long tables are read as compact columns with the f
   expect_identical(column_form(sv$type), "cycle")
   expect_identical(column_form(sv$unit), "cycle")
   expect_identical(column_form(sl$location_id), "none")
+  expect_identical(column_form(x$samples$source_id), "runs")
+  expect_identical(column_form(x$samples$time), "run_steps")
 
   # expected from the text: one sample per line after the header, one row per
   # quoted frame (no frame of this file has a quote in its name)
@@ -33,13 +35,16 @@ test_that("a memory profile's long tables are read as compact columns with the f
   expect_identical(plain_copy(sv$type), rep(types, length(lines)))
   expect_identical(plain_copy(sv$sample_id), rep(seq_along(lines), each = length(types)))
   expect_identical(sv$unit[1:6], c("count", "bytes", "bytes", "bytes", "count", "bytes"))
+  # sample.interval=5000: 5 ms between ticks
+  expect_identical(plain_copy(x$samples$time), (seq_along(lines) - 1) * 5000 / 1e6)
 })
 
 test_that("compact columns behave as ordinary vectors", {
   x <- read_rprof(memory_file())
   columns <- list(
     x$sample_locations$sample_id, x$sample_locations$depth,
-    x$sample_values$sample_id, x$sample_values$type, x$samples$source_id
+    x$sample_values$sample_id, x$sample_values$type, x$samples$source_id,
+    read_rprof(system.file("samples/rprof/append.out", package = "profile"))$samples$time
   )
   for (v in columns) {
     p <- plain_copy(v)
@@ -59,7 +64,7 @@ test_that("compact columns behave as ordinary vectors", {
     expect_identical(sort(v), sort(p))
     expect_identical(anyNA(v), FALSE)
     expect_identical(v == v[[2]], p == p[[2]])
-    if (is.integer(p)) {
+    if (is.numeric(p)) {
       expect_identical(sum(v), sum(p))
       expect_identical(range(v), range(p))
       expect_identical(cumsum(v), cumsum(p))
@@ -104,6 +109,7 @@ test_that("what the package reads from a profile stays compact", {
   expect_identical(column_form(x$sample_locations$sample_id), "runs")
   expect_identical(column_form(x$sample_locations$depth), "run_seq")
   expect_identical(column_form(x$sample_values$type), "cycle")
+  expect_identical(column_form(x$samples$time), "run_steps")
   # ... and R's own use expands a column only once, in place
   v <- x$sample_locations$sample_id
   expect_identical(max(v + 0L), max(plain_copy(v)))
@@ -164,18 +170,24 @@ test_that("the classes' methods survive garbage collection at every allocation",
   ids <- x$sample_locations$sample_id[seq_len(40)]
   v <- x$sample_locations$depth
   types <- x$sample_values$type
+  time <- x$samples$time
   p <- plain_copy(v)
   pt <- plain_copy(types)
+  ptime <- plain_copy(time)
   gctorture(TRUE)
   sub <- v[c(5L, 1L, NA)]
   sub_t <- types[c(7L, NA, 2L)]
+  sub_time <- time[c(9L, NA, 1L)]
   dup <- duplicate_and_change(types)
   expanded <- v + 0L
+  expanded_time <- time + 0
   gctorture(FALSE)
   expect_identical(sub, p[c(5L, 1L, NA)])
   expect_identical(sub_t, pt[c(7L, NA, 2L)])
+  expect_identical(sub_time, ptime[c(9L, NA, 1L)])
   expect_identical(dup, c("x", pt[-1]))
   expect_identical(expanded, p)
+  expect_identical(expanded_time, ptime)
 })
 
 # The read that R users get leaves its compact columns unwritten and makes them
@@ -228,9 +240,11 @@ test_that("compact columns made from a read's shape are those found in its writt
     path <- withr::local_tempfile(fileext = ".out")
     writeLines(cases[[name]], path)
     forms <- switch(name,
-      large = list(`sample_values$type` = "cycle", `sample_locations$depth` = "run_seq"),
+      large = list(`sample_values$type` = "cycle", `sample_locations$depth` = "run_seq", `samples$time` = "run_steps"),
       # samples with and without memory values: no single pattern of types
-      mixed = list(`sample_values$type` = "none", `sample_values$sample_id` = "runs"),
+      mixed = list(`sample_values$type` = "none", `sample_values$sample_id` = "runs", `samples$time` = "run_steps"),
+      # a sample: nothing to keep compact
+      one = list(`samples$time` = "none"),
       list()
     )
     expect_same_reads(path, name, forms)

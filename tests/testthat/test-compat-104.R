@@ -61,7 +61,7 @@ test_that("where 1.0.4 is wrong, only its documented defects separate us", {
 })
 
 test_that("pprof files read as version 1.0 are those of profile 1.0.4", {
-  skip_if_no_profile104()
+  skip_if_no_profile104(profile104_needs("read_pprof"))
   for (file in c("proto/1.out.prof.pb.gz", "pprof/cpu.pb.gz")) {
     path <- sample_path(file)
     theirs <- profile104_read(path, fun = "read_pprof")
@@ -72,7 +72,7 @@ test_that("pprof files read as version 1.0 are those of profile 1.0.4", {
 })
 
 test_that("pprof files without sample counts are refused for version 1.0, as by 1.0.4", {
-  skip_if_no_profile104()
+  skip_if_no_profile104(profile104_needs("read_pprof"))
   for (file in c("heap.pb.gz", "goroutine.pb.gz", "mutex.pb.gz", "block.pb.gz")) {
     path <- sample_path("pprof", file)
     expect_error(profile104_read(path, fun = "read_pprof"), class = "profile104_error")

@@ -186,6 +186,37 @@ test_that("damaged lines warn with profile 1.0.4's texts", {
   expect_identical(v2_stacks(res$value), list(c("f@:0", "g@:0"), "h@:0", "f@:0"))
 })
 
+test_that("a memory prefix that is not four whole numbers is a format error naming the line", {
+  bad <- c(
+    ":12:abc:3:4:", "::2:3:4:", ":-1:2:3:4:", ":1.5:2:3:4:", ":99999999999999999999:2:3:4:",
+    ":1:2:3:", ":1:2:3:4:5:"
+  )
+  for (prefix in bad) {
+    f <- withr::local_tempfile(fileext = ".out")
+    writeLines(c("memory profiling: sample.interval=5000", ':1:2:3:4:"f" ', paste0(prefix, '"f" "g" '), ':1:2:3:4:"f" '), f)
+    err <- expect_error(read_rprof(f), class = "profile_error_format")
+    expect_match(conditionMessage(err), "line 3", fixed = TRUE)
+    expect_match(conditionMessage(err), basename(f), fixed = TRUE)
+    expect_match(conditionMessage(err), "four whole numbers", fixed = TRUE)
+    expect_error(read_rprof(f, version = "1.0"), class = "profile_error_format")
+  }
+  # The same in a file large enough to be read in chunks on several threads,
+  # with the bad line far from the start.
+  big <- withr::local_tempfile(fileext = ".out")
+  good <- rep(':100:200:300:4:"f" "g" "main" ', 100000)
+  writeLines(c("memory profiling: sample.interval=5000", good, ':12:abc:3:4:"f" ', good), big)
+  expect_gt(file.size(big), 4 * 2^20)
+  err <- expect_error(read_rprof(big), class = "profile_error_format")
+  expect_match(conditionMessage(err), "line 100002", fixed = TRUE)
+  # A file cut off inside the prefix of its last line: that line is passed over
+  # with the warning for cut lines.
+  cut <- withr::local_tempfile(fileext = ".out")
+  writeLines(c("memory profiling: sample.interval=5000", ':1:2:3:4:"f" ', ":1:2"), cut)
+  res <- with_warnings(read_rprof(cut))
+  expect_identical(res$warnings, "Incomplete sampling information, increase bufsize in `Rprof()` or `start_profiler()` call")
+  expect_identical(nrow(dm::dm_get_tables(res$value)$samples), 1L)
+})
+
 test_that("profiles recorded here in every mode read as their lines say", {
   f <- withr::local_tempfile(fileext = ".out")
   record_rprof(f, memory.profiling = TRUE, gc.profiling = TRUE, line.profiling = TRUE)

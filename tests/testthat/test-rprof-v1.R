@@ -7,14 +7,46 @@ test_that("v1 output is 1.0.4's on every file 1.0.4 reads correctly", {
   paths <- c(
     sample_path("rprof", "1.out"), sample_path("rprof", "gc.out"),
     sample_path("rprof", "incomplete.out"),
-    # the files shipped with 1.0.4: line profiling, lines cut at every position
-    file.path(lib, "profile", "samples", "rprof", c("1.out", "incomplete.out"))
+    # a file shipped with 1.0.4: line profiling, lines cut at every position
+    # (its incomplete.out: see the next test)
+    file.path(lib, "profile", "samples", "rprof", "1.out")
   )
   ref <- rprof104_read(paths)
   for (i in seq_along(paths)) {
     ours <- with_warnings(read_rprof(paths[[i]], version = "1.0"))
     expect_identical(ours$warnings, ref[[i]]$warnings, info = paths[[i]])
     expect_identical(ours$value, ref[[i]]$value, info = paths[[i]])
+  }
+})
+
+test_that("a line that ends in a reference and its space has the top level (1.0.4 dropped it)", {
+  skip_if_no_profile104()
+  # 1.0.4's incomplete.out has the lines of one stack cut at every position;
+  # one is cut right after a reference and its space, which is how R writes the
+  # line of the top-level code (SPEC section 5), so it reads as such. Cut
+  # anywhere else, lines read as 1.0.4 reads them.
+  path <- file.path(profile104_lib(), "profile", "samples", "rprof", "incomplete.out")
+  ref <- rprof104_read(path)[[1]]
+  ours <- with_warnings(read_rprof(path, version = "1.0"))
+  expect_identical(ours$warnings, ref$warnings)
+  top_level <- grepl("[0-9]+#[0-9]+ $", rprof_stack_lines(path))
+  expect_identical(sum(top_level), 1L)
+  frames <- v1_frames(ours$value)
+  is_top_level <- lapply(frames, startsWith, "<top level>\r")
+  expect_identical(vapply(is_top_level, sum, integer(1)), as.integer(top_level))
+  # outermost
+  expect_true(all(vapply(is_top_level[top_level], function(x) x[[length(x)]], logical(1))))
+  expect_identical(Map(`[`, frames, lapply(is_top_level, `!`)), v1_frames(ref$value))
+
+  # Without that reference, the file reads as 1.0.4 reads it.
+  lines <- readLines(path)
+  cut_after_reference <- grepl("[0-9]+#[0-9]+ $", lines) & !startsWith(lines, "#File")
+  lines[cut_after_reference] <- sub("[0-9]+#[0-9]+ $", "", lines[cut_after_reference])
+  without <- withr::local_tempfile(fileext = ".out")
+  writeLines(lines, without)
+  ours <- suppressWarnings(read_rprof(without, version = "1.0"))
+  for (table in c("functions", "locations", "samples")) {
+    expect_identical(ours[[table]], ref$value[[table]], info = table)
   }
 })
 

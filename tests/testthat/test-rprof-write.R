@@ -35,6 +35,25 @@ test_that("summaryRprof() gives the same summary for a rewritten file", {
   }
 })
 
+test_that("line profiles, the top level's lines included, are written back byte for byte", {
+  for (file in c("line.out", "all.out", "toplevel.out")) {
+    path <- sample_path("rprof", file)
+    x <- expect_silent(read_rprof(path))
+    out <- withr::local_tempfile(fileext = ".out")
+    write_rprof(x, out)
+    expect_identical(readBin(out, "raw", 1e6), readBin(path, "raw", 1e6), info = file)
+    for (lines in c("show", "both")) {
+      # summaryRprof() warns on names with spaces when it reads line references
+      a <- suppressWarnings(utils::summaryRprof(path, lines = lines))
+      b <- suppressWarnings(utils::summaryRprof(out, lines = lines))
+      expect_identical(b, a, info = paste(file, lines))
+    }
+  }
+  # The top level's lines are there to count: the console's file has no name.
+  s <- suppressWarnings(utils::summaryRprof(sample_path("rprof", "toplevel.out"), lines = "show"))
+  expect_true(any(grepl("^#[0-9]+$", rownames(s$by.line))))
+})
+
 # Per-function counts from the v2 tables: samples whose innermost frame is the
 # function (self) and samples that contain it (total), and alloc_size summed over
 # the samples that contain it.

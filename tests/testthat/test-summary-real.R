@@ -62,7 +62,7 @@ test_that("alloc_size totals agree with summaryRprof(memory = 'both')", {
 })
 
 test_that("self and total per line agree with summaryRprof(lines = 'show')", {
-  for (file in c("line.out", "all.out")) {
+  for (file in c("line.out", "all.out", "toplevel.out")) {
     path <- sample_path("rprof", file)
     ours <- profile_summary(read_rprof(path), by = "line", n = Inf)
     expect_named(ours, c("filename", "line", "self", "self_pct", "total", "total_pct"))
@@ -78,6 +78,36 @@ test_that("self and total per line agree with summaryRprof(lines = 'show')", {
     expect_equal(ours$self[i], round(tool$self.time / s$sample.interval), label = paste(file, "self"))
     expect_gt(nrow(tool), 10)
   }
+})
+
+test_that("the top level is a frame: summaryRprof() counts its lines, and its ticks without a function", {
+  path <- sample_path("rprof", "toplevel.out")
+  x <- expect_silent(read_rprof(path))
+  ours <- profile_summary(x, n = Inf)
+  tool <- rprof_tool_counts(path)
+  # Ticks of top-level code that runs no function: summaryRprof() (lines
+  # hidden) has "<no location>" where our stacks have the top level alone.
+  top <- ours[ours$name == "<top level>", ]
+  no_location <- tool[tool$name == "<no location>", ]
+  expect_gt(no_location$self, 10)
+  expect_identical(top$self, no_location$self)
+  # Every sample of this file has the top level as its outermost frame.
+  expect_identical(top$total, attr(ours, "grand_total"))
+  # The other functions are summaryRprof()'s.
+  ours <- ours[ours$name != "<top level>", ]
+  tool <- tool[tool$name != "<no location>", ]
+  ours$name <- gsub(" ", "_", ours$name)
+  expect_setequal(ours$name, tool$name)
+  i <- match(tool$name, ours$name)
+  expect_equal(ours$self[i], tool$self)
+  expect_equal(ours$total[i], tool$total)
+  # By line, the top level's lines are rows (in the console's file, which has
+  # no name), as summaryRprof(lines = "show") has them (see above).
+  t <- dm::dm_get_tables(x)
+  top_level_lines <- t$locations$line[t$locations$function_id %in% t$functions$function_id[t$functions$name == "<top level>"]]
+  by_line <- profile_summary(x, by = "line", n = Inf)
+  expect_gte(length(top_level_lines), 2)
+  expect_true(all(top_level_lines %in% by_line$line[by_line$filename == ""]))
 })
 
 test_that("summary() of a v1 object agrees with summaryRprof()", {
@@ -167,13 +197,79 @@ test_that("by location and by source agree with go tool pprof -top -lines / -fil
   }
 })
 
-test_that("the default sample type is the source's, else samples", {
+test_that("the default sample type is the source's, else the last type", {
   x <- read_rprof(sample_path("rprof", "memory.out"))
+  expect_identical(dm::dm_get_tables(x)$sources$default_sample_type, "samples")
   expect_identical(attr(profile_summary(x), "sample_type"), "samples")
   err <- expect_error(profile_summary(x, type = "small_vector_heap"), class = "profile_error_argument")
   expect_match(conditionMessage(err), "alloc_size")
   cpu <- read_pprof(sample_path("pprof", "cpu.pb.gz"))
-  default <- dm::dm_get_tables(cpu)$sources$default_sample_type
-  expected <- if (!is.na(default)) default else "samples"
+  tables <- dm::dm_get_tables(cpu)
+  default <- tables$sources$default_sample_type
+  expected <- if (!is.na(default)) default else utils::tail(tables$sample_types$type, 1)
   expect_identical(attr(profile_summary(cpu), "sample_type"), expected)
+})
+
+# The sample type and the total `go tool pprof -top` shows when no type is asked
+# for: the `Type:` line of its header, and its total in that type's base unit.
+go_default_top <- function(path) {
+  header <- go_pprof("top", path, "-nodecount=1")
+  type <- sub("^Type: ", "", grep("^Type: ", header, value = TRUE))
+  units <- pprof_value_types(path)
+  list(type = type, total = pprof_top(path, type, units$unit[units$type == type])$grand_total)
+}
+
+# The sample types of a pprof file, from `go tool pprof -raw`.
+pprof_value_types <- function(path) {
+  types <- parse_pprof_raw(go_pprof("raw", path))$types
+  tibble::tibble(type = sub("/.*$", "", types), unit = sub("^.*/", "", types))
+}
+
+test_that("with no type asked for, the type and total are those go tool pprof shows", {
+  skip_if(Sys.which("go") == "", "go is not installed")
+  files <- list.files(sample_path("pprof"), pattern = "\\.pb\\.gz$", full.names = TRUE)
+  expect_setequal(basename(files), c("block.pb.gz", "cpu.pb.gz", "goroutine.pb.gz", "heap.pb.gz", "mutex.pb.gz"))
+  shown <- character()
+  for (path in files) {
+    what <- basename(path)
+    x <- read_pprof(path)
+    tool <- go_default_top(path)
+    shown[[what]] <- tool$type
+    summary <- profile_summary(x, n = Inf)
+    expect_identical(attr(summary, "sample_type"), tool$type, label = what)
+    expect_equal(attr(summary, "grand_total"), tool$total, label = what)
+    # The flame graph and folded stacks choose the same type.
+    grDevices::pdf(NULL)
+    frames <- profile_flamegraph(x, min_width = 0)
+    grDevices::dev.off()
+    expect_equal(frames$total[frames$depth == 0L], tool$total, label = what)
+    folded <- withr::local_tempfile(fileext = ".folded")
+    write_folded(x, folded)
+    values <- as.numeric(sub("^.* ", "", readLines(folded)))
+    expect_equal(sum(values), tool$total, label = what)
+  }
+  # Go's heap profile shows in-use space, its last type, not the first.
+  expect_identical(shown[["heap.pb.gz"]], "inuse_space")
+  expect_identical(shown[["cpu.pb.gz"]], "cpu")
+
+  # Rprof profiles written to pprof show what their summary shows: samples.
+  for (file in c("1.out", "memory.out", "toplevel.out")) {
+    x <- read_rprof(sample_path("rprof", file))
+    path <- withr::local_tempfile(fileext = ".pb.gz")
+    write_pprof(x, path)
+    tool <- go_default_top(path)
+    summary <- profile_summary(x)
+    expect_identical(tool$type, "samples", label = file)
+    expect_identical(attr(summary, "sample_type"), tool$type, label = file)
+    expect_equal(attr(summary, "grand_total"), tool$total, label = file)
+    expect_equal(tool$total, length(rprof_stack_lines(sample_path("rprof", file))), label = file)
+  }
+  # The top level is a frame for go tool pprof too, with our self and total.
+  x <- read_rprof(sample_path("rprof", "toplevel.out"))
+  path <- withr::local_tempfile(fileext = ".pb.gz")
+  write_pprof(x, path)
+  top <- pprof_top(path, "samples", "count")$rows
+  ours <- profile_summary(x, n = Inf)
+  expect_identical(top$flat[top$label == "<top level>"], ours$self[ours$name == "<top level>"])
+  expect_identical(top$cum[top$label == "<top level>"], ours$total[ours$name == "<top level>"])
 })

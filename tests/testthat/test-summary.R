@@ -67,10 +67,10 @@ test_that("by location separates lines of a function, by source groups files", {
   expect_equal(row_of(fun, "f")$total, 7)
 })
 
-test_that("the sample type: argument, source default, 'samples', first", {
+test_that("the sample type: argument, source default, last type (as go tool pprof)", {
   x <- v2_from_stacks(c("main;f", "main"), values = c(1, 1))
   x2 <- with_second_type(x, "alloc_size", "bytes", c(100, 50))
-  expect_identical(attr(profile_summary(x2), "sample_type"), "samples")
+  expect_identical(attr(profile_summary(x2), "sample_type"), "alloc_size")
   s <- profile_summary(x2, type = "alloc_size")
   expect_identical(attr(s, "unit"), "bytes")
   expect_equal(row_of(s, "f")$self, 100)
@@ -78,7 +78,16 @@ test_that("the sample type: argument, source default, 'samples', first", {
 
   only_bytes <- v2_from_stacks(c("main;f", "main"), values = c(10, 20), type = "alloc_space", unit = "bytes")
   with_cpu <- with_second_type(only_bytes, "cpu", "nanoseconds", 5)
-  expect_identical(attr(profile_summary(with_cpu), "sample_type"), "alloc_space")
+  expect_identical(attr(profile_summary(with_cpu), "sample_type"), "cpu")
+  # A gauge is never the default: the last type that can be summed is.
+  with_gauge <- with_second_type(with_cpu, "node_heap", "bytes", 1e6)
+  expect_identical(attr(profile_summary(with_gauge), "sample_type"), "cpu")
+  # The declared types (the `sample_types` table) give the order, as in a
+  # pprof file written from the profile.
+  tables <- dm::dm_get_tables(with_cpu, keyed = FALSE)
+  tables$sample_types <- tibble::tibble(source_id = 1L, type = c("cpu", "alloc_space"), unit = c("nanoseconds", "bytes"))
+  declared <- do.call(new_profile_v2, tables)
+  expect_identical(attr(profile_summary(declared), "sample_type"), "alloc_space")
 
   defaulted <- v2_from_stacks(c("main;f", "main"), values = c(10, 20),
     type = "alloc_space", unit = "bytes", default_sample_type = "cpu"

@@ -96,7 +96,7 @@ fn bundle(mut p: Profile, mut given: Vec<(ColumnId, Robj)>, compact: bool) -> Re
     let names: Vec<&'static str> = p.tables().iter().map(|(name, _)| *name).collect();
     let mut tables = Vec::new();
     for &name in &names {
-        let compact_forms = if compact { table_compact_columns(&p, name)? } else { Vec::new() };
+        let compact_forms = if compact { table_compact_columns(&p, name, &given)? } else { Vec::new() };
         let mut col_names = Vec::new();
         let mut col_values = Vec::new();
         let cols = p.table_mut(name).unwrap_or_default();
@@ -120,12 +120,28 @@ fn bundle(mut p: Profile, mut given: Vec<(ColumnId, Robj)>, compact: bool) -> Re
     Ok(named_list(vec!["strings", "tables"], vec![strings, named_list(names, tables)]))
 }
 
-/// The compact form of each column of `table` in `p` that has one.
-fn table_compact_columns(p: &Profile, table: &str) -> Result<Vec<Option<Robj>>, ProfileError> {
-    match p.tables().into_iter().find(|(n, _)| *n == table) {
-        Some((_, cols)) => compact_columns(table, &cols, &p.strings),
-        None => Ok(Vec::new()),
+/// The compact form of each column of `table` in `p` that has one, except the
+/// columns `given` already (they are not looked at again: an empty column has
+/// no compact form).
+fn table_compact_columns(
+    p: &Profile,
+    table: &str,
+    given: &[(ColumnId, Robj)],
+) -> Result<Vec<Option<Robj>>, ProfileError> {
+    let Some((_, mut cols)) = p.tables().into_iter().find(|(n, _)| *n == table) else {
+        return Ok(Vec::new());
+    };
+    for (name, col) in &mut cols {
+        if given.iter().any(|(id, _)| id.is(table, name)) {
+            *col = match col {
+                ColRef::Int(_) => ColRef::Int(&[]),
+                ColRef::Lgl(_) => ColRef::Lgl(&[]),
+                ColRef::Dbl(_) => ColRef::Dbl(&[]),
+                ColRef::Chr(_) => ColRef::Chr(&[]),
+            };
+        }
     }
+    compact_columns(table, &cols, &p.strings)
 }
 
 /// A column as an ordinary R vector; the column's memory is freed.

@@ -238,6 +238,8 @@ pub fn read_folded_with_limits(bytes: &[u8], source: &FoldedSource<'_>, limits: 
         }
         p.samples.sample_id.push(sample_id);
         p.samples.source_id.push(1);
+        // Folded stacks have no time.
+        p.samples.time.push(f64::NAN);
         let v = &mut p.sample_values;
         v.sample_id.push(sample_id);
         v.value_type.push(type_id);

@@ -209,13 +209,13 @@ pub enum ColType {
     Lgl,
 }
 
-/// Which non-NA values an integer column may hold.
+/// Which non-NA values a numeric column may hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IntValues {
+pub enum ValueRange {
     Any,
-    /// Ids, depths: > 0.
+    /// Ids, depths: > 0 (integer columns).
     Positive,
-    /// Lines: >= 0 (0 is unknown).
+    /// Lines (0 is unknown), times: >= 0; a double must also be finite.
     NonNegative,
 }
 
@@ -229,7 +229,7 @@ pub struct ColumnRules {
     /// input, and come after the required ones.
     pub required: bool,
     pub not_na: bool,
-    pub values: IntValues,
+    pub values: ValueRange,
     /// The table's (single-column) primary key.
     pub primary_key: bool,
     /// The (table, column) this column is a foreign key to.
@@ -244,7 +244,7 @@ impl ColumnRules {
             col_type,
             required: false,
             not_na: false,
-            values: IntValues::Any,
+            values: ValueRange::Any,
             primary_key: false,
             references: None,
         }
@@ -256,10 +256,10 @@ impl ColumnRules {
         ColumnRules { not_na: true, ..self }
     }
     const fn positive(self) -> Self {
-        ColumnRules { values: IntValues::Positive, ..self }
+        ColumnRules { values: ValueRange::Positive, ..self }
     }
     const fn non_negative(self) -> Self {
-        ColumnRules { values: IntValues::NonNegative, ..self }
+        ColumnRules { values: ValueRange::NonNegative, ..self }
     }
     const fn primary_key(self) -> Self {
         ColumnRules { primary_key: true, ..self }
@@ -315,8 +315,8 @@ fn retain_rows<T: Copy>(column: &mut Vec<T>, keep: &[bool]) {
 /// Defines a table struct whose fields are its columns, in R column order, the
 /// generic views over them, and the rules of the format for each column: a
 /// column is declared once, as `field: Type = "r_name" [rules]`, where the rules
-/// are `required` (else an extension column), `not_na`, `positive` or
-/// `non_negative` (integers), `primary_key` and `references("table",
+/// are `required` (else an extension column), `not_na`, `positive` (integers)
+/// or `non_negative` (integers and doubles), `primary_key` and `references("table",
 /// "column")`. Compound unique keys follow the table name as `unique [...]`.
 macro_rules! table {
     (
@@ -442,6 +442,10 @@ table!(
     Samples = "samples" {
         sample_id: Int = "sample_id" [required not_na positive primary_key],
         source_id: Int = "source_id" [required not_na references("sources", "source_id")],
+        /// Seconds from the start of the sample's source (Rprof: tick `i` of a
+        /// segment is at `(i - 1) * interval`); NaN (NA) where the format has
+        /// no time.
+        time: Dbl = "time" [non_negative],
     }
 );
 

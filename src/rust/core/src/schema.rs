@@ -5,7 +5,7 @@
 //! order in which the validator reports a broken rule). The validator and the R
 //! wrapper (for `dm` keys) both read them from here.
 
-use crate::model::{ColType, ColumnRules, IntValues, TableRules, TABLE_RULES};
+use crate::model::{ColType, ColumnRules, ValueRange, TableRules, TABLE_RULES};
 
 /// Single-column primary keys.
 pub const PRIMARY_KEYS: &[(&str, &str)] = &columns_where::<{ count_where(Rule::PrimaryKey) }>(Rule::PrimaryKey);
@@ -16,7 +16,8 @@ pub const NOT_NA: &[(&str, &str)] = &columns_where::<{ count_where(Rule::NotNa) 
 /// Integer columns whose non-NA values must be > 0 (ids).
 pub const POSITIVE: &[(&str, &str)] = &columns_where::<{ count_where(Rule::Positive) }>(Rule::Positive);
 
-/// Integer columns whose non-NA values must be >= 0 (lines; 0 is unknown).
+/// Numeric columns whose non-NA values must be >= 0 (lines, where 0 is unknown;
+/// times, which must also be finite).
 pub const NON_NEGATIVE: &[(&str, &str)] =
     &columns_where::<{ count_where(Rule::NonNegative) }>(Rule::NonNegative);
 
@@ -76,8 +77,8 @@ const fn has(column: &ColumnRules, rule: Rule) -> bool {
     match rule {
         Rule::PrimaryKey => column.primary_key,
         Rule::NotNa => column.not_na,
-        Rule::Positive => matches!(column.values, IntValues::Positive),
-        Rule::NonNegative => matches!(column.values, IntValues::NonNegative),
+        Rule::Positive => matches!(column.values, ValueRange::Positive),
+        Rule::NonNegative => matches!(column.values, ValueRange::NonNegative),
         Rule::References => column.references.is_some(),
     }
 }
@@ -175,9 +176,15 @@ mod tests {
             let rules = table_rules(key.table).unwrap().columns.iter().find(|c| c.name == key.column).unwrap();
             assert_eq!(rules.col_type, ColType::Int, "{key:?}");
         }
-        for &(table, column) in POSITIVE.iter().chain(NON_NEGATIVE) {
-            let rules = table_rules(table).unwrap().columns.iter().find(|c| c.name == column).unwrap();
-            assert_eq!(rules.col_type, ColType::Int, "{table}.{column}");
+        let rules_of = |table: &str, column: &str| {
+            *table_rules(table).unwrap().columns.iter().find(|c| c.name == column).unwrap()
+        };
+        for &(table, column) in POSITIVE {
+            assert_eq!(rules_of(table, column).col_type, ColType::Int, "{table}.{column}");
+        }
+        for &(table, column) in NON_NEGATIVE {
+            let col_type = rules_of(table, column).col_type;
+            assert!(matches!(col_type, ColType::Int | ColType::Dbl), "{table}.{column}");
         }
         assert_eq!(required_column_count("no_such_table"), 0);
     }
@@ -229,7 +236,10 @@ mod tests {
                 ("mappings", "mapping_id"),
             ]
         );
-        assert_eq!(NON_NEGATIVE, [("locations", "line"), ("locations", "column"), ("functions", "start_line")]);
+        assert_eq!(
+            NON_NEGATIVE,
+            [("samples", "time"), ("locations", "line"), ("locations", "column"), ("functions", "start_line")]
+        );
         assert_eq!(NOT_NA.len(), 23);
         assert_eq!(GAUGE_TYPES, ["small_vector_heap", "large_vector_heap", "node_heap"]);
         let counts: Vec<usize> = TABLE_RULES.iter().map(|t| required_column_count(t.name)).collect();

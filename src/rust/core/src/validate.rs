@@ -88,15 +88,28 @@ fn check_columns(p: &Profile, tables: &Tables<'_>) -> Result<()> {
         }
     }
     for &(table, col) in schema::NON_NEGATIVE {
-        if let Some(ColRef::Int(v)) = column(table, col) {
-            if let Some(row) = v.iter().position(|&x| x != NA_INT && x < 0) {
-                return Err(ProfileError::invalid(
-                    table,
-                    col,
-                    Some(row + 1),
-                    format!("must be zero (unknown) or positive, found {}", v[row]),
-                ));
+        match column(table, col) {
+            Some(ColRef::Int(v)) => {
+                if let Some(row) = v.iter().position(|&x| x != NA_INT && x < 0) {
+                    return Err(ProfileError::invalid(
+                        table,
+                        col,
+                        Some(row + 1),
+                        format!("must be zero (unknown) or positive, found {}", v[row]),
+                    ));
+                }
             }
+            Some(ColRef::Dbl(v)) => {
+                if let Some(row) = v.iter().position(|&x| !x.is_nan() && (x < 0.0 || x.is_infinite())) {
+                    return Err(ProfileError::invalid(
+                        table,
+                        col,
+                        Some(row + 1),
+                        format!("must be a finite number >= 0 or NA, found {}", v[row]),
+                    ));
+                }
+            }
+            _ => {}
         }
     }
 
@@ -432,6 +445,7 @@ mod tests {
         }
         p.samples.sample_id.extend([1, 2]);
         p.samples.source_id.extend([1, 1]);
+        p.samples.time.extend([0.0, 0.02]);
         for s in [1, 2] {
             p.sample_values.sample_id.push(s);
             p.sample_values.value_type.push(samples);
@@ -467,6 +481,20 @@ mod tests {
         let err = validate(&p).unwrap_err();
         assert_eq!(err.kind(), "invalid");
         assert!(err.to_string().contains("sample_locations"), "{err}");
+    }
+
+    #[test]
+    fn sample_times_are_non_negative_or_na() {
+        let mut p = small();
+        p.samples.time[1] = f64::NAN;
+        assert_eq!(validate(&p), Ok(()));
+        for bad in [-0.001, f64::INFINITY, f64::NEG_INFINITY] {
+            p.samples.time[1] = bad;
+            let err = validate(&p).unwrap_err();
+            assert_eq!(err.kind(), "invalid");
+            let message = err.to_string();
+            assert!(message.contains("samples") && message.contains("time") && message.contains("row 2"), "{message}");
+        }
     }
 
     #[test]

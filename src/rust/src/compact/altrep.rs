@@ -1,10 +1,10 @@
 //! Compact columns as R vectors: the one module that calls the ALTREP
-//! constructors of `src/altrep.c` (classes `profile_runs`, `profile_run_seq`
-//! and `profile_cycle`). The C side checks every shape it is given and returns
+//! constructors of `src/altrep.c` (classes `profile_runs`, `profile_run_seq`,
+//! `profile_run_steps` and `profile_cycle`). The C side checks every shape it is given and returns
 //! NULL when it does not hold; the caller then sends an ordinary vector.
 
 use super::shape::Runs;
-use crate::rapi::{int_vector, r_safe};
+use crate::rapi::{dbl_vector, int_vector, r_safe};
 use extendr_api::prelude::*;
 use extendr_api::{GetSexp, SEXP};
 use profile_core::{ProfileError, StrId, StringPool};
@@ -14,6 +14,7 @@ use std::os::raw::c_int;
 extern "C" {
     // Both return NULL when the shape does not hold.
     fn profile_runs_vector(data: SEXP, within_runs: c_int) -> SEXP;
+    fn profile_run_steps_vector(data: SEXP, steps: SEXP, divisor: f64) -> SEXP;
     fn profile_cycle_vector(pattern: SEXP, length: f64) -> SEXP;
     // NULL unless `x` is an unexpanded cycle vector.
     fn profile_cycle_pattern(x: SEXP) -> SEXP;
@@ -46,6 +47,17 @@ impl RunsData {
     /// The `run_seq` column: each row holds its position in its run, from 1.
     pub fn run_seq_vector(&self) -> Option<Robj> {
         self.vector(true)
+    }
+
+    /// The `run_steps` column: row `k` (from 0) of run `r` holds
+    /// `k * steps[r] / divisor` (see `shape::run_step_value`).
+    pub fn run_steps_vector(&self, steps: &[f64], divisor: f64) -> Result<Option<Robj>, ProfileError> {
+        let steps: Robj = dbl_vector(steps)?;
+        // SAFETY: as in `vector`; `steps` is protected by its Robj.
+        unsafe {
+            let sexp = profile_run_steps_vector(self.0.get(), steps.get(), divisor);
+            Ok((!sexp.is_null()).then(|| Robj::from_sexp(sexp)))
+        }
     }
 
     fn vector(&self, within_runs: bool) -> Option<Robj> {
@@ -84,7 +96,7 @@ pub fn cycle_pattern(x: &Robj) -> Option<(Robj, usize)> {
     }
 }
 
-/// The compact form of a column: "runs", "run_seq" or "cycle", with
+/// The compact form of a column: "runs", "run_seq", "cycle" or "run_steps", with
 /// " (expanded)" once R has expanded it, or "none". For tests and benchmarks.
 /// @noRd
 #[extendr]
@@ -95,6 +107,7 @@ fn ffi_profile_column_form(x: Robj) -> Robj {
         1 => "runs",
         2 => "run_seq",
         3 => "cycle",
+        4 => "run_steps",
         _ => "none",
     };
     let text = if form >= 10 { format!("{name} (expanded)") } else { name.to_string() };

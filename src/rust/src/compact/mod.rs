@@ -12,6 +12,9 @@
 //! - `cycle`: a character column repeating a pattern as long as each run of its
 //!   table's `sample_id` (`type` and `unit` of `sample_values`, one row per
 //!   sample type).
+//! - `run_steps`: the `time` column of `samples`, which goes 0, s, 2s, ... along
+//!   the runs of its table's `source_id`, with the step (interval) of each
+//!   source, sharing those runs.
 //!
 //! This module decides which columns of a profile go compact; [`shape`] finds
 //! the shapes (plain Rust) and [`altrep`] makes the R vectors.
@@ -23,9 +26,9 @@ use altrep::{cycle_vector, RunsData};
 use extendr_api::prelude::*;
 use profile_core::budget::Budget;
 use profile_core::model::{ColRef, ColumnId, SampleLabels, SampleLocations, SampleValues, Samples};
-use profile_core::rprof::{CompactColumn, SampleShape};
+use profile_core::rprof::{CompactColumn, SampleShape, MICROSECONDS};
 use profile_core::{Profile, ProfileError, StrId, StringPool};
-use shape::{counts_within, cycles, find_runs, is_one_to_n, runs_of_lengths, Runs};
+use shape::{counts_within, cycles, find_runs, is_one_to_n, runs_of_lengths, steps_within, Runs};
 
 /// The columns that hold a table's runs, which its `run_seq` and `cycle`
 /// columns follow.
@@ -75,6 +78,11 @@ pub fn compact_columns(
             {
                 *slot = codes.get(..runs.each).and_then(|pattern| cycle_vector(pattern, codes.len(), pool));
             }
+            ColRef::Dbl(times) if Samples::time.is(table, name) => {
+                if let Some(steps) = steps_within(times, &runs, MICROSECONDS) {
+                    *slot = data.run_steps_vector(&steps, MICROSECONDS)?;
+                }
+            }
             _ => {}
         }
     }
@@ -82,14 +90,26 @@ pub fn compact_columns(
 }
 
 /// The compact columns of a compact read (see [`CompactColumn`]), made from the
-/// samples' shape with the rules [`compact_columns`] applies to written columns;
-/// a column without a compact form is written into `p` from the shape (charged
-/// to `budget`), to be sent as it is.
+/// samples' shape with the rules [`compact_columns`] applies to written columns,
+/// and `samples$source_id`, whose runs `samples$time` shares; a column without
+/// a compact form is written into `p` from the shape (charged to `budget`), to
+/// be sent as it is.
 pub fn columns_from_shape(
     shape: &SampleShape,
     p: &mut Profile,
     budget: &Budget,
 ) -> Result<Vec<(ColumnId, Robj)>, ProfileError> {
+    let mut given: Vec<(ColumnId, Robj)> = Vec::new();
+    if let Some(runs) = find_runs(&p.samples.source_id) {
+        let data = RunsData::new(&runs)?;
+        if let Some(ids) = data.runs_vector() {
+            given.push((Samples::source_id, ids));
+            // Run k holds the samples of source `values[k]` (k + 1 if unset).
+            let source_of_run = |k: usize| runs.values.as_ref().map_or(k as i32 + 1, |v| v.get(k).copied().unwrap_or(0));
+            let steps: Vec<f64> = (0..runs.n_runs).map(|k| shape.interval_us(source_of_run(k))).collect();
+            given.extend(data.run_steps_vector(&steps, MICROSECONDS)?.map(|time| (Samples::time, time)));
+        }
+    }
     let mut out: Vec<(CompactColumn, Robj)> = Vec::new();
     let stack_lens = shape.stack_lens().iter().map(|&len| len as usize);
     if let Some(runs) = runs_of_lengths(stack_lens) {
@@ -112,12 +132,13 @@ pub fn columns_from_shape(
             }
         }
     }
+    given.extend(out.into_iter().map(|(column, v)| (column.id(), v)));
     for column in CompactColumn::ALL {
-        if !out.iter().any(|(c, _)| *c == column) {
+        if !given.iter().any(|(id, _)| *id == column.id()) {
             shape.expand(column, p, budget)?;
         }
     }
-    Ok(out.into_iter().map(|(column, v)| (column.id(), v)).collect())
+    Ok(given)
 }
 
 extendr_module! {

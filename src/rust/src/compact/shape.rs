@@ -6,6 +6,8 @@
 //!   per run (or less); the `runs` kind, and the `run_seq` kind (1, 2, ... along
 //!   each run, [`counts_within`]) shares them.
 //! - [`cycles`]: a column that repeats its first values; the `cycle` kind.
+//! - [`steps_within`]: 0, s, 2s, ... along each run, with a step `s` of each
+//!   run's own; the `run_steps` kind (`samples$time`: the ticks of each source).
 
 use profile_core::StrId;
 
@@ -122,6 +124,34 @@ pub fn counts_within(col: &[i32], runs: &Runs) -> bool {
         })
 }
 
+/// Row `k` (from 0) of a run whose step is `step`, as the `run_steps` kind gives
+/// it: `k * step / divisor`, in this order (the C side computes the same).
+pub fn run_step_value(k: usize, step: f64, divisor: f64) -> f64 {
+    k as f64 * step / divisor
+}
+
+/// The step of each run of `runs`, if `col` holds [`run_step_value`]s along
+/// each run (with the step of its second row), the steps being whole numbers
+/// `>= 0`.
+pub fn steps_within(col: &[f64], runs: &Runs, divisor: f64) -> Option<Vec<f64>> {
+    if col.len() != runs.length || !(divisor.is_finite() && divisor > 0.0) {
+        return None;
+    }
+    let mut steps = Vec::with_capacity(runs.n_runs);
+    for (start, end) in runs.bounds() {
+        let rows = col.get(start..end)?;
+        let step = rows.get(1).map_or(0.0, |&second| (second * divisor).round());
+        if !(step.is_finite() && step >= 0.0) {
+            return None;
+        }
+        if !rows.iter().enumerate().all(|(k, &v)| v == run_step_value(k, step, divisor)) {
+            return None;
+        }
+        steps.push(step);
+    }
+    Some(steps)
+}
+
 /// Does `codes` repeat its first `period` values to the end?
 pub fn cycles(codes: &[StrId], period: usize) -> bool {
     period >= 1
@@ -200,6 +230,28 @@ mod tests {
         assert_eq!(runs_of_lengths([1usize, 1, 2, 1, 1].into_iter()), None); // ends for most rows
         assert_eq!(runs_of_lengths(std::iter::empty()), None);
         assert_eq!(runs_of_lengths([0usize, 0].into_iter()), None);
+    }
+
+    #[test]
+    fn steps_along_runs() {
+        let runs = find_runs(&[1, 1, 1, 2, 2, 3]).unwrap();
+        let time = [0.0, 0.02, 0.04, 0.0, 0.005, 0.0];
+        assert_eq!(steps_within(&time, &runs, 1e6), Some(vec![20000.0, 5000.0, 0.0]));
+        // R's (i - 1) * 4000 / 1e6 for a long run: the same doubles.
+        let long = find_runs(&[1; 1000]).unwrap();
+        let time: Vec<f64> = (0..1000).map(|k| f64::from(k) * 4000.0 / 1e6).collect();
+        assert_eq!(steps_within(&time, &long, 1e6), Some(vec![4000.0]));
+        assert_eq!(time[999], run_step_value(999, 4000.0, 1e6));
+        // not steps: NA, a bend, a start other than 0, a negative step, a length
+        assert_eq!(steps_within(&[0.0, 0.02, f64::NAN, 0.0, 0.005, 0.0], &runs, 1e6), None);
+        assert_eq!(steps_within(&[0.0, 0.02, 0.05, 0.0, 0.005, 0.0], &runs, 1e6), None);
+        assert_eq!(steps_within(&[0.01, 0.02, 0.03, 0.0, 0.005, 0.0], &runs, 1e6), None);
+        assert_eq!(steps_within(&[0.0, -0.02, -0.04, 0.0, 0.005, 0.0], &runs, 1e6), None);
+        assert_eq!(steps_within(&[0.0, 0.02, 0.04], &runs, 1e6), None);
+        // an empty run (a source without samples) has no rows to check
+        let gap = find_runs(&[1, 1, 3, 3, 3, 4, 4, 4]).unwrap();
+        let time = [0.0, 1.0, 0.0, 2.0, 4.0, 0.0, 3.0, 6.0];
+        assert_eq!(steps_within(&time, &gap, 1.0), Some(vec![1.0, 0.0, 2.0, 3.0]));
     }
 
     #[test]

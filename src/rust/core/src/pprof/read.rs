@@ -460,6 +460,8 @@ fn add_samples(
         let sample_id = next_id(i, "samples")?;
         p.samples.sample_id.push(sample_id);
         p.samples.source_id.push(SOURCE_ID);
+        // pprof has no time per sample.
+        p.samples.time.push(f64::NAN);
 
         if s.value.len() != types.len() {
             return Err(malformed(format!(
@@ -523,7 +525,9 @@ fn add_samples(
 }
 
 /// The writer leaves out the system name of R functions when it equals the name
-/// (see `write.rs`); put it back for functions used only in the R mapping.
+/// (see `write.rs`); put it back for functions used only in the R mapping. The
+/// top level of an Rprof profile has no system name to put back (see
+/// `rprof::TOP_LEVEL_NAME`).
 fn restore_r_system_names(p: &mut Profile) -> Result<()> {
     let r_mappings: FxHashSet<i32> = p
         .mappings
@@ -549,10 +553,11 @@ fn restore_r_system_names(p: &mut Profile) -> Result<()> {
         }
     }
     let Some(empty) = p.strings.lookup("") else { return Ok(()) };
+    let top_level = p.strings.lookup(crate::rprof::TOP_LEVEL_NAME);
     let f = &mut p.functions;
     let rows = in_r.iter().zip(&elsewhere).zip(f.system_name.iter_mut().zip(&f.name));
     for ((&in_r, &elsewhere), (system_name, &name)) in rows {
-        if in_r && !elsewhere && *system_name == empty && name != empty {
+        if in_r && !elsewhere && *system_name == empty && name != empty && Some(name) != top_level {
             *system_name = name;
         }
     }

@@ -716,6 +716,7 @@ fn writer_refuses_more_values_than_the_limit() {
         let id = 10 + k;
         p.samples.sample_id.push(id);
         p.samples.source_id.push(1);
+        p.samples.time.push(f64::NAN);
         let t = p.strings.intern(&format!("type{k}"));
         let u = p.strings.intern("count");
         p.sample_values.sample_id.push(id);
@@ -915,6 +916,7 @@ fn rprof_like() -> Profile {
         let sid = i as i32 + 1;
         p.samples.sample_id.push(sid);
         p.samples.source_id.push(1);
+        p.samples.time.push(f64::NAN);
         for (t, u, v) in [(samples, count, 1.0), (heap, bytes, 1000.0 * sid as f64)] {
             p.sample_values.sample_id.push(sid);
             p.sample_values.value_type.push(t);
@@ -1012,6 +1014,7 @@ fn combined_sources_unite_sample_types() {
     for i in 0..r.samples.nrow() {
         p.samples.sample_id.push(r.samples.sample_id[i] + s_off);
         p.samples.source_id.push(2);
+        p.samples.time.push(r.samples.time[i]);
     }
     for i in 0..r.sample_values.nrow() {
         p.sample_values.sample_id.push(r.sample_values.sample_id[i] + s_off);

@@ -20,8 +20,18 @@
 //!   `"name" `, verbatim (names can hold quotes and spaces: `"x[["a b"]]" `). With
 //!   line profiling, `N#L ` before a frame is the line of file `N` that frame is
 //!   executing (R writes it after the callee's name, so it sits to the left of the
-//!   frame it belongs to). A tick with an empty stack is written only with memory
-//!   profiling, as the prefix alone.
+//!   frame it belongs to). A reference with no frame to its right (and the space
+//!   R ends it with; without the space the line was cut) is the line of
+//!   the top-level code (code typed at the console or run with `R -f`, when it
+//!   has source references): after the outermost frame (`1#3 "f" 2#20`), or
+//!   alone when top-level code runs without a frame; it is read as an outermost
+//!   frame of its own (see [`TOP_LEVEL_NAME`]). A tick with an empty stack is
+//!   written only with memory profiling, as the prefix alone.
+//! - The memory prefix is four fields of decimal digits, each followed by `:`.
+//!   Anything else after a line's leading `:` (an empty, signed or non-digit
+//!   field, a value above 2^64 - 1, fewer or more fields) is a format error
+//!   naming the line, except in the last line of a file, cut off inside its
+//!   prefix, which is passed over with the warning for cut lines.
 //!
 //! [`parse`] turns the text into a v2 [`Profile`](crate::model::Profile),
 //! [`write()`] turns a profile back into text. For files R wrote, reading and
@@ -35,8 +45,8 @@ mod write;
 mod tests;
 
 pub use read::{
-    parse, parse_compact, parse_owned_compact, parse_with_limits, CompactColumn, CompactRead, Parsed, RprofContent,
-    SampleShape,
+    parse, parse_compact, parse_owned_compact, parse_with_limits, tick_time, CompactColumn, CompactRead, Parsed,
+    RprofContent, SampleShape, MICROSECONDS,
 };
 #[doc(hidden)]
 pub use read::{parse_in_chunks, parse_owned_compact_in_chunks};
@@ -59,6 +69,13 @@ pub use crate::schema::MEMORY_TYPES;
 
 /// Type and unit of the time samples: one per tick.
 pub const SAMPLES_TYPE: (&str, &str) = ("samples", "count");
+
+/// Name of the frame that stands for the top-level code: R writes a line
+/// reference, and no name, after the outermost frame when the top-level call
+/// has a source reference (`1#3 "f" 1#10 "g" 1#20`: `g` was called from line
+/// 20). Its function has this name, an empty system name (R wrote none) and
+/// the file of the reference.
+pub const TOP_LEVEL_NAME: &str = "<top level>";
 
 /// The flags and interval of a header line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -7,8 +7,8 @@
 //! the same bytes always give the same tables.
 
 use super::{
-    parse_u32, parse_u64, Header, MEMORY_TYPES, SAMPLES_TYPE, WARN_INCOMPLETE, WARN_UNDEFINED_FILE,
-    WARN_UNEXPECTED,
+    parse_u32, parse_u64, Header, MEMORY_TYPES, SAMPLES_TYPE, TOP_LEVEL_NAME, WARN_INCOMPLETE,
+    WARN_UNDEFINED_FILE, WARN_UNEXPECTED,
 };
 use crate::budget::Budget;
 use crate::error::{ProfileError, Result};
@@ -21,7 +21,7 @@ use rustc_hash::FxHashMap;
 mod parallel;
 mod compact;
 mod content;
-pub use compact::{CompactColumn, CompactRead, SampleShape};
+pub use compact::{tick_time, CompactColumn, CompactRead, SampleShape, MICROSECONDS};
 pub use content::RprofContent;
 #[cfg(test)]
 pub(super) use parallel::chunks_for;
@@ -243,11 +243,19 @@ impl<'a> Iterator for Lines<'a> {
 }
 
 /// One frame of a stack line: the name between the quotes and the `N#L` reference
-/// to its left, if any.
+/// to its left, if any. A frame with an empty name (which no named frame has: R
+/// never writes `""`) is the top level: a reference with no frame to its right,
+/// the line of the top-level code that made the outermost call.
 #[derive(Debug, Clone, Copy)]
 struct Frame<'a> {
     name: &'a [u8],
     file_ref: Option<FileRef>,
+}
+
+impl Frame<'_> {
+    fn top_level(file_ref: FileRef) -> Frame<'static> {
+        Frame { name: b"", file_ref: Some(file_ref) }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -311,9 +319,18 @@ fn stack_line<'a>(
     let mut gauges = None;
     let mut body = line;
     if line.first() == Some(&b':') {
-        if let Some((values, end)) = memory_prefix(line) {
-            gauges = Some(values);
-            body = line.get(end..).unwrap_or_default();
+        match memory_prefix(line) {
+            Ok((values, end)) => {
+                gauges = Some(values);
+                body = line.get(end..).unwrap_or_default();
+            }
+            // The last line of a file that was cut off (a session killed while
+            // writing) is passed over, as a cut stack is.
+            Err(PrefixDefect::Cut) if rest.is_empty() => {
+                handler.warn(WARN_INCOMPLETE);
+                return Ok(());
+            }
+            Err(_) => return Err(bad_prefix_error(line, line_number)),
         }
     }
     // Profiles repeat the same stacks over and over: a stack line seen before
@@ -375,9 +392,18 @@ fn read_frames<'a>(
             pos += 1;
         }
         let Some(&first) = body.get(pos) else {
-            if pending_ref.is_some() {
-                // A reference with no frame to its right: the line was cut.
-                warn(WARN_INCOMPLETE);
+            match pending_ref {
+                // R ends a reference with a space, like a frame: without it,
+                // the line was cut.
+                Some(_) if !body.ends_with(b" ") => warn(WARN_INCOMPLETE),
+                // A reference with no frame to its right: the line of the
+                // top-level code (R writes the srcref of each call after its
+                // name, and the outermost call's is that of the top level).
+                Some(file_ref) => {
+                    frames.push(Frame::top_level(file_ref));
+                    limits.check_stack_depth(frames.len(), || format!("line {line_number}"))?;
+                }
+                None => {}
             }
             return Ok(());
         };
@@ -601,13 +627,18 @@ impl<'a> Reader<'a> {
         s.period.push(f64::from(header.interval_us) * 1000.0);
         s.duration_nanos.push(f64::NAN);
         s.time_nanos.push(StrId::NA);
-        s.default_sample_type.push(StrId::NA);
+        // What users look at in a time profile, also when it has memory types
+        // (whose last, which tools show by default, is `alloc_size`).
+        s.default_sample_type.push(self.ids.samples);
         s.doc_url.push(StrId::NA);
         s.drop_frames.push(StrId::NA);
         s.keep_frames.push(StrId::NA);
         s.rprof_header.push(header_text);
 
         self.segment = Segment { source_id, ..Segment::default() };
+        // Sources are numbered 1, 2, ...: the shape keeps their intervals, which
+        // give the samples' times (see `SampleShape`).
+        self.shape.push_source(header.interval_us, self.budget)?;
         self.stacks.seen.clear();
         self.push_sample_type(self.ids.samples, self.ids.count)?;
         if header.memory {
@@ -720,12 +751,16 @@ impl<'a> Reader<'a> {
     }
 
     /// The id of function (`name`, `file`), created if new. Two byte strings that
-    /// read the same once invalid bytes are escaped are one function.
+    /// read the same once invalid bytes are escaped are one function. The name
+    /// is what R wrote, so it is the system name too; R writes no name for the
+    /// top level (see [`Frame`]), whose system name stays empty, and that tells
+    /// it apart from a function that is called `<top level>`.
     fn function(&mut self, name: &[u8], file: StrId, line: i32) -> Result<i32> {
-        let name = self.p.strings.try_intern(&utf8_escaped(name), self.budget)?;
-        if let Some(&id) = self.functions_by_name.get(&(name, file)) {
+        let system_name = self.p.strings.try_intern(&utf8_escaped(name), self.budget)?;
+        if let Some(&id) = self.functions_by_name.get(&(system_name, file)) {
             return Ok(id);
         }
+        let name = if name.is_empty() { self.p.strings.try_intern(TOP_LEVEL_NAME, self.budget)? } else { system_name };
         let what = || "the locations and functions".to_string();
         self.budget.room(&mut self.functions_by_name, 1, what)?;
         self.budget.room(&mut self.p.functions, 1, what)?;
@@ -733,10 +768,10 @@ impl<'a> Reader<'a> {
         let id = next_id(f.function_id.len(), "functions")?;
         f.function_id.push(id);
         f.name.push(name);
-        f.system_name.push(name);
+        f.system_name.push(system_name);
         f.filename.push(file);
         f.start_line.push(line);
-        self.functions_by_name.insert((name, file), id);
+        self.functions_by_name.insert((system_name, file), id);
         Ok(id)
     }
 
@@ -787,17 +822,55 @@ fn files_ahead(rest: &[u8], strings: &mut crate::StringPool, budget: &Budget) ->
     Ok(files)
 }
 
-/// The memory prefix `:small:large:nodes:dups:` at the start of `line`: the four
-/// numbers and the position after the last colon.
-fn memory_prefix(line: &[u8]) -> Option<([u64; 4], usize)> {
+/// What is wrong with a memory prefix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PrefixDefect {
+    /// The line ends inside the prefix, which is whole so far (digits and colons).
+    Cut,
+    /// A field that is not a whole number (empty, signed, not digits, larger than
+    /// 2^64 - 1), or a fifth field.
+    Malformed,
+}
+
+/// The memory prefix `:small:large:nodes:dups:` at the start of `line` (which
+/// starts with `:`): the four numbers and the position after the last colon.
+/// Each field is one or more ASCII digits; digits and a colon right after the
+/// prefix would be a fifth field.
+fn memory_prefix(line: &[u8]) -> std::result::Result<([u64; 4], usize), PrefixDefect> {
     let mut values = [0u64; 4];
     let mut pos = 1; // after the leading ':'
     for v in &mut values {
-        let len = memchr(b':', line.get(pos..)?)?;
-        *v = parse_u64(line.get(pos..pos + len)?)?;
-        pos += len + 1;
+        let rest = line.get(pos..).unwrap_or_default();
+        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        match rest.get(digits) {
+            None => return Err(PrefixDefect::Cut),
+            Some(b':') => {}
+            Some(_) => return Err(PrefixDefect::Malformed),
+        }
+        *v = parse_u64(rest.get(..digits).unwrap_or_default()).ok_or(PrefixDefect::Malformed)?;
+        pos += digits + 1;
     }
-    Some((values, pos))
+    let after = line.get(pos..).unwrap_or_default();
+    let digits = after.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits > 0 && after.get(digits) == Some(&b':') {
+        return Err(PrefixDefect::Malformed);
+    }
+    Ok((values, pos))
+}
+
+/// The error for line `line_number` (`line`), whose memory prefix is not four
+/// whole numbers.
+fn bad_prefix_error(line: &[u8], line_number: u32) -> ProfileError {
+    // The prefix and a fifth field if there is one (up to the sixth colon), at
+    // most 60 bytes.
+    let end = memchr::memchr_iter(b':', line).nth(5).map_or(line.len(), |i| i + 1).min(60);
+    let prefix = utf8_escaped(line.get(..end).unwrap_or(line));
+    ProfileError::at_line(
+        line_number as usize,
+        format!(
+            "the memory profiling prefix must be four whole numbers, `:small:large:nodes:dups:`, found `{prefix}`"
+        ),
+    )
 }
 
 /// The position of the quote that closes a frame name starting at `start`.

@@ -14,8 +14,8 @@ fn sample_file(name: &str) -> Vec<u8> {
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-const REAL_FILES: [&str; 7] =
-    ["1.out", "memory.out", "gc.out", "line.out", "all.out", "append.out", "incomplete.out"];
+const REAL_FILES: [&str; 8] =
+    ["1.out", "memory.out", "gc.out", "line.out", "all.out", "append.out", "incomplete.out", "toplevel.out"];
 
 fn read(text: &[u8]) -> Parsed {
     let parsed = parse(text, Some("test.out")).unwrap();
@@ -314,18 +314,16 @@ fn damaged_lines_warn_like_profile_1_0_4() {
     let parsed = read(b"sample.interval=5000\n\"f\" \"g\"\n\"f\" \n");
     assert_eq!(parsed.warnings, vec![WARN_INCOMPLETE.to_string()]);
     assert_eq!(stacks(&parsed.profile), vec![vec!["f@:0"], vec!["f@:0"]]);
-    // Cut inside a line reference: the frame before it is complete.
+    // Cut inside or right after a line reference: the frame before it is
+    // complete. (A reference and its space there is the top level's, see
+    // top_level_references_are_frames_of_their_own.)
     for cut in ["1#3", "1#", "1"] {
         let text = format!("line profiling: sample.interval=5000\n#File 1: a.R\n\"f\" \"g\" {cut}");
         let parsed = read(text.as_bytes());
         assert_eq!(parsed.warnings, vec![WARN_INCOMPLETE.to_string()], "{cut}");
         assert_eq!(stacks(&parsed.profile), vec![vec!["f@:0", "g@:0"]], "{cut}");
     }
-    // Cut after a line reference.
-    let parsed = read(b"line profiling: sample.interval=5000\n#File 1: a.R\n\"f\" 1#3 ");
-    assert_eq!(parsed.warnings, vec![WARN_INCOMPLETE.to_string()]);
-    assert_eq!(stacks(&parsed.profile), vec![vec!["f@:0"]]);
-    // Cut inside the memory prefix: nothing is left of the line.
+    // Cut inside the memory prefix of the last line: nothing is left of it.
     let parsed = read(b"memory profiling: sample.interval=5000\n:1:2:3:4:\"f\" \n:1:2");
     assert_eq!(parsed.warnings, vec![WARN_INCOMPLETE.to_string()]);
     assert_eq!(parsed.profile.samples.nrow(), 1);
@@ -334,9 +332,6 @@ fn damaged_lines_warn_like_profile_1_0_4() {
     let parsed = read(b"sample.interval=5000\ngarbage \"g\" \"h\" \n\"f\" \n");
     assert_eq!(parsed.warnings, vec![WARN_UNEXPECTED.to_string()]);
     assert_eq!(stacks(&parsed.profile), vec![vec!["h@:0"], vec!["f@:0"]]);
-    let parsed = read(b"memory profiling: sample.interval=5000\n:1:x:3:4:\"f\" \"g\" \n");
-    assert_eq!(parsed.warnings, vec![WARN_UNEXPECTED.to_string()]);
-    assert_eq!(stacks(&parsed.profile), vec![vec!["g@:0"]]);
     // After `" `, text that cannot start a frame is part of the name (R writes
     // names such as `x[[" a"]]` verbatim).
     let parsed = read(b"sample.interval=5000\n\"f\" garbage \"g\" \n");
@@ -349,6 +344,146 @@ fn damaged_lines_warn_like_profile_1_0_4() {
     let parsed = read(b"sample.interval=5000\n\n\"f\" \n   \n");
     assert!(parsed.warnings.is_empty());
     assert_eq!(parsed.profile.samples.nrow(), 1);
+}
+
+/// The function rows of `p` named `name`: (system name, file).
+fn functions_named(p: &Profile, name: &str) -> Vec<(String, String)> {
+    let f = &p.functions;
+    (0..f.nrow())
+        .filter(|&i| p.str(f.name[i]) == name)
+        .map(|i| (p.str(f.system_name[i]).to_owned(), p.str(f.filename[i]).to_owned()))
+        .collect()
+}
+
+#[test]
+fn top_level_references_are_frames_of_their_own() {
+    // After the outermost frame (the call site of the top-level call), alone on
+    // a line (top-level code running without a frame), after a memory prefix;
+    // the console's file has no name.
+    let text = "memory profiling: line profiling: sample.interval=5000\n#File 1: a.R\n#File 2: \n\
+                :1:2:3:4:1#3 \"f\" 1#10 \"g\" 2#20 \n:1:2:3:4:2#21 \n:1:2:3:4:\"h\" 2#20 \n:1:2:3:4:\"h\" \n";
+    let parsed = read(text.as_bytes());
+    assert_eq!(parsed.warnings, Vec::<String>::new());
+    let p = &parsed.profile;
+    assert_eq!(
+        stacks(p),
+        vec![
+            vec!["f@a.R:3", "g@a.R:10", "<top level>@:20"],
+            vec!["<top level>@:21"],
+            vec!["h@:0", "<top level>@:20"],
+            vec!["h@:0"],
+        ]
+    );
+    // One function for the top level of a file, with no system name: R wrote none.
+    assert_eq!(functions_named(p, TOP_LEVEL_NAME), vec![(String::new(), String::new())]);
+    assert_eq!(written(p), text);
+
+    // A function that is called `<top level>` is another function, written by name.
+    let text = "line profiling: sample.interval=5000\n#File 1: a.R\n\"<top level>\" 1#2 \n1#2 \"<top level>\" \n";
+    let p = read(text.as_bytes()).profile;
+    assert_eq!(stacks(&p), vec![vec!["<top level>@:0", "<top level>@a.R:2"], vec!["<top level>@a.R:2"]]);
+    assert_eq!(
+        functions_named(&p, TOP_LEVEL_NAME),
+        vec![(TOP_LEVEL_NAME.to_owned(), String::new()), (String::new(), "a.R".to_owned()), (TOP_LEVEL_NAME.to_owned(), "a.R".to_owned())]
+    );
+    assert_eq!(written(&p), text);
+
+    // Where the top level is not the outermost frame (a hand-made profile), a
+    // reference alone would mean another frame's line: it is written by name.
+    let mut p = read(b"line profiling: sample.interval=5000\n#File 1: a.R\n\"f\" 1#7 \n").profile;
+    p.sample_locations.depth.swap(0, 1);
+    assert_eq!(written(&p), "line profiling: sample.interval=5000\n#File 1: a.R\n1#7 \"<top level>\" \"f\" \n");
+}
+
+#[test]
+fn top_level_references_read_the_same_in_chunks() {
+    let mut text = String::from("line profiling: sample.interval=1000\n#File 1: a.R\n#File 2: \n");
+    for i in 0..30 {
+        text.push_str(&format!("1#{i} \"f\" 2#{} \n2#{} \n", i % 4 + 1, i % 3 + 1));
+    }
+    assert_same_in_any_chunks(text.as_bytes(), &Limits::default());
+    let p = parse_in_chunks(text.as_bytes(), None, &Limits::default(), 4).unwrap().profile;
+    assert_eq!(stacks(&p)[58], vec!["f@a.R:29", "<top level>@:2"]);
+    assert_eq!(stacks(&p)[59], vec!["<top level>@:3"]);
+    assert_eq!(functions_named(&p, TOP_LEVEL_NAME).len(), 1);
+}
+
+/// Memory prefixes that are not four whole numbers, each on line 3 of a file.
+const BAD_PREFIXES: [&str; 12] = [
+    ":12:abc:3:4:\"f\" ",
+    "::2:3:4:\"f\" ",
+    ":1:2:3::\"f\" ",
+    ":-1:2:3:4:\"f\" ",
+    ":+1:2:3:4:\"f\" ",
+    ":1: 2:3:4:\"f\" ",
+    ":1.5:2:3:4:\"f\" ",
+    ":18446744073709551616:2:3:4:\"f\" ",
+    ":1:2:3:\"f\" ",
+    ":1:2:3:4:5:\"f\" ",
+    ":1:2:3:4:5:",
+    ":1:2:3",
+];
+
+#[test]
+fn memory_prefixes_that_are_not_four_whole_numbers_are_format_errors() {
+    for bad in BAD_PREFIXES {
+        let text = format!("memory profiling: sample.interval=5000\n:1:2:3:4:\"f\" \n{bad}\n:1:2:3:4:\"f\" \n");
+        for chunks in [1, 2, 3] {
+            let err = parse_in_chunks(text.as_bytes(), Some("x.out"), &Limits::default(), chunks).unwrap_err();
+            assert_eq!(err.kind(), "format", "{bad}");
+            let message = err.to_string();
+            assert!(message.starts_with("line 3: the memory profiling prefix must be four whole numbers"), "{bad}: {message}");
+            assert!(message.contains(&format!("found `{}", &bad[..6])), "{bad}: {message}");
+        }
+        assert_same_in_any_chunks(text.as_bytes(), &Limits::default());
+    }
+    // The largest numbers R can write are whole numbers.
+    let text = "memory profiling: sample.interval=5000\n:18446744073709551615:0:0:0:\"f\" \n";
+    assert_eq!(values(&read(text.as_bytes()).profile, "small_vector_heap"), vec![8.0 * u64::MAX as f64]);
+    // Only the last line of a file may end inside its prefix: the file was cut
+    // off there, and the line is passed over with the warning for cut lines.
+    for cut in [":", ":1", ":1:2:3", ":1:2:3:4", ":1:2:3:\n", ":1:2:3:4\r\n"] {
+        let text = format!("memory profiling: sample.interval=5000\n:1:2:3:4:\"f\" \n{cut}");
+        let parsed = read(text.as_bytes());
+        assert_eq!(parsed.warnings, vec![WARN_INCOMPLETE.to_string()], "{cut:?}");
+        assert_eq!(parsed.profile.samples.nrow(), 1);
+        assert_same_in_any_chunks(text.as_bytes(), &Limits::default());
+    }
+}
+
+/// `samples$time` of a file worked out from its text alone: within each
+/// segment, the k-th stack line (from 0) is at k times the header's interval.
+fn times_from_text(text: &str) -> Vec<f64> {
+    let mut times = Vec::new();
+    let (mut interval_us, mut tick) = (0u64, 0u64);
+    for line in text.lines() {
+        if let Some(at) = line.find("sample.interval=") {
+            interval_us = line[at + "sample.interval=".len()..].parse().unwrap();
+            tick = 0;
+        } else if line.starts_with(['"', ':']) || line.starts_with(|c: char| c.is_ascii_digit()) {
+            times.push((tick * interval_us) as f64 / 1e6);
+            tick += 1;
+        }
+    }
+    times
+}
+
+#[test]
+fn sample_times_count_the_ticks_of_each_source() {
+    let text = "sample.interval=2000\n\"f\" \n\"g\" \n\"f\" \nsample.interval=5000\n\"f\" \n\"f\" \n";
+    let p = read(text.as_bytes()).profile;
+    assert_eq!(p.samples.time, vec![0.0, 0.002, 0.004, 0.0, 0.005]);
+    for name in REAL_FILES.iter().filter(|n| **n != "incomplete.out") {
+        let bytes = sample_file(name);
+        let expected = times_from_text(std::str::from_utf8(&bytes).unwrap());
+        for chunks in [1, 3] {
+            let p = parse_in_chunks(&bytes, None, &Limits::default(), chunks).unwrap().profile;
+            assert_eq!(p.samples.time, expected, "{name}, {chunks} chunks");
+        }
+    }
+    // Time is the order of the lines: it is not written, and comes back.
+    let p = read(&sample_file("append.out")).profile;
+    assert_eq!(read(written(&p).as_bytes()).profile.samples.time, p.samples.time);
 }
 
 #[test]
@@ -401,6 +536,7 @@ fn manual_profile(period_unit: &str, counts: &[f64]) -> Profile {
         let id = 10 + i as i32;
         p.samples.sample_id.push(id);
         p.samples.source_id.push(7);
+        p.samples.time.push(f64::NAN);
         p.sample_values.sample_id.push(id);
         p.sample_values.value_type.push(samples);
         p.sample_values.unit.push(count);
@@ -505,30 +641,39 @@ prop_compose! {
         interval in 1u32..100_000,
         lines in prop::collection::vec(
             (prop::collection::vec((0usize..NAMES.len(), prop::option::of((0usize..3, 1i32..500))), 0..6),
-             (0u64..1 << 40, 0u64..1 << 40, 0u64..1 << 40, 0u64..1000)),
+             (0u64..1 << 40, 0u64..1 << 40, 0u64..1 << 40, 0u64..1000),
+             prop::option::of((0usize..3, 1i32..500))),
             0..8),
     ) -> String {
         let mut s = Header { memory, gc, line, interval_us: interval }.to_line();
         s.push('\n');
         let mut numbered: Vec<usize> = Vec::new();
-        for (frames, (a, b, c, d)) in lines {
-            if frames.is_empty() && !memory {
+        for (frames, (a, b, c, d), top_level) in lines {
+            // A reference after the outermost frame: the top level's.
+            let top_level = top_level.filter(|_| line);
+            if frames.is_empty() && top_level.is_none() && !memory {
                 continue; // R writes no line for an empty stack without memory profiling
             }
             let mut text = if memory { format!(":{a}:{b}:{c}:{d}:") } else { String::new() };
+            let mut reference = |s: &mut String, text: &mut String, (file, l): (usize, i32)| {
+                let n = match numbered.iter().position(|&f| f == file) {
+                    Some(k) => k + 1,
+                    None => {
+                        numbered.push(file);
+                        s.push_str(&format!("#File {}: dir/file {file}.R\n", numbered.len()));
+                        numbered.len()
+                    }
+                };
+                text.push_str(&format!("{n}#{l} "));
+            };
             for (name, file_ref) in frames {
-                if let (true, Some((file, l))) = (line, file_ref) {
-                    let n = match numbered.iter().position(|&f| f == file) {
-                        Some(k) => k + 1,
-                        None => {
-                            numbered.push(file);
-                            s.push_str(&format!("#File {}: dir/file {file}.R\n", numbered.len()));
-                            numbered.len()
-                        }
-                    };
-                    text.push_str(&format!("{n}#{l} "));
+                if let (true, Some(file_ref)) = (line, file_ref) {
+                    reference(&mut s, &mut text, file_ref);
                 }
                 text.push_str(&format!("\"{}\" ", NAMES[name]));
+            }
+            if let Some(file_ref) = top_level {
+                reference(&mut s, &mut text, file_ref);
             }
             s.push_str(&text);
             s.push('\n');
@@ -554,8 +699,14 @@ fn check_any_input(bytes: &[u8]) -> Result<(), TestCaseError> {
 /// One source of a random model: memory profiling, line profiling, interval.
 type ModelSource = (bool, bool, u32);
 /// One sample: its source, its frames (name, file, line) as indices, the heap
-/// gauges (in R's units) and duplications.
-type ModelSample = (prop::sample::Index, Vec<(prop::sample::Index, prop::sample::Index, i32)>, [u64; 4]);
+/// gauges (in R's units) and duplications, and the (file, line) of the top
+/// level, if any.
+type ModelSample = (
+    prop::sample::Index,
+    Vec<(prop::sample::Index, prop::sample::Index, i32)>,
+    [u64; 4],
+    Option<(prop::sample::Index, i32)>,
+);
 
 fn model_name() -> impl Strategy<Value = String> {
     prop_oneof![
@@ -569,7 +720,9 @@ prop_compose! {
     /// Rprof sources (each with a header), one `samples` count per sample, the
     /// five memory values where the source profiles memory (`alloc_size` by the
     /// rule of the format), frames with a file and line where the source
-    /// profiles lines. Ids are given in the model's own order, not the reader's.
+    /// profiles lines, then now and then the top level (see `TOP_LEVEL_NAME`),
+    /// a time per sample. Ids are given in the model's own order, not the
+    /// reader's.
     fn rprof_model()(
         sources in prop::collection::vec((any::<bool>(), any::<bool>(), 1u32..1_000_000), 1..4),
         names in prop::collection::vec(model_name(), 1..8),
@@ -577,7 +730,8 @@ prop_compose! {
         samples in prop::collection::vec(
             (any::<prop::sample::Index>(),
              prop::collection::vec((any::<prop::sample::Index>(), any::<prop::sample::Index>(), 1i32..5000), 0..7),
-             [0u64..1 << 40, 0u64..1 << 40, 0u64..1 << 40, 0u64..1000]),
+             [0u64..1 << 40, 0u64..1 << 40, 0u64..1 << 40, 0u64..1000],
+             prop::option::of((any::<prop::sample::Index>(), 1i32..5000))),
             0..25),
         shuffle in any::<u64>(),
     ) -> Profile {
@@ -585,8 +739,8 @@ prop_compose! {
     }
 }
 
-/// A function of a model: (name, file).
-type ModelFunction = (StrId, StrId);
+/// A function of a model: (name, system name, file).
+type ModelFunction = (StrId, StrId, StrId);
 /// A location of a model: (function, line).
 type ModelLocation = (usize, i32);
 
@@ -598,6 +752,7 @@ struct ModelStrings {
     empty: StrId,
     samples: StrId,
     count: StrId,
+    top_level: StrId,
     memory_types: Vec<(StrId, StrId)>,
 }
 
@@ -613,7 +768,8 @@ fn build_model(
     let (rprof, cpu, ns, empty) = (s(&mut p, "rprof"), s(&mut p, "cpu"), s(&mut p, "nanoseconds"), s(&mut p, ""));
     let (samples_t, count) = (s(&mut p, SAMPLES_TYPE.0), s(&mut p, SAMPLES_TYPE.1));
     let memory_types: Vec<(StrId, StrId)> = MEMORY_TYPES.iter().map(|(t, u)| (s(&mut p, t), s(&mut p, u))).collect();
-    let strings = ModelStrings { rprof, cpu, ns, empty, samples: samples_t, count, memory_types };
+    let top_level = s(&mut p, TOP_LEVEL_NAME);
+    let strings = ModelStrings { rprof, cpu, ns, empty, samples: samples_t, count, top_level, memory_types };
     add_model_sources(&mut p, sources, &strings);
     let (functions, locations) = add_model_samples(&mut p, sources, names, files, samples, &strings);
     add_model_frames(&mut p, &functions, &locations, shuffle);
@@ -639,9 +795,10 @@ fn add_model_sources(p: &mut Profile, sources: &[ModelSource], strings: &ModelSt
         src.period_unit.push(strings.ns);
         src.period.push(f64::from(interval) * 1000.0);
         src.duration_nanos.push(f64::NAN);
-        for c in [&mut src.time_nanos, &mut src.default_sample_type, &mut src.doc_url, &mut src.drop_frames, &mut src.keep_frames] {
+        for c in [&mut src.time_nanos, &mut src.doc_url, &mut src.drop_frames, &mut src.keep_frames] {
             c.push(StrId::NA);
         }
+        src.default_sample_type.push(strings.samples);
         src.rprof_header.push(header);
         let memory_types = if memory { strings.memory_types.clone() } else { vec![] };
         for (t, u) in std::iter::once((strings.samples, strings.count)).chain(memory_types) {
@@ -665,11 +822,13 @@ fn add_model_samples(
     let mut functions: Vec<ModelFunction> = Vec::new();
     let mut locations: Vec<ModelLocation> = Vec::new();
     let mut previous: Vec<Option<[u64; 3]>> = vec![None; sources.len()];
+    let mut ticks = vec![0u64; sources.len()];
     let mut next_sample = 0;
-    for (src, frames, [small, large, nodes, dups]) in samples {
+    for (src, frames, [small, large, nodes, dups], top_level) in samples {
         let row = src.index(sources.len());
-        let (memory, line_profiling, _) = sources[row];
-        if frames.is_empty() && !memory {
+        let (memory, line_profiling, interval) = sources[row];
+        let top_level = top_level.filter(|_| line_profiling);
+        if frames.is_empty() && top_level.is_none() && !memory {
             continue; // an empty stack is a line only with memory profiling
         }
         next_sample += 1;
@@ -677,6 +836,8 @@ fn add_model_samples(
         let sid = next_sample * 3;
         p.samples.sample_id.push(sid);
         p.samples.source_id.push(model_source_id(sources, row));
+        p.samples.time.push((ticks[row] * u64::from(interval)) as f64 / 1e6);
+        ticks[row] += 1;
         let mut values = vec![(strings.samples, strings.count, 1.0)];
         if memory {
             let alloc = match previous[row] {
@@ -695,14 +856,22 @@ fn add_model_samples(
             p.sample_values.unit.push(u);
             p.sample_values.value.push(v);
         }
-        for (depth, (name, file, line)) in frames.iter().enumerate() {
+        let mut stack: Vec<(ModelFunction, i32)> = Vec::new();
+        for (name, file, line) in frames {
             let name = p.strings.intern(&names[name.index(names.len())]);
             let (file, line) =
                 if line_profiling { (p.strings.intern(&files[file.index(files.len())]), *line) } else { (strings.empty, 0) };
-            let f = match functions.iter().position(|&x| x == (name, file)) {
+            stack.push(((name, name, file), line));
+        }
+        if let Some((file, line)) = top_level {
+            let file = p.strings.intern(&files[file.index(files.len())]);
+            stack.push(((strings.top_level, strings.empty, file), line));
+        }
+        for (depth, (function, line)) in stack.into_iter().enumerate() {
+            let f = match functions.iter().position(|&x| x == function) {
                 Some(f) => f,
                 None => {
-                    functions.push((name, file));
+                    functions.push(function);
                     functions.len() - 1
                 }
             };
@@ -730,10 +899,10 @@ fn add_model_frames(p: &mut Profile, functions: &[ModelFunction], locations: &[M
         rows
     };
     for f in order(functions.len()) {
-        let (name, file) = functions[f];
+        let (name, system_name, file) = functions[f];
         p.functions.function_id.push(f as i32 + 7);
         p.functions.name.push(name);
-        p.functions.system_name.push(name);
+        p.functions.system_name.push(system_name);
         p.functions.filename.push(file);
         p.functions.start_line.push(0);
     }
@@ -752,9 +921,10 @@ fn add_model_frames(p: &mut Profile, functions: &[ModelFunction], locations: &[M
 
 /// What a profile says, without its ids: per source (in row order) its header,
 /// period and declared types; per sample (by source row, then `sample_id`) its
-/// source's row, its values and its stack as (name, file, line), innermost first.
+/// source's row, its time, its values and its stack as (name, system name,
+/// file, line), innermost first.
 #[allow(clippy::type_complexity)]
-fn meaning(p: &Profile) -> (Vec<(String, String, Vec<(String, String)>)>, Vec<(usize, Vec<(String, String, String)>, Vec<(String, String, i32)>)>) {
+fn meaning(p: &Profile) -> (Vec<(String, String, Vec<(String, String)>)>, Vec<(usize, String, Vec<(String, String, String)>, Vec<(String, String, String, i32)>)>) {
     let sources = (0..p.sources.nrow())
         .map(|r| {
             let id = p.sources.source_id[r];
@@ -782,18 +952,19 @@ fn meaning(p: &Profile) -> (Vec<(String, String, Vec<(String, String)>)>, Vec<(u
                 })
                 .collect();
             values.sort();
-            let mut frames: Vec<(i32, (String, String, i32))> = (0..p.sample_locations.nrow())
+            let mut frames: Vec<(i32, (String, String, String, i32))> = (0..p.sample_locations.nrow())
                 .filter(|&i| p.sample_locations.sample_id[i] == sid)
                 .map(|i| {
                     let sl = &p.sample_locations;
                     let l = p.locations.location_id.iter().position(|&x| x == sl.location_id[i]).unwrap();
                     let f = p.functions.function_id.iter().position(|&x| x == p.locations.function_id[l]).unwrap();
-                    let frame = (p.str(p.functions.name[f]).to_owned(), p.str(p.functions.filename[f]).to_owned(), p.locations.line[l]);
+                    let fs = &p.functions;
+                    let frame = (p.str(fs.name[f]).to_owned(), p.str(fs.system_name[f]).to_owned(), p.str(fs.filename[f]).to_owned(), p.locations.line[l]);
                     (sl.depth[i], frame)
                 })
                 .collect();
             frames.sort_by_key(|f| f.0);
-            (source, values, frames.into_iter().map(|(_, f)| f).collect())
+            (source, format!("{:?}", p.samples.time[r]), values, frames.into_iter().map(|(_, f)| f).collect())
         })
         .collect();
     (sources, samples)

@@ -5,13 +5,14 @@
 //! that source's samples in `sample_id` order. For a profile read from Rprof this
 //! gives back the bytes R wrote: the stored header, `#File` lines just before the
 //! first line that uses them (numbered per segment in order of first use), `N#L`
-//! references, the memory prefix from the stored gauges, frame names verbatim.
+//! references, the memory prefix from the stored gauges, frame names verbatim, and
+//! an outermost top-level frame as the bare line reference R wrote for it.
 //!
 //! Other profiles (pprof, converted v1, hand-made) get a header made from their
 //! content, and each sample is written as many times as its `samples` count says,
 //! since an Rprof line is one timer tick.
 
-use super::{Header, DEFAULT_INTERVAL_US, MEMORY_TYPES, SAMPLES_TYPE};
+use super::{Header, DEFAULT_INTERVAL_US, MEMORY_TYPES, SAMPLES_TYPE, TOP_LEVEL_NAME};
 use crate::error::{ProfileError, Result};
 use crate::id_index::{IdIndex, IdSet};
 use crate::model::{Profile, StrId, NA_INT};
@@ -70,7 +71,8 @@ pub fn write(p: &Profile, w: &mut dyn Write) -> Result<()> {
                 }
                 write_memory_prefix(&mut line, gauges, g[3]);
             }
-            for frame in plan.stack(row) {
+            let mut frames = plan.stack(row).peekable();
+            while let Some(frame) = frames.next() {
                 if frame.has_ref() {
                     let number = match file_numbers.get(&frame.file) {
                         Some(&n) => n,
@@ -89,6 +91,11 @@ pub fn write(p: &Profile, w: &mut dyn Write) -> Result<()> {
                     line.push(b'#');
                     line.extend_from_slice(itoa::Buffer::new().format(frame.line).as_bytes());
                     line.push(b' ');
+                    if frame.top_level && frames.peek().is_none() {
+                        // R writes the top level as a reference alone, after
+                        // the outermost frame (see `TOP_LEVEL_NAME`).
+                        break;
+                    }
                 }
                 line.push(b'"');
                 line.extend_from_slice(&one_line(frame.name));
@@ -164,6 +171,10 @@ struct Frame<'p> {
     file: StrId,
     file_is_empty: bool,
     line: i32,
+    /// Whether it stands for the top-level code (see `TOP_LEVEL_NAME`): as the
+    /// outermost frame, and with a reference, it is written as the reference
+    /// alone.
+    top_level: bool,
 }
 
 impl Frame<'_> {
@@ -175,7 +186,7 @@ impl Frame<'_> {
 
 /// A stack entry whose location does not exist.
 const UNKNOWN_FRAME: Frame<'static> =
-    Frame { name: "<unknown>", file: StrId::NA, file_is_empty: true, line: 0 };
+    Frame { name: "<unknown>", file: StrId::NA, file_is_empty: true, line: 0, top_level: false };
 
 /// Indexes over the tables, built once per write.
 struct Plan<'p> {
@@ -453,17 +464,19 @@ fn location_frame<'p>(
     let function = p.locations.function_id.get(row).and_then(|&id| function_row.row(id));
     let non_empty =
         |id: Option<&StrId>| id.and_then(|&s| p.strings.get(s)).filter(|s| !s.is_empty());
-    let (name, file) = match function {
+    let (name, file, top_level) = match function {
         Some(r) => {
-            let name = non_empty(p.functions.system_name.get(r))
-                .or_else(|| non_empty(p.functions.name.get(r)));
-            (name, p.functions.filename.get(r).copied().unwrap_or(StrId::NA))
+            let system_name = non_empty(p.functions.system_name.get(r));
+            let top_level =
+                system_name.is_none() && p.functions.name.get(r).and_then(|&s| p.strings.get(s)) == Some(TOP_LEVEL_NAME);
+            let name = system_name.or_else(|| non_empty(p.functions.name.get(r)));
+            (name, p.functions.filename.get(r).copied().unwrap_or(StrId::NA), top_level)
         }
-        None => (None, StrId::NA),
+        None => (None, StrId::NA, false),
     };
     // A frame without a function name: its address (pprof), else a placeholder.
     let name =
         name.or_else(|| non_empty(p.locations.address.get(row))).unwrap_or(UNKNOWN_FRAME.name);
     let file_is_empty = p.strings.get(file).is_none_or(str::is_empty);
-    Frame { name, file, file_is_empty, line }
+    Frame { name, file, file_is_empty, line, top_level }
 }

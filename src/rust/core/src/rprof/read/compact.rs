@@ -1,14 +1,16 @@
 //! A *compact read*: the Rprof read that leaves its compact columns unwritten.
 //!
 //! A compact column is a column of a long table kept by the shape of the samples
-//! instead of one value per row (see `dev/ARCHITECTURE.md`). Five of the columns
-//! a read writes for every frame and every value say nothing that the samples'
+//! instead of one value per row (see `dev/ARCHITECTURE.md`). Six of the columns
+//! a read writes for every frame, value and sample say nothing that the samples'
 //! shapes do not: `sample_locations$sample_id` and `depth` (a sample's stack
-//! takes rows 1, 2, ... of its run) and `sample_values$sample_id`, `type` and
-//! `unit` (a tick, then the memory types if the sample has them). With memory
-//! profiling they are most of what a read writes, and the R binding sends them
-//! compact anyway, so a compact read ([`CompactRead`]) leaves them empty and
-//! keeps the shape instead: one stack length and one memory flag per sample.
+//! takes rows 1, 2, ... of its run), `sample_values$sample_id`, `type` and
+//! `unit` (a tick, then the memory types if the sample has them) and
+//! `samples$time` (tick `i` of a source is at `(i - 1)` times its interval).
+//! With memory profiling they are most of what a read writes, and the R binding
+//! sends them compact anyway, so a compact read ([`CompactRead`]) leaves them
+//! empty and keeps the shape instead: one stack length and one memory flag per
+//! sample, and the interval of each source.
 //! Whoever needs the columns expands them from the shape
 //! ([`SampleShape::expand`]); every other reader of the crate returns them
 //! written.
@@ -16,8 +18,19 @@
 use super::{Ids, Parsed};
 use crate::budget::Budget;
 use crate::error::Result;
-use crate::model::{ColumnId, Profile, SampleLocations, SampleValues, StrId};
+use crate::model::{ColumnId, Profile, SampleLocations, SampleValues, Samples, StrId};
 use crate::rprof::MEMORY_TYPES;
+
+/// Microseconds (the unit of an Rprof interval) in a second (the unit of
+/// `samples$time`).
+pub const MICROSECONDS: f64 = 1e6;
+
+/// The time in seconds of tick `tick` (from 0) of a source sampled every
+/// `interval_us` microseconds: the product is exact, so this is the double
+/// nearest to the true time, the one R's `(i - 1) * interval / 1e6` gives.
+pub fn tick_time(tick: u64, interval_us: f64) -> f64 {
+    tick as f64 * interval_us / MICROSECONDS
+}
 
 /// The shape of a read's samples, in `sample_id` order (ids are 1, 2, ...).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -29,6 +42,9 @@ pub struct SampleShape {
     pub(in crate::rprof) memory: Vec<bool>,
     /// Type and unit of a tick's value, then of each memory type's.
     types: [(StrId, StrId); 1 + MEMORY_TYPES.len()],
+    /// The sampling interval of each source (by `source_id - 1`), in
+    /// microseconds.
+    intervals_us: Vec<f64>,
 }
 
 /// A column that a compact read leaves empty (see the module's documentation).
@@ -39,15 +55,17 @@ pub enum CompactColumn {
     ValueSampleId,
     ValueType,
     ValueUnit,
+    Time,
 }
 
 impl CompactColumn {
-    pub const ALL: [CompactColumn; 5] = [
+    pub const ALL: [CompactColumn; 6] = [
         CompactColumn::LocationSampleId,
         CompactColumn::Depth,
         CompactColumn::ValueSampleId,
         CompactColumn::ValueType,
         CompactColumn::ValueUnit,
+        CompactColumn::Time,
     ];
 
     /// The model's column.
@@ -58,6 +76,7 @@ impl CompactColumn {
             CompactColumn::ValueSampleId => SampleValues::sample_id,
             CompactColumn::ValueType => SampleValues::value_type,
             CompactColumn::ValueUnit => SampleValues::unit,
+            CompactColumn::Time => Samples::time,
         }
     }
 }
@@ -68,7 +87,7 @@ impl SampleShape {
         for (slot, &memory_type) in types.iter_mut().skip(1).zip(&ids.memory) {
             *slot = memory_type;
         }
-        let mut shape = SampleShape { stack_lens: Vec::new(), memory: Vec::new(), types };
+        let mut shape = SampleShape { stack_lens: Vec::new(), memory: Vec::new(), types, intervals_us: Vec::new() };
         shape.make_room_for(expected_samples, budget)?;
         Ok(shape)
     }
@@ -83,6 +102,19 @@ impl SampleShape {
     /// Room for the next sample (see [`push`](Self::push)).
     pub(super) fn make_room(&mut self, budget: &Budget) -> Result<()> {
         self.make_room_for(1, budget)
+    }
+
+    /// Adds the next source, sampled every `interval_us` microseconds.
+    pub(super) fn push_source(&mut self, interval_us: u32, budget: &Budget) -> Result<()> {
+        budget.room(&mut self.intervals_us, 1, || "the sources".to_string())?;
+        self.intervals_us.push(f64::from(interval_us));
+        Ok(())
+    }
+
+    /// The sampling interval of source `source_id`, in microseconds (0 for a
+    /// source the read has not numbered: never).
+    pub fn interval_us(&self, source_id: i32) -> f64 {
+        usize::try_from(source_id - 1).ok().and_then(|row| self.intervals_us.get(row)).copied().unwrap_or(0.0)
     }
 
     /// Adds the next sample.
@@ -146,6 +178,21 @@ impl SampleShape {
         out
     }
 
+    /// `samples$time` of samples of the sources `source_ids` (in runs, one per
+    /// source): each run counts the ticks of its source; into `out` (empty, with
+    /// room for all).
+    fn times(&self, source_ids: &[i32], mut out: Vec<f64>) -> Vec<f64> {
+        let (mut source, mut interval_us, mut tick) = (None, 0.0, 0u64);
+        for &id in source_ids {
+            if source != Some(id) {
+                (source, interval_us, tick) = (Some(id), self.interval_us(id), 0);
+            }
+            out.push(tick_time(tick, interval_us));
+            tick += 1;
+        }
+        out
+    }
+
     fn string_column(&self, mut out: Vec<StrId>, pick: impl Fn(&(StrId, StrId)) -> StrId) -> Vec<StrId> {
         for rows in self.value_rows_per_sample() {
             out.extend(self.value_types(rows).iter().map(&pick));
@@ -153,10 +200,13 @@ impl SampleShape {
         out
     }
 
-    /// Writes `column` of `p` from the shape, its memory charged to `budget`.
+    /// Writes `column` of `p` from the shape (`samples$time` from
+    /// `samples$source_id`, which a compact read writes), its memory charged to
+    /// `budget`.
     pub fn expand(&self, column: CompactColumn, p: &mut Profile, budget: &Budget) -> Result<()> {
         let rows = match column {
             CompactColumn::LocationSampleId | CompactColumn::Depth => self.location_rows(),
+            CompactColumn::Time => p.samples.source_id.len(),
             _ => self.values_rows(),
         };
         let what = || "the columns of the samples".to_string();
@@ -172,6 +222,10 @@ impl SampleShape {
             }
             CompactColumn::ValueType => v.value_type = self.string_column(budget.vec_with_capacity(rows, what)?, |&(t, _)| t),
             CompactColumn::ValueUnit => v.unit = self.string_column(budget.vec_with_capacity(rows, what)?, |&(_, u)| u),
+            CompactColumn::Time => {
+                let out = budget.vec_with_capacity(rows, what)?;
+                p.samples.time = self.times(&p.samples.source_id, out)
+            }
         }
         Ok(())
     }
