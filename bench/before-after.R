@@ -2,7 +2,8 @@
 # and "after" a change, each installed into a library of its own. Each round
 # runs one R process per build (in turns: before, after, before, ...), which
 # times every operation `reps` times; the medians over rounds are reported,
-# with their ratio after / before. From the package root:
+# with their ratio after / before: elapsed time, and CPU time (user + system,
+# all threads), which a loaded machine disturbs less. From the package root:
 #
 #   R CMD INSTALL -l /tmp/lib-before <main> ; R CMD INSTALL -l .rlib .
 #   Rscript bench/before-after.R /tmp/lib-before .rlib [rounds]
@@ -47,25 +48,28 @@ writeLines(c(
   "for (op in names(ops)) {",
   "  e <- parse(text = ops[[op]])[[1]]",
   "  invisible(eval(e))",
-  "  t <- replicate(reps, { gc(); system.time(eval(e))[['elapsed']] })",
-  "  cat(op, '\\t', median(t), '\\n', sep = '')",
+  "  t <- replicate(reps, { gc(); st <- system.time(eval(e)); c(st[['elapsed']], st[['user.self']] + st[['sys.self']]) })",
+  "  cat(op, '\\t', median(t[1, ]), '\\t', median(t[2, ]), '\\n', sep = '')",
   "}"
 ), child)
 
-times <- array(NA_real_, c(length(ops), 2, rounds), list(names(ops), names(libs), NULL))
+times <- array(NA_real_, c(length(ops), 2, rounds, 2), list(names(ops), names(libs), NULL, c("elapsed", "cpu")))
 for (r in seq_len(rounds)) {
   for (b in names(libs)) {
     out <- system2(file.path(R.home("bin"), "Rscript"), c("--vanilla", child, shQuote(libs[[b]]), shQuote(data), reps), stdout = TRUE)
     fields <- strsplit(out, "\t", fixed = TRUE)
-    for (f in fields) times[f[[1]], b, r] <- as.numeric(f[[2]])
+    for (f in fields) times[f[[1]], b, r, ] <- as.numeric(f[2:3])
   }
 }
-med <- apply(times, c(1, 2), median) * 1000
+med <- apply(times, c(1, 2, 4), median) * 1000
 res <- data.frame(
   operation = names(ops),
-  before_ms = round(med[, "before"], 1),
-  after_ms = round(med[, "after"], 1),
-  ratio = round(med[, "after"] / med[, "before"], 3),
+  before_ms = round(med[, "before", "elapsed"], 1),
+  after_ms = round(med[, "after", "elapsed"], 1),
+  ratio = round(med[, "after", "elapsed"] / med[, "before", "elapsed"], 3),
+  before_cpu_ms = round(med[, "before", "cpu"], 1),
+  after_cpu_ms = round(med[, "after", "cpu"], 1),
+  cpu_ratio = round(med[, "after", "cpu"] / med[, "before", "cpu"], 3),
   row.names = NULL
 )
 cat(sprintf("%d rounds x %d runs, medians; load %s\n", rounds, reps, paste(readLines("/proc/loadavg"), collapse = "")))
