@@ -117,10 +117,34 @@ ffi_profile_column_form <- function(x) .Call(wrap__ffi_profile_column_form, x)
 #' @noRd
 ffi_profile_location_texts <- function(bundle) .Call(wrap__ffi_profile_location_texts, bundle)
 
-#' Applies the verb named `verb` (`"focus"`, `"ignore"`, `"hide"`, `"show"`)
-#' given the flags of the locations its pattern matched.
+#' Applies the verb named `verb` (`"focus"`, `"ignore"`, `"hide"`, `"show"`,
+#' `"show_from"`, `"prune_from"`) given the flags of the locations its
+#' pattern matched.
 #' @noRd
 ffi_profile_filter <- function(bundle, location_match, verb, compact) .Call(wrap__ffi_profile_filter, bundle, location_match, verb, compact)
+
+#' The distinct (key, value) pairs of the string labels of the bundle's
+#' `sample_labels`: `list(texts, key, value)`, the last two integer codes
+#' into `texts`.
+#' @noRd
+ffi_profile_label_pairs <- function(bundle) .Call(wrap__ffi_profile_label_pairs, bundle)
+
+#' A label filter as Go reads it: `list(key, patterns)`, `key` NA without
+#' one, `patterns` NULL for a numeric range (the regular expressions to match
+#' otherwise).
+#' @noRd
+ffi_profile_label_filter <- function(filter) .Call(wrap__ffi_profile_label_filter, filter)
+
+#' Keeps the samples that meet the label filter `focus` and not `ignore`
+#' (each a string, or NA for none), with, for regular expressions, the flags
+#' of the label pairs they matched (`focus_clauses`, `ignore_clauses`: lists
+#' of logical vectors, see `LabelCondition::new()`).
+#' @noRd
+ffi_profile_filter_labels <- function(bundle, focus, focus_clauses, ignore, ignore_clauses, compact) .Call(wrap__ffi_profile_filter_labels, bundle, focus, focus_clauses, ignore, ignore_clauses, compact)
+
+#' Keeps the sample types named in `types` (a character vector).
+#' @noRd
+ffi_profile_select_types <- function(bundle, types, compact) .Call(wrap__ffi_profile_select_types, bundle, types, compact)
 
 
 # nolint end

@@ -1,4 +1,4 @@
-#' Manipulate profiles: focus, ignore, hide, show
+#' Manipulate profiles: focus, ignore, hide, show, and more
 #'
 #' @description
 #' Verbs from profile to profile, with the semantics of the flags of `go tool
@@ -13,6 +13,32 @@
 #'   (`-hide`): the other frames keep their order, with depths renumbered 1..n.
 #' - `profile_show(x, pattern)` keeps only the matching frames of every stack
 #'   (`-show`).
+#' - `profile_show_from(x, pattern)` keeps, of every stack, the outermost
+#'   matching frame and the frames it calls, and drops the samples without a
+#'   matching frame (`-show_from`). Of a pprof Location with several lines
+#'   (inlined functions), the lines outward of its outermost matching line go
+#'   too, unless the pattern matched its mapping.
+#' - `profile_prune_from(x, pattern)` drops the frames that the innermost
+#'   matching frame calls, keeping the match (`-prune_from`). As in Go, the
+#'   pattern is matched against function names only, with their argument
+#'   lists cut off (the name up to its first `(`, so that C++ names such as
+#'   `f(int)` match `"^f$"`; a Go method `pkg.(*T).m` becomes `pkg.`), not
+#'   against file names, `"file:line"` or mappings as the other verbs match.
+#' - `profile_filter_labels(x, focus, ignore)` keeps the samples with a label
+#'   that `focus` selects and none that `ignore` selects (`-tagfocus`,
+#'   `-tagignore`; see "Label filters").
+#' - `profile_select_types(x, types)` keeps only the sample types `types`
+#'   (their rows of `sample_values` and `sample_types`): every sample stays.
+#'   A `default_sample_type` of `sources` that is not kept becomes `NA`. A
+#'   type the profile lacks is an error that lists those it has (`go tool
+#'   pprof -sample_index` shows one type; here several can stay). As it
+#'   changes `sample_types` and `sources`, columns of your own in those two
+#'   tables are not kept either (see "What the result keeps").
+#'
+#' A pattern or label filter that matches no sample gives a warning of class
+#' `profile_warning_no_match` (Go prints "matched no samples"), also for
+#' `profile_prune_from()`, about which Go says nothing; the result is then
+#' computed as usual (no sample, for `profile_focus()`).
 #'
 #' A sample that `profile_hide()` or `profile_show()` leaves without frames is
 #' dropped, as Go drops it, when the verb removed a whole location (for pprof
@@ -45,6 +71,30 @@
 #' escaped with a backslash to be matched as itself: `"fib\\("`,
 #' `"x\\$y"`. An empty pattern, or one that does not compile, is an error.
 #'
+#' @section Label filters:
+#' A label filter is `"key=value"`, or `"value"` for labels of any key, as
+#' `go tool pprof -tagfocus` reads it:
+#'
+#' - A value that is a number or a range of numbers selects the samples with
+#'   a numeric label (of `key`) in the range: `"64"` (exactly), `"1kb:"` (at
+#'   least), `":10ms"` (at most), `"1kb:1mb"` (both ends included). A number
+#'   is an integer with an optional unit; units of memory (`b`, `kb`, `mb`,
+#'   `gb`, `tb`, `pb`; powers of 1024) and of time (`ns`, `us`, `ms`, `s`,
+#'   `hr`; Go has no minutes) are converted to the label's unit, the
+#'   `num_unit` of the key's labels in `sample_labels` or Go's default for
+#'   the key (bytes for the keys `request` and `alignment`, else the key
+#'   itself: a key `bytes` is in bytes). A label in a unit of another kind is
+#'   not selected.
+#' - Any other value is one or more regular expressions separated by commas,
+#'   for string labels. With a key, a sample is selected when one of its
+#'   labels of that key has a value one of them matches
+#'   (`"worker=fib|hash"`). Without a key, each expression must match
+#'   `"key:value"` of some label of the sample (`"worker:fib"`).
+#'
+#' `profile_filter_labels(x, focus = "bytes=1kb:", ignore = "worker=fib")`
+#' keeps the samples with a `bytes` label of at least 1 kB, except those of
+#' the worker `fib`.
+#'
 #' @section What the result keeps:
 #' The result is a valid v2 profile (a `dm`) whenever the input is: the kept
 #' samples keep their ids, values, labels and any other columns the format
@@ -62,10 +112,12 @@
 #' @section Agreement with go tool pprof:
 #' A profile written with [write_pprof()] after a verb shows the same `go tool
 #' pprof -top` and `-traces` as `go tool pprof` with the flag on the profile
-#' before the verb. Verbs apply in the order written: `x |> profile_focus("a")
-#' |> profile_hide("b")` is `-focus=a -hide=b` (Go applies `-focus` and
-#' `-ignore` before `-hide` and `-show`, whatever their order on the command
-#' line). Differences:
+#' before the verb. Verbs apply in the order they are piped: `x |>
+#' profile_focus("a") |> profile_hide("b")` is `-focus=a -hide=b`. Go applies
+#' its flags in a fixed order, whatever their order on the command line:
+#' `-focus`, `-ignore`, `-hide`, `-show`, then `-show_from`, `-tagfocus` and
+#' `-tagignore`, then `-prune_from`; pipe the verbs in that order to get
+#' Go's result for several flags. Differences:
 #'
 #' - When [write_pprof()] writes frames of R code, it puts them in a mapping
 #'   named `[R]`; Go then matches patterns against that name too (a pattern
@@ -112,6 +164,20 @@
 #'   profile_focus("main\\.hashChain") |>
 #'   profile_hide("^runtime\\.") |>
 #'   write_pprof(path)
+#'
+#' # Only what runs from main.hashChain, and stacks cut below crypto/sha256
+#' profile_show_from(cpu, "main\\.hashChain") |> profile_summary(n = 3)
+#' profile_prune_from(cpu, "^crypto/sha256\\.block") |> profile_summary(n = 3)
+#'
+#' # Samples by their labels: a string label, and numeric ranges with units
+#' profile_filter_labels(cpu, focus = "worker=hash") |> profile_summary(n = 3)
+#' heap <- read_pprof(system.file("samples/pprof/heap.pb.gz", package = "profile"))
+#' profile_filter_labels(heap, focus = "bytes=1kb:") |>
+#'   profile_summary(type = "alloc_space", n = 3)
+#'
+#' # One sample type of several
+#' heap$sample_types$type
+#' profile_select_types(heap, c("alloc_space", "inuse_space"))$sample_types
 NULL
 
 #' @rdname profile_verbs
@@ -139,6 +205,111 @@ profile_show <- function(x, pattern) {
 }
 
 # ---------------------------------------------------------------------------
+# Frames cut at a match, labels and sample types (-show_from, -prune_from,
+# -tagfocus, -tagignore, -sample_index).
+
+#' @rdname profile_verbs
+#' @export
+profile_show_from <- function(x, pattern) {
+  filter_by_pattern(x, pattern, "show_from")
+}
+
+#' @rdname profile_verbs
+#' @export
+profile_prune_from <- function(x, pattern) {
+  filter_by_pattern(x, pattern, "prune_from", kinds = "simple_name")
+}
+
+#' @rdname profile_verbs
+#' @param focus,ignore A label filter (a single string, or `NULL` for none),
+#'   as described under "Label filters".
+#' @export
+profile_filter_labels <- function(x, focus = NULL, ignore = NULL) {
+  call <- rlang::current_env()
+  with_profile_errors("invalid", "Can't filter {.arg x} by its labels.", {
+    tables <- verb_tables(x, call)
+    filters <- list(focus = focus, ignore = ignore)
+    for (arg in names(filters)) check_label_filter(filters[[arg]], arg, call)
+    pairs <- label_pairs(tables, call)
+    clauses <- lapply(filters, label_clauses, pairs = pairs, call = call)
+    given <- !vapply(filters, is.null, logical(1))
+    text <- function(f) if (is.null(f)) NA_character_ else as_valid_utf8(f)
+    apply_verb(tables, function(bundle, compact) {
+      ffi_profile_filter_labels(
+        bundle, text(focus), clauses$focus, text(ignore), clauses$ignore, compact
+      )
+    }, call = call, patterns = vapply(filters, text, ""), reported = given)
+  })
+}
+
+#' @rdname profile_verbs
+#' @param types The names of the sample types to keep (a character vector,
+#'   values of `sample_types$type`).
+#' @export
+profile_select_types <- function(x, types) {
+  call <- rlang::current_env()
+  with_profile_errors("invalid", "Can't select sample types of {.arg x}.", {
+    tables <- verb_tables(x, call)
+    if (!is.character(types) || !length(types) || anyNA(types)) {
+      abort_argument(
+        "{.arg types} must be a character vector of sample types without NA, not {.obj_type_friendly {types}}.",
+        types = types, call = call
+      )
+    }
+    apply_verb(tables, function(bundle, compact) {
+      ffi_profile_select_types(bundle, as_valid_utf8(types), compact)
+    }, call = call, changes = c("sample_values", "sample_types", "sources"))
+  })
+}
+
+# `filter` (the argument `arg` of profile_filter_labels()): NULL or a single
+# non-empty string.
+check_label_filter <- function(filter, arg, call) {
+  if (!is.null(filter) && (!rlang::is_string(filter) || !nzchar(filter))) {
+    abort_argument(
+      paste0("{.arg ", arg, "} must be NULL or a single non-empty string (a label filter), not {.obj_type_friendly {filter}}."),
+      filter = filter, call = call
+    )
+  }
+}
+
+# The distinct (key, value) pairs of the string labels of `tables`, as
+# character vectors `key` and `value`.
+label_pairs <- function(tables, call) {
+  sent <- intersect("sample_labels", names(tables))
+  pairs <- rust_value(
+    ffi_profile_label_pairs(bundle_from_tables(tables[sent])),
+    "Can't read the labels of {.arg x}.",
+    call = call
+  )
+  list(key = pairs$texts[pairs$key], value = pairs$texts[pairs$value])
+}
+
+# What the regular expressions of a label filter match, as the core's
+# `LabelCondition` takes it: with a key, one clause (the pairs of the key with
+# a value one of the expressions matches); without, one clause per expression
+# (the pairs whose "key:value" it matches). None for a numeric range.
+label_clauses <- function(filter, pairs, call) {
+  if (is.null(filter)) {
+    return(list())
+  }
+  parsed <- rust_value(ffi_profile_label_filter(as_valid_utf8(filter)), "Can't read a label filter.", call = call)
+  if (is.null(parsed$patterns)) {
+    return(list())
+  }
+  # an empty expression matches every value, as in Go ("key=": the samples
+  # with a label `key`)
+  patterns <- vapply(parsed$patterns, function(p) if (nzchar(p)) check_pattern(p, call) else p, "")
+  key <- parsed$key
+  if (length(key) == 1 && !is.na(key)) {
+    found <- logical(length(pairs$value))
+    for (pattern in patterns) found <- found | grepl(pattern, pairs$value, perl = TRUE)
+    return(list(found & pairs$key == key))
+  }
+  lapply(patterns, function(pattern) grepl(pattern, paste0(pairs$key, ":", pairs$value), perl = TRUE))
+}
+
+# ---------------------------------------------------------------------------
 # The verbs' shared steps. A verb takes the tables of its input
 # (verb_tables()), works out which locations its pattern matches
 # (locations_matching()), and has its native function change the per-sample
@@ -152,7 +323,10 @@ filter_by_pattern <- function(x, pattern, verb, kinds = frame_texts, call = rlan
   with_profile_errors("invalid", "Can't apply {.code {verb}} to {.arg x}.", verb = verb, call = call, {
     tables <- verb_tables(x, call)
     matched <- locations_matching(tables, check_pattern(pattern, call), kinds, call = call)
-    apply_verb(tables, function(bundle, compact) ffi_profile_filter(bundle, matched, verb, compact), call = call)
+    apply_verb(
+      tables, function(bundle, compact) ffi_profile_filter(bundle, matched, verb, compact),
+      call = call, patterns = pattern
+    )
   })
 }
 
@@ -223,21 +397,39 @@ locations_matching <- function(tables, pattern, kinds = frame_texts, call) {
 # The tables a verb changes: whole samples, their values, stacks and labels.
 per_sample_tables <- c("samples", "sample_values", "sample_locations", "sample_labels")
 
-# Runs a verb's native function, `run(bundle, compact)`, on the per-sample
-# tables of `tables` (sent with `locations`, where the verbs look frames up),
-# and returns the profile with the changed tables in their place. The other
-# tables stay as they are; each changed table keeps the columns it had that
-# the format knows.
-apply_verb <- function(tables, run, call) {
-  sent <- intersect(c(per_sample_tables, "locations"), names(tables))
-  bundle <- rust_value(
+# Runs a verb's native function, `run(bundle, compact)`, on the tables
+# `changes` of `tables` (sent with `locations`, where the verbs look frames
+# up), and returns the profile with the changed tables in their place. The
+# other tables stay as they are; each changed table keeps the columns it had
+# that the format knows. A verb with patterns returns `list(bundle, matched)`:
+# a `profile_warning_no_match` for each of its `patterns` (where `reported`)
+# that matched no sample.
+apply_verb <- function(tables, run, call, changes = per_sample_tables, patterns = NULL, reported = TRUE) {
+  sent <- intersect(c(changes, "locations"), names(tables))
+  result <- rust_value(
     run(bundle_from_tables(tables[sent]), compact_columns_option(call)),
     "Can't change the profile.",
     call = call
   )
+  bundle <- result
+  if (!is.null(patterns)) {
+    bundle <- result$bundle
+    warn_no_match(unname(patterns[reported & !result$matched]), call)
+  }
   changed <- decode_bundle(bundle)
-  for (t in intersect(per_sample_tables, names(tables))) {
+  for (t in intersect(changes, names(tables))) {
     tables[[t]] <- changed[[t]][intersect(names(tables[[t]]), names(changed[[t]]))]
   }
   dm_from_v2_tables(tables)
+}
+
+# A warning for patterns that matched no sample, as go tool pprof prints
+# "<flag> expression matched no samples".
+warn_no_match <- function(patterns, call) {
+  if (length(patterns)) {
+    cli::cli_warn(
+      "{cli::qty(length(patterns))}The pattern{?s} {.val {patterns}} matched no sample{?s}.",
+      class = "profile_warning_no_match", patterns = patterns, call = call
+    )
+  }
 }

@@ -8,7 +8,10 @@
 #   R_LIBS=.rlib Rscript bench/verbs.R
 #
 # The patterns keep about half the samples (focus, ignore) or drop a tenth of
-# the frames (hide), or keep a few functions (show), as a user would.
+# the frames (hide), or keep a few functions (show), as a user would;
+# show_from and prune_from cut the stacks at lapply; Rprof files have no
+# labels, so filter_labels measures the pass over the samples that keeps them
+# all; select_types keeps two of the six types of a memory profile.
 # Both sizes run in this process, the 1e5 file first. The machine is shared,
 # and its load changes within a minute, so the operations are timed in turns
 # (validate_profile(), then each verb, 15 rounds) and a verb's ratio is the
@@ -22,7 +25,13 @@ verbs <- list(
   focus = function(x) profile_focus(x, "^time_round$"),
   ignore = function(x) profile_ignore(x, "^time_round$"),
   hide = function(x) profile_hide(x, "^(FUN|lapply)$"),
-  show = function(x) profile_show(x, "^(time_round|memory_round|spin|fib)$")
+  show = function(x) profile_show(x, "^(time_round|memory_round|spin|fib)$"),
+  show_from = function(x) profile_show_from(x, "^lapply$"),
+  prune_from = function(x) profile_prune_from(x, "^lapply$"),
+  filter_labels = function(x) {
+    suppressWarnings(profile_filter_labels(x, ignore = "source=nothing"), classes = "profile_warning_no_match")
+  },
+  select_types = function(x) profile_select_types(x, c("samples", "alloc_size"))
 )
 
 # Median time (ms), median ratio to validate_profile() in the same round,

@@ -6,15 +6,21 @@
 //! `locations` for the frames its pattern matched; the per-sample tables come
 //! back as a bundle, compact where their shape allows. One entry point per
 //! primitive, the verb named by its argument: `ffi_profile_filter()` for the
-//! verbs given the locations a pattern matched.
+//! verbs given the locations a pattern matched. The verbs with patterns
+//! return `list(bundle, matched)`, `matched` saying for each pattern (or
+//! label filter) whether it matched some sample (R warns when one matched
+//! none).
 
-use crate::args::{choice, flag};
+use crate::args::{choice, flag, optional_string, strings};
 use crate::bundle::{profile_from_r, profile_to_r};
 use crate::envelope::envelope;
 use crate::rapi::{code_vector, strings_vector};
 use extendr_api::prelude::*;
 use profile_core::budget::Budget;
-use profile_core::transform::{FrameFilter, LocationTexts, SampleFilter};
+use profile_core::transform::{
+    filter_by_labels, keep_sample_types, FrameFilter, LabelCondition, LabelFilter, LabelPairs, LabelTest,
+    LocationTexts, SampleFilter,
+};
 use profile_core::{Profile, ProfileError};
 
 /// The texts a pattern is matched against, for each row of `locations` (see
@@ -31,7 +37,8 @@ fn ffi_profile_location_texts(bundle: Robj) -> Robj {
             name = code_vector(&t.name)?,
             filename = code_vector(&t.filename)?,
             mapping = code_vector(&t.mapping)?,
-            file_line = code_vector(&t.file_line)?
+            file_line = code_vector(&t.file_line)?,
+            simple_name = code_vector(&t.simple_name)?
         )
         .into())
     })
@@ -44,26 +51,120 @@ enum LocationVerb {
     Frames(FrameFilter),
 }
 
-const LOCATION_VERBS: [(&str, LocationVerb); 4] = [
+const LOCATION_VERBS: [(&str, LocationVerb); 6] = [
     ("focus", LocationVerb::Samples(SampleFilter::Focus)),
     ("ignore", LocationVerb::Samples(SampleFilter::Ignore)),
     ("hide", LocationVerb::Frames(FrameFilter::Hide)),
     ("show", LocationVerb::Frames(FrameFilter::Show)),
+    ("show_from", LocationVerb::Frames(FrameFilter::ShowFrom)),
+    ("prune_from", LocationVerb::Frames(FrameFilter::PruneFrom)),
 ];
 
-/// Applies the verb named `verb` (`"focus"`, `"ignore"`, `"hide"`, `"show"`)
-/// given the flags of the locations its pattern matched.
+/// Applies the verb named `verb` (`"focus"`, `"ignore"`, `"hide"`, `"show"`,
+/// `"show_from"`, `"prune_from"`) given the flags of the locations its
+/// pattern matched.
 /// @noRd
 #[extendr]
 fn ffi_profile_filter(bundle: Robj, location_match: Robj, verb: Robj, compact: Robj) -> Robj {
     envelope(|| {
         let verb = choice(&verb, "verb", &LOCATION_VERBS)?;
         let matched = location_flags(&location_match)?;
-        transformed(&bundle, &compact, |p| match verb {
-            LocationVerb::Samples(filter) => filter.apply(p, &matched),
-            LocationVerb::Frames(filter) => filter.apply(p, &matched),
+        transformed_matching(&bundle, &compact, |p| {
+            let any = match verb {
+                LocationVerb::Samples(filter) => filter.apply(p, &matched)?,
+                LocationVerb::Frames(filter) => filter.apply(p, &matched)?,
+            };
+            Ok(vec![any])
         })
     })
+}
+
+/// The distinct (key, value) pairs of the string labels of the bundle's
+/// `sample_labels`: `list(texts, key, value)`, the last two integer codes
+/// into `texts`.
+/// @noRd
+#[extendr]
+fn ffi_profile_label_pairs(bundle: Robj) -> Robj {
+    envelope(|| {
+        let pairs = LabelPairs::of(&profile_from_r(&bundle)?)?;
+        Ok(list!(
+            texts = strings_vector(&pairs.texts),
+            key = code_vector(&pairs.key),
+            value = code_vector(&pairs.value)
+        )
+        .into())
+    })
+}
+
+/// A label filter as Go reads it: `list(key, patterns)`, `key` NA without
+/// one, `patterns` NULL for a numeric range (the regular expressions to match
+/// otherwise).
+/// @noRd
+#[extendr]
+fn ffi_profile_label_filter(filter: Robj) -> Robj {
+    envelope(|| {
+        let filter = label_filter(&filter)?.ok_or_else(|| ProfileError::argument("`filter` must not be NA"))?;
+        let patterns = match &filter.test {
+            LabelTest::Range(_) => Robj::from(()),
+            LabelTest::Patterns(p) => Strings::from_values(p.iter()).into(),
+        };
+        Ok(list!(key = filter.key, patterns = patterns).into())
+    })
+}
+
+/// Keeps the samples that meet the label filter `focus` and not `ignore`
+/// (each a string, or NA for none), with, for regular expressions, the flags
+/// of the label pairs they matched (`focus_clauses`, `ignore_clauses`: lists
+/// of logical vectors, see `LabelCondition::new()`).
+/// @noRd
+#[extendr]
+fn ffi_profile_filter_labels(
+    bundle: Robj,
+    focus: Robj,
+    focus_clauses: Robj,
+    ignore: Robj,
+    ignore_clauses: Robj,
+    compact: Robj,
+) -> Robj {
+    envelope(|| {
+        let focus = label_condition(&focus, &focus_clauses)?;
+        let ignore = label_condition(&ignore, &ignore_clauses)?;
+        transformed_matching(&bundle, &compact, |p| {
+            let matches = filter_by_labels(p, focus.as_ref(), ignore.as_ref())?;
+            Ok(vec![matches.focus, matches.ignore])
+        })
+    })
+}
+
+/// Keeps the sample types named in `types` (a character vector).
+/// @noRd
+#[extendr]
+fn ffi_profile_select_types(bundle: Robj, types: Robj, compact: Robj) -> Robj {
+    envelope(|| {
+        let types = strings(&types, "types")?;
+        let types: Vec<&str> = types.iter().map(String::as_str).collect();
+        transformed(&bundle, &compact, |p| keep_sample_types(p, &types))
+    })
+}
+
+/// A label filter from a single string (None for NA).
+fn label_filter(x: &Robj) -> Result<Option<LabelFilter>, ProfileError> {
+    optional_string(x, "filter")?.map(|text| LabelFilter::parse(&text)).transpose()
+}
+
+/// The condition of the label filter `filter` (None for NA) with the flags of
+/// the label pairs its regular expressions matched.
+fn label_condition(filter: &Robj, clauses: &Robj) -> Result<Option<LabelCondition>, ProfileError> {
+    let Some(filter) = label_filter(filter)? else {
+        return Ok(None);
+    };
+    let clauses = clauses
+        .as_list()
+        .ok_or_else(|| ProfileError::argument("label match flags must be a list"))?
+        .values()
+        .map(|flags| logical_flags(&flags, "label match flags"))
+        .collect::<Result<Vec<_>, _>>()?;
+    LabelCondition::new(filter, clauses).map(Some)
 }
 
 /// The profile of `bundle`, changed by `change`, as a bundle (with compact
@@ -79,13 +180,33 @@ fn transformed(
     profile_to_r(p, compact, &Budget::address_space_only())
 }
 
+/// As [`transformed`], for a verb with patterns: `list(bundle, matched)`,
+/// `matched` what `change` returned (whether each pattern matched).
+fn transformed_matching(
+    bundle: &Robj,
+    compact: &Robj,
+    change: impl FnOnce(&mut Profile) -> Result<Vec<bool>, ProfileError>,
+) -> Result<Robj, ProfileError> {
+    let mut matched = Vec::new();
+    let bundle = transformed(bundle, compact, |p| {
+        matched = change(p)?;
+        Ok(())
+    })?;
+    Ok(list!(bundle = bundle, matched = matched).into())
+}
+
 /// One flag per row of `locations` from a logical vector without NA.
 fn location_flags(x: &Robj) -> Result<Vec<bool>, ProfileError> {
+    logical_flags(x, "`location_match`")
+}
+
+/// Flags from a logical vector without NA (`what` names it in errors).
+fn logical_flags(x: &Robj, what: &str) -> Result<Vec<bool>, ProfileError> {
     let flags = x
         .as_logical_slice()
-        .ok_or_else(|| ProfileError::argument("`location_match` must be a logical vector"))?;
+        .ok_or_else(|| ProfileError::argument(format!("{what} must be a logical vector")))?;
     if flags.iter().any(|b| b.is_na()) {
-        return Err(ProfileError::argument("`location_match` must not be NA"));
+        return Err(ProfileError::argument(format!("{what} must not be NA")));
     }
     Ok(flags.iter().map(|b| b.is_true()).collect())
 }
@@ -94,4 +215,8 @@ extendr_module! {
     mod transform;
     fn ffi_profile_location_texts;
     fn ffi_profile_filter;
+    fn ffi_profile_label_pairs;
+    fn ffi_profile_label_filter;
+    fn ffi_profile_filter_labels;
+    fn ffi_profile_select_types;
 }

@@ -2,7 +2,7 @@
 // against validation of the same profile (for bench/README.md):
 // cargo run --release -p profile-core --example transform_timing FILE
 use profile_core::transform::{frames_in, keep_frames, keep_samples, samples_with_frame_in, EmptyStacks};
-use profile_core::transform::{FrameFilter, LocationSet, SampleFilter};
+use profile_core::transform::{keep_sample_types, FrameFilter, LocationSet, SampleFilter};
 use profile_core::{rprof, Profile};
 use std::time::{Duration, Instant};
 
@@ -44,9 +44,15 @@ fn main() {
     report("samples_with_frame_in", time(&p, runs, |q| drop(samples_with_frame_in(q, &set).unwrap())));
     let keep = samples_with_frame_in(&p, &set).unwrap();
     report("keep_samples", time(&p, runs, |q| keep_samples(q, &keep).unwrap()));
-    report("focus", time(&p, runs, |q| SampleFilter::Focus.apply(q, &focus).unwrap()));
+    report("focus", time(&p, runs, |q| SampleFilter::Focus.apply(q, &focus).map(drop).unwrap()));
     let hide_set = LocationSet::new(&p.locations.location_id, &hide).unwrap();
     let frames: Vec<bool> = frames_in(&p, &hide_set).into_iter().map(|m| !m).collect();
     report("keep_frames", time(&p, runs, |q| keep_frames(q, &frames, EmptyStacks::Drop).unwrap()));
-    report("hide", time(&p, runs, |q| FrameFilter::Hide.apply(q, &hide).unwrap()));
+    report("hide", time(&p, runs, |q| FrameFilter::Hide.apply(q, &hide).map(drop).unwrap()));
+    report("show_from", time(&p, runs, |q| FrameFilter::ShowFrom.apply(q, &focus).map(drop).unwrap()));
+    report("prune_from", time(&p, runs, |q| FrameFilter::PruneFrom.apply(q, &focus).map(drop).unwrap()));
+    // the first and the last sample type
+    let declared = &p.sample_types.value_type;
+    let types: Vec<&str> = declared.first().into_iter().chain(declared.last()).map(|&t| p.str(t)).collect();
+    report("keep_sample_types", time(&p, runs, |q| keep_sample_types(q, &types).unwrap()));
 }

@@ -401,12 +401,7 @@ fn walk_inline_chain(
     loop {
         match class_of[row] {
             IN_PROGRESS => {
-                return Err(ProfileError::invalid(
-                    "locations",
-                    "inlined_into",
-                    Some(row + 1),
-                    "forms a cycle of inlined frames",
-                ))
+                return Err(ProfileError::inline_cycle(row, loc.location_id[row]))
             }
             UNRESOLVED => {
                 class_of[row] = IN_PROGRESS;

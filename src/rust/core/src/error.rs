@@ -62,6 +62,18 @@ impl ProfileError {
         ProfileError::format(Some(format!("line {line}")), message)
     }
 
+    /// The error for `locations$inlined_into` links that lead back to where they
+    /// started: one message wherever the links are followed (validation, combining,
+    /// writing pprof).
+    pub fn inline_cycle(row: usize, location_id: i32) -> Self {
+        ProfileError::invalid(
+            "locations",
+            "inlined_into",
+            Some(row + 1),
+            format!("location {location_id} is (indirectly) inlined into itself: the links form a cycle"),
+        )
+    }
+
     pub fn invalid(
         table: &str,
         column: &str,

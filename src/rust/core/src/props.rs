@@ -8,6 +8,7 @@ use crate::testing;
 use crate::analysis::{key_totals, CallTree, StackInput, Stacks};
 use crate::combine::{combine, CombineOptions};
 use crate::transform::{frames_cut_at_match, Cut, FrameFilter, LocationSet, LocationTexts, SampleFilter};
+use crate::transform::{filter_by_labels, keep_sample_types, location_lines_kept, LabelCondition, LabelFilter, LabelPairs};
 use crate::{pprof, rprof, validate};
 use proptest::prelude::*;
 
@@ -205,6 +206,8 @@ proptest! {
             for cut in [Cut::CalleesOfInnermostMatch, Cut::CallersOfOutermostMatch] {
                 let keep = frames_cut_at_match(&p, &set, cut);
                 prop_assert!(keep.is_ok() || !valid);
+                let lines = location_lines_kept(&p, &set, cut);
+                prop_assert!(lines.is_ok() || !valid);
             }
         }
         let checked = |q: &Profile, outcome: crate::Result<()>| -> Result<(), TestCaseError> {
@@ -216,14 +219,29 @@ proptest! {
         };
         for filter in [SampleFilter::Focus, SampleFilter::Ignore] {
             let mut q = p.clone();
-            let outcome = filter.apply(&mut q, &matched);
+            let outcome = filter.apply(&mut q, &matched).map(|_| ());
             checked(&q, outcome)?;
         }
-        for filter in [FrameFilter::Hide, FrameFilter::Show] {
+        for filter in [FrameFilter::Hide, FrameFilter::Show, FrameFilter::ShowFrom, FrameFilter::PruneFrom] {
             let mut q = p.clone();
-            let outcome = filter.apply(&mut q, &matched);
+            let outcome = filter.apply(&mut q, &matched).map(|_| ());
             checked(&q, outcome)?;
         }
+        // Label filters: string labels by the flags, numeric ones by a range.
+        let pairs = LabelPairs::of(&p);
+        prop_assert!(pairs.is_ok() || !valid);
+        let flags: Vec<bool> = (0..pairs.map_or(0, |x| x.len())).map(|i| flags[i % flags.len()]).collect();
+        let text = LabelCondition::new(LabelFilter::parse("key=x").unwrap(), vec![flags]).unwrap();
+        let numeric = LabelCondition::new(LabelFilter::parse("1kb:").unwrap(), Vec::new()).unwrap();
+        for (focus, ignore) in [(Some(&text), Some(&numeric)), (Some(&numeric), None), (None, Some(&text))] {
+            let mut q = p.clone();
+            let outcome = filter_by_labels(&mut q, focus, ignore).map(|_| ());
+            checked(&q, outcome)?;
+        }
+        let mut q = p.clone();
+        let first_type = p.sample_values.value_type.first().map(|&t| p.str(t).to_string());
+        let outcome = keep_sample_types(&mut q, &first_type.iter().map(String::as_str).collect::<Vec<_>>());
+        checked(&q, outcome)?;
     }
 }
 

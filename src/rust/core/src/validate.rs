@@ -331,12 +331,7 @@ fn check_inline_chains(location_id: &[i32], inlined_into: &[i32]) -> Result<()> 
             }
         }
         if state[row] == ON_PATH && position.get(inlined_into[row]).is_some() {
-            return Err(ProfileError::invalid(
-                "locations",
-                "inlined_into",
-                Some(row + 1),
-                format!("location {} is (indirectly) inlined into itself", location_id[row]),
-            ));
+            return Err(ProfileError::inline_cycle(row, location_id[row]));
         }
         for r in path.drain(..) {
             state[r] = DONE;

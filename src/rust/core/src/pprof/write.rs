@@ -257,12 +257,7 @@ impl<'p> LocationWriter<'p> {
         let mut cur = row;
         while let Some(next) = self.inlined_into[cur] {
             if chain.len() > self.inlined_into.len() {
-                return Err(ProfileError::invalid(
-                    "locations",
-                    "inlined_into",
-                    Some(row + 1),
-                    "forms a cycle",
-                ));
+                return Err(ProfileError::inline_cycle(row, self.p.locations.location_id[row]));
             }
             chain.push(next);
             cur = next;

@@ -193,41 +193,66 @@ fn renumber_in_depth_order(rows: &SampleRows, sl: &SampleLocations, keep: &[bool
     Ok(Some(Renumbered { depth, frames_left }))
 }
 
-/// Places each row by (sample, depth), so that each stack is walked in depth
-/// order whatever the order of its rows; depths must run 1..n per sample.
+/// Walks each stack in depth order, whatever the order of its rows.
 fn renumber_in_any_order(rows: &SampleRows, sl: &SampleLocations, keep: &[bool]) -> Result<Renumbered> {
-    let row_sample: Vec<usize> = rows.of(SampleLocations::NAME, &sl.sample_id).collect::<Result<_>>()?;
-    let mut start = vec![0usize; rows.len() + 1];
-    for &s in &row_sample {
-        start[s + 1] += 1;
-    }
-    for s in 0..rows.len() {
-        start[s + 1] += start[s];
-    }
-    const UNSET: usize = usize::MAX;
-    let mut by_depth = vec![UNSET; row_sample.len()];
-    for (row, &s) in row_sample.iter().enumerate() {
-        let frames = start[s + 1] - start[s];
-        let slot = usize::try_from(sl.depth[row])
-            .ok()
-            .filter(|d| (1..=frames).contains(d))
-            .map(|d| start[s] + d - 1)
-            .ok_or_else(|| invalid(SampleLocations::NAME, "depth", row, "the depths of a sample must run 1..n"))?;
-        if by_depth[slot] != UNSET {
-            return Err(invalid(SampleLocations::NAME, "depth", row, "depth repeated within a sample"));
-        }
-        by_depth[slot] = row;
-    }
-    let mut new_depth = vec![0i32; row_sample.len()];
+    let order = StackOrder::new(rows, sl)?;
+    let mut new_depth = vec![0i32; sl.nrow()];
     let mut frames_left = vec![0u32; rows.len()];
-    for s in 0..rows.len() {
-        for &row in &by_depth[start[s]..start[s + 1]] {
+    for (s, left) in frames_left.iter_mut().enumerate() {
+        for &row in order.stack(s) {
             if keep[row] {
-                frames_left[s] += 1;
-                new_depth[row] = frames_left[s] as i32;
+                *left += 1;
+                new_depth[row] = *left as i32;
             }
         }
     }
     let depth = new_depth.into_iter().zip(keep).filter(|(_, &k)| k).map(|(d, _)| d).collect();
     Ok(Renumbered { depth, frames_left })
+}
+
+/// The rows of `sample_locations` of each sample in depth order, innermost
+/// frame first, whatever the order of the rows.
+pub(crate) struct StackOrder {
+    /// Where each sample's rows start in `rows` (by `samples` row; one more
+    /// entry at the end).
+    start: Vec<usize>,
+    rows: Vec<usize>,
+}
+
+impl StackOrder {
+    /// Places each row by (sample, depth); the depths of each sample must run
+    /// 1..n.
+    pub(crate) fn new(rows: &SampleRows, sl: &SampleLocations) -> Result<Self> {
+        if !sl.is_rectangular() {
+            return Err(ragged(SampleLocations::NAME));
+        }
+        let row_sample: Vec<usize> = rows.of(SampleLocations::NAME, &sl.sample_id).collect::<Result<_>>()?;
+        let mut start = vec![0usize; rows.len() + 1];
+        for &s in &row_sample {
+            start[s + 1] += 1;
+        }
+        for s in 0..rows.len() {
+            start[s + 1] += start[s];
+        }
+        const UNSET: usize = usize::MAX;
+        let mut by_depth = vec![UNSET; row_sample.len()];
+        for (row, &s) in row_sample.iter().enumerate() {
+            let frames = start[s + 1] - start[s];
+            let slot = usize::try_from(sl.depth[row])
+                .ok()
+                .filter(|d| (1..=frames).contains(d))
+                .map(|d| start[s] + d - 1)
+                .ok_or_else(|| invalid(SampleLocations::NAME, "depth", row, "the depths of a sample must run 1..n"))?;
+            if by_depth[slot] != UNSET {
+                return Err(invalid(SampleLocations::NAME, "depth", row, "depth repeated within a sample"));
+            }
+            by_depth[slot] = row;
+        }
+        Ok(StackOrder { start, rows: by_depth })
+    }
+
+    /// The rows of the sample at row `s` of `samples`, by depth.
+    pub(crate) fn stack(&self, s: usize) -> &[usize] {
+        &self.rows[self.start[s]..self.start[s + 1]]
+    }
 }

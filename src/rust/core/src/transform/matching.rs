@@ -4,7 +4,7 @@
 //! `locations`, a [`LocationSet`]. The functions here turn a set into the
 //! masks the primitives of `keep.rs` take.
 
-use super::keep::{ragged, SampleRows};
+use super::keep::{ragged, SampleRows, StackOrder};
 use crate::error::{ProfileError, Result};
 use crate::id_index::{IdIndex, IdSet};
 use crate::model::{Functions, Locations, Mappings, Profile, SampleLocations, StrId, StringPool, NA_INT};
@@ -16,6 +16,10 @@ use crate::model::{Functions, Locations, Mappings, Profile, SampleLocations, Str
 /// and the location's line, when both are known), so that a pattern can pick
 /// out one line of R code. A text that does not apply to a location is NA: no
 /// function (Go: a Location without lines), no mapping.
+///
+/// `simple_name` is the text `-prune_from` matches, and nothing else: the
+/// function's name as Go's `simplifyFunc()` shortens it ([`simple_name`]);
+/// NA for a function without a name, which Go does not match.
 #[derive(Debug, Clone, Default)]
 pub struct LocationTexts {
     /// Each distinct text once; the columns below are ids into it.
@@ -24,6 +28,7 @@ pub struct LocationTexts {
     pub filename: Vec<StrId>,
     pub mapping: Vec<StrId>,
     pub file_line: Vec<StrId>,
+    pub simple_name: Vec<StrId>,
 }
 
 impl LocationTexts {
@@ -56,9 +61,32 @@ impl LocationTexts {
             out.filename.push(out.texts.intern_opt(filename));
             out.mapping.push(out.texts.intern_opt(mapping.map(|m| p.str(p.mappings.filename[m]))));
             out.file_line.push(out.texts.intern_opt(file_line.as_deref()));
+            out.simple_name.push(out.texts.intern_opt(name.filter(|n| !n.is_empty()).map(simple_name)));
         }
         Ok(out)
     }
+}
+
+/// A function name as Go's `simplifyFunc()` (`profile/prune.go`) shortens it
+/// for `-prune_from`: without one leading "." (PowerPC's ELF v1 ABI), and cut
+/// at the first "(" that does not begin `(anonymous namespace)` and is not
+/// part of `operator()` (C++ argument lists; in Go names, a method's
+/// receiver: `sync.(*Mutex).Lock` becomes `sync.`).
+pub fn simple_name(name: &str) -> &str {
+    const RESERVED: [&str; 2] = ["(anonymous namespace)", "operator()"];
+    let name = name.strip_prefix('.').unwrap_or(name);
+    let mut at = 0;
+    while at < name.len() {
+        let rest = &name[at..];
+        if let Some(reserved) = RESERVED.iter().find(|r| rest.starts_with(*r)) {
+            at += reserved.len();
+        } else if rest.starts_with('(') {
+            return &name[..at];
+        } else {
+            at += rest.chars().next().map_or(1, char::len_utf8);
+        }
+    }
+    name
 }
 
 /// The locations a pattern matched, by location id.
@@ -161,68 +189,185 @@ pub fn frames_cut_at_match(p: &Profile, set: &LocationSet, cut: Cut) -> Result<V
 /// Location is a chain of `locations` rows, from a row nothing is inlined
 /// into, outwards along `inlined_into`; an Rprof frame is a chain of one.
 pub fn some_whole_location(p: &Profile, set: &LocationSet, in_set: bool) -> Result<bool> {
+    let chains = Chains::of(&p.locations)?;
     let l = &p.locations;
-    if !l.is_rectangular() {
-        return Err(ragged(Locations::NAME));
+    let all_wanted = chains.fold_outwards(true, |row, beyond| {
+        beyond && set.contains(l.location_id[row]) == in_set
+    });
+    Ok((0..l.nrow()).any(|row| !chains.is_inlined_into[row] && all_wanted[row]))
+}
+
+/// One flag per row of `sample_locations`: false for the lines that Go cuts
+/// out of a pprof Location with a line in `set` before it cuts the stacks
+/// (`filterShowFromLocation()` and `PruneFrom()` in Go's `profile/`): with
+/// [`Cut::CallersOfOutermostMatch`] (`-show_from`), the lines outward of the
+/// Location's outermost matching line; with [`Cut::CalleesOfInnermostMatch`]
+/// (`-prune_from`), those inward of its innermost matching line. Go cuts the
+/// Location itself, so this holds in every stack the Location is in, also
+/// where the stack is cut at another Location.
+///
+/// The lines of one Location are the frames of a stack that follow one
+/// another outwards along one chain of `inlined_into` links; a frame that an
+/// earlier verb removed leaves a gap, as it leaves the Location shorter in Go.
+pub fn location_lines_kept(p: &Profile, set: &LocationSet, cut: Cut) -> Result<Vec<bool>> {
+    let sl = &p.sample_locations;
+    let mut keep = vec![true; sl.nrow()];
+    let chains = Chains::of(&p.locations)?;
+    let l = &p.locations;
+    let in_chain = |row: usize| chains.next[row].is_some() || chains.is_inlined_into[row];
+    if !(0..l.nrow()).any(|row| in_chain(row) && set.contains(l.location_id[row])) {
+        return Ok(keep);
     }
-    let rows = IdIndex::try_first_rows(&l.location_id)?;
-    let next: Vec<Option<usize>> = l.inlined_into.iter().map(|&id| rows.row(id)).collect();
-    let mut is_inlined_into = vec![false; l.nrow()];
-    for &target in next.iter().flatten() {
-        is_inlined_into[target] = true;
-    }
-    let wanted = |row: usize| set.contains(l.location_id[row]) == in_set;
-    let mut chains = ChainFlags::new(l);
-    for (start, _) in is_inlined_into.iter().enumerate().filter(|(_, &target)| !target) {
-        if chains.all_outwards(start, &next, &wanted) {
-            return Ok(true);
+    let places = chains.places();
+    let location_rows = IdIndex::try_first_rows(&l.location_id)?;
+    let place_of = |frame: usize| {
+        location_rows
+            .row(sl.location_id[frame])
+            .map(|row| places[row])
+    };
+    let matched = |frame: usize| set.contains(sl.location_id[frame]);
+    let rows = SampleRows::new(p)?;
+    let order = StackOrder::new(&rows, sl)?;
+    for s in 0..rows.len() {
+        let stack = order.stack(s);
+        let mut start = 0;
+        while start < stack.len() {
+            let mut end = start + 1;
+            while end < stack.len()
+                && ChainPlace::continues(place_of(stack[end - 1]), place_of(stack[end]))
+            {
+                end += 1;
+            }
+            let lines = &stack[start..end];
+            let cut_away = match cut {
+                Cut::CallersOfOutermostMatch => lines
+                    .iter()
+                    .rposition(|&f| matched(f))
+                    .map(|k| &lines[k + 1..]),
+                Cut::CalleesOfInnermostMatch => {
+                    lines.iter().position(|&f| matched(f)).map(|k| &lines[..k])
+                }
+            };
+            for &frame in cut_away.unwrap_or_default() {
+                keep[frame] = false;
+            }
+            start = end;
         }
     }
-    Ok(false)
+    Ok(keep)
 }
 
-/// Whether the frames from a row outwards all have a property, remembered per
-/// row so that each row is looked at once however the chains share rows.
-struct ChainFlags {
-    state: Vec<ChainState>,
+/// The chains of inlined lines of `locations`: the row each row is inlined
+/// into, and whether a row has rows inlined into it.
+struct Chains {
+    next: Vec<Option<usize>>,
+    is_inlined_into: Vec<bool>,
 }
 
-#[derive(Clone, Copy, PartialEq)]
-enum ChainState {
-    Unknown,
-    OnPath,
-    Known(bool),
+/// Where a row of `locations` is in its chain: the row of the chain's
+/// outermost line, and how many lines lie beyond the row up to it.
+#[derive(Clone, Copy)]
+struct ChainPlace {
+    outermost: usize,
+    beyond: usize,
 }
 
-impl ChainFlags {
-    fn new(l: &Locations) -> Self {
-        ChainFlags { state: vec![ChainState::Unknown; l.nrow()] }
+impl ChainPlace {
+    /// Whether the frame at `outer` is a line of the same Location as the
+    /// frame at `inner`, further out (the frames next to each other in a
+    /// stack; None: a location the table lacks).
+    fn continues(inner: Option<ChainPlace>, outer: Option<ChainPlace>) -> bool {
+        match (inner, outer) {
+            (Some(i), Some(o)) => i.outermost == o.outermost && o.beyond < i.beyond,
+            _ => false,
+        }
+    }
+}
+
+impl Chains {
+    fn of(l: &Locations) -> Result<Self> {
+        if !l.is_rectangular() {
+            return Err(ragged(Locations::NAME));
+        }
+        let rows = IdIndex::try_first_rows(&l.location_id)?;
+        let next: Vec<Option<usize>> = l.inlined_into.iter().map(|&id| rows.row(id)).collect();
+        let mut is_inlined_into = vec![false; l.nrow()];
+        for &target in next.iter().flatten() {
+            is_inlined_into[target] = true;
+        }
+        Ok(Chains {
+            next,
+            is_inlined_into,
+        })
     }
 
-    fn all_outwards(&mut self, start: usize, next: &[Option<usize>], wanted: &impl Fn(usize) -> bool) -> bool {
+    fn places(&self) -> Vec<ChainPlace> {
+        let places = self.fold_outwards(None, |row, beyond: Option<ChainPlace>| {
+            Some(match beyond {
+                None => ChainPlace {
+                    outermost: row,
+                    beyond: 0,
+                },
+                Some(b) => ChainPlace {
+                    outermost: b.outermost,
+                    beyond: b.beyond + 1,
+                },
+            })
+        });
+        // Every row gets a place: the fold's step never gives None.
+        places
+            .into_iter()
+            .enumerate()
+            .map(|(row, p)| {
+                p.unwrap_or(ChainPlace {
+                    outermost: row,
+                    beyond: 0,
+                })
+            })
+            .collect()
+    }
+
+    /// A value for each row, made by `step` from the row and the value of the
+    /// row it is inlined into (`end` past the end of its chain, or where the
+    /// links make a cycle, which validation refuses). Each row is looked at
+    /// once, however many chains share it.
+    fn fold_outwards<T: Copy>(&self, end: T, step: impl Fn(usize, T) -> T) -> Vec<T> {
+        #[derive(Clone, Copy)]
+        enum State<T> {
+            Unknown,
+            OnPath,
+            Known(T),
+        }
+        let mut state = vec![State::Unknown; self.next.len()];
         let mut path = Vec::new();
-        let mut at = Some(start);
-        // What holds beyond the end of the path.
-        let mut beyond = true;
-        while let Some(row) = at {
-            match self.state[row] {
-                ChainState::Known(flag) => {
-                    beyond = flag;
-                    break;
-                }
-                // A cycle (which validation refuses): the chain ends here.
-                ChainState::OnPath => break,
-                ChainState::Unknown => {
-                    self.state[row] = ChainState::OnPath;
-                    path.push(row);
-                    at = next[row];
+        for start in 0..self.next.len() {
+            let mut at = Some(start);
+            let mut beyond = end;
+            while let Some(row) = at {
+                match state[row] {
+                    State::Known(value) => {
+                        beyond = value;
+                        break;
+                    }
+                    State::OnPath => break,
+                    State::Unknown => {
+                        state[row] = State::OnPath;
+                        path.push(row);
+                        at = self.next[row];
+                    }
                 }
             }
+            while let Some(row) = path.pop() {
+                beyond = step(row, beyond);
+                state[row] = State::Known(beyond);
+            }
         }
-        for &row in path.iter().rev() {
-            beyond = beyond && wanted(row);
-            self.state[row] = ChainState::Known(beyond);
-        }
-        beyond
+        state
+            .into_iter()
+            .map(|s| match s {
+                State::Known(value) => value,
+                State::Unknown | State::OnPath => end,
+            })
+            .collect()
     }
 }

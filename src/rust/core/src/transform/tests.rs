@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 /// first, "" for none), value `k + 1` for sample `k`, a label on every
 /// other sample, one function and location per distinct name. Sample ids are
 /// 10, 20, ...; location ids 100 times the function's number.
-fn stacks_profile(stacks: &[&[&str]]) -> Profile {
+pub(super) fn stacks_profile(stacks: &[&[&str]]) -> Profile {
     let mut p = Profile::new();
     row!(&mut p, sources, "source_id" => I(1), "source_type" => s("rprof"), "source_uri" => s("x.out"));
     let mut names: Vec<&str> = Vec::new();
@@ -44,7 +44,7 @@ fn stacks_profile(stacks: &[&[&str]]) -> Profile {
 }
 
 /// The flags of the locations whose function has one of `names`.
-fn matching(p: &Profile, names: &[&str]) -> Vec<bool> {
+pub(super) fn matching(p: &Profile, names: &[&str]) -> Vec<bool> {
     (0..p.locations.nrow())
         .map(|r| {
             let f = p.functions.function_id.iter().position(|&f| f == p.locations.function_id[r]);
@@ -54,7 +54,7 @@ fn matching(p: &Profile, names: &[&str]) -> Vec<bool> {
 }
 
 /// Each sample's stack as location ids, innermost first, by sample id.
-fn stacks(p: &Profile) -> BTreeMap<i32, Vec<i32>> {
+pub(super) fn stacks(p: &Profile) -> BTreeMap<i32, Vec<i32>> {
     let sl = &p.sample_locations;
     let mut frames: BTreeMap<i32, Vec<(i32, i32)>> = p.samples.sample_id.iter().map(|&s| (s, Vec::new())).collect();
     for r in 0..sl.nrow() {
@@ -70,7 +70,7 @@ fn stacks(p: &Profile) -> BTreeMap<i32, Vec<i32>> {
 }
 
 /// Each stack as function names, innermost first, in sample order.
-fn named_stacks(p: &Profile) -> Vec<String> {
+pub(super) fn named_stacks(p: &Profile) -> Vec<String> {
     stacks(p)
         .values()
         .map(|stack| {
@@ -124,7 +124,7 @@ fn shuffled_frames(p: &Profile, seed: u64) -> Profile {
 }
 
 /// `flags` cycled to `n` values (all true when empty).
-fn mask(flags: &[bool], n: usize) -> Vec<bool> {
+pub(super) fn mask(flags: &[bool], n: usize) -> Vec<bool> {
     (0..n).map(|i| flags.get(i % flags.len().max(1)).copied().unwrap_or(true)).collect()
 }
 
@@ -379,7 +379,7 @@ fn hide_and_show_drop_emptied_samples_only_when_a_whole_location_went() {
 // ---- properties ---------------------------------------------------------------------
 
 /// A random valid profile, with its stack rows shuffled when `shuffle` is set.
-fn random_input(seed: u64, shuffle: bool) -> Profile {
+pub(super) fn random_input(seed: u64, shuffle: bool) -> Profile {
     let p = random_profile(seed);
     if shuffle {
         shuffled_frames(&p, seed.rotate_left(17))

@@ -1,0 +1,595 @@
+//! Keeping and dropping samples by their labels, as `go tool pprof -tagfocus`
+//! and `-tagignore` do (`compileTagFilter()` and `parseTagFilterRange()` in
+//! Go's `internal/driver/driver_focus.go`, `FilterSamplesByTag()` in
+//! `profile/filter.go`).
+//!
+//! A filter is `"key=value"` or `"value"` ([`LabelFilter`]). A value that
+//! reads as a number or a range of numbers, with a unit or without
+//! (`"64b"`, `"1kb:1mb"`, `":10ms"`, `"3:"`), selects numeric labels in that
+//! range ([`NumericRange`]); any other value is a comma-separated list of
+//! regular expressions for string labels. The regular expressions are matched
+//! outside the core (R's), against the distinct (key, value) pairs of string
+//! labels that [`LabelPairs`] lists, and come back as flags per pair: a
+//! [`LabelCondition`]. [`filter_by_labels`] keeps the samples that meet the
+//! focus condition and not the ignore condition.
+
+use super::keep::{keep_samples, ragged, SampleRows};
+use super::units::{default_label_unit, Conversion};
+use crate::error::{ProfileError, Result};
+use crate::model::{Profile, SampleLabels, StrId, StringPool};
+use rustc_hash::FxHashMap;
+
+/// A label filter as Go reads one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LabelFilter {
+    /// The key before the first "=" (None without one, or when it is empty):
+    /// only labels of that key are looked at.
+    pub key: Option<String>,
+    pub test: LabelTest,
+}
+
+/// What a label filter asks of a label.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LabelTest {
+    /// A numeric label with a value in the range.
+    Range(NumericRange),
+    /// A string label matching one of the regular expressions (with a key:
+    /// its value; without: `"key:value"`, each of the expressions matching
+    /// some label of the sample, as Go has it).
+    Patterns(Vec<String>),
+}
+
+impl LabelFilter {
+    /// Reads a filter as Go's `compileTagFilter()` does.
+    pub fn parse(text: &str) -> Result<Self> {
+        let (key, value) = match text.split_once('=') {
+            Some((key, value)) => (Some(key).filter(|k| !k.is_empty()), value),
+            None => (None, text),
+        };
+        let test = match NumericRange::parse(value)? {
+            Some(range) => LabelTest::Range(range),
+            None => LabelTest::Patterns(value.split(',').map(str::to_string).collect()),
+        };
+        Ok(LabelFilter {
+            key: key.map(str::to_string),
+            test,
+        })
+    }
+}
+
+/// Values from `low` to `high` (both included), in `unit`, as Go names it
+/// (`measurement.Scale()`; "" for a number without a unit).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NumericRange {
+    pub unit: String,
+    pub low: f64,
+    pub high: f64,
+}
+
+impl NumericRange {
+    /// The range that `text` is, as Go's `parseTagFilterRange()` reads it:
+    /// `"v"` (exactly v), `"v:"` (at least), `":v"` (at most) or `"v:w"`,
+    /// where each number is an integer with an optional unit (`"32kb"`).
+    /// None when the text is no range (Go then reads it as regular
+    /// expressions), also when the two ends are in units of different kinds.
+    /// A number too large for 64 bits is an error (Go's pprof stops there).
+    pub fn parse(text: &str) -> Result<Option<Self>> {
+        let found = numbers_with_units(text);
+        let Some(first) = found.first() else {
+            return Ok(None);
+        };
+        let one = |form: &str| form == text;
+        let (low_at_most, high_open) = match found.as_slice() {
+            [n] if one(n.text) => (false, false),
+            [n] if one(&format!("{}:", n.text)) => (false, true),
+            [n] if one(&format!(":{}", n.text)) => (true, false),
+            [a, b] if one(&format!("{}:{}", a.text, b.text)) => (false, false),
+            _ => return Ok(None),
+        };
+        let first_conversion = Conversion::new(first.unit, first.unit);
+        let value = first_conversion.apply(first.number()?);
+        let unit = first_conversion.unit;
+        let (low, high) = match found.get(1) {
+            Some(second) => {
+                let conversion = Conversion::new(second.unit, &unit);
+                if conversion.unit != unit {
+                    return Ok(None);
+                }
+                (value, conversion.apply(second.number()?))
+            }
+            None if low_at_most => (f64::NEG_INFINITY, value),
+            None if high_open => (value, f64::INFINITY),
+            None => (value, value),
+        };
+        Ok(Some(NumericRange { unit, low, high }))
+    }
+
+    /// Whether a value converted by `conversion` (to this range's unit) is in
+    /// the range.
+    fn contains(&self, value: f64, conversion: &Conversion) -> bool {
+        let v = conversion.apply(value);
+        conversion.unit == self.unit && self.low <= v && v <= self.high
+    }
+}
+
+/// A number with its unit in a filter: a match of Go's
+/// `([+-]?[[:digit:]]+)([[:alpha:]]+)?`.
+struct NumberText<'a> {
+    text: &'a str,
+    digits: &'a str,
+    unit: &'a str,
+}
+
+impl NumberText<'_> {
+    fn number(&self) -> Result<f64> {
+        self.digits.parse::<i64>().map(|n| n as f64).map_err(|_| {
+            ProfileError::argument(format!(
+                "the number {} in a label filter does not fit in 64 bits",
+                self.digits
+            ))
+        })
+    }
+}
+
+/// The first two numbers with units in `text`, left to right (Go's
+/// `FindAllStringSubmatch(text, 2)`; ASCII digits and letters).
+fn numbers_with_units(text: &str) -> Vec<NumberText<'_>> {
+    let bytes = text.as_bytes();
+    let mut found = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() && found.len() < 2 {
+        let sign = usize::from(matches!(bytes[at], b'+' | b'-'));
+        let digits_end = at
+            + sign
+            + bytes[at + sign..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count();
+        if digits_end == at + sign {
+            at += 1;
+            continue;
+        }
+        let end = digits_end
+            + bytes[digits_end..]
+                .iter()
+                .take_while(|b| b.is_ascii_alphabetic())
+                .count();
+        // Every boundary is next to an ASCII byte: a character boundary.
+        found.push(NumberText {
+            text: &text[at..end],
+            digits: &text[at..digits_end],
+            unit: &text[digits_end..end],
+        });
+        at = end;
+    }
+    found
+}
+
+/// The distinct (key, value) pairs of the string labels of a profile (the
+/// rows of `sample_labels` with a value), in the order they first appear,
+/// for matching outside the core; `texts` holds each distinct text once, and
+/// `key` and `value` are ids into it.
+#[derive(Debug, Clone, Default)]
+pub struct LabelPairs {
+    pub texts: StringPool,
+    pub key: Vec<StrId>,
+    pub value: Vec<StrId>,
+    /// The pair of each row of `sample_labels` (None: a numeric label).
+    row_pair: Vec<Option<u32>>,
+}
+
+impl LabelPairs {
+    pub fn of(p: &Profile) -> Result<Self> {
+        let sl = &p.sample_labels;
+        if !sl.is_rectangular() {
+            return Err(ragged(SampleLabels::NAME));
+        }
+        let mut out = LabelPairs::default();
+        let mut pair_of: FxHashMap<(StrId, StrId), u32> = FxHashMap::default();
+        out.row_pair.reserve(sl.nrow());
+        for (&key, &value) in sl.key.iter().zip(&sl.value) {
+            if value.is_na() {
+                out.row_pair.push(None);
+                continue;
+            }
+            let next = out.key.len() as u32;
+            let pair = *pair_of.entry((key, value)).or_insert(next);
+            if pair == next {
+                out.key.push(out.texts.intern(p.str(key)));
+                out.value.push(out.texts.intern(p.str(value)));
+            }
+            out.row_pair.push(Some(pair));
+        }
+        Ok(out)
+    }
+
+    pub fn len(&self) -> usize {
+        self.key.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.key.is_empty()
+    }
+}
+
+/// A label filter ready to be applied: for a numeric range, the filter
+/// itself; for regular expressions, what they matched.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LabelCondition {
+    /// A numeric label (of `key`, or of any key) in the range, its value in
+    /// the unit of its key: the first unit that a numeric label of the key
+    /// has in the profile, else Go's default for the key
+    /// ([`default_label_unit`]), as Go's `NumLabelUnits()` decides it.
+    Numeric {
+        key: Option<String>,
+        range: NumericRange,
+    },
+    /// For each clause, one flag per pair of [`LabelPairs`]: a sample meets
+    /// the condition when, for every clause, one of its string labels has
+    /// its flag set.
+    Text { clauses: Vec<Vec<bool>> },
+}
+
+impl LabelCondition {
+    /// The condition of `filter`, with, for regular expressions, the clauses
+    /// their matches make: one (flags of the pairs of the filter's key whose
+    /// value matches one of the expressions) with a key, one per expression
+    /// (flags of the pairs whose `"key:value"` it matches) without.
+    pub fn new(filter: LabelFilter, clauses: Vec<Vec<bool>>) -> Result<Self> {
+        let expected = match (&filter.test, &filter.key) {
+            (LabelTest::Range(_), _) => 0,
+            (LabelTest::Patterns(_), Some(_)) => 1,
+            (LabelTest::Patterns(patterns), None) => patterns.len(),
+        };
+        if clauses.len() != expected {
+            return Err(ProfileError::argument(format!(
+                "a label filter with {expected} sets of matches was given {}",
+                clauses.len()
+            )));
+        }
+        Ok(match filter.test {
+            LabelTest::Range(range) => LabelCondition::Numeric {
+                key: filter.key,
+                range,
+            },
+            LabelTest::Patterns(_) => LabelCondition::Text { clauses },
+        })
+    }
+
+    /// One flag per row of `samples`: whether the sample meets the condition.
+    fn samples_meeting(&self, p: &Profile, rows: &SampleRows) -> Result<Vec<bool>> {
+        let sl = &p.sample_labels;
+        if !sl.is_rectangular() {
+            return Err(ragged(SampleLabels::NAME));
+        }
+        let row_samples = || rows.of(SampleLabels::NAME, &sl.sample_id);
+        match self {
+            LabelCondition::Numeric { key, range } => {
+                let want_key = match key {
+                    Some(k) => match p.strings.lookup(k) {
+                        Some(id) => Some(id),
+                        None => return Ok(vec![false; rows.len()]),
+                    },
+                    None => None,
+                };
+                let conversions = key_conversions(p, &range.unit);
+                let mut out = vec![false; rows.len()];
+                for (row, s) in row_samples().enumerate() {
+                    let s = s?;
+                    let k = sl.key[row];
+                    if !is_numeric(sl, row) || want_key.is_some_and(|w| w != k) {
+                        continue;
+                    }
+                    if conversions
+                        .get(&k)
+                        .is_some_and(|c| range.contains(sl.num[row], c))
+                    {
+                        out[s] = true;
+                    }
+                }
+                Ok(out)
+            }
+            LabelCondition::Text { clauses } => {
+                let pairs = LabelPairs::of(p)?;
+                if let Some(bad) = clauses.iter().find(|c| c.len() != pairs.len()) {
+                    return Err(ProfileError::argument(format!(
+                        "{} label match flags for {} distinct labels",
+                        bad.len(),
+                        pairs.len()
+                    )));
+                }
+                let mut out = vec![true; rows.len()];
+                for clause in clauses {
+                    let mut has = vec![false; rows.len()];
+                    for (s, pair) in row_samples().zip(&pairs.row_pair) {
+                        let s = s?;
+                        if pair.is_some_and(|pair| clause[pair as usize]) {
+                            has[s] = true;
+                        }
+                    }
+                    out.iter_mut().zip(has).for_each(|(o, h)| *o &= h);
+                }
+                Ok(out)
+            }
+        }
+    }
+}
+
+/// Whether a row of `sample_labels` is a numeric label: no string, and a
+/// number (a label with a string is a string label, as Go reads labels).
+fn is_numeric(sl: &SampleLabels, row: usize) -> bool {
+    sl.value[row].is_na() && !sl.num[row].is_nan()
+}
+
+/// For each key of a numeric label, the conversion of its values to `unit`
+/// from the key's unit (see [`LabelCondition::Numeric`]).
+fn key_conversions(p: &Profile, unit: &str) -> FxHashMap<StrId, Conversion> {
+    let sl = &p.sample_labels;
+    let mut key_unit: FxHashMap<StrId, StrId> = FxHashMap::default();
+    for row in (0..sl.nrow()).filter(|&row| is_numeric(sl, row)) {
+        let own = sl.num_unit[row];
+        let known = key_unit.entry(sl.key[row]).or_insert(StrId::NA);
+        if known.is_na() && !p.str(own).is_empty() {
+            *known = own;
+        }
+    }
+    key_unit
+        .into_iter()
+        .map(|(key, own)| {
+            let key_text = p.str(key);
+            let from = if own.is_na() {
+                default_label_unit(key_text)
+            } else {
+                p.str(own)
+            };
+            (key, Conversion::new(from, unit))
+        })
+        .collect()
+}
+
+/// Whether the focus and the ignore condition of [`filter_by_labels`] each
+/// matched some sample (false for a condition not given).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LabelMatches {
+    pub focus: bool,
+    pub ignore: bool,
+}
+
+/// Keeps the samples that meet `focus` (every sample, without it) and do not
+/// meet `ignore` (`-tagfocus`, `-tagignore`).
+pub fn filter_by_labels(
+    p: &mut Profile,
+    focus: Option<&LabelCondition>,
+    ignore: Option<&LabelCondition>,
+) -> Result<LabelMatches> {
+    let rows = SampleRows::new(p)?;
+    let focused = focus.map(|c| c.samples_meeting(p, &rows)).transpose()?;
+    let ignored = ignore.map(|c| c.samples_meeting(p, &rows)).transpose()?;
+    let keep: Vec<bool> = (0..rows.len())
+        .map(|s| focused.as_ref().is_none_or(|f| f[s]) && !ignored.as_ref().is_some_and(|i| i[s]))
+        .collect();
+    let any = |flags: &Option<Vec<bool>>| flags.as_ref().is_some_and(|f| f.contains(&true));
+    let matches = LabelMatches {
+        focus: any(&focused),
+        ignore: any(&ignored),
+    };
+    keep_samples(p, &keep)?;
+    Ok(matches)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{
+        row, s,
+        Val::{D, I},
+    };
+    use crate::validate::validate;
+
+    fn range(unit: &str, low: f64, high: f64) -> LabelTest {
+        LabelTest::Range(NumericRange {
+            unit: unit.to_string(),
+            low,
+            high,
+        })
+    }
+
+    fn patterns(p: &[&str]) -> LabelTest {
+        LabelTest::Patterns(p.iter().map(|x| x.to_string()).collect())
+    }
+
+    fn parsed(text: &str) -> (Option<String>, LabelTest) {
+        let f = LabelFilter::parse(text).unwrap();
+        (f.key, f.test)
+    }
+
+    #[test]
+    fn filters_are_read_as_go_reads_them() {
+        let inf = f64::INFINITY;
+        let key = |k: &str| Some(k.to_string());
+        // Go's examples (parseTagFilterRange)
+        assert_eq!(parsed("32kb"), (None, range("kB", 32.0, 32.0)));
+        assert_eq!(parsed(":64kb"), (None, range("kB", -inf, 64.0)));
+        assert_eq!(parsed("4mb:"), (None, range("MB", 4.0, inf)));
+        assert_eq!(
+            parsed("12kb:64mb"),
+            (None, range("kB", 12.0, 64.0 * 1024.0))
+        );
+        assert_eq!(
+            parsed("bytes=1kb:1mb"),
+            (key("bytes"), range("kB", 1.0, 1024.0))
+        );
+        assert_eq!(
+            parsed("ms=-5ms:+2s"),
+            (key("ms"), range("ms", -5.0, 2000.0))
+        );
+        // numbers without units; a key that is no unit
+        assert_eq!(parsed("id=1"), (key("id"), range("", 1.0, 1.0)));
+        assert_eq!(parsed("n=3:2count"), (key("n"), range("", 3.0, 2.0)));
+        // units of different kinds, or text around the numbers: regular expressions
+        assert_eq!(parsed("1kb:1s"), (None, patterns(&["1kb:1s"])));
+        assert_eq!(parsed("id=^1$"), (key("id"), patterns(&["^1$"])));
+        assert_eq!(parsed("v1.2"), (None, patterns(&["v1.2"])));
+        assert_eq!(
+            parsed("worker=fib,hash"),
+            (key("worker"), patterns(&["fib", "hash"]))
+        );
+        assert_eq!(parsed("worker:fib"), (None, patterns(&["worker:fib"])));
+        // only the first "=" separates the key; an empty key is none
+        assert_eq!(parsed("k=a=b"), (key("k"), patterns(&["a=b"])));
+        assert_eq!(parsed("=fib"), (None, patterns(&["fib"])));
+        assert_eq!(parsed("worker="), (key("worker"), patterns(&[""])));
+    }
+
+    #[test]
+    fn a_range_beyond_64_bits_is_an_argument_error() {
+        let err = LabelFilter::parse("bytes=99999999999999999999kb").unwrap_err();
+        assert_eq!(err.kind(), "argument");
+        assert!(err.to_string().contains("99999999999999999999"), "{err}");
+        // as a regular expression the number is never read
+        assert_eq!(
+            parsed("x99999999999999999999y").1,
+            patterns(&["x99999999999999999999y"])
+        );
+    }
+
+    /// Samples 1..=5: string labels worker (fib, fib, hash, -, text) and phase;
+    /// numeric labels `bytes` (no unit), `latency` (in ms on sample 3 only,
+    /// so in ms for all), `request` (no unit: bytes) and `count` (no unit).
+    fn labelled() -> Profile {
+        let mut p = Profile::new();
+        row!(&mut p, sources, "source_id" => I(1), "source_type" => s("pprof"));
+        for sample in 1..=5 {
+            row!(&mut p, samples, "sample_id" => I(sample), "source_id" => I(1));
+            row!(&mut p, sample_values, "sample_id" => I(sample), "type" => s("cpu"), "unit" => s("ns"),
+                "value" => D(sample as f64));
+        }
+        let text = |p: &mut Profile, sample: i32, key: &str, value: &str| {
+            row!(p, sample_labels, "sample_id" => I(sample), "key" => s(key), "value" => s(value));
+        };
+        let num = |p: &mut Profile, sample: i32, key: &str, num: f64, unit: Option<&str>| match unit
+        {
+            Some(u) => {
+                row!(p, sample_labels, "sample_id" => I(sample), "key" => s(key), "num" => D(num),
+                "num_unit" => s(u))
+            }
+            None => {
+                row!(p, sample_labels, "sample_id" => I(sample), "key" => s(key), "num" => D(num))
+            }
+        };
+        for (sample, worker) in [(1, "fib"), (2, "fib"), (3, "hash"), (5, "text")] {
+            text(&mut p, sample, "worker", worker);
+        }
+        text(&mut p, 1, "phase", "compute");
+        text(&mut p, 3, "phase", "compute");
+        num(&mut p, 1, "bytes", 512.0, None);
+        num(&mut p, 2, "bytes", 4096.0, None);
+        num(&mut p, 2, "latency", 2.0, None);
+        num(&mut p, 3, "latency", 1500.0, Some("ms"));
+        num(&mut p, 4, "request", 2048.0, None);
+        num(&mut p, 5, "count", 7.0, None);
+        validate(&p).unwrap();
+        p
+    }
+
+    /// The samples kept by filters given as text, with regular expressions
+    /// matched as plain substrings here (R matches them in the package).
+    fn kept(p: &Profile, focus: Option<&str>, ignore: Option<&str>) -> (Vec<i32>, LabelMatches) {
+        let pairs = LabelPairs::of(p).unwrap();
+        let condition = |text: &str| {
+            let filter = LabelFilter::parse(text).unwrap();
+            let pair_text = |i: usize| {
+                (
+                    pairs.texts.str(pairs.key[i]),
+                    pairs.texts.str(pairs.value[i]),
+                )
+            };
+            let clauses: Vec<Vec<bool>> = match (&filter.test, &filter.key) {
+                (LabelTest::Range(_), _) => Vec::new(),
+                (LabelTest::Patterns(res), Some(key)) => vec![(0..pairs.len())
+                    .map(|i| {
+                        pair_text(i).0 == key
+                            && res.iter().any(|re| pair_text(i).1.contains(re.as_str()))
+                    })
+                    .collect()],
+                (LabelTest::Patterns(res), None) => res
+                    .iter()
+                    .map(|re| {
+                        (0..pairs.len())
+                            .map(|i| {
+                                format!("{}:{}", pair_text(i).0, pair_text(i).1)
+                                    .contains(re.as_str())
+                            })
+                            .collect()
+                    })
+                    .collect(),
+            };
+            LabelCondition::new(filter, clauses).unwrap()
+        };
+        let focus = focus.map(condition);
+        let ignore = ignore.map(condition);
+        let mut q = p.clone();
+        let matches = filter_by_labels(&mut q, focus.as_ref(), ignore.as_ref()).unwrap();
+        validate(&q).unwrap();
+        (q.samples.sample_id.clone(), matches)
+    }
+
+    #[test]
+    fn string_labels_are_matched_by_key_or_as_key_colon_value() {
+        let p = labelled();
+        let (ids, m) = kept(&p, Some("worker=fib"), None);
+        assert_eq!((ids, m.focus, m.ignore), (vec![1, 2], true, false));
+        assert_eq!(kept(&p, Some("worker=fib,hash"), None).0, vec![1, 2, 3]);
+        assert_eq!(kept(&p, None, Some("worker=fib,hash")).0, vec![4, 5]);
+        // without a key, every expression must match a label of the sample
+        assert_eq!(kept(&p, Some("worker:fib"), None).0, vec![1, 2]);
+        assert_eq!(kept(&p, Some("compute,fib"), None).0, vec![1]);
+        assert_eq!(kept(&p, Some("compute"), Some("hash")).0, vec![1]);
+        // a key's empty expression: the samples that have the key
+        assert_eq!(kept(&p, Some("phase="), None).0, vec![1, 3]);
+        let (ids, m) = kept(&p, Some("worker=nothing"), Some("nothing"));
+        assert_eq!((ids, m.focus, m.ignore), (Vec::<i32>::new(), false, false));
+    }
+
+    #[test]
+    fn numeric_labels_are_compared_in_their_key_s_unit() {
+        let p = labelled();
+        // bytes: no unit, the key names it
+        assert_eq!(kept(&p, Some("bytes=1kb:"), None).0, vec![2]);
+        assert_eq!(kept(&p, Some("bytes=512b"), None).0, vec![1]);
+        assert_eq!(kept(&p, Some("bytes=:4kb"), None).0, vec![1, 2]);
+        // a bound without a unit is in no unit, and bytes are in one (as in Go)
+        assert_eq!(kept(&p, Some("bytes=512"), None).0, Vec::<i32>::new());
+        // latency: in ms on sample 3, so in ms on sample 2 too
+        assert_eq!(kept(&p, Some("latency=1s:2s"), None).0, vec![3]);
+        assert_eq!(kept(&p, Some("latency=:5ms"), None).0, vec![2]);
+        // request: bytes by Go's default
+        assert_eq!(kept(&p, Some("request=2kb"), None).0, vec![4]);
+        // count: no unit
+        assert_eq!(kept(&p, Some("count=7"), None).0, vec![5]);
+        assert_eq!(kept(&p, Some("count=5:9"), None).0, vec![5]);
+        // without a key: any numeric label (in its own key's unit)
+        assert_eq!(kept(&p, Some("2kb:4kb"), None).0, vec![2, 4]);
+        assert_eq!(kept(&p, None, Some("2kb:4kb")).0, vec![1, 3, 5]);
+        // a key no label has
+        assert_eq!(kept(&p, Some("nothing=1:2"), None).1.focus, false);
+    }
+
+    #[test]
+    fn conditions_check_their_matches() {
+        let p = labelled();
+        let pairs = LabelPairs::of(&p).unwrap();
+        // worker: fib, hash, text; phase: compute
+        assert_eq!(pairs.len(), 4);
+        let err = LabelCondition::new(LabelFilter::parse("a,b").unwrap(), vec![vec![true; 4]])
+            .unwrap_err();
+        assert_eq!(err.kind(), "argument");
+        let short =
+            LabelCondition::new(LabelFilter::parse("k=a").unwrap(), vec![vec![true; 3]]).unwrap();
+        let err = filter_by_labels(&mut p.clone(), Some(&short), None).unwrap_err();
+        assert!(
+            err.to_string().contains("3 label match flags for 4"),
+            "{err}"
+        );
+    }
+}
