@@ -123,6 +123,28 @@ ffi_profile_location_texts <- function(bundle) .Call(wrap__ffi_profile_location_
 #' @noRd
 ffi_profile_filter <- function(bundle, location_match, verb, compact) .Call(wrap__ffi_profile_filter, bundle, location_match, verb, compact)
 
+#' Multiplies the values of the sample types `types` (a character vector, or
+#' NULL for every type) by `factor`. The bundle holds `sample_values` and
+#' `sample_types` (where declared types are looked up).
+#' @noRd
+ffi_profile_scale <- function(bundle, factor, types, compact) .Call(wrap__ffi_profile_scale, bundle, factor, types, compact)
+
+#' One sample per distinct source, stack and labels (see the core's
+#' `aggregate`). The bundle holds the per-sample tables and `locations`.
+#' @noRd
+ffi_profile_aggregate <- function(bundle, compact) .Call(wrap__ffi_profile_aggregate, bundle, compact)
+
+#' The difference `x` minus `base` of two whole profiles (bundles), each
+#' validated first: an invalid one is an error of kind `invalid` whose message
+#' starts with its name (`x` or `base`).
+#' @noRd
+ffi_profile_diff <- function(x, base, compact) .Call(wrap__ffi_profile_diff, x, base, compact)
+
+#' Keeps the samples whose `time` is in `[from, to)` (each bound a number,
+#' or NULL for none). The bundle holds the per-sample tables.
+#' @noRd
+ffi_profile_window <- function(bundle, from, to, compact) .Call(wrap__ffi_profile_window, bundle, from, to, compact)
+
 #' The distinct (key, value) pairs of the string labels of the bundle's
 #' `sample_labels`: `list(texts, key, value)`, the last two integer codes
 #' into `texts`.

@@ -22,6 +22,13 @@
 #'   - `"function"`: one colour per function name,
 #'   - `"auto"` (default): `"file"` when at least half of the drawn frames
 #'     have a file, `"function"` otherwise.
+#'
+#'   A difference of two profiles ([profile_diff()]) is drawn as a difference
+#'   flame graph instead: widths by absolute value (the value of the frame in
+#'   both profiles, `x` and its base), colours by the frame's change (its signed
+#'   total, `x` minus base, as a share of its absolute value): red where `x`
+#'   has more, blue where it has less, the deeper the larger the change, white
+#'   for no change. `colour_by` and `palette` are not used then.
 #' @param icicle Draw the root at the top, stacks growing downwards.
 #' @param min_width Frames narrower than this fraction of the total are not drawn
 #'   (nor are their callees).
@@ -31,8 +38,9 @@
 #'   `colour_by` chooses (in byte order of their names).
 #' @return The drawn frames, invisibly: a tibble with `name`, `filename`, `depth`
 #'   (0 for the root), `start` and `width` (fractions of the total), `self` and
-#'   `total` (values of the sample type), `group` (what the colour stands for) and
-#'   `colour`.
+#'   `total` (values of the sample type; signed for a difference), `group`
+#'   (what the colour stands for: `"growth"` or `"shrinkage"` for a difference)
+#'   and `colour`.
 #' @order 1
 #' @export
 #' @examples
@@ -61,31 +69,39 @@ profile_flamegraph <- function(x, type = NULL,
   with_profile_errors("invalid", "Can't draw a flame graph of {.arg x}.", {
     parts <- profile_parts(x)
     sample_type <- choose_sample_type(parts, type)
+    is_diff <- length(parts$base_samples) > 0
     tree <- call_tree_of(parts, sample_type)
-    grand_total <- tree$total[[1]]
-    shown <- tree$total > 0 & tree$total >= min_width * grand_total
+    # A difference is laid out by absolute values (the value of both runs).
+    extent <- if (is_diff) absolute_call_tree(parts, sample_type, tree) else tree
+    grand_total <- extent$total[[1]]
+    shown <- extent$total > 0 & extent$total >= min_width * grand_total
 
     frames <- tibble::new_tibble(list(
       name = ifelse(tree$key == 0L, "root", tree$name)[shown],
       filename = tree$filename[shown],
       depth = as.integer(tree$depth[shown]),
-      start = tree$start[shown] / grand_total,
-      width = tree$total[shown] / grand_total,
+      start = extent$start[shown] / grand_total,
+      width = extent$total[shown] / grand_total,
       self = tree$self_value[shown],
       total = tree$total[shown]
     ), nrow = sum(shown))
-    if (colour_by == "auto") {
-      has_file <- nzchar(frames$filename[frames$depth > 0])
-      colour_by <- if (length(has_file) && mean(has_file) >= 0.5) "file" else "function"
+    if (is_diff) {
+      frames$group <- ifelse(frames$total > 0, "growth", ifelse(frames$total < 0, "shrinkage", NA_character_))
+      frames$colour <- diff_colours(frames$total / extent$total[shown])
+    } else {
+      if (colour_by == "auto") {
+        has_file <- nzchar(frames$filename[frames$depth > 0])
+        colour_by <- if (length(has_file) && mean(has_file) >= 0.5) "file" else "function"
+      }
+      frames$group <- frame_group(frames, colour_by)
+      frames$colour <- group_colours(frames$group, palette)
     }
-    frames$group <- frame_group(frames, colour_by)
-    frames$colour <- group_colours(frames$group, palette)
   })
 
   if (is.null(main)) {
     main <- sprintf(
-      "%s (%s), total %s", sample_type$type, sample_type$unit,
-      format(grand_total, big.mark = ",", scientific = FALSE)
+      "%s (%s), %s %s", sample_type$type, sample_type$unit, if (is_diff) "difference" else "total",
+      format(tree$total[[1]], big.mark = ",", scientific = FALSE)
     )
   }
   draw_flamegraph(frames, icicle = icicle, main = main, cex = cex)
@@ -105,6 +121,30 @@ flame_palette <- function(n) {
   grDevices::rgb(
     205 + 50 * spread(0.5698402910), 230 * spread(0.6180339887), 55 * spread(0.7548776662),
     maxColorValue = 255
+  )
+}
+
+# The call tree of `parts` with the absolute values of the samples of type
+# `sample_type$type`, checked to have the nodes of `tree` (the signed one: a
+# value and its absolute are zero together, so both trees have the same nodes).
+absolute_call_tree <- function(parts, sample_type, tree) {
+  parts$values$value <- abs(parts$values$value)
+  absolute <- call_tree_of(parts, sample_type)
+  if (!identical(absolute$key, tree$key) || !identical(absolute$parent, tree$parent)) {
+    abort_profile("invalid", "The call trees of the difference and of its absolute values differ.")
+  }
+  absolute
+}
+
+# The colours of the frames of a difference from their share of change,
+# `change` = difference / absolute value, in [-1, 1]: red where `x` has more
+# than its base, blue where it has less, the deeper the larger the share
+# (white: no change), as the difference flame graphs of inferno and pprof.
+diff_colours <- function(change) {
+  change[is.na(change)] <- 0
+  fade <- 1 - 0.75 * pmin(abs(change), 1)
+  grDevices::rgb(
+    ifelse(change > 0, 1, fade), fade, ifelse(change < 0, 1, fade)
   )
 }
 

@@ -88,7 +88,10 @@
 #' `keep_frames` (chr) from pprof, and `rprof_header` (chr), the header line R
 #' wrote. For Rprof sources `period_type` is `"cpu"`, `period_unit`
 #' `"nanoseconds"` and `period` the sampling interval; each header of a file
-#' written with `Rprof(append = TRUE)` starts a new source.
+#' written with `Rprof(append = TRUE)` starts a new source. `diff_base` (lgl)
+#' marks the sources of a difference ([profile_diff()]): `TRUE` for those of
+#' the base, whose values are negated, `FALSE` for the others, `NA` outside a
+#' difference.
 #'
 #' Extension column of `samples`: `time` (dbl), the time of the sample in
 #' seconds from the start of its source, or `NA` where the format has none

@@ -29,8 +29,12 @@ profile_parts <- function(x, call = rlang::caller_env()) {
   # `type` and `unit` of sample_values stay as they are: the binding reads them
   # (by the rules of as_valid_utf8()) without going over every row in R.
   values <- tables$sample_values
+  # The samples of the base of a difference (profile_diff()), whose values
+  # are negated: none outside a difference.
+  base_sources <- tables$sources$source_id[tables$sources[["diff_base"]] %in% TRUE]
   list(
     stack = tables$sample_locations,
+    base_samples = tables$samples$sample_id[tables$samples$source_id %in% base_sources],
     values = values,
     locations = tables$locations,
     functions = functions,

@@ -31,14 +31,18 @@
 #'     `Rprof(line.profiling = TRUE)` from code with source references,
 #'   - `"source"`: a source file (as `go tool pprof -top -files`); frames
 #'     without a file share the row with an empty `filename`.
-#' @param sort Order rows by `"self"` (then total) or by `"total"` (then self).
+#' @param sort Order rows by `"self"` (then total) or by `"total"` (then self),
+#'   largest absolute value first.
 #' @param object,... For `summary()`: the v1 profile and the arguments above.
 #' @return A tibble of class `profile_summary` with the columns that identify a
 #'   row (`name` for `by = "function"`; `name`, `filename` and `line` for
 #'   `"location"`; `filename` and `line` for `"line"`; `filename` for
 #'   `"source"`), then `self`, `self_pct`, `total` and
 #'   `total_pct`. Percentages are of the value of all samples of the type
-#'   (including samples without frames). Rows with neither self nor total value are
+#'   (including samples without frames); of a difference ([profile_diff()]),
+#'   whose values are signed (negative where `x` has less than its base), they
+#'   are of the total of the base, as `go tool pprof -diff_base` shows them.
+#'   Rows with neither self nor total value are
 #'   left out. Attributes `sample_type`, `unit`, `grand_total`, `by`, `sort` and
 #'   `n_groups` describe it; it prints with a header saying so.
 #' @export
@@ -81,14 +85,17 @@ profile_summary <- function(x, type = NULL, n = 10,
     totals <- rust_value(ffi_profile_key_totals(input), "Can't summarise the profile.")
 
     grand_total <- totals$grand_total
-    percent <- function(v) if (grand_total == 0) rep(NA_real_, length(v)) else 100 * v / grand_total
+    # Of a difference, percentages are of the base's total, as in Go's -top.
+    percent_of <- if (length(parts$base_samples)) base_total(parts, sample_type$type) else grand_total
+    percent <- function(v) if (percent_of == 0) rep(NA_real_, length(v)) else 100 * v / percent_of
     out <- groups
     out$self <- totals$self_value
     out$self_pct <- percent(out$self)
     out$total <- totals$total
     out$total_pct <- percent(out$total)
     out <- out[out$self != 0 | out$total != 0, , drop = FALSE]
-    value_order <- if (sort == "self") list(-out$self, -out$total) else list(-out$total, -out$self)
+    # By absolute value, as Go sorts: a difference's largest shrinkage counts.
+    value_order <- if (sort == "self") list(-abs(out$self), -abs(out$total)) else list(-abs(out$total), -abs(out$self))
     # ties in the byte order of the row's name, file and line
     rank <- do.call(order, c(value_order, unname(as.list(out[group_columns])), method = "radix"))
     n_groups <- nrow(out)
@@ -98,6 +105,13 @@ profile_summary <- function(x, type = NULL, n = 10,
       grand_total = grand_total, by = by, sort = sort, n_groups = n_groups
     )
   })
+}
+
+# The value of type `type` of the base of a difference (the samples of
+# `parts$base_samples`), as a positive number.
+base_total <- function(parts, type) {
+  values <- parts$values
+  abs(sum(values$value[values$type == type & values$sample_id %in% parts$base_samples]))
 }
 
 new_profile_summary <- function(x, sample_type, unit, grand_total, by, sort, n_groups) {

@@ -331,14 +331,15 @@ filter_by_pattern <- function(x, pattern, verb, kinds = frame_texts, call = rlan
 }
 
 # The tables a verb starts from: a v2 profile's (checked as R sees them:
-# tables, columns, types), or those of a v1 profile converted to v2.
-verb_tables <- function(x, call) {
+# tables, columns, types), or those of a v1 profile converted to v2. `arg`
+# names the argument in errors.
+verb_tables <- function(x, call, arg = "x") {
   if (inherits(x, "profile_data")) {
     x <- profile_v2_from_v1(x)
   } else if (!is_v2(x)) {
     abort_argument(
-      "{.arg x} must be a profile (a v2 {.cls dm} or a v1 {.cls profile_data}), not {.obj_type_friendly {x}}.",
-      x = x, call = call
+      "{.arg {arg}} must be a profile (a v2 {.cls dm} or a v1 {.cls profile_data}), not {.obj_type_friendly {x}}.",
+      arg = arg, x = x, call = call
     )
   }
   check_v2_tables(x, call = call)
@@ -398,14 +399,15 @@ locations_matching <- function(tables, pattern, kinds = frame_texts, call) {
 per_sample_tables <- c("samples", "sample_values", "sample_locations", "sample_labels")
 
 # Runs a verb's native function, `run(bundle, compact)`, on the tables
-# `changes` of `tables` (sent with `locations`, where the verbs look frames
-# up), and returns the profile with the changed tables in their place. The
-# other tables stay as they are; each changed table keeps the columns it had
-# that the format knows. A verb with patterns returns `list(bundle, matched)`:
-# a `profile_warning_no_match` for each of its `patterns` (where `reported`)
-# that matched no sample.
-apply_verb <- function(tables, run, call, changes = per_sample_tables, patterns = NULL, reported = TRUE) {
-  sent <- intersect(c(changes, "locations"), names(tables))
+# `changes` of `tables` (sent with the tables `with`: `locations`, where the
+# verbs look frames up), and returns the profile with the changed tables in
+# their place. The other tables stay as they are; each changed table keeps the
+# columns it had that the format knows. A verb with patterns returns
+# `list(bundle, matched)`: a `profile_warning_no_match` for each of its
+# `patterns` (where `reported`) that matched no sample.
+apply_verb <- function(tables, run, call, changes = per_sample_tables, patterns = NULL, reported = TRUE,
+                       with = "locations") {
+  sent <- intersect(c(changes, with), names(tables))
   result <- rust_value(
     run(bundle_from_tables(tables[sent]), compact_columns_option(call)),
     "Can't change the profile.",

@@ -11,7 +11,11 @@
 # the frames (hide), or keep a few functions (show), as a user would;
 # show_from and prune_from cut the stacks at lapply; Rprof files have no
 # labels, so filter_labels measures the pass over the samples that keeps them
-# all; select_types keeps two of the six types of a memory profile.
+# all; select_types keeps two of the six types of a memory profile. scale
+# doubles every value; aggregate merges the samples of equal stacks; window
+# keeps the middle half of the run; diff subtracts the first half of the run
+# (its time includes that window: the result has 1.5 times the samples).
+# `half_time` is the median sample time of the profile being measured.
 # Both sizes run in this process, the 1e5 file first. The machine is shared,
 # and its load changes within a minute, so the operations are timed in turns
 # (validate_profile(), then each verb, 15 rounds) and a verb's ratio is the
@@ -20,6 +24,7 @@
 suppressPackageStartupMessages(library(profile))
 source(file.path("bench", "scale-inputs.R"))
 files <- scale_inputs(c(1e5, 1e6))
+half_time <- NA_real_
 
 verbs <- list(
   focus = function(x) profile_focus(x, "^time_round$"),
@@ -31,7 +36,12 @@ verbs <- list(
   filter_labels = function(x) {
     suppressWarnings(profile_filter_labels(x, ignore = "source=nothing"), classes = "profile_warning_no_match")
   },
-  select_types = function(x) profile_select_types(x, c("samples", "alloc_size"))
+  select_types = function(x) profile_select_types(x, c("samples", "alloc_size")),
+  scale = function(x) profile_scale(x, 2),
+  aggregate = function(x) profile_aggregate(x),
+  # a difference of the profile and its first half (1.5 times the samples)
+  diff = function(x) profile_diff(x, profile_window(x, to = half_time)),
+  window = function(x) profile_window(x, from = half_time / 2, to = half_time * 1.5)
 )
 
 # Median time (ms), median ratio to validate_profile() in the same round,
@@ -39,6 +49,7 @@ verbs <- list(
 # `file` (validate_profile(): the input's size and samples).
 measure <- function(file, rounds = 15) {
   x <- read_rprof(file)
+  half_time <<- stats::median(x$samples$time)
   ops <- c(list(validate = function(x) invisible(validate_profile(x))), verbs)
   for (op in ops) op(x) # once, so that no round pays for a first use
   times <- matrix(NA_real_, rounds, length(ops), dimnames = list(NULL, names(ops)))

@@ -3,6 +3,7 @@
 # builds offline).
 #
 #   data-raw/go-samples.sh                     # -> inst/samples/pprof/
+#                                              #    (and pprof-second-run/: cpu, heap)
 #   data-raw/go-samples.sh DIR [FLAGS...]      # e.g. a large CPU profile:
 #   data-raw/go-samples.sh bench/data -profiles cpu -cpu-seconds 25
 #
@@ -43,11 +44,23 @@ if ! "$bindir/profilesamples" -out "$out" "$@" 2>"$log"; then
 fi
 grep -v 'cannot set cpu profile rate' "$log" >&2 || true
 
+# The default output gets a second run of the same program (CPU and heap
+# profiles) in inst/samples/pprof-second-run/: what profile_diff() is tested on.
+second="$root/inst/samples/pprof-second-run"
+if [ "$out" = "$root/inst/samples/pprof" ]; then
+  mkdir -p "$second"
+  if ! "$bindir/profilesamples" -out "$second" -profiles cpu,heap "$@" 2>"$log"; then
+    cat "$log" >&2
+    exit 1
+  fi
+fi
+
 # Check that pprof reads every file that was written.
-for f in "$out"/*.pb.gz; do
+for f in "$out"/*.pb.gz "$second"/*.pb.gz; do
+  [ -f "$f" ] || continue
   go tool pprof -raw "$f" >/dev/null 2>&1 || {
     echo "go tool pprof cannot read $f" >&2
     exit 1
   }
 done
-ls -l "$out"/*.pb.gz
+ls -l "$out"/*.pb.gz "$second"/*.pb.gz 2>/dev/null || true

@@ -49,6 +49,26 @@ pub(crate) fn strings(x: &Robj, name: &str) -> Result<Vec<String>, ProfileError>
         .collect())
 }
 
+/// A single number (a double or an integer) that is not NA; whether it must
+/// be finite is the caller's rule.
+pub(crate) fn number(x: &Robj, name: &str) -> Result<f64, ProfileError> {
+    let value = match x.rtype() {
+        Rtype::Doubles if x.len() == 1 => x.as_real(),
+        Rtype::Integers if x.len() == 1 => x.as_integer().map(f64::from),
+        _ => None,
+    };
+    value.filter(|v| !v.is_nan()).ok_or_else(|| ProfileError::argument(format!("`{name}` must be a single number")))
+}
+
+/// `NULL` (None) or a single number, as [`number`].
+pub(crate) fn optional_number(x: &Robj, name: &str) -> Result<Option<f64>, ProfileError> {
+    if x.is_null() {
+        Ok(None)
+    } else {
+        number(x, name).map(Some)
+    }
+}
+
 /// A single string that is not NA, as a path (its bytes unchanged on Unix).
 pub(crate) fn required_path(x: &Robj, name: &str) -> Result<PathBuf, ProfileError> {
     text::path(&single_string(x, name)?)

@@ -11,7 +11,7 @@
 //! label filter) whether it matched some sample (R warns when one matched
 //! none).
 
-use crate::args::{choice, flag, optional_string, strings};
+use crate::args::{choice, flag, number, optional_number, optional_string, strings};
 use crate::bundle::{profile_from_r, profile_to_r};
 use crate::envelope::envelope;
 use crate::rapi::{code_vector, strings_vector};
@@ -21,6 +21,7 @@ use profile_core::transform::{
     filter_by_labels, keep_sample_types, FrameFilter, LabelCondition, LabelFilter, LabelPairs, LabelTest,
     LocationTexts, SampleFilter,
 };
+use profile_core::transform::{aggregate, diff, scale_values, time_window};
 use profile_core::{Profile, ProfileError};
 
 /// The texts a pattern is matched against, for each row of `locations` (see
@@ -167,6 +168,76 @@ fn label_condition(filter: &Robj, clauses: &Robj) -> Result<Option<LabelConditio
     LabelCondition::new(filter, clauses).map(Some)
 }
 
+/// Multiplies the values of the sample types `types` (a character vector, or
+/// NULL for every type) by `factor`. The bundle holds `sample_values` and
+/// `sample_types` (where declared types are looked up).
+/// @noRd
+#[extendr]
+fn ffi_profile_scale(bundle: Robj, factor: Robj, types: Robj, compact: Robj) -> Robj {
+    envelope(|| {
+        let factor = number(&factor, "factor")?;
+        let types = if types.is_null() { None } else { Some(strings(&types, "types")?) };
+        let types: Option<Vec<&str>> = types.as_ref().map(|t| t.iter().map(String::as_str).collect());
+        transformed(&bundle, &compact, |p| scale_values(p, factor, types.as_deref()))
+    })
+}
+
+/// One sample per distinct source, stack and labels (see the core's
+/// `aggregate`). The bundle holds the per-sample tables and `locations`.
+/// @noRd
+#[extendr]
+fn ffi_profile_aggregate(bundle: Robj, compact: Robj) -> Robj {
+    envelope(|| transformed(&bundle, &compact, aggregate))
+}
+
+/// Keeps the samples whose `time` is in `[from, to)` (each bound a number,
+/// or NULL for none). The bundle holds the per-sample tables.
+/// @noRd
+#[extendr]
+fn ffi_profile_window(bundle: Robj, from: Robj, to: Robj, compact: Robj) -> Robj {
+    envelope(|| {
+        let (from, to) = (optional_number(&from, "from")?, optional_number(&to, "to")?);
+        transformed(&bundle, &compact, |p| time_window(p, from, to))
+    })
+}
+
+/// The difference `x` minus `base` of two whole profiles (bundles), each
+/// validated first: an invalid one is an error of kind `invalid` whose message
+/// starts with its name (`x` or `base`).
+/// @noRd
+#[extendr]
+fn ffi_profile_diff(x: Robj, base: Robj, compact: Robj) -> Robj {
+    envelope(|| {
+        let compact = flag(&compact, "compact")?;
+        let valid = |bundle: &Robj, name: &str| -> Result<Profile, ProfileError> {
+            let p = profile_from_r(bundle).map_err(|e| of_input(e, name))?;
+            profile_core::validate::validate(&p).map_err(|e| of_input(e, name))?;
+            Ok(p)
+        };
+        let (x, base) = (valid(&x, "x")?, valid(&base, "base")?);
+        Ok(profile_to_r(diff(x, base)?, compact))
+    })
+}
+
+/// An error about the input `name` of several: a table named as R names it
+/// (`base$samples`), other messages prefixed with the name.
+fn of_input(e: ProfileError, name: &str) -> ProfileError {
+    match e {
+        ProfileError::Invalid { table, column, row, message } => {
+            ProfileError::Invalid { table: format!("{name}${table}"), column, row, message }
+        }
+        other => {
+            let kind = other.kind();
+            let message = format!("`{name}`: {other}");
+            match kind {
+                "limit" => ProfileError::limit(message),
+                "unsupported" => ProfileError::unsupported(message),
+                _ => ProfileError::argument(message),
+            }
+        }
+    }
+}
+
 /// The profile of `bundle`, changed by `change`, as a bundle (with compact
 /// columns if `compact` is TRUE).
 fn transformed(
@@ -215,6 +286,10 @@ extendr_module! {
     mod transform;
     fn ffi_profile_location_texts;
     fn ffi_profile_filter;
+    fn ffi_profile_scale;
+    fn ffi_profile_aggregate;
+    fn ffi_profile_diff;
+    fn ffi_profile_window;
     fn ffi_profile_label_pairs;
     fn ffi_profile_label_filter;
     fn ffi_profile_filter_labels;

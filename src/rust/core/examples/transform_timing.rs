@@ -3,6 +3,7 @@
 // cargo run --release -p profile-core --example transform_timing FILE
 use profile_core::transform::{frames_in, keep_frames, keep_samples, samples_with_frame_in, EmptyStacks};
 use profile_core::transform::{keep_sample_types, FrameFilter, LocationSet, SampleFilter};
+use profile_core::transform::{aggregate, diff, scale_values, time_window};
 use profile_core::{rprof, Profile};
 use std::time::{Duration, Instant};
 
@@ -55,4 +56,13 @@ fn main() {
     let declared = &p.sample_types.value_type;
     let types: Vec<&str> = declared.first().into_iter().chain(declared.last()).map(|&t| p.str(t)).collect();
     report("keep_sample_types", time(&p, runs, |q| keep_sample_types(q, &types).unwrap()));
+    report("scale", time(&p, runs, |q| scale_values(q, 2.0, None).unwrap()));
+    report("aggregate", time(&p, runs, |q| aggregate(q).unwrap()));
+    report("window (middle half)", time(&p, runs, |q| time_window(q, Some(0.25 * end(q)), Some(0.75 * end(q))).unwrap()));
+    report("diff (with itself)", time(&p, runs, |q| drop(diff(q.clone(), q.clone()).unwrap())));
+}
+
+/// The time of the last sample.
+fn end(p: &Profile) -> f64 {
+    p.samples.time.iter().copied().fold(0.0, f64::max)
 }

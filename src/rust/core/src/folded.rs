@@ -188,6 +188,7 @@ pub fn read_folded_with_limits(bytes: &[u8], source: &FoldedSource<'_>, limits: 
     s.default_sample_type.push(type_id);
     s.period.push(f64::NAN);
     s.duration_nanos.push(f64::NAN);
+    s.diff_base.push(NA_INT);
     p.sample_types.source_id.push(1);
     p.sample_types.value_type.push(type_id);
     p.sample_types.unit.push(unit_id);

@@ -12,6 +12,7 @@ pub mod combine;
 pub mod error;
 pub mod folded;
 mod id_index;
+mod identity;
 pub mod input;
 pub mod memory;
 pub mod model;

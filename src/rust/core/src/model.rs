@@ -434,6 +434,10 @@ table!(
         /// The Rprof header line as written by R, e.g.
         /// "memory profiling: sample.interval=20000".
         rprof_header: Chr = "rprof_header",
+        /// In a difference of two profiles (`profile_diff()`): TRUE for the
+        /// sources of the base, whose values are negated, FALSE for the others;
+        /// NA outside a difference.
+        diff_base: Lgl = "diff_base",
     }
 );
 

@@ -9,6 +9,7 @@ use crate::analysis::{key_totals, CallTree, StackInput, Stacks};
 use crate::combine::{combine, CombineOptions};
 use crate::transform::{frames_cut_at_match, Cut, FrameFilter, LocationSet, LocationTexts, SampleFilter};
 use crate::transform::{filter_by_labels, keep_sample_types, location_lines_kept, LabelCondition, LabelFilter, LabelPairs};
+use crate::transform::{aggregate, diff, scale_values, time_window};
 use crate::{pprof, rprof, validate};
 use proptest::prelude::*;
 
@@ -242,6 +243,30 @@ proptest! {
         let first_type = p.sample_values.value_type.first().map(|&t| p.str(t).to_string());
         let outcome = keep_sample_types(&mut q, &first_type.iter().map(String::as_str).collect::<Vec<_>>());
         checked(&q, outcome)?;
+        let mut q = p.clone();
+        let outcome = scale_values(&mut q, -2.0, None);
+        checked(&q, outcome)?;
+        let mut q = p.clone();
+        // (a type the profile may lack: an argument error, never a panic)
+        if scale_values(&mut q, 3.0, Some(&["samples"])).is_ok() {
+            prop_assert!(!valid || validate::validate(&q).is_ok());
+        }
+        let mut q = p.clone();
+        // (a damaged unit may put a type in two units: not summable, not a panic)
+        match aggregate(&mut q) {
+            Err(e) if e.kind() == "unsupported" => {}
+            outcome => checked(&q, outcome)?,
+        }
+        let mut q = p.clone();
+        // (a profile without times: an argument error, never a panic)
+        match time_window(&mut q, Some(0.01), Some(0.5)) {
+            Err(e) if e.kind() == "argument" => {}
+            outcome => checked(&q, outcome)?,
+        }
+        match diff(p.clone(), p.clone()) {
+            Ok(d) => prop_assert!(!valid || validate::validate(&d).is_ok()),
+            Err(e) => prop_assert!(!valid, "{}", e),
+        }
     }
 }
 

@@ -224,6 +224,7 @@ fn add_source(
     s.drop_frames.push(strings.optional(m.drop_frames, || "drop_frames".to_string())?);
     s.keep_frames.push(strings.optional(m.keep_frames, || "keep_frames".to_string())?);
     s.rprof_header.push(StrId::NA);
+    s.diff_base.push(NA_INT);
 
     for (i, &c) in m.comment.iter().enumerate() {
         let comment = strings.get(c, || format!("comment {}", i + 1))?;

@@ -887,6 +887,7 @@ fn rprof_like() -> Profile {
         col.push(StrId::NA);
     }
     src.duration_nanos.push(f64::NAN);
+    src.diff_base.push(crate::model::NA_INT);
     let names = ["<GC>", "<Anonymous>", "main", "x[[\"a\"]]"];
     for (i, n) in names.iter().enumerate() {
         let id = s(&mut p, n);
@@ -991,6 +992,7 @@ fn combined_sources_unite_sample_types() {
         for c in [&mut p.sources.time_nanos, &mut p.sources.default_sample_type, &mut p.sources.doc_url, &mut p.sources.drop_frames, &mut p.sources.keep_frames, &mut p.sources.rprof_header] {
             c.push(StrId::NA);
         }
+        p.sources.diff_base.push(crate::model::NA_INT);
     }
     for i in 0..r.functions.nrow() {
         p.functions.function_id.push(r.functions.function_id[i] + fn_off);

@@ -23,6 +23,7 @@ use super::{parse_hex_address, R_MAPPING_FILENAME};
 use crate::analysis::SampleFrames;
 use crate::error::{ProfileError, Result};
 use crate::id_index::IdIndex;
+use crate::identity::{first_equal_samples, LabelRows};
 use crate::model::{Profile, StrId, NA_INT};
 use crate::schema::GAUGE_TYPES;
 use crate::validate;
@@ -365,9 +366,6 @@ impl<'p> LocationWriter<'p> {
     }
 }
 
-/// A label as a hashable key (the number by its bits).
-type LabelKey = (StrId, StrId, u64, StrId);
-
 /// The profile as a pprof message. The profile is validated first.
 pub fn message_from_profile(p: &Profile, options: &WriteOptions) -> Result<proto::Profile> {
     validate::validate(p)?;
@@ -396,11 +394,12 @@ pub fn message_from_profile(p: &Profile, options: &WriteOptions) -> Result<proto
     let loc_is_r = locations_for_r_mapping(p, &stacks, &source_of_sample, &sources);
     let function_r_only = functions_only_in_r(p, &loc_is_r, &index.functions);
     let mut locations = LocationWriter::new(p, &index.locations, loc_is_r)?;
-    let labels_of = labels_by_sample(p, &index.samples);
-    let summed = |pos: usize| options.aggregate && !sources.is_pprof[source_of_sample[pos]];
-    let samples = collect_samples(&stacks, &values, &labels_of, &mut locations, |pos| {
-        summed(pos).then(|| label_keys(p, &labels_of[pos]))
-    })?;
+    let labels = LabelRows::new(p, &index.samples);
+    // pprof samples are the profiler's own records (Go writes the same stack
+    // and labels twice at times): only raw samples of other formats are summed.
+    let summed = |pos: usize| (options.aggregate && !sources.is_pprof[source_of_sample[pos]]).then_some(0);
+    let first_equal = first_equal_samples(p, &stacks, &labels, summed);
+    let samples = collect_samples(&stacks, &values, &labels, &first_equal, &mut locations)?;
 
     // The string table is filled in message order, which fixes its indices.
     let mut strings = StringTable::new();
@@ -550,33 +549,6 @@ fn functions_only_in_r(p: &Profile, loc_is_r: &[bool], function_index: &IdIndex)
     fn_in_r.iter().zip(&fn_elsewhere).map(|(&r, &elsewhere)| r && !elsewhere).collect()
 }
 
-/// The rows of `sample_labels` of each sample (by position).
-fn labels_by_sample(p: &Profile, sample_index: &IdIndex) -> Vec<Vec<usize>> {
-    let sl = &p.sample_labels;
-    let mut labels_of: Vec<Vec<usize>> = vec![Vec::new(); p.samples.nrow()];
-    for row in 0..sl.nrow() {
-        if let Some(pos) = sample_index.row(sl.sample_id[row]) {
-            labels_of[pos].push(row);
-        }
-    }
-    labels_of
-}
-
-/// The labels of `rows` as a key that does not depend on their order.
-fn label_keys(p: &Profile, rows: &[usize]) -> Vec<LabelKey> {
-    let sl = &p.sample_labels;
-    let mut keys: Vec<LabelKey> = rows
-        .iter()
-        .map(|&row| {
-            let num = sl.num[row];
-            let bits = if num.is_nan() { f64::NAN.to_bits() } else { num.to_bits() };
-            (sl.key[row], sl.value[row], bits, sl.num_unit[row])
-        })
-        .collect();
-    keys.sort_unstable();
-    keys
-}
-
 /// A pprof sample before its strings go into the string table.
 struct SampleOut<'a> {
     location_ids: Vec<u64>,
@@ -604,41 +576,37 @@ impl SampleOut<'_> {
     }
 }
 
-/// The pprof samples, in sample order. A sample for which `summed_by` gives
-/// label keys is added to an earlier one with the same stack and labels; pprof
-/// samples are the profiler's own records (Go writes the same stack and labels
-/// twice at times), so only raw samples of other formats are summed.
+/// The pprof samples, in sample order: a sample that `first_equal` gives an
+/// earlier sample for is added to that one's pprof sample.
 fn collect_samples<'a>(
     stacks: &SampleFrames,
     values: &ValueMatrix,
-    labels_of: &'a [Vec<usize>],
+    labels: &'a LabelRows,
+    first_equal: &[usize],
     locations: &mut LocationWriter<'_>,
-    summed_by: impl Fn(usize) -> Option<Vec<LabelKey>>,
 ) -> Result<Vec<SampleOut<'a>>> {
     let mut out: Vec<SampleOut<'a>> = Vec::new();
-    let mut seen: FxHashMap<(Vec<u64>, Vec<LabelKey>), usize> = FxHashMap::default();
-    let mut ids = Vec::new();
-    for (pos, label_rows) in labels_of.iter().enumerate() {
-        locations.stack_ids(stacks.of(pos), &mut ids)?;
+    // The pprof sample of each sample written so far (by position).
+    let mut written_as: Vec<usize> = Vec::with_capacity(first_equal.len());
+    for (pos, &first) in first_equal.iter().enumerate() {
         let row_values = values.row(pos);
-        if let Some(key_labels) = summed_by(pos) {
-            match seen.entry((ids.clone(), key_labels)) {
-                std::collections::hash_map::Entry::Occupied(e) => {
-                    let target = &mut out[*e.get()].values;
-                    for (t, v) in target.iter_mut().zip(row_values) {
-                        if !v.is_nan() {
-                            *t += v;
-                        }
-                    }
-                    continue;
-                }
-                std::collections::hash_map::Entry::Vacant(e) => {
-                    e.insert(out.len());
+        if first != pos {
+            // `first` is an earlier position, whose pprof sample exists.
+            let target = written_as.get(first).copied().ok_or_else(|| internal("samples out of order".to_string()))?;
+            let sample = out.get_mut(target).ok_or_else(|| internal("samples out of order".to_string()))?;
+            for (t, v) in sample.values.iter_mut().zip(row_values) {
+                if !v.is_nan() {
+                    *t += v;
                 }
             }
+            written_as.push(target);
+            continue;
         }
+        let mut ids = Vec::new();
+        locations.stack_ids(stacks.of(pos), &mut ids)?;
         let values = row_values.iter().map(|v| if v.is_nan() { 0.0 } else { *v }).collect();
-        out.push(SampleOut { location_ids: ids.clone(), label_rows, values });
+        written_as.push(out.len());
+        out.push(SampleOut { location_ids: ids, label_rows: labels.of(pos), values });
     }
     Ok(out)
 }

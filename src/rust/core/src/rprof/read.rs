@@ -634,6 +634,7 @@ impl<'a> Reader<'a> {
         s.drop_frames.push(StrId::NA);
         s.keep_frames.push(StrId::NA);
         s.rprof_header.push(header_text);
+        s.diff_base.push(NA_INT);
 
         self.segment = Segment { source_id, ..Segment::default() };
         // Sources are numbered 1, 2, ...: the shape keeps their intervals, which

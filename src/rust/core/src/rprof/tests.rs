@@ -532,6 +532,7 @@ fn manual_profile(period_unit: &str, counts: &[f64]) -> Profile {
     ] {
         col.push(StrId::NA);
     }
+    src.diff_base.push(crate::model::NA_INT);
     for (i, &c) in counts.iter().enumerate() {
         let id = 10 + i as i32;
         p.samples.sample_id.push(id);
@@ -800,6 +801,7 @@ fn add_model_sources(p: &mut Profile, sources: &[ModelSource], strings: &ModelSt
         }
         src.default_sample_type.push(strings.samples);
         src.rprof_header.push(header);
+        src.diff_base.push(crate::model::NA_INT);
         let memory_types = if memory { strings.memory_types.clone() } else { vec![] };
         for (t, u) in std::iter::once((strings.samples, strings.count)).chain(memory_types) {
             p.sample_types.source_id.push(model_source_id(sources, row));

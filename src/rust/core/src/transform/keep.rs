@@ -47,6 +47,11 @@ impl SampleRows {
         Ok(SampleRows { index, len: ids.len() })
     }
 
+    /// The row of each sample id.
+    pub(crate) fn index(&self) -> &IdIndex {
+        &self.index
+    }
+
     /// Number of samples.
     pub(crate) fn len(&self) -> usize {
         self.len

@@ -40,6 +40,7 @@
 mod keep;
 mod labels;
 mod matching;
+mod values;
 mod types;
 pub mod units;
 mod verbs;
@@ -49,11 +50,14 @@ pub use labels::{filter_by_labels, LabelCondition, LabelFilter, LabelMatches, La
 pub use matching::{
     frames_cut_at_match, frames_in, samples_with_frame_in, some_whole_location, Cut, LocationSet, LocationTexts,
 };
+pub use values::{aggregate, diff, scale_values, time_window, DIFF_BASE_LABEL};
 pub use matching::{location_lines_kept, simple_name};
 pub use types::keep_sample_types;
 pub use verbs::{FrameFilter, SampleFilter};
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod values_tests;
 #[cfg(test)]
 mod tests_frames;

@@ -88,7 +88,7 @@ pub(super) fn named_stacks(p: &Profile) -> Vec<String> {
 }
 
 /// Every value and label row, keyed by sample id, as text.
-fn sample_rows(p: &Profile) -> BTreeMap<i32, Vec<String>> {
+pub(super) fn sample_rows(p: &Profile) -> BTreeMap<i32, Vec<String>> {
     let mut out: BTreeMap<i32, Vec<String>> = BTreeMap::new();
     let sv = &p.sample_values;
     for r in 0..sv.nrow() {
@@ -105,7 +105,7 @@ fn sample_rows(p: &Profile) -> BTreeMap<i32, Vec<String>> {
 
 /// The profile with the rows of `sample_locations` in another order (each
 /// stack's rows no longer in depth order), which must not change any result.
-fn shuffled_frames(p: &Profile, seed: u64) -> Profile {
+pub(super) fn shuffled_frames(p: &Profile, seed: u64) -> Profile {
     let mut p = p.clone();
     let n = p.sample_locations.nrow();
     let mut order: Vec<usize> = (0..n).collect();

@@ -1,0 +1,180 @@
+//! When two samples are one: the same stack (the same rows of `locations` at
+//! every depth) and the same labels, in any order. The pprof writer sums such
+//! samples of Rprof sources into one pprof sample (as `go tool pprof` merges
+//! samples by their locations and labels); `profile_aggregate()` merges them
+//! within each source (`transform::aggregate`). Both ask
+//! [`first_equal_samples`], so the two agree on what "the same" is.
+
+use crate::analysis::SampleFrames;
+use crate::id_index::IdIndex;
+use crate::model::{Profile, StrId};
+use rustc_hash::{FxHashMap, FxHasher};
+use std::hash::{Hash, Hasher};
+
+/// A label as a comparable key: key, string value, the number by its bits (NA
+/// as one NaN), unit.
+pub(crate) type LabelKey = (StrId, StrId, u64, StrId);
+
+/// The rows of `sample_labels` of each sample (by its row in `samples`), in
+/// table order; rows of unknown samples are left out.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct LabelRows {
+    offsets: Vec<usize>,
+    rows: Vec<usize>,
+}
+
+impl LabelRows {
+    /// The label rows of `p`'s samples, `samples` giving the row of each id.
+    pub(crate) fn new(p: &Profile, samples: &IdIndex) -> Self {
+        let n = p.samples.nrow();
+        let sample_of: Vec<Option<usize>> = p.sample_labels.sample_id.iter().map(|&id| samples.row(id)).collect();
+        let mut offsets = vec![0usize; n + 1];
+        for s in sample_of.iter().flatten() {
+            offsets[s + 1] += 1;
+        }
+        for s in 0..n {
+            offsets[s + 1] += offsets[s];
+        }
+        let mut fill = offsets.clone();
+        let mut rows = vec![0usize; offsets[n]];
+        for (row, s) in sample_of.iter().enumerate() {
+            if let Some(s) = *s {
+                rows[fill[s]] = row;
+                fill[s] += 1;
+            }
+        }
+        LabelRows { offsets, rows }
+    }
+
+    /// The label rows of the sample in row `pos` of `samples`.
+    pub(crate) fn of(&self, pos: usize) -> &[usize] {
+        match (self.offsets.get(pos), self.offsets.get(pos + 1)) {
+            (Some(&a), Some(&b)) => self.rows.get(a..b).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+}
+
+/// The labels of `rows` as keys in an order that does not depend on the rows'
+/// (a cell missing from a ragged table counts as NA).
+fn label_keys(p: &Profile, rows: &[usize], out: &mut Vec<LabelKey>) {
+    let sl = &p.sample_labels;
+    out.clear();
+    out.extend(rows.iter().map(|&row| {
+        let num = sl.num.get(row).copied().unwrap_or(f64::NAN);
+        let bits = if num.is_nan() { f64::NAN.to_bits() } else { num.to_bits() };
+        let text = |col: &[StrId]| col.get(row).copied().unwrap_or(StrId::NA);
+        (text(&sl.key), text(&sl.value), bits, text(&sl.num_unit))
+    }));
+    out.sort_unstable();
+}
+
+/// For each sample (by row of `samples`), the row of the first sample that is
+/// the same as it, or its own row. Samples are compared only with samples of
+/// the same scope: `scope(pos)` is None for a sample that stays on its own,
+/// else a number (a source, or one number for all).
+pub(crate) fn first_equal_samples(
+    p: &Profile,
+    stacks: &SampleFrames,
+    labels: &LabelRows,
+    scope: impl Fn(usize) -> Option<usize>,
+) -> Vec<usize> {
+    let n = p.samples.nrow();
+    let mut first = Vec::with_capacity(n);
+    // The first sample of each hash, and the next sample of the same hash after
+    // each first sample (different samples whose hashes collide).
+    let mut by_hash: FxHashMap<u64, usize> = FxHashMap::default();
+    let mut next_same_hash: Vec<usize> = vec![usize::MAX; n];
+    let (mut keys, mut other_keys) = (Vec::new(), Vec::new());
+    for pos in 0..n {
+        let Some(scope_of_pos) = scope(pos) else {
+            first.push(pos);
+            continue;
+        };
+        label_keys(p, labels.of(pos), &mut keys);
+        let mut hasher = FxHasher::default();
+        (scope_of_pos, stacks.of(pos), &keys).hash(&mut hasher);
+        let hash = hasher.finish();
+        let mut candidate = match by_hash.get(&hash) {
+            Some(&c) => c,
+            None => {
+                by_hash.insert(hash, pos);
+                first.push(pos);
+                continue;
+            }
+        };
+        let found = loop {
+            label_keys(p, labels.of(candidate), &mut other_keys);
+            if scope(candidate) == Some(scope_of_pos) && stacks.of(candidate) == stacks.of(pos) && other_keys == keys {
+                break candidate;
+            }
+            match next_same_hash[candidate] {
+                usize::MAX => {
+                    next_same_hash[candidate] = pos;
+                    break pos;
+                }
+                next => candidate = next,
+            }
+        };
+        first.push(found);
+    }
+    first
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{row, s, Val::{D, I}};
+
+    /// Samples 1..=5 of two sources: 1, 2 and 4 share a stack (2 in another
+    /// source), 5 has a label that 1 lacks, 3 another stack.
+    fn profile() -> Profile {
+        let mut p = Profile::new();
+        for src in [1, 2] {
+            row!(&mut p, sources, "source_id" => I(src), "source_type" => s("rprof"));
+        }
+        row!(&mut p, functions, "function_id" => I(1), "name" => s("f"), "system_name" => s("f"),
+            "filename" => s(""), "start_line" => I(0));
+        for loc in [1, 2] {
+            row!(&mut p, locations, "location_id" => I(loc), "function_id" => I(1), "line" => I(loc));
+        }
+        for (sample, source, stack) in [(1, 1, vec![1, 2]), (2, 2, vec![1, 2]), (3, 1, vec![2, 1]), (4, 1, vec![1, 2]), (5, 1, vec![1, 2])] {
+            row!(&mut p, samples, "sample_id" => I(sample), "source_id" => I(source));
+            row!(&mut p, sample_values, "sample_id" => I(sample), "type" => s("samples"), "unit" => s("count"), "value" => D(1.0));
+            for (d, loc) in stack.into_iter().enumerate() {
+                row!(&mut p, sample_locations, "sample_id" => I(sample), "depth" => I(d as i32 + 1), "location_id" => I(loc));
+            }
+        }
+        row!(&mut p, sample_labels, "sample_id" => I(5), "key" => s("k"), "value" => s("v"));
+        p
+    }
+
+    fn firsts(p: &Profile, scope: impl Fn(usize) -> Option<usize>) -> Vec<usize> {
+        let samples = IdIndex::try_unique_rows(&p.samples.sample_id, |_, _| Ok(()), |_, _| unreachable!()).unwrap();
+        let locations = IdIndex::try_unique_rows(&p.locations.location_id, |_, _| Ok(()), |_, _| unreachable!()).unwrap();
+        let sl = &p.sample_locations;
+        let stacks =
+            SampleFrames::gather(&sl.sample_id, &sl.depth, &sl.location_id, &samples, p.samples.nrow(), |l| locations.get(l))
+                .unwrap();
+        first_equal_samples(p, &stacks, &LabelRows::new(p, &samples), scope)
+    }
+
+    #[test]
+    fn samples_are_equal_by_stack_labels_and_scope() {
+        let p = profile();
+        let source = |pos: usize| Some(p.samples.source_id[pos] as usize);
+        assert_eq!(firsts(&p, source), vec![0, 1, 2, 0, 4]);
+        assert_eq!(firsts(&p, |_| Some(0)), vec![0, 0, 2, 0, 4]);
+        assert_eq!(firsts(&p, |pos| (pos != 3).then_some(0)), vec![0, 0, 2, 3, 4]);
+    }
+
+    #[test]
+    fn labels_are_compared_in_any_order() {
+        let mut p = profile();
+        // sample 1 gets the labels of 5 in the other order, plus one
+        row!(&mut p, sample_labels, "sample_id" => I(5), "key" => s("n"), "num" => D(3.0), "num_unit" => s("bytes"));
+        row!(&mut p, sample_labels, "sample_id" => I(1), "key" => s("n"), "num" => D(3.0), "num_unit" => s("bytes"));
+        row!(&mut p, sample_labels, "sample_id" => I(1), "key" => s("k"), "value" => s("v"));
+        assert_eq!(firsts(&p, |_| Some(0)), vec![0, 1, 2, 1, 0]);
+    }
+}
