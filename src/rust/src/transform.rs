@@ -215,7 +215,7 @@ fn ffi_profile_diff(x: Robj, base: Robj, compact: Robj) -> Robj {
             Ok(p)
         };
         let (x, base) = (valid(&x, "x")?, valid(&base, "base")?);
-        Ok(profile_to_r(diff(x, base)?, compact))
+        profile_to_r(diff(x, base)?, compact, &Budget::address_space_only())
     })
 }
 
