@@ -83,9 +83,11 @@ fn column_list_of(columns: &[(&str, &str)]) -> Robj {
 /// The core's limits that the R side applies or documents (sizes in bytes, as
 /// doubles: R integers stop at 2^31 - 1).
 fn limits() -> Robj {
-    use profile_core::{input, pprof};
+    use profile_core::{budget, input, pprof};
     list!(
         max_size = input::DEFAULT_MAX_BYTES as f64,
+        max_memory = budget::DEFAULT_MAX_MEMORY as f64,
+        sniff_bytes = input::SNIFF_BYTES as f64,
         eager_min_bytes = input::EAGER_MIN_BYTES as f64,
         eager_ratio = input::EAGER_RATIO as f64,
         max_stack_depth = input::DEFAULT_MAX_STACK_DEPTH as f64,
@@ -127,10 +129,25 @@ fn ffi_profile_debug_panic(message: Robj) -> Robj {
     result
 }
 
+/// A new double vector of `length` values (tests show that a vector R cannot
+/// allocate is an error of class `profile_error_limit`, not R's own error
+/// jumping over Rust's frames).
+/// @noRd
+#[extendr]
+fn ffi_profile_debug_alloc(length: Robj) -> Robj {
+    envelope(|| {
+        let n = length.as_real().filter(|x| x.is_finite() && *x >= 0.0).ok_or_else(|| {
+            profile_core::ProfileError::argument("`length` must be a non-negative number")
+        })?;
+        rapi::dbl_vector_of_length(n as usize)
+    })
+}
+
 extendr_module! {
     mod profile;
     fn ffi_profile_schema;
     fn ffi_profile_debug_panic;
+    fn ffi_profile_debug_alloc;
     fn ffi_profile_validate_v2;
     use analysis;
     use folded;
