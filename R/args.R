@@ -76,6 +76,17 @@ default_max_size <- function() {
   getOption("profile.max_size", v2_schema()$limits$max_size)
 }
 
+# The memory a read may use, in bytes: the option `profile.max_memory`, else the
+# core's default (4 GiB; see ?profile_error). Inf means no limit but the
+# address space.
+default_max_memory <- function(call = rlang::caller_env()) {
+  max_memory <- getOption("profile.max_memory", v2_schema()$limits$max_memory)
+  if (!is.numeric(max_memory) || length(max_memory) != 1L || is.na(max_memory) || max_memory < 0) {
+    abort_argument("The option {.code profile.max_memory} must be a non-negative number of bytes.", call = call)
+  }
+  min(as.double(max_memory), 2^62)
+}
+
 # One of `values`: the first when `arg` is left at its default (the whole vector),
 # as match.arg() and rlang::arg_match() do; an error of class
 # profile_error_argument otherwise.

@@ -143,7 +143,7 @@ combine_input_tables <- function(x, label, call) {
       if (!is_v2(x)) {
         x <- profile_v2_from_v1(x)
       }
-      check_v2_tables(x)
+      check_v2_tables(local_profile(x))
     },
     label,
     call = call

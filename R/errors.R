@@ -46,7 +46,29 @@
 #'   of its data after decompression. A decompression bomb is refused without
 #'   being held in memory: data that decompress to more than 64 times the size
 #'   of the file (and more than 64 MiB) are counted, not kept, and read again
-#'   only when they are within the limit.
+#'   only when they are within the limits.
+#' - The option `profile.max_memory` (else 4 GiB) bounds the memory a read
+#'   may use, in Rust and in R together. A read estimates what it needs before
+#'   it allocates it (the file's data, a record per line or sample, each new
+#'   frame, function and string, the columns of the samples, the copy of the
+#'   profile in R) and stops with `profile_error_limit` as soon as the estimate
+#'   passes the limit; the message says how much it needs, for what. While a
+#'   compressed file is inflated, what its data hold so far is counted (the
+#'   lines and frames of an Rprof file; the strings, samples and locations of
+#'   a pprof file), so that data that would need more are refused before the
+#'   rest is inflated. The default reads a real Rprof recording of 1e7 samples
+#'   with memory and line profiling (a 1 GB file, for which a read needs about
+#'   1.6 GB), and refuses what a hostile file claims long before the machine
+#'   runs short. Where the address space of the R process is capped (`ulimit
+#'   -v`, as in containers and on shared servers), the limit is never more than
+#'   what is left of it, so that no allocation fails: the read stops with
+#'   `profile_error_limit` instead. `options(profile.max_memory = Inf)` leaves
+#'   that cap only.
+#' - The data of a compressed file are recognised from their first 64 KiB:
+#'   those of an Rprof file must start with its header line, those of a pprof
+#'   file must show a field of a pprof message. Other data are refused there,
+#'   with `profile_error_format`, without inflating the rest (bzip2 and xz data,
+#'   which R decompresses, too).
 #' - A stack may have at most 1 000 000 frames (R itself cannot nest calls
 #'   deeper than 500 000).
 #' - Lengths and counts in a pprof file are checked against the data that

@@ -16,6 +16,12 @@ ffi_profile_schema <- function() .Call(wrap__ffi_profile_schema)
 #' @noRd
 ffi_profile_debug_panic <- function(message) .Call(wrap__ffi_profile_debug_panic, message)
 
+#' A new double vector of `length` values (tests show that a vector R cannot
+#' allocate is an error of class `profile_error_limit`, not R's own error
+#' jumping over Rust's frames).
+#' @noRd
+ffi_profile_debug_alloc <- function(length) .Call(wrap__ffi_profile_debug_alloc, length)
+
 #' Validates the content of a v2 bundle (keys, NA, depths, version).
 #' @noRd
 ffi_profile_validate_v2 <- function(bundle) .Call(wrap__ffi_profile_validate_v2, bundle)
@@ -43,7 +49,7 @@ ffi_profile_write_folded <- function(stacks, labels, path) .Call(wrap__ffi_profi
 #' Reads a folded file (plain or gzip) into a bundle, with compact columns if
 #' `compact` is TRUE.
 #' @noRd
-ffi_profile_read_folded <- function(path, sample_type, unit, source_uri, max_size, compact) .Call(wrap__ffi_profile_read_folded, path, sample_type, unit, source_uri, max_size, compact)
+ffi_profile_read_folded <- function(path, sample_type, unit, source_uri, max_size, max_memory, compact) .Call(wrap__ffi_profile_read_folded, path, sample_type, unit, source_uri, max_size, max_memory, compact)
 
 #' Reads an Rprof file into `list(bundle, warnings, sample_lines)`. `input` is a
 #' path (plain or gzip file, read here) or a raw vector (the file's bytes).
@@ -52,9 +58,20 @@ ffi_profile_read_folded <- function(path, sample_type, unit, source_uri, max_siz
 #' be sent compact. With `from_shape` TRUE (what R's read_rprof() passes) the
 #' read leaves its compact columns unwritten and makes them from the samples'
 #' shape; FALSE writes every column and finds the compact forms in them, the
-#' reference the tests compare the other against.
+#' reference the tests compare the other against. The read, and the R copy
+#' of its result, stay within `max_memory` bytes (see `profile_core::budget`).
 #' @noRd
-ffi_rprof_read <- function(input, source_uri, max_size, with_lines, compact, from_shape) .Call(wrap__ffi_rprof_read, input, source_uri, max_size, with_lines, compact, from_shape)
+ffi_rprof_read <- function(input, source_uri, max_size, max_memory, with_lines, compact, from_shape) .Call(wrap__ffi_rprof_read, input, source_uri, max_size, max_memory, with_lines, compact, from_shape)
+
+#' A new check of decompressed Rprof data (an external pointer for
+#' `ffi_rprof_stream_take()`), under the limits `max_size` and `max_memory`.
+#' @noRd
+ffi_rprof_stream_start <- function(max_size, max_memory) .Call(wrap__ffi_rprof_stream_start, max_size, max_memory)
+
+#' Checks `piece`, the next bytes of the data (a raw vector): an error if the
+#' data are not an Rprof file or need more memory than the limit.
+#' @noRd
+ffi_rprof_stream_take <- function(state, piece) .Call(wrap__ffi_rprof_stream_take, state, piece)
 
 #' Validates a bundle and writes it as an Rprof file, atomically.
 #' @noRd
@@ -67,9 +84,9 @@ ffi_rprof_write <- function(bundle, path) .Call(wrap__ffi_rprof_write, bundle, p
 ffi_rprof_legacy_merge_order <- function(xinds) .Call(wrap__ffi_rprof_legacy_merge_order, xinds)
 
 #' Reads a pprof file (gzip or plain protobuf) into a bundle, with compact
-#' columns if `compact` is TRUE.
+#' columns if `compact` is TRUE, within `max_memory` bytes.
 #' @noRd
-ffi_pprof_read <- function(path, source_uri, max_size, compact) .Call(wrap__ffi_pprof_read, path, source_uri, max_size, compact)
+ffi_pprof_read <- function(path, source_uri, max_size, max_memory, compact) .Call(wrap__ffi_pprof_read, path, source_uri, max_size, max_memory, compact)
 
 #' Writes a bundle as a gzip-compressed pprof file (atomically).
 #' @noRd

@@ -45,6 +45,7 @@ write_folded <- function(x, path, type = NULL) {
     path <- check_file_path(path)
     parts <- profile_parts(x)
     sample_type <- choose_sample_type(parts, type)
+    parts <- stacks_in_memory(parts, sample_type$type)
     keys <- keys_by_name(location_frames(parts))
     input <- stack_input(parts, sample_type$type, keys$key, length(keys$labels))
     rust_value(
@@ -62,7 +63,9 @@ write_folded <- function(x, path, type = NULL) {
 #'   to write, chosen as in [profile_summary()] by default.
 #' @param unit The unit of the values in the file.
 #' @param source_uri Where the file came from, recorded in the `sources` table.
-#' @param max_size The largest (decompressed) file size accepted, in bytes.
+#' @param max_size The largest (decompressed) file size accepted, in bytes. The
+#'   memory a read may use is bounded by the option `profile.max_memory` (see
+#'   [profile_error]).
 #' @export
 read_folded <- function(path, type = "samples", unit = "count", source_uri = path,
                         max_size = default_max_size()) {
@@ -73,11 +76,12 @@ read_folded <- function(path, type = "samples", unit = "count", source_uri = pat
     }
     source_uri <- check_source_uri(source_uri)
     max_size <- check_max_size(max_size)
+    max_memory <- default_max_memory()
     check_readable_file(path)
     bundle <- rust_value(
       ffi_profile_read_folded(
         native_path(path), as_valid_utf8(type), as_valid_utf8(unit), source_uri, max_size,
-        compact_columns_option()
+        max_memory, compact_columns_option()
       ),
       "Can't read folded stacks from {.file {path}}.",
       path = path

@@ -85,9 +85,14 @@
 #' - The system name of functions in the `[R]` mapping that `write_pprof()`
 #'   leaves out is put back (see "Writing").
 #' - Limits that protect memory refuse files Go would read given the memory:
-#'   `max_size`, stacks deeper than 10^6 frames, inlined lines repeated to more
-#'   than 32 frames per byte of the file, and counts beyond R's integers give a
-#'   `profile_error_limit`.
+#'   `max_size`, the option `profile.max_memory`, stacks deeper than 10^6
+#'   frames, inlined lines repeated to more than 32 frames per byte of the
+#'   file, and counts beyond R's integers give a `profile_error_limit`; so does
+#'   a field of a compressed file that claims more bytes than `max_size`
+#'   allows, as soon as it is inflated (Go reads on to the end of the data).
+#' - Data whose first 64 KiB hold no field of a pprof message (only fields the
+#'   format does not have, such as zero bytes: field 0) are refused there as not
+#'   a pprof file, without reading the rest; Go skips such fields to the end.
 #'
 #' With `version = "1.0"`, `read_pprof()` returns what profile 1.0.x returned: a
 #' v1 object (see [profile_v1]) with the first sample type only, the last
@@ -134,7 +139,8 @@
 #' @param max_size The largest size, in bytes, of the file and of its data after
 #'   decompression. Protects memory against decompression bombs; raise it to read
 #'   larger profiles. The default is the option `profile.max_size`, else 4 GiB.
-#'   See [profile_error] for this and the other limits.
+#'   The memory a read may use is bounded by the option `profile.max_memory`.
+#'   See [profile_error] for these and the other limits.
 #' @param x A profile: a v2 `dm` or a v1 `profile_data` object.
 #' @return `read_pprof()`: a v2 profile (a `dm`), or a v1 `profile_data`
 #'   object with `version = "1.0"`. `write_pprof()`: `x`, invisibly.
@@ -169,9 +175,10 @@ read_pprof <- function(path, ..., version = "2.0", source_uri = path,
     version <- check_version_arg(version)
     source_uri <- check_source_uri(source_uri)
     max_size <- check_max_size(max_size)
+    max_memory <- default_max_memory()
     check_readable_file(path)
     bundle <- rust_value(
-      ffi_pprof_read(native_path(path), source_uri, max_size, compact_columns_option()),
+      ffi_pprof_read(native_path(path), source_uri, max_size, max_memory, compact_columns_option()),
       "Can't read the pprof file {.file {path}}.",
       path = path
     )
@@ -194,7 +201,7 @@ write_pprof <- function(x, path) {
       aggregate <- FALSE
     } else {
       # what R must check; the writer in Rust checks the content rules
-      tables <- check_v2_tables(x)
+      tables <- check_v2_tables(profile_for_writing(x))
       aggregate <- TRUE
     }
     rust_value(

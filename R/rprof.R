@@ -93,7 +93,8 @@
 #' @param max_size The largest size, in bytes, of the file and of its data after
 #'   decompression. Protects memory against decompression bombs; raise it to read
 #'   larger profiles. The default is the option `profile.max_size`, else 4 GiB.
-#'   See [profile_error] for this and the other limits.
+#'   The memory a read may use is bounded by the option `profile.max_memory`.
+#'   See [profile_error] for these and the other limits.
 #' @param x A profile: a v2 `dm` or a v1 `profile_data` object.
 #' @return `read_rprof()`: a v2 profile (a `dm`), or a v1 `profile_data` object
 #'   with `version = "1.0"`. `write_rprof()`: `x`, invisibly.
@@ -123,11 +124,12 @@ read_rprof <- function(path, ..., version = "2.0", source_uri = path,
     source_uri <- check_source_uri(source_uri)
     version <- check_version_arg(version)
     max_size <- check_max_size(max_size)
+    max_memory <- default_max_memory()
     check_readable_file(path)
     file <- native_path(path)
     v1 <- identical(version, "1.0")
     res <- rust_value(
-      ffi_rprof_read(rprof_input(file, path, max_size), source_uri, max_size, v1,
+      ffi_rprof_read(rprof_input(file, path, max_size, max_memory), source_uri, max_size, max_memory, v1,
         compact = compact_columns_option(), from_shape = TRUE
       ),
       "Can't read the Rprof file {.file {path}}.",
@@ -149,6 +151,11 @@ read_rprof <- function(path, ..., version = "2.0", source_uri = path,
 write_rprof <- function(x, path) {
   with_profile_errors("invalid", "Can't write {.arg x} as the Rprof file {.file {path}}.", path = path, {
     path <- check_file_path(path)
+    if (is_db_profile(x)) {
+      # one segment per source: written a few sources at a time
+      write_by_sources(x, path, write_rprof)
+      return(invisible(x))
+    }
     tables <- if (inherits(x, "profile_data")) {
       # One sample per v1 row with its count: the writer repeats the line `value`
       # times (one line per tick) without `value` rows in memory.
@@ -169,9 +176,12 @@ write_rprof <- function(x, path) {
 
 # What Rust reads: the path of a plain or gzip file (Rust reads and inflates it),
 # or the bytes of a bzip2 or xz file, decompressed here (the Rust side has no
-# decoder for these) under the same size limit. `file` is the native path, `path`
-# the one the user gave (for messages).
-rprof_input <- function(file, path, max_size, call = rlang::caller_env()) {
+# decoder for these) under the same limits, each piece shown to Rust as it
+# comes, as Rust inflation does: data that are not an Rprof file are refused
+# after their first bytes, data that need more memory than `max_memory` as soon
+# as that is known. `file` is the native path, `path` the one the user gave
+# (for messages).
+rprof_input <- function(file, path, max_size, max_memory, call = rlang::caller_env()) {
   magic <- tryCatch(readBin(file, "raw", 6L), error = function(e) {
     abort_profile("io", "Can't read {.file {path}}.", detail = conditionMessage(e), path = path, call = call)
   })
@@ -183,16 +193,23 @@ rprof_input <- function(file, path, max_size, call = rlang::caller_env()) {
   } else {
     return(file)
   }
-  read_connection_limited(function() open_decompressed(file, "rb"), max_size, path, call = call)
+  message <- "Can't read the Rprof file {.file {path}}."
+  stream <- rust_value(ffi_rprof_stream_start(max_size, max_memory), message, path = path, call = call)
+  take <- function(piece) {
+    rust_value(ffi_rprof_stream_take(stream, piece), message, path = path, call = call)
+  }
+  read_connection_limited(function() open_decompressed(file, "rb"), max_size, path, take = take, call = call)
 }
 
 # All bytes of a binary connection (`open()` opens it anew), refusing more than
-# `max_size`. Data are kept while their size is plausible for the size of the
-# file (the Rust core's rule and numbers: 64 times it, at least 64 MiB); past
-# that they are only counted, and data within the limit are read a second time
-# into a vector of the exact size. A decompression bomb is thus refused without
-# being held in memory.
-read_connection_limited <- function(open, max_size, path, chunk_size = 2^23,
+# `max_size`; `take(piece)` sees each piece as it is read (every byte once, in
+# order; the first piece small) and may raise an error that ends the reading.
+# Data are kept while their size is plausible for the size of the file (the
+# Rust core's rule and numbers: 64 times it, at least 64 MiB); past that they
+# are only counted, and data within the limit are read a second time into a
+# vector of the exact size. A decompression bomb is thus refused without being
+# held in memory.
+read_connection_limited <- function(open, max_size, path, take = function(piece) NULL, chunk_size = 2^23,
                                     call = rlang::caller_env()) {
   fail <- function(e) {
     abort_profile("format", "Can't decompress {.file {path}}.",
@@ -208,9 +225,12 @@ read_connection_limited <- function(open, max_size, path, chunk_size = 2^23,
   on.exit(close(con), add = TRUE)
   chunks <- list()
   total <- 0
+  # The first piece is as small as what tells the format.
+  piece_size <- limits$sniff_bytes
   repeat {
     # At most one byte past the limit, to tell "at the limit" from "over it".
-    piece <- read_chunk(con, min(chunk_size, max_size + 1 - total))
+    piece <- read_chunk(con, min(piece_size, max_size + 1 - total))
+    piece_size <- chunk_size
     if (!length(piece)) break
     total <- total + length(piece)
     if (total > max_size) {
@@ -219,6 +239,7 @@ read_connection_limited <- function(open, max_size, path, chunk_size = 2^23,
         max_size = max_size, path = path, call = call
       )
     }
+    take(piece)
     if (total <= eager) {
       chunks[[length(chunks) + 1L]] <- piece
     } else {

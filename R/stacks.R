@@ -13,6 +13,9 @@ profile_parts <- function(x, call = rlang::caller_env()) {
     validate_v1(x, call = call)
     # one v2 sample per v1 row, with the row's value
     tables <- v2_tables_from_v1(x, repeat_rows = FALSE)
+  } else if (is_db_profile(x)) {
+    # `stack` and `values` stay in the database (lazy tables)
+    tables <- db_profile_parts_tables(x, call = call)
   } else if (is_v2(x)) {
     tables <- check_v2_tables(x, call = call)
   } else {
@@ -49,6 +52,9 @@ profile_parts <- function(x, call = rlang::caller_env()) {
 
 # The distinct (type, unit) pairs of sample_values, in order of first appearance.
 value_types <- function(values) {
+  if (is_db_table(values)) {
+    return(db_value_types(values))
+  }
   pairs <- rust_value(ffi_profile_value_types(as.character(values$type), as.character(values$unit)),
     "Can't read the sample types.")
   tibble::new_tibble(pairs, nrow = length(pairs$type))
@@ -144,6 +150,15 @@ stack_input <- function(parts, type, location_key, n_keys) {
   )
 }
 
+# Self and total value per frame key (see stack_input()) and the grand total.
+frame_key_totals <- function(parts, type, location_key, n_keys, call = rlang::caller_env()) {
+  if (is_db_table(parts$values)) {
+    return(db_key_totals(parts, type, location_key, n_keys, call = call))
+  }
+  input <- stack_input(parts, type, location_key, n_keys)
+  rust_value(ffi_profile_key_totals(input), "Can't summarise the profile.", call = call)
+}
+
 # Frames keyed by function name, keys numbered in byte order of the names, so that
 # call trees come out alphabetical whatever the locale.
 keys_by_name <- function(frames) {
@@ -154,6 +169,7 @@ keys_by_name <- function(frames) {
 # The merged call tree of a profile for one sample type, depth first; element 1 is
 # the root. `name` and `filename` are those of each node's frame (NA for the root).
 call_tree_of <- function(parts, sample_type, call = rlang::caller_env()) {
+  parts <- stacks_in_memory(parts, sample_type$type, call = call)
   frames <- location_frames(parts)
   keys <- keys_by_name(frames)
   input <- stack_input(parts, sample_type$type, keys$key, length(keys$labels))

@@ -81,8 +81,7 @@ profile_summary <- function(x, type = NULL, n = 10,
     groups <- vctrs::vec_unique(frame_groups)
     key <- integer(nrow(frames))
     key[counted] <- vctrs::vec_match(frame_groups, groups)
-    input <- stack_input(parts, sample_type$type, key, vctrs::vec_size(groups))
-    totals <- rust_value(ffi_profile_key_totals(input), "Can't summarise the profile.")
+    totals <- frame_key_totals(parts, sample_type$type, key, vctrs::vec_size(groups))
 
     grand_total <- totals$grand_total
     # Of a difference, percentages are of the base's total, as in Go's -top.

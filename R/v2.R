@@ -159,14 +159,22 @@ validate_v2 <- function(x, call = rlang::caller_env()) {
 # The tables of `x` after checking what R sees: a dm, the required tables in order,
 # the required columns in order, the column types.
 check_v2_tables <- function(x, call = rlang::caller_env()) {
+  if (!inherits(x, "dm")) {
+    abort_profile("invalid", "A v2 profile must be a {.cls dm} object, not {.obj_type_friendly {x}}.",
+      x = x, call = call
+    )
+  }
+  check_v2_table_list(v2_tables(x), call = call)
+}
+
+# The checks of check_v2_tables() on the tables of a dm as a named list of data
+# frames (for a database-backed profile: its small tables and empty versions of
+# its per-sample tables, see R/db.R).
+check_v2_table_list <- function(tables, call = rlang::caller_env()) {
   schema <- v2_schema()
   invalid <- function(message, ...) {
     abort_profile("invalid", message, call = call, ...)
   }
-  if (!inherits(x, "dm")) {
-    invalid("A v2 profile must be a {.cls dm} object, not {.obj_type_friendly {x}}.", x = x)
-  }
-  tables <- v2_tables(x)
   required <- schema$required_tables
   have <- names(tables)
   if (!identical(have[seq_along(required)], required)) {

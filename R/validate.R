@@ -21,7 +21,9 @@ validate_profile <- function(x) {
   with_profile_errors("invalid", "Can't validate {.arg x}.", {
     # A profile_data object is v1 whatever its meta says: profile 1.0.x accepted
     # any version number there.
-    if (is_v2(x)) {
+    if (is_db_profile(x)) {
+      validate_db(x)
+    } else if (is_v2(x)) {
       validate_v2(x)
     } else if (inherits(x, "profile_data")) {
       validate_v1(x)

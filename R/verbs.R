@@ -107,7 +107,10 @@
 #' `sample_id`. Long columns come back compact where their shape allows (see
 #' "Compact columns" in [profile_v2]).
 #'
-#' A v1 profile is converted with [profile_v2_from_v1()] first.
+#' A v1 profile is converted with [profile_v2_from_v1()] first. A profile
+#' whose tables are in a database (see [profile_db_append()]) is read into
+#' memory whole, and the result is a profile in memory: narrow a large one to
+#' the runs you need with [dm::dm_filter()] first.
 #'
 #' @section Agreement with go tool pprof:
 #' A profile written with [write_pprof()] after a verb shows the same `go tool
@@ -332,7 +335,9 @@ filter_by_pattern <- function(x, pattern, verb, kinds = frame_texts, call = rlan
 
 # The tables a verb starts from: a v2 profile's (checked as R sees them:
 # tables, columns, types), or those of a v1 profile converted to v2. `arg`
-# names the argument in errors.
+# names the argument in errors. A profile in a database is read into memory
+# whole (local_profile(), R/db.R): a verb's result is a new profile, which
+# lives in memory.
 verb_tables <- function(x, call, arg = "x") {
   if (inherits(x, "profile_data")) {
     x <- profile_v2_from_v1(x)
@@ -342,7 +347,7 @@ verb_tables <- function(x, call, arg = "x") {
       arg = arg, x = x, call = call
     )
   }
-  check_v2_tables(x, call = call)
+  check_v2_tables(local_profile(x), call = call)
 }
 
 # `pattern` as a valid UTF-8 string, after checking that it is a non-empty

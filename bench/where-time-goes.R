@@ -15,7 +15,11 @@ ms <- function(...) {
 
 f <- file.path("bench", "data", "rprof-30k.out")
 max_size <- 4 * 1024^3
-parse <- function() profile:::rust_value(profile:::ffi_rprof_read(profile:::rprof_input(f, f, max_size), f, max_size, FALSE, TRUE, TRUE))
+max_memory <- profile:::default_max_memory()
+parse <- function() {
+  input <- profile:::rprof_input(f, f, max_size, max_memory)
+  profile:::rust_value(profile:::ffi_rprof_read(input, f, max_size, max_memory, FALSE, TRUE, TRUE))
+}
 bundle <- parse()$bundle
 tables <- profile:::decode_bundle(bundle)
 cat("read_rprof() of", f, "\n")

@@ -23,7 +23,7 @@ debs=(
   # viewer, SQLite and a PostgreSQL server for profiles in a database
   golang-github-google-pprof-dev chromium
   r-cran-htmlwidgets r-cran-jsonlite r-cran-dbi r-cran-dbplyr r-cran-rsqlite
-  postgresql
+  postgresql libpq-dev
 )
 missing=()
 for d in "${debs[@]}"; do
@@ -41,7 +41,10 @@ fi
 
 # dm (and the newer dplyr/vctrs/... it needs) are built from source through CRAN.
 echo "== CRAN packages"
-Rscript dev/install-cran.R dm
+# RPostgres (CRAN; built against libpq-dev) is the PostgreSQL driver of the
+# tests: the DBI driver that dbplyr and dm are tested against, which Debian's
+# older RPostgreSQL is not.
+Rscript dev/install-cran.R dm RPostgres
 
 # CRAN profile 1.0.4 goes into its own library (same package name as this one); the
 # comparison tests look for it there and are skipped without it.

@@ -195,7 +195,7 @@ test_that("the classes' methods survive garbage collection at every allocation",
 # compact forms in them. Both must give the same tables.
 read_both_ways <- function(path) {
   read <- function(from_shape) {
-    res <- rust_value(ffi_rprof_read(path, path, check_max_size(Inf), FALSE, TRUE, from_shape))
+    res <- rust_value(ffi_rprof_read(path, path, check_max_size(Inf), default_max_memory(), FALSE, TRUE, from_shape))
     decode_bundle(res$bundle)
   }
   list(from_shape = read(TRUE), full = read(FALSE))
@@ -282,7 +282,7 @@ test_that("options(profile.compact = FALSE) gives ordinary vectors with the same
 })
 
 test_that("the native code's argument errors are argument errors", {
-  res <- ffi_rprof_read(memory_file(), NA_character_, 1e6, FALSE, NA, TRUE)
+  res <- ffi_rprof_read(memory_file(), NA_character_, 1e6, 1e9, FALSE, NA, TRUE)
   expect_false(res$ok)
   expect_identical(res$kind, "argument")
   expect_match(res$message, "`compact` must be TRUE or FALSE", fixed = TRUE)

@@ -58,12 +58,16 @@ test_that("random bytes", {
 
 test_that("truncated gzip, gzip of garbage, the gzip magic alone", {
   dir <- local_dir()
-  for (sample in c(sample_path("pprof", "cpu.pb.gz"), sample_path("proto", "1.out.prof.pb.gz"))) {
+  # Each reader reads on to the cut in data of its format; the other one's
+  # data it refuses from their first bytes.
+  rprof_gz <- gzip_file(dir, "memory.out.gz", readBin(sample_path("rprof", "memory.out"), "raw", 1e6))
+  for (sample in c(sample_path("pprof", "cpu.pb.gz"), sample_path("proto", "1.out.prof.pb.gz"), rprof_gz)) {
     gz <- readBin(sample, "raw", file.size(sample))
-    cut <- hostile_file(dir, "cut.pb.gz", gz[seq_len(length(gz) %/% 2)])
-    for (read in readers) {
-      expect_profile_error(read(cut), "format", "cut.pb.gz", "corrupt gzip data")
-    }
+    cut <- hostile_file(dir, "cut.gz", gz[seq_len(length(gz) %/% 2)])
+    read <- if (identical(sample, rprof_gz)) read_rprof else read_pprof
+    expect_profile_error(read(cut), "format", "cut.gz", "corrupt gzip data")
+    other <- if (identical(sample, rprof_gz)) read_pprof else read_rprof
+    expect_profile_error(other(cut), "format", "cut.gz", "not a")
   }
   garbage <- gzip_file(dir, "garbage.gz", random_bytes(10000, 42))
   expect_profile_error(read_rprof(garbage), "format", "garbage.gz", "not an Rprof file")
@@ -74,10 +78,11 @@ test_that("truncated gzip, gzip of garbage, the gzip magic alone", {
     expect_profile_error(read(magic), "format", "magic.gz", "corrupt gzip data")
   }
   # a valid gzip stream followed by junk
-  tail_junk <- hostile_file(dir, "junk.gz", readBin(garbage, "raw", 1e6), charToRaw("junk after the stream"))
-  for (read in readers) {
-    expect_profile_error(read(tail_junk), "format", "junk.gz", "gzip")
-  }
+  cpu <- sample_path("pprof", "cpu.pb.gz")
+  tail_junk <- hostile_file(dir, "junk.gz", readBin(cpu, "raw", 1e6), charToRaw("junk after the stream"))
+  expect_profile_error(read_pprof(tail_junk), "format", "junk.gz", "gzip")
+  rprof_junk <- hostile_file(dir, "junk.out.gz", readBin(rprof_gz, "raw", 1e6), charToRaw("junk after the stream"))
+  expect_profile_error(read_rprof(rprof_junk), "format", "junk.out.gz", "gzip")
 })
 
 test_that("bzip2 and xz files of garbage (decompressed by R)", {
@@ -96,26 +101,36 @@ test_that("bzip2 and xz files of garbage (decompressed by R)", {
 test_that("a decompression bomb is refused quickly, with memory bounded by the file size", {
   skip_on_cran()
   dir <- local_dir()
-  # 4.06 GiB of zeros in about 4 MB: over the default limit of 4 GiB
+  # 4.06 GiB of zeros in about 4 MB: neither format, as their first bytes show
   bomb <- gzip_bomb(dir, 4160)
   expect_lt(file.size(bomb), 8e6)
   has_peak <- peak_memory_reset()
   before <- peak_memory()
-  for (read in readers) {
-    time <- system.time(err <- expect_profile_error(read(bomb), "limit", "bomb.gz", "decompression bomb", "max_size"))
+  time <- system.time({
+    expect_profile_error(read_rprof(bomb), "format", "bomb.gz", "not an Rprof file")
+    expect_profile_error(read_pprof(bomb), "format", "bomb.gz", "not a pprof protobuf file")
+  })
+  expect_lt(time[["elapsed"]], 5)
+  # 2.06 GiB that may be the format and cost nothing to count (a header then
+  # blanks; a message then unknown fields): over `max_size`.
+  blanks <- bomb_file("blanks.out.gz", "sample.interval=20000\n", " ", total = 2^31 + 2^26)
+  unknown <- bomb_file("unknown.pb.gz", pprof_head(), raw(1), total = 2^31 + 2^26)
+  for (case in list(list(read_rprof, blanks), list(read_pprof, unknown))) {
+    time <- system.time(expect_profile_error(case[[1]](case[[2]], max_size = 2^31), "limit",
+      basename(case[[2]]), "decompression bomb", "max_size"))
     expect_lt(time[["elapsed"]], 60)
   }
   if (has_peak && !is.null(before)) {
-    # Kept before counting starts: 64 times the file size (~270 MB), not 4 GiB.
+    # Kept before counting starts: 64 times the file size, not 2 GiB.
     expect_lt(peak_memory() - before, 1e9)
   }
   # A small limit refuses a smaller bomb at once.
-  small <- gzip_file(dir, "small.gz", raw(2e6))
-  for (read in readers) {
-    expect_profile_error(read(small, max_size = 1e6), "limit", "small.gz", "1000000 bytes")
-  }
+  small_rprof <- gzip_file(dir, "small.gz", c(charToRaw("sample.interval=20000\n"), rep(charToRaw(" "), 2e6)))
+  expect_profile_error(read_rprof(small_rprof, max_size = 1e6), "limit", "small.gz", "1000000 bytes")
+  small <- gzip_file(dir, "small.pb.gz", c(pprof_head(), raw(2e6)))
+  expect_profile_error(read_pprof(small, max_size = 1e6), "limit", "small.pb.gz", "1000000 bytes")
   withr::with_options(list(profile.max_size = 1e6), {
-    expect_profile_error(read_pprof(small), "limit", "small.gz")
+    expect_profile_error(read_pprof(small), "limit", "small.pb.gz")
   })
 })
 
@@ -124,7 +139,7 @@ test_that("bzip2 bombs are refused too", {
   dir <- local_dir()
   path <- file.path(dir, "bomb.bz2")
   con <- bzfile(path, "wb")
-  writeBin(raw(2^24), con)
+  writeBin(c(charToRaw("sample.interval=20000\n"), rep(charToRaw(" "), 2^24)), con)
   close(con)
   expect_lt(file.size(path), 1e5)
   expect_profile_error(read_rprof(path, max_size = 2^23), "limit", "bomb.bz2", "max_size")

@@ -141,7 +141,7 @@ fn distinct_string_pairs(a: &Robj, b: &Robj) -> Vec<(Option<String>, Option<Stri
     out
 }
 
-fn u32_vector(values: &[u32]) -> Robj {
+fn u32_vector(values: &[u32]) -> Result<Robj, ProfileError> {
     let ints: Vec<i32> = values.iter().map(|&v| v as i32).collect();
     int_vector(&ints)
 }
@@ -166,9 +166,9 @@ fn ffi_profile_call_tree(stacks: Robj) -> Robj {
         let parent: Vec<u32> =
             t.parent.iter().enumerate().map(|(i, &p)| if i == 0 { 0 } else { p + 1 }).collect();
         Ok(list!(
-            parent = u32_vector(&parent),
-            key = u32_vector(&t.key),
-            depth = u32_vector(&t.depth),
+            parent = u32_vector(&parent)?,
+            key = u32_vector(&t.key)?,
+            depth = u32_vector(&t.depth)?,
             start = t.start,
             total = t.total,
             self_value = t.self_value

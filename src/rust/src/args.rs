@@ -75,12 +75,21 @@ pub(crate) fn required_path(x: &Robj, name: &str) -> Result<PathBuf, ProfileErro
         .ok_or_else(|| ProfileError::argument(format!("`{name}` must not be NA")))
 }
 
-/// `max_size` (bytes, a non-negative number) as read limits.
-pub(crate) fn limits(max_size: &Robj) -> Result<Limits, ProfileError> {
-    let bytes = max_size
+/// `max_size` and `max_memory` (bytes, non-negative numbers) as read limits.
+pub(crate) fn limits(max_size: &Robj, max_memory: &Robj) -> Result<Limits, ProfileError> {
+    Ok(Limits {
+        max_decompressed_bytes: bytes(max_size, "max_size")?,
+        max_memory: bytes(max_memory, "max_memory")?,
+        ..Limits::default()
+    })
+}
+
+/// A number of bytes: a finite, non-negative number.
+fn bytes(x: &Robj, name: &str) -> Result<u64, ProfileError> {
+    let bytes = x
         .as_real()
-        .or_else(|| max_size.as_integer().map(f64::from))
+        .or_else(|| x.as_integer().map(f64::from))
         .filter(|x| x.is_finite() && *x >= 0.0)
-        .ok_or_else(|| ProfileError::argument("`max_size` must be a non-negative number"))?;
-    Ok(Limits::with_max_bytes(bytes.min(u64::MAX as f64) as u64))
+        .ok_or_else(|| ProfileError::argument(format!("`{name}` must be a non-negative number")))?;
+    Ok(bytes.min(u64::MAX as f64) as u64)
 }

@@ -14,8 +14,9 @@ use crate::compact::{columns_from_shape, compact_columns};
 use crate::rapi::{code_vector, dbl_vector, double_values, int_vector, integer_values, lgl_vector, owned_copy, strings_vector};
 use crate::text::{self, intern_strings};
 use extendr_api::prelude::*;
+use profile_core::budget::Budget;
 use profile_core::memory::with_capacity_advised;
-use profile_core::model::{ColMut, ColRef, ColumnId, EXTENSION_TABLES, NA_INT};
+use profile_core::model::{ColMut, ColRef, ColumnId, SampleValues, EXTENSION_TABLES, NA_INT};
 use profile_core::rprof::CompactRead;
 use profile_core::{Profile, ProfileError, StrId, StringPool};
 
@@ -24,33 +25,78 @@ use profile_core::{Profile, ProfileError, StrId, StringPool};
 /// A profile as a bundle, its columns compact where they have a compact form
 /// and `compact` is true. The profile is consumed: each column is freed as soon
 /// as its R vector exists, so the Rust and R copies of a large profile are
-/// never both whole (a read's peak memory).
-pub fn profile_to_r(p: Profile, compact: bool) -> Robj {
+/// never both whole (a read's peak memory). What R needs beyond the columns
+/// is charged to `budget` first (see [`charge_r_copy`]).
+pub fn profile_to_r(p: Profile, compact: bool, budget: &Budget) -> Result<Robj, ProfileError> {
+    charge_r_copy(&p, compact, 0, budget)?;
     bundle(p, Vec::new(), compact)
 }
 
 /// A compact read as a bundle, as [`profile_to_r`] gives the whole read: with
 /// `compact`, the compact columns are made from the samples' shape and never
 /// written; without, they are written and sent as plain vectors.
-pub fn compact_read_to_r(read: CompactRead, compact: bool) -> Robj {
+pub fn compact_read_to_r(read: CompactRead, compact: bool, budget: &Budget) -> Result<Robj, ProfileError> {
     if !compact {
-        return profile_to_r(read.expand().profile, false);
+        return profile_to_r(read.expand(budget)?.profile, false, budget);
     }
     let CompactRead { parsed, shape } = read;
     let mut p = parsed.profile;
-    let from_shape = columns_from_shape(&shape, &mut p);
+    // The compact columns made from the shape: at most the ends of a run per
+    // sample, for each of the two tables.
+    let shape_bytes = 2 * std::mem::size_of::<i32>() as u64 * shape.n_samples() as u64;
+    charge_r_copy(&p, true, shape_bytes, budget)?;
+    let from_shape = columns_from_shape(&shape, &mut p, budget)?;
     drop(shape);
     bundle(p, from_shape, true)
 }
 
+/// R's memory for a string beyond its bytes: the CHARSXP's header and the
+/// pointer to it in the character vector.
+const R_STRING_BYTES: u64 = 56 + 8;
+
+/// Charges `budget` for what R holds, when `p` is sent as a bundle and R
+/// decodes it, beyond the memory of `p`'s columns (charged when they were
+/// made), before any R vector is allocated. Each R vector of a column takes
+/// the place of the Rust column, which is freed as soon as it is copied
+/// ([`bundle`]), and is no larger: an R integer, logical or string code takes
+/// the 4 bytes of an `i32` or `StrId`, a double 8. So R needs, beyond the
+/// columns: one column copied twice (the largest, while it is copied), the
+/// character vector of the strings, the character vectors R makes from string
+/// codes (`decode_bundle()`: a pointer per row), and `extra` bytes of compact
+/// columns made from a shape.
+fn charge_r_copy(p: &Profile, compact: bool, extra: u64, budget: &Budget) -> Result<(), ProfileError> {
+    let strings: u64 = p.strings.as_slice().iter().map(|s| R_STRING_BYTES + (s.len() as u64 + 8) / 8 * 8).sum();
+    let mut largest = 0u64;
+    let mut codes_decoded = 0u64;
+    for (table, cols) in p.tables() {
+        for (col, data) in cols {
+            let (rows, size) = match data {
+                ColRef::Int(v) | ColRef::Lgl(v) => (v.len(), 4),
+                ColRef::Dbl(v) => (v.len(), 8),
+                ColRef::Chr(v) => {
+                    // The sample types repeat a pattern: R gets them compact.
+                    let cycles = compact && (SampleValues::value_type.is(table, col) || SampleValues::unit.is(table, col));
+                    if !cycles {
+                        codes_decoded += v.len() as u64 * 8;
+                    }
+                    (v.len(), 4)
+                }
+            };
+            largest = largest.max(rows as u64 * size);
+        }
+    }
+    let total = strings + largest + codes_decoded + extra;
+    budget.charge(total, || "the profile's copy in R".to_string())
+}
+
 /// The bundle of `p`, with the R vectors in `given` in place of those columns
 /// and, with `compact`, the compact form of every other column that has one.
-fn bundle(mut p: Profile, mut given: Vec<(ColumnId, Robj)>, compact: bool) -> Robj {
+fn bundle(mut p: Profile, mut given: Vec<(ColumnId, Robj)>, compact: bool) -> Result<Robj, ProfileError> {
     let strings = strings_vector(&p.strings);
     let names: Vec<&'static str> = p.tables().iter().map(|(name, _)| *name).collect();
     let mut tables = Vec::new();
     for &name in &names {
-        let compact_forms = if compact { table_compact_columns(&p, name, &given) } else { Vec::new() };
+        let compact_forms = if compact { table_compact_columns(&p, name, &given)? } else { Vec::new() };
         let mut col_names = Vec::new();
         let mut col_values = Vec::new();
         let cols = p.table_mut(name).unwrap_or_default();
@@ -66,20 +112,24 @@ fn bundle(mut p: Profile, mut given: Vec<(ColumnId, Robj)>, compact: bool) -> Ro
                     drop_column(data);
                     v
                 }
-                None => plain_vector(data),
+                None => plain_vector(data)?,
             });
         }
         tables.push(named_list(col_names, col_values));
     }
-    named_list(vec!["strings", "tables"], vec![strings, named_list(names, tables)])
+    Ok(named_list(vec!["strings", "tables"], vec![strings, named_list(names, tables)]))
 }
 
 /// The compact form of each column of `table` in `p` that has one, except the
 /// columns `given` already (they are not looked at again: an empty column has
 /// no compact form).
-fn table_compact_columns(p: &Profile, table: &str, given: &[(ColumnId, Robj)]) -> Vec<Option<Robj>> {
+fn table_compact_columns(
+    p: &Profile,
+    table: &str,
+    given: &[(ColumnId, Robj)],
+) -> Result<Vec<Option<Robj>>, ProfileError> {
     let Some((_, mut cols)) = p.tables().into_iter().find(|(n, _)| *n == table) else {
-        return Vec::new();
+        return Ok(Vec::new());
     };
     for (name, col) in &mut cols {
         if given.iter().any(|(id, _)| id.is(table, name)) {
@@ -95,7 +145,7 @@ fn table_compact_columns(p: &Profile, table: &str, given: &[(ColumnId, Robj)]) -
 }
 
 /// A column as an ordinary R vector; the column's memory is freed.
-fn plain_vector(data: ColMut<'_>) -> Robj {
+fn plain_vector(data: ColMut<'_>) -> Result<Robj, ProfileError> {
     match data {
         ColMut::Int(v) => int_vector(&std::mem::take(v)),
         ColMut::Lgl(v) => lgl_vector(&std::mem::take(v)),

@@ -9,6 +9,7 @@ use crate::args::flag;
 use crate::bundle::{profile_from_r, profile_to_r};
 use crate::envelope::envelope;
 use extendr_api::prelude::*;
+use profile_core::budget::Budget;
 use profile_core::combine::{CombineOptions, Combiner};
 use profile_core::ProfileError;
 
@@ -66,7 +67,7 @@ fn ffi_profile_combine_finish(state: Robj, compact: Robj) -> Robj {
         let compact = flag(&compact, "compact")?;
         with_combiner(&state, |slot| {
             let combined = slot.take().ok_or_else(finished)?.finish();
-            Ok(profile_to_r(combined, compact))
+            profile_to_r(combined, compact, &Budget::address_space_only())
         })
     })
 }

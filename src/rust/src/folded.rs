@@ -5,6 +5,7 @@ use crate::args::{flag, limits, optional_string, required_path, required_string,
 use crate::bundle::profile_to_r;
 use crate::envelope::envelope;
 use extendr_api::prelude::*;
+use profile_core::budget::Budget;
 use profile_core::folded::{self, FoldedSource};
 
 /// Writes the folded stacks of `stacks` to `path` (atomically); `labels` are the
@@ -30,6 +31,7 @@ fn ffi_profile_read_folded(
     unit: Robj,
     source_uri: Robj,
     max_size: Robj,
+    max_memory: Robj,
     compact: Robj,
 ) -> Robj {
     envelope(|| {
@@ -43,8 +45,9 @@ fn ffi_profile_read_folded(
             unit: &unit,
             source_uri: uri.as_deref(),
         };
-        let p = folded::read_file(&path, &source, &limits(&max_size)?)?;
-        Ok(profile_to_r(p, compact))
+        let limits = limits(&max_size, &max_memory)?;
+        let p = folded::read_file(&path, &source, &limits)?;
+        profile_to_r(p, compact, &Budget::new(limits))
     })
 }
 

@@ -62,6 +62,9 @@ fn ffi_profile_schema() -> Robj {
         required_tables = profile_core::model::REQUIRED_TABLES.to_vec(),
         columns = column_list,
         primary_keys = list!(table = pks_t, column = pks_c),
+        not_na = column_list_of(schema::NOT_NA),
+        positive = column_list_of(schema::POSITIVE),
+        non_negative = column_list_of(schema::NON_NEGATIVE),
         foreign_keys = list!(table = fk_t, column = fk_c, ref_table = fk_rt, ref_column = fk_rc),
         gauge_types = schema::GAUGE_TYPES.to_vec(),
         source_types = schema::SOURCE_TYPES.to_vec(),
@@ -70,12 +73,23 @@ fn ffi_profile_schema() -> Robj {
     .into()
 }
 
+/// `(table, column)` pairs as `list(table = chr, column = chr)`: the columns
+/// that have one of the content rules, for the checks that R runs as SQL in a
+/// database (`R/db.R`).
+fn column_list_of(columns: &[(&str, &str)]) -> Robj {
+    let tables: Vec<&str> = columns.iter().map(|(t, _)| *t).collect();
+    let names: Vec<&str> = columns.iter().map(|(_, c)| *c).collect();
+    list!(table = tables, column = names).into()
+}
+
 /// The core's limits that the R side applies or documents (sizes in bytes, as
 /// doubles: R integers stop at 2^31 - 1).
 fn limits() -> Robj {
-    use profile_core::{input, pprof};
+    use profile_core::{budget, input, pprof};
     list!(
         max_size = input::DEFAULT_MAX_BYTES as f64,
+        max_memory = budget::DEFAULT_MAX_MEMORY as f64,
+        sniff_bytes = input::SNIFF_BYTES as f64,
         eager_min_bytes = input::EAGER_MIN_BYTES as f64,
         eager_ratio = input::EAGER_RATIO as f64,
         max_stack_depth = input::DEFAULT_MAX_STACK_DEPTH as f64,
@@ -117,10 +131,25 @@ fn ffi_profile_debug_panic(message: Robj) -> Robj {
     result
 }
 
+/// A new double vector of `length` values (tests show that a vector R cannot
+/// allocate is an error of class `profile_error_limit`, not R's own error
+/// jumping over Rust's frames).
+/// @noRd
+#[extendr]
+fn ffi_profile_debug_alloc(length: Robj) -> Robj {
+    envelope(|| {
+        let n = length.as_real().filter(|x| x.is_finite() && *x >= 0.0).ok_or_else(|| {
+            profile_core::ProfileError::argument("`length` must be a non-negative number")
+        })?;
+        rapi::dbl_vector_of_length(n as usize)
+    })
+}
+
 extendr_module! {
     mod profile;
     fn ffi_profile_schema;
     fn ffi_profile_debug_panic;
+    fn ffi_profile_debug_alloc;
     fn ffi_profile_validate_v2;
     use analysis;
     use folded;

@@ -5,19 +5,21 @@ use crate::args::{flag, limits, optional_string, required_path};
 use crate::bundle::{profile_from_r, profile_to_r};
 use crate::envelope::envelope;
 use extendr_api::prelude::*;
+use profile_core::budget::Budget;
 use profile_core::pprof::{self, WriteOptions};
 
 /// Reads a pprof file (gzip or plain protobuf) into a bundle, with compact
-/// columns if `compact` is TRUE.
+/// columns if `compact` is TRUE, within `max_memory` bytes.
 /// @noRd
 #[extendr]
-fn ffi_pprof_read(path: Robj, source_uri: Robj, max_size: Robj, compact: Robj) -> Robj {
+fn ffi_pprof_read(path: Robj, source_uri: Robj, max_size: Robj, max_memory: Robj, compact: Robj) -> Robj {
     envelope(|| {
+        let budget = Budget::new(limits(&max_size, &max_memory)?);
         let path = required_path(&path, "path")?;
         let uri = optional_string(&source_uri, "source_uri")?;
         let compact = flag(&compact, "compact")?;
-        let p = pprof::read_file(&path, uri.as_deref(), &limits(&max_size)?)?;
-        Ok(profile_to_r(p, compact))
+        let p = pprof::read_file(&path, uri.as_deref(), &budget)?;
+        profile_to_r(p, compact, &budget)
     })
 }
 

@@ -9,7 +9,7 @@
 //! trusting its encoding, and ALTREP regions.
 
 use extendr_api::prelude::*;
-use extendr_api::{GetSexp, SEXP};
+use extendr_api::{AsTypedSlice, GetSexp, SEXP};
 use profile_core::memory::{advise_huge_pages, try_reserve_advised, with_capacity_advised};
 use profile_core::model::NA_INT;
 use profile_core::{ProfileError, StrId, StringPool};
@@ -28,6 +28,9 @@ extern "C" {
     fn INTEGER_GET_REGION(x: SEXP, i: isize, n: isize, buf: *mut i32) -> isize;
     fn REAL_GET_REGION(x: SEXP, i: isize, n: isize, buf: *mut f64) -> isize;
     static R_NaString: SEXP;
+    // src/allocate.c: R_NilValue when R cannot allocate the vector.
+    fn profile_try_alloc_vector(sexptype: c_int, length: f64) -> SEXP;
+    fn Rf_isNull(x: SEXP) -> c_int;
 }
 
 // ---- vectors to R ----------------------------------------------------------
@@ -35,63 +38,78 @@ extern "C" {
 /// A new R vector of `n` values of `rtype` (integer or double) that are not
 /// written yet: R leaves a new vector's memory as it is, and the caller writes
 /// each value once. Huge pages are advised first, so that writing a large
-/// column into fresh memory takes few page faults.
-fn unwritten_vector(rtype: Rtype, n: usize) -> Robj {
+/// column into fresh memory takes few page faults. A vector R cannot allocate
+/// is an error of kind `limit` (R's own error would jump over Rust's frames).
+fn unwritten_vector(rtype: Rtype, n: usize) -> Result<Robj, ProfileError> {
     let doubles = rtype == Rtype::Doubles;
-    let mut robj = Robj::alloc_vector(extendr_api::rtype_to_sxp(rtype), n);
+    let sexptype = extendr_api::rtype_to_sxp(rtype) as c_int;
+    // SAFETY: the allocator returns a new vector or R_NilValue, unprotected;
+    // Robj protects it at once.
+    let mut robj = unsafe {
+        let sexp = profile_try_alloc_vector(sexptype, n as f64);
+        if Rf_isNull(sexp) != 0 {
+            return Err(ProfileError::limit(format!("R could not allocate a vector of {n} values")));
+        }
+        Robj::from_sexp(sexp)
+    };
     if doubles {
         robj.as_real_slice_mut().map(advise_huge_pages);
     } else {
         robj.as_integer_slice_mut().map(advise_huge_pages);
     }
-    robj
+    Ok(robj)
+}
+
+/// A new R double vector of `n` values, not written (see `unwritten_vector`).
+pub(crate) fn dbl_vector_of_length(n: usize) -> Result<Robj, ProfileError> {
+    unwritten_vector(Rtype::Doubles, n)
 }
 
 /// Copies `values` into a new R integer vector.
-pub(crate) fn int_vector(values: &[i32]) -> Robj {
-    let mut robj = unwritten_vector(Rtype::Integers, values.len());
+pub(crate) fn int_vector(values: &[i32]) -> Result<Robj, ProfileError> {
+    let mut robj = unwritten_vector(Rtype::Integers, values.len())?;
     if let Some(dest) = robj.as_integer_slice_mut() {
         dest.copy_from_slice(values);
     }
-    robj
+    Ok(robj)
 }
 
 /// Logicals stored as the core stores them (`i32`, NA = `NA_INT`) as an R
 /// logical vector.
-pub(crate) fn lgl_vector(values: &[i32]) -> Robj {
-    Logicals::from_values(values.iter().map(|&x| {
-        if x == NA_INT {
-            Rbool::na()
-        } else {
-            Rbool::from(x != 0)
+pub(crate) fn lgl_vector(values: &[i32]) -> Result<Robj, ProfileError> {
+    let mut robj = unwritten_vector(Rtype::Logicals, values.len())?;
+    let dest: Option<&mut [Rbool]> = robj.as_typed_slice_mut();
+    if let Some(dest) = dest {
+        for (d, &x) in dest.iter_mut().zip(values) {
+            *d = if x == NA_INT { Rbool::na() } else { Rbool::from(x != 0) };
         }
-    }))
-    .into()
+    }
+    Ok(robj)
 }
 
 /// R's NA_real_: a NaN with payload 1954.
 const R_NA_REAL: f64 = f64::from_bits(0x7FF0_0000_0000_07A2);
 
 /// Doubles as an R double vector; NaN (how the core spells NA) becomes R's NA.
-pub(crate) fn dbl_vector(values: &[f64]) -> Robj {
-    let mut robj = unwritten_vector(Rtype::Doubles, values.len());
+pub(crate) fn dbl_vector(values: &[f64]) -> Result<Robj, ProfileError> {
+    let mut robj = unwritten_vector(Rtype::Doubles, values.len())?;
     if let Some(dest) = robj.as_real_slice_mut() {
         for (d, &v) in dest.iter_mut().zip(values) {
             *d = if v.is_nan() { R_NA_REAL } else { v };
         }
     }
-    robj
+    Ok(robj)
 }
 
 /// String ids as R integer codes (`StrId(k)` is code `k`, NA stays NA).
-pub(crate) fn code_vector(values: &[StrId]) -> Robj {
-    let mut robj = unwritten_vector(Rtype::Integers, values.len());
+pub(crate) fn code_vector(values: &[StrId]) -> Result<Robj, ProfileError> {
+    let mut robj = unwritten_vector(Rtype::Integers, values.len())?;
     if let Some(dest) = robj.as_integer_slice_mut() {
         for (d, v) in dest.iter_mut().zip(values) {
             *d = if v.is_na() { NA_INT } else { v.0 as i32 };
         }
     }
-    robj
+    Ok(robj)
 }
 
 /// R cannot hold NUL inside a string; the core never produces one, but the last

@@ -16,6 +16,7 @@ use crate::bundle::{profile_from_r, profile_to_r};
 use crate::envelope::envelope;
 use crate::rapi::{code_vector, strings_vector};
 use extendr_api::prelude::*;
+use profile_core::budget::Budget;
 use profile_core::transform::{
     filter_by_labels, keep_sample_types, FrameFilter, LabelCondition, LabelFilter, LabelPairs, LabelTest,
     LocationTexts, SampleFilter,
@@ -34,11 +35,11 @@ fn ffi_profile_location_texts(bundle: Robj) -> Robj {
         let t = LocationTexts::of(&profile_from_r(&bundle)?)?;
         Ok(list!(
             texts = strings_vector(&t.texts),
-            name = code_vector(&t.name),
-            filename = code_vector(&t.filename),
-            mapping = code_vector(&t.mapping),
-            file_line = code_vector(&t.file_line),
-            simple_name = code_vector(&t.simple_name)
+            name = code_vector(&t.name)?,
+            filename = code_vector(&t.filename)?,
+            mapping = code_vector(&t.mapping)?,
+            file_line = code_vector(&t.file_line)?,
+            simple_name = code_vector(&t.simple_name)?
         )
         .into())
     })
@@ -214,7 +215,7 @@ fn ffi_profile_diff(x: Robj, base: Robj, compact: Robj) -> Robj {
             Ok(p)
         };
         let (x, base) = (valid(&x, "x")?, valid(&base, "base")?);
-        Ok(profile_to_r(diff(x, base)?, compact))
+        profile_to_r(diff(x, base)?, compact, &Budget::address_space_only())
     })
 }
 
@@ -247,7 +248,7 @@ fn transformed(
     let compact = flag(compact, "compact")?;
     let mut p = profile_from_r(bundle)?;
     change(&mut p)?;
-    Ok(profile_to_r(p, compact))
+    profile_to_r(p, compact, &Budget::address_space_only())
 }
 
 /// As [`transformed`], for a verb with patterns: `list(bundle, matched)`,

@@ -12,7 +12,8 @@
 
 use crate::analysis::{CallTree, Stacks};
 use crate::error::{ProfileError, Result};
-use crate::input::{decompress, Limits};
+use crate::budget::Budget;
+use crate::input::{decompress_content, AnyContent, Limits};
 use crate::model::{next_id, Profile, StrId, NA_INT};
 use crate::text::utf8_escaped;
 use rustc_hash::FxHashMap;
@@ -264,8 +265,10 @@ pub fn write_file(stacks: &Stacks, labels: &[String], path: &Path) -> Result<()>
 
 /// Reads a folded file, plain or gzip-compressed, under `limits`.
 pub fn read_file(path: &Path, source: &FoldedSource<'_>, limits: &Limits) -> Result<Profile> {
-    let bytes = crate::input::read_file(path, limits)?;
-    read_folded_with_limits(&decompress(&bytes, limits)?, source, limits)
+    let budget = Budget::new(*limits);
+    let bytes = crate::input::read_file(path, &budget)?;
+    let data = decompress_content(&bytes, &budget, &mut AnyContent::default())?;
+    read_folded_with_limits(&data, source, limits)
 }
 
 #[cfg(test)]

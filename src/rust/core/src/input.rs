@@ -1,6 +1,9 @@
-//! Getting bytes in: gzip detection and inflation under a size limit, so a
-//! decompression bomb is refused after reading at most the limit.
+//! Getting bytes in: files read under a size limit, and gzip inflated as a
+//! stream that the reader's format looks at while it comes (see [`Content`]),
+//! so that data of the wrong kind are refused after their first bytes, and a
+//! decompression bomb before it fills memory.
 
+use crate::budget::{Budget, DEFAULT_MAX_MEMORY};
 use crate::error::{ProfileError, Result};
 use std::borrow::Cow;
 use std::io::Read;
@@ -15,6 +18,8 @@ pub struct Limits {
     /// (its `expressions` option), and Go records at most a few hundred, so a
     /// deeper stack is damaged or hostile data.
     pub max_stack_depth: usize,
+    /// Most memory a read may use, Rust and R together (see [`Budget`]).
+    pub max_memory: u64,
 }
 
 /// Default of [`Limits::max_decompressed_bytes`]: 4 GiB.
@@ -24,7 +29,11 @@ pub const DEFAULT_MAX_STACK_DEPTH: usize = 1_000_000;
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_decompressed_bytes: DEFAULT_MAX_BYTES, max_stack_depth: DEFAULT_MAX_STACK_DEPTH }
+        Limits {
+            max_decompressed_bytes: DEFAULT_MAX_BYTES,
+            max_stack_depth: DEFAULT_MAX_STACK_DEPTH,
+            max_memory: DEFAULT_MAX_MEMORY,
+        }
     }
 }
 
@@ -67,27 +76,35 @@ fn bomb(cap: u64) -> ProfileError {
     ))
 }
 
+/// The error for memory the system refused for `bytes` of decompressed data.
+fn no_memory_for_data(bytes: usize) -> ProfileError {
+    ProfileError::limit(format!("the system refused memory for {bytes} bytes of decompressed data"))
+}
+
 /// The bytes of the file at `path`, refused before reading when the file is larger
-/// than the limit (a compressed file is never larger than its content, so this
-/// check is right for compressed files too).
-pub fn read_file(path: &Path, limits: &Limits) -> Result<Vec<u8>> {
+/// than the size limit (a compressed file is never larger than its content, so
+/// this check is right for compressed files too) or than the memory budget,
+/// which is charged for them.
+pub fn read_file(path: &Path, budget: &Budget) -> Result<Vec<u8>> {
+    let limit = budget.limits().max_decompressed_bytes;
     let cannot = |e: std::io::Error| ProfileError::io(format!("cannot read {}: {e}", path.display()));
     let meta = std::fs::metadata(path).map_err(cannot)?;
     if meta.is_dir() {
         return Err(ProfileError::io(format!("{} is a directory", path.display())));
     }
-    if meta.len() > limits.max_decompressed_bytes {
-        return Err(over_limit(meta.len(), limits.max_decompressed_bytes));
+    if meta.len() > limit {
+        return Err(over_limit(meta.len(), limit));
     }
+    budget.charge(meta.len(), || "the file's bytes".to_string())?;
     // Read at most one byte past the limit: the file may have grown since, or be
     // a special file whose size the metadata does not tell.
     let file = std::fs::File::open(path).map_err(cannot)?;
     let mut out = Vec::new();
     crate::memory::try_reserve_advised(&mut out, usize::try_from(meta.len()).unwrap_or(0))
-        .map_err(|_| over_limit(meta.len(), limits.max_decompressed_bytes))?;
-    file.take(limits.max_decompressed_bytes.saturating_add(1)).read_to_end(&mut out).map_err(cannot)?;
-    if out.len() as u64 > limits.max_decompressed_bytes {
-        return Err(over_limit(out.len() as u64, limits.max_decompressed_bytes));
+        .map_err(|_| over_limit(meta.len(), limit))?;
+    file.take(limit.saturating_add(1)).read_to_end(&mut out).map_err(cannot)?;
+    if out.len() as u64 > limit {
+        return Err(over_limit(out.len() as u64, limit));
     }
     Ok(out)
 }
@@ -99,109 +116,295 @@ pub fn read_file(path: &Path, limits: &Limits) -> Result<Vec<u8>> {
 pub const EAGER_MIN_BYTES: u64 = 64 << 20;
 pub const EAGER_RATIO: u64 = 64;
 
-/// The payload of `bytes`: inflated if it is gzip (several concatenated members are
-/// read as one stream, as gunzip does), as is otherwise. More than
-/// `max_decompressed_bytes` is refused.
-///
-/// Inflated data is kept as long as its size is plausible for the compressed size
-/// (see [`EAGER_RATIO`]). Past that, the rest is only counted; data within the
-/// limit is then inflated a second time into a buffer of the exact size, and a
-/// decompression bomb is refused without its data ever being held in memory.
+/// The first inflated bytes a format is recognised by (see [`Content`]): what
+/// is inflated before anything else is decided.
+pub const SNIFF_BYTES: usize = 64 << 10;
+
+/// Most bytes inflated at a time (then shown to the content): a read that is
+/// decided by its data stops this soon after the deciding byte.
+const PIECE_BYTES: usize = 1 << 20;
+
+/// What a reader's format tells from its data while a compressed file is
+/// inflated, without keeping them: whether they can be of the format (from
+/// their first bytes: the *sniff*), and the memory a read of them needs at
+/// least, so that inflation stops as soon as the data are of the wrong kind or
+/// over the memory budget. An implementation sees every byte once, in order,
+/// in pieces of any size, and decides the same whatever the pieces.
+pub trait Content {
+    /// The next piece of the data. An error ends the inflation (the data are
+    /// not of the format). `Some(n)`: the read is decided by the first `n`
+    /// bytes (it fails within them), and inflation may stop there.
+    fn take(&mut self, piece: &[u8]) -> Result<Option<u64>>;
+    /// The memory a read of the data seen so far needs at least, the data
+    /// themselves included.
+    fn least_memory(&self) -> u64;
+    /// What [`least_memory`](Self::least_memory) is made of, for the message
+    /// of a refusal ("1.2 GiB of text in 150000000 lines").
+    fn counted(&self) -> String;
+    /// Data that were not compressed: all of them, in memory already. The
+    /// parser sees them whole; a format checks here what it checks while
+    /// inflating, where that is cheap.
+    fn whole(&mut self, data: &[u8]) -> Result<()>;
+}
+
+/// Content of any kind: nothing to recognise, and a read needs the data only.
+#[derive(Debug, Default)]
+pub struct AnyContent {
+    bytes: u64,
+}
+
+impl Content for AnyContent {
+    fn take(&mut self, piece: &[u8]) -> Result<Option<u64>> {
+        self.bytes += piece.len() as u64;
+        Ok(None)
+    }
+
+    fn least_memory(&self) -> u64 {
+        self.bytes
+    }
+
+    fn counted(&self) -> String {
+        format!("{} bytes of decompressed data", self.bytes)
+    }
+
+    fn whole(&mut self, _data: &[u8]) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// The payload of `bytes` under the default limits and any content: inflated
+/// if it is gzip, as is otherwise; see [`decompress_content`].
 pub fn decompress<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Cow<'a, [u8]>> {
-    let cap = limits.max_decompressed_bytes;
+    decompress_content(bytes, &Budget::new(*limits), &mut AnyContent::default())
+}
+
+/// The payload of `bytes`: inflated if it is gzip (several concatenated members
+/// are read as one stream, as gunzip does), as is otherwise (`content` checks
+/// them then, see [`Content::whole`]). More than `max_decompressed_bytes` is
+/// refused.
+///
+/// Inflation shows each piece to `content`, which may refuse the data (then
+/// inflation stops), and checks the memory a read needs at least against the
+/// budget. Inflated data are kept as long as their size is plausible for the
+/// compressed size (see [`EAGER_RATIO`]); past that the rest is only shown and
+/// counted, and data within the limits are then inflated a second time into a
+/// buffer of the exact size: a decompression bomb is refused without its data
+/// ever being held in memory. The kept data are charged to the budget.
+pub fn decompress_content<'a>(bytes: &'a [u8], budget: &Budget, content: &mut impl Content) -> Result<Cow<'a, [u8]>> {
+    let cap = budget.limits().max_decompressed_bytes;
     if !is_gzip(bytes) {
         if bytes.len() as u64 > cap {
             return Err(over_limit(bytes.len() as u64, cap));
         }
+        content.whole(bytes)?;
         return Ok(Cow::Borrowed(bytes));
     }
-    let corrupt = |e: std::io::Error| {
-        if e.kind() == std::io::ErrorKind::OutOfMemory {
-            bomb(cap)
-        } else {
-            ProfileError::format(None, format!("corrupt gzip data: {e}"))
-        }
-    };
-    let eager = cap.min(EAGER_MIN_BYTES.max((bytes.len() as u64).saturating_mul(EAGER_RATIO)));
-    let mut decoder = flate2::read::MultiGzDecoder::new(bytes);
-    let mut out = Vec::new();
-    // One byte past `eager` tells "all of it" from "there is more".
-    let keep = usize::try_from(eager.saturating_add(1)).unwrap_or(usize::MAX);
-    read_capped(&mut decoder, keep, &mut out).map_err(corrupt)?;
-    let kept = out.len() as u64;
-    if kept <= eager {
-        return Ok(Cow::Owned(out));
-    }
-    if eager >= cap {
-        return Err(bomb(cap));
-    }
-    drop(out);
-    let mut total = kept;
-    let mut scratch = vec![0u8; 1 << 18];
-    loop {
-        let n = match decoder.read(&mut scratch) {
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(corrupt(e)),
-        };
-        if n == 0 {
-            break;
-        }
-        total += n as u64;
-        if total > cap {
-            return Err(bomb(cap));
-        }
-    }
-    drop(scratch);
-    let size = usize::try_from(total).map_err(|_| bomb(cap))?;
-    let mut out = Vec::new();
-    crate::memory::try_reserve_advised(&mut out, size).map_err(|_| bomb(cap))?;
-    read_capped(&mut flate2::read::MultiGzDecoder::new(bytes), size, &mut out).map_err(corrupt)?;
-    Ok(Cow::Owned(out))
+    Inflation::new(bytes, budget).run(content).map(Cow::Owned)
 }
 
-/// [`decompress`] of bytes it owns: plain bytes are returned as they are (no
-/// copy), gzip data inflated and the compressed bytes freed. For readers that free
-/// their input early (see [`crate::rprof::parse_owned_compact`]).
-pub fn decompress_owned(bytes: Vec<u8>, limits: &Limits) -> Result<Vec<u8>> {
+/// [`decompress_content`] of bytes it owns, charged to the budget (by
+/// [`read_file`]): plain bytes are returned as they are (no copy), gzip data
+/// inflated and the compressed bytes freed (and released). For readers that
+/// free their input early (see [`crate::rprof::parse_owned_compact`]).
+pub fn decompress_owned(bytes: Vec<u8>, budget: &Budget, content: &mut impl Content) -> Result<Vec<u8>> {
     if is_gzip(&bytes) {
-        Ok(decompress(&bytes, limits)?.into_owned())
+        let data = decompress_content(&bytes, budget, content)?.into_owned();
+        budget.release(bytes.len() as u64);
+        Ok(data)
     } else {
-        // `decompress` refuses plain bytes over the limit; so does this.
-        decompress(&bytes, limits)?;
+        // Refuses plain bytes over the limit, and shows them to `content`.
+        decompress_content(&bytes, budget, content)?;
         Ok(bytes)
     }
 }
 
-/// Reads from `r` until its end or until `out` holds `limit` bytes. `out` grows by
-/// doubling, but never past `limit` (a plain `read_to_end` may reserve up to twice
-/// what it reads).
-fn read_capped(r: &mut impl Read, limit: usize, out: &mut Vec<u8>) -> std::io::Result<()> {
-    loop {
-        let len = out.len();
-        if len >= limit {
-            return Ok(());
+/// Shows `piece`, the next piece of decompressed data (which have `total`
+/// bytes with it), to `content` and checks the limits: the size limit, the
+/// content's verdict, the memory the content says a read needs, of which
+/// `kept` bytes are charged to `budget` already. Returns where the data may
+/// end (see [`Content::take`]). What inflation does with each piece, and what a
+/// caller that decompresses by other means (R, for bzip2 and xz) asks of each.
+pub fn take_piece(budget: &Budget, content: &mut impl Content, piece: &[u8], total: u64, kept: u64) -> Result<Option<u64>> {
+    let cap = budget.limits().max_decompressed_bytes;
+    if total > cap {
+        return Err(bomb(cap));
+    }
+    let stop = content.take(piece)?;
+    let more = content.least_memory().saturating_sub(kept);
+    budget.check(more, || format!("{} so far", content.counted()))?;
+    Ok(stop)
+}
+
+/// The inflation of one gzip stream (see [`decompress_content`]).
+struct Inflation<'a> {
+    compressed: &'a [u8],
+    budget: &'a Budget,
+    /// The size limit.
+    cap: u64,
+    /// Data kept while inflating, at most (see [`EAGER_RATIO`]).
+    eager: u64,
+}
+
+/// How far the first pass got.
+enum FirstPass {
+    /// All the data, kept.
+    Kept(Vec<u8>),
+    /// The data were too many to keep: their size (or the size the content
+    /// needs), counted.
+    Counted(u64),
+}
+
+impl<'a> Inflation<'a> {
+    fn new(compressed: &'a [u8], budget: &'a Budget) -> Self {
+        let cap = budget.limits().max_decompressed_bytes;
+        let eager = cap.min(EAGER_MIN_BYTES.max((compressed.len() as u64).saturating_mul(EAGER_RATIO)));
+        Inflation { compressed, budget, cap, eager }
+    }
+
+    fn run(&self, content: &mut impl Content) -> Result<Vec<u8>> {
+        match self.first_pass(content)? {
+            FirstPass::Kept(data) => Ok(data),
+            FirstPass::Counted(size) => self.second_pass(size),
         }
-        // Doubling, except that the last step goes straight to the limit, so that
-        // no block is copied only to add a few bytes.
-        let rest = limit - len;
-        let grow = if len.saturating_mul(3) >= limit { rest } else { len.max(1 << 16).min(rest) };
-        crate::memory::try_reserve_advised(out, grow).map_err(|_| std::io::Error::from(std::io::ErrorKind::OutOfMemory))?;
-        out.resize(len + grow, 0);
-        let mut filled = len;
-        while filled < out.len() {
-            match r.read(out.get_mut(filled..).unwrap_or_default()) {
-                Ok(0) => {
-                    out.truncate(filled);
-                    return Ok(());
-                }
-                Ok(n) => filled += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    out.truncate(filled);
-                    return Err(e);
-                }
+    }
+
+    fn decoder(&self) -> flate2::read::MultiGzDecoder<&'a [u8]> {
+        flate2::read::MultiGzDecoder::new(self.compressed)
+    }
+
+    fn corrupt(&self, e: std::io::Error) -> ProfileError {
+        if e.kind() == std::io::ErrorKind::OutOfMemory {
+            bomb(self.cap)
+        } else {
+            ProfileError::format(None, format!("corrupt gzip data: {e}"))
+        }
+    }
+
+    fn take(&self, content: &mut impl Content, piece: &[u8], total: u64, kept: u64) -> Result<Option<u64>> {
+        take_piece(self.budget, content, piece, total, kept)
+    }
+
+    /// Inflates, keeping the data until they pass `eager` bytes, then counting
+    /// them.
+    fn first_pass(&self, content: &mut impl Content) -> Result<FirstPass> {
+        let mut decoder = self.decoder();
+        let mut kept = Kept::default();
+        let mut filled = 0usize;
+        // The data end here at the latest (see `Content::take`).
+        let mut end = u64::MAX;
+        loop {
+            if filled as u64 >= end {
+                kept.data.truncate(usize::try_from(end).unwrap_or(filled));
+                return Ok(FirstPass::Kept(kept.finish(self.budget)));
             }
+            if filled == kept.data.len() {
+                if filled as u64 > self.eager {
+                    break;
+                }
+                kept.grow(self.eager, self.budget)?;
+            }
+            let room = kept.data.get_mut(filled..).unwrap_or_default();
+            let piece_room = room.len().min(PIECE_BYTES);
+            let n = read_some(&mut decoder, room.get_mut(..piece_room).unwrap_or_default()).map_err(|e| self.corrupt(e))?;
+            if n == 0 {
+                kept.data.truncate(filled);
+                return Ok(FirstPass::Kept(kept.finish(self.budget)));
+            }
+            let piece = kept.data.get(filled..filled + n).unwrap_or_default();
+            filled += n;
+            if let Some(stop) = self.take(content, piece, filled as u64, kept.charged)? {
+                end = end.min(stop);
+            }
+        }
+        // Too many to keep: count the rest.
+        let mut total = filled as u64;
+        kept.free(self.budget);
+        let mut scratch = vec![0u8; PIECE_BYTES];
+        while total < end {
+            let n = read_some(&mut decoder, &mut scratch).map_err(|e| self.corrupt(e))?;
+            if n == 0 {
+                break;
+            }
+            total += n as u64;
+            if let Some(stop) = self.take(content, scratch.get(..n).unwrap_or_default(), total, 0)? {
+                end = end.min(stop);
+            }
+        }
+        Ok(FirstPass::Counted(total.min(end)))
+    }
+
+    /// Inflates the first `size` bytes again, into a buffer of that size
+    /// (charged to the budget).
+    fn second_pass(&self, size: u64) -> Result<Vec<u8>> {
+        let len = usize::try_from(size).map_err(|_| bomb(self.cap))?;
+        self.budget.charge(size, || "the decompressed data".to_string())?;
+        let mut out = Vec::new();
+        crate::memory::try_reserve_advised(&mut out, len).map_err(|_| no_memory_for_data(len))?;
+        out.resize(len, 0);
+        let mut decoder = self.decoder();
+        let mut filled = 0;
+        while filled < len {
+            let n = read_some(&mut decoder, out.get_mut(filled..).unwrap_or_default()).map_err(|e| self.corrupt(e))?;
+            if n == 0 {
+                break;
+            }
+            filled += n;
+        }
+        out.truncate(filled);
+        Ok(out)
+    }
+}
+
+/// The data kept by the first pass, and what the budget was charged for them.
+#[derive(Default)]
+struct Kept {
+    data: Vec<u8>,
+    charged: u64,
+}
+
+impl Kept {
+    /// Makes room for more data: the buffer doubles (from [`SNIFF_BYTES`], so
+    /// that data of the wrong kind are refused after inflating little), but
+    /// never past `eager` + 1 bytes (one byte past tells "all of it" from
+    /// "there is more").
+    fn grow(&mut self, eager: u64, budget: &Budget) -> Result<()> {
+        let len = self.data.len();
+        let limit = usize::try_from(eager.saturating_add(1)).unwrap_or(usize::MAX);
+        let rest = limit.saturating_sub(len);
+        // The last step goes straight to the limit, so that no block is copied
+        // only to add a few bytes; no step takes more than the budget has left
+        // (the data may fit in that).
+        let grow = if len.saturating_mul(3) >= limit { rest } else { len.max(SNIFF_BYTES).min(rest) };
+        let left = usize::try_from(budget.available()).unwrap_or(usize::MAX);
+        let grow = if grow > left && left >= SNIFF_BYTES { left } else { grow };
+        budget.charge(grow as u64, || "the decompressed data".to_string())?;
+        self.charged += grow as u64;
+        crate::memory::try_reserve_advised(&mut self.data, grow).map_err(|_| no_memory_for_data(len + grow))?;
+        self.data.resize(len + grow, 0);
+        Ok(())
+    }
+
+    /// The data, with the budget charged for their size only.
+    fn finish(mut self, budget: &Budget) -> Vec<u8> {
+        self.data.shrink_to_fit();
+        budget.release(self.charged.saturating_sub(self.data.len() as u64));
+        std::mem::take(&mut self.data)
+    }
+
+    /// Frees the data and releases their charge.
+    fn free(&mut self, budget: &Budget) {
+        budget.release(self.charged);
+        self.charged = 0;
+        self.data = Vec::new();
+    }
+}
+
+/// One read from `r` into `buf` (retried when interrupted); 0 at the end.
+fn read_some(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    loop {
+        match r.read(buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            other => return other,
         }
     }
 }
@@ -209,14 +412,7 @@ fn read_capped(r: &mut impl Read, limit: usize, out: &mut Vec<u8>) -> std::io::R
 #[cfg(test)]
 mod tests {
     use super::*;
-    use flate2::write::GzEncoder;
-    use std::io::Write;
-
-    fn gz(data: &[u8]) -> Vec<u8> {
-        let mut e = GzEncoder::new(Vec::new(), flate2::Compression::default());
-        e.write_all(data).unwrap();
-        e.finish().unwrap()
-    }
+    use crate::testing::gzip as gz;
 
     #[test]
     fn plain_bytes_pass_through() {
@@ -224,15 +420,19 @@ mod tests {
         assert_eq!(&*out, b"hello");
     }
 
+    fn owned(bytes: Vec<u8>, limits: Limits) -> Result<Vec<u8>> {
+        decompress_owned(bytes, &Budget::new(limits), &mut AnyContent::default())
+    }
+
     #[test]
     fn owned_bytes_are_kept_or_inflated_under_the_same_limit() {
         let plain = b"hello".to_vec();
         let at = plain.as_ptr();
-        let out = decompress_owned(plain, &Limits::default()).unwrap();
+        let out = owned(plain, Limits::default()).unwrap();
         assert_eq!((out.as_slice(), out.as_ptr()), (&b"hello"[..], at));
-        assert_eq!(decompress_owned(gz(b"hello"), &Limits::default()).unwrap(), b"hello");
-        assert_eq!(decompress_owned(b"hello".to_vec(), &Limits::with_max_bytes(4)).unwrap_err().kind(), "limit");
-        assert_eq!(decompress_owned(gz(b"hello"), &Limits::with_max_bytes(4)).unwrap_err().kind(), "limit");
+        assert_eq!(owned(gz(b"hello"), Limits::default()).unwrap(), b"hello");
+        assert_eq!(owned(b"hello".to_vec(), Limits::with_max_bytes(4)).unwrap_err().kind(), "limit");
+        assert_eq!(owned(gz(b"hello"), Limits::with_max_bytes(4)).unwrap_err().kind(), "limit");
     }
 
     #[test]
@@ -254,11 +454,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f");
         std::fs::write(&path, b"0123456789").unwrap();
-        assert_eq!(read_file(&path, &Limits::with_max_bytes(10)).unwrap(), b"0123456789");
-        let err = read_file(&path, &Limits::with_max_bytes(9)).unwrap_err();
+        let read = |path: &Path, limits| read_file(path, &Budget::new(limits));
+        assert_eq!(read(&path, Limits::with_max_bytes(10)).unwrap(), b"0123456789");
+        let err = read(&path, Limits::with_max_bytes(9)).unwrap_err();
         assert_eq!(err.kind(), "limit");
-        assert_eq!(read_file(dir.path(), &Limits::default()).unwrap_err().kind(), "io");
-        assert_eq!(read_file(&dir.path().join("missing"), &Limits::default()).unwrap_err().kind(), "io");
+        assert_eq!(read(dir.path(), Limits::default()).unwrap_err().kind(), "io");
+        assert_eq!(read(&dir.path().join("missing"), Limits::default()).unwrap_err().kind(), "io");
+        // The file's bytes are charged to the budget before they are read.
+        let err = read(&path, Limits { max_memory: 9, ..Limits::default() }).unwrap_err();
+        assert!(err.to_string().contains("profile.max_memory"), "{err}");
     }
 
     #[test]
@@ -306,5 +510,161 @@ mod tests {
         let g = gz(&vec![7u8; 10000]);
         let err = decompress(&g[..g.len() / 2], &Limits::default()).unwrap_err();
         assert_eq!(err.kind(), "format");
+    }
+
+    /// A content that refuses data holding the byte `bad`, says the read is
+    /// decided `stop_after` bytes after the first `stop_at` byte, and needs
+    /// `per_byte` bytes of memory per byte of data.
+    #[derive(Default)]
+    struct Probe {
+        seen: Vec<u8>,
+        pieces: usize,
+        bad: Option<u8>,
+        stop_at: Option<u8>,
+        per_byte: u64,
+        whole: bool,
+    }
+
+    impl Content for Probe {
+        fn take(&mut self, piece: &[u8]) -> Result<Option<u64>> {
+            self.pieces += 1;
+            let before = self.seen.len() as u64;
+            self.seen.extend_from_slice(piece);
+            if let Some(bad) = self.bad.filter(|b| piece.contains(b)) {
+                return Err(ProfileError::format(None, format!("byte {bad}")));
+            }
+            let stop = self.stop_at.and_then(|b| piece.iter().position(|&x| x == b));
+            Ok(stop.map(|at| before + at as u64 + 1))
+        }
+
+        fn least_memory(&self) -> u64 {
+            self.seen.len() as u64 * self.per_byte
+        }
+
+        fn counted(&self) -> String {
+            format!("{} bytes", self.seen.len())
+        }
+
+        fn whole(&mut self, data: &[u8]) -> Result<()> {
+            self.whole = true;
+            self.seen.extend_from_slice(data);
+            Ok(())
+        }
+    }
+
+    fn inflate(data: &[u8], limits: Limits, probe: &mut Probe) -> Result<Vec<u8>> {
+        decompress_content(data, &Budget::new(limits), probe).map(Cow::into_owned)
+    }
+
+    /// Data much larger than their compressed size, as concatenated members.
+    fn compressible(mib: usize) -> (Vec<u8>, Vec<u8>) {
+        let block: Vec<u8> = (0..1 << 20).map(|i| (i % 251) as u8).collect();
+        let member = gz(&block);
+        (block.repeat(mib), member.repeat(mib))
+    }
+
+    #[test]
+    fn the_content_sees_every_byte_once_in_order() {
+        let data: Vec<u8> = (0..300_000u32).map(|i| (i % 200) as u8 + 1).collect();
+        let mut probe = Probe::default();
+        assert_eq!(inflate(&gz(&data), Limits::default(), &mut probe).unwrap(), data);
+        assert_eq!(probe.seen, data);
+        assert!(probe.pieces > 1 && !probe.whole);
+        // Plain data are shown whole.
+        let mut probe = Probe::default();
+        assert_eq!(inflate(&data, Limits::default(), &mut probe).unwrap(), data);
+        assert_eq!((probe.seen, probe.whole), (data, true));
+    }
+
+    #[test]
+    fn data_counted_then_inflated_again_are_the_same() {
+        // Over EAGER_MIN_BYTES and the ratio: counted, then inflated again.
+        let (data, g) = compressible(72);
+        assert!((g.len() as u64) * EAGER_RATIO < data.len() as u64);
+        let mut probe = Probe::default();
+        let out = inflate(&g, Limits::default(), &mut probe).unwrap();
+        assert!(out == data, "not the same data");
+        assert!(probe.seen == data, "the content did not see the data once");
+    }
+
+    #[test]
+    fn a_refusing_content_stops_inflation_at_once() {
+        let mut data = vec![b'a'; 4 << 20];
+        data.push(0);
+        data.extend(vec![b'a'; 4 << 20]);
+        let mut probe = Probe { bad: Some(0), ..Probe::default() };
+        let err = inflate(&gz(&data), Limits::default(), &mut probe).unwrap_err();
+        assert_eq!(err.to_string(), "byte 0");
+        assert!(probe.seen.len() <= (4 << 20) + PIECE_BYTES, "inflated {} bytes", probe.seen.len());
+        // The first piece is small: wrong data are found early.
+        let mut probe = Probe { bad: Some(b'a'), ..Probe::default() };
+        inflate(&gz(&data), Limits::default(), &mut probe).unwrap_err();
+        assert!(probe.seen.len() <= SNIFF_BYTES, "inflated {} bytes", probe.seen.len());
+    }
+
+    #[test]
+    fn a_decided_read_ends_inflation_where_the_content_says() {
+        let mut data = vec![b'a'; 100_000];
+        data.push(b'!');
+        data.extend(vec![b'a'; 3 << 20]);
+        let mut probe = Probe { stop_at: Some(b'!'), ..Probe::default() };
+        assert_eq!(inflate(&gz(&data), Limits::default(), &mut probe).unwrap(), &data[..100_001]);
+        // Also when the data are only counted by then.
+        let (mut data, _) = compressible(70);
+        data.push(255);
+        data.extend(vec![7u8; 1 << 20]);
+        let mut probe = Probe { stop_at: Some(255), ..Probe::default() };
+        let out = inflate(&gz(&data), Limits::default(), &mut probe).unwrap();
+        assert_eq!(out.len(), (70 << 20) + 1);
+    }
+
+    #[test]
+    fn what_the_content_needs_is_checked_against_the_budget_while_inflating() {
+        let data = vec![b'x'; 8 << 20];
+        let limits = Limits { max_memory: 10 << 20, ..Limits::default() };
+        // 1 byte per byte fits; 4 do not, and inflation stops soon after 2.5 MiB.
+        inflate(&gz(&data), limits, &mut Probe { per_byte: 1, ..Probe::default() }).unwrap();
+        let mut probe = Probe { per_byte: 4, ..Probe::default() };
+        let err = inflate(&gz(&data), limits, &mut probe).unwrap_err();
+        assert_eq!(err.kind(), "limit");
+        assert!(err.to_string().contains("profile.max_memory"), "{err}");
+        assert!(probe.seen.len() < 4 << 20, "inflated {} bytes", probe.seen.len());
+        // The data kept are charged: data alone over the budget are refused.
+        let err = inflate(&gz(&data), Limits { max_memory: 4 << 20, ..Limits::default() }, &mut Probe::default());
+        assert_eq!(err.unwrap_err().kind(), "limit");
+    }
+
+    #[test]
+    fn the_budget_holds_what_was_kept() {
+        let data = vec![b'x'; 3 << 20];
+        let budget = Budget::default();
+        let g = gz(&data);
+        let out = decompress_content(&g, &budget, &mut AnyContent::default()).unwrap();
+        assert_eq!(budget.used(), out.len() as u64);
+        let (data, g) = compressible(70);
+        let budget = Budget::default();
+        let out = decompress_content(&g, &budget, &mut AnyContent::default()).unwrap();
+        assert_eq!((out.len(), budget.used()), (data.len(), data.len() as u64));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(crate::testing::config(300))]
+
+        /// Data gzip-compressed as members cut anywhere inflate to the data,
+        /// and the content sees each byte once, in order.
+        #[test]
+        fn members_cut_anywhere_inflate_to_the_data(
+            data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..5000),
+            cuts in crate::testing::cuts(),
+        ) {
+            let g: Vec<u8> = crate::testing::pieces(&data, &cuts).into_iter().flat_map(gz).collect();
+            let mut probe = Probe::default();
+            let out = inflate(&g, Limits::default(), &mut probe);
+            if data.is_empty() && g.is_empty() {
+                return Ok(());
+            }
+            proptest::prop_assert_eq!(out.unwrap(), data.clone());
+            proptest::prop_assert_eq!(probe.seen, data);
+        }
     }
 }

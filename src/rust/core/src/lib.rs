@@ -7,6 +7,7 @@
 //! tested by `cargo test` alone.
 
 pub mod analysis;
+pub mod budget;
 pub mod combine;
 pub mod error;
 pub mod folded;

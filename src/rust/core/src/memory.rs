@@ -59,6 +59,52 @@ pub fn try_reserve_advised<T>(v: &mut Vec<T>, additional: usize) -> Result<(), s
     Ok(())
 }
 
+/// The address space this process may still reserve, when it is capped
+/// (`ulimit -v`, `RLIMIT_AS`): the cap less what the process has reserved
+/// (`/proc/self/statm`). None when there is no cap, or where this is not known
+/// (systems other than Linux). Under a cap an allocation fails as soon as the
+/// reservations would pass it, however much memory is free.
+pub fn address_space_left() -> Option<u64> {
+    #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+    {
+        let cap = address_space_cap()?;
+        let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+        let pages: u64 = statm.split_whitespace().next()?.parse().ok()?;
+        Some(cap.saturating_sub(pages.saturating_mul(page_size())))
+    }
+    #[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
+    {
+        None
+    }
+}
+
+#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+extern "C" {
+    fn getrlimit(resource: std::ffi::c_int, rlim: *mut [u64; 2]) -> std::ffi::c_int;
+    fn sysconf(name: std::ffi::c_int) -> std::ffi::c_long;
+}
+
+/// The soft limit of the address space, if there is one.
+#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+fn address_space_cap() -> Option<u64> {
+    // Linux's numbers (the same on every architecture it runs R on).
+    const RLIMIT_AS: std::ffi::c_int = 9;
+    const RLIM_INFINITY: u64 = u64::MAX;
+    let mut limit = [0u64; 2];
+    // SAFETY: getrlimit writes one `struct rlimit` (two 64-bit numbers on the
+    // 64-bit systems this builds for: soft and hard limit) to the pointer.
+    let status = unsafe { getrlimit(RLIMIT_AS, &mut limit) };
+    (status == 0 && limit[0] != RLIM_INFINITY).then_some(limit[0])
+}
+
+#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+fn page_size() -> u64 {
+    const SC_PAGESIZE: std::ffi::c_int = 30;
+    // SAFETY: sysconf only reads a system setting.
+    let size = unsafe { sysconf(SC_PAGESIZE) };
+    u64::try_from(size).ok().filter(|&s| s > 0).unwrap_or(4096)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,8 +5,13 @@
 //! Interning keeps repetitive columns (sample value types, units, file names) cheap
 //! in Rust and lets the binding hand R each distinct string once.
 
+use crate::budget::Budget;
 use crate::error::{ProfileError, Result};
 use rustc_hash::FxHashMap;
+
+/// What the allocator takes for a string's heap block beyond its bytes
+/// (header and rounding), for the memory budget.
+const STRING_ALLOCATION_BYTES: u64 = 16;
 
 /// R's `NA_integer_` (and `NA` for logicals stored as integers).
 pub const NA_INT: i32 = i32::MIN;
@@ -60,6 +65,20 @@ impl StringPool {
         self.strings.push(s.to_owned());
         self.index.insert(s.to_owned(), id);
         id
+    }
+
+    /// [`intern`](Self::intern) of a string from the input: a new string's
+    /// memory (its two copies, in the list and in the index) is charged to
+    /// `budget` and asked for fallibly first.
+    pub fn try_intern(&mut self, s: &str, budget: &Budget) -> Result<StrId> {
+        if let Some(&id) = self.index.get(s) {
+            return Ok(id);
+        }
+        let what = || "the names and other strings of the profile".to_string();
+        budget.room(&mut self.strings, 1, what)?;
+        budget.room(&mut self.index, 1, what)?;
+        budget.charge_items(2, s.len() as u64 + STRING_ALLOCATION_BYTES, what)?;
+        Ok(self.intern(s))
     }
 
     /// Like [`intern`](Self::intern) for an optional string (None is NA).
@@ -356,6 +375,26 @@ macro_rules! table {
             /// Keep only the rows where `keep` is true (rows past its end go).
             pub fn retain_rows(&mut self, keep: &[bool]) {
                 $(retain_rows(&mut self.$field, keep);)+
+            }
+        }
+
+        impl crate::budget::Growable for $Name {
+            fn elements(&self) -> usize {
+                self.nrow()
+            }
+
+            fn capacity(&self) -> usize {
+                [$(self.$field.capacity()),+].into_iter().min().unwrap_or(0)
+            }
+
+            /// The bytes of a row: one value of each column.
+            fn element_bytes(&self) -> u64 {
+                (0 $(+ std::mem::size_of::<elem_type!($kind)>())+) as u64
+            }
+
+            fn try_reserve(&mut self, additional: usize) -> std::result::Result<(), std::collections::TryReserveError> {
+                $(self.$field.try_reserve_exact(additional)?;)+
+                Ok(())
             }
         }
     };

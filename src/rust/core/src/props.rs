@@ -269,3 +269,26 @@ proptest! {
         }
     }
 }
+
+/// Every sample file reads the same from its gzip-compressed bytes (inflated
+/// as a stream, each piece shown to the format's content) as from its plain
+/// bytes (read in one piece).
+#[test]
+fn compressed_and_plain_files_read_the_same() {
+    use crate::budget::Budget;
+    use crate::input::decompress_owned;
+    use crate::rprof::RprofContent;
+    for text in testing::rprof_files() {
+        let budget = Budget::default();
+        let data = decompress_owned(testing::gzip(text), &budget, &mut RprofContent::new()).unwrap();
+        let streamed = rprof::parse_owned_compact(data, None, &budget).unwrap().expand(&budget).unwrap();
+        let whole = rprof::parse(text, None).unwrap();
+        assert_eq!(format!("{:?}", streamed.profile), format!("{:?}", whole.profile));
+        assert_eq!((streamed.warnings, streamed.sample_lines), (whole.warnings, whole.sample_lines));
+    }
+    for message in testing::pprof_messages() {
+        let streamed = pprof::read_bytes(&testing::gzip(message), None, &Limits::default()).unwrap();
+        let whole = pprof::read_bytes(message, None, &Limits::default()).unwrap();
+        assert_eq!(format!("{streamed:?}"), format!("{whole:?}"));
+    }
+}

@@ -349,3 +349,25 @@ pub(crate) fn random_profile(seed: u64) -> Profile {
     }
     p
 }
+
+/// Cut positions for [`pieces`]: a few, anywhere.
+pub fn cuts() -> impl Strategy<Value = Vec<prop::sample::Index>> {
+    prop::collection::vec(any::<prop::sample::Index>(), 0..16)
+}
+
+/// `data` cut at `cuts` (taken modulo the length, in any order) into pieces
+/// that join to `data`, some of them empty.
+pub fn pieces<'a>(data: &'a [u8], cuts: &[prop::sample::Index]) -> Vec<&'a [u8]> {
+    let mut at: Vec<usize> = cuts.iter().map(|i| i.index(data.len() + 1)).collect();
+    at.extend([0, data.len()]);
+    at.sort_unstable();
+    at.windows(2).map(|w| &data[w[0]..w[1]]).collect()
+}
+
+/// `data` gzip-compressed.
+pub fn gzip(data: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}

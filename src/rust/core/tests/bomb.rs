@@ -1,8 +1,10 @@
-//! A decompression bomb is refused with memory bounded by the size of the input,
-//! not by the size limit. The allocator of this test binary counts the bytes in
+//! Decompression bombs are refused with memory bounded by the size of the
+//! input, not by the size or memory limit. The allocator of this test binary counts the bytes in
 //! use, so the test sees the peak (the binary runs this one test only).
 
-use profile_core::input::{decompress, Limits};
+use profile_core::budget::Budget;
+use profile_core::input::{decompress, decompress_content, Limits, EAGER_MIN_BYTES, EAGER_RATIO};
+use profile_core::rprof::RprofContent;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -43,39 +45,79 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-/// `n` MiB of zeros as concatenated gzip members of 1 MiB each (about 1 kB each).
-fn bomb(mib: usize) -> Vec<u8> {
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-    e.write_all(&vec![0u8; 1 << 20]).unwrap();
-    let member = e.finish().unwrap();
-    member.iter().copied().cycle().take(member.len() * mib).collect()
+/// Concatenated gzip members: `head`, then `block` repeated until the data
+/// reach `total` bytes (gunzip reads them as one stream). Small on disk.
+fn bomb_of(head: &[u8], block: &[u8], total: usize) -> Vec<u8> {
+    let gz = |data: &[u8]| {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        e.write_all(data).unwrap();
+        e.finish().unwrap()
+    };
+    let member = gz(block);
+    let mut out = if head.is_empty() { Vec::new() } else { gz(head) };
+    out.extend(member.iter().copied().cycle().take(member.len() * total.div_ceil(block.len())));
+    out
 }
 
-#[test]
-fn bomb_is_refused_with_bounded_memory() {
-    let limit: u64 = 1 << 30;
-    let data = bomb(1100);
-    assert!(data.len() < 2 << 20, "the bomb is small: {} bytes", data.len());
+/// `unit` repeated to a block of about 1 MiB.
+fn block_of(unit: &[u8]) -> Vec<u8> {
+    unit.repeat((1 << 20) / unit.len())
+}
 
+/// Runs `read`, which must fail with an error of `kind` whose message holds
+/// `says`; returns the peak of the bytes allocated meanwhile.
+fn peak_of_refusal(name: &str, kind: &str, says: &str, read: impl FnOnce() -> profile_core::Result<()>) -> usize {
     let before = IN_USE.load(Relaxed);
     PEAK.store(before, Relaxed);
     let started = std::time::Instant::now();
-    let err = decompress(&data, &Limits::with_max_bytes(limit)).unwrap_err();
+    let err = read().unwrap_err();
     let peak = PEAK.load(Relaxed) - before;
-    eprintln!(
-        "bomb of {} bytes for {} GiB refused in {:.2?}, peak {} MiB",
-        data.len(),
-        1100 >> 10,
-        started.elapsed(),
-        peak >> 20
-    );
-    assert_eq!(err.kind(), "limit");
-    assert!(err.to_string().contains("decompression bomb"), "{err}");
+    eprintln!("{name}: refused in {:.2?}, peak {} MiB: {err}", started.elapsed(), peak >> 20);
+    assert_eq!(err.kind(), kind, "{name}: {err}");
+    assert!(err.to_string().contains(says), "{name}: {err}");
+    peak
+}
+
+#[test]
+fn bombs_are_refused_with_bounded_memory() {
+    // 1.1 GiB of zeros in about 1 MB: over a size limit of 1 GiB.
+    let limit: u64 = 1 << 30;
+    let zeros = bomb_of(b"", &[0u8; 1 << 20], 1100 << 20);
+    assert!(zeros.len() < 2 << 20, "the bomb is small: {} bytes", zeros.len());
+    let peak = peak_of_refusal("zeros", "limit", "decompression bomb", || {
+        decompress(&zeros, &Limits::with_max_bytes(limit)).map(|_| ())
+    });
     // 64 MiB kept before counting starts (counted twice while it grows by
     // `realloc`), a read buffer, the decoder's state: far below the limit.
     assert!(peak < 112 << 20, "peak allocation {peak} bytes");
 
-    // The readers refuse it the same way, before parsing.
-    let pprof = profile_core::pprof::read_bytes(&data, None, &Limits::with_max_bytes(limit));
-    assert_eq!(pprof.unwrap_err().kind(), "limit");
+    // The readers know from the first bytes that zeros are neither format.
+    let peak = peak_of_refusal("zeros as pprof", "format", "not a pprof protobuf file", || {
+        profile_core::pprof::read_bytes(&zeros, None, &Limits::default()).map(|_| ())
+    });
+    assert!(peak < 1 << 20, "peak allocation {peak} bytes");
+    let budget = Budget::default();
+    let peak = peak_of_refusal("zeros as Rprof", "format", "not an Rprof file", || {
+        decompress_content(&zeros, &budget, &mut RprofContent::new()).map(|_| ())
+    });
+    assert!(peak < 1 << 20, "peak allocation {peak} bytes");
+
+    // A string table of one-byte strings, and Rprof lines of two frames: each
+    // refused once what it counted would need more memory than allowed, long
+    // before the data end (2 GiB) or the budget is spent. What is kept before
+    // counting starts is bounded by the size of the input (EAGER_RATIO), and
+    // counted twice while its buffer grows by `realloc`.
+    let limits = Limits { max_memory: 1 << 30, ..Limits::default() };
+    let kept = |input: &[u8]| 2 * (input.len() as u64 * EAGER_RATIO).max(EAGER_MIN_BYTES) as usize;
+    let strings = bomb_of(&[0x32, 0x00], &block_of(&[0x32, 0x01, b'a']), 2 << 30);
+    let peak = peak_of_refusal("strings", "limit", "profile.max_memory", || {
+        profile_core::pprof::read_bytes(&strings, None, &limits).map(|_| ())
+    });
+    assert!(peak < kept(&strings) + (80 << 20), "peak allocation {peak} bytes");
+    let lines = bomb_of(b"sample.interval=20000\n", &block_of(b"\"f\" \"g\" \n"), 2 << 30);
+    let budget = Budget::new(limits);
+    let peak = peak_of_refusal("lines", "limit", "profile.max_memory", || {
+        decompress_content(&lines, &budget, &mut RprofContent::new()).map(|_| ())
+    });
+    assert!(peak < kept(&lines) + (80 << 20), "peak allocation {peak} bytes");
 }

@@ -7,7 +7,7 @@ use super::shape::Runs;
 use crate::rapi::{dbl_vector, int_vector, r_safe};
 use extendr_api::prelude::*;
 use extendr_api::{GetSexp, SEXP};
-use profile_core::{StrId, StringPool};
+use profile_core::{ProfileError, StrId, StringPool};
 use std::os::raw::c_int;
 
 #[allow(improper_ctypes)] // SEXP is a pointer to an opaque struct, as in extendr-ffi
@@ -26,17 +26,17 @@ extern "C" {
 pub struct RunsData(Robj);
 
 impl RunsData {
-    pub fn new(runs: &Runs) -> RunsData {
+    pub fn new(runs: &Runs) -> Result<RunsData, ProfileError> {
         let values: Robj = match &runs.values {
-            Some(v) => int_vector(v),
+            Some(v) => int_vector(v)?,
             None => ().into(),
         };
         let ends: Robj = match &runs.ends {
-            Some(e) => int_vector(e),
+            Some(e) => int_vector(e)?,
             None => ().into(),
         };
         let shape = Doubles::from_values([runs.n_runs as f64, runs.each as f64, runs.length as f64]);
-        RunsData(List::from_values([values, ends, shape.into()]).into())
+        Ok(RunsData(List::from_values([values, ends, shape.into()]).into()))
     }
 
     /// The `runs` column: each row holds its run's value.
@@ -51,12 +51,12 @@ impl RunsData {
 
     /// The `run_steps` column: row `k` (from 0) of run `r` holds
     /// `k * steps[r] / divisor` (see `shape::run_step_value`).
-    pub fn run_steps_vector(&self, steps: &[f64], divisor: f64) -> Option<Robj> {
-        let steps: Robj = dbl_vector(steps);
+    pub fn run_steps_vector(&self, steps: &[f64], divisor: f64) -> Result<Option<Robj>, ProfileError> {
+        let steps: Robj = dbl_vector(steps)?;
         // SAFETY: as in `vector`; `steps` is protected by its Robj.
         unsafe {
             let sexp = profile_run_steps_vector(self.0.get(), steps.get(), divisor);
-            (!sexp.is_null()).then(|| Robj::from_sexp(sexp))
+            Ok((!sexp.is_null()).then(|| Robj::from_sexp(sexp)))
         }
     }
 

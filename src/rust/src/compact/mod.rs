@@ -24,9 +24,10 @@ pub mod shape;
 
 use altrep::{cycle_vector, RunsData};
 use extendr_api::prelude::*;
+use profile_core::budget::Budget;
 use profile_core::model::{ColRef, ColumnId, SampleLabels, SampleLocations, SampleValues, Samples};
 use profile_core::rprof::{CompactColumn, SampleShape, MICROSECONDS};
-use profile_core::{Profile, StrId, StringPool};
+use profile_core::{Profile, ProfileError, StrId, StringPool};
 use shape::{counts_within, cycles, find_runs, is_one_to_n, runs_of_lengths, steps_within, Runs};
 
 /// The columns that hold a table's runs, which its `run_seq` and `cycle`
@@ -41,7 +42,11 @@ const RUNS_COLUMNS: [ColumnId; 4] = [
 /// The compact form of each column of `table` (`None`: send the column as it
 /// is). Integer columns that are 1..n are compact in every table; the runs,
 /// and what follows them, are looked for where the long tables have them.
-pub fn compact_columns(table: &str, cols: &[(&str, ColRef<'_>)], pool: &StringPool) -> Vec<Option<Robj>> {
+pub fn compact_columns(
+    table: &str,
+    cols: &[(&str, ColRef<'_>)],
+    pool: &StringPool,
+) -> Result<Vec<Option<Robj>>, ProfileError> {
     let runs_column = RUNS_COLUMNS.iter().find(|c| c.table == table).map(|c| c.column);
     let mut shared: Option<(Runs, RunsData)> = None;
     let mut out: Vec<Option<Robj>> = vec![None; cols.len()];
@@ -55,13 +60,13 @@ pub fn compact_columns(table: &str, cols: &[(&str, ColRef<'_>)], pool: &StringPo
             None
         };
         let Some(runs) = runs else { continue };
-        let data = RunsData::new(&runs);
+        let data = RunsData::new(&runs)?;
         *slot = data.runs_vector();
         if Some(*name) == runs_column && slot.is_some() {
             shared = Some((runs, data));
         }
     }
-    let Some((runs, data)) = shared else { return out };
+    let Some((runs, data)) = shared else { return Ok(out) };
     for (slot, (name, col)) in out.iter_mut().zip(cols) {
         match col {
             ColRef::Int(depths) if SampleLocations::depth.is(table, name) && counts_within(depths, &runs) => {
@@ -75,42 +80,47 @@ pub fn compact_columns(table: &str, cols: &[(&str, ColRef<'_>)], pool: &StringPo
             }
             ColRef::Dbl(times) if Samples::time.is(table, name) => {
                 if let Some(steps) = steps_within(times, &runs, MICROSECONDS) {
-                    *slot = data.run_steps_vector(&steps, MICROSECONDS);
+                    *slot = data.run_steps_vector(&steps, MICROSECONDS)?;
                 }
             }
             _ => {}
         }
     }
-    out
+    Ok(out)
 }
 
 /// The compact columns of a compact read (see [`CompactColumn`]), made from the
 /// samples' shape with the rules [`compact_columns`] applies to written columns,
 /// and `samples$source_id`, whose runs `samples$time` shares; a column without
-/// a compact form is written into `p` from the shape, to be sent as it is.
-pub fn columns_from_shape(shape: &SampleShape, p: &mut Profile) -> Vec<(ColumnId, Robj)> {
+/// a compact form is written into `p` from the shape (charged to `budget`), to
+/// be sent as it is.
+pub fn columns_from_shape(
+    shape: &SampleShape,
+    p: &mut Profile,
+    budget: &Budget,
+) -> Result<Vec<(ColumnId, Robj)>, ProfileError> {
     let mut given: Vec<(ColumnId, Robj)> = Vec::new();
     if let Some(runs) = find_runs(&p.samples.source_id) {
-        let data = RunsData::new(&runs);
+        let data = RunsData::new(&runs)?;
         if let Some(ids) = data.runs_vector() {
             given.push((Samples::source_id, ids));
             // Run k holds the samples of source `values[k]` (k + 1 if unset).
             let source_of_run = |k: usize| runs.values.as_ref().map_or(k as i32 + 1, |v| v.get(k).copied().unwrap_or(0));
             let steps: Vec<f64> = (0..runs.n_runs).map(|k| shape.interval_us(source_of_run(k))).collect();
-            given.extend(data.run_steps_vector(&steps, MICROSECONDS).map(|time| (Samples::time, time)));
+            given.extend(data.run_steps_vector(&steps, MICROSECONDS)?.map(|time| (Samples::time, time)));
         }
     }
     let mut out: Vec<(CompactColumn, Robj)> = Vec::new();
     let stack_lens = shape.stack_lens().iter().map(|&len| len as usize);
     if let Some(runs) = runs_of_lengths(stack_lens) {
-        let data = RunsData::new(&runs);
+        let data = RunsData::new(&runs)?;
         if let Some(ids) = data.runs_vector() {
             out.push((CompactColumn::LocationSampleId, ids));
             out.extend(data.run_seq_vector().map(|depth| (CompactColumn::Depth, depth)));
         }
     }
     if let Some(runs) = runs_of_lengths(shape.value_rows_per_sample()) {
-        if let Some(ids) = RunsData::new(&runs).runs_vector() {
+        if let Some(ids) = RunsData::new(&runs)?.runs_vector() {
             out.push((CompactColumn::ValueSampleId, ids));
             // One pattern of types for every sample, as `cycles()` asks.
             if let Some(rows) = shape.equal_value_rows().filter(|_| shape.n_samples() >= 2) {
@@ -125,10 +135,10 @@ pub fn columns_from_shape(shape: &SampleShape, p: &mut Profile) -> Vec<(ColumnId
     given.extend(out.into_iter().map(|(column, v)| (column.id(), v)));
     for column in CompactColumn::ALL {
         if !given.iter().any(|(id, _)| *id == column.id()) {
-            shape.expand(column, p);
+            shape.expand(column, p, budget)?;
         }
     }
-    given
+    Ok(given)
 }
 
 extendr_module! {

@@ -258,9 +258,18 @@ impl<'a> Field<'a> {
 }
 
 fn reserve<T>(v: &mut Vec<T>, additional: usize, what: &str) -> Decoded<()> {
-    v.try_reserve(additional).map_err(|_| {
-        Failure::Memory(format!("not enough memory for the {additional} elements of a {what} message"))
-    })
+    v.try_reserve(additional).map_err(|_| not_enough_memory(additional, what))
+}
+
+/// [`reserve`] of exactly `additional` elements: an empty vector's first
+/// reservation would otherwise round up (to 4 elements, or 8 bytes), more than
+/// the memory the content walk counted for it.
+fn reserve_exact<T>(v: &mut Vec<T>, additional: usize, what: &str) -> Decoded<()> {
+    v.try_reserve_exact(additional).map_err(|_| not_enough_memory(additional, what))
+}
+
+fn not_enough_memory(additional: usize, what: &str) -> Failure {
+    Failure::Memory(format!("not enough memory for the {additional} elements of a {what} message"))
 }
 
 /// Decodes a whole pprof message.
@@ -278,7 +287,7 @@ pub(crate) fn decode(data: &[u8]) -> Decoded<proto::Profile> {
             6 => {
                 let (s, _) = f.bytes()?;
                 let mut entry = Vec::new();
-                reserve(&mut entry, s.len(), "string")?;
+                reserve_exact(&mut entry, s.len(), "string")?;
                 entry.extend_from_slice(s);
                 p.string_table.push(entry);
             }
@@ -318,12 +327,12 @@ fn reserve_top_level(data: &[u8], p: &mut proto::Profile) -> Decoded<()> {
             *c += 1;
         }
     }
-    reserve(&mut p.sample_type, counts[1], "Profile")?;
-    reserve(&mut p.sample, counts[2], "Profile")?;
-    reserve(&mut p.mapping, counts[3], "Profile")?;
-    reserve(&mut p.location, counts[4], "Profile")?;
-    reserve(&mut p.function, counts[5], "Profile")?;
-    reserve(&mut p.string_table, counts[6], "Profile")?;
+    reserve_exact(&mut p.sample_type, counts[1], "Profile")?;
+    reserve_exact(&mut p.sample, counts[2], "Profile")?;
+    reserve_exact(&mut p.mapping, counts[3], "Profile")?;
+    reserve_exact(&mut p.location, counts[4], "Profile")?;
+    reserve_exact(&mut p.function, counts[5], "Profile")?;
+    reserve_exact(&mut p.string_table, counts[6], "Profile")?;
     Ok(())
 }
 

@@ -6,18 +6,25 @@
 //! labels, turns R frames into something `go tool pprof` shows as they are, and
 //! writes gzip-compressed protobuf (see `write.rs`).
 
+mod content;
 mod decode;
 pub mod proto;
 mod read;
 mod write;
 
-pub use read::{profile_from_message, profile_from_message_with_limits, MAX_FRAMES_PER_BYTE, MIN_MAX_FRAMES};
+pub use content::PprofContent;
+pub use read::{
+    profile_from_message, profile_from_message_with_limits, profile_from_message_within, MAX_FRAMES_PER_BYTE,
+    MIN_MAX_FRAMES,
+};
 pub use write::{message_from_profile, WriteOptions, MAX_VALUES};
 
+use crate::budget::Budget;
 use crate::error::{ProfileError, Result};
 use crate::input::{self, Limits};
 use crate::model::Profile;
 use prost::Message;
+use std::borrow::Cow;
 use std::io::Write;
 use std::path::Path;
 
@@ -44,41 +51,54 @@ pub fn parse_hex_address(s: &str) -> Option<u64> {
 /// The message is decoded as Go's parser decodes it (see `decode.rs`); data that
 /// are not a pprof message are named when they look like a legacy profile.
 pub fn read_bytes(bytes: &[u8], source_uri: Option<&str>, limits: &Limits) -> Result<Profile> {
-    let data = input::decompress(bytes, limits)?;
+    let budget = Budget::new(*limits);
+    let mut content = PprofContent::new(limits);
+    let data = input::decompress_content(bytes, &budget, &mut content)?;
+    read_data(data, &content, input::is_gzip(bytes), source_uri, &budget)
+}
+
+/// Reads a pprof file as a v2 profile under a memory budget. Files larger than
+/// the decompression limit are refused before they are read.
+pub fn read_file(path: &Path, source_uri: Option<&str>, budget: &Budget) -> Result<Profile> {
+    let bytes = input::read_file(path, budget)?;
+    let compressed = input::is_gzip(&bytes);
+    let mut content = PprofContent::new(budget.limits());
+    let data = input::decompress_owned(bytes, budget, &mut content)?;
+    read_data(Cow::Owned(data), &content, compressed, source_uri, budget)
+}
+
+/// Decodes the (decompressed) message `data`, whose top-level fields `content`
+/// has walked, and reads it as a v2 profile. The decoded message is charged to
+/// `budget` before it is decoded; data owned here (and charged) are freed once
+/// decoded, the message once read.
+fn read_data(data: Cow<'_, [u8]>, content: &PprofContent, compressed: bool, source_uri: Option<&str>, budget: &Budget) -> Result<Profile> {
     if data.is_empty() {
         return Err(ProfileError::format(None, "the file is empty (no pprof data)"));
     }
+    let decoded = content.decode_memory();
+    budget.charge(decoded, || "the decoded pprof message".to_string())?;
     let message = decode::decode(&data).map_err(|failure| match failure {
         decode::Failure::Memory(what) => ProfileError::limit(what),
         decode::Failure::Defect(offset, what) => {
-            if looks_like_text(&data) {
-                return not_pprof(
-                    "it is text, perhaps a legacy text profile (gperftools, or Go's debug=1 output)",
-                );
-            }
-            if let Some(what) = legacy_binary_profile(&data) {
+            if let Some(what) = what_it_is(&data) {
                 return not_pprof(what);
             }
-            let of_data = if input::is_gzip(bytes) { " of the decompressed data" } else { "" };
+            let of_data = if compressed { " of the decompressed data" } else { "" };
             ProfileError::format(
                 Some(format!("byte offset {offset}{of_data}")),
                 format!("not a valid pprof protobuf message: {what}"),
             )
         }
     })?;
-    profile_from_message_with_limits(&message, source_uri, limits).map_err(|e| {
-        if looks_like_text(&data) {
-            not_pprof("it is text, perhaps a legacy text profile (gperftools, or Go's debug=1 output)")
-        } else {
-            e
-        }
-    })
-}
-
-/// Reads a pprof file as a v2 profile. Files larger than the decompression limit
-/// are refused before they are read.
-pub fn read_file(path: &Path, source_uri: Option<&str>, limits: &Limits) -> Result<Profile> {
-    read_bytes(&input::read_file(path, limits)?, source_uri, limits)
+    let text = looks_like_text(&data);
+    if let Cow::Owned(data) = data {
+        budget.release(data.len() as u64);
+    }
+    let p = profile_from_message_within(&message, source_uri, budget)
+        .map_err(|e| if text { not_pprof(TEXT_PROFILE) } else { e })?;
+    drop(message);
+    budget.release(decoded);
+    Ok(p)
 }
 
 /// The profile as an uncompressed pprof protobuf message.
@@ -97,6 +117,15 @@ pub fn write_file(p: &Profile, path: &Path, options: &WriteOptions) -> Result<()
         gz.finish()?;
         Ok(())
     })
+}
+
+/// What text data are, when they are no pprof message.
+const TEXT_PROFILE: &str = "it is text, perhaps a legacy text profile (gperftools, or Go's debug=1 output)";
+
+/// What the first bytes of data that are no pprof message say they are, if
+/// anything: a legacy binary profile, text.
+fn what_it_is(head: &[u8]) -> Option<&'static str> {
+    looks_like_text(head).then_some(TEXT_PROFILE).or_else(|| legacy_binary_profile(head))
 }
 
 fn not_pprof(what: &str) -> ProfileError {

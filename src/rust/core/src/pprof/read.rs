@@ -15,6 +15,7 @@ use super::proto;
 use super::{hex_address, R_MAPPING_FILENAME};
 use crate::error::{ProfileError, Result};
 use crate::id_index::IdIndex;
+use crate::budget::{Budget, Growable};
 use crate::input::Limits;
 use crate::model::{next_id, Profile, StrId, NA_INT};
 use crate::text::utf8_escaped;
@@ -127,6 +128,31 @@ fn line_number(value: i64) -> i32 {
     i32::try_from(value).ok().filter(|&v| v >= 0).unwrap_or(NA_INT)
 }
 
+/// Charges `budget` for the tables a message becomes, but the stacks of the
+/// samples (charged when their frames are counted, see `add_samples`): the
+/// strings (each in the pool, at most, and its id), the rows of every table.
+fn charge_tables(m: &proto::Profile, budget: &Budget) -> Result<()> {
+    let p = Profile::default();
+    let rows = |t: &dyn Growable, n: usize| (n as u64).saturating_mul(t.element_bytes());
+    let strings: u64 =
+        m.string_table.iter().map(|s| STRING_IN_POOL_BYTES + 2 * s.len() as u64 + std::mem::size_of::<StrId>() as u64).sum();
+    let location_rows: usize = m.location.iter().map(|l| l.line.len().max(1)).sum();
+    let values: usize = m.sample.iter().map(|s| s.value.len()).sum();
+    let labels: usize = m.sample.iter().map(|s| s.label.len()).sum();
+    let total = strings
+        + rows(&p.mappings, m.mapping.len())
+        + rows(&p.functions, m.function.len())
+        + rows(&p.locations, location_rows)
+        + rows(&p.samples, m.sample.len())
+        + rows(&p.sample_values, values)
+        + rows(&p.sample_labels, labels);
+    budget.charge(total, || "the tables of the profile".to_string())
+}
+
+/// What the pool takes for a string beyond twice its bytes: two `String`s
+/// with their heap blocks, and the index's entry with its slack.
+const STRING_IN_POOL_BYTES: u64 = 2 * (24 + 16) + 64;
+
 /// A decoded message as a v2 profile with one source, under the default limits.
 pub fn profile_from_message(m: &proto::Profile, source_uri: Option<&str>) -> Result<Profile> {
     profile_from_message_with_limits(m, source_uri, &Limits::default())
@@ -140,6 +166,13 @@ pub fn profile_from_message_with_limits(
     source_uri: Option<&str>,
     limits: &Limits,
 ) -> Result<Profile> {
+    profile_from_message_within(m, source_uri, &Budget::new(*limits))
+}
+
+/// [`profile_from_message_with_limits`] under a memory budget, charged for
+/// the tables before they are made.
+pub fn profile_from_message_within(m: &proto::Profile, source_uri: Option<&str>, budget: &Budget) -> Result<Profile> {
+    charge_tables(m, budget)?;
     let mut p = Profile::new();
     let strings = StringTable::new(&mut p.strings, &m.string_table)?;
 
@@ -150,7 +183,7 @@ pub fn profile_from_message_with_limits(
     let function_ids = add_functions(&mut p, m, &strings)?;
     let rows_of_location = add_locations(&mut p, m, &mapping_ids, &function_ids)?;
     let max_frames = (m.encoded_len() as u64).saturating_mul(MAX_FRAMES_PER_BYTE).max(MIN_MAX_FRAMES);
-    add_samples(&mut p, m, &strings, &types, &rows_of_location, max_frames, limits)?;
+    add_samples(&mut p, m, &strings, &types, &rows_of_location, max_frames, budget)?;
     restore_r_system_names(&mut p)?;
     Ok(p)
 }
@@ -396,8 +429,9 @@ fn add_samples(
     types: &[(StrId, StrId)],
     locations: &(IdIndex<u64>, Vec<RowSpan>),
     max_frames: u64,
-    limits: &Limits,
+    budget: &Budget,
 ) -> Result<()> {
+    let limits = budget.limits();
     last_id(m.sample.len(), "samples")?;
     if types.is_empty() && !m.sample.is_empty() {
         return Err(malformed("the profile has samples but declares no sample types".to_string()));
@@ -417,6 +451,7 @@ fn add_samples(
         }
     }
     let n_frames = n_frames as usize;
+    budget.charge_items(n_frames, p.sample_locations.element_bytes(), || "the stacks of the samples".to_string())?;
     let n_values: usize = m.sample.iter().map(|s| s.value.len()).sum();
     p.samples.reserve(m.sample.len());
     p.sample_values.reserve(n_values);

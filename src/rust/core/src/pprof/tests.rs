@@ -21,7 +21,7 @@ const GO_SAMPLES: [&str; 5] = [
 ];
 
 fn read_sample(name: &str) -> Profile {
-    read_file(&sample_file(name), Some(name), &Limits::default()).unwrap()
+    read_file(&sample_file(name), Some(name), &crate::budget::Budget::default()).unwrap()
 }
 
 fn decode_message(name: &str) -> proto::Profile {

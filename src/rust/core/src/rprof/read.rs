@@ -10,6 +10,7 @@ use super::{
     parse_u32, parse_u64, Header, MEMORY_TYPES, SAMPLES_TYPE, TOP_LEVEL_NAME, WARN_INCOMPLETE,
     WARN_UNDEFINED_FILE, WARN_UNEXPECTED,
 };
+use crate::budget::Budget;
 use crate::error::{ProfileError, Result};
 use crate::input::Limits;
 use crate::model::{next_id, Profile, SampleLocations, SampleValues, Samples, StrId, NA_INT};
@@ -19,7 +20,9 @@ use rustc_hash::FxHashMap;
 
 mod parallel;
 mod compact;
+mod content;
 pub use compact::{tick_time, CompactColumn, CompactRead, SampleShape, MICROSECONDS};
+pub use content::RprofContent;
 #[cfg(test)]
 pub(super) use parallel::chunks_for;
 
@@ -42,46 +45,51 @@ pub fn parse(bytes: &[u8], source_uri: Option<&str>) -> Result<Parsed> {
 /// Parses the (already decompressed) bytes of an Rprof file. `source_uri` goes into
 /// every `sources` row. A file that does not start with a header, or that holds a
 /// NUL byte (binary data: R never writes one), is an error, and so is a stack
-/// deeper than the limit; damaged stack lines are read as far as they make sense,
-/// with a warning. Large files are read in chunks on all cores (see `parallel`),
-/// with the same result.
+/// deeper than the limit or a read that needs more memory than the limit
+/// allows; damaged stack lines are read as far as they make sense, with a
+/// warning. Large files are read in chunks on all cores (see `parallel`), with
+/// the same result.
 pub fn parse_with_limits(bytes: &[u8], source_uri: Option<&str>, limits: &Limits) -> Result<Parsed> {
-    parse_compact(bytes, source_uri, limits).map(CompactRead::expand)
+    let budget = Budget::new(*limits);
+    parse_compact(bytes, source_uri, &budget)?.expand(&budget)
 }
 
-/// [`parse_with_limits`] as a compact read: the compact columns are left
-/// unwritten (see [`CompactRead`]).
-pub fn parse_compact(bytes: &[u8], source_uri: Option<&str>, limits: &Limits) -> Result<CompactRead> {
-    parse_compact_in_chunks(bytes, source_uri, limits, parallel::chunks_for(bytes.len()))
+/// [`parse_with_limits`] as a compact read (the compact columns are left
+/// unwritten, see [`CompactRead`]) under `budget`, which is charged for what
+/// the read holds when it ends, the bytes given excepted.
+pub fn parse_compact(bytes: &[u8], source_uri: Option<&str>, budget: &Budget) -> Result<CompactRead> {
+    parse_compact_in_chunks(bytes, source_uri, budget, parallel::chunks_for(bytes.len()))
 }
 
 /// [`parse_with_limits`] with the number of chunks read in parallel given (1 reads
 /// the file in one pass on this thread). Not part of the API: for tests and timings.
 #[doc(hidden)]
 pub fn parse_in_chunks(bytes: &[u8], source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<Parsed> {
-    parse_compact_in_chunks(bytes, source_uri, limits, chunks).map(CompactRead::expand)
+    let budget = Budget::new(*limits);
+    parse_compact_in_chunks(bytes, source_uri, &budget, chunks)?.expand(&budget)
 }
 
-fn parse_compact_in_chunks(bytes: &[u8], source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<CompactRead> {
+fn parse_compact_in_chunks(bytes: &[u8], source_uri: Option<&str>, budget: &Budget, chunks: usize) -> Result<CompactRead> {
     let start = Start::read(bytes)?;
     if chunks > 1 {
-        return parallel::parse(start, source_uri, limits, chunks);
+        return parallel::parse(start, source_uri, budget, chunks);
     }
     let Start { body, first, header, lines } = start;
     let expected_lines = expected_lines(body);
-    let mut reader = Reader::new(source_uri, expected_lines, *limits);
+    let mut reader = Reader::new(source_uri, expected_lines, budget)?;
     reader.start_segment(first, header)?;
     read_lines(&mut reader, lines)?;
     Ok(reader.finish())
 }
 
-/// [`parse_compact`] of bytes it owns: a large input is freed as soon as it has
-/// been read, before the per-sample columns are written, which lowers the peak
-/// memory of a read by the size of the input. What a read that sends the
-/// compact columns in compact form (the R binding) calls.
-pub fn parse_owned_compact(bytes: Vec<u8>, source_uri: Option<&str>, limits: &Limits) -> Result<CompactRead> {
+/// [`parse_compact`] of bytes it owns (charged to `budget`): a large input is
+/// freed (and released) as soon as it has been read, before the per-sample
+/// columns are written, which lowers the peak memory of a read by the size of
+/// the input. What a read that sends the compact columns in compact form (the
+/// R binding) calls.
+pub fn parse_owned_compact(bytes: Vec<u8>, source_uri: Option<&str>, budget: &Budget) -> Result<CompactRead> {
     let chunks = parallel::chunks_for(bytes.len());
-    parse_owned_compact_in_chunks(bytes, source_uri, limits, chunks)
+    parse_owned_compact_in_chunks(bytes, source_uri, budget, chunks)
 }
 
 /// [`parse_owned_compact`] with the number of chunks given; see [`parse_in_chunks`].
@@ -89,13 +97,13 @@ pub fn parse_owned_compact(bytes: Vec<u8>, source_uri: Option<&str>, limits: &Li
 pub fn parse_owned_compact_in_chunks(
     bytes: Vec<u8>,
     source_uri: Option<&str>,
-    limits: &Limits,
+    budget: &Budget,
     chunks: usize,
 ) -> Result<CompactRead> {
     if chunks > 1 {
-        return parallel::parse_owned(bytes, source_uri, limits, chunks);
+        return parallel::parse_owned(bytes, source_uri, budget, chunks);
     }
-    parse_compact_in_chunks(&bytes, source_uri, limits, 1)
+    parse_compact_in_chunks(&bytes, source_uri, budget, 1)
 }
 
 /// How many samples `text` may hold, for reserving; see [`expected_lines_of`].
@@ -121,20 +129,28 @@ struct Start<'a> {
 
 impl<'a> Start<'a> {
     fn read(bytes: &'a [u8]) -> Result<Start<'a>> {
-        let body = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+        let body = without_bom(bytes);
         let mut lines = Lines::new(body, 0);
         let first = lines.next().ok_or_else(|| ProfileError::format(None, "the file is empty"))?;
-        let header = Header::parse(first).ok_or_else(|| {
-            ProfileError::at_line(
-                1,
-                "not an Rprof file: the first line should be a header such as `sample.interval=20000`",
-            )
-        })?;
+        let header = header_line(first)?;
         if let Some(at) = memchr(0, body) {
             return Err(nul_byte_error(bytes, at + (bytes.len() - body.len())));
         }
         Ok(Start { body, first, header, lines })
     }
+}
+
+/// The bytes after a UTF-8 byte order mark, if there is one.
+fn without_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes)
+}
+
+/// The header of the first line of a file (without its line end), or the error
+/// for a file that is not an Rprof file.
+fn header_line(first: &[u8]) -> Result<Header> {
+    Header::parse(first).ok_or_else(|| {
+        ProfileError::at_line(1, "not an Rprof file: the first line should be a header such as `sample.interval=20000`")
+    })
 }
 
 /// What the line loop ([`read_lines`]) hands on: the reader of a whole file, or the
@@ -143,9 +159,11 @@ trait LineHandler<'a> {
     /// A header: a new segment starts.
     fn header(&mut self, line: &'a [u8], header: Header) -> Result<()>;
     /// A `#File N: path` line.
-    fn file(&mut self, line: &'a [u8]);
+    fn file(&mut self, line: &'a [u8]) -> Result<()>;
     fn warn(&mut self, message: &'static str);
     fn limits(&self) -> Limits;
+    /// The read's memory budget, charged for what grows with the input.
+    fn budget(&self) -> &'a Budget;
     /// The stack lines of the current segment seen so far.
     fn stacks(&mut self) -> &mut StackCache<'a>;
     /// The id of the location of a frame of a new stack line; `rest` is the input
@@ -166,7 +184,7 @@ fn read_lines<'a>(handler: &mut impl LineHandler<'a>, mut lines: Lines<'a>) -> R
         }
         match line.first() {
             Some(b'"' | b':' | b'0'..=b'9') => stack_line(handler, line, lines.number, lines.rest)?,
-            _ if line.starts_with(b"#File") => handler.file(line),
+            _ if line.starts_with(b"#File") => handler.file(line)?,
             _ => match Header::parse(line) {
                 Some(h) => handler.header(line, h)?,
                 None => stack_line(handler, line, lines.number, lines.rest)?,
@@ -179,7 +197,11 @@ fn read_lines<'a>(handler: &mut impl LineHandler<'a>, mut lines: Lines<'a>) -> R
 /// The error for a NUL byte at `offset` (0-based, as `xxd` counts) of `bytes`.
 fn nul_byte_error(bytes: &[u8], offset: usize) -> ProfileError {
     let before = bytes.get(..offset).unwrap_or_default();
-    let line = memchr::memchr_iter(b'\n', before).count() + 1;
+    nul_byte_at(memchr::memchr_iter(b'\n', before).count() as u64 + 1, offset as u64)
+}
+
+/// The error for a NUL byte on line `line` (1-based) at byte `offset`.
+fn nul_byte_at(line: u64, offset: u64) -> ProfileError {
     ProfileError::format(
         Some(format!("line {line}, byte offset {offset}")),
         "a NUL byte: an Rprof file is text, and this looks like binary data",
@@ -277,6 +299,15 @@ struct StackCache<'a> {
     frames: Vec<Frame<'a>>,
 }
 
+impl StackCache<'_> {
+    /// Releases what the budget was charged for the cache, which is about to
+    /// be freed.
+    fn release(&self, budget: &Budget) {
+        budget.release_all(&self.seen);
+        budget.release_all(&self.locations);
+    }
+}
+
 /// A stack line: optional memory prefix, then frames. `rest` is the input after
 /// this line (for a reference whose `#File` line comes later).
 fn stack_line<'a>(
@@ -309,6 +340,8 @@ fn stack_line<'a>(
         Some(&range) => range,
         None => {
             let range = new_stack(handler, body, rest, line_number)?;
+            let budget = handler.budget();
+            budget.room(&mut handler.stacks().seen, 1, || "the distinct stack lines".to_string())?;
             handler.stacks().seen.insert(body, range);
             range
         }
@@ -332,6 +365,8 @@ fn new_stack<'a>(
     let limits = handler.limits();
     read_frames(body, line_number, &limits, &mut frames, |message| handler.warn(message))?;
     let start = handler.stacks().locations.len();
+    let budget = handler.budget();
+    budget.room(&mut handler.stacks().locations, frames.len(), || "the frames of the distinct stack lines".to_string())?;
     for frame in &frames {
         let location_id = handler.frame_location(frame, rest)?;
         handler.stacks().locations.push(location_id);
@@ -418,6 +453,7 @@ struct SampleTables<'t> {
     values: &'t mut SampleValues,
     locations: &'t mut SampleLocations,
     shape: &'t mut SampleShape,
+    budget: &'t Budget,
 }
 
 impl SampleTables<'_> {
@@ -432,7 +468,14 @@ impl SampleTables<'_> {
         gauges: Option<[u64; 4]>,
         previous_gauges: &mut Option<[u64; 3]>,
         stack: &[i32],
-    ) {
+    ) -> Result<()> {
+        let what = || "the samples".to_string();
+        let values = if gauges.is_some() { 1 + MEMORY_TYPES.len() } else { 1 };
+        self.budget.room(&mut self.samples.sample_id, 1, what)?;
+        self.budget.room(&mut self.samples.source_id, 1, what)?;
+        self.budget.room(&mut self.values.value, values, what)?;
+        self.budget.room(&mut self.locations.location_id, stack.len(), what)?;
+        self.shape.make_room(self.budget)?;
         self.samples.sample_id.push(sample_id);
         self.samples.source_id.push(source_id);
         self.values.value.push(1.0);
@@ -441,6 +484,7 @@ impl SampleTables<'_> {
         }
         self.locations.location_id.extend_from_slice(stack);
         self.shape.push(stack.len(), gauges.is_some());
+        Ok(())
     }
 }
 
@@ -466,6 +510,7 @@ fn memory_values([small, large, nodes, dups]: [u64; 4], previous: &mut Option<[u
 struct Reader<'a> {
     p: Profile,
     limits: Limits,
+    budget: &'a Budget,
     ids: Ids,
     source_uri: StrId,
     warnings: Vec<&'static str>,
@@ -484,8 +529,8 @@ impl<'a> LineHandler<'a> for Reader<'a> {
         self.start_segment(line, header)
     }
 
-    fn file(&mut self, line: &'a [u8]) {
-        self.file_line(line);
+    fn file(&mut self, line: &'a [u8]) -> Result<()> {
+        self.file_line(line)
     }
 
     fn warn(&mut self, message: &'static str) {
@@ -498,6 +543,10 @@ impl<'a> LineHandler<'a> for Reader<'a> {
         self.limits
     }
 
+    fn budget(&self) -> &'a Budget {
+        self.budget
+    }
+
     fn stacks(&mut self) -> &mut StackCache<'a> {
         &mut self.stacks
     }
@@ -507,10 +556,11 @@ impl<'a> LineHandler<'a> for Reader<'a> {
     }
 
     fn sample(&mut self, gauges: Option<[u64; 4]>, start: usize, len: usize, line_number: u32) -> Result<()> {
+        self.budget.room(&mut self.sample_lines, 1, || "the samples".to_string())?;
         self.sample_lines.push(line_number);
         let sample_id = next_id(self.p.samples.nrow(), "samples")?;
         if gauges.is_some() {
-            self.add_memory_types();
+            self.add_memory_types()?;
         }
         let stack = self.stacks.locations.get(start..start + len).unwrap_or_default();
         let mut tables = SampleTables {
@@ -518,14 +568,14 @@ impl<'a> LineHandler<'a> for Reader<'a> {
             values: &mut self.p.sample_values,
             locations: &mut self.p.sample_locations,
             shape: &mut self.shape,
+            budget: self.budget,
         };
-        tables.push(sample_id, self.segment.source_id, gauges, &mut self.segment.previous_gauges, stack);
-        Ok(())
+        tables.push(sample_id, self.segment.source_id, gauges, &mut self.segment.previous_gauges, stack)
     }
 }
 
 impl<'a> Reader<'a> {
-    fn new(source_uri: Option<&str>, expected_lines: usize, limits: Limits) -> Self {
+    fn new(source_uri: Option<&str>, expected_lines: usize, budget: &'a Budget) -> Result<Self> {
         let mut p = Profile::new();
         let s = &mut p.strings;
         let ids = Ids {
@@ -537,12 +587,15 @@ impl<'a> Reader<'a> {
         let source_uri = p.strings.intern_opt(source_uri);
         // One sample per line is the common case; reserving avoids regrowing the
         // per-sample columns. The count is bounded by the input size.
-        p.samples.reserve(expected_lines);
-        p.sample_values.value.reserve(expected_lines);
-        let shape = SampleShape::new(&ids, expected_lines);
-        Reader {
+        let what = || "the samples".to_string();
+        budget.room(&mut p.samples, expected_lines, what)?;
+        budget.room(&mut p.sample_values.value, expected_lines, what)?;
+        let shape = SampleShape::new(&ids, expected_lines, budget)?;
+        let sample_lines = budget.vec_with_capacity(expected_lines, what)?;
+        Ok(Reader {
             p,
-            limits,
+            limits: *budget.limits(),
+            budget,
             ids,
             source_uri,
             warnings: Vec::new(),
@@ -552,15 +605,16 @@ impl<'a> Reader<'a> {
             locations_by_frame: FxHashMap::default(),
             segment: Segment::default(),
             stacks: StackCache::default(),
-            sample_lines: Vec::with_capacity(expected_lines),
+            sample_lines,
             shape,
-        }
+        })
     }
 
     fn start_segment(&mut self, line: &[u8], header: Header) -> Result<()> {
         let source_id = next_id(self.p.sources.nrow(), "headers (sessions)")?;
+        self.budget.room(&mut self.p.sources, 1, || "the headers (sessions)".to_string())?;
         let strings = &mut self.p.strings;
-        let header_text = strings.intern(&utf8_escaped(line));
+        let header_text = strings.try_intern(&utf8_escaped(line), self.budget)?;
         let (rprof, cpu, nanoseconds) =
             (strings.intern("rprof"), strings.intern("cpu"), strings.intern("nanoseconds"));
         let s = &mut self.p.sources;
@@ -585,78 +639,86 @@ impl<'a> Reader<'a> {
         self.segment = Segment { source_id, ..Segment::default() };
         // Sources are numbered 1, 2, ...: the shape keeps their intervals, which
         // give the samples' times (see `SampleShape`).
-        self.shape.push_source(header.interval_us);
+        self.shape.push_source(header.interval_us, self.budget)?;
         self.stacks.seen.clear();
-        self.push_sample_type(self.ids.samples, self.ids.count);
+        self.push_sample_type(self.ids.samples, self.ids.count)?;
         if header.memory {
-            self.add_memory_types();
+            self.add_memory_types()?;
         }
         Ok(())
     }
 
-    fn push_sample_type(&mut self, value_type: StrId, unit: StrId) {
+    fn push_sample_type(&mut self, value_type: StrId, unit: StrId) -> Result<()> {
         let t = &mut self.p.sample_types;
+        self.budget.room(t, 1, || "the sample types".to_string())?;
         t.source_id.push(self.segment.source_id);
         t.value_type.push(value_type);
         t.unit.push(unit);
+        Ok(())
     }
 
-    fn add_memory_types(&mut self) {
+    fn add_memory_types(&mut self) -> Result<()> {
         if !self.segment.memory_types {
             self.segment.memory_types = true;
             for (t, u) in self.ids.memory {
-                self.push_sample_type(t, u);
+                self.push_sample_type(t, u)?;
             }
         }
+        Ok(())
     }
 
     /// `#File N: path`. A damaged one (cut off, say) is skipped with a warning.
-    fn file_line(&mut self, line: &[u8]) {
+    fn file_line(&mut self, line: &[u8]) -> Result<()> {
         let Some((number, path)) = parse_file_line(line) else {
             self.warn(WARN_INCOMPLETE);
-            return;
+            return Ok(());
         };
-        let path = self.p.strings.intern(&utf8_escaped(path));
+        let path = self.p.strings.try_intern(&utf8_escaped(path), self.budget)?;
         match self.segment.files.get(&number) {
             Some(&known) if known != path => self.warn(WARN_UNEXPECTED),
             Some(_) => {}
             None => {
+                self.budget.room(&mut self.segment.files, 1, || "the `#File` lines".to_string())?;
                 self.segment.files.insert(number, path);
             }
         }
+        Ok(())
     }
 
     /// The file name of reference number `file` in the current segment.
-    fn file_name(&mut self, file: u32, rest: &'a [u8]) -> StrId {
+    fn file_name(&mut self, file: u32, rest: &'a [u8]) -> Result<StrId> {
         if let Some(&path) = self.segment.files.get(&file) {
-            return path;
+            return Ok(path);
         }
         if self.segment.files_ahead.is_none() {
-            let ahead = files_ahead(rest, &mut self.p.strings);
+            let ahead = files_ahead(rest, &mut self.p.strings, self.budget)?;
             self.segment.files_ahead = Some(ahead);
         }
         if let Some(&path) = self.segment.files_ahead.as_ref().and_then(|m| m.get(&file)) {
-            return path;
+            return Ok(path);
         }
         self.warn(WARN_UNDEFINED_FILE);
-        self.ids.empty
+        Ok(self.ids.empty)
     }
 
     /// The location of a frame: function (name, file) and line, created on first sight.
     /// The line is 0 for a frame without a reference.
     fn location(&mut self, frame: &Frame<'a>, rest: &'a [u8]) -> Result<i32> {
         let (file, line) = match frame.file_ref {
-            Some(r) => (self.file_name(r.file, rest), r.line),
+            Some(r) => (self.file_name(r.file, rest)?, r.line),
             None => (self.ids.empty, 0),
         };
         // Most frames repeat: one lookup by the bytes of the frame finds them.
         if let Some(&id) = self.locations_by_frame.get(&(frame.name, file, line)) {
             return Ok(id);
         }
+        let what = || "the locations and functions".to_string();
+        self.budget.room(&mut self.locations_by_frame, 1, what)?;
         let function_id = match self.functions_by_bytes.get(&(frame.name, file)) {
             Some(&id) => id,
             None => {
                 let id = self.function(frame.name, file, line)?;
+                self.budget.room(&mut self.functions_by_bytes, 1, what)?;
                 self.functions_by_bytes.insert((frame.name, file), id);
                 id
             }
@@ -665,6 +727,8 @@ impl<'a> Reader<'a> {
             self.locations_by_frame.insert((frame.name, file, line), id);
             return Ok(id);
         }
+        self.budget.room(&mut self.locations, 1, what)?;
+        self.budget.room(&mut self.p.locations, 1, what)?;
         let l = &mut self.p.locations;
         let location_id = next_id(l.location_id.len(), "locations")?;
         l.location_id.push(location_id);
@@ -693,11 +757,14 @@ impl<'a> Reader<'a> {
     /// top level (see [`Frame`]), whose system name stays empty, and that tells
     /// it apart from a function that is called `<top level>`.
     fn function(&mut self, name: &[u8], file: StrId, line: i32) -> Result<i32> {
-        let system_name = self.p.strings.intern(&utf8_escaped(name));
+        let system_name = self.p.strings.try_intern(&utf8_escaped(name), self.budget)?;
         if let Some(&id) = self.functions_by_name.get(&(system_name, file)) {
             return Ok(id);
         }
-        let name = if name.is_empty() { self.p.strings.intern(TOP_LEVEL_NAME) } else { system_name };
+        let name = if name.is_empty() { self.p.strings.try_intern(TOP_LEVEL_NAME, self.budget)? } else { system_name };
+        let what = || "the locations and functions".to_string();
+        self.budget.room(&mut self.functions_by_name, 1, what)?;
+        self.budget.room(&mut self.p.functions, 1, what)?;
         let f = &mut self.p.functions;
         let id = next_id(f.function_id.len(), "functions")?;
         f.function_id.push(id);
@@ -710,6 +777,13 @@ impl<'a> Reader<'a> {
     }
 
     fn finish(self) -> CompactRead {
+        // The lookups end with the read: their memory is released.
+        let budget = self.budget;
+        budget.release_all(&self.functions_by_bytes);
+        budget.release_all(&self.functions_by_name);
+        budget.release_all(&self.locations);
+        budget.release_all(&self.locations_by_frame);
+        self.stacks.release(budget);
         let parsed = Parsed {
             profile: self.p,
             warnings: self.warnings.into_iter().map(str::to_owned).collect(),
@@ -729,12 +803,16 @@ fn parse_file_line(line: &[u8]) -> Option<(u32, &[u8])> {
 }
 
 /// The `#File` lines between here and the next header.
-fn files_ahead(rest: &[u8], strings: &mut crate::StringPool) -> FxHashMap<u32, StrId> {
+fn files_ahead(rest: &[u8], strings: &mut crate::StringPool, budget: &Budget) -> Result<FxHashMap<u32, StrId>> {
     let mut files = FxHashMap::default();
     for line in Lines::new(rest, 0) {
         if line.starts_with(b"#File") {
             if let Some((number, path)) = parse_file_line(line) {
-                files.entry(number).or_insert_with(|| strings.intern(&utf8_escaped(path)));
+                if !files.contains_key(&number) {
+                    let path = strings.try_intern(&utf8_escaped(path), budget)?;
+                    budget.room(&mut files, 1, || "the `#File` lines".to_string())?;
+                    files.insert(number, path);
+                }
             }
         } else if !matches!(line.first(), Some(b'"' | b':' | b'0'..=b'9'))
             && Header::parse(line).is_some()
@@ -742,7 +820,7 @@ fn files_ahead(rest: &[u8], strings: &mut crate::StringPool) -> FxHashMap<u32, S
             break;
         }
     }
-    files
+    Ok(files)
 }
 
 /// What is wrong with a memory prefix.

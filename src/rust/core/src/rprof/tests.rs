@@ -1,4 +1,5 @@
 use super::*;
+use crate::budget::Budget;
 use crate::input::Limits;
 use crate::model::{ColumnId, Profile, StrId, NA_INT};
 use crate::validate::validate;
@@ -1056,7 +1057,10 @@ fn same_in_chunks(text: &[u8], limits: &Limits, chunks: &[usize]) -> Result<(), 
         let split = outcome(&parse_in_chunks(text, Some("x"), limits, n));
         prop_assert!(split == once, "{n} chunks:\n{split}\none pass:\n{once}");
         // Reading bytes it owns (and frees early) changes nothing either.
-        let owned = outcome(&parse_owned_compact_in_chunks(text.to_vec(), Some("x"), limits, n).map(CompactRead::expand));
+        let budget = Budget::new(*limits);
+        let owned = outcome(
+            &parse_owned_compact_in_chunks(text.to_vec(), Some("x"), &budget, n).and_then(|read| read.expand(&budget)),
+        );
         prop_assert!(owned == once, "{n} chunks, owned input:\n{owned}\none pass:\n{once}");
     }
     Ok(())
@@ -1241,14 +1245,15 @@ fn column_named(p: &Profile, id: ColumnId) -> crate::model::ColRef<'_> {
 fn compact_read_keeps_the_shape_instead_of_the_compact_columns() {
     // A memory segment (one tick without a stack), then one without memory.
     let text = "memory profiling: sample.interval=5000\n:100:200:3000:4:\"g\" \"f\" \n:110:150:3500:0:\nsample.interval=5000\n\"f\" \n";
-    let compact = parse_compact(text.as_bytes(), None, &Limits::default()).unwrap();
+    let budget = Budget::default();
+    let compact = parse_compact(text.as_bytes(), None, &budget).unwrap();
     let p = &compact.parsed.profile;
     for column in CompactColumn::ALL {
         let ColumnId { table, column: name } = column.id();
         assert!(column_named(p, column.id()).is_empty(), "{table}.{name} was written");
         // ... and expanding it writes that column
         let mut one = p.clone();
-        compact.shape.expand(column, &mut one);
+        compact.shape.expand(column, &mut one, &budget).unwrap();
         assert!(!column_named(&one, column.id()).is_empty(), "{table}.{name} was not written");
     }
     assert_eq!(p.sample_locations.location_id.len(), 3);
@@ -1257,7 +1262,7 @@ fn compact_read_keeps_the_shape_instead_of_the_compact_columns() {
     assert_eq!(compact.shape.value_rows_per_sample().collect::<Vec<_>>(), [6, 6, 1]);
     assert_eq!(compact.shape.equal_value_rows(), None);
 
-    let full = compact.expand().profile;
+    let full = compact.expand(&budget).unwrap().profile;
     assert_eq!(full.sample_locations.sample_id, [1, 1, 3]);
     assert_eq!(full.sample_locations.depth, [1, 2, 1]);
     assert_eq!(full.sample_values.sample_id, [1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 3]);
@@ -1269,10 +1274,10 @@ fn compact_read_keeps_the_shape_instead_of_the_compact_columns() {
     validate(&full).unwrap();
 
     // Every sample with memory values: one pattern of six rows.
-    let all_memory = parse_compact(sample_file("memory.out").as_slice(), None, &Limits::default()).unwrap();
+    let all_memory = parse_compact(sample_file("memory.out").as_slice(), None, &budget).unwrap();
     assert_eq!(all_memory.shape.equal_value_rows(), Some(6));
     assert_eq!(all_memory.shape.value_types(6).len(), 6);
-    let plain = parse_compact(sample_file("1.out").as_slice(), None, &Limits::default()).unwrap();
+    let plain = parse_compact(sample_file("1.out").as_slice(), None, &budget).unwrap();
     assert_eq!(plain.shape.equal_value_rows(), Some(1));
 }
 
@@ -1280,8 +1285,8 @@ fn compact_read_keeps_the_shape_instead_of_the_compact_columns() {
 fn compact_reads_in_chunks_have_the_same_shape() {
     for name in REAL_FILES {
         let bytes = sample_file(name);
-        let one = parse_owned_compact_in_chunks(bytes.clone(), None, &Limits::default(), 1).unwrap();
-        let three = parse_owned_compact_in_chunks(bytes, None, &Limits::default(), 3).unwrap();
+        let one = parse_owned_compact_in_chunks(bytes.clone(), None, &Budget::default(), 1).unwrap();
+        let three = parse_owned_compact_in_chunks(bytes, None, &Budget::default(), 3).unwrap();
         assert_eq!(one.shape, three.shape, "{name}");
         assert_same_tables(&one.parsed.profile, &three.parsed.profile);
     }

@@ -16,6 +16,8 @@
 //! written.
 
 use super::{Ids, Parsed};
+use crate::budget::Budget;
+use crate::error::Result;
 use crate::model::{ColumnId, Profile, SampleLocations, SampleValues, Samples, StrId};
 use crate::rprof::MEMORY_TYPES;
 
@@ -80,22 +82,33 @@ impl CompactColumn {
 }
 
 impl SampleShape {
-    pub(super) fn new(ids: &Ids, expected_samples: usize) -> Self {
+    pub(super) fn new(ids: &Ids, expected_samples: usize, budget: &Budget) -> Result<Self> {
         let mut types = [(ids.samples, ids.count); 1 + MEMORY_TYPES.len()];
         for (slot, &memory_type) in types.iter_mut().skip(1).zip(&ids.memory) {
             *slot = memory_type;
         }
-        SampleShape {
-            stack_lens: Vec::with_capacity(expected_samples),
-            memory: Vec::with_capacity(expected_samples),
-            types,
-            intervals_us: Vec::new(),
-        }
+        let mut shape = SampleShape { stack_lens: Vec::new(), memory: Vec::new(), types, intervals_us: Vec::new() };
+        shape.make_room_for(expected_samples, budget)?;
+        Ok(shape)
+    }
+
+    /// Room for `samples` more samples, charged to `budget`.
+    fn make_room_for(&mut self, samples: usize, budget: &Budget) -> Result<()> {
+        let what = || "the samples".to_string();
+        budget.room(&mut self.stack_lens, samples, what)?;
+        budget.room(&mut self.memory, samples, what)
+    }
+
+    /// Room for the next sample (see [`push`](Self::push)).
+    pub(super) fn make_room(&mut self, budget: &Budget) -> Result<()> {
+        self.make_room_for(1, budget)
     }
 
     /// Adds the next source, sampled every `interval_us` microseconds.
-    pub(super) fn push_source(&mut self, interval_us: u32) {
+    pub(super) fn push_source(&mut self, interval_us: u32, budget: &Budget) -> Result<()> {
+        budget.room(&mut self.intervals_us, 1, || "the sources".to_string())?;
         self.intervals_us.push(f64::from(interval_us));
+        Ok(())
     }
 
     /// The sampling interval of source `source_id`, in microseconds (0 for a
@@ -156,9 +169,9 @@ impl SampleShape {
         self.value_rows_per_sample().sum()
     }
 
-    /// `sample_locations$depth`: 1, 2, ... along each stack.
-    fn depths(&self) -> Vec<i32> {
-        let mut out = Vec::with_capacity(self.location_rows());
+    /// `sample_locations$depth`: 1, 2, ... along each stack, into `out`
+    /// (empty, with room for all).
+    fn depths(&self, mut out: Vec<i32>) -> Vec<i32> {
         for &len in &self.stack_lens {
             out.extend((1..=i32::MAX).take(len as usize));
         }
@@ -166,9 +179,9 @@ impl SampleShape {
     }
 
     /// `samples$time` of samples of the sources `source_ids` (in runs, one per
-    /// source): each run counts the ticks of its source.
-    fn times(&self, source_ids: &[i32]) -> Vec<f64> {
-        let mut out = Vec::with_capacity(source_ids.len());
+    /// source): each run counts the ticks of its source; into `out` (empty, with
+    /// room for all).
+    fn times(&self, source_ids: &[i32], mut out: Vec<f64>) -> Vec<f64> {
         let (mut source, mut interval_us, mut tick) = (None, 0.0, 0u64);
         for &id in source_ids {
             if source != Some(id) {
@@ -180,8 +193,7 @@ impl SampleShape {
         out
     }
 
-    fn string_column(&self, pick: impl Fn(&(StrId, StrId)) -> StrId) -> Vec<StrId> {
-        let mut out = Vec::with_capacity(self.values_rows());
+    fn string_column(&self, mut out: Vec<StrId>, pick: impl Fn(&(StrId, StrId)) -> StrId) -> Vec<StrId> {
         for rows in self.value_rows_per_sample() {
             out.extend(self.value_types(rows).iter().map(&pick));
         }
@@ -189,25 +201,39 @@ impl SampleShape {
     }
 
     /// Writes `column` of `p` from the shape (`samples$time` from
-    /// `samples$source_id`, which a compact read writes).
-    pub fn expand(&self, column: CompactColumn, p: &mut Profile) {
+    /// `samples$source_id`, which a compact read writes), its memory charged to
+    /// `budget`.
+    pub fn expand(&self, column: CompactColumn, p: &mut Profile, budget: &Budget) -> Result<()> {
+        let rows = match column {
+            CompactColumn::LocationSampleId | CompactColumn::Depth => self.location_rows(),
+            CompactColumn::Time => p.samples.source_id.len(),
+            _ => self.values_rows(),
+        };
+        let what = || "the columns of the samples".to_string();
         let (sl, v) = (&mut p.sample_locations, &mut p.sample_values);
         match column {
             CompactColumn::LocationSampleId => {
-                sl.sample_id = sample_ids(self.stack_lens.iter().map(|&n| n as usize), self.location_rows())
+                let out = budget.vec_with_capacity(rows, what)?;
+                sl.sample_id = sample_ids(self.stack_lens.iter().map(|&n| n as usize), out)
             }
-            CompactColumn::Depth => sl.depth = self.depths(),
-            CompactColumn::ValueSampleId => v.sample_id = sample_ids(self.value_rows_per_sample(), self.values_rows()),
-            CompactColumn::ValueType => v.value_type = self.string_column(|&(t, _)| t),
-            CompactColumn::ValueUnit => v.unit = self.string_column(|&(_, u)| u),
-            CompactColumn::Time => p.samples.time = self.times(&p.samples.source_id),
+            CompactColumn::Depth => sl.depth = self.depths(budget.vec_with_capacity(rows, what)?),
+            CompactColumn::ValueSampleId => {
+                v.sample_id = sample_ids(self.value_rows_per_sample(), budget.vec_with_capacity(rows, what)?)
+            }
+            CompactColumn::ValueType => v.value_type = self.string_column(budget.vec_with_capacity(rows, what)?, |&(t, _)| t),
+            CompactColumn::ValueUnit => v.unit = self.string_column(budget.vec_with_capacity(rows, what)?, |&(_, u)| u),
+            CompactColumn::Time => {
+                let out = budget.vec_with_capacity(rows, what)?;
+                p.samples.time = self.times(&p.samples.source_id, out)
+            }
         }
+        Ok(())
     }
 }
 
-/// Each sample's id (1, 2, ...) repeated over its `rows`, `total` in all.
-fn sample_ids(rows: impl Iterator<Item = usize>, total: usize) -> Vec<i32> {
-    let mut out = Vec::with_capacity(total);
+/// Each sample's id (1, 2, ...) repeated over its `rows`, into `out` (empty,
+/// with room for all).
+fn sample_ids(rows: impl Iterator<Item = usize>, mut out: Vec<i32>) -> Vec<i32> {
     for (id, rows) in (1..=i32::MAX).zip(rows) {
         out.extend(std::iter::repeat_n(id, rows));
     }
@@ -223,12 +249,12 @@ pub struct CompactRead {
 }
 
 impl CompactRead {
-    /// The whole read, every column written.
-    pub fn expand(self) -> Parsed {
+    /// The whole read, every column written (charged to `budget`).
+    pub fn expand(self, budget: &Budget) -> Result<Parsed> {
         let CompactRead { mut parsed, shape } = self;
         for column in CompactColumn::ALL {
-            shape.expand(column, &mut parsed.profile);
+            shape.expand(column, &mut parsed.profile, budget)?;
         }
-        parsed
+        Ok(parsed)
     }
 }

@@ -31,12 +31,12 @@ use super::{
     expected_lines_of, memory_values, read_lines, CompactRead, FileRef, Frame, Header, LineHandler, Lines,
     Reader, StackCache, Start,
 };
+use crate::budget::Budget;
 use crate::error::{ProfileError, Result};
 use crate::input::Limits;
-use crate::memory::{advise_huge_pages, with_capacity_advised};
 use crate::model::{too_many, NA_INT};
 use crate::rprof::MEMORY_TYPES;
-use crate::threads::{cores, in_parallel};
+use crate::threads::{cores, in_parallel, MAX_THREADS};
 use memchr::memchr;
 use rustc_hash::FxHashMap;
 use std::ops::Range;
@@ -45,10 +45,6 @@ use std::ops::Range;
 /// millisecond or less and cost much more CPU time (measured in
 /// `bench/README.md`, item 8).
 const MIN_PARALLEL_BYTES: usize = 2 << 20;
-
-/// Most threads used, however many cores there are: the replay is sequential, and
-/// writing memory does not scale far.
-const MAX_THREADS: usize = 8;
 
 /// Largest chunk. A chunk numbers its frames and the locations of its stacks from
 /// 0; a frame takes at least 4 bytes, so under 4 GiB no count reaches 2^31.
@@ -65,52 +61,61 @@ pub(crate) fn chunks_for(len: usize) -> usize {
     wanted.max(len.div_ceil(MAX_CHUNK_BYTES)).max(1)
 }
 
+/// Bytes of the record a chunk keeps per sample, reserved for each line it may
+/// read (see [`SampleRecord`]).
+pub(super) const RECORD_BYTES: u64 = std::mem::size_of::<SampleRecord>() as u64;
+
 /// Reads `lines` (what follows the header `first`) in `chunks` chunks; see the
 /// module documentation.
-pub(super) fn parse(start: Start<'_>, source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<CompactRead> {
-    let (mut parsed, unwritten) = read_and_replay(start, source_uri, limits, chunks)?;
-    unwritten.write(&mut parsed);
+pub(super) fn parse(start: Start<'_>, source_uri: Option<&str>, budget: &Budget, chunks: usize) -> Result<CompactRead> {
+    let (mut parsed, unwritten) = read_and_replay(start, source_uri, budget, chunks)?;
+    unwritten.write(&mut parsed, budget)?;
     Ok(parsed)
 }
 
-/// [`parse`] of an input it owns, which it frees before writing the per-sample
-/// columns: those need only the chunks' records, and a read's memory peaks there.
-pub(super) fn parse_owned(bytes: Vec<u8>, source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<CompactRead> {
-    let (mut parsed, unwritten) = read_and_replay(Start::read(&bytes)?, source_uri, limits, chunks)?;
+/// [`parse`] of an input it owns (charged to `budget`), which it frees before
+/// writing the per-sample columns: those need only the chunks' records, and a
+/// read's memory peaks there.
+pub(super) fn parse_owned(bytes: Vec<u8>, source_uri: Option<&str>, budget: &Budget, chunks: usize) -> Result<CompactRead> {
+    let (mut parsed, unwritten) = read_and_replay(Start::read(&bytes)?, source_uri, budget, chunks)?;
+    budget.release(bytes.len() as u64);
     drop(bytes);
-    unwritten.write(&mut parsed);
+    unwritten.write(&mut parsed, budget)?;
     Ok(parsed)
 }
 
 /// Steps 1 and 2 of the module documentation, up to the per-sample columns: the
 /// profile without them, and what writing them takes (nothing that points into
 /// the input).
-fn read_and_replay(
-    Start { first, header, lines, .. }: Start<'_>,
+fn read_and_replay<'a>(
+    Start { first, header, lines, .. }: Start<'a>,
     source_uri: Option<&str>,
-    limits: &Limits,
+    budget: &'a Budget,
     chunks: usize,
 ) -> Result<(CompactRead, Unwritten)> {
-    let mut reader = Reader::new(source_uri, 0, *limits);
+    let mut reader = Reader::new(source_uri, 0, budget)?;
     reader.start_segment(first, header)?;
-    let limits = *limits;
     // The large vectors are allocated here, on the calling thread: memory that
     // threads allocate comes from arenas of their own, which the allocator (glibc's
     // at least) returns to the system more eagerly, so it costs page faults again
     // on every read. Gauges are reserved when the file starts with memory
     // profiling.
-    let jobs: Vec<_> = split(lines, chunks)
-        .into_iter()
-        .map(|(lines, expected)| {
-            let records = (with_capacity_advised(expected), with_capacity_advised(if header.memory { expected } else { 0 }));
-            move || ChunkReader::read(lines, limits, records)
-        })
-        .collect();
+    let what = || "the records of the samples".to_string();
+    let mut jobs = Vec::new();
+    for (lines, expected) in split(lines, chunks) {
+        let records = (budget.vec_with_capacity(expected, what)?, budget.vec_with_capacity(if header.memory { expected } else { 0 }, what)?);
+        jobs.push(move || ChunkReader::read(lines, budget, records));
+    }
     let mut chunks = in_parallel(jobs);
     let maps = replay(&mut reader, &mut chunks)?;
     let chunks = chunks
         .into_iter()
-        .map(|c| ChunkSamples { samples: c.samples, gauges: c.gauges, locations: c.stacks.locations })
+        .map(|c| {
+            // What the chunk kept to tell frames and stack lines apart ends here.
+            budget.release_all(&c.frames);
+            budget.release_all(&c.stacks.seen);
+            ChunkSamples { samples: c.samples, gauges: c.gauges, locations: c.stacks.locations }
+        })
         .collect();
     Ok((reader.finish(), Unwritten { chunks, maps }))
 }
@@ -122,8 +127,11 @@ struct Unwritten {
 }
 
 impl Unwritten {
-    fn write(self, parsed: &mut CompactRead) {
-        write_sample_columns(parsed, &self.chunks, &self.maps);
+    /// Writes the columns, then frees the records (released from `budget`).
+    fn write(self, parsed: &mut CompactRead, budget: &Budget) -> Result<()> {
+        write_sample_columns(parsed, &self.chunks, &self.maps, budget)?;
+        budget.release(self.chunks.iter().map(ChunkSamples::bytes).sum());
+        Ok(())
     }
 }
 
@@ -134,6 +142,16 @@ struct ChunkSamples {
     gauges: Vec<[u64; 4]>,
     /// The location numbers of the chunk's stacks (see [`SampleRecord`]).
     locations: Vec<i32>,
+}
+
+impl ChunkSamples {
+    /// The memory of the vectors (as charged: their capacity).
+    fn bytes(&self) -> u64 {
+        fn of<T>(v: &Vec<T>) -> u64 {
+            (v.capacity() * std::mem::size_of::<T>()) as u64
+        }
+        of(&self.samples) + of(&self.gauges) + of(&self.locations)
+    }
 }
 
 /// `lines` cut at line starts into `chunks` pieces of about the same size (some
@@ -198,7 +216,11 @@ fn replay<'a>(reader: &mut Reader<'a>, chunks: &mut [ChunkReader<'a>]) -> Result
     for chunk in chunks.iter_mut() {
         let mut source_ids = vec![reader.segment.source_id];
         let mut location_ids = Vec::new();
-        for Logged { samples, event } in std::mem::take(&mut chunk.log) {
+        let mut log = std::mem::take(&mut chunk.log);
+        let error = chunk.error.take().map(|(samples, e)| Logged { samples, event: Event::Error(e) });
+        // The memory of the log is not the chunk's any more (see `ChunkReader::log`).
+        reader.budget.release((log.capacity() * std::mem::size_of::<Logged<'_>>()) as u64);
+        for Logged { samples, event } in log.drain(..).chain(error) {
             // The one-pass reader fails on the sample after the 2^31 - 1st.
             if samples_before + samples > i32::MAX as usize {
                 return Err(too_many("samples"));
@@ -208,10 +230,14 @@ fn replay<'a>(reader: &mut Reader<'a>, chunks: &mut [ChunkReader<'a>]) -> Result
                     reader.start_segment(line, header)?;
                     source_ids.push(reader.segment.source_id);
                 }
-                Event::File(line) => reader.file_line(line),
+                Event::File(line) => reader.file_line(line)?,
                 Event::Warn(message) => reader.warn(message),
-                Event::Frame(frame, rest) => location_ids.push(reader.location(&frame, rest)?),
-                Event::MemoryTypes => reader.add_memory_types(),
+                Event::Frame(frame, rest) => {
+                    let location_id = reader.location(&frame, rest)?;
+                    reader.budget.room(&mut location_ids, 1, || "the locations and functions".to_string())?;
+                    location_ids.push(location_id);
+                }
+                Event::MemoryTypes => reader.add_memory_types()?,
                 Event::Error(e) => return Err(e),
             }
         }
@@ -281,8 +307,9 @@ fn for_each_sample<'c>(chunks: &'c [ChunkSamples], maps: &ChunkIds, mut f: impl 
 
 /// Writes the per-sample columns of a compact read (see [`CompactRead`]) from the
 /// records of `chunks`: each column by one thread, the largest first, on the
-/// thread with the least work.
-fn write_sample_columns(read: &mut CompactRead, chunks: &[ChunkSamples], maps: &ChunkIds) {
+/// thread with the least work. The columns are charged to `budget` before
+/// anything is written.
+fn write_sample_columns(read: &mut CompactRead, chunks: &[ChunkSamples], maps: &ChunkIds, budget: &Budget) -> Result<()> {
     let samples: usize = chunks.iter().map(|c| c.samples.len()).sum();
     let values = samples + MEMORY_TYPES.len() * chunks.iter().map(|c| c.gauges.len()).sum::<usize>();
     let frames: usize = chunks.iter().flat_map(|c| &c.samples).map(|r| r.stack_len as usize).sum();
@@ -290,20 +317,20 @@ fn write_sample_columns(read: &mut CompactRead, chunks: &[ChunkSamples], maps: &
     let p = &mut parsed.profile;
     let (s, v, sl) = (&mut p.samples, &mut p.sample_values, &mut p.sample_locations);
     let jobs = vec![
-        Column::new(&mut s.sample_id, samples, |x, out| out.push(x.sample_id)),
-        Column::new(&mut s.source_id, samples, |x, out| out.push(x.source_id)),
-        Column::new(&mut parsed.sample_lines, samples, |x, out| out.push(x.line)),
-        Column::new(&mut shape.stack_lens, samples, |x, out| {
+        Column::new(&mut s.sample_id, samples, budget, |x, out| out.push(x.sample_id))?,
+        Column::new(&mut s.source_id, samples, budget, |x, out| out.push(x.source_id))?,
+        Column::new(&mut parsed.sample_lines, samples, budget, |x, out| out.push(x.line))?,
+        Column::new(&mut shape.stack_lens, samples, budget, |x, out| {
             out.push(u32::try_from(x.stack.len()).unwrap_or(u32::MAX));
-        }),
-        Column::new(&mut shape.memory, samples, |x, out| out.push(x.gauges.is_some())),
-        Column::new(&mut v.value, values, |x, out| {
+        })?,
+        Column::new(&mut shape.memory, samples, budget, |x, out| out.push(x.gauges.is_some()))?,
+        Column::new(&mut v.value, values, budget, |x, out| {
             out.push(1.0);
             out.extend(x.memory_values().into_iter().flatten());
-        }),
-        Column::new(&mut sl.location_id, frames, |x, out| {
+        })?,
+        Column::new(&mut sl.location_id, frames, budget, |x, out| {
             out.extend(x.stack.iter().map(|&n| lookup(&maps.location_ids, x.chunk, n)));
-        }),
+        })?,
     ];
     let threads = cores().min(MAX_THREADS).min(chunks.len()).max(1);
     let mut shares: Vec<(usize, Vec<Column<'_>>)> = (0..threads).map(|_| (0, Vec::new())).collect();
@@ -322,6 +349,7 @@ fn write_sample_columns(read: &mut CompactRead, chunks: &[ChunkSamples], maps: &
             }
         }
     }));
+    Ok(())
 }
 
 /// The writing of one per-sample column.
@@ -334,21 +362,21 @@ struct Column<'s> {
 type WriteColumn<'s> = Box<dyn FnOnce(&[ChunkSamples], &ChunkIds) + Send + 's>;
 
 impl<'s> Column<'s> {
-    /// Fills `column` (which will hold `rows` values) by `push(sample, column)` for
-    /// each sample in order.
+    /// Fills `column` (which will hold `rows` values, charged to `budget`) by
+    /// `push(sample, column)` for each sample in order.
     fn new<T: Send + 's>(
         column: &'s mut Vec<T>,
         rows: usize,
+        budget: &Budget,
         push: impl Fn(SampleView<'_>, &mut Vec<T>) + Send + 's,
-    ) -> Self {
+    ) -> Result<Self> {
         // Allocated on the calling thread (see `parse`).
-        column.clear();
-        column.reserve_exact(rows);
-        advise_huge_pages(column.spare_capacity_mut());
+        budget.release((column.capacity() * std::mem::size_of::<T>()) as u64);
+        *column = budget.vec_with_capacity(rows, || "the columns of the samples".to_string())?;
         let write = move |chunks: &[ChunkSamples], maps: &ChunkIds| {
             for_each_sample(chunks, maps, |x| push(x, column));
         };
-        Column { bytes: rows * std::mem::size_of::<T>(), write: Box::new(write) }
+        Ok(Column { bytes: rows * std::mem::size_of::<T>(), write: Box::new(write) })
     }
 }
 
@@ -372,9 +400,13 @@ enum Event<'a> {
     /// The first memory sample of a segment whose header did not announce memory
     /// profiling (in the chunk's first segment: its first memory sample).
     MemoryTypes,
-    /// The chunk stopped here.
+    /// The chunk stopped here (kept apart from the log, see `ChunkReader::error`).
     Error(ProfileError),
 }
+
+/// The warning texts a chunk may log (each once): see [`super::WARN_INCOMPLETE`]
+/// and the others.
+const WARNINGS: usize = 3;
 
 /// A frame as a chunk tells frames apart: its bytes and, with a line reference,
 /// its segment and reference.
@@ -398,6 +430,7 @@ struct SampleRecord {
 /// chunk.
 struct ChunkReader<'a> {
     limits: Limits,
+    budget: &'a Budget,
     log: Vec<Logged<'a>>,
     warned: Vec<&'static str>,
     segment: u32,
@@ -410,14 +443,17 @@ struct ChunkReader<'a> {
     samples: Vec<SampleRecord>,
     /// Memory gauges of the samples that have them, in order.
     gauges: Vec<[u64; 4]>,
+    /// The error that ended the chunk, after how many samples.
+    error: Option<(usize, ProfileError)>,
 }
 
 impl<'a> ChunkReader<'a> {
     /// Reads `lines` into the (empty) vectors `samples` and `gauges`; an error
     /// ends the log.
-    fn read(lines: Lines<'a>, limits: Limits, (samples, gauges): (Vec<SampleRecord>, Vec<[u64; 4]>)) -> Self {
+    fn read(lines: Lines<'a>, budget: &'a Budget, (samples, gauges): (Vec<SampleRecord>, Vec<[u64; 4]>)) -> Self {
         let mut reader = ChunkReader {
-            limits,
+            limits: *budget.limits(),
+            budget,
             log: Vec::new(),
             warned: Vec::new(),
             segment: 0,
@@ -426,21 +462,27 @@ impl<'a> ChunkReader<'a> {
             stacks: StackCache::default(),
             samples,
             gauges,
+            error: None,
         };
         if let Err(e) = read_lines(&mut reader, lines) {
-            reader.log(Event::Error(e));
+            reader.error = Some((reader.samples.len(), e));
         }
         reader
     }
 
-    fn log(&mut self, event: Event<'a>) {
+    /// Logs `event` (charged to the budget), keeping room for the warnings
+    /// that may follow it (a few fixed texts, each logged once).
+    fn log(&mut self, event: Event<'a>) -> Result<()> {
+        let room = 1 + WARNINGS;
+        self.budget.room(&mut self.log, room, || "the lines of the file that the read replays".to_string())?;
         self.log.push(Logged { samples: self.samples.len(), event });
+        Ok(())
     }
 }
 
 impl<'a> LineHandler<'a> for ChunkReader<'a> {
     fn header(&mut self, line: &'a [u8], header: Header) -> Result<()> {
-        self.log(Event::Header(line, header));
+        self.log(Event::Header(line, header))?;
         // A header has more than 4 bytes (see MAX_CHUNK_BYTES).
         self.segment = self.segment.saturating_add(1);
         self.segment_memory = header.memory;
@@ -448,19 +490,28 @@ impl<'a> LineHandler<'a> for ChunkReader<'a> {
         Ok(())
     }
 
-    fn file(&mut self, line: &'a [u8]) {
-        self.log(Event::File(line));
+    fn file(&mut self, line: &'a [u8]) -> Result<()> {
+        self.log(Event::File(line))
     }
 
     fn warn(&mut self, message: &'static str) {
         if !self.warned.contains(&message) {
             self.warned.push(message);
-            self.log(Event::Warn(message));
+            // Room for it was made with the step before (see `log`), or here,
+            // before anything was logged: a few bytes.
+            if self.log.capacity() == 0 {
+                self.log.reserve(1 + WARNINGS);
+            }
+            self.log.push(Logged { samples: self.samples.len(), event: Event::Warn(message) });
         }
     }
 
     fn limits(&self) -> Limits {
         self.limits
+    }
+
+    fn budget(&self) -> &'a Budget {
+        self.budget
     }
 
     fn stacks(&mut self) -> &mut StackCache<'a> {
@@ -473,8 +524,9 @@ impl<'a> LineHandler<'a> for ChunkReader<'a> {
             Some(&number) => number,
             None => {
                 let number = u32::try_from(self.frames.len()).map_err(|_| too_many("locations"))?;
+                self.budget.room(&mut self.frames, 1, || "the distinct frames".to_string())?;
                 self.frames.insert(key, number);
-                self.log(Event::Frame(*frame, rest));
+                self.log(Event::Frame(*frame, rest))?;
                 number
             }
         };
@@ -483,14 +535,17 @@ impl<'a> LineHandler<'a> for ChunkReader<'a> {
     }
 
     fn sample(&mut self, gauges: Option<[u64; 4]>, start: usize, len: usize, line_number: u32) -> Result<()> {
+        let what = || "the records of the samples".to_string();
         if let Some(gauges) = gauges {
             if !self.segment_memory {
                 self.segment_memory = true;
-                self.log(Event::MemoryTypes);
+                self.log(Event::MemoryTypes)?;
             }
+            self.budget.room(&mut self.gauges, 1, what)?;
             self.gauges.push(gauges);
         }
         let index = |n: usize| u32::try_from(n).map_err(|_| too_many("locations"));
+        self.budget.room(&mut self.samples, 1, what)?;
         self.samples.push(SampleRecord {
             segment: self.segment,
             line: line_number,

@@ -1,0 +1,227 @@
+# Databases for the tests of R/db.R and R/db-append.R: an empty database of
+# each backend, closed (and dropped) when the test ends.
+#
+#   con <- local_db("sqlite")     # RSQLite, a file in a temporary directory
+#   con <- local_db("duckdb")     # duckdb, if installed
+#   con <- local_db("postgres")   # a database of a PostgreSQL cluster that the
+#                                 # test run starts (once) and stops at its end
+#
+# Each skips the test, saying why, when its backend cannot run here.
+
+db_backends <- c("sqlite", "duckdb", "postgres")
+
+local_db <- function(backend, env = parent.frame()) {
+  switch(backend,
+    sqlite = local_sqlite(env),
+    duckdb = local_duckdb(env),
+    postgres = local_postgres(env)
+  )
+}
+
+local_sqlite <- function(env = parent.frame(), path = tempfile(fileext = ".sqlite")) {
+  testthat::skip_if_not_installed("RSQLite")
+  con <- DBI::dbConnect(RSQLite::SQLite(), path)
+  withr::defer(
+    {
+      if (DBI::dbIsValid(con)) DBI::dbDisconnect(con)
+      unlink(path)
+    },
+    envir = env
+  )
+  con
+}
+
+# duckdb is looked up by a name held in a variable: it is not among the
+# package's Suggests, because installing it means building it from source
+# (about an hour of CPU on the project's machines), which CI does not do.
+local_duckdb <- function(env = parent.frame()) {
+  pkg <- "duckdb"
+  if (!requireNamespace(pkg, quietly = TRUE)) {
+    testthat::skip("duckdb is not installed (CRAN duckdb 2.0.0 needs DBI >= 1.2 and a source build of about 35 min, 66 CPU-min, on the project machine; CI does not install it)")
+  }
+  driver <- getExportedValue(pkg, "duckdb")
+  path <- tempfile(fileext = ".duckdb")
+  con <- DBI::dbConnect(driver(), dbdir = path)
+  withr::defer(
+    {
+      DBI::dbDisconnect(con, shutdown = TRUE)
+      unlink(c(path, paste0(path, ".wal")))
+    },
+    envir = env
+  )
+  con
+}
+
+# A new database in the test run's PostgreSQL cluster, dropped at the end of
+# the test.
+local_postgres <- function(env = parent.frame()) {
+  # (loading lubridate, which RPostgres imports, asks timedatectl for the time
+  # zone when TZ is unset, with a warning where systemd does not run)
+  withr::with_envvar(c(TZ = "UTC"), testthat::skip_if_not_installed("RPostgres"))
+  cluster <- postgres_cluster()
+  if (!is.null(cluster$skip)) {
+    testthat::skip(cluster$skip)
+  }
+  cluster$databases <- cluster$databases + 1L
+  name <- sprintf("profile_test_%d", cluster$databases)
+  admin <- postgres_connect(cluster, "postgres")
+  DBI::dbExecute(admin, paste("CREATE DATABASE", name))
+  con <- postgres_connect(cluster, name)
+  withr::defer(
+    {
+      if (DBI::dbIsValid(con)) DBI::dbDisconnect(con)
+      # connections of the test that are still open (a second connection)
+      DBI::dbExecute(admin, sprintf(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '%s' AND pid <> pg_backend_pid()",
+        name
+      ))
+      DBI::dbExecute(admin, paste("DROP DATABASE", name))
+      DBI::dbDisconnect(admin)
+    },
+    envir = env
+  )
+  con
+}
+
+postgres_connect <- function(cluster, dbname) {
+  # The time zone given, and TZ set while connecting: RPostgres checks the
+  # zone with lubridate, which otherwise asks the system (timedatectl, with a
+  # warning where systemd does not run).
+  withr::with_envvar(c(TZ = "UTC"), DBI::dbConnect(RPostgres::Postgres(),
+    host = "127.0.0.1", port = cluster$port, user = "postgres", dbname = dbname,
+    timezone = "UTC", timezone_out = "UTC"
+  ))
+}
+
+# The test run's PostgreSQL cluster: started at its first use with initdb and
+# pg_ctl in a directory under /tmp (as root, the server runs as the user
+# `postgres`, which cannot enter R's private temporary directory), on a free
+# port of 127.0.0.1, and stopped and removed when the test run ends. An
+# environment with `port`, or with `skip` (the reason) when it cannot start.
+postgres_cluster <- function() {
+  if (is.null(postgres_state$cluster)) {
+    postgres_state$cluster <- start_postgres_cluster()
+  }
+  postgres_state$cluster
+}
+
+postgres_state <- new.env(parent = emptyenv())
+
+start_postgres_cluster <- function() {
+  cluster <- new.env(parent = emptyenv())
+  cluster$databases <- 0L
+  bin <- postgres_bin_dir()
+  if (is.null(bin)) {
+    cluster$skip <- "PostgreSQL's server programs (initdb, pg_ctl) are not installed"
+    return(cluster)
+  }
+  as_user <- character()
+  if (identical(Sys.info()[["effective_user"]], "root")) {
+    # initdb refuses to run as root
+    if (!nzchar(Sys.which("runuser")) || system2("id", c("-u", "postgres"), stdout = FALSE, stderr = FALSE) != 0) {
+      cluster$skip <- "running as root without a `postgres` user (and runuser) to run the server as"
+      return(cluster)
+    }
+    as_user <- c("-u", "postgres", "--")
+  }
+  dir <- tempfile("profile-pg-", tmpdir = "/tmp")
+  if (!dir.create(dir) || !Sys.chmod(dir, "0777", use_umask = FALSE)) {
+    cluster$skip <- sprintf("cannot create a directory for the cluster (%s)", dir)
+    return(cluster)
+  }
+  run <- function(program, args) {
+    command <- if (length(as_user)) "runuser" else file.path(bin, program)
+    args <- if (length(as_user)) c(as_user, file.path(bin, program), args) else args
+    system2(command, shQuote(args), stdout = file.path(dir, "setup.log"), stderr = file.path(dir, "setup.log"))
+  }
+  data <- file.path(dir, "data")
+  if (run("initdb", c("-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-locale")) != 0) {
+    cluster$skip <- paste("initdb failed:", paste(readLines(file.path(dir, "setup.log")), collapse = " "))
+    unlink(dir, recursive = TRUE)
+    return(cluster)
+  }
+  port <- free_port()
+  options <- sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off", port, dir)
+  if (run("pg_ctl", c("-D", data, "-o", options, "-l", file.path(dir, "server.log"), "-w", "start")) != 0) {
+    cluster$skip <- paste("pg_ctl start failed:", paste(readLines(file.path(dir, "server.log")), collapse = " "))
+    unlink(dir, recursive = TRUE)
+    return(cluster)
+  }
+  cluster$port <- port
+  cluster$dir <- dir
+  withr::defer(
+    {
+      run("pg_ctl", c("-D", data, "-m", "immediate", "-w", "stop"))
+      unlink(dir, recursive = TRUE)
+      postgres_state$cluster <- NULL
+    },
+    envir = testthat::teardown_env()
+  )
+  cluster
+}
+
+# The directory of initdb and pg_ctl: on the PATH, or Debian's
+# /usr/lib/postgresql/<version>/bin (the newest).
+postgres_bin_dir <- function() {
+  on_path <- Sys.which(c("initdb", "pg_ctl"))
+  if (all(nzchar(on_path))) {
+    return(dirname(on_path[[1L]]))
+  }
+  dirs <- Sys.glob("/usr/lib/postgresql/*/bin")
+  dirs <- dirs[file.exists(file.path(dirs, "initdb")) & file.exists(file.path(dirs, "pg_ctl"))]
+  if (!length(dirs)) {
+    return(NULL)
+  }
+  versions <- numeric_version(basename(dirname(dirs)), strict = FALSE)
+  dirs[order(versions, decreasing = TRUE)][[1L]]
+}
+
+# A TCP port of 127.0.0.1 that nothing listens on. The ports tried start at
+# an offset given by the process id, so that test runs at the same time try
+# different ones.
+free_port <- function() {
+  for (port in 40000L + (Sys.getpid() + 0:200) %% 20000L) {
+    socket <- tryCatch(serverSocket(port), error = function(e) NULL)
+    if (!is.null(socket)) {
+      close(socket)
+      return(port)
+    }
+  }
+  testthat::skip("no free TCP port for PostgreSQL")
+}
+
+# The number of rows of each profile table of `con`.
+db_row_counts <- function(con) {
+  tables <- intersect(v2_schema()$tables, DBI::dbListTables(con))
+  counts <- vapply(tables, function(t) {
+    as.numeric(DBI::dbGetQuery(con, paste("SELECT COUNT(*) AS n FROM", DBI::dbQuoteIdentifier(con, t)))$n)
+  }, numeric(1))
+  counts
+}
+
+# The tables of a database-backed profile in memory, as the package reads them.
+collected_tables <- function(db) {
+  dm::dm_get_tables(local_profile(db))
+}
+
+# Every summary of a profile: each summable sample type, by each grouping.
+all_summaries <- function(x, types) {
+  out <- list()
+  for (type in types) {
+    for (by in c("function", "location", "line", "source")) {
+      out[[paste(type, by)]] <- profile_summary(x, type = type, by = by, n = Inf)
+    }
+  }
+  out
+}
+
+# The package's sample files: real Rprof files and real Go profiles (see
+# data-raw/README.md), read.
+sample_profiles <- function() {
+  rprof <- c("1.out", "gc.out", "line.out", "memory.out", "append.out")
+  pprof <- c("cpu.pb.gz", "heap.pb.gz", "goroutine.pb.gz", "block.pb.gz", "mutex.pb.gz")
+  c(
+    lapply(sample_path("rprof", rprof), read_rprof),
+    lapply(sample_path("pprof", pprof), read_pprof)
+  )
+}
