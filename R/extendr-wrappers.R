@@ -168,5 +168,17 @@ ffi_profile_filter_labels <- function(bundle, focus, focus_clauses, ignore, igno
 #' @noRd
 ffi_profile_select_types <- function(bundle, types, compact) .Call(wrap__ffi_profile_select_types, bundle, types, compact)
 
+#' The JSON text of the browser view. Besides the samples: `location_key`,
+#' `location_line`, `n_keys`, `key_name`, `key_file`, `type_unit`,
+#' `default_type` (1-based), `diff` and `title`.
+#' @noRd
+ffi_profile_view_data <- function(input) .Call(wrap__ffi_profile_view_data, input)
+
+#' Writes a speedscope file. Besides the samples: `location_frame` (1-based),
+#' `frame_name`, `frame_file`, `frame_line`, `type_unit`, `default_type`
+#' (1-based), `source_id`, `source_name`, `source_is_base`, `name`, `exporter`.
+#' @noRd
+ffi_profile_write_speedscope <- function(input, path) .Call(wrap__ffi_profile_write_speedscope, input, path)
+
 
 # nolint end

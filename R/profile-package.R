@@ -4,8 +4,10 @@
 #' [profile_v2], and writes any profile to either format ([write_rprof()],
 #' [write_pprof()]). [profile_summary()] and [profile_flamegraph()] look at a
 #' profile, the verbs of [profile_verbs] ([profile_focus()], [profile_hide()],
-#' ...) manipulate one, [combine_profiles()] joins several, and
-#' [validate_profile()] checks one. The v1 objects of profile 1.0.x ([profile_v1]) are still available.
+#' ...) manipulate one, [profile_view()] shows one in the browser,
+#' [write_speedscope()] writes one for speedscope, [combine_profiles()] joins
+#' several, and [validate_profile()] checks one. The v1 objects of profile 1.0.x
+#' ([profile_v1]) are still available.
 #'
 #' See `vignette("profile-data-model", package = "profile")` for the data model,
 #' queries with dplyr, and migrating from profile 1.0.x.

@@ -4,9 +4,10 @@
 # counting recursion once, and merging stacks into a call tree happen there.
 
 # The tables these functions need, in the same shape for v1 and v2 profiles:
-# stack rows, sample values (long form), locations, functions, and what the sources
-# say about sample types (declared order, default type). Only what R must check is
-# checked here (tables, columns, types); the core refuses broken stacks and keys.
+# stack rows, sample values (long form), locations, functions, samples, sources,
+# and what the sources say about sample types (declared order, default type).
+# Only what R must check is checked here (tables, columns, types); the core
+# refuses broken stacks and keys.
 profile_parts <- function(x, call = rlang::caller_env()) {
   if (inherits(x, "profile_data")) {
     validate_v1(x, call = call)
@@ -41,6 +42,8 @@ profile_parts <- function(x, call = rlang::caller_env()) {
     values = values,
     locations = tables$locations,
     functions = functions,
+    samples = tables$samples,
+    sources = tables$sources,
     # extension table and column: absent from hand-built profiles
     declared_types = utf8_if_character(tables[["sample_types"]][["type"]]),
     default_types = utf8_if_character(tables$sources[["default_sample_type"]])

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs everything profile needs on a fresh Debian machine of this project's kind
 # (system packages, CRAN packages Debian lacks, the vendored Rust crates, Go for
-# `go tool pprof`, CRAN profile 1.0.4 in a separate library for comparison tests),
-# then installs the package itself. With --demo, it then reads a sample profile,
-# prints a summary and writes a pprof file that `go tool pprof -top` reads.
+# `go tool pprof`, CRAN profile 1.0.4 in a separate library for comparison tests,
+# the JavaScript libraries of profile_view() and the browser tests' tools from
+# npm (node and npm must be installed), chromium for those tests), then installs
+# the package itself. With --demo, it then reads a sample profile, prints a
+# summary and writes a pprof file that `go tool pprof -top` reads.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -61,6 +63,11 @@ if [ -n "$vendor" ]; then
   "$vendor/use-vendored-crates"
   cp "$vendor/vendor.tar.xz" src/rust/vendor.tar.xz
 fi
+
+# profile_view()'s JavaScript libraries (shipped in the package) and the browser
+# tests' npm modules, at pinned versions; never committed.
+echo "== JavaScript libraries (dev/vendor-js.sh)"
+bash dev/vendor-js.sh
 
 echo "== R CMD INSTALL"
 R CMD INSTALL --no-multiarch . 

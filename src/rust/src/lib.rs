@@ -5,7 +5,8 @@
 //! those before it (see `dev/ARCHITECTURE.md`):
 //! `rapi` (R's C API), `envelope`, `compact` (compact columns), `text` (strings
 //! from R), `args`, `bundle` (profiles across the boundary), then one module per
-//! core module: `analysis`, `folded`, `rprof`, `pprof`, `combine`, `transform`.
+//! core module: `analysis`, `folded`, `rprof`, `pprof`, `combine`, `transform`,
+//! `view` (the browser view and speedscope files).
 
 use extendr_api::prelude::*;
 use profile_core::schema;
@@ -22,6 +23,7 @@ mod rapi;
 mod rprof;
 mod text;
 mod transform;
+mod view;
 
 use envelope::envelope;
 
@@ -156,4 +158,5 @@ extendr_module! {
     use combine;
     use compact;
     use transform;
+    use view;
 }

@@ -304,55 +304,88 @@ impl CallTree {
     /// Merges the stacks. Samples with a zero value are left out, so nodes reached
     /// only by them do not appear.
     pub fn build(stacks: &Stacks) -> CallTree {
-        // Nodes in order of creation; a parent is always created before its children.
-        let mut parent: Vec<u32> = vec![0];
-        let mut key: Vec<u32> = vec![0];
+        let mut trie = PathTrie::new();
         let mut total: Vec<f64> = vec![0.0];
         let mut self_value: Vec<f64> = vec![0.0];
-        let mut child: FxHashMap<(u32, u32), u32> = FxHashMap::default();
-        // The previous sample's path (root first), reused while the stacks agree:
-        // consecutive samples usually share most of their frames.
-        let mut prev_keys: Vec<u32> = Vec::new();
-        let mut prev_nodes: Vec<u32> = Vec::new();
         for i in 0..stacks.len() {
             let w = stacks.weight[i];
             if w == 0.0 {
                 continue;
             }
             total[0] += w;
-            let stack = stacks.stack(i);
-            let mut node = 0u32;
-            let mut shared = 0;
-            for (d, &k) in stack.iter().rev().enumerate() {
-                if shared == d && prev_keys.get(d) == Some(&k) {
-                    shared += 1;
-                    node = prev_nodes[d];
-                } else {
-                    let next = parent.len() as u32;
-                    node = *child.entry((node, k)).or_insert_with(|| {
-                        parent.push(node);
-                        key.push(k);
-                        total.push(0.0);
-                        self_value.push(0.0);
-                        next
-                    });
-                    prev_keys.truncate(d);
-                    prev_nodes.truncate(d);
-                    prev_keys.push(k);
-                    prev_nodes.push(node);
+            let leaf = trie.insert(stacks.stack(i), |node, _| {
+                if node >= total.len() {
+                    total.resize(node + 1, 0.0);
+                    self_value.resize(node + 1, 0.0);
                 }
-                total[node as usize] += w;
-            }
-            prev_keys.truncate(stack.len());
-            prev_nodes.truncate(stack.len());
-            self_value[node as usize] += w;
+                total[node] += w;
+            });
+            self_value[leaf as usize] += w;
         }
-        order_depth_first(&parent, &key, &total, &self_value)
+        order_depth_first(&trie.parent, &trie.key, &total, &self_value)
     }
 }
 
-/// Renumbers the nodes depth-first, siblings by key, and computes depths and starts.
-fn order_depth_first(parent: &[u32], key: &[u32], total: &[f64], self_value: &[f64]) -> CallTree {
+/// Stacks merged into a tree of paths: node 0 is the root (key 0), and each
+/// other node is a frame key reached from its parent. Nodes are numbered in order
+/// of creation, so a parent always comes before its children.
+#[derive(Debug, Clone)]
+pub(crate) struct PathTrie {
+    pub(crate) parent: Vec<u32>,
+    pub(crate) key: Vec<u32>,
+    child: FxHashMap<(u32, u32), u32>,
+    // The previous stack's path (root first), reused while the stacks agree:
+    // consecutive samples usually share most of their frames.
+    prev_keys: Vec<u32>,
+    prev_nodes: Vec<u32>,
+}
+
+impl PathTrie {
+    pub(crate) fn new() -> PathTrie {
+        PathTrie {
+            parent: vec![0],
+            key: vec![0],
+            child: FxHashMap::default(),
+            prev_keys: Vec::new(),
+            prev_nodes: Vec::new(),
+        }
+    }
+
+    /// The node of a stack (keys innermost first), created with the ancestors it
+    /// lacks; the root for an empty stack. `visit(node, i)` is called for each
+    /// frame on the path, root first, with the frame's position `i` in `stack`.
+    pub(crate) fn insert(&mut self, stack: &[u32], mut visit: impl FnMut(usize, usize)) -> u32 {
+        let mut node = 0u32;
+        let mut shared = 0;
+        for (d, &k) in stack.iter().rev().enumerate() {
+            if shared == d && self.prev_keys.get(d) == Some(&k) {
+                shared += 1;
+                node = self.prev_nodes[d];
+            } else {
+                let next = self.parent.len() as u32;
+                let (parent, key) = (&mut self.parent, &mut self.key);
+                node = *self.child.entry((node, k)).or_insert_with(|| {
+                    parent.push(node);
+                    key.push(k);
+                    next
+                });
+                self.prev_keys.truncate(d);
+                self.prev_nodes.truncate(d);
+                self.prev_keys.push(k);
+                self.prev_nodes.push(node);
+            }
+            visit(node as usize, stack.len() - 1 - d);
+        }
+        self.prev_keys.truncate(stack.len());
+        self.prev_nodes.truncate(stack.len());
+        node
+    }
+}
+
+/// The nodes of a tree whose parents come before their children (node 0 the
+/// root) in depth-first order, siblings by key: the old number of each node in
+/// its new place.
+pub(crate) fn depth_first(parent: &[u32], key: &[u32]) -> Vec<u32> {
     let n = parent.len();
     // Children of each node, as slices of one array (node 0 is not its own child).
     let mut first_child = vec![0usize; n + 1];
@@ -371,30 +404,50 @@ fn order_depth_first(parent: &[u32], key: &[u32], total: &[f64], self_value: &[f
     for p in 0..n {
         children[first_child[p]..first_child[p + 1]].sort_unstable_by_key(|&c| key[c as usize]);
     }
-
-    let mut out = CallTree::default();
-    let mut new_index = vec![0u32; n];
-    let mut start_of = vec![0.0f64; n];
-    let mut depth_of = vec![0u32; n];
+    let mut order = Vec::with_capacity(n);
     // Explicit stack instead of recursion: stacks can be thousands of frames deep.
-    let mut todo: Vec<u32> = vec![0];
+    let mut todo: Vec<u32> = if n > 0 { vec![0] } else { Vec::new() };
     while let Some(node) = todo.pop() {
+        order.push(node);
         let node = node as usize;
-        new_index[node] = out.key.len() as u32;
-        out.parent.push(new_index[parent[node] as usize]);
-        out.key.push(key[node]);
-        out.depth.push(depth_of[node]);
-        out.total.push(total[node]);
-        out.self_value.push(self_value[node]);
-        out.start.push(start_of[node]);
-        let kids = &children[first_child[node]..first_child[node + 1]];
-        let mut x = start_of[node];
-        for &c in kids {
-            start_of[c as usize] = x;
-            depth_of[c as usize] = depth_of[node] + 1;
-            x += total[c as usize];
-        }
-        todo.extend(kids.iter().rev());
+        todo.extend(children[first_child[node]..first_child[node + 1]].iter().rev());
+    }
+    order
+}
+
+/// The new number of each node, given the old number of each new place.
+pub(crate) fn inverse_order(order: &[u32]) -> Vec<u32> {
+    let mut new_index = vec![0u32; order.len()];
+    for (new, &old) in order.iter().enumerate() {
+        new_index[old as usize] = new as u32;
+    }
+    new_index
+}
+
+/// Renumbers the nodes depth-first, siblings by key, and computes depths and starts.
+fn order_depth_first(parent: &[u32], key: &[u32], total: &[f64], self_value: &[f64]) -> CallTree {
+    let order = depth_first(parent, key);
+    let new_index = inverse_order(&order);
+    let mut out = CallTree::default();
+    // Where the next child of each node (by new number) starts.
+    let mut next_start = vec![0.0f64; order.len()];
+    for (new, &old) in order.iter().enumerate() {
+        let old = old as usize;
+        let p = new_index[parent[old] as usize];
+        let (depth, start) = if new == 0 {
+            (0, 0.0)
+        } else {
+            let start = next_start[p as usize];
+            next_start[p as usize] += total[old];
+            (out.depth[p as usize] + 1, start)
+        };
+        next_start[new] = start;
+        out.parent.push(p);
+        out.key.push(key[old]);
+        out.depth.push(depth);
+        out.total.push(total[old]);
+        out.self_value.push(self_value[old]);
+        out.start.push(start);
     }
     out
 }

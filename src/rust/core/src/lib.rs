@@ -14,16 +14,20 @@ pub mod folded;
 mod id_index;
 mod identity;
 pub mod input;
+pub mod json;
 pub mod memory;
 pub mod model;
 pub mod output;
 pub mod pprof;
 pub mod rprof;
+pub mod sample_set;
 pub mod schema;
+pub mod speedscope;
 pub mod text;
 mod threads;
 pub mod transform;
 pub mod validate;
+pub mod view;
 
 #[cfg(test)]
 mod props;

@@ -1,0 +1,316 @@
+//! Every sample of a profile with its stack and its values of several sample
+//! types at once, in the order a time-ordered view shows them: by source, then by
+//! time where samples have one. The browser view ([`crate::view`]) and the
+//! speedscope writer ([`crate::speedscope`]) are made from it; summaries and flame
+//! graphs of one type use [`crate::analysis::Stacks`] instead.
+
+use crate::analysis::SampleFrames;
+use crate::error::{ProfileError, Result};
+use crate::id_index::IdIndex;
+
+/// The columns a [`SampleSet`] is gathered from: the long form of the v2 tables.
+#[derive(Debug, Clone, Copy)]
+pub struct SampleInput<'a> {
+    /// `sample_locations.sample_id`, `depth` (1 = innermost) and `location_id`.
+    pub sample_id: &'a [i32],
+    pub depth: &'a [i32],
+    pub location_id: &'a [i32],
+    /// `locations.location_id`: a frame is the row of its location here.
+    pub locations: &'a [i32],
+    /// `samples.sample_id` and `source_id`, and the samples' times in seconds
+    /// from the start of their source (NaN: none), if the profile has them.
+    pub samples: &'a [i32],
+    pub sample_source: &'a [i32],
+    pub sample_time: Option<&'a [f64]>,
+    /// `sample_values.sample_id` and `value`, with the sample type of each row
+    /// as a code: `1..=n_types` for the types to gather, 0 for rows left out.
+    pub value_sample_id: &'a [i32],
+    pub value_type: &'a [u32],
+    pub value: &'a [f64],
+    pub n_types: usize,
+}
+
+/// The samples in display order (their *positions*), each with its frames (rows
+/// of `locations`, innermost first), its source, its time and one weight per
+/// gathered type (0 where it has no value of the type).
+#[derive(Debug, Clone)]
+pub struct SampleSet {
+    frames: SampleFrames,
+    /// Source id of each position.
+    pub source: Vec<i32>,
+    /// Time of each position (NaN: none).
+    pub time: Vec<f64>,
+    weight: Vec<f64>,
+    pub n_types: usize,
+    /// The number of rows of `locations` (frames are below it).
+    pub n_locations: usize,
+}
+
+fn invalid(table: &str, column: &str, row: usize, message: impl Into<String>) -> ProfileError {
+    ProfileError::invalid(table, column, Some(row + 1), message)
+}
+
+/// A vector of `n` copies of `value`, or a limit error where memory runs out.
+pub(crate) fn try_filled<T: Clone>(n: usize, value: T, what: &str) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n)
+        .map_err(|_| ProfileError::limit(format!("not enough memory for {n} {what}")))?;
+    v.resize(n, value);
+    Ok(v)
+}
+
+impl SampleSet {
+    pub fn build(input: &SampleInput<'_>) -> Result<SampleSet> {
+        check_lengths(input)?;
+        let order = display_order(input);
+        let ordered_ids: Vec<i32> = order.iter().map(|&row| input.samples[row]).collect();
+        let position = IdIndex::try_unique_rows(
+            &ordered_ids,
+            |_, _| Ok(()),
+            |pos, sid| invalid("samples", "sample_id", order[pos], format!("sample {sid} appears twice")),
+        )?;
+        let location_row = IdIndex::try_first_rows(input.locations)?;
+        let frames = SampleFrames::gather(
+            input.sample_id,
+            input.depth,
+            input.location_id,
+            &position,
+            order.len(),
+            |lid| location_row.get(lid),
+        )?;
+        let weight = gather_weights(input, &position, order.len())?;
+        Ok(SampleSet {
+            frames,
+            source: order.iter().map(|&row| input.sample_source[row]).collect(),
+            time: match input.sample_time {
+                Some(time) => order.iter().map(|&row| time[row]).collect(),
+                None => vec![f64::NAN; order.len()],
+            },
+            weight,
+            n_types: input.n_types,
+            n_locations: input.locations.len(),
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.source.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.source.is_empty()
+    }
+
+    /// The frames of the sample at position `i` (rows of `locations`), innermost
+    /// first.
+    pub fn stack(&self, i: usize) -> &[u32] {
+        self.frames.of(i)
+    }
+
+    /// The value of type `t` (0-based) of the sample at position `i`.
+    pub fn weight(&self, t: usize, i: usize) -> f64 {
+        self.weight.get(t * self.len() + i).copied().unwrap_or(0.0)
+    }
+
+    /// Whether any sample has a time.
+    pub fn has_time(&self) -> bool {
+        self.time.iter().any(|t| !t.is_nan())
+    }
+}
+
+fn check_lengths(input: &SampleInput<'_>) -> Result<()> {
+    let n = input.samples.len();
+    let same_length = [
+        ("samples", input.sample_source.len() == n && input.sample_time.is_none_or(|t| t.len() == n)),
+        (
+            "sample_values",
+            input.value_sample_id.len() == input.value.len() && input.value_type.len() == input.value.len(),
+        ),
+        (
+            "sample_locations",
+            input.sample_id.len() == input.depth.len() && input.sample_id.len() == input.location_id.len(),
+        ),
+    ];
+    if let Some((table, _)) = same_length.iter().find(|(_, ok)| !ok) {
+        return Err(ProfileError::invalid(table, "(table)", None, "columns differ in length"));
+    }
+    if let Some(row) = input.value_type.iter().position(|&t| t as usize > input.n_types) {
+        return Err(invalid("sample_values", "type", row, "sample type code out of range"));
+    }
+    if input.n_types.checked_mul(n).is_none_or(|cells| cells >= u32::MAX as usize) {
+        return Err(ProfileError::limit(format!("{n} samples of {} sample types are too many", input.n_types)));
+    }
+    Ok(())
+}
+
+/// Rows of `samples` in display order: by source id, then by time (samples
+/// without one after those with one), then as they come. Without times, as
+/// they come.
+fn display_order(input: &SampleInput<'_>) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..input.samples.len()).collect();
+    if let Some(time) = input.sample_time {
+        let by_source_and_time = |&a: &usize, &b: &usize| {
+            input.sample_source[a]
+                .cmp(&input.sample_source[b])
+                .then_with(|| time[a].is_nan().cmp(&time[b].is_nan()))
+                .then_with(|| time[a].partial_cmp(&time[b]).unwrap_or(std::cmp::Ordering::Equal))
+        };
+        // Readers write samples in this order already; a stable sort (equal
+        // keys keep their order) only where they are not.
+        if !order.is_sorted_by(|a, b| by_source_and_time(a, b).is_le()) {
+            order.sort_by(by_source_and_time);
+        }
+    }
+    order
+}
+
+/// The weight of each (type, position): the value of the row of that sample and
+/// type; a sample may have one value of each type.
+fn gather_weights(input: &SampleInput<'_>, position: &IdIndex, n: usize) -> Result<Vec<f64>> {
+    let cells = input.n_types * n;
+    let mut weight = try_filled(cells, 0.0, "sample values")?;
+    let mut seen = try_filled(cells, false, "sample values")?;
+    let rows = input.value_sample_id.iter().zip(input.value_type).zip(input.value).enumerate();
+    for (row, ((&sid, &t), &value)) in rows {
+        if t == 0 {
+            continue;
+        }
+        let pos = position
+            .row(sid)
+            .ok_or_else(|| invalid("sample_values", "sample_id", row, format!("sample {sid} is not in samples")))?;
+        if value.is_nan() {
+            return Err(invalid("sample_values", "value", row, "is NA"));
+        }
+        let cell = (t as usize - 1) * n + pos;
+        if std::mem::replace(&mut seen[cell], true) {
+            return Err(invalid(
+                "sample_values",
+                "sample_id",
+                row,
+                format!("sample {sid} has two values of the same type"),
+            ));
+        }
+        weight[cell] = value;
+    }
+    Ok(weight)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// Columns of a small profile: samples given as (source, time, stack of
+    /// location ids innermost first, values of each type).
+    pub(crate) struct Columns {
+        pub sample_id: Vec<i32>,
+        pub depth: Vec<i32>,
+        pub location_id: Vec<i32>,
+        pub locations: Vec<i32>,
+        pub samples: Vec<i32>,
+        pub sample_source: Vec<i32>,
+        pub sample_time: Vec<f64>,
+        pub value_sample_id: Vec<i32>,
+        pub value_type: Vec<u32>,
+        pub value: Vec<f64>,
+        pub n_types: usize,
+    }
+
+    impl Columns {
+        /// As many sample types as the longest list of values (2 without samples).
+        pub(crate) fn of(samples: &[(i32, f64, Vec<i32>, Vec<f64>)], n_locations: i32) -> Columns {
+            let mut c = Columns {
+                sample_id: vec![],
+                depth: vec![],
+                location_id: vec![],
+                locations: (1..=n_locations).collect(),
+                samples: vec![],
+                sample_source: vec![],
+                sample_time: vec![],
+                value_sample_id: vec![],
+                value_type: vec![],
+                value: vec![],
+                n_types: samples.iter().map(|s| s.3.len()).max().unwrap_or(2),
+            };
+            for (i, (source, time, stack, values)) in samples.iter().enumerate() {
+                let sid = i as i32 + 1;
+                c.samples.push(sid);
+                c.sample_source.push(*source);
+                c.sample_time.push(*time);
+                for (d, &lid) in stack.iter().enumerate() {
+                    c.sample_id.push(sid);
+                    c.depth.push(d as i32 + 1);
+                    c.location_id.push(lid);
+                }
+                for (t, &v) in values.iter().enumerate() {
+                    c.value_sample_id.push(sid);
+                    c.value_type.push(t as u32 + 1);
+                    c.value.push(v);
+                }
+            }
+            c
+        }
+
+        pub(crate) fn input(&self, with_time: bool) -> SampleInput<'_> {
+            SampleInput {
+                sample_id: &self.sample_id,
+                depth: &self.depth,
+                location_id: &self.location_id,
+                locations: &self.locations,
+                samples: &self.samples,
+                sample_source: &self.sample_source,
+                sample_time: with_time.then_some(&self.sample_time[..]),
+                value_sample_id: &self.value_sample_id,
+                value_type: &self.value_type,
+                value: &self.value,
+                n_types: self.n_types,
+            }
+        }
+    }
+
+    #[test]
+    fn samples_ordered_by_source_then_time() {
+        let c = Columns::of(
+            &[
+                (2, 0.0, vec![1], vec![1.0]),
+                (1, 0.2, vec![2], vec![2.0]),
+                (1, f64::NAN, vec![3], vec![3.0]),
+                (1, 0.1, vec![1, 2], vec![4.0]),
+            ],
+            3,
+        );
+        let set = SampleSet::build(&c.input(true)).unwrap();
+        assert_eq!(set.source, vec![1, 1, 1, 2]);
+        let weights: Vec<f64> = (0..4).map(|i| set.weight(0, i)).collect();
+        assert_eq!(weights, vec![4.0, 2.0, 3.0, 1.0]);
+        assert_eq!(set.stack(0), &[0, 1]);
+        assert!(set.has_time());
+        // Without times, as they come.
+        let set = SampleSet::build(&c.input(false)).unwrap();
+        assert_eq!(set.source, vec![2, 1, 1, 1]);
+        assert!(!set.has_time());
+    }
+
+    #[test]
+    fn rows_left_out_and_bad_rows() {
+        let mut c = Columns::of(&[(1, 0.0, vec![1], vec![1.0, 5.0])], 1);
+        c.value_type[1] = 0;
+        let set = SampleSet::build(&c.input(false)).unwrap();
+        assert_eq!((set.weight(0, 0), set.weight(1, 0)), (1.0, 0.0));
+        c.value_type[1] = 1;
+        assert_eq!(SampleSet::build(&c.input(false)).unwrap_err().kind(), "invalid");
+        c.value_type[1] = 3;
+        assert_eq!(SampleSet::build(&c.input(false)).unwrap_err().kind(), "invalid");
+        c.value_type[1] = 2;
+        c.value_sample_id[1] = 9;
+        assert_eq!(SampleSet::build(&c.input(false)).unwrap_err().kind(), "invalid");
+        c.value_sample_id[1] = 1;
+        c.value[0] = f64::NAN;
+        assert_eq!(SampleSet::build(&c.input(false)).unwrap_err().kind(), "invalid");
+        c.value[0] = 1.0;
+        c.samples.push(1);
+        c.sample_source.push(1);
+        c.sample_time.push(0.0);
+        assert_eq!(SampleSet::build(&c.input(false)).unwrap_err().kind(), "invalid");
+        c.sample_time.pop();
+        assert_eq!(SampleSet::build(&c.input(true)).unwrap_err().kind(), "invalid");
+    }
+}

@@ -1,0 +1,171 @@
+//! Binding for the core's `sample_set`, `view` and `speedscope` modules: the data
+//! of the browser view, and speedscope files.
+
+use crate::args::{flag, required_path, required_string, strings};
+use crate::envelope::envelope;
+use crate::rapi::{double_values, integer_values};
+use crate::text::{intern_strings, named_elements};
+use extendr_api::prelude::*;
+use profile_core::sample_set::{SampleInput, SampleSet};
+use profile_core::speedscope::{self, SpeedscopeLabels};
+use profile_core::view::{view_json, TimeRuns, ViewKeys, ViewLabels, ViewTree};
+use profile_core::{ProfileError, StringPool};
+use std::borrow::Cow;
+
+fn bad_argument(what: &str) -> ProfileError {
+    ProfileError::argument(format!("`{what}` is missing or of the wrong type"))
+}
+
+/// The elements of the list R builds in `sample_set_input()` (R/view.R), by name.
+struct Fields(Vec<(String, Robj)>);
+
+impl Fields {
+    fn of(input: &Robj) -> Result<Fields, ProfileError> {
+        let list = input.as_list().ok_or_else(|| bad_argument("(list)"))?;
+        Ok(Fields(named_elements(&list)))
+    }
+
+    fn get(&self, name: &str) -> Result<&Robj, ProfileError> {
+        self.0.iter().find(|(n, _)| n == name).map(|(_, v)| v).ok_or_else(|| bad_argument(name))
+    }
+
+    /// Borrowed from R, or read by regions when compact (never expanded in R).
+    fn ints(&self, name: &str) -> Result<Cow<'_, [i32]>, ProfileError> {
+        integer_values(self.get(name)?)?.ok_or_else(|| bad_argument(name))
+    }
+
+    fn doubles(&self, name: &str) -> Result<Cow<'_, [f64]>, ProfileError> {
+        double_values(self.get(name)?)?.ok_or_else(|| bad_argument(name))
+    }
+
+    fn strings(&self, name: &str) -> Result<Vec<String>, ProfileError> {
+        strings(self.get(name)?, name)
+    }
+
+    fn count(&self, name: &str) -> Result<usize, ProfileError> {
+        self.get(name)?
+            .as_integer()
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(|| bad_argument(name))
+    }
+
+    fn flags(&self, name: &str) -> Result<Vec<bool>, ProfileError> {
+        let values = self.get(name)?;
+        let logicals = values.as_logical_slice().ok_or_else(|| bad_argument(name))?;
+        Ok(logicals.iter().map(|v| v.is_true()).collect())
+    }
+}
+
+/// The code of each `sample_values` row's type: its position (1-based) in
+/// `types`, 0 for the other types and NA. A compact `type` column is read by
+/// its pattern.
+fn type_codes(value_type: &Robj, types: &[String]) -> Result<Vec<u32>, ProfileError> {
+    if value_type.rtype() != Rtype::Strings {
+        return Err(bad_argument("value_type"));
+    }
+    let mut pool = StringPool::new();
+    let wanted: Vec<_> = types.iter().map(|t| pool.intern(t)).collect();
+    let ids = intern_strings(value_type, &mut pool);
+    Ok(ids
+        .iter()
+        .map(|id| wanted.iter().position(|w| w == id).map_or(0, |p| p as u32 + 1))
+        .collect())
+}
+
+/// The samples described by the list: stack rows (`sample_id`, `depth`,
+/// `location_id`), `locations`, `samples`, `sample_source`, `sample_time` (NULL
+/// if none), the `sample_values` columns (`value_sample_id`, `value_type`,
+/// `value`) and the sample types to gather (`types`).
+fn sample_set_from_r(fields: &Fields) -> Result<SampleSet, ProfileError> {
+    let types = fields.strings("types")?;
+    let value_type = type_codes(fields.get("value_type")?, &types)?;
+    let time = match fields.get("sample_time")?.is_null() {
+        true => None,
+        false => Some(fields.doubles("sample_time")?),
+    };
+    SampleSet::build(&SampleInput {
+        sample_id: &fields.ints("sample_id")?,
+        depth: &fields.ints("depth")?,
+        location_id: &fields.ints("location_id")?,
+        locations: &fields.ints("locations")?,
+        samples: &fields.ints("samples")?,
+        sample_source: &fields.ints("sample_source")?,
+        sample_time: time.as_deref(),
+        value_sample_id: &fields.ints("value_sample_id")?,
+        value_type: &value_type,
+        value: &fields.doubles("value")?,
+        n_types: types.len(),
+    })
+}
+
+/// The JSON text of the browser view. Besides the samples: `location_key`,
+/// `location_line`, `n_keys`, `key_name`, `key_file`, `type_unit`,
+/// `default_type` (1-based), `diff` and `title`.
+/// @noRd
+#[extendr]
+fn ffi_profile_view_data(input: Robj) -> Robj {
+    envelope(|| {
+        let fields = Fields::of(&input)?;
+        let samples = sample_set_from_r(&fields)?;
+        let keys = ViewKeys {
+            location_key: &fields.ints("location_key")?,
+            location_line: &fields.ints("location_line")?,
+            n_keys: fields.count("n_keys")?,
+        };
+        let tree = ViewTree::build(&samples, &keys)?;
+        let runs = TimeRuns::build(&samples, &tree);
+        let labels = ViewLabels {
+            key_name: &fields.strings("key_name")?,
+            key_file: &fields.strings("key_file")?,
+            type_name: &fields.strings("types")?,
+            type_unit: &fields.strings("type_unit")?,
+            default_type: fields.count("default_type")?.saturating_sub(1),
+            diff: flag(fields.get("diff")?, "diff")?,
+            title: &required_string(fields.get("title")?, "title")?,
+        };
+        Ok(Robj::from(view_json(&tree, runs.as_ref(), &labels)?))
+    })
+}
+
+/// The 0-based frame of a 1-based code; out of range (refused by the core) for
+/// codes below 1 and NA.
+fn frame_index(code: i32) -> u32 {
+    code.checked_sub(1).and_then(|f| u32::try_from(f).ok()).unwrap_or(u32::MAX)
+}
+
+/// Writes a speedscope file. Besides the samples: `location_frame` (1-based),
+/// `frame_name`, `frame_file`, `frame_line`, `type_unit`, `default_type`
+/// (1-based), `source_id`, `source_name`, `source_is_base`, `name`, `exporter`.
+/// @noRd
+#[extendr]
+fn ffi_profile_write_speedscope(input: Robj, path: Robj) -> Robj {
+    envelope(|| {
+        let path = required_path(&path, "path")?;
+        let fields = Fields::of(&input)?;
+        let samples = sample_set_from_r(&fields)?;
+        let location_frame: Vec<u32> =
+            fields.ints("location_frame")?.iter().map(|&f| frame_index(f)).collect();
+        let labels = SpeedscopeLabels {
+            frame_name: &fields.strings("frame_name")?,
+            frame_file: &fields.strings("frame_file")?,
+            frame_line: &fields.ints("frame_line")?,
+            location_frame: &location_frame,
+            type_name: &fields.strings("types")?,
+            type_unit: &fields.strings("type_unit")?,
+            default_type: fields.count("default_type")?.saturating_sub(1),
+            source_id: &fields.ints("source_id")?,
+            source_name: &fields.strings("source_name")?,
+            source_is_base: &fields.flags("source_is_base")?,
+            name: &required_string(fields.get("name")?, "name")?,
+            exporter: &required_string(fields.get("exporter")?, "exporter")?,
+        };
+        speedscope::write_file(&samples, &labels, &path)?;
+        Ok(Robj::from(true))
+    })
+}
+
+extendr_module! {
+    mod view;
+    fn ffi_profile_view_data;
+    fn ffi_profile_write_speedscope;
+}
