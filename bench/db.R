@@ -18,6 +18,11 @@ count <- if (length(args) >= 1L) as.integer(args[[1L]]) else 1000L
 backends <- if (length(args) >= 2L) strsplit(args[[2L]], ",", fixed = TRUE)[[1L]] else c("sqlite", "postgres")
 stopifnot(!is.na(count), count >= 10L)
 
+# Extra settings of the PostgreSQL server, e.g. "-c shared_buffers=1GB -c
+# max_wal_size=8GB", to tell the database's own costs (checkpoints, buffer
+# cache) from the package's.
+server_settings <- Sys.getenv("PROFILE_BENCH_PG_SETTINGS")
+
 suppressPackageStartupMessages(library(profile))
 source(file.path("bench", "scale-inputs.R"))
 input <- scale_inputs(1e4)
@@ -54,7 +59,7 @@ start_postgres <- function() {
   port <- 45000L + Sys.getpid() %% 5000L
   pg("initdb", "-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-locale")
   pg("pg_ctl", "-D", data, "-l", file.path(dir, "server.log"), "-w", "start",
-    "-o", sprintf("-p %d -k %s -c listen_addresses=127.0.0.1", port, dir))
+    "-o", paste(sprintf("-p %d -k %s -c listen_addresses=127.0.0.1", port, dir), server_settings))
   con <- withr::with_envvar(c(TZ = "UTC"), DBI::dbConnect(RPostgres::Postgres(),
     host = "127.0.0.1", port = port, user = "postgres", dbname = "postgres",
     timezone = "UTC", timezone_out = "UTC"
@@ -84,7 +89,8 @@ bench_backend <- function(backend) {
     return(invisible())
   }
   on.exit(db$stop())
-  cat(sprintf("\n== %s: %d appends of %s (%d samples each)\n", backend, count, basename(input), samples_per_run))
+  cat(sprintf("\n== %s: %d appends of %s (%d samples each)%s\n", backend, count, basename(input), samples_per_run,
+    if (backend == "postgres" && nzchar(server_settings)) paste0("; server settings: ", server_settings) else ""))
   seconds <- numeric(count)
   for (i in seq_len(count)) {
     seconds[[i]] <- system.time(profile_db_append(db$con, run))[["elapsed"]]
