@@ -215,7 +215,9 @@ fn ffi_profile_diff(x: Robj, base: Robj, compact: Robj) -> Robj {
             Ok(p)
         };
         let (x, base) = (valid(&x, "x")?, valid(&base, "base")?);
-        profile_to_r(diff(x, base)?, compact, &Budget::address_space_only())
+        let budget = Budget::address_space_only();
+        check_working_memory(&[&x, &base], &budget)?;
+        profile_to_r(diff(x, base)?, compact, &budget)
     })
 }
 
@@ -247,8 +249,21 @@ fn transformed(
 ) -> Result<Robj, ProfileError> {
     let compact = flag(compact, "compact")?;
     let mut p = profile_from_r(bundle)?;
+    let budget = Budget::address_space_only();
+    check_working_memory(&[&p], &budget)?;
     change(&mut p)?;
-    profile_to_r(p, compact, &Budget::address_space_only())
+    profile_to_r(p, compact, &budget)
+}
+
+/// An error of kind `limit` unless the address space left holds the working
+/// memory of a verb, before any of it is asked for: the verbs' index and mask
+/// vectors have the rows of the tables they work on, and the profile they
+/// make is at most the size of their input, so the columns' size is what a
+/// verb needs at most beyond its input (the verbs' own allocations are then
+/// not each checked).
+fn check_working_memory(profiles: &[&Profile], budget: &Budget) -> Result<(), ProfileError> {
+    let bytes = profiles.iter().map(|p| p.column_bytes()).sum();
+    budget.check(bytes, || "the working memory of the verb".to_string())
 }
 
 /// As [`transformed`], for a verb with patterns: `list(bundle, matched)`,

@@ -144,6 +144,16 @@ impl ColRef<'_> {
         self.len() == 0
     }
 
+    /// The bytes of the column's values.
+    pub fn bytes(&self) -> u64 {
+        let width = match self {
+            ColRef::Int(_) | ColRef::Lgl(_) => std::mem::size_of::<i32>(),
+            ColRef::Dbl(_) => std::mem::size_of::<f64>(),
+            ColRef::Chr(_) => std::mem::size_of::<StrId>(),
+        };
+        self.len() as u64 * width as u64
+    }
+
     /// Whether row `i` is NA (out-of-range rows count as NA).
     pub fn is_na(&self, i: usize) -> bool {
         match self {
@@ -611,6 +621,12 @@ impl Profile {
     }
 
     /// Every table as (name, columns), required tables first.
+    /// The bytes of every column's values (not the strings): the measure of
+    /// the working memory of work on the whole profile.
+    pub fn column_bytes(&self) -> u64 {
+        self.tables().iter().flat_map(|(_, cols)| cols.iter().map(|(_, c)| c.bytes())).sum()
+    }
+
     pub fn tables(&self) -> Vec<(&'static str, Vec<(&'static str, ColRef<'_>)>)> {
         vec![
             (Meta::NAME, self.meta.columns()),
