@@ -43,13 +43,19 @@ pub(crate) fn stacks_from_r(input: &Robj) -> Result<Stacks, ProfileError> {
         .as_integer()
         .and_then(|n| usize::try_from(n).ok())
         .ok_or_else(|| bad_argument("n_keys"))?;
-    let (sample_id, depth, location_id) =
-        (ints(&sid, "sample_id")?, ints(&depth, "depth")?, ints(&loc, "location_id")?);
+    let (sample_id, depth, location_id) = (
+        ints(&sid, "sample_id")?,
+        ints(&depth, "depth")?,
+        ints(&loc, "location_id")?,
+    );
     let (locations, location_key) = (ints(&locations, "locations")?, ints(&keys, "location_key")?);
     let value_sample_id = ints(&value_sid, "value_sample_id")?;
     let value = double_values(&value)?.ok_or_else(|| bad_argument("value"))?;
     let chosen_type = optional_string(&chosen_type, "type")?.ok_or_else(|| bad_argument("type"))?;
-    if value_type.rtype() != Rtype::Strings || value_type.len() != value.len() || value_sample_id.len() != value.len() {
+    if value_type.rtype() != Rtype::Strings
+        || value_type.len() != value.len()
+        || value_sample_id.len() != value.len()
+    {
         return Err(bad_argument("value_type"));
     }
     let chosen = rows_equal_to(&value_type, &chosen_type);
@@ -69,7 +75,12 @@ pub(crate) fn stacks_from_r(input: &Robj) -> Result<Stacks, ProfileError> {
 
 /// The values of the rows where `chosen` is true.
 fn select<T: Copy>(values: &[T], chosen: &[bool]) -> Vec<T> {
-    values.iter().zip(chosen).filter(|(_, &keep)| keep).map(|(&v, _)| v).collect()
+    values
+        .iter()
+        .zip(chosen)
+        .filter(|(_, &keep)| keep)
+        .map(|(&v, _)| v)
+        .collect()
 }
 
 /// The distinct pairs of sample type and unit of `sample_values`, in order of
@@ -79,7 +90,10 @@ fn select<T: Copy>(values: &[T], chosen: &[bool]) -> Vec<T> {
 #[extendr]
 fn ffi_profile_value_types(value_type: Robj, unit: Robj) -> Robj {
     envelope(|| {
-        if value_type.rtype() != Rtype::Strings || unit.rtype() != Rtype::Strings || value_type.len() != unit.len() {
+        if value_type.rtype() != Rtype::Strings
+            || unit.rtype() != Rtype::Strings
+            || value_type.len() != unit.len()
+        {
             return Err(bad_argument("type and unit"));
         }
         let pairs = distinct_string_pairs(&value_type, &unit);
@@ -104,13 +118,19 @@ fn rows_equal_to(col: &Robj, text: &str) -> Vec<bool> {
     let mut pool = StringPool::new();
     let wanted = pool.intern(text);
     if let Some((pattern, n)) = cycle_pattern(col) {
-        let in_pattern: Vec<bool> = intern_strings(&pattern, &mut pool).into_iter().map(|id| id == wanted).collect();
+        let in_pattern: Vec<bool> = intern_strings(&pattern, &mut pool)
+            .into_iter()
+            .map(|id| id == wanted)
+            .collect();
         return match in_pattern.len() {
             0 => Vec::new(),
             period => (0..n).map(|row| in_pattern[row % period]).collect(),
         };
     }
-    intern_strings(col, &mut pool).into_iter().map(|id| id == wanted).collect()
+    intern_strings(col, &mut pool)
+        .into_iter()
+        .map(|id| id == wanted)
+        .collect()
 }
 
 /// The distinct pairs `(a[i], b[i])` of two character columns of one length, in
@@ -119,9 +139,10 @@ fn rows_equal_to(col: &Robj, text: &str) -> Vec<bool> {
 fn distinct_string_pairs(a: &Robj, b: &Robj) -> Vec<(Option<String>, Option<String>)> {
     let mut pool = StringPool::new();
     let (ids_a, ids_b) = match cycle_pattern(a).zip(cycle_pattern(b)) {
-        Some(((pa, n), (pb, _))) if pa.len() == pb.len() && n >= pa.len() => {
-            (intern_strings(&pa, &mut pool), intern_strings(&pb, &mut pool))
-        }
+        Some(((pa, n), (pb, _))) if pa.len() == pb.len() && n >= pa.len() => (
+            intern_strings(&pa, &mut pool),
+            intern_strings(&pb, &mut pool),
+        ),
         _ => (intern_strings(a, &mut pool), intern_strings(b, &mut pool)),
     };
     let mut seen: std::collections::HashSet<(StrId, StrId)> = std::collections::HashSet::new();
@@ -152,7 +173,12 @@ fn u32_vector(values: &[u32]) -> Result<Robj, ProfileError> {
 fn ffi_profile_key_totals(stacks: Robj) -> Robj {
     envelope(|| {
         let t = key_totals(&stacks_from_r(&stacks)?);
-        Ok(list!(self_value = t.self_value, total = t.total, grand_total = t.grand_total).into())
+        Ok(list!(
+            self_value = t.self_value,
+            total = t.total,
+            grand_total = t.grand_total
+        )
+        .into())
     })
 }
 
@@ -163,8 +189,12 @@ fn ffi_profile_key_totals(stacks: Robj) -> Robj {
 fn ffi_profile_call_tree(stacks: Robj) -> Robj {
     envelope(|| {
         let t = CallTree::build(&stacks_from_r(&stacks)?);
-        let parent: Vec<u32> =
-            t.parent.iter().enumerate().map(|(i, &p)| if i == 0 { 0 } else { p + 1 }).collect();
+        let parent: Vec<u32> = t
+            .parent
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| if i == 0 { 0 } else { p + 1 })
+            .collect();
         Ok(list!(
             parent = u32_vector(&parent)?,
             key = u32_vector(&t.key)?,

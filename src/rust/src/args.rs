@@ -9,7 +9,8 @@ use std::path::PathBuf;
 
 /// `TRUE` or `FALSE`.
 pub(crate) fn flag(x: &Robj, name: &str) -> Result<bool, ProfileError> {
-    x.as_bool().ok_or_else(|| ProfileError::argument(format!("`{name}` must be TRUE or FALSE")))
+    x.as_bool()
+        .ok_or_else(|| ProfileError::argument(format!("`{name}` must be TRUE or FALSE")))
 }
 
 fn single_string(x: &Robj, name: &str) -> Result<Rstr, ProfileError> {
@@ -27,17 +28,29 @@ pub(crate) fn optional_string(x: &Robj, name: &str) -> Result<Option<String>, Pr
 
 /// A single string that is not NA, as UTF-8 text.
 pub(crate) fn required_string(x: &Robj, name: &str) -> Result<String, ProfileError> {
-    optional_string(x, name)?.ok_or_else(|| ProfileError::argument(format!("`{name}` must not be NA")))
+    optional_string(x, name)?
+        .ok_or_else(|| ProfileError::argument(format!("`{name}` must not be NA")))
 }
 
 /// A single string that must be one of the names in `choices`, as the value
 /// paired with it.
-pub(crate) fn choice<T: Copy>(x: &Robj, name: &str, choices: &[(&str, T)]) -> Result<T, ProfileError> {
+pub(crate) fn choice<T: Copy>(
+    x: &Robj,
+    name: &str,
+    choices: &[(&str, T)],
+) -> Result<T, ProfileError> {
     let given = required_string(x, name)?;
-    choices.iter().find(|(n, _)| *n == given).map(|&(_, v)| v).ok_or_else(|| {
-        let names: Vec<String> = choices.iter().map(|(n, _)| format!("\"{n}\"")).collect();
-        ProfileError::argument(format!("`{name}` must be one of {}, not \"{given}\"", names.join(", ")))
-    })
+    choices
+        .iter()
+        .find(|(n, _)| *n == given)
+        .map(|&(_, v)| v)
+        .ok_or_else(|| {
+            let names: Vec<String> = choices.iter().map(|(n, _)| format!("\"{n}\"")).collect();
+            ProfileError::argument(format!(
+                "`{name}` must be one of {}, not \"{given}\"",
+                names.join(", ")
+            ))
+        })
 }
 
 /// A character vector as UTF-8 text; NA becomes "NA" (R's own rendering).
@@ -57,7 +70,9 @@ pub(crate) fn number(x: &Robj, name: &str) -> Result<f64, ProfileError> {
         Rtype::Integers if x.len() == 1 => x.as_integer().map(f64::from),
         _ => None,
     };
-    value.filter(|v| !v.is_nan()).ok_or_else(|| ProfileError::argument(format!("`{name}` must be a single number")))
+    value
+        .filter(|v| !v.is_nan())
+        .ok_or_else(|| ProfileError::argument(format!("`{name}` must be a single number")))
 }
 
 /// `NULL` (None) or a single number, as [`number`].

@@ -11,7 +11,10 @@
 //! (see `crate::compact`) unless the caller asks for plain vectors.
 
 use crate::compact::{columns_from_shape, compact_columns};
-use crate::rapi::{code_vector, dbl_vector, double_values, int_vector, integer_values, lgl_vector, owned_copy, strings_vector};
+use crate::rapi::{
+    code_vector, dbl_vector, double_values, int_vector, integer_values, lgl_vector, owned_copy,
+    strings_vector,
+};
 use crate::text::{self, intern_strings};
 use extendr_api::prelude::*;
 use profile_core::budget::Budget;
@@ -35,7 +38,11 @@ pub fn profile_to_r(p: Profile, compact: bool, budget: &Budget) -> Result<Robj, 
 /// A compact read as a bundle, as [`profile_to_r`] gives the whole read: with
 /// `compact`, the compact columns are made from the samples' shape and never
 /// written; without, they are written and sent as plain vectors.
-pub fn compact_read_to_r(read: CompactRead, compact: bool, budget: &Budget) -> Result<Robj, ProfileError> {
+pub fn compact_read_to_r(
+    read: CompactRead,
+    compact: bool,
+    budget: &Budget,
+) -> Result<Robj, ProfileError> {
     if !compact {
         return profile_to_r(read.expand(budget)?.profile, false, budget);
     }
@@ -64,8 +71,18 @@ const R_STRING_BYTES: u64 = 56 + 8;
 /// character vector of the strings, the character vectors R makes from string
 /// codes (`decode_bundle()`: a pointer per row), and `extra` bytes of compact
 /// columns made from a shape.
-fn charge_r_copy(p: &Profile, compact: bool, extra: u64, budget: &Budget) -> Result<(), ProfileError> {
-    let strings: u64 = p.strings.as_slice().iter().map(|s| R_STRING_BYTES + (s.len() as u64 + 8) / 8 * 8).sum();
+fn charge_r_copy(
+    p: &Profile,
+    compact: bool,
+    extra: u64,
+    budget: &Budget,
+) -> Result<(), ProfileError> {
+    let strings: u64 = p
+        .strings
+        .as_slice()
+        .iter()
+        .map(|s| R_STRING_BYTES + (s.len() as u64 + 8) / 8 * 8)
+        .sum();
     let mut largest = 0u64;
     let mut codes_decoded = 0u64;
     for (table, cols) in p.tables() {
@@ -75,7 +92,9 @@ fn charge_r_copy(p: &Profile, compact: bool, extra: u64, budget: &Budget) -> Res
                 ColRef::Dbl(v) => (v.len(), 8),
                 ColRef::Chr(v) => {
                     // The sample types repeat a pattern: R gets them compact.
-                    let cycles = compact && (SampleValues::value_type.is(table, col) || SampleValues::unit.is(table, col));
+                    let cycles = compact
+                        && (SampleValues::value_type.is(table, col)
+                            || SampleValues::unit.is(table, col));
                     if !cycles {
                         codes_decoded += v.len() as u64 * 8;
                     }
@@ -91,12 +110,20 @@ fn charge_r_copy(p: &Profile, compact: bool, extra: u64, budget: &Budget) -> Res
 
 /// The bundle of `p`, with the R vectors in `given` in place of those columns
 /// and, with `compact`, the compact form of every other column that has one.
-fn bundle(mut p: Profile, mut given: Vec<(ColumnId, Robj)>, compact: bool) -> Result<Robj, ProfileError> {
+fn bundle(
+    mut p: Profile,
+    mut given: Vec<(ColumnId, Robj)>,
+    compact: bool,
+) -> Result<Robj, ProfileError> {
     let strings = strings_vector(&p.strings);
     let names: Vec<&'static str> = p.tables().iter().map(|(name, _)| *name).collect();
     let mut tables = Vec::new();
     for &name in &names {
-        let compact_forms = if compact { table_compact_columns(&p, name, &given)? } else { Vec::new() };
+        let compact_forms = if compact {
+            table_compact_columns(&p, name, &given)?
+        } else {
+            Vec::new()
+        };
         let mut col_names = Vec::new();
         let mut col_values = Vec::new();
         let cols = p.table_mut(name).unwrap_or_default();
@@ -117,7 +144,10 @@ fn bundle(mut p: Profile, mut given: Vec<(ColumnId, Robj)>, compact: bool) -> Re
         }
         tables.push(named_list(col_names, col_values));
     }
-    Ok(named_list(vec!["strings", "tables"], vec![strings, named_list(names, tables)]))
+    Ok(named_list(
+        vec!["strings", "tables"],
+        vec![strings, named_list(names, tables)],
+    ))
 }
 
 /// The compact form of each column of `table` in `p` that has one, except the
@@ -185,12 +215,26 @@ pub fn profile_from_r(bundle: &Robj) -> Result<Profile, ProfileError> {
     let mut present = Vec::new();
     for (table, value) in text::named_elements(&tables) {
         let Some(cols) = value.as_list() else {
-            return Err(ProfileError::invalid(&table, "(table)", None, "is not a list of columns"));
+            return Err(ProfileError::invalid(
+                &table,
+                "(table)",
+                None,
+                "is not a list of columns",
+            ));
         };
-        read_table(&mut p, &table, &text::named_elements(&cols), &code_ids, &mut interned)?;
+        read_table(
+            &mut p,
+            &table,
+            &text::named_elements(&cols),
+            &code_ids,
+            &mut interned,
+        )?;
         present.push(table);
     }
-    p.absent_tables = EXTENSION_TABLES.into_iter().filter(|t| !present.iter().any(|name| name == t)).collect();
+    p.absent_tables = EXTENSION_TABLES
+        .into_iter()
+        .filter(|t| !present.iter().any(|name| name == t))
+        .collect();
     Ok(p)
 }
 
@@ -199,12 +243,17 @@ fn bad_bundle(message: &str) -> ProfileError {
 }
 
 fn element(elements: &[(String, Robj)], name: &str) -> Option<Robj> {
-    elements.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone())
+    elements
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v.clone())
 }
 
 /// The bundle's `strings` and `tables`.
 fn bundle_parts(bundle: &Robj) -> Result<(Robj, List), ProfileError> {
-    let list: List = bundle.as_list().ok_or_else(|| bad_bundle("is not a list"))?;
+    let list: List = bundle
+        .as_list()
+        .ok_or_else(|| bad_bundle("is not a list"))?;
     let parts = text::named_elements(&list);
     let strings = element(&parts, "strings").ok_or_else(|| bad_bundle("has no strings"))?;
     let tables = element(&parts, "tables")
@@ -238,11 +287,17 @@ struct InternedColumn {
 fn intern_character_columns(tables: &List, pool: &mut StringPool) -> Vec<InternedColumn> {
     let mut interned = Vec::new();
     for (table, value) in text::named_elements(tables) {
-        let Some(cols) = value.as_list() else { continue };
+        let Some(cols) = value.as_list() else {
+            continue;
+        };
         for (column, c) in text::named_elements(&cols) {
             if c.rtype() == Rtype::Strings {
                 let ids = intern_strings(&c, pool);
-                interned.push(InternedColumn { table: table.clone(), column, ids });
+                interned.push(InternedColumn {
+                    table: table.clone(),
+                    column,
+                    ids,
+                });
             }
         }
     }
@@ -281,18 +336,33 @@ fn read_column(
     interned: &mut [InternedColumn],
 ) -> Result<(), ProfileError> {
     let wrong_type = |expected: &str| {
-        ProfileError::invalid(table, col, None, format!("must be {expected}, found {:?}", src.rtype()))
+        ProfileError::invalid(
+            table,
+            col,
+            None,
+            format!("must be {expected}, found {:?}", src.rtype()),
+        )
     };
     match target {
-        ColMut::Int(v) => **v = owned_copy(integer_values(src)?.ok_or_else(|| wrong_type("integer"))?),
+        ColMut::Int(v) => {
+            **v = owned_copy(integer_values(src)?.ok_or_else(|| wrong_type("integer"))?)
+        }
         ColMut::Lgl(v) => {
-            let l = src.as_logical_slice().ok_or_else(|| wrong_type("logical"))?;
+            let l = src
+                .as_logical_slice()
+                .ok_or_else(|| wrong_type("logical"))?;
             **v = l.iter().map(|b| b.0).collect();
         }
-        ColMut::Dbl(v) => **v = owned_copy(double_values(src)?.ok_or_else(|| wrong_type("double"))?),
+        ColMut::Dbl(v) => {
+            **v = owned_copy(double_values(src)?.ok_or_else(|| wrong_type("double"))?)
+        }
         ColMut::Chr(v) if src.rtype() == Rtype::Strings => {
-            let column = interned.iter_mut().find(|c| c.table == table && c.column == col);
-            **v = column.map(|c| std::mem::take(&mut c.ids)).unwrap_or_default();
+            let column = interned
+                .iter_mut()
+                .find(|c| c.table == table && c.column == col);
+            **v = column
+                .map(|c| std::mem::take(&mut c.ids))
+                .unwrap_or_default();
         }
         ColMut::Chr(v) => {
             let codes = integer_values(src)?.ok_or_else(|| wrong_type("string codes"))?;
@@ -303,7 +373,12 @@ fn read_column(
 }
 
 /// String codes (1-based into the bundle's `strings`, or NA) as ids.
-fn ids_of_codes(codes: &[i32], code_ids: &[StrId], table: &str, col: &str) -> Result<Vec<StrId>, ProfileError> {
+fn ids_of_codes(
+    codes: &[i32],
+    code_ids: &[StrId],
+    table: &str,
+    col: &str,
+) -> Result<Vec<StrId>, ProfileError> {
     let mut out = with_capacity_advised(codes.len());
     for (row, &c) in codes.iter().enumerate() {
         if c == NA_INT {
@@ -313,7 +388,9 @@ fn ids_of_codes(codes: &[i32], code_ids: &[StrId], table: &str, col: &str) -> Re
         let id = usize::try_from(c)
             .ok()
             .and_then(|c| code_ids.get(c))
-            .ok_or_else(|| ProfileError::invalid(table, col, Some(row + 1), "string code out of range"))?;
+            .ok_or_else(|| {
+                ProfileError::invalid(table, col, Some(row + 1), "string code out of range")
+            })?;
         out.push(*id);
     }
     Ok(out)

@@ -30,7 +30,12 @@ fn with_combiner<T>(
 }
 
 fn finished() -> ProfileError {
-    ProfileError::invalid("(combiner)", "(combiner)", None, "has already returned its result")
+    ProfileError::invalid(
+        "(combiner)",
+        "(combiner)",
+        None,
+        "has already returned its result",
+    )
 }
 
 /// A new combiner (an external pointer) for `ffi_profile_combine_add()`.

@@ -20,7 +20,10 @@ pub(crate) fn envelope(body: impl FnOnce() -> Result<Robj, ProfileError>) -> Rob
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".to_string());
-            ("internal".to_string(), format!("internal error (please report): {what}"))
+            (
+                "internal".to_string(),
+                format!("internal error (please report): {what}"),
+            )
         }
     };
     let message = message.replace('\0', "<00>");

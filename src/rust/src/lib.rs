@@ -65,7 +65,12 @@ fn ffi_profile_schema() -> Robj {
         not_na = column_list_of(schema::NOT_NA),
         positive = column_list_of(schema::POSITIVE),
         non_negative = column_list_of(schema::NON_NEGATIVE),
-        foreign_keys = list!(table = fk_t, column = fk_c, ref_table = fk_rt, ref_column = fk_rc),
+        foreign_keys = list!(
+            table = fk_t,
+            column = fk_c,
+            ref_table = fk_rt,
+            ref_column = fk_rc
+        ),
         gauge_types = schema::GAUGE_TYPES.to_vec(),
         source_types = schema::SOURCE_TYPES.to_vec(),
         limits = limits()
@@ -138,9 +143,12 @@ fn ffi_profile_debug_panic(message: Robj) -> Robj {
 #[extendr]
 fn ffi_profile_debug_alloc(length: Robj) -> Robj {
     envelope(|| {
-        let n = length.as_real().filter(|x| x.is_finite() && *x >= 0.0).ok_or_else(|| {
-            profile_core::ProfileError::argument("`length` must be a non-negative number")
-        })?;
+        let n = length
+            .as_real()
+            .filter(|x| x.is_finite() && *x >= 0.0)
+            .ok_or_else(|| {
+                profile_core::ProfileError::argument("`length` must be a non-negative number")
+            })?;
         rapi::dbl_vector_of_length(n as usize)
     })
 }

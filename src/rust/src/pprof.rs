@@ -12,7 +12,13 @@ use profile_core::pprof::{self, WriteOptions};
 /// columns if `compact` is TRUE, within `max_memory` bytes.
 /// @noRd
 #[extendr]
-fn ffi_pprof_read(path: Robj, source_uri: Robj, max_size: Robj, max_memory: Robj, compact: Robj) -> Robj {
+fn ffi_pprof_read(
+    path: Robj,
+    source_uri: Robj,
+    max_size: Robj,
+    max_memory: Robj,
+    compact: Robj,
+) -> Robj {
     envelope(|| {
         let budget = Budget::new(limits(&max_size, &max_memory)?);
         let path = required_path(&path, "path")?;
@@ -30,7 +36,9 @@ fn ffi_pprof_write(bundle: Robj, path: Robj, aggregate: Robj) -> Robj {
     envelope(|| {
         let path = required_path(&path, "path")?;
         let p = profile_from_r(&bundle)?;
-        let options = WriteOptions { aggregate: flag(&aggregate, "aggregate")? };
+        let options = WriteOptions {
+            aggregate: flag(&aggregate, "aggregate")?,
+        };
         pprof::write_file(&p, &path, &options)?;
         Ok(Robj::from(true))
     })

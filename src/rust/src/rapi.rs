@@ -48,7 +48,9 @@ fn unwritten_vector(rtype: Rtype, n: usize) -> Result<Robj, ProfileError> {
     let mut robj = unsafe {
         let sexp = profile_try_alloc_vector(sexptype, n as f64);
         if Rf_isNull(sexp) != 0 {
-            return Err(ProfileError::limit(format!("R could not allocate a vector of {n} values")));
+            return Err(ProfileError::limit(format!(
+                "R could not allocate a vector of {n} values"
+            )));
         }
         Robj::from_sexp(sexp)
     };
@@ -81,7 +83,11 @@ pub(crate) fn lgl_vector(values: &[i32]) -> Result<Robj, ProfileError> {
     let dest: Option<&mut [Rbool]> = robj.as_typed_slice_mut();
     if let Some(dest) = dest {
         for (d, &x) in dest.iter_mut().zip(values) {
-            *d = if x == NA_INT { Rbool::na() } else { Rbool::from(x != 0) };
+            *d = if x == NA_INT {
+                Rbool::na()
+            } else {
+                Rbool::from(x != 0)
+            };
         }
     }
     Ok(robj)
@@ -148,14 +154,17 @@ fn read_regions<T: Copy>(
 ) -> Result<Vec<T>, ProfileError> {
     let n = x.len();
     let mut out: Vec<T> = Vec::new();
-    try_reserve_advised(&mut out, n)
-        .map_err(|_| ProfileError::limit(format!("a column of {n} values does not fit in memory")))?;
+    try_reserve_advised(&mut out, n).map_err(|_| {
+        ProfileError::limit(format!("a column of {n} values does not fit in memory"))
+    })?;
     let spare = out.spare_capacity_mut();
     // SAFETY: `spare` has room for `n` values; `read` writes at most that many,
     // from the start, and says how many.
     let got = unsafe { read(x.get(), 0, n as isize, spare.as_mut_ptr().cast::<T>()) };
     if usize::try_from(got).ok() != Some(n) {
-        return Err(ProfileError::limit(format!("read {got} of {n} values of a column")));
+        return Err(ProfileError::limit(format!(
+            "read {got} of {n} values of a column"
+        )));
     }
     // SAFETY: the first `n` values were written just now.
     unsafe { out.set_len(n) };
@@ -166,7 +175,12 @@ fn read_regions<T: Copy>(
 /// by regions when the column is compact), or None if `src` is not an integer
 /// vector.
 pub(crate) fn integer_values(src: &Robj) -> Result<Option<Cow<'_, [i32]>>, ProfileError> {
-    column_values(src, Rtype::Integers, INTEGER_GET_REGION, Robj::as_integer_slice)
+    column_values(
+        src,
+        Rtype::Integers,
+        INTEGER_GET_REGION,
+        Robj::as_integer_slice,
+    )
 }
 
 /// A double column's values, as [`integer_values`] gives an integer column's.

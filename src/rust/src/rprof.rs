@@ -52,8 +52,15 @@ fn ffi_rprof_read(
             }
         };
         let lines: Vec<i32> = if with_lines.as_bool() == Some(true) {
-            let mut lines = budget.vec_with_capacity(read.parsed.sample_lines.len(), || "the line numbers".to_string())?;
-            lines.extend(read.parsed.sample_lines.iter().map(|&l| i32::try_from(l).unwrap_or(i32::MAX)));
+            let mut lines = budget.vec_with_capacity(read.parsed.sample_lines.len(), || {
+                "the line numbers".to_string()
+            })?;
+            lines.extend(
+                read.parsed
+                    .sample_lines
+                    .iter()
+                    .map(|&l| i32::try_from(l).unwrap_or(i32::MAX)),
+            );
             lines
         } else {
             Vec::new()
@@ -64,7 +71,12 @@ fn ffi_rprof_read(
         } else {
             profile_to_r(read.expand(&budget)?.profile, compact, &budget)?
         };
-        Ok(list!(warnings = warnings, bundle = bundle, sample_lines = int_vector(&lines)?).into())
+        Ok(list!(
+            warnings = warnings,
+            bundle = bundle,
+            sample_lines = int_vector(&lines)?
+        )
+        .into())
     })
 }
 
@@ -82,7 +94,11 @@ struct RprofStream {
 #[extendr]
 fn ffi_rprof_stream_start(max_size: Robj, max_memory: Robj) -> Robj {
     envelope(|| {
-        let stream = RprofStream { budget: Budget::new(limits(&max_size, &max_memory)?), content: RprofContent::new(), total: 0 };
+        let stream = RprofStream {
+            budget: Budget::new(limits(&max_size, &max_memory)?),
+            content: RprofContent::new(),
+            total: 0,
+        };
         Ok(ExternalPtr::new(stream).into())
     })
 }
@@ -93,10 +109,17 @@ fn ffi_rprof_stream_start(max_size: Robj, max_memory: Robj) -> Robj {
 #[extendr]
 fn ffi_rprof_stream_take(state: Robj, piece: Robj) -> Robj {
     envelope(|| {
-        let not_a_stream = |_| ProfileError::argument("`state` must come from ffi_rprof_stream_start()");
+        let not_a_stream =
+            |_| ProfileError::argument("`state` must come from ffi_rprof_stream_start()");
         let mut ptr = ExternalPtr::<RprofStream>::try_from(&state).map_err(not_a_stream)?;
-        let RprofStream { budget, content, total } = ptr.try_addr_mut().map_err(not_a_stream)?;
-        let piece = piece.as_raw_slice().ok_or_else(|| ProfileError::argument("`piece` must be a raw vector"))?;
+        let RprofStream {
+            budget,
+            content,
+            total,
+        } = ptr.try_addr_mut().map_err(not_a_stream)?;
+        let piece = piece
+            .as_raw_slice()
+            .ok_or_else(|| ProfileError::argument("`piece` must be a raw vector"))?;
         *total += piece.len() as u64;
         input::take_piece(budget, content, piece, *total, 0)?;
         Ok(Robj::from(true))

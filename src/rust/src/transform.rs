@@ -17,11 +17,11 @@ use crate::envelope::envelope;
 use crate::rapi::{code_vector, strings_vector};
 use extendr_api::prelude::*;
 use profile_core::budget::Budget;
-use profile_core::transform::{
-    filter_by_labels, keep_sample_types, FrameFilter, LabelCondition, LabelFilter, LabelPairs, LabelTest,
-    LocationTexts, SampleFilter,
-};
 use profile_core::transform::{aggregate, diff, scale_values, time_window};
+use profile_core::transform::{
+    filter_by_labels, keep_sample_types, FrameFilter, LabelCondition, LabelFilter, LabelPairs,
+    LabelTest, LocationTexts, SampleFilter,
+};
 use profile_core::{Profile, ProfileError};
 
 /// The texts a pattern is matched against, for each row of `locations` (see
@@ -104,7 +104,8 @@ fn ffi_profile_label_pairs(bundle: Robj) -> Robj {
 #[extendr]
 fn ffi_profile_label_filter(filter: Robj) -> Robj {
     envelope(|| {
-        let filter = label_filter(&filter)?.ok_or_else(|| ProfileError::argument("`filter` must not be NA"))?;
+        let filter = label_filter(&filter)?
+            .ok_or_else(|| ProfileError::argument("`filter` must not be NA"))?;
         let patterns = match &filter.test {
             LabelTest::Range(_) => Robj::from(()),
             LabelTest::Patterns(p) => Strings::from_values(p.iter()).into(),
@@ -150,7 +151,9 @@ fn ffi_profile_select_types(bundle: Robj, types: Robj, compact: Robj) -> Robj {
 
 /// A label filter from a single string (None for NA).
 fn label_filter(x: &Robj) -> Result<Option<LabelFilter>, ProfileError> {
-    optional_string(x, "filter")?.map(|text| LabelFilter::parse(&text)).transpose()
+    optional_string(x, "filter")?
+        .map(|text| LabelFilter::parse(&text))
+        .transpose()
 }
 
 /// The condition of the label filter `filter` (None for NA) with the flags of
@@ -176,9 +179,17 @@ fn label_condition(filter: &Robj, clauses: &Robj) -> Result<Option<LabelConditio
 fn ffi_profile_scale(bundle: Robj, factor: Robj, types: Robj, compact: Robj) -> Robj {
     envelope(|| {
         let factor = number(&factor, "factor")?;
-        let types = if types.is_null() { None } else { Some(strings(&types, "types")?) };
-        let types: Option<Vec<&str>> = types.as_ref().map(|t| t.iter().map(String::as_str).collect());
-        transformed(&bundle, &compact, |p| scale_values(p, factor, types.as_deref()))
+        let types = if types.is_null() {
+            None
+        } else {
+            Some(strings(&types, "types")?)
+        };
+        let types: Option<Vec<&str>> = types
+            .as_ref()
+            .map(|t| t.iter().map(String::as_str).collect());
+        transformed(&bundle, &compact, |p| {
+            scale_values(p, factor, types.as_deref())
+        })
     })
 }
 
@@ -225,9 +236,17 @@ fn ffi_profile_diff(x: Robj, base: Robj, compact: Robj) -> Robj {
 /// (`base$samples`), other messages prefixed with the name.
 fn of_input(e: ProfileError, name: &str) -> ProfileError {
     match e {
-        ProfileError::Invalid { table, column, row, message } => {
-            ProfileError::Invalid { table: format!("{name}${table}"), column, row, message }
-        }
+        ProfileError::Invalid {
+            table,
+            column,
+            row,
+            message,
+        } => ProfileError::Invalid {
+            table: format!("{name}${table}"),
+            column,
+            row,
+            message,
+        },
         other => {
             let kind = other.kind();
             let message = format!("`{name}`: {other}");

@@ -26,7 +26,11 @@ impl Fields {
     }
 
     fn get(&self, name: &str) -> Result<&Robj, ProfileError> {
-        self.0.iter().find(|(n, _)| n == name).map(|(_, v)| v).ok_or_else(|| bad_argument(name))
+        self.0
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v)
+            .ok_or_else(|| bad_argument(name))
     }
 
     /// Borrowed from R, or read by regions when compact (never expanded in R).
@@ -51,7 +55,9 @@ impl Fields {
 
     fn flags(&self, name: &str) -> Result<Vec<bool>, ProfileError> {
         let values = self.get(name)?;
-        let logicals = values.as_logical_slice().ok_or_else(|| bad_argument(name))?;
+        let logicals = values
+            .as_logical_slice()
+            .ok_or_else(|| bad_argument(name))?;
         Ok(logicals.iter().map(|v| v.is_true()).collect())
     }
 }
@@ -68,7 +74,12 @@ fn type_codes(value_type: &Robj, types: &[String]) -> Result<Vec<u32>, ProfileEr
     let ids = intern_strings(value_type, &mut pool);
     Ok(ids
         .iter()
-        .map(|id| wanted.iter().position(|w| w == id).map_or(0, |p| p as u32 + 1))
+        .map(|id| {
+            wanted
+                .iter()
+                .position(|w| w == id)
+                .map_or(0, |p| p as u32 + 1)
+        })
         .collect())
 }
 
@@ -130,7 +141,9 @@ fn ffi_profile_view_data(input: Robj) -> Robj {
 /// The 0-based frame of a 1-based code; out of range (refused by the core) for
 /// codes below 1 and NA.
 fn frame_index(code: i32) -> u32 {
-    code.checked_sub(1).and_then(|f| u32::try_from(f).ok()).unwrap_or(u32::MAX)
+    code.checked_sub(1)
+        .and_then(|f| u32::try_from(f).ok())
+        .unwrap_or(u32::MAX)
 }
 
 /// Writes a speedscope file. Besides the samples: `location_frame` (1-based),
@@ -143,8 +156,11 @@ fn ffi_profile_write_speedscope(input: Robj, path: Robj) -> Robj {
         let path = required_path(&path, "path")?;
         let fields = Fields::of(&input)?;
         let samples = sample_set_from_r(&fields)?;
-        let location_frame: Vec<u32> =
-            fields.ints("location_frame")?.iter().map(|&f| frame_index(f)).collect();
+        let location_frame: Vec<u32> = fields
+            .ints("location_frame")?
+            .iter()
+            .map(|&f| frame_index(f))
+            .collect();
         let labels = SpeedscopeLabels {
             frame_name: &fields.strings("frame_name")?,
             frame_file: &fields.strings("frame_file")?,

@@ -26,7 +26,10 @@ fn main() {
     for _ in 0..n {
         m = Some(pprof::message_from_profile(&p, &opts).unwrap());
     }
-    println!("message_from_profile (incl. validate): {:?}", t.elapsed() / n);
+    println!(
+        "message_from_profile (incl. validate): {:?}",
+        t.elapsed() / n
+    );
     let m = m.unwrap();
     let t = Instant::now();
     let mut enc = Vec::new();

@@ -20,9 +20,15 @@ fn cpu_time() -> Option<Duration> {
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let path = args.next().expect("usage: rprof_timing FILE [RUNS [CHUNKS...]]");
-    let runs: usize = args.next().map_or(7, |n| n.parse().expect("RUNS is a number"));
-    let mut counts: Vec<usize> = args.map(|n| n.parse().expect("CHUNKS is a number")).collect();
+    let path = args
+        .next()
+        .expect("usage: rprof_timing FILE [RUNS [CHUNKS...]]");
+    let runs: usize = args
+        .next()
+        .map_or(7, |n| n.parse().expect("RUNS is a number"));
+    let mut counts: Vec<usize> = args
+        .map(|n| n.parse().expect("CHUNKS is a number"))
+        .collect();
     if counts.is_empty() {
         counts = vec![1, 2, 3, 4];
     }
@@ -30,9 +36,22 @@ fn main() {
     let limits = Limits::default();
     let mut reference = None;
     for chunks in counts {
-        let all = |p: &rprof::Parsed| format!("{:?}", (p.profile.tables(), p.profile.strings.as_slice(), &p.warnings, &p.sample_lines));
+        let all = |p: &rprof::Parsed| {
+            format!(
+                "{:?}",
+                (
+                    p.profile.tables(),
+                    p.profile.strings.as_slice(),
+                    &p.warnings,
+                    &p.sample_lines
+                )
+            )
+        };
         let first = rprof::parse_in_chunks(&bytes, None, &limits, chunks).unwrap();
-        assert!(reference.get_or_insert_with(|| all(&first)) == &all(&first), "{chunks} chunks: another result");
+        assert!(
+            reference.get_or_insert_with(|| all(&first)) == &all(&first),
+            "{chunks} chunks: another result"
+        );
         drop(first);
         let mut times: Vec<Duration> = Vec::new();
         let cpu_before = cpu_time();
@@ -42,10 +61,16 @@ fn main() {
             times.push(t.elapsed());
             drop(parsed);
         }
-        let cpu = cpu_time().zip(cpu_before).map(|(after, before)| after.saturating_sub(before));
+        let cpu = cpu_time()
+            .zip(cpu_before)
+            .map(|(after, before)| after.saturating_sub(before));
         let wall: Duration = times.iter().sum();
         times.sort();
-        print!("{chunks} chunk(s): median {:?} (min {:?})", times[runs / 2], times[0]);
+        print!(
+            "{chunks} chunk(s): median {:?} (min {:?})",
+            times[runs / 2],
+            times[0]
+        );
         match cpu {
             Some(cpu) => println!(", CPU/wall {:.2}", cpu.as_secs_f64() / wall.as_secs_f64()),
             None => println!(),

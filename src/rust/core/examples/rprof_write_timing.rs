@@ -19,7 +19,9 @@ fn median(runs: usize, mut f: impl FnMut()) -> (Duration, Duration) {
 fn main() {
     let mut args = std::env::args().skip(1);
     let path = args.next().expect("usage: rprof_write_timing FILE [RUNS]");
-    let runs: usize = args.next().map_or(7, |n| n.parse().expect("RUNS is a number"));
+    let runs: usize = args
+        .next()
+        .map_or(7, |n| n.parse().expect("RUNS is a number"));
     let bytes = std::fs::read(&path).unwrap();
     let p = rprof::parse(&bytes, None).unwrap().profile;
     let (med, min) = median(runs, || validate::validate(&p).unwrap());
@@ -30,5 +32,9 @@ fn main() {
     });
     println!("write (to a 64 KiB buffer, then nowhere): median {med:?} (min {min:?})");
     let out = rprof::write_to_vec(&p).unwrap();
-    println!("{} bytes written, same as the input: {}", out.len(), out == bytes);
+    println!(
+        "{} bytes written, same as the input: {}",
+        out.len(),
+        out == bytes
+    );
 }

@@ -1,9 +1,11 @@
 // Times the verbs of the transform module on a profile read from an Rprof file,
 // against validation of the same profile (for bench/README.md):
 // cargo run --release -p profile-core --example transform_timing FILE
-use profile_core::transform::{frames_in, keep_frames, keep_samples, samples_with_frame_in, EmptyStacks};
-use profile_core::transform::{keep_sample_types, FrameFilter, LocationSet, SampleFilter};
 use profile_core::transform::{aggregate, diff, scale_values, time_window};
+use profile_core::transform::{
+    frames_in, keep_frames, keep_samples, samples_with_frame_in, EmptyStacks,
+};
+use profile_core::transform::{keep_sample_types, FrameFilter, LocationSet, SampleFilter};
 use profile_core::{rprof, Profile};
 use std::time::{Duration, Instant};
 
@@ -13,7 +15,12 @@ fn matching(p: &Profile, names: &[&str]) -> Vec<bool> {
     p.locations
         .function_id
         .iter()
-        .map(|&id| f.function_id.iter().position(|&x| x == id).is_some_and(|r| names.contains(&p.str(f.name[r]))))
+        .map(|&id| {
+            f.function_id
+                .iter()
+                .position(|&x| x == id)
+                .is_some_and(|r| names.contains(&p.str(f.name[r])))
+        })
         .collect()
 }
 
@@ -33,33 +40,94 @@ fn time(p: &Profile, runs: usize, mut work: impl FnMut(&mut Profile)) -> Duratio
 }
 
 fn main() {
-    let path = std::env::args().nth(1).expect("usage: transform_timing FILE");
-    let p = rprof::parse(&std::fs::read(&path).unwrap(), None).unwrap().profile;
-    println!("samples {}, sample_locations rows {}", p.samples.nrow(), p.sample_locations.nrow());
+    let path = std::env::args()
+        .nth(1)
+        .expect("usage: transform_timing FILE");
+    let p = rprof::parse(&std::fs::read(&path).unwrap(), None)
+        .unwrap()
+        .profile;
+    println!(
+        "samples {}, sample_locations rows {}",
+        p.samples.nrow(),
+        p.sample_locations.nrow()
+    );
     let focus = matching(&p, &["time_round"]);
     let hide = matching(&p, &["FUN", "lapply"]);
     let set = LocationSet::new(&p.locations.location_id, &focus).unwrap();
     let runs = 7;
     let report = |what: &str, d: Duration| println!("{what:<28} {:>8.1} ms", d.as_secs_f64() * 1e3);
-    report("validate", time(&p, runs, |q| profile_core::validate::validate(q).unwrap()));
-    report("samples_with_frame_in", time(&p, runs, |q| drop(samples_with_frame_in(q, &set).unwrap())));
+    report(
+        "validate",
+        time(&p, runs, |q| profile_core::validate::validate(q).unwrap()),
+    );
+    report(
+        "samples_with_frame_in",
+        time(&p, runs, |q| drop(samples_with_frame_in(q, &set).unwrap())),
+    );
     let keep = samples_with_frame_in(&p, &set).unwrap();
-    report("keep_samples", time(&p, runs, |q| keep_samples(q, &keep).unwrap()));
-    report("focus", time(&p, runs, |q| SampleFilter::Focus.apply(q, &focus).map(drop).unwrap()));
+    report(
+        "keep_samples",
+        time(&p, runs, |q| keep_samples(q, &keep).unwrap()),
+    );
+    report(
+        "focus",
+        time(&p, runs, |q| {
+            SampleFilter::Focus.apply(q, &focus).map(drop).unwrap()
+        }),
+    );
     let hide_set = LocationSet::new(&p.locations.location_id, &hide).unwrap();
     let frames: Vec<bool> = frames_in(&p, &hide_set).into_iter().map(|m| !m).collect();
-    report("keep_frames", time(&p, runs, |q| keep_frames(q, &frames, EmptyStacks::Drop).unwrap()));
-    report("hide", time(&p, runs, |q| FrameFilter::Hide.apply(q, &hide).map(drop).unwrap()));
-    report("show_from", time(&p, runs, |q| FrameFilter::ShowFrom.apply(q, &focus).map(drop).unwrap()));
-    report("prune_from", time(&p, runs, |q| FrameFilter::PruneFrom.apply(q, &focus).map(drop).unwrap()));
+    report(
+        "keep_frames",
+        time(&p, runs, |q| {
+            keep_frames(q, &frames, EmptyStacks::Drop).unwrap()
+        }),
+    );
+    report(
+        "hide",
+        time(&p, runs, |q| {
+            FrameFilter::Hide.apply(q, &hide).map(drop).unwrap()
+        }),
+    );
+    report(
+        "show_from",
+        time(&p, runs, |q| {
+            FrameFilter::ShowFrom.apply(q, &focus).map(drop).unwrap()
+        }),
+    );
+    report(
+        "prune_from",
+        time(&p, runs, |q| {
+            FrameFilter::PruneFrom.apply(q, &focus).map(drop).unwrap()
+        }),
+    );
     // the first and the last sample type
     let declared = &p.sample_types.value_type;
-    let types: Vec<&str> = declared.first().into_iter().chain(declared.last()).map(|&t| p.str(t)).collect();
-    report("keep_sample_types", time(&p, runs, |q| keep_sample_types(q, &types).unwrap()));
-    report("scale", time(&p, runs, |q| scale_values(q, 2.0, None).unwrap()));
+    let types: Vec<&str> = declared
+        .first()
+        .into_iter()
+        .chain(declared.last())
+        .map(|&t| p.str(t))
+        .collect();
+    report(
+        "keep_sample_types",
+        time(&p, runs, |q| keep_sample_types(q, &types).unwrap()),
+    );
+    report(
+        "scale",
+        time(&p, runs, |q| scale_values(q, 2.0, None).unwrap()),
+    );
     report("aggregate", time(&p, runs, |q| aggregate(q).unwrap()));
-    report("window (middle half)", time(&p, runs, |q| time_window(q, Some(0.25 * end(q)), Some(0.75 * end(q))).unwrap()));
-    report("diff (with itself)", time(&p, runs, |q| drop(diff(q.clone(), q.clone()).unwrap())));
+    report(
+        "window (middle half)",
+        time(&p, runs, |q| {
+            time_window(q, Some(0.25 * end(q)), Some(0.75 * end(q))).unwrap()
+        }),
+    );
+    report(
+        "diff (with itself)",
+        time(&p, runs, |q| drop(diff(q.clone(), q.clone()).unwrap())),
+    );
 }
 
 /// The time of the last sample.

@@ -4,13 +4,18 @@ use profile_core::rprof;
 use std::time::Instant;
 
 fn main() {
-    let path = std::env::args().nth(1).expect("usage: validate_timing FILE");
+    let path = std::env::args()
+        .nth(1)
+        .expect("usage: validate_timing FILE");
     let bytes = std::fs::read(&path).unwrap();
     let t = Instant::now();
     let parsed = rprof::parse(&bytes, None).unwrap();
     println!("parse: {:?}", t.elapsed());
     let p = parsed.profile;
-    println!("sample_locations rows: {}", p.sample_locations.sample_id.len());
+    println!(
+        "sample_locations rows: {}",
+        p.sample_locations.sample_id.len()
+    );
     let n = 5;
     let t = Instant::now();
     for _ in 0..n {

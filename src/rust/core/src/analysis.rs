@@ -76,7 +76,11 @@ impl Stacks {
             input.value_sample_id.len(),
             |lid| key_of_location.get(lid),
         )?;
-        let mut stacks = Stacks { frames, weight: input.value.to_vec(), n_keys: input.n_keys };
+        let mut stacks = Stacks {
+            frames,
+            weight: input.value.to_vec(),
+            n_keys: input.n_keys,
+        };
         if stacks.frames.frames.contains(&0) {
             stacks.frames.retain(|key| key != 0);
         }
@@ -106,15 +110,27 @@ impl Stacks {
 /// keys can be numbered.
 fn check_lengths(input: &StackInput<'_>) -> Result<()> {
     let same_length = [
-        ("sample_values", input.value_sample_id.len() == input.value.len()),
+        (
+            "sample_values",
+            input.value_sample_id.len() == input.value.len(),
+        ),
         (
             "sample_locations",
-            input.sample_id.len() == input.depth.len() && input.sample_id.len() == input.location_id.len(),
+            input.sample_id.len() == input.depth.len()
+                && input.sample_id.len() == input.location_id.len(),
         ),
-        ("locations", input.locations.len() == input.location_key.len()),
+        (
+            "locations",
+            input.locations.len() == input.location_key.len(),
+        ),
     ];
     if let Some((table, _)) = same_length.iter().find(|(_, ok)| !ok) {
-        return Err(ProfileError::invalid(table, "(table)", None, "columns differ in length"));
+        return Err(ProfileError::invalid(
+            table,
+            "(table)",
+            None,
+            "columns differ in length",
+        ));
     }
     if input.n_keys >= u32::MAX as usize {
         return Err(ProfileError::limit("too many frame keys"));
@@ -173,13 +189,28 @@ impl SampleFrames {
                 .filter(|d| (1..=end - start).contains(d))
                 .map(|d| start + d - 1)
                 .ok_or_else(|| {
-                    invalid("sample_locations", "depth", row, "the depths of a sample must run 1..n")
+                    invalid(
+                        "sample_locations",
+                        "depth",
+                        row,
+                        "the depths of a sample must run 1..n",
+                    )
                 })?;
             if frames[slot] != UNSET {
-                return Err(invalid("sample_locations", "depth", row, "depth repeated within a sample"));
+                return Err(invalid(
+                    "sample_locations",
+                    "depth",
+                    row,
+                    "depth repeated within a sample",
+                ));
             }
             frames[slot] = frame_of(lid).ok_or_else(|| {
-                invalid("sample_locations", "location_id", row, format!("location {lid} is not in locations"))
+                invalid(
+                    "sample_locations",
+                    "location_id",
+                    row,
+                    format!("location {lid} is not in locations"),
+                )
             })?;
         }
         Ok(SampleFrames { offsets, frames })
@@ -187,7 +218,11 @@ impl SampleFrames {
 
     /// The start of each sample's frames (and the end of the last), and the
     /// sample of each row.
-    fn count(sample_id: &[i32], samples: &IdIndex, n_samples: usize) -> (Vec<usize>, Vec<Option<u32>>) {
+    fn count(
+        sample_id: &[i32],
+        samples: &IdIndex,
+        n_samples: usize,
+    ) -> (Vec<usize>, Vec<Option<u32>>) {
         let mut counts = vec![0usize; n_samples];
         let mut row_sample = Vec::with_capacity(sample_id.len());
         // Rows of a sample usually come together: look each sample up once.
@@ -270,7 +305,11 @@ pub fn key_totals(stacks: &Stacks) -> KeyTotals {
             }
         }
     }
-    KeyTotals { self_value, total, grand_total: stacks.grand_total() }
+    KeyTotals {
+        self_value,
+        total,
+        grand_total: stacks.grand_total(),
+    }
 }
 
 /// The merged call tree (root first), in depth-first order with siblings ordered by
@@ -410,7 +449,11 @@ pub(crate) fn depth_first(parent: &[u32], key: &[u32]) -> Vec<u32> {
     while let Some(node) = todo.pop() {
         order.push(node);
         let node = node as usize;
-        todo.extend(children[first_child[node]..first_child[node + 1]].iter().rev());
+        todo.extend(
+            children[first_child[node]..first_child[node + 1]]
+                .iter()
+                .rev(),
+        );
     }
     order
 }
@@ -553,21 +596,46 @@ mod tests {
             value: &[1.0],
         };
         assert!(Stacks::build(&base).is_ok());
-        let gap = StackInput { depth: &[1, 3], ..base };
+        let gap = StackInput {
+            depth: &[1, 3],
+            ..base
+        };
         assert_eq!(Stacks::build(&gap).unwrap_err().kind(), "invalid");
-        let twice = StackInput { depth: &[1, 1], ..base };
+        let twice = StackInput {
+            depth: &[1, 1],
+            ..base
+        };
         assert_eq!(Stacks::build(&twice).unwrap_err().kind(), "invalid");
-        let negative = StackInput { depth: &[-1, 1], ..base };
+        let negative = StackInput {
+            depth: &[-1, 1],
+            ..base
+        };
         assert_eq!(Stacks::build(&negative).unwrap_err().kind(), "invalid");
-        let dangling = StackInput { location_id: &[5, 7], ..base };
+        let dangling = StackInput {
+            location_id: &[5, 7],
+            ..base
+        };
         assert_eq!(Stacks::build(&dangling).unwrap_err().kind(), "invalid");
-        let bad_key = StackInput { location_key: &[2], ..base };
+        let bad_key = StackInput {
+            location_key: &[2],
+            ..base
+        };
         assert_eq!(Stacks::build(&bad_key).unwrap_err().kind(), "invalid");
-        let dup_value = StackInput { value_sample_id: &[1, 1], value: &[1.0, 2.0], ..base };
+        let dup_value = StackInput {
+            value_sample_id: &[1, 1],
+            value: &[1.0, 2.0],
+            ..base
+        };
         assert_eq!(Stacks::build(&dup_value).unwrap_err().kind(), "invalid");
-        let ragged = StackInput { depth: &[1], ..base };
+        let ragged = StackInput {
+            depth: &[1],
+            ..base
+        };
         assert_eq!(Stacks::build(&ragged).unwrap_err().kind(), "invalid");
-        let na_value = StackInput { value: &[f64::NAN], ..base };
+        let na_value = StackInput {
+            value: &[f64::NAN],
+            ..base
+        };
         assert_eq!(Stacks::build(&na_value).unwrap_err().kind(), "invalid");
     }
 
@@ -576,7 +644,12 @@ mod tests {
         // root-first stacks: main;g (2), main;f (1), main;f;g (4), main (0: dropped)
         // keys: 1 = f, 2 = g, 3 = main
         let s = stacks_of(
-            &[(2.0, vec![2, 3]), (1.0, vec![1, 3]), (4.0, vec![2, 1, 3]), (0.0, vec![3, 3])],
+            &[
+                (2.0, vec![2, 3]),
+                (1.0, vec![1, 3]),
+                (4.0, vec![2, 1, 3]),
+                (0.0, vec![3, 3]),
+            ],
             3,
         );
         let t = CallTree::build(&s);
@@ -590,7 +663,10 @@ mod tests {
 
     fn arb_samples() -> impl Strategy<Value = Vec<(f64, Vec<u32>)>> {
         prop::collection::vec(
-            ((0u32..5).prop_map(f64::from), prop::collection::vec(1u32..5, 0..6)),
+            (
+                (0u32..5).prop_map(f64::from),
+                prop::collection::vec(1u32..5, 0..6),
+            ),
             0..30,
         )
     }

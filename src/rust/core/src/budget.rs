@@ -73,7 +73,9 @@ impl Budget {
         let reserve = ADDRESS_SPACE_RESERVE + threads * ADDRESS_SPACE_PER_THREAD;
         let left = crate::memory::address_space_left().map(|left| left.saturating_sub(reserve));
         match left {
-            Some(left) if left < limits.max_memory => Budget::capped(limits, left, Cap::AddressSpace),
+            Some(left) if left < limits.max_memory => {
+                Budget::capped(limits, left, Cap::AddressSpace)
+            }
             _ => Budget::capped(limits, limits.max_memory, Cap::Option),
         }
     }
@@ -81,11 +83,20 @@ impl Budget {
     /// A budget of the address space left only, for work that is not a read
     /// (combining, transforming profiles the user holds already).
     pub fn address_space_only() -> Budget {
-        Budget::new(Limits { max_memory: u64::MAX, ..Limits::default() })
+        Budget::new(Limits {
+            max_memory: u64::MAX,
+            ..Limits::default()
+        })
     }
 
     fn capped(limits: Limits, cap: u64, cap_by: Cap) -> Budget {
-        Budget { limits, cap, cap_by, used: AtomicU64::new(0), peak: AtomicU64::new(0) }
+        Budget {
+            limits,
+            cap,
+            cap_by,
+            used: AtomicU64::new(0),
+            peak: AtomicU64::new(0),
+        }
     }
 
     /// The read's other limits.
@@ -113,7 +124,10 @@ impl Budget {
     /// the total would exceed the cap (nothing is charged then).
     pub fn charge(&self, bytes: u64, what: impl FnOnce() -> String) -> Result<()> {
         let fits = |used: u64| Some(used.saturating_add(bytes)).filter(|&total| total <= self.cap);
-        match self.used.fetch_update(Ordering::Relaxed, Ordering::Relaxed, fits) {
+        match self
+            .used
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, fits)
+        {
             Ok(before) => {
                 self.peak.fetch_max(before + bytes, Ordering::Relaxed);
                 Ok(())
@@ -123,14 +137,23 @@ impl Budget {
     }
 
     /// [`charge`](Self::charge) of `count` items of `each` bytes.
-    pub fn charge_items(&self, count: usize, each: u64, what: impl FnOnce() -> String) -> Result<()> {
+    pub fn charge_items(
+        &self,
+        count: usize,
+        each: u64,
+        what: impl FnOnce() -> String,
+    ) -> Result<()> {
         self.charge((count as u64).saturating_mul(each), what)
     }
 
     /// Releases `bytes` charged before (memory freed).
     pub fn release(&self, bytes: u64) {
         // Never below zero, whatever a caller releases.
-        let _ = self.used.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |u| Some(u.saturating_sub(bytes)));
+        let _ = self
+            .used
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |u| {
+                Some(u.saturating_sub(bytes))
+            });
     }
 
     /// An error unless `bytes` more would fit; charges nothing. For a need
@@ -148,15 +171,24 @@ impl Budget {
     /// charged first and the memory asked for fallibly. Every collection a read
     /// fills from its input grows this way, so that neither the budget nor a
     /// refused allocation can be passed over.
-    pub fn room(&self, c: &mut impl Growable, additional: usize, what: impl FnOnce() -> String) -> Result<()> {
+    pub fn room(
+        &self,
+        c: &mut impl Growable,
+        additional: usize,
+        what: impl FnOnce() -> String,
+    ) -> Result<()> {
         let (len, capacity) = (c.elements(), c.capacity());
         if capacity.saturating_sub(len) >= additional {
             return Ok(());
         }
-        let target = len.saturating_add(additional).max(capacity.saturating_mul(2)).max(8);
+        let target = len
+            .saturating_add(additional)
+            .max(capacity.saturating_mul(2))
+            .max(8);
         let what = what();
         self.charge_items(target - capacity, c.element_bytes(), || what.clone())?;
-        c.try_reserve(target - len).map_err(|_| refused_by_system(&what))
+        c.try_reserve(target - len)
+            .map_err(|_| refused_by_system(&what))
     }
 
     /// Releases the memory of `c`, which is about to be freed (as
@@ -176,7 +208,10 @@ impl Budget {
     }
 
     fn refusal(&self, total: u64, what: &str) -> ProfileError {
-        let needs = format!("reading it needs at least {} of memory ({what})", size_text(total));
+        let needs = format!(
+            "reading it needs at least {} of memory ({what})",
+            size_text(total)
+        );
         ProfileError::limit(match self.cap_by {
             Cap::Option => format!(
                 "{needs}, more than the limit of {}; raise the option `profile.max_memory` to read it",
@@ -265,7 +300,10 @@ mod tests {
     use super::*;
 
     fn budget_of(max_memory: u64) -> Budget {
-        Budget::new(Limits { max_memory, ..Limits::default() })
+        Budget::new(Limits {
+            max_memory,
+            ..Limits::default()
+        })
     }
 
     #[test]
@@ -278,7 +316,12 @@ mod tests {
         let e = b.charge(1, || "the third".into()).unwrap_err();
         assert_eq!(e.kind(), "limit");
         let text = e.to_string();
-        assert!(text.contains("the third") && text.contains("1001 bytes") && text.contains("profile.max_memory"), "{text}");
+        assert!(
+            text.contains("the third")
+                && text.contains("1001 bytes")
+                && text.contains("profile.max_memory"),
+            "{text}"
+        );
         assert_eq!(b.used(), 1000);
         b.release(500);
         assert_eq!(b.used(), 500);
@@ -298,7 +341,12 @@ mod tests {
     #[test]
     fn item_counts_do_not_overflow() {
         let b = budget_of(u64::MAX - 1);
-        assert_eq!(b.charge_items(usize::MAX, u64::MAX, || "all".into()).unwrap_err().kind(), "limit");
+        assert_eq!(
+            b.charge_items(usize::MAX, u64::MAX, || "all".into())
+                .unwrap_err()
+                .kind(),
+            "limit"
+        );
         assert_eq!(b.used(), 0);
     }
 

@@ -226,7 +226,10 @@ impl Combiner {
             }
             new_ids.push(id);
         }
-        Ok(Renumbering { rows: key_rows("functions", "function_id", &f.function_id)?, new_ids: NewIds::Listed(new_ids) })
+        Ok(Renumbering {
+            rows: key_rows("functions", "function_id", &f.function_id)?,
+            new_ids: NewIds::Listed(new_ids),
+        })
     }
 
     /// Resolves the input's locations to classes (merging identical ones), numbers
@@ -260,7 +263,15 @@ impl Combiner {
             for &row in chain.iter().rev() {
                 // Without a `mappings` table, mapping ids name nothing: no mapping.
                 let mappings = input.has_table("mappings").then_some(mappings);
-                let key = location_key(loc, row, strings, functions, mappings, &rows, &classes.class_of)?;
+                let key = location_key(
+                    loc,
+                    row,
+                    strings,
+                    functions,
+                    mappings,
+                    &rows,
+                    &classes.class_of,
+                )?;
                 classes.class_of[row] = self.location_class(key, row, &mut classes)?;
             }
         }
@@ -269,19 +280,39 @@ impl Combiner {
         let final_ids = classes
             .class_of
             .iter()
-            .map(|&class| self.location_final.get(class as usize).copied().unwrap_or(NA_INT))
+            .map(|&class| {
+                self.location_final
+                    .get(class as usize)
+                    .copied()
+                    .unwrap_or(NA_INT)
+            })
             .collect();
-        Ok(Renumbering { rows, new_ids: NewIds::Listed(final_ids) })
+        Ok(Renumbering {
+            rows,
+            new_ids: NewIds::Listed(final_ids),
+        })
     }
 
     /// The class of the location with `key`, found in row `row` of this input: an
     /// existing one (when merging), else a new one.
-    fn location_class(&mut self, key: LocationKey, row: usize, classes: &mut InputClasses) -> Result<u32> {
-        let existing = if self.options.merge { self.location_index.get(&key).copied() } else { None };
+    fn location_class(
+        &mut self,
+        key: LocationKey,
+        row: usize,
+        classes: &mut InputClasses,
+    ) -> Result<u32> {
+        let existing = if self.options.merge {
+            self.location_index.get(&key).copied()
+        } else {
+            None
+        };
         if let Some(class) = existing {
             // Classes only ever meet rows of later inputs after this input is
             // finished, so a class new here has its first row here.
-            if let Some(first) = (class as usize).checked_sub(classes.first_new_class).and_then(|k| classes.first_row.get_mut(k)) {
+            if let Some(first) = (class as usize)
+                .checked_sub(classes.first_new_class)
+                .and_then(|k| classes.first_row.get_mut(k))
+            {
                 *first = (*first).min(row);
             }
             return Ok(class);
@@ -308,14 +339,22 @@ impl Combiner {
         for (k, &row) in classes.first_row.iter().enumerate() {
             class_at_row[row] = (classes.first_new_class + k) as u32;
         }
-        let new_classes: Vec<u32> = class_at_row.into_iter().filter(|&c| c != NO_CLASS).collect();
+        let new_classes: Vec<u32> = class_at_row
+            .into_iter()
+            .filter(|&c| c != NO_CLASS)
+            .collect();
         let out = &mut self.out.locations;
         for (k, &class) in new_classes.iter().enumerate() {
             self.location_final[class as usize] = next_id(out.nrow() + k, "locations")?;
         }
         for &class in &new_classes {
             let key = self.location_keys[class as usize];
-            push_location(out, self.location_final[class as usize], &key, &self.location_final);
+            push_location(
+                out,
+                self.location_final[class as usize],
+                &key,
+                &self.location_final,
+            );
         }
         Ok(())
     }
@@ -369,12 +408,16 @@ fn push_location(out: &mut Locations, id: i32, key: &LocationKey, location_final
     out.mapping_id.push(key.mapping_id);
     out.is_folded.push(key.is_folded);
     out.column.push(key.column);
-    out.inlined_into.push(if key.inlined_into_class == NO_CLASS {
-        NA_INT
-    } else {
-        // The target was resolved before the row that points to it, so it has an id.
-        location_final.get(key.inlined_into_class as usize).copied().unwrap_or(NA_INT)
-    });
+    out.inlined_into
+        .push(if key.inlined_into_class == NO_CLASS {
+            NA_INT
+        } else {
+            // The target was resolved before the row that points to it, so it has an id.
+            location_final
+                .get(key.inlined_into_class as usize)
+                .copied()
+                .unwrap_or(NA_INT)
+        });
 }
 
 /// The locations of one input as they are resolved to classes.
@@ -400,9 +443,7 @@ fn walk_inline_chain(
     let mut row = start;
     loop {
         match class_of[row] {
-            IN_PROGRESS => {
-                return Err(ProfileError::inline_cycle(row, loc.location_id[row]))
-            }
+            IN_PROGRESS => return Err(ProfileError::inline_cycle(row, loc.location_id[row])),
             UNRESOLVED => {
                 class_of[row] = IN_PROGRESS;
                 chain.push(row);
@@ -434,7 +475,12 @@ fn location_key(
         class_of[row_of(rows, "locations", "inlined_into", row, target)?]
     };
     Ok(LocationKey {
-        function_id: functions.translate_opt("locations", "function_id", row, loc.function_id[row])?,
+        function_id: functions.translate_opt(
+            "locations",
+            "function_id",
+            row,
+            loc.function_id[row],
+        )?,
         line: loc.line[row],
         address: translate_str("locations", "address", row, loc.address[row], strings)?,
         mapping_id: match mappings {
@@ -451,7 +497,12 @@ fn check_rectangular(table: &str, ok: bool) -> Result<()> {
     if ok {
         Ok(())
     } else {
-        Err(ProfileError::invalid(table, "(all)", None, "columns have different lengths"))
+        Err(ProfileError::invalid(
+            table,
+            "(all)",
+            None,
+            "columns have different lengths",
+        ))
     }
 }
 
@@ -480,10 +531,22 @@ fn key_rows(table: &str, col: &str, ids: &[i32]) -> Result<IdIndex> {
             if id > 0 {
                 Ok(())
             } else {
-                Err(ProfileError::invalid(table, col, Some(row + 1), format!("must be a positive id, found {}", fmt_id(id))))
+                Err(ProfileError::invalid(
+                    table,
+                    col,
+                    Some(row + 1),
+                    format!("must be a positive id, found {}", fmt_id(id)),
+                ))
             }
         },
-        |row, id| ProfileError::invalid(table, col, Some(row + 1), format!("is a primary key but {id} occurs more than once")),
+        |row, id| {
+            ProfileError::invalid(
+                table,
+                col,
+                Some(row + 1),
+                format!("is a primary key but {id} occurs more than once"),
+            )
+        },
     )
 }
 
@@ -493,7 +556,12 @@ fn row_of(rows: &IdIndex, table: &str, col: &str, row: usize, id: i32) -> Result
 }
 
 fn dangling(table: &str, col: &str, row: usize, id: i32) -> ProfileError {
-    ProfileError::invalid(table, col, Some(row + 1), format!("refers to id {}, which does not exist", fmt_id(id)))
+    ProfileError::invalid(
+        table,
+        col,
+        Some(row + 1),
+        format!("refers to id {}, which does not exist", fmt_id(id)),
+    )
 }
 
 /// Translation of one input's ids of a table to the ids of the result.
@@ -514,11 +582,16 @@ enum NewIds {
 impl Renumbering {
     /// New ids `offset + 1, offset + 2, ...` for the rows of a primary key column.
     fn consecutive(table: &str, col: &str, old: &[i32], offset: usize) -> Result<Self> {
-        let last = offset.checked_add(old.len()).ok_or_else(|| too_many(table))?;
+        let last = offset
+            .checked_add(old.len())
+            .ok_or_else(|| too_many(table))?;
         if i32::try_from(last).is_err() {
             return Err(too_many(table));
         }
-        Ok(Renumbering { rows: key_rows(table, col, old)?, new_ids: NewIds::After(offset) })
+        Ok(Renumbering {
+            rows: key_rows(table, col, old)?,
+            new_ids: NewIds::After(offset),
+        })
     }
 
     fn get(&self, old: i32) -> Option<i32> {

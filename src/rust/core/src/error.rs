@@ -15,11 +15,19 @@ pub enum ProfileError {
     /// The bytes are not a well-formed file of the expected format.
     /// `position` says where, e.g. "line 12" or "byte 4711".
     #[error("{}{message}", position.as_ref().map(|p| format!("{p}: ")).unwrap_or_default())]
-    Format { position: Option<String>, message: String },
+    Format {
+        position: Option<String>,
+        message: String,
+    },
 
     /// A profile object (v1 or v2) breaks a rule of the data model.
     #[error("table `{table}`, column `{column}`{}: {message}", row.map(|r| format!(", row {r}")).unwrap_or_default())]
-    Invalid { table: String, column: String, row: Option<usize>, message: String },
+    Invalid {
+        table: String,
+        column: String,
+        row: Option<usize>,
+        message: String,
+    },
 
     /// A size or count is over a limit that protects memory (decompression bombs,
     /// absurd declared lengths, stack depths).
@@ -51,11 +59,16 @@ impl ProfileError {
     }
 
     pub fn io(message: impl Into<String>) -> Self {
-        ProfileError::Io { message: message.into() }
+        ProfileError::Io {
+            message: message.into(),
+        }
     }
 
     pub fn format(position: Option<String>, message: impl Into<String>) -> Self {
-        ProfileError::Format { position, message: message.into() }
+        ProfileError::Format {
+            position,
+            message: message.into(),
+        }
     }
 
     pub fn at_line(line: usize, message: impl Into<String>) -> Self {
@@ -89,15 +102,21 @@ impl ProfileError {
     }
 
     pub fn limit(message: impl Into<String>) -> Self {
-        ProfileError::Limit { message: message.into() }
+        ProfileError::Limit {
+            message: message.into(),
+        }
     }
 
     pub fn unsupported(message: impl Into<String>) -> Self {
-        ProfileError::Unsupported { message: message.into() }
+        ProfileError::Unsupported {
+            message: message.into(),
+        }
     }
 
     pub fn argument(message: impl Into<String>) -> Self {
-        ProfileError::Argument { message: message.into() }
+        ProfileError::Argument {
+            message: message.into(),
+        }
     }
 }
 

@@ -11,8 +11,8 @@
 //! them back, and keeps any other backslash literally (as other tools write them).
 
 use crate::analysis::{CallTree, Stacks};
-use crate::error::{ProfileError, Result};
 use crate::budget::Budget;
+use crate::error::{ProfileError, Result};
 use crate::input::{decompress_content, AnyContent, Limits};
 use crate::model::{next_id, Profile, StrId, NA_INT};
 use crate::text::utf8_escaped;
@@ -90,9 +90,12 @@ pub fn write_folded(tree: &CallTree, labels: &[String], w: &mut dyn Write) -> Re
     for i in 1..tree.len() {
         let depth = tree.depth[i] as usize;
         let key = tree.key[i] as usize;
-        let label = key.checked_sub(1).and_then(|k| escaped.get(k)).ok_or_else(|| {
-            ProfileError::invalid("(call tree)", "key", Some(i), "no label for key")
-        })?;
+        let label = key
+            .checked_sub(1)
+            .and_then(|k| escaped.get(k))
+            .ok_or_else(|| {
+                ProfileError::invalid("(call tree)", "key", Some(i), "no label for key")
+            })?;
         path.truncate(depth.saturating_sub(1));
         path.push(label);
         let v = tree.self_value[i];
@@ -134,7 +137,9 @@ fn split_line(line: &str, line_no: usize) -> Result<(&str, f64)> {
     // `pos` is the position of an ASCII character: the split is on a boundary.
     let (stack, count) = match line.rfind([' ', '\t']) {
         Some(pos) => (
-            line.get(..pos).unwrap_or_default().trim_end_matches([' ', '\t']),
+            line.get(..pos)
+                .unwrap_or_default()
+                .trim_end_matches([' ', '\t']),
             line.get(pos + 1..).unwrap_or_default(),
         ),
         None => ("", line),
@@ -145,8 +150,9 @@ fn split_line(line: &str, line_no: usize) -> Result<(&str, f64)> {
             "expected frames separated by `;`, a space and a number",
         ));
     }
-    let value: f64 =
-        count.parse().map_err(|_| ProfileError::at_line(line_no, "the count is not a number"))?;
+    let value: f64 = count
+        .parse()
+        .map_err(|_| ProfileError::at_line(line_no, "the count is not a number"))?;
     Ok((stack, value))
 }
 
@@ -160,7 +166,11 @@ pub fn read_folded(bytes: &[u8], source: &FoldedSource<'_>) -> Result<Profile> {
 /// line's count as its value, one function per distinct frame name (ids in order of
 /// first appearance) and one location per function, with line 0 (unknown). A
 /// stack deeper than `limits.max_stack_depth` is refused.
-pub fn read_folded_with_limits(bytes: &[u8], source: &FoldedSource<'_>, limits: &Limits) -> Result<Profile> {
+pub fn read_folded_with_limits(
+    bytes: &[u8],
+    source: &FoldedSource<'_>,
+    limits: &Limits,
+) -> Result<Profile> {
     let text = utf8_escaped(bytes);
     let mut p = Profile::new();
     let type_id = p.strings.intern(source.sample_type);
@@ -279,12 +289,21 @@ mod tests {
     use proptest::prelude::*;
 
     fn source() -> FoldedSource<'static> {
-        FoldedSource { sample_type: "samples", unit: "count", source_uri: Some("x.folded") }
+        FoldedSource {
+            sample_type: "samples",
+            unit: "count",
+            source_uri: Some("x.folded"),
+        }
     }
 
     /// Folded text of a profile, through the same path as the R binding.
     fn fold(p: &Profile) -> String {
-        let names: Vec<String> = p.functions.name.iter().map(|&n| p.str(n).to_string()).collect();
+        let names: Vec<String> = p
+            .functions
+            .name
+            .iter()
+            .map(|&n| p.str(n).to_string())
+            .collect();
         // Keys in name order, so lines come out sorted.
         let mut order: Vec<usize> = (0..names.len()).collect();
         order.sort_by(|&a, &b| names[a].cmp(&names[b]));
@@ -296,8 +315,12 @@ mod tests {
             }
             key_of_function[i] = labels.len() as i32;
         }
-        let location_key: Vec<i32> =
-            p.locations.function_id.iter().map(|&f| key_of_function[f as usize - 1]).collect();
+        let location_key: Vec<i32> = p
+            .locations
+            .function_id
+            .iter()
+            .map(|&f| key_of_function[f as usize - 1])
+            .collect();
         let stacks = Stacks::build(&StackInput {
             sample_id: &p.sample_locations.sample_id,
             depth: &p.sample_locations.depth,
@@ -346,7 +369,12 @@ mod tests {
 
     #[test]
     fn malformed_lines_name_the_line() {
-        for bad in [&b"main;f\n"[..], b"a 1\nmain;f x\n", b"a 1\n\nb 1e5\n", b"a inf\n"] {
+        for bad in [
+            &b"main;f\n"[..],
+            b"a 1\nmain;f x\n",
+            b"a 1\n\nb 1e5\n",
+            b"a inf\n",
+        ] {
             let e = read_folded(bad, &source()).unwrap_err();
             assert_eq!(e.kind(), "format");
             assert!(e.to_string().starts_with("line "), "{e}");
@@ -383,10 +411,17 @@ mod tests {
     #[test]
     fn stacks_deeper_than_the_limit_are_refused() {
         let text = format!("main 1\n{} 2\n", vec!["f"; 101].join(";"));
-        let limits = Limits { max_stack_depth: 100, ..Limits::default() };
+        let limits = Limits {
+            max_stack_depth: 100,
+            ..Limits::default()
+        };
         let e = read_folded_with_limits(text.as_bytes(), &source(), &limits).unwrap_err();
         assert_eq!(e.kind(), "limit");
-        assert!(e.to_string().starts_with("line 2: the stack has more than 100 frames"), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("line 2: the stack has more than 100 frames"),
+            "{e}"
+        );
         assert!(read_folded(text.as_bytes(), &source()).is_ok());
     }
 
@@ -399,8 +434,12 @@ mod tests {
                 .map(|b| {
                     let mut p = crate::rprof::parse(b, None).unwrap().profile;
                     // One value per sample: the time samples (not the memory values).
-                    let keep: Vec<bool> =
-                        p.sample_values.value_type.iter().map(|&t| p.strings.str(t) == "samples").collect();
+                    let keep: Vec<bool> = p
+                        .sample_values
+                        .value_type
+                        .iter()
+                        .map(|&t| p.strings.str(t) == "samples")
+                        .collect();
                     p.sample_values.retain_rows(&keep);
                     fold(&p).into_bytes()
                 })

@@ -44,7 +44,9 @@ pub(crate) trait Id: Copy + Ord + Hash + TryInto<usize> {
     /// turns into SIMD instructions (the layout is decided for every index, some
     /// of them over millions of ids).
     fn slot_range(ids: &[Self]) -> (u64, bool) {
-        let (min, max) = ids.iter().fold((Self::MAX, Self::ZERO), |(min, max), &id| (min.min(id), max.max(id)));
+        let (min, max) = ids.iter().fold((Self::MAX, Self::ZERO), |(min, max), &id| {
+            (min.min(id), max.max(id))
+        });
         (max.slot_or_zero(), min > Self::ZERO)
     }
 }
@@ -79,14 +81,26 @@ impl Layout {
     /// hashed.
     fn of<K: Id>(ids: &[K]) -> Layout {
         let (max, all_have_slots) = K::slot_range(ids);
-        let bound = ids.len().saturating_mul(SLOTS_PER_ID).saturating_add(SPARE_SLOTS);
+        let bound = ids
+            .len()
+            .saturating_mul(SLOTS_PER_ID)
+            .saturating_add(SPARE_SLOTS);
         match usize::try_from(max) {
             Ok(max) if max <= bound => {
-                let without_slot =
-                    if all_have_slots { 0 } else { ids.iter().filter(|&&id| id.slot().is_none()).count() };
-                Layout { slots: if max > 0 { max + 1 } else { 0 }, hashed: without_slot }
+                let without_slot = if all_have_slots {
+                    0
+                } else {
+                    ids.iter().filter(|&&id| id.slot().is_none()).count()
+                };
+                Layout {
+                    slots: if max > 0 { max + 1 } else { 0 },
+                    hashed: without_slot,
+                }
             }
-            _ => Layout { slots: 0, hashed: ids.len() },
+            _ => Layout {
+                slots: 0,
+                hashed: ids.len(),
+            },
         }
     }
 }
@@ -125,10 +139,14 @@ impl<K: Id, V: Slot> DenseOrHashed<K, V> {
     fn try_for_ids(ids: &[K]) -> Result<Self> {
         let layout = Layout::of(ids);
         let mut slots = Vec::new();
-        slots.try_reserve_exact(layout.slots).map_err(|_| out_of_memory(ids.len()))?;
+        slots
+            .try_reserve_exact(layout.slots)
+            .map_err(|_| out_of_memory(ids.len()))?;
         slots.resize(layout.slots, V::EMPTY);
         let mut hashed = FxHashMap::default();
-        hashed.try_reserve(layout.hashed).map_err(|_| out_of_memory(ids.len()))?;
+        hashed
+            .try_reserve(layout.hashed)
+            .map_err(|_| out_of_memory(ids.len()))?;
         Ok(DenseOrHashed { slots, hashed })
     }
 
@@ -270,7 +288,11 @@ impl<K: Id> IdSet<K> {
     /// The first position of `ids` whose id occurred before it, with that id.
     pub(crate) fn first_repeated(ids: &[K]) -> Result<Option<(usize, K)>> {
         let mut seen = Self::try_for_ids(ids)?;
-        Ok(ids.iter().enumerate().find(|&(_, &id)| !seen.insert(id)).map(|(row, &id)| (row, id)))
+        Ok(ids
+            .iter()
+            .enumerate()
+            .find(|&(_, &id)| !seen.insert(id))
+            .map(|(row, &id)| (row, id)))
     }
 }
 
@@ -338,15 +360,24 @@ mod tests {
 
     #[test]
     fn duplicates_keep_the_first_row_and_are_reported() {
-        for ids in [vec![4, 2, 4, 2, 9], vec![4, 2_000_000_000, 4, 2_000_000_000, 9]] {
+        for ids in [
+            vec![4, 2, 4, 2, 9],
+            vec![4, 2_000_000_000, 4, 2_000_000_000, 9],
+        ] {
             let index = IdIndex::try_first_rows(&ids).unwrap();
-            assert_eq!((index.get(ids[0]), index.get(ids[1]), index.get(9)), (Some(0), Some(1), Some(4)));
+            assert_eq!(
+                (index.get(ids[0]), index.get(ids[1]), index.get(9)),
+                (Some(0), Some(1), Some(4))
+            );
             assert_eq!(IdSet::first_repeated(&ids).unwrap(), Some((2, ids[0])));
             let mut set = IdSet::try_for_ids(&ids).unwrap();
             let new: Vec<bool> = ids.iter().map(|&id| set.insert(id)).collect();
             assert_eq!(new, [true, true, false, false, true]);
         }
-        assert_eq!(IdSet::first_repeated(&[1, NA_INT, 2, NA_INT]).unwrap(), Some((3, NA_INT)));
+        assert_eq!(
+            IdSet::first_repeated(&[1, NA_INT, 2, NA_INT]).unwrap(),
+            Some((3, NA_INT))
+        );
         assert_eq!(IdSet::first_repeated(&[0, -1, 0]).unwrap(), Some((2, 0)));
         assert_eq!(IdSet::first_repeated(&[3, 1, 2]).unwrap(), None);
     }
@@ -357,16 +388,29 @@ mod tests {
             if id > 0 {
                 Ok(())
             } else {
-                Err(ProfileError::invalid("t", "id", Some(row + 1), "not positive"))
+                Err(ProfileError::invalid(
+                    "t",
+                    "id",
+                    Some(row + 1),
+                    "not positive",
+                ))
             }
         };
-        let repeated = |row: usize, id: i32| ProfileError::invalid("t", "id", Some(row + 1), format!("{id} again"));
+        let repeated = |row: usize, id: i32| {
+            ProfileError::invalid("t", "id", Some(row + 1), format!("{id} again"))
+        };
         let ok = IdIndex::try_unique_rows(&[5, 1, 3], positive, repeated).unwrap();
-        assert_eq!((ok.get(5), ok.get(1), ok.get(3), ok.get(2)), (Some(0), Some(1), Some(2), None));
+        assert_eq!(
+            (ok.get(5), ok.get(1), ok.get(3), ok.get(2)),
+            (Some(0), Some(1), Some(2), None)
+        );
         let err = IdIndex::try_unique_rows(&[5, 1, 5, -1], positive, repeated).unwrap_err();
         assert_eq!(err, ProfileError::invalid("t", "id", Some(3), "5 again"));
         let err = IdIndex::try_unique_rows(&[5, 1, -1, 5], positive, repeated).unwrap_err();
-        assert_eq!(err, ProfileError::invalid("t", "id", Some(3), "not positive"));
+        assert_eq!(
+            err,
+            ProfileError::invalid("t", "id", Some(3), "not positive")
+        );
     }
 
     #[test]

@@ -27,7 +27,12 @@ impl LabelRows {
     /// The label rows of `p`'s samples, `samples` giving the row of each id.
     pub(crate) fn new(p: &Profile, samples: &IdIndex) -> Self {
         let n = p.samples.nrow();
-        let sample_of: Vec<Option<usize>> = p.sample_labels.sample_id.iter().map(|&id| samples.row(id)).collect();
+        let sample_of: Vec<Option<usize>> = p
+            .sample_labels
+            .sample_id
+            .iter()
+            .map(|&id| samples.row(id))
+            .collect();
         let mut offsets = vec![0usize; n + 1];
         for s in sample_of.iter().flatten() {
             offsets[s + 1] += 1;
@@ -62,7 +67,11 @@ fn label_keys(p: &Profile, rows: &[usize], out: &mut Vec<LabelKey>) {
     out.clear();
     out.extend(rows.iter().map(|&row| {
         let num = sl.num.get(row).copied().unwrap_or(f64::NAN);
-        let bits = if num.is_nan() { f64::NAN.to_bits() } else { num.to_bits() };
+        let bits = if num.is_nan() {
+            f64::NAN.to_bits()
+        } else {
+            num.to_bits()
+        };
         let text = |col: &[StrId]| col.get(row).copied().unwrap_or(StrId::NA);
         (text(&sl.key), text(&sl.value), bits, text(&sl.num_unit))
     }));
@@ -105,7 +114,10 @@ pub(crate) fn first_equal_samples(
         };
         let found = loop {
             label_keys(p, labels.of(candidate), &mut other_keys);
-            if scope(candidate) == Some(scope_of_pos) && stacks.of(candidate) == stacks.of(pos) && other_keys == keys {
+            if scope(candidate) == Some(scope_of_pos)
+                && stacks.of(candidate) == stacks.of(pos)
+                && other_keys == keys
+            {
                 break candidate;
             }
             match next_same_hash[candidate] {
@@ -124,7 +136,10 @@ pub(crate) fn first_equal_samples(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{row, s, Val::{D, I}};
+    use crate::testing::{
+        row, s,
+        Val::{D, I},
+    };
 
     /// Samples 1..=5 of two sources: 1, 2 and 4 share a stack (2 in another
     /// source), 5 has a label that 1 lacks, 3 another stack.
@@ -138,7 +153,13 @@ mod tests {
         for loc in [1, 2] {
             row!(&mut p, locations, "location_id" => I(loc), "function_id" => I(1), "line" => I(loc));
         }
-        for (sample, source, stack) in [(1, 1, vec![1, 2]), (2, 2, vec![1, 2]), (3, 1, vec![2, 1]), (4, 1, vec![1, 2]), (5, 1, vec![1, 2])] {
+        for (sample, source, stack) in [
+            (1, 1, vec![1, 2]),
+            (2, 2, vec![1, 2]),
+            (3, 1, vec![2, 1]),
+            (4, 1, vec![1, 2]),
+            (5, 1, vec![1, 2]),
+        ] {
             row!(&mut p, samples, "sample_id" => I(sample), "source_id" => I(source));
             row!(&mut p, sample_values, "sample_id" => I(sample), "type" => s("samples"), "unit" => s("count"), "value" => D(1.0));
             for (d, loc) in stack.into_iter().enumerate() {
@@ -150,12 +171,25 @@ mod tests {
     }
 
     fn firsts(p: &Profile, scope: impl Fn(usize) -> Option<usize>) -> Vec<usize> {
-        let samples = IdIndex::try_unique_rows(&p.samples.sample_id, |_, _| Ok(()), |_, _| unreachable!()).unwrap();
-        let locations = IdIndex::try_unique_rows(&p.locations.location_id, |_, _| Ok(()), |_, _| unreachable!()).unwrap();
-        let sl = &p.sample_locations;
-        let stacks =
-            SampleFrames::gather(&sl.sample_id, &sl.depth, &sl.location_id, &samples, p.samples.nrow(), |l| locations.get(l))
+        let samples =
+            IdIndex::try_unique_rows(&p.samples.sample_id, |_, _| Ok(()), |_, _| unreachable!())
                 .unwrap();
+        let locations = IdIndex::try_unique_rows(
+            &p.locations.location_id,
+            |_, _| Ok(()),
+            |_, _| unreachable!(),
+        )
+        .unwrap();
+        let sl = &p.sample_locations;
+        let stacks = SampleFrames::gather(
+            &sl.sample_id,
+            &sl.depth,
+            &sl.location_id,
+            &samples,
+            p.samples.nrow(),
+            |l| locations.get(l),
+        )
+        .unwrap();
         first_equal_samples(p, &stacks, &LabelRows::new(p, &samples), scope)
     }
 
@@ -165,7 +199,10 @@ mod tests {
         let source = |pos: usize| Some(p.samples.source_id[pos] as usize);
         assert_eq!(firsts(&p, source), vec![0, 1, 2, 0, 4]);
         assert_eq!(firsts(&p, |_| Some(0)), vec![0, 0, 2, 0, 4]);
-        assert_eq!(firsts(&p, |pos| (pos != 3).then_some(0)), vec![0, 0, 2, 3, 4]);
+        assert_eq!(
+            firsts(&p, |pos| (pos != 3).then_some(0)),
+            vec![0, 0, 2, 3, 4]
+        );
     }
 
     #[test]

@@ -40,7 +40,10 @@ impl Default for Limits {
 impl Limits {
     /// The default limits with another size limit.
     pub fn with_max_bytes(max_decompressed_bytes: u64) -> Self {
-        Limits { max_decompressed_bytes, ..Limits::default() }
+        Limits {
+            max_decompressed_bytes,
+            ..Limits::default()
+        }
     }
 
     /// An error unless a stack of `depth` frames is within the limit; `place` says
@@ -78,7 +81,9 @@ fn bomb(cap: u64) -> ProfileError {
 
 /// The error for memory the system refused for `bytes` of decompressed data.
 fn no_memory_for_data(bytes: usize) -> ProfileError {
-    ProfileError::limit(format!("the system refused memory for {bytes} bytes of decompressed data"))
+    ProfileError::limit(format!(
+        "the system refused memory for {bytes} bytes of decompressed data"
+    ))
 }
 
 /// The bytes of the file at `path`, refused before reading when the file is larger
@@ -87,10 +92,14 @@ fn no_memory_for_data(bytes: usize) -> ProfileError {
 /// which is charged for them.
 pub fn read_file(path: &Path, budget: &Budget) -> Result<Vec<u8>> {
     let limit = budget.limits().max_decompressed_bytes;
-    let cannot = |e: std::io::Error| ProfileError::io(format!("cannot read {}: {e}", path.display()));
+    let cannot =
+        |e: std::io::Error| ProfileError::io(format!("cannot read {}: {e}", path.display()));
     let meta = std::fs::metadata(path).map_err(cannot)?;
     if meta.is_dir() {
-        return Err(ProfileError::io(format!("{} is a directory", path.display())));
+        return Err(ProfileError::io(format!(
+            "{} is a directory",
+            path.display()
+        )));
     }
     if meta.len() > limit {
         return Err(over_limit(meta.len(), limit));
@@ -102,7 +111,9 @@ pub fn read_file(path: &Path, budget: &Budget) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     crate::memory::try_reserve_advised(&mut out, usize::try_from(meta.len()).unwrap_or(0))
         .map_err(|_| over_limit(meta.len(), limit))?;
-    file.take(limit.saturating_add(1)).read_to_end(&mut out).map_err(cannot)?;
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut out)
+        .map_err(cannot)?;
     if out.len() as u64 > limit {
         return Err(over_limit(out.len() as u64, limit));
     }
@@ -190,7 +201,11 @@ pub fn decompress<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Cow<'a, [u8]>>
 /// counted, and data within the limits are then inflated a second time into a
 /// buffer of the exact size: a decompression bomb is refused without its data
 /// ever being held in memory. The kept data are charged to the budget.
-pub fn decompress_content<'a>(bytes: &'a [u8], budget: &Budget, content: &mut impl Content) -> Result<Cow<'a, [u8]>> {
+pub fn decompress_content<'a>(
+    bytes: &'a [u8],
+    budget: &Budget,
+    content: &mut impl Content,
+) -> Result<Cow<'a, [u8]>> {
     let cap = budget.limits().max_decompressed_bytes;
     if !is_gzip(bytes) {
         if bytes.len() as u64 > cap {
@@ -206,7 +221,11 @@ pub fn decompress_content<'a>(bytes: &'a [u8], budget: &Budget, content: &mut im
 /// [`read_file`]): plain bytes are returned as they are (no copy), gzip data
 /// inflated and the compressed bytes freed (and released). For readers that
 /// free their input early (see [`crate::rprof::parse_owned_compact`]).
-pub fn decompress_owned(bytes: Vec<u8>, budget: &Budget, content: &mut impl Content) -> Result<Vec<u8>> {
+pub fn decompress_owned(
+    bytes: Vec<u8>,
+    budget: &Budget,
+    content: &mut impl Content,
+) -> Result<Vec<u8>> {
     if is_gzip(&bytes) {
         let data = decompress_content(&bytes, budget, content)?.into_owned();
         budget.release(bytes.len() as u64);
@@ -224,7 +243,13 @@ pub fn decompress_owned(bytes: Vec<u8>, budget: &Budget, content: &mut impl Cont
 /// `kept` bytes are charged to `budget` already. Returns where the data may
 /// end (see [`Content::take`]). What inflation does with each piece, and what a
 /// caller that decompresses by other means (R, for bzip2 and xz) asks of each.
-pub fn take_piece(budget: &Budget, content: &mut impl Content, piece: &[u8], total: u64, kept: u64) -> Result<Option<u64>> {
+pub fn take_piece(
+    budget: &Budget,
+    content: &mut impl Content,
+    piece: &[u8],
+    total: u64,
+    kept: u64,
+) -> Result<Option<u64>> {
     let cap = budget.limits().max_decompressed_bytes;
     if total > cap {
         return Err(bomb(cap));
@@ -257,8 +282,14 @@ enum FirstPass {
 impl<'a> Inflation<'a> {
     fn new(compressed: &'a [u8], budget: &'a Budget) -> Self {
         let cap = budget.limits().max_decompressed_bytes;
-        let eager = cap.min(EAGER_MIN_BYTES.max((compressed.len() as u64).saturating_mul(EAGER_RATIO)));
-        Inflation { compressed, budget, cap, eager }
+        let eager =
+            cap.min(EAGER_MIN_BYTES.max((compressed.len() as u64).saturating_mul(EAGER_RATIO)));
+        Inflation {
+            compressed,
+            budget,
+            cap,
+            eager,
+        }
     }
 
     fn run(&self, content: &mut impl Content) -> Result<Vec<u8>> {
@@ -280,7 +311,13 @@ impl<'a> Inflation<'a> {
         }
     }
 
-    fn take(&self, content: &mut impl Content, piece: &[u8], total: u64, kept: u64) -> Result<Option<u64>> {
+    fn take(
+        &self,
+        content: &mut impl Content,
+        piece: &[u8],
+        total: u64,
+        kept: u64,
+    ) -> Result<Option<u64>> {
         take_piece(self.budget, content, piece, total, kept)
     }
 
@@ -305,7 +342,8 @@ impl<'a> Inflation<'a> {
             }
             let room = kept.data.get_mut(filled..).unwrap_or_default();
             let piece_room = room.len().min(PIECE_BYTES);
-            let n = read_some(&mut decoder, room.get_mut(..piece_room).unwrap_or_default()).map_err(|e| self.corrupt(e))?;
+            let n = read_some(&mut decoder, room.get_mut(..piece_room).unwrap_or_default())
+                .map_err(|e| self.corrupt(e))?;
             if n == 0 {
                 kept.data.truncate(filled);
                 return Ok(FirstPass::Kept(kept.finish(self.budget)));
@@ -326,7 +364,9 @@ impl<'a> Inflation<'a> {
                 break;
             }
             total += n as u64;
-            if let Some(stop) = self.take(content, scratch.get(..n).unwrap_or_default(), total, 0)? {
+            if let Some(stop) =
+                self.take(content, scratch.get(..n).unwrap_or_default(), total, 0)?
+            {
                 end = end.min(stop);
             }
         }
@@ -337,14 +377,16 @@ impl<'a> Inflation<'a> {
     /// (charged to the budget).
     fn second_pass(&self, size: u64) -> Result<Vec<u8>> {
         let len = usize::try_from(size).map_err(|_| bomb(self.cap))?;
-        self.budget.charge(size, || "the decompressed data".to_string())?;
+        self.budget
+            .charge(size, || "the decompressed data".to_string())?;
         let mut out = Vec::new();
         crate::memory::try_reserve_advised(&mut out, len).map_err(|_| no_memory_for_data(len))?;
         out.resize(len, 0);
         let mut decoder = self.decoder();
         let mut filled = 0;
         while filled < len {
-            let n = read_some(&mut decoder, out.get_mut(filled..).unwrap_or_default()).map_err(|e| self.corrupt(e))?;
+            let n = read_some(&mut decoder, out.get_mut(filled..).unwrap_or_default())
+                .map_err(|e| self.corrupt(e))?;
             if n == 0 {
                 break;
             }
@@ -374,12 +416,21 @@ impl Kept {
         // The last step goes straight to the limit, so that no block is copied
         // only to add a few bytes; no step takes more than the budget has left
         // (the data may fit in that).
-        let grow = if len.saturating_mul(3) >= limit { rest } else { len.max(SNIFF_BYTES).min(rest) };
+        let grow = if len.saturating_mul(3) >= limit {
+            rest
+        } else {
+            len.max(SNIFF_BYTES).min(rest)
+        };
         let left = usize::try_from(budget.available()).unwrap_or(usize::MAX);
-        let grow = if grow > left && left >= SNIFF_BYTES { left } else { grow };
+        let grow = if grow > left && left >= SNIFF_BYTES {
+            left
+        } else {
+            grow
+        };
         budget.charge(grow as u64, || "the decompressed data".to_string())?;
         self.charged += grow as u64;
-        crate::memory::try_reserve_advised(&mut self.data, grow).map_err(|_| no_memory_for_data(len + grow))?;
+        crate::memory::try_reserve_advised(&mut self.data, grow)
+            .map_err(|_| no_memory_for_data(len + grow))?;
         self.data.resize(len + grow, 0);
         Ok(())
     }
@@ -431,8 +482,18 @@ mod tests {
         let out = owned(plain, Limits::default()).unwrap();
         assert_eq!((out.as_slice(), out.as_ptr()), (&b"hello"[..], at));
         assert_eq!(owned(gz(b"hello"), Limits::default()).unwrap(), b"hello");
-        assert_eq!(owned(b"hello".to_vec(), Limits::with_max_bytes(4)).unwrap_err().kind(), "limit");
-        assert_eq!(owned(gz(b"hello"), Limits::with_max_bytes(4)).unwrap_err().kind(), "limit");
+        assert_eq!(
+            owned(b"hello".to_vec(), Limits::with_max_bytes(4))
+                .unwrap_err()
+                .kind(),
+            "limit"
+        );
+        assert_eq!(
+            owned(gz(b"hello"), Limits::with_max_bytes(4))
+                .unwrap_err()
+                .kind(),
+            "limit"
+        );
     }
 
     #[test]
@@ -455,13 +516,31 @@ mod tests {
         let path = dir.path().join("f");
         std::fs::write(&path, b"0123456789").unwrap();
         let read = |path: &Path, limits| read_file(path, &Budget::new(limits));
-        assert_eq!(read(&path, Limits::with_max_bytes(10)).unwrap(), b"0123456789");
+        assert_eq!(
+            read(&path, Limits::with_max_bytes(10)).unwrap(),
+            b"0123456789"
+        );
         let err = read(&path, Limits::with_max_bytes(9)).unwrap_err();
         assert_eq!(err.kind(), "limit");
-        assert_eq!(read(dir.path(), Limits::default()).unwrap_err().kind(), "io");
-        assert_eq!(read(&dir.path().join("missing"), Limits::default()).unwrap_err().kind(), "io");
+        assert_eq!(
+            read(dir.path(), Limits::default()).unwrap_err().kind(),
+            "io"
+        );
+        assert_eq!(
+            read(&dir.path().join("missing"), Limits::default())
+                .unwrap_err()
+                .kind(),
+            "io"
+        );
         // The file's bytes are charged to the budget before they are read.
-        let err = read(&path, Limits { max_memory: 9, ..Limits::default() }).unwrap_err();
+        let err = read(
+            &path,
+            Limits {
+                max_memory: 9,
+                ..Limits::default()
+            },
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("profile.max_memory"), "{err}");
     }
 
@@ -480,10 +559,18 @@ mod tests {
         // Concatenated members: quicker to make than one large one.
         let block = gz(&[0u8; 1 << 20]);
         let blocks = (EAGER_MIN_BYTES as usize >> 20) + 8;
-        let mut g: Vec<u8> = block.iter().copied().cycle().take(block.len() * blocks).collect();
+        let mut g: Vec<u8> = block
+            .iter()
+            .copied()
+            .cycle()
+            .take(block.len() * blocks)
+            .collect();
         g.extend(gz(b"end"));
         let n = (blocks << 20) + 3;
-        assert!((g.len() as u64) * EAGER_RATIO < n as u64, "the test needs a high ratio");
+        assert!(
+            (g.len() as u64) * EAGER_RATIO < n as u64,
+            "the test needs a high ratio"
+        );
         let out = decompress(&g, &Limits::with_max_bytes(n as u64)).unwrap();
         assert_eq!(out.len(), n);
         assert_eq!(&out[n - 3..], b"end");
@@ -495,13 +582,19 @@ mod tests {
     fn concatenated_members_are_one_stream() {
         let mut g = gz(b"hello ");
         g.extend(gz(b"world"));
-        assert_eq!(&*decompress(&g, &Limits::default()).unwrap(), b"hello world");
+        assert_eq!(
+            &*decompress(&g, &Limits::default()).unwrap(),
+            b"hello world"
+        );
     }
 
     #[test]
     fn garbage_after_the_gzip_magic_is_a_format_error() {
         for bad in [&b"\x1f\x8b"[..], b"\x1f\x8b\x08\x00garbage garbage garbage"] {
-            assert_eq!(decompress(bad, &Limits::default()).unwrap_err().kind(), "format");
+            assert_eq!(
+                decompress(bad, &Limits::default()).unwrap_err().kind(),
+                "format"
+            );
         }
     }
 
@@ -533,7 +626,9 @@ mod tests {
             if let Some(bad) = self.bad.filter(|b| piece.contains(b)) {
                 return Err(ProfileError::format(None, format!("byte {bad}")));
             }
-            let stop = self.stop_at.and_then(|b| piece.iter().position(|&x| x == b));
+            let stop = self
+                .stop_at
+                .and_then(|b| piece.iter().position(|&x| x == b));
             Ok(stop.map(|at| before + at as u64 + 1))
         }
 
@@ -567,7 +662,10 @@ mod tests {
     fn the_content_sees_every_byte_once_in_order() {
         let data: Vec<u8> = (0..300_000u32).map(|i| (i % 200) as u8 + 1).collect();
         let mut probe = Probe::default();
-        assert_eq!(inflate(&gz(&data), Limits::default(), &mut probe).unwrap(), data);
+        assert_eq!(
+            inflate(&gz(&data), Limits::default(), &mut probe).unwrap(),
+            data
+        );
         assert_eq!(probe.seen, data);
         assert!(probe.pieces > 1 && !probe.whole);
         // Plain data are shown whole.
@@ -592,14 +690,28 @@ mod tests {
         let mut data = vec![b'a'; 4 << 20];
         data.push(0);
         data.extend(vec![b'a'; 4 << 20]);
-        let mut probe = Probe { bad: Some(0), ..Probe::default() };
+        let mut probe = Probe {
+            bad: Some(0),
+            ..Probe::default()
+        };
         let err = inflate(&gz(&data), Limits::default(), &mut probe).unwrap_err();
         assert_eq!(err.to_string(), "byte 0");
-        assert!(probe.seen.len() <= (4 << 20) + PIECE_BYTES, "inflated {} bytes", probe.seen.len());
+        assert!(
+            probe.seen.len() <= (4 << 20) + PIECE_BYTES,
+            "inflated {} bytes",
+            probe.seen.len()
+        );
         // The first piece is small: wrong data are found early.
-        let mut probe = Probe { bad: Some(b'a'), ..Probe::default() };
+        let mut probe = Probe {
+            bad: Some(b'a'),
+            ..Probe::default()
+        };
         inflate(&gz(&data), Limits::default(), &mut probe).unwrap_err();
-        assert!(probe.seen.len() <= SNIFF_BYTES, "inflated {} bytes", probe.seen.len());
+        assert!(
+            probe.seen.len() <= SNIFF_BYTES,
+            "inflated {} bytes",
+            probe.seen.len()
+        );
     }
 
     #[test]
@@ -607,13 +719,22 @@ mod tests {
         let mut data = vec![b'a'; 100_000];
         data.push(b'!');
         data.extend(vec![b'a'; 3 << 20]);
-        let mut probe = Probe { stop_at: Some(b'!'), ..Probe::default() };
-        assert_eq!(inflate(&gz(&data), Limits::default(), &mut probe).unwrap(), &data[..100_001]);
+        let mut probe = Probe {
+            stop_at: Some(b'!'),
+            ..Probe::default()
+        };
+        assert_eq!(
+            inflate(&gz(&data), Limits::default(), &mut probe).unwrap(),
+            &data[..100_001]
+        );
         // Also when the data are only counted by then.
         let (mut data, _) = compressible(70);
         data.push(255);
         data.extend(vec![7u8; 1 << 20]);
-        let mut probe = Probe { stop_at: Some(255), ..Probe::default() };
+        let mut probe = Probe {
+            stop_at: Some(255),
+            ..Probe::default()
+        };
         let out = inflate(&gz(&data), Limits::default(), &mut probe).unwrap();
         assert_eq!(out.len(), (70 << 20) + 1);
     }
@@ -621,16 +742,41 @@ mod tests {
     #[test]
     fn what_the_content_needs_is_checked_against_the_budget_while_inflating() {
         let data = vec![b'x'; 8 << 20];
-        let limits = Limits { max_memory: 10 << 20, ..Limits::default() };
+        let limits = Limits {
+            max_memory: 10 << 20,
+            ..Limits::default()
+        };
         // 1 byte per byte fits; 4 do not, and inflation stops soon after 2.5 MiB.
-        inflate(&gz(&data), limits, &mut Probe { per_byte: 1, ..Probe::default() }).unwrap();
-        let mut probe = Probe { per_byte: 4, ..Probe::default() };
+        inflate(
+            &gz(&data),
+            limits,
+            &mut Probe {
+                per_byte: 1,
+                ..Probe::default()
+            },
+        )
+        .unwrap();
+        let mut probe = Probe {
+            per_byte: 4,
+            ..Probe::default()
+        };
         let err = inflate(&gz(&data), limits, &mut probe).unwrap_err();
         assert_eq!(err.kind(), "limit");
         assert!(err.to_string().contains("profile.max_memory"), "{err}");
-        assert!(probe.seen.len() < 4 << 20, "inflated {} bytes", probe.seen.len());
+        assert!(
+            probe.seen.len() < 4 << 20,
+            "inflated {} bytes",
+            probe.seen.len()
+        );
         // The data kept are charged: data alone over the budget are refused.
-        let err = inflate(&gz(&data), Limits { max_memory: 4 << 20, ..Limits::default() }, &mut Probe::default());
+        let err = inflate(
+            &gz(&data),
+            Limits {
+                max_memory: 4 << 20,
+                ..Limits::default()
+            },
+            &mut Probe::default(),
+        );
         assert_eq!(err.unwrap_err().kind(), "limit");
     }
 

@@ -77,18 +77,39 @@ pub fn push_typed_array(out: &mut String, values: &[f64]) {
             return;
         }
     }
-    let whole = values.iter().all(|&v| v == v.trunc() && v.abs() <= i32::MAX as f64);
-    let (min, max) = values.iter().fold((0.0f64, 0.0f64), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+    let whole = values
+        .iter()
+        .all(|&v| v == v.trunc() && v.abs() <= i32::MAX as f64);
+    let (min, max) = values
+        .iter()
+        .fold((0.0f64, 0.0f64), |(lo, hi), &v| (lo.min(v), hi.max(v)));
     let (kind, bytes): (&str, Vec<u8>) = if whole && min >= 0.0 && max <= u8::MAX as f64 {
         ("u8", values.iter().map(|&v| v as u8).collect())
     } else if whole && min >= 0.0 && max <= u16::MAX as f64 {
-        ("u16", values.iter().flat_map(|&v| (v as u16).to_le_bytes()).collect())
+        (
+            "u16",
+            values
+                .iter()
+                .flat_map(|&v| (v as u16).to_le_bytes())
+                .collect(),
+        )
     } else if whole {
-        ("i32", values.iter().flat_map(|&v| (v as i32).to_le_bytes()).collect())
+        (
+            "i32",
+            values
+                .iter()
+                .flat_map(|&v| (v as i32).to_le_bytes())
+                .collect(),
+        )
     } else {
-        ("f64", values.iter().flat_map(|&v| v.to_le_bytes()).collect())
+        (
+            "f64",
+            values.iter().flat_map(|&v| v.to_le_bytes()).collect(),
+        )
     };
-    out.push_str(&format!("{{\"type\":\"{kind}\",\"length\":{n},\"base64\":\""));
+    out.push_str(&format!(
+        "{{\"type\":\"{kind}\",\"length\":{n},\"base64\":\""
+    ));
     push_base64(out, &bytes);
     out.push_str("\"}");
 }
@@ -168,7 +189,10 @@ mod tests {
     #[test]
     fn strings_are_escaped_for_json_inside_html() {
         assert_eq!(string("a\"b\\c"), r#""a\"b\\c""#);
-        assert_eq!(string("</script>\n\u{1}"), r#""\u003c/script\u003e\n\u0001""#);
+        assert_eq!(
+            string("</script>\n\u{1}"),
+            r#""\u003c/script\u003e\n\u0001""#
+        );
         assert_eq!(string("é ü 日本"), "\"é ü 日本\"");
     }
 
@@ -194,9 +218,14 @@ mod tests {
             push_base64(&mut out, s.as_bytes());
             out
         };
-        for (plain, coded) in
-            [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("foobar", "Zm9vYmFy")]
-        {
+        for (plain, coded) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
             assert_eq!(b64(plain), coded);
         }
     }
@@ -209,7 +238,10 @@ mod tests {
             out
         };
         // 0.004 s ticks: whole steps of 1 and 3, one byte each
-        let times: Vec<f64> = [0.0, 1.0, 2.0, 5.0, 6.0].iter().map(|k| k * 0.004).collect();
+        let times: Vec<f64> = [0.0, 1.0, 2.0, 5.0, 6.0]
+            .iter()
+            .map(|k| k * 0.004)
+            .collect();
         assert_eq!(
             stepped(&times),
             r#"{"start":0,"step":0.004,"steps":{"type":"u8","length":5,"base64":"AAEBAwE="}}"#
@@ -227,9 +259,18 @@ mod tests {
     fn typed_arrays_take_the_narrowest_form() {
         assert_eq!(typed(&[]), r#"{"type":"u8","length":0,"base64":""}"#);
         assert_eq!(typed(&[0.0, 0.0]), r#"{"const":0,"length":2}"#);
-        assert_eq!(typed(&[1.0, 255.0]), r#"{"type":"u8","length":2,"base64":"Af8="}"#);
-        assert_eq!(typed(&[1.0, 256.0]), r#"{"type":"u16","length":2,"base64":"AQAAAQ=="}"#);
-        assert_eq!(typed(&[-1.0, 2.0]), r#"{"type":"i32","length":2,"base64":"/////wIAAAA="}"#);
+        assert_eq!(
+            typed(&[1.0, 255.0]),
+            r#"{"type":"u8","length":2,"base64":"Af8="}"#
+        );
+        assert_eq!(
+            typed(&[1.0, 256.0]),
+            r#"{"type":"u16","length":2,"base64":"AQAAAQ=="}"#
+        );
+        assert_eq!(
+            typed(&[-1.0, 2.0]),
+            r#"{"type":"i32","length":2,"base64":"/////wIAAAA="}"#
+        );
         assert!(typed(&[0.5, 1.0]).starts_with(r#"{"type":"f64","length":2,"#));
         assert!(typed(&[1e10, 1.0]).starts_with(r#"{"type":"f64""#));
         assert!(typed(&[f64::NAN, f64::NAN]).starts_with(r#"{"type":"f64""#));

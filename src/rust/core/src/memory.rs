@@ -19,7 +19,8 @@ const HUGE_PAGE_BYTES: usize = 2 << 20;
 
 #[cfg(target_os = "linux")]
 extern "C" {
-    fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: std::ffi::c_int) -> std::ffi::c_int;
+    fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: std::ffi::c_int)
+        -> std::ffi::c_int;
 }
 
 /// Asks for huge pages for the whole 2 MiB pages inside `memory`, which the
@@ -53,7 +54,10 @@ pub fn with_capacity_advised<T>(n: usize) -> Vec<T> {
 
 /// `try_reserve_exact` of `additional` values, then huge pages advised for the
 /// spare capacity.
-pub fn try_reserve_advised<T>(v: &mut Vec<T>, additional: usize) -> Result<(), std::collections::TryReserveError> {
+pub fn try_reserve_advised<T>(
+    v: &mut Vec<T>,
+    additional: usize,
+) -> Result<(), std::collections::TryReserveError> {
     v.try_reserve_exact(additional)?;
     advise_huge_pages(v.spare_capacity_mut());
     Ok(())

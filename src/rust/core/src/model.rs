@@ -19,7 +19,9 @@ pub const NA_INT: i32 = i32::MIN;
 /// The id of the row after the first `rows` rows of a table of `what`: ids are
 /// R integers, numbered from 1.
 pub(crate) fn next_id(rows: usize, what: &str) -> Result<i32> {
-    rows.checked_add(1).and_then(|id| i32::try_from(id).ok()).ok_or_else(|| too_many(what))
+    rows.checked_add(1)
+        .and_then(|id| i32::try_from(id).ok())
+        .ok_or_else(|| too_many(what))
 }
 
 /// The error for more rows of `what` than R integers can number.
@@ -47,7 +49,10 @@ pub struct StringPool {
 
 impl Default for StringPool {
     fn default() -> Self {
-        StringPool { strings: vec![String::new()], index: FxHashMap::default() }
+        StringPool {
+            strings: vec![String::new()],
+            index: FxHashMap::default(),
+        }
     }
 }
 
@@ -260,22 +265,40 @@ impl ColumnRules {
         }
     }
     const fn required(self) -> Self {
-        ColumnRules { required: true, ..self }
+        ColumnRules {
+            required: true,
+            ..self
+        }
     }
     const fn not_na(self) -> Self {
-        ColumnRules { not_na: true, ..self }
+        ColumnRules {
+            not_na: true,
+            ..self
+        }
     }
     const fn positive(self) -> Self {
-        ColumnRules { values: ValueRange::Positive, ..self }
+        ColumnRules {
+            values: ValueRange::Positive,
+            ..self
+        }
     }
     const fn non_negative(self) -> Self {
-        ColumnRules { values: ValueRange::NonNegative, ..self }
+        ColumnRules {
+            values: ValueRange::NonNegative,
+            ..self
+        }
     }
     const fn primary_key(self) -> Self {
-        ColumnRules { primary_key: true, ..self }
+        ColumnRules {
+            primary_key: true,
+            ..self
+        }
     }
     const fn references(self, table: &'static str, column: &'static str) -> Self {
-        ColumnRules { references: Some((table, column)), ..self }
+        ColumnRules {
+            references: Some((table, column)),
+            ..self
+        }
     }
 }
 
@@ -289,10 +312,18 @@ pub struct TableRules {
 }
 
 macro_rules! elem_type {
-    (Int) => { i32 };
-    (Dbl) => { f64 };
-    (Chr) => { StrId };
-    (Lgl) => { i32 };
+    (Int) => {
+        i32
+    };
+    (Dbl) => {
+        f64
+    };
+    (Chr) => {
+        StrId
+    };
+    (Lgl) => {
+        i32
+    };
 }
 
 /// The rules of a column from the words in its `[...]` in [`table!`].
@@ -591,8 +622,12 @@ pub const REQUIRED_TABLES: [&str; 7] = [
 ];
 
 /// Names of the extension tables, in the order they follow the required ones.
-pub const EXTENSION_TABLES: [&str; 4] =
-    [SampleTypes::NAME, SampleLabels::NAME, Mappings::NAME, SourceComments::NAME];
+pub const EXTENSION_TABLES: [&str; 4] = [
+    SampleTypes::NAME,
+    SampleLabels::NAME,
+    Mappings::NAME,
+    SourceComments::NAME,
+];
 
 /// The rules of every table, in the order of [`Profile::tables`].
 pub const TABLE_RULES: [TableRules; 11] = [
@@ -624,7 +659,10 @@ impl Profile {
     /// The bytes of every column's values (not the strings): the measure of
     /// the working memory of work on the whole profile.
     pub fn column_bytes(&self) -> u64 {
-        self.tables().iter().flat_map(|(_, cols)| cols.iter().map(|(_, c)| c.bytes())).sum()
+        self.tables()
+            .iter()
+            .flat_map(|(_, cols)| cols.iter().map(|(_, c)| c.bytes()))
+            .sum()
     }
 
     pub fn tables(&self) -> Vec<(&'static str, Vec<(&'static str, ColRef<'_>)>)> {

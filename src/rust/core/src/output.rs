@@ -16,7 +16,10 @@ fn temp_path_for(target: &Path) -> Result<PathBuf> {
         _ => PathBuf::from("."),
     };
     if !dir.is_dir() {
-        return Err(ProfileError::io(format!("directory {} does not exist", dir.display())));
+        return Err(ProfileError::io(format!(
+            "directory {} does not exist",
+            dir.display()
+        )));
     }
     let name = target
         .file_name()
@@ -51,18 +54,28 @@ where
     F: FnOnce(&mut dyn Write) -> Result<()>,
 {
     if target.is_dir() {
-        return Err(ProfileError::io(format!("{} is a directory", target.display())));
+        return Err(ProfileError::io(format!(
+            "{} is a directory",
+            target.display()
+        )));
     }
     let tmp = temp_path_for(target)?;
     let file: File = OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(&tmp)
-        .map_err(|e| ProfileError::io(format!("cannot create a file in the target directory: {e}")))?;
-    let mut guard = TempFile { path: tmp, keep: false };
+        .map_err(|e| {
+            ProfileError::io(format!("cannot create a file in the target directory: {e}"))
+        })?;
+    let mut guard = TempFile {
+        path: tmp,
+        keep: false,
+    };
     let mut w = BufWriter::with_capacity(1 << 16, file);
     fill(&mut w)?;
-    let file = w.into_inner().map_err(|e| ProfileError::io(e.error().to_string()))?;
+    let file = w
+        .into_inner()
+        .map_err(|e| ProfileError::io(e.error().to_string()))?;
     if let Ok(old) = fs::metadata(target) {
         // Best effort: a file system without permissions still gets the file.
         let _ = file.set_permissions(old.permissions());
@@ -129,7 +142,10 @@ mod tests {
         fs::write(&target, b"old").unwrap();
         fs::set_permissions(&target, fs::Permissions::from_mode(0o640)).unwrap();
         write_atomic(&target, |w| Ok(w.write_all(b"new")?)).unwrap();
-        assert_eq!(fs::metadata(&target).unwrap().permissions().mode() & 0o777, 0o640);
+        assert_eq!(
+            fs::metadata(&target).unwrap().permissions().mode() & 0o777,
+            0o640
+        );
     }
 
     #[test]

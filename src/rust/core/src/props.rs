@@ -2,14 +2,19 @@
 //! make validation, the writers, combining, the analysis of stacks or the verbs
 //! panic.
 
+use crate::analysis::{key_totals, CallTree, StackInput, Stacks};
+use crate::combine::{combine, CombineOptions};
 use crate::input::Limits;
 use crate::model::{ColMut, Profile, StrId, NA_INT};
 use crate::testing;
-use crate::analysis::{key_totals, CallTree, StackInput, Stacks};
-use crate::combine::{combine, CombineOptions};
-use crate::transform::{frames_cut_at_match, Cut, FrameFilter, LocationSet, LocationTexts, SampleFilter};
-use crate::transform::{filter_by_labels, keep_sample_types, location_lines_kept, LabelCondition, LabelFilter, LabelPairs};
 use crate::transform::{aggregate, diff, scale_values, time_window};
+use crate::transform::{
+    filter_by_labels, keep_sample_types, location_lines_kept, LabelCondition, LabelFilter,
+    LabelPairs,
+};
+use crate::transform::{
+    frames_cut_at_match, Cut, FrameFilter, LocationSet, LocationTexts, SampleFilter,
+};
 use crate::{pprof, rprof, validate};
 use proptest::prelude::*;
 
@@ -17,10 +22,14 @@ use proptest::prelude::*;
 fn models() -> &'static [Profile] {
     static MODELS: std::sync::OnceLock<Vec<Profile>> = std::sync::OnceLock::new();
     MODELS.get_or_init(|| {
-        let mut out: Vec<Profile> =
-            testing::rprof_files().iter().map(|b| rprof::parse(b, Some("r")).unwrap().profile).collect();
+        let mut out: Vec<Profile> = testing::rprof_files()
+            .iter()
+            .map(|b| rprof::parse(b, Some("r")).unwrap().profile)
+            .collect();
         out.extend(
-            testing::pprof_messages().iter().map(|b| pprof::read_bytes(b, Some("p"), &Limits::default()).unwrap()),
+            testing::pprof_messages()
+                .iter()
+                .map(|b| pprof::read_bytes(b, Some("p"), &Limits::default()).unwrap()),
         );
         out
     })
@@ -30,21 +39,47 @@ fn models() -> &'static [Profile] {
 #[derive(Debug, Clone)]
 enum Damage {
     /// Sets a cell of an integer column: NA, 0, negative, huge or small ids.
-    Int(prop::sample::Index, prop::sample::Index, prop::sample::Index, i32),
+    Int(
+        prop::sample::Index,
+        prop::sample::Index,
+        prop::sample::Index,
+        i32,
+    ),
     /// Sets a cell of a double column.
-    Dbl(prop::sample::Index, prop::sample::Index, prop::sample::Index, f64),
+    Dbl(
+        prop::sample::Index,
+        prop::sample::Index,
+        prop::sample::Index,
+        f64,
+    ),
     /// Sets a cell of a string column to another string of the pool, or NA.
-    Chr(prop::sample::Index, prop::sample::Index, prop::sample::Index, prop::sample::Index),
+    Chr(
+        prop::sample::Index,
+        prop::sample::Index,
+        prop::sample::Index,
+        prop::sample::Index,
+    ),
     /// Drops the last value of a column (tables become ragged).
     Shorten(prop::sample::Index, prop::sample::Index),
     /// Copies a row's cells of one column to the end of it.
-    Grow(prop::sample::Index, prop::sample::Index, prop::sample::Index),
+    Grow(
+        prop::sample::Index,
+        prop::sample::Index,
+        prop::sample::Index,
+    ),
 }
 
 fn damage() -> impl Strategy<Value = Damage> {
     use prop::sample::Index;
     let int = prop_oneof![Just(NA_INT), Just(0), Just(-1), Just(i32::MAX), 1i32..50];
-    let dbl = prop_oneof![Just(f64::NAN), Just(-1.0), Just(0.5), Just(1e300), Just(f64::INFINITY), 0.0f64..100.0];
+    let dbl = prop_oneof![
+        Just(f64::NAN),
+        Just(-1.0),
+        Just(0.5),
+        Just(1e300),
+        Just(f64::INFINITY),
+        0.0f64..100.0
+    ];
     prop_oneof![
         4 => (any::<Index>(), any::<Index>(), any::<Index>(), int).prop_map(|(t, c, r, v)| Damage::Int(t, c, r, v)),
         2 => (any::<Index>(), any::<Index>(), any::<Index>(), dbl).prop_map(|(t, c, r, v)| Damage::Dbl(t, c, r, v)),
@@ -74,7 +109,9 @@ fn apply(p: &mut Profile, d: &Damage) {
         Damage::Int(t, c, ..) | Damage::Dbl(t, c, ..) | Damage::Chr(t, c, ..) => (t, c),
         Damage::Shorten(t, c) | Damage::Grow(t, c, _) => (t, c),
     };
-    let Some(mut cols) = p.table_mut(TABLES[t.index(TABLES.len())]) else { return };
+    let Some(mut cols) = p.table_mut(TABLES[t.index(TABLES.len())]) else {
+        return;
+    };
     let n = cols.len();
     let (_, col) = &mut cols[c.index(n)];
     let cell = |r: &prop::sample::Index, n: usize| (n > 0).then(|| r.index(n));
@@ -280,14 +317,25 @@ fn compressed_and_plain_files_read_the_same() {
     use crate::rprof::RprofContent;
     for text in testing::rprof_files() {
         let budget = Budget::default();
-        let data = decompress_owned(testing::gzip(text), &budget, &mut RprofContent::new()).unwrap();
-        let streamed = rprof::parse_owned_compact(data, None, &budget).unwrap().expand(&budget).unwrap();
+        let data =
+            decompress_owned(testing::gzip(text), &budget, &mut RprofContent::new()).unwrap();
+        let streamed = rprof::parse_owned_compact(data, None, &budget)
+            .unwrap()
+            .expand(&budget)
+            .unwrap();
         let whole = rprof::parse(text, None).unwrap();
-        assert_eq!(format!("{:?}", streamed.profile), format!("{:?}", whole.profile));
-        assert_eq!((streamed.warnings, streamed.sample_lines), (whole.warnings, whole.sample_lines));
+        assert_eq!(
+            format!("{:?}", streamed.profile),
+            format!("{:?}", whole.profile)
+        );
+        assert_eq!(
+            (streamed.warnings, streamed.sample_lines),
+            (whole.warnings, whole.sample_lines)
+        );
     }
     for message in testing::pprof_messages() {
-        let streamed = pprof::read_bytes(&testing::gzip(message), None, &Limits::default()).unwrap();
+        let streamed =
+            pprof::read_bytes(&testing::gzip(message), None, &Limits::default()).unwrap();
         let whole = pprof::read_bytes(message, None, &Limits::default()).unwrap();
         assert_eq!(format!("{streamed:?}"), format!("{whole:?}"));
     }

@@ -67,7 +67,14 @@ impl SampleSet {
         let position = IdIndex::try_unique_rows(
             &ordered_ids,
             |_, _| Ok(()),
-            |pos, sid| invalid("samples", "sample_id", order[pos], format!("sample {sid} appears twice")),
+            |pos, sid| {
+                invalid(
+                    "samples",
+                    "sample_id",
+                    order[pos],
+                    format!("sample {sid} appears twice"),
+                )
+            },
         )?;
         let location_row = IdIndex::try_first_rows(input.locations)?;
         let frames = SampleFrames::gather(
@@ -120,24 +127,50 @@ impl SampleSet {
 fn check_lengths(input: &SampleInput<'_>) -> Result<()> {
     let n = input.samples.len();
     let same_length = [
-        ("samples", input.sample_source.len() == n && input.sample_time.is_none_or(|t| t.len() == n)),
+        (
+            "samples",
+            input.sample_source.len() == n && input.sample_time.is_none_or(|t| t.len() == n),
+        ),
         (
             "sample_values",
-            input.value_sample_id.len() == input.value.len() && input.value_type.len() == input.value.len(),
+            input.value_sample_id.len() == input.value.len()
+                && input.value_type.len() == input.value.len(),
         ),
         (
             "sample_locations",
-            input.sample_id.len() == input.depth.len() && input.sample_id.len() == input.location_id.len(),
+            input.sample_id.len() == input.depth.len()
+                && input.sample_id.len() == input.location_id.len(),
         ),
     ];
     if let Some((table, _)) = same_length.iter().find(|(_, ok)| !ok) {
-        return Err(ProfileError::invalid(table, "(table)", None, "columns differ in length"));
+        return Err(ProfileError::invalid(
+            table,
+            "(table)",
+            None,
+            "columns differ in length",
+        ));
     }
-    if let Some(row) = input.value_type.iter().position(|&t| t as usize > input.n_types) {
-        return Err(invalid("sample_values", "type", row, "sample type code out of range"));
+    if let Some(row) = input
+        .value_type
+        .iter()
+        .position(|&t| t as usize > input.n_types)
+    {
+        return Err(invalid(
+            "sample_values",
+            "type",
+            row,
+            "sample type code out of range",
+        ));
     }
-    if input.n_types.checked_mul(n).is_none_or(|cells| cells >= u32::MAX as usize) {
-        return Err(ProfileError::limit(format!("{n} samples of {} sample types are too many", input.n_types)));
+    if input
+        .n_types
+        .checked_mul(n)
+        .is_none_or(|cells| cells >= u32::MAX as usize)
+    {
+        return Err(ProfileError::limit(format!(
+            "{n} samples of {} sample types are too many",
+            input.n_types
+        )));
     }
     Ok(())
 }
@@ -152,7 +185,11 @@ fn display_order(input: &SampleInput<'_>) -> Vec<usize> {
             input.sample_source[a]
                 .cmp(&input.sample_source[b])
                 .then_with(|| time[a].is_nan().cmp(&time[b].is_nan()))
-                .then_with(|| time[a].partial_cmp(&time[b]).unwrap_or(std::cmp::Ordering::Equal))
+                .then_with(|| {
+                    time[a]
+                        .partial_cmp(&time[b])
+                        .unwrap_or(std::cmp::Ordering::Equal)
+                })
         };
         // Readers write samples in this order already; a stable sort (equal
         // keys keep their order) only where they are not.
@@ -169,14 +206,24 @@ fn gather_weights(input: &SampleInput<'_>, position: &IdIndex, n: usize) -> Resu
     let cells = input.n_types * n;
     let mut weight = try_filled(cells, 0.0, "sample values")?;
     let mut seen = try_filled(cells, false, "sample values")?;
-    let rows = input.value_sample_id.iter().zip(input.value_type).zip(input.value).enumerate();
+    let rows = input
+        .value_sample_id
+        .iter()
+        .zip(input.value_type)
+        .zip(input.value)
+        .enumerate();
     for (row, ((&sid, &t), &value)) in rows {
         if t == 0 {
             continue;
         }
-        let pos = position
-            .row(sid)
-            .ok_or_else(|| invalid("sample_values", "sample_id", row, format!("sample {sid} is not in samples")))?;
+        let pos = position.row(sid).ok_or_else(|| {
+            invalid(
+                "sample_values",
+                "sample_id",
+                row,
+                format!("sample {sid} is not in samples"),
+            )
+        })?;
         if value.is_nan() {
             return Err(invalid("sample_values", "value", row, "is NA"));
         }
@@ -296,21 +343,39 @@ pub(crate) mod tests {
         let set = SampleSet::build(&c.input(false)).unwrap();
         assert_eq!((set.weight(0, 0), set.weight(1, 0)), (1.0, 0.0));
         c.value_type[1] = 1;
-        assert_eq!(SampleSet::build(&c.input(false)).unwrap_err().kind(), "invalid");
+        assert_eq!(
+            SampleSet::build(&c.input(false)).unwrap_err().kind(),
+            "invalid"
+        );
         c.value_type[1] = 3;
-        assert_eq!(SampleSet::build(&c.input(false)).unwrap_err().kind(), "invalid");
+        assert_eq!(
+            SampleSet::build(&c.input(false)).unwrap_err().kind(),
+            "invalid"
+        );
         c.value_type[1] = 2;
         c.value_sample_id[1] = 9;
-        assert_eq!(SampleSet::build(&c.input(false)).unwrap_err().kind(), "invalid");
+        assert_eq!(
+            SampleSet::build(&c.input(false)).unwrap_err().kind(),
+            "invalid"
+        );
         c.value_sample_id[1] = 1;
         c.value[0] = f64::NAN;
-        assert_eq!(SampleSet::build(&c.input(false)).unwrap_err().kind(), "invalid");
+        assert_eq!(
+            SampleSet::build(&c.input(false)).unwrap_err().kind(),
+            "invalid"
+        );
         c.value[0] = 1.0;
         c.samples.push(1);
         c.sample_source.push(1);
         c.sample_time.push(0.0);
-        assert_eq!(SampleSet::build(&c.input(false)).unwrap_err().kind(), "invalid");
+        assert_eq!(
+            SampleSet::build(&c.input(false)).unwrap_err().kind(),
+            "invalid"
+        );
         c.sample_time.pop();
-        assert_eq!(SampleSet::build(&c.input(true)).unwrap_err().kind(), "invalid");
+        assert_eq!(
+            SampleSet::build(&c.input(true)).unwrap_err().kind(),
+            "invalid"
+        );
     }
 }

@@ -5,16 +5,18 @@
 //! order in which the validator reports a broken rule). The validator and the R
 //! wrapper (for `dm` keys) both read them from here.
 
-use crate::model::{ColType, ColumnRules, ValueRange, TableRules, TABLE_RULES};
+use crate::model::{ColType, ColumnRules, TableRules, ValueRange, TABLE_RULES};
 
 /// Single-column primary keys.
-pub const PRIMARY_KEYS: &[(&str, &str)] = &columns_where::<{ count_where(Rule::PrimaryKey) }>(Rule::PrimaryKey);
+pub const PRIMARY_KEYS: &[(&str, &str)] =
+    &columns_where::<{ count_where(Rule::PrimaryKey) }>(Rule::PrimaryKey);
 
 /// Columns that must not contain NA.
 pub const NOT_NA: &[(&str, &str)] = &columns_where::<{ count_where(Rule::NotNa) }>(Rule::NotNa);
 
 /// Integer columns whose non-NA values must be > 0 (ids).
-pub const POSITIVE: &[(&str, &str)] = &columns_where::<{ count_where(Rule::Positive) }>(Rule::Positive);
+pub const POSITIVE: &[(&str, &str)] =
+    &columns_where::<{ count_where(Rule::Positive) }>(Rule::Positive);
 
 /// Numeric columns whose non-NA values must be >= 0 (lines, where 0 is unknown;
 /// times, which must also be finite).
@@ -131,12 +133,22 @@ const fn columns_where<const N: usize>(rule: Rule) -> [(&'static str, &'static s
 const fn foreign_keys<const N: usize>() -> [ForeignKey; N] {
     let mut selected = [("", &NO_COLUMN); N];
     select(Rule::References, &mut selected);
-    let mut out = [ForeignKey { table: "", column: "", ref_table: "", ref_column: "" }; N];
+    let mut out = [ForeignKey {
+        table: "",
+        column: "",
+        ref_table: "",
+        ref_column: "",
+    }; N];
     let mut i = 0;
     while i < N {
         let (table, column) = selected[i];
         if let Some((ref_table, ref_column)) = column.references {
-            out[i] = ForeignKey { table, column: column.name, ref_table, ref_column };
+            out[i] = ForeignKey {
+                table,
+                column: column.name,
+                ref_table,
+                ref_column,
+            };
         }
         i += 1;
     }
@@ -162,29 +174,58 @@ mod tests {
             let rule_names: Vec<&str> = rules.columns.iter().map(|c| c.name).collect();
             assert_eq!(names, rule_names);
             let required = required_column_count(name);
-            assert!(required > 0 && rules.columns[..required].iter().all(|c| c.required), "{name}");
-            assert!(rules.columns[required..].iter().all(|c| !c.required), "{name}");
+            assert!(
+                required > 0 && rules.columns[..required].iter().all(|c| c.required),
+                "{name}"
+            );
+            assert!(
+                rules.columns[required..].iter().all(|c| !c.required),
+                "{name}"
+            );
             for key in rules.unique_keys {
-                assert!(key.iter().all(|k| rule_names.contains(k)), "{name}: {key:?}");
+                assert!(
+                    key.iter().all(|k| rule_names.contains(k)),
+                    "{name}: {key:?}"
+                );
             }
         }
         for &(table, column) in PRIMARY_KEYS {
             assert!(NOT_NA.contains(&(table, column)), "{table}.{column}");
         }
         for key in FOREIGN_KEYS {
-            assert!(PRIMARY_KEYS.contains(&(key.ref_table, key.ref_column)), "{key:?}");
-            let rules = table_rules(key.table).unwrap().columns.iter().find(|c| c.name == key.column).unwrap();
+            assert!(
+                PRIMARY_KEYS.contains(&(key.ref_table, key.ref_column)),
+                "{key:?}"
+            );
+            let rules = table_rules(key.table)
+                .unwrap()
+                .columns
+                .iter()
+                .find(|c| c.name == key.column)
+                .unwrap();
             assert_eq!(rules.col_type, ColType::Int, "{key:?}");
         }
         let rules_of = |table: &str, column: &str| {
-            *table_rules(table).unwrap().columns.iter().find(|c| c.name == column).unwrap()
+            *table_rules(table)
+                .unwrap()
+                .columns
+                .iter()
+                .find(|c| c.name == column)
+                .unwrap()
         };
         for &(table, column) in POSITIVE {
-            assert_eq!(rules_of(table, column).col_type, ColType::Int, "{table}.{column}");
+            assert_eq!(
+                rules_of(table, column).col_type,
+                ColType::Int,
+                "{table}.{column}"
+            );
         }
         for &(table, column) in NON_NEGATIVE {
             let col_type = rules_of(table, column).col_type;
-            assert!(matches!(col_type, ColType::Int | ColType::Dbl), "{table}.{column}");
+            assert!(
+                matches!(col_type, ColType::Int | ColType::Dbl),
+                "{table}.{column}"
+            );
         }
         assert_eq!(required_column_count("no_such_table"), 0);
     }
@@ -204,8 +245,10 @@ mod tests {
                 ("mappings", "mapping_id"),
             ]
         );
-        let fk: Vec<String> =
-            FOREIGN_KEYS.iter().map(|k| format!("{}.{} {}.{}", k.table, k.column, k.ref_table, k.ref_column)).collect();
+        let fk: Vec<String> = FOREIGN_KEYS
+            .iter()
+            .map(|k| format!("{}.{} {}.{}", k.table, k.column, k.ref_table, k.ref_column))
+            .collect();
         assert_eq!(
             fk,
             [
@@ -238,11 +281,22 @@ mod tests {
         );
         assert_eq!(
             NON_NEGATIVE,
-            [("samples", "time"), ("locations", "line"), ("locations", "column"), ("functions", "start_line")]
+            [
+                ("samples", "time"),
+                ("locations", "line"),
+                ("locations", "column"),
+                ("functions", "start_line")
+            ]
         );
         assert_eq!(NOT_NA.len(), 23);
-        assert_eq!(GAUGE_TYPES, ["small_vector_heap", "large_vector_heap", "node_heap"]);
-        let counts: Vec<usize> = TABLE_RULES.iter().map(|t| required_column_count(t.name)).collect();
+        assert_eq!(
+            GAUGE_TYPES,
+            ["small_vector_heap", "large_vector_heap", "node_heap"]
+        );
+        let counts: Vec<usize> = TABLE_RULES
+            .iter()
+            .map(|t| required_column_count(t.name))
+            .collect();
         assert_eq!(counts, [2, 4, 2, 4, 3, 3, 5, 3, 5, 11, 2]);
     }
 }

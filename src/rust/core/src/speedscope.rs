@@ -54,7 +54,11 @@ struct SampledProfile {
 
 impl SampledProfile {
     fn stack(&self, i: usize) -> &[u32] {
-        let end = self.stack_start.get(i + 1).copied().unwrap_or(self.frames.len());
+        let end = self
+            .stack_start
+            .get(i + 1)
+            .copied()
+            .unwrap_or(self.frames.len());
         self.frames.get(self.stack_start[i]..end).unwrap_or(&[])
     }
 
@@ -87,10 +91,21 @@ fn check_labels(samples: &SampleSet, labels: &SpeedscopeLabels<'_>) -> Result<()
         && labels.source_is_base.len() == labels.source_id.len()
         && labels.location_frame.len() == samples.n_locations;
     if !consistent {
-        return Err(ProfileError::argument("labels of frames, types or sources differ in length"));
+        return Err(ProfileError::argument(
+            "labels of frames, types or sources differ in length",
+        ));
     }
-    if let Some(row) = labels.location_frame.iter().position(|&f| f as usize >= n_frames) {
-        return Err(ProfileError::invalid("locations", "(frame)", Some(row + 1), "frame out of range"));
+    if let Some(row) = labels
+        .location_frame
+        .iter()
+        .position(|&f| f as usize >= n_frames)
+    {
+        return Err(ProfileError::invalid(
+            "locations",
+            "(frame)",
+            Some(row + 1),
+            "frame out of range",
+        ));
     }
     Ok(())
 }
@@ -130,7 +145,13 @@ fn sampled_profile(
         let w = if negated { -w } else { w };
         stack.clear();
         // Location rows were checked against `location_frame` by `check_labels`.
-        stack.extend(samples.stack(i).iter().rev().map(|&row| labels.location_frame[row as usize]));
+        stack.extend(
+            samples
+                .stack(i)
+                .iter()
+                .rev()
+                .map(|&row| labels.location_frame[row as usize]),
+        );
         let last = profile.weight.len().checked_sub(1);
         if in_time_order {
             match last {
@@ -148,7 +169,10 @@ fn sampled_profile(
 }
 
 /// Every non-empty profile: for each sample type, one per source.
-fn sampled_profiles(samples: &SampleSet, labels: &SpeedscopeLabels<'_>) -> Vec<(usize, SampledProfile)> {
+fn sampled_profiles(
+    samples: &SampleSet,
+    labels: &SpeedscopeLabels<'_>,
+) -> Vec<(usize, SampledProfile)> {
     let groups = positions_by_source(samples);
     let mut profiles = Vec::new();
     for t in 0..samples.n_types {
@@ -159,7 +183,10 @@ fn sampled_profiles(samples: &SampleSet, labels: &SpeedscopeLabels<'_>) -> Vec<(
             if profile.weight.is_empty() {
                 continue;
             }
-            let source_name = at.map_or_else(|| format!("source {source}"), |k| labels.source_name[k].clone());
+            let source_name = at.map_or_else(
+                || format!("source {source}"),
+                |k| labels.source_name[k].clone(),
+            );
             profile.name = format!(
                 "{} ({}){}: {}",
                 labels.type_name[t],
@@ -175,16 +202,27 @@ fn sampled_profiles(samples: &SampleSet, labels: &SpeedscopeLabels<'_>) -> Vec<(
 }
 
 /// Writes the speedscope file of `samples`.
-pub fn write_speedscope(samples: &SampleSet, labels: &SpeedscopeLabels<'_>, w: &mut dyn Write) -> Result<()> {
+pub fn write_speedscope(
+    samples: &SampleSet,
+    labels: &SpeedscopeLabels<'_>,
+    w: &mut dyn Write,
+) -> Result<()> {
     check_labels(samples, labels)?;
     let profiles = sampled_profiles(samples, labels);
-    let active = profiles.iter().position(|(t, _)| *t == labels.default_type).unwrap_or(0);
+    let active = profiles
+        .iter()
+        .position(|(t, _)| *t == labels.default_type)
+        .unwrap_or(0);
     let mut out = String::new();
-    out.push_str("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"exporter\":");
+    out.push_str(
+        "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"exporter\":",
+    );
     push_string(&mut out, labels.exporter);
     out.push_str(",\"name\":");
     push_string(&mut out, labels.name);
-    out.push_str(&format!(",\"activeProfileIndex\":{active},\"shared\":{{\"frames\":["));
+    out.push_str(&format!(
+        ",\"activeProfileIndex\":{active},\"shared\":{{\"frames\":["
+    ));
     for (f, name) in labels.frame_name.iter().enumerate() {
         out.push_str(if f == 0 { "{\"name\":" } else { ",{\"name\":" });
         push_string(&mut out, name);
@@ -215,7 +253,10 @@ fn push_profile(out: &mut String, profile: &SampledProfile, w: &mut dyn Write) -
     let total: f64 = profile.weight.iter().sum();
     out.push_str("{\"type\":\"sampled\",\"name\":");
     push_string(out, &profile.name);
-    out.push_str(&format!(",\"unit\":\"{}\",\"startValue\":0,\"endValue\":", profile.unit));
+    out.push_str(&format!(
+        ",\"unit\":\"{}\",\"startValue\":0,\"endValue\":",
+        profile.unit
+    ));
     push_number(out, total);
     out.push_str(",\"samples\":[");
     for i in 0..profile.weight.len() {
@@ -309,13 +350,25 @@ mod tests {
             )
         );
         let summed = write(&c, false, [false, false]);
-        assert!(summed.contains(r#""samples":[[1,0],[1]],"weights":[3,1]"#), "{summed}");
-        assert!(summed.contains(r#""samples":[[1,0],[1]],"weights":[15,5]"#), "{summed}");
+        assert!(
+            summed.contains(r#""samples":[[1,0],[1]],"weights":[3,1]"#),
+            "{summed}"
+        );
+        assert!(
+            summed.contains(r#""samples":[[1,0],[1]],"weights":[15,5]"#),
+            "{summed}"
+        );
     }
 
     #[test]
     fn diff_base_written_with_its_own_values() {
-        let c = Columns::of(&[(1, 0.0, vec![1, 2], vec![2.0, 1.0]), (2, 0.0, vec![2], vec![-3.0, 0.0])], 3);
+        let c = Columns::of(
+            &[
+                (1, 0.0, vec![1, 2], vec![2.0, 1.0]),
+                (2, 0.0, vec![2], vec![-3.0, 0.0]),
+            ],
+            3,
+        );
         let out = write(&c, true, [false, true]);
         assert!(out.contains(r#""name":"samples (count), diff base: y.out","unit":"none","startValue":0,"endValue":3,"samples":[[1]],"weights":[3]"#), "{out}");
         // the cpu profile of the base has no sample with a value: left out
@@ -341,8 +394,22 @@ mod tests {
             name: "",
             exporter: "",
         };
-        assert_eq!(write_speedscope(&set, &labels, &mut Vec::new()).unwrap_err().kind(), "invalid");
-        let ragged = SpeedscopeLabels { location_frame: &[0], frame_line: &[], ..labels };
-        assert_eq!(write_speedscope(&set, &ragged, &mut Vec::new()).unwrap_err().kind(), "argument");
+        assert_eq!(
+            write_speedscope(&set, &labels, &mut Vec::new())
+                .unwrap_err()
+                .kind(),
+            "invalid"
+        );
+        let ragged = SpeedscopeLabels {
+            location_frame: &[0],
+            frame_line: &[],
+            ..labels
+        };
+        assert_eq!(
+            write_speedscope(&set, &ragged, &mut Vec::new())
+                .unwrap_err()
+                .kind(),
+            "argument"
+        );
     }
 }

@@ -14,7 +14,9 @@ use std::path::PathBuf;
 
 /// The case count asked for in the environment, if any.
 fn cases_from_env() -> Option<u32> {
-    std::env::var("PROFILE_PROPTEST_CASES").ok().and_then(|v| v.parse().ok())
+    std::env::var("PROFILE_PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
 }
 
 /// Cases per property: `PROFILE_PROPTEST_CASES` if set, else `local`.
@@ -24,7 +26,10 @@ pub fn cases(local: u32) -> u32 {
 
 /// Configuration of a property with `local` cases by default.
 pub fn config(local: u32) -> ProptestConfig {
-    ProptestConfig { cases: cases(local), ..ProptestConfig::default() }
+    ProptestConfig {
+        cases: cases(local),
+        ..ProptestConfig::default()
+    }
 }
 
 /// Configuration of a costly property, whose every case reads an input several
@@ -36,7 +41,10 @@ pub fn config_costly(local: u32, share: u32) -> ProptestConfig {
         Some(all) => (all / share.max(1)).max(local),
         None => local,
     };
-    ProptestConfig { cases, ..ProptestConfig::default() }
+    ProptestConfig {
+        cases,
+        ..ProptestConfig::default()
+    }
 }
 
 fn samples_dir() -> PathBuf {
@@ -54,7 +62,9 @@ fn read_all(dir: &str, decompress: bool) -> Vec<Vec<u8>> {
         .map(|p| {
             let bytes = std::fs::read(p).unwrap();
             if decompress {
-                input::decompress(&bytes, &Limits::default()).unwrap().into_owned()
+                input::decompress(&bytes, &Limits::default())
+                    .unwrap()
+                    .into_owned()
             } else {
                 bytes
             }
@@ -169,7 +179,11 @@ pub fn damaged(mut bytes: Vec<u8>, edits: &[Edit], donor: &[u8]) -> Vec<u8> {
 
 /// A real file of `files` with one to eight edits, and another file as donor.
 pub fn damaged_file(files: &'static [Vec<u8>]) -> impl Strategy<Value = Vec<u8>> {
-    (0..files.len(), 0..files.len(), prop::collection::vec(edit(), 1..8))
+    (
+        0..files.len(),
+        0..files.len(),
+        prop::collection::vec(edit(), 1..8),
+    )
         .prop_map(move |(f, d, edits)| damaged(files[f].clone(), &edits, &files[d]))
 }
 
@@ -251,7 +265,11 @@ pub(crate) fn random_profile(seed: u64) -> Profile {
     let mut rng = Rng(seed | 1);
     let mut p = Profile::new();
     let stride = 1 + rng.below(3) as i32;
-    let base = if rng.chance(20) { 5_000_000 } else { rng.below(50) as i32 };
+    let base = if rng.chance(20) {
+        5_000_000
+    } else {
+        rng.below(50) as i32
+    };
     let id = |k: usize| base + (k as i32 + 1) * stride;
     if rng.chance(50) {
         let tool = rng.pick(&["R", "go"]);
@@ -262,8 +280,11 @@ pub(crate) fn random_profile(seed: u64) -> Profile {
     for k in 0..n_sources {
         let kind = rng.pick(&["rprof", "pprof", "manual"]);
         let uri = rng.pick(&["a.out", "b.pb.gz", "x"]);
-        let mut values =
-            vec![("source_id", I(id(k))), ("source_type", s(kind)), ("source_uri", s(uri))];
+        let mut values = vec![
+            ("source_id", I(id(k))),
+            ("source_type", s(kind)),
+            ("source_uri", s(uri)),
+        ];
         if rng.chance(50) {
             values.push(("source_timestamp", D(1e9 + rng.below(100) as f64)));
         }

@@ -60,7 +60,10 @@ mod tests {
 
     #[test]
     fn valid_text_is_borrowed() {
-        assert!(matches!(utf8_escaped("fib ü".as_bytes()), Cow::Borrowed("fib ü")));
+        assert!(matches!(
+            utf8_escaped("fib ü".as_bytes()),
+            Cow::Borrowed("fib ü")
+        ));
     }
 
     #[test]

@@ -16,20 +16,28 @@ pub(crate) fn cores() -> usize {
 /// is passed on. A job whose thread cannot be started (the system may refuse
 /// one when the address space is capped) runs on this thread instead, with the
 /// same result.
-pub(crate) fn in_parallel<T: Send, F: FnOnce() -> T + Send>(jobs: impl IntoIterator<Item = F>) -> Vec<T> {
+pub(crate) fn in_parallel<T: Send, F: FnOnce() -> T + Send>(
+    jobs: impl IntoIterator<Item = F>,
+) -> Vec<T> {
     // Each job waits in a cell that its thread, or this one, takes it from.
     let cells: Vec<Mutex<Option<F>>> = jobs.into_iter().map(|job| Mutex::new(Some(job))).collect();
     let take = |cell: &Mutex<Option<F>>| cell.lock().ok().and_then(|mut job| job.take());
     std::thread::scope(|s| {
         let handles: Vec<_> = cells
             .iter()
-            .map(|cell| std::thread::Builder::new().spawn_scoped(s, move || take(cell).map(|job| job())).ok())
+            .map(|cell| {
+                std::thread::Builder::new()
+                    .spawn_scoped(s, move || take(cell).map(|job| job()))
+                    .ok()
+            })
             .collect();
         handles
             .into_iter()
             .zip(&cells)
             .filter_map(|(handle, cell)| match handle {
-                Some(h) => h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                Some(h) => h
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
                 None => take(cell).map(|job| job()),
             })
             .collect()

@@ -71,7 +71,12 @@ fn check_columns(p: &Profile, tables: &Tables<'_>) -> Result<()> {
     for &(table, col) in schema::NOT_NA {
         if let Some(c) = column(table, col) {
             if let Some(row) = (0..c.len()).find(|&i| c.is_na(i)) {
-                return Err(ProfileError::invalid(table, col, Some(row + 1), "must not be NA"));
+                return Err(ProfileError::invalid(
+                    table,
+                    col,
+                    Some(row + 1),
+                    "must not be NA",
+                ));
             }
         }
     }
@@ -100,7 +105,10 @@ fn check_columns(p: &Profile, tables: &Tables<'_>) -> Result<()> {
                 }
             }
             Some(ColRef::Dbl(v)) => {
-                if let Some(row) = v.iter().position(|&x| !x.is_nan() && (x < 0.0 || x.is_infinite())) {
+                if let Some(row) = v
+                    .iter()
+                    .position(|&x| !x.is_nan() && (x < 0.0 || x.is_infinite()))
+                {
                     return Err(ProfileError::invalid(
                         table,
                         col,
@@ -132,7 +140,10 @@ fn check_columns(p: &Profile, tables: &Tables<'_>) -> Result<()> {
                         table,
                         col,
                         Some(row + 1),
-                        format!("is the primary key but \"{}\" occurs more than once", p.str(v[row])),
+                        format!(
+                            "is the primary key but \"{}\" occurs more than once",
+                            p.str(v[row])
+                        ),
                     ));
                 }
             }
@@ -146,9 +157,10 @@ fn check_columns(p: &Profile, tables: &Tables<'_>) -> Result<()> {
         if !p.has_table(key.ref_table) {
             continue;
         }
-        let (Some(ColRef::Int(child)), Some(ColRef::Int(parent))) =
-            (column(key.table, key.column), column(key.ref_table, key.ref_column))
-        else {
+        let (Some(ColRef::Int(child)), Some(ColRef::Int(parent))) = (
+            column(key.table, key.column),
+            column(key.ref_table, key.ref_column),
+        ) else {
             continue;
         };
         let ids = IdSet::try_of(parent)?;
@@ -177,7 +189,13 @@ fn check_rows(p: &Profile) -> Result<()> {
         &p.sample_values.value_type,
         p,
     )?;
-    check_unique_pairs_str("sample_types", "type", &p.sample_types.source_id, &p.sample_types.value_type, p)?;
+    check_unique_pairs_str(
+        "sample_types",
+        "type",
+        &p.sample_types.source_id,
+        &p.sample_types.value_type,
+        p,
+    )?;
     check_depths(&p.sample_locations.sample_id, &p.sample_locations.depth)?;
     check_inline_chains(&p.locations.location_id, &p.locations.inlined_into)?;
     check_pprof_numbers(p)?;
@@ -202,7 +220,11 @@ fn check_unique_pairs_str(
             Some(row + 1),
             format!(
                 "(`{}`, `{col}`) must be unique but ({}, \"{}\") occurs more than once",
-                if table == "sample_types" { "source_id" } else { "sample_id" },
+                if table == "sample_types" {
+                    "source_id"
+                } else {
+                    "sample_id"
+                },
                 ids[row],
                 p.str(values[row])
             ),
@@ -250,7 +272,12 @@ fn check_unique_pairs_str(
 /// The depths of each sample must be exactly 1..n.
 fn check_depths(sample_id: &[i32], depth: &[i32]) -> Result<()> {
     let bad = |row: usize, message: String| {
-        Err(ProfileError::invalid("sample_locations", "depth", Some(row + 1), message))
+        Err(ProfileError::invalid(
+            "sample_locations",
+            "depth",
+            Some(row + 1),
+            message,
+        ))
     };
     // Fast path: rows sorted by sample, depths counting up from 1.
     let mut sorted = true;
@@ -358,12 +385,18 @@ fn check_pprof_numbers(p: &Profile) -> Result<()> {
                 table,
                 col,
                 Some(row + 1),
-                format!("must be an address like \"0x4a2f\", found \"{}\"", p.str(values[row])),
+                format!(
+                    "must be an address like \"0x4a2f\", found \"{}\"",
+                    p.str(values[row])
+                ),
             ));
         }
     }
     let times = &p.sources.time_nanos;
-    if let Some(row) = times.iter().position(|&v| !v.is_na() && p.str(v).parse::<i64>().is_err()) {
+    if let Some(row) = times
+        .iter()
+        .position(|&v| !v.is_na() && p.str(v).parse::<i64>().is_err())
+    {
         return Err(ProfileError::invalid(
             "sources",
             "time_nanos",
@@ -387,7 +420,11 @@ fn check_source_types(p: &Profile) -> Result<()> {
                 Some(row + 1),
                 format!(
                     "must be one of {}, found \"{s}\"",
-                    schema::SOURCE_TYPES.iter().map(|t| format!("\"{t}\"")).collect::<Vec<_>>().join(", ")
+                    schema::SOURCE_TYPES
+                        .iter()
+                        .map(|t| format!("\"{t}\""))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             ));
         }
@@ -396,9 +433,18 @@ fn check_source_types(p: &Profile) -> Result<()> {
 }
 
 fn check_version(p: &Profile) -> Result<()> {
-    let row = p.meta.key.iter().position(|&k| p.str(k) == "version" && !k.is_na());
+    let row = p
+        .meta
+        .key
+        .iter()
+        .position(|&k| p.str(k) == "version" && !k.is_na());
     match row {
-        None => Err(ProfileError::invalid("meta", "key", None, "needs a row with key \"version\"")),
+        None => Err(ProfileError::invalid(
+            "meta",
+            "key",
+            None,
+            "needs a row with key \"version\"",
+        )),
         Some(r) => {
             let v = p.meta.value.get(r).copied().unwrap_or(StrId::NA);
             if p.strings.get(v) == Some("2.0") {
@@ -410,7 +456,9 @@ fn check_version(p: &Profile) -> Result<()> {
                     Some(r + 1),
                     format!(
                         "the version must be \"2.0\", found {}",
-                        p.strings.get(v).map_or("NA".to_string(), |s| format!("\"{s}\""))
+                        p.strings
+                            .get(v)
+                            .map_or("NA".to_string(), |s| format!("\"{s}\""))
                     ),
                 ))
             }
@@ -488,7 +536,12 @@ mod tests {
             let err = validate(&p).unwrap_err();
             assert_eq!(err.kind(), "invalid");
             let message = err.to_string();
-            assert!(message.contains("samples") && message.contains("time") && message.contains("row 2"), "{message}");
+            assert!(
+                message.contains("samples")
+                    && message.contains("time")
+                    && message.contains("row 2"),
+                "{message}"
+            );
         }
     }
 
@@ -497,7 +550,10 @@ mod tests {
         let mut p = small();
         p.sample_locations.location_id[2] = 7;
         let err = validate(&p).unwrap_err().to_string();
-        assert!(err.contains("row 3") && err.contains("location_id"), "{err}");
+        assert!(
+            err.contains("row 3") && err.contains("location_id"),
+            "{err}"
+        );
     }
 
     /// The seven required tables of a pprof profile, whose `locations` keep
@@ -507,7 +563,10 @@ mod tests {
         let mut p = small();
         p.locations.mapping_id[0] = 5;
         let err = validate(&p).unwrap_err().to_string();
-        assert!(err.contains("mapping_id") && err.contains("no match in `mappings`"), "{err}");
+        assert!(
+            err.contains("mapping_id") && err.contains("no match in `mappings`"),
+            "{err}"
+        );
         p.absent_tables = vec!["mappings"];
         assert_eq!(validate(&p), Ok(()));
     }
@@ -517,14 +576,20 @@ mod tests {
         let mut p = small();
         p.sample_values.sample_id[1] = 1;
         let err = validate(&p).unwrap_err().to_string();
-        assert!(err.contains("sample_values") && err.contains("row 2"), "{err}");
+        assert!(
+            err.contains("sample_values") && err.contains("row 2"),
+            "{err}"
+        );
     }
 
     #[test]
     fn rejects_inline_cycle_and_bad_addresses() {
         let mut p = small();
         p.locations.inlined_into[0] = 1;
-        assert!(validate(&p).unwrap_err().to_string().contains("inlined into itself"));
+        assert!(validate(&p)
+            .unwrap_err()
+            .to_string()
+            .contains("inlined into itself"));
         let mut p = small();
         p.locations.address[0] = p.strings.intern("4a2f");
         assert!(validate(&p).unwrap_err().to_string().contains("address"));
@@ -542,21 +607,32 @@ mod tests {
             p.samples.sample_id[0] = id;
             p.sample_values.sample_id = vec![id, 2, id];
             p.sample_locations.sample_id = vec![id, id, 2];
-            p.sample_values.value_type.push(p.sample_values.value_type[0]);
+            p.sample_values
+                .value_type
+                .push(p.sample_values.value_type[0]);
             p.sample_values.unit.push(p.sample_values.unit[0]);
             p.sample_values.value.push(1.0);
             let err = validate(&p).unwrap_err().to_string();
-            assert!(err.contains("sample_values") && err.contains("row 3"), "{err}");
+            assert!(
+                err.contains("sample_values") && err.contains("row 3"),
+                "{err}"
+            );
 
             let mut p = small();
             p.samples.sample_id[0] = id;
             p.sample_values.sample_id[0] = id;
             p.sample_locations.sample_id = vec![id, 2, id];
             p.sample_locations.depth = vec![1, 1, 2];
-            assert!(validate(&p).is_ok(), "depths 1..2 of a split sample are complete");
+            assert!(
+                validate(&p).is_ok(),
+                "depths 1..2 of a split sample are complete"
+            );
             p.sample_locations.depth = vec![1, 1, 1];
             let err = validate(&p).unwrap_err().to_string();
-            assert!(err.contains("sample_locations") && err.contains("row 3"), "{err}");
+            assert!(
+                err.contains("sample_locations") && err.contains("row 3"),
+                "{err}"
+            );
         }
     }
 
@@ -569,7 +645,8 @@ mod tests {
 
     /// A profile large enough to be checked on two threads.
     fn large() -> Profile {
-        let mut text = String::from("memory profiling: line profiling: sample.interval=1000\n#File 1: a.R\n");
+        let mut text =
+            String::from("memory profiling: line profiling: sample.interval=1000\n#File 1: a.R\n");
         for i in 0..12_000 {
             text.push_str(&format!(":{i}:2:3:4:1#{} \"f\" 1#2 \"g\" \"h\" \n", i % 7));
         }
@@ -601,7 +678,9 @@ mod tests {
                         p.sample_locations.depth[500] = 7;
                     }
                     let name = base.tables()[t].0;
-                    let Some(mut columns) = p.table_mut(name) else { continue };
+                    let Some(mut columns) = p.table_mut(name) else {
+                        continue;
+                    };
                     let (_, column) = &mut columns[c];
                     match column {
                         ColMut::Int(v) | ColMut::Lgl(v) if !v.is_empty() => {

@@ -61,7 +61,10 @@ impl ViewTree {
         let new_index = inverse_order(&order);
         let n = order.len();
         let mut tree = ViewTree {
-            parent: order.iter().map(|&old| new_index[trie.parent[old as usize] as usize]).collect(),
+            parent: order
+                .iter()
+                .map(|&old| new_index[trie.parent[old as usize] as usize])
+                .collect(),
             key: order.iter().map(|&old| trie.key[old as usize]).collect(),
             line: order.iter().map(|&old| line[old as usize].max(0)).collect(),
             n_types: samples.n_types,
@@ -91,12 +94,31 @@ impl ViewTree {
 /// The stacks merged into a trie (frames of key 0 left out), the line of each
 /// node (`LINE_UNSEEN`, one line, or 0 when its frames have several) and the
 /// node each sample ends at.
-fn merge_stacks(samples: &SampleSet, keys: &ViewKeys<'_>) -> Result<(PathTrie, Vec<i32>, Vec<u32>)> {
-    if keys.location_key.len() != samples.n_locations || keys.location_line.len() != samples.n_locations {
-        return Err(ProfileError::invalid("locations", "(table)", None, "columns differ in length"));
+fn merge_stacks(
+    samples: &SampleSet,
+    keys: &ViewKeys<'_>,
+) -> Result<(PathTrie, Vec<i32>, Vec<u32>)> {
+    if keys.location_key.len() != samples.n_locations
+        || keys.location_line.len() != samples.n_locations
+    {
+        return Err(ProfileError::invalid(
+            "locations",
+            "(table)",
+            None,
+            "columns differ in length",
+        ));
     }
-    if let Some(row) = keys.location_key.iter().position(|&k| k < 0 || k as usize > keys.n_keys) {
-        return Err(ProfileError::invalid("locations", "(key)", Some(row + 1), "frame key out of range"));
+    if let Some(row) = keys
+        .location_key
+        .iter()
+        .position(|&k| k < 0 || k as usize > keys.n_keys)
+    {
+        return Err(ProfileError::invalid(
+            "locations",
+            "(key)",
+            Some(row + 1),
+            "frame key out of range",
+        ));
     }
     let mut trie = PathTrie::new();
     let mut line = vec![0];
@@ -203,7 +225,9 @@ impl TimeRuns {
             for (&first, &count) in first_sample.iter().zip(&runs.count) {
                 // Samples of a run are consecutive among those with a time, and
                 // those come before the untimed ones of their source.
-                let w: f64 = (first..first + count as usize).map(|i| samples.weight(t, i).abs()).sum();
+                let w: f64 = (first..first + count as usize)
+                    .map(|i| samples.weight(t, i).abs())
+                    .sum();
                 runs.weight.push(w);
             }
         }
@@ -227,14 +251,25 @@ pub struct ViewLabels<'a> {
 
 /// The JSON text the browser view reads (`inst/htmlwidgets/lib/profile-view/`
 /// decodes it; the format version is its `"format"`).
-pub fn view_json(tree: &ViewTree, runs: Option<&TimeRuns>, labels: &ViewLabels<'_>) -> Result<String> {
-    if labels.key_name.len() != labels.key_file.len() || labels.type_name.len() != labels.type_unit.len() {
-        return Err(ProfileError::argument("labels of keys or types differ in length"));
+pub fn view_json(
+    tree: &ViewTree,
+    runs: Option<&TimeRuns>,
+    labels: &ViewLabels<'_>,
+) -> Result<String> {
+    if labels.key_name.len() != labels.key_file.len()
+        || labels.type_name.len() != labels.type_unit.len()
+    {
+        return Err(ProfileError::argument(
+            "labels of keys or types differ in length",
+        ));
     }
     let mut out = String::new();
     out.push_str("{\"format\":1,\"title\":");
     push_string(&mut out, labels.title);
-    out.push_str(&format!(",\"diff\":{},\"default_type\":{}", labels.diff, labels.default_type));
+    out.push_str(&format!(
+        ",\"diff\":{},\"default_type\":{}",
+        labels.diff, labels.default_type
+    ));
     out.push_str(",\"types\":[");
     for (i, (name, unit)) in labels.type_name.iter().zip(labels.type_unit).enumerate() {
         out.push_str(if i == 0 { "{\"name\":" } else { ",{\"name\":" });
@@ -361,7 +396,15 @@ mod tests {
     fn view_of(c: &Columns, with_time: bool) -> (SampleSet, ViewTree) {
         let set = SampleSet::build(&c.input(with_time)).unwrap();
         let (key, line) = keys();
-        let tree = ViewTree::build(&set, &ViewKeys { location_key: &key, location_line: &line, n_keys: 4 }).unwrap();
+        let tree = ViewTree::build(
+            &set,
+            &ViewKeys {
+                location_key: &key,
+                location_line: &line,
+                n_keys: 4,
+            },
+        )
+        .unwrap();
         (set, tree)
     }
 
@@ -418,11 +461,23 @@ mod tests {
 
     #[test]
     fn json_of_a_small_view() {
-        let c = Columns::of(&[(1, 0.0, vec![1, 4], vec![3.0]), (1, 0.5, vec![4], vec![1.0])], 5);
+        let c = Columns::of(
+            &[
+                (1, 0.0, vec![1, 4], vec![3.0]),
+                (1, 0.5, vec![4], vec![1.0]),
+            ],
+            5,
+        );
         let (set, tree) = view_of(&c, true);
         let runs = TimeRuns::build(&set, &tree);
-        let names: Vec<String> = ["f", "g", "h", "main"].iter().map(|s| s.to_string()).collect();
-        let files: Vec<String> = ["a.R", "", "", "a.R"].iter().map(|s| s.to_string()).collect();
+        let names: Vec<String> = ["f", "g", "h", "main"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let files: Vec<String> = ["a.R", "", "", "a.R"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         let labels = ViewLabels {
             key_name: &names,
             key_file: &files,
@@ -446,10 +501,21 @@ mod tests {
     fn bad_keys_are_errors() {
         let c = Columns::of(&[(1, 0.0, vec![1], vec![1.0])], 1);
         let set = SampleSet::build(&c.input(false)).unwrap();
-        let bad = ViewKeys { location_key: &[2], location_line: &[0], n_keys: 1 };
+        let bad = ViewKeys {
+            location_key: &[2],
+            location_line: &[0],
+            n_keys: 1,
+        };
         assert_eq!(ViewTree::build(&set, &bad).unwrap_err().kind(), "invalid");
-        let ragged = ViewKeys { location_key: &[1], location_line: &[], n_keys: 1 };
-        assert_eq!(ViewTree::build(&set, &ragged).unwrap_err().kind(), "invalid");
+        let ragged = ViewKeys {
+            location_key: &[1],
+            location_line: &[],
+            n_keys: 1,
+        };
+        assert_eq!(
+            ViewTree::build(&set, &ragged).unwrap_err().kind(),
+            "invalid"
+        );
     }
 
     fn arb_samples() -> impl Strategy<Value = Vec<(i32, f64, Vec<i32>, Vec<f64>)>> {

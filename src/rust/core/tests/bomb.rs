@@ -54,8 +54,18 @@ fn bomb_of(head: &[u8], block: &[u8], total: usize) -> Vec<u8> {
         e.finish().unwrap()
     };
     let member = gz(block);
-    let mut out = if head.is_empty() { Vec::new() } else { gz(head) };
-    out.extend(member.iter().copied().cycle().take(member.len() * total.div_ceil(block.len())));
+    let mut out = if head.is_empty() {
+        Vec::new()
+    } else {
+        gz(head)
+    };
+    out.extend(
+        member
+            .iter()
+            .copied()
+            .cycle()
+            .take(member.len() * total.div_ceil(block.len())),
+    );
     out
 }
 
@@ -66,13 +76,22 @@ fn block_of(unit: &[u8]) -> Vec<u8> {
 
 /// Runs `read`, which must fail with an error of `kind` whose message holds
 /// `says`; returns the peak of the bytes allocated meanwhile.
-fn peak_of_refusal(name: &str, kind: &str, says: &str, read: impl FnOnce() -> profile_core::Result<()>) -> usize {
+fn peak_of_refusal(
+    name: &str,
+    kind: &str,
+    says: &str,
+    read: impl FnOnce() -> profile_core::Result<()>,
+) -> usize {
     let before = IN_USE.load(Relaxed);
     PEAK.store(before, Relaxed);
     let started = std::time::Instant::now();
     let err = read().unwrap_err();
     let peak = PEAK.load(Relaxed) - before;
-    eprintln!("{name}: refused in {:.2?}, peak {} MiB: {err}", started.elapsed(), peak >> 20);
+    eprintln!(
+        "{name}: refused in {:.2?}, peak {} MiB: {err}",
+        started.elapsed(),
+        peak >> 20
+    );
     assert_eq!(err.kind(), kind, "{name}: {err}");
     assert!(err.to_string().contains(says), "{name}: {err}");
     peak
@@ -83,7 +102,11 @@ fn bombs_are_refused_with_bounded_memory() {
     // 1.1 GiB of zeros in about 1 MB: over a size limit of 1 GiB.
     let limit: u64 = 1 << 30;
     let zeros = bomb_of(b"", &[0u8; 1 << 20], 1100 << 20);
-    assert!(zeros.len() < 2 << 20, "the bomb is small: {} bytes", zeros.len());
+    assert!(
+        zeros.len() < 2 << 20,
+        "the bomb is small: {} bytes",
+        zeros.len()
+    );
     let peak = peak_of_refusal("zeros", "limit", "decompression bomb", || {
         decompress(&zeros, &Limits::with_max_bytes(limit)).map(|_| ())
     });
@@ -92,9 +115,12 @@ fn bombs_are_refused_with_bounded_memory() {
     assert!(peak < 112 << 20, "peak allocation {peak} bytes");
 
     // The readers know from the first bytes that zeros are neither format.
-    let peak = peak_of_refusal("zeros as pprof", "format", "not a pprof protobuf file", || {
-        profile_core::pprof::read_bytes(&zeros, None, &Limits::default()).map(|_| ())
-    });
+    let peak = peak_of_refusal(
+        "zeros as pprof",
+        "format",
+        "not a pprof protobuf file",
+        || profile_core::pprof::read_bytes(&zeros, None, &Limits::default()).map(|_| ()),
+    );
     assert!(peak < 1 << 20, "peak allocation {peak} bytes");
     let budget = Budget::default();
     let peak = peak_of_refusal("zeros as Rprof", "format", "not an Rprof file", || {
@@ -107,17 +133,30 @@ fn bombs_are_refused_with_bounded_memory() {
     // before the data end (2 GiB) or the budget is spent. What is kept before
     // counting starts is bounded by the size of the input (EAGER_RATIO), and
     // counted twice while its buffer grows by `realloc`.
-    let limits = Limits { max_memory: 1 << 30, ..Limits::default() };
+    let limits = Limits {
+        max_memory: 1 << 30,
+        ..Limits::default()
+    };
     let kept = |input: &[u8]| 2 * (input.len() as u64 * EAGER_RATIO).max(EAGER_MIN_BYTES) as usize;
     let strings = bomb_of(&[0x32, 0x00], &block_of(&[0x32, 0x01, b'a']), 2 << 30);
     let peak = peak_of_refusal("strings", "limit", "profile.max_memory", || {
         profile_core::pprof::read_bytes(&strings, None, &limits).map(|_| ())
     });
-    assert!(peak < kept(&strings) + (80 << 20), "peak allocation {peak} bytes");
-    let lines = bomb_of(b"sample.interval=20000\n", &block_of(b"\"f\" \"g\" \n"), 2 << 30);
+    assert!(
+        peak < kept(&strings) + (80 << 20),
+        "peak allocation {peak} bytes"
+    );
+    let lines = bomb_of(
+        b"sample.interval=20000\n",
+        &block_of(b"\"f\" \"g\" \n"),
+        2 << 30,
+    );
     let budget = Budget::new(limits);
     let peak = peak_of_refusal("lines", "limit", "profile.max_memory", || {
         decompress_content(&lines, &budget, &mut RprofContent::new()).map(|_| ())
     });
-    assert!(peak < kept(&lines) + (80 << 20), "peak allocation {peak} bytes");
+    assert!(
+        peak < kept(&lines) + (80 << 20),
+        "peak allocation {peak} bytes"
+    );
 }

@@ -35,8 +35,11 @@ impl RunsData {
             Some(e) => int_vector(e)?,
             None => ().into(),
         };
-        let shape = Doubles::from_values([runs.n_runs as f64, runs.each as f64, runs.length as f64]);
-        Ok(RunsData(List::from_values([values, ends, shape.into()]).into()))
+        let shape =
+            Doubles::from_values([runs.n_runs as f64, runs.each as f64, runs.length as f64]);
+        Ok(RunsData(
+            List::from_values([values, ends, shape.into()]).into(),
+        ))
     }
 
     /// The `runs` column: each row holds its run's value.
@@ -51,7 +54,11 @@ impl RunsData {
 
     /// The `run_steps` column: row `k` (from 0) of run `r` holds
     /// `k * steps[r] / divisor` (see `shape::run_step_value`).
-    pub fn run_steps_vector(&self, steps: &[f64], divisor: f64) -> Result<Option<Robj>, ProfileError> {
+    pub fn run_steps_vector(
+        &self,
+        steps: &[f64],
+        divisor: f64,
+    ) -> Result<Option<Robj>, ProfileError> {
         let steps: Robj = dbl_vector(steps)?;
         // SAFETY: as in `vector`; `steps` is protected by its Robj.
         unsafe {
@@ -110,7 +117,11 @@ fn ffi_profile_column_form(x: Robj) -> Robj {
         4 => "run_steps",
         _ => "none",
     };
-    let text = if form >= 10 { format!("{name} (expanded)") } else { name.to_string() };
+    let text = if form >= 10 {
+        format!("{name} (expanded)")
+    } else {
+        name.to_string()
+    };
     crate::envelope::envelope(|| Ok(Robj::from(text)))
 }
 

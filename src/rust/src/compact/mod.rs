@@ -47,7 +47,10 @@ pub fn compact_columns(
     cols: &[(&str, ColRef<'_>)],
     pool: &StringPool,
 ) -> Result<Vec<Option<Robj>>, ProfileError> {
-    let runs_column = RUNS_COLUMNS.iter().find(|c| c.table == table).map(|c| c.column);
+    let runs_column = RUNS_COLUMNS
+        .iter()
+        .find(|c| c.table == table)
+        .map(|c| c.column);
     let mut shared: Option<(Runs, RunsData)> = None;
     let mut out: Vec<Option<Robj>> = vec![None; cols.len()];
     for (slot, (name, col)) in out.iter_mut().zip(cols) {
@@ -66,17 +69,24 @@ pub fn compact_columns(
             shared = Some((runs, data));
         }
     }
-    let Some((runs, data)) = shared else { return Ok(out) };
+    let Some((runs, data)) = shared else {
+        return Ok(out);
+    };
     for (slot, (name, col)) in out.iter_mut().zip(cols) {
         match col {
-            ColRef::Int(depths) if SampleLocations::depth.is(table, name) && counts_within(depths, &runs) => {
+            ColRef::Int(depths)
+                if SampleLocations::depth.is(table, name) && counts_within(depths, &runs) =>
+            {
                 *slot = data.run_seq_vector();
             }
             ColRef::Chr(codes)
-                if (SampleValues::value_type.is(table, name) || SampleValues::unit.is(table, name))
+                if (SampleValues::value_type.is(table, name)
+                    || SampleValues::unit.is(table, name))
                     && cycles(codes, runs.each) =>
             {
-                *slot = codes.get(..runs.each).and_then(|pattern| cycle_vector(pattern, codes.len(), pool));
+                *slot = codes
+                    .get(..runs.each)
+                    .and_then(|pattern| cycle_vector(pattern, codes.len(), pool));
             }
             ColRef::Dbl(times) if Samples::time.is(table, name) => {
                 if let Some(steps) = steps_within(times, &runs, MICROSECONDS) {
@@ -105,9 +115,18 @@ pub fn columns_from_shape(
         if let Some(ids) = data.runs_vector() {
             given.push((Samples::source_id, ids));
             // Run k holds the samples of source `values[k]` (k + 1 if unset).
-            let source_of_run = |k: usize| runs.values.as_ref().map_or(k as i32 + 1, |v| v.get(k).copied().unwrap_or(0));
-            let steps: Vec<f64> = (0..runs.n_runs).map(|k| shape.interval_us(source_of_run(k))).collect();
-            given.extend(data.run_steps_vector(&steps, MICROSECONDS)?.map(|time| (Samples::time, time)));
+            let source_of_run = |k: usize| {
+                runs.values
+                    .as_ref()
+                    .map_or(k as i32 + 1, |v| v.get(k).copied().unwrap_or(0))
+            };
+            let steps: Vec<f64> = (0..runs.n_runs)
+                .map(|k| shape.interval_us(source_of_run(k)))
+                .collect();
+            given.extend(
+                data.run_steps_vector(&steps, MICROSECONDS)?
+                    .map(|time| (Samples::time, time)),
+            );
         }
     }
     let mut out: Vec<(CompactColumn, Robj)> = Vec::new();
@@ -116,7 +135,10 @@ pub fn columns_from_shape(
         let data = RunsData::new(&runs)?;
         if let Some(ids) = data.runs_vector() {
             out.push((CompactColumn::LocationSampleId, ids));
-            out.extend(data.run_seq_vector().map(|depth| (CompactColumn::Depth, depth)));
+            out.extend(
+                data.run_seq_vector()
+                    .map(|depth| (CompactColumn::Depth, depth)),
+            );
         }
     }
     if let Some(runs) = runs_of_lengths(shape.value_rows_per_sample()) {
@@ -127,8 +149,14 @@ pub fn columns_from_shape(
                 let pattern = shape.value_types(rows);
                 let types: Vec<StrId> = pattern.iter().map(|&(t, _)| t).collect();
                 let units: Vec<StrId> = pattern.iter().map(|&(_, u)| u).collect();
-                out.extend(cycle_vector(&types, runs.length, &p.strings).map(|v| (CompactColumn::ValueType, v)));
-                out.extend(cycle_vector(&units, runs.length, &p.strings).map(|v| (CompactColumn::ValueUnit, v)));
+                out.extend(
+                    cycle_vector(&types, runs.length, &p.strings)
+                        .map(|v| (CompactColumn::ValueType, v)),
+                );
+                out.extend(
+                    cycle_vector(&units, runs.length, &p.strings)
+                        .map(|v| (CompactColumn::ValueUnit, v)),
+                );
             }
         }
     }

@@ -38,8 +38,13 @@ impl Runs {
 
     /// The runs of a column that is 1..length: nothing kept.
     pub fn one_to_n(length: usize) -> Option<Runs> {
-        (length >= 2 && i32::try_from(length).is_ok())
-            .then_some(Runs { values: None, ends: None, n_runs: length, each: 1, length })
+        (length >= 2 && i32::try_from(length).is_ok()).then_some(Runs {
+            values: None,
+            ends: None,
+            n_runs: length,
+            each: 1,
+            length,
+        })
     }
 
     /// How many integers this keeps.
@@ -76,19 +81,44 @@ pub fn find_runs(col: &[i32]) -> Option<Runs> {
     ends.push(length as i32);
     let n_runs = values.len();
     let each = length / n_runs;
-    let equal_runs = ends.iter().enumerate().all(|(k, &e)| e as usize == (k + 1) * each);
+    let equal_runs = ends
+        .iter()
+        .enumerate()
+        .all(|(k, &e)| e as usize == (k + 1) * each);
     let kept_if_explicit = n_runs + if equal_runs { 0 } else { n_runs };
-    let increasing = values.first().is_some_and(|&v| v >= 1) && values.windows(2).all(|w| w[0] < w[1]);
-    let n_ids = values.last().and_then(|&v| usize::try_from(v).ok()).unwrap_or(0);
+    let increasing =
+        values.first().is_some_and(|&v| v >= 1) && values.windows(2).all(|w| w[0] < w[1]);
+    let n_ids = values
+        .last()
+        .and_then(|&v| usize::try_from(v).ok())
+        .unwrap_or(0);
     let runs = if is_one_to_n(&values) {
         // one run per value 1..n_runs: the values need not be kept
-        Runs { values: None, ends: (!equal_runs).then_some(ends), n_runs, each: if equal_runs { each } else { 0 }, length }
+        Runs {
+            values: None,
+            ends: (!equal_runs).then_some(ends),
+            n_runs,
+            each: if equal_runs { each } else { 0 },
+            length,
+        }
     } else if increasing && n_ids <= length && n_ids <= kept_if_explicit {
         // Increasing ids from 1 with gaps (a sample without stack rows): one run
         // per id, the missing ones empty.
-        Runs { values: None, ends: Some(ends_per_id(&values, &ends, n_ids)), n_runs: n_ids, each: 0, length }
+        Runs {
+            values: None,
+            ends: Some(ends_per_id(&values, &ends, n_ids)),
+            n_runs: n_ids,
+            each: 0,
+            length,
+        }
     } else {
-        Runs { values: Some(values), ends: (!equal_runs).then_some(ends), n_runs, each: if equal_runs { each } else { 0 }, length }
+        Runs {
+            values: Some(values),
+            ends: (!equal_runs).then_some(ends),
+            n_runs,
+            each: if equal_runs { each } else { 0 },
+            length,
+        }
     };
     (runs.kept() * 2 <= length).then_some(runs)
 }
@@ -111,7 +141,9 @@ fn ends_per_id(values: &[i32], ends: &[i32], n_ids: usize) -> Vec<i32> {
 
 /// Is `col` the integers 1, 2, ..., its length?
 pub fn is_one_to_n(col: &[i32]) -> bool {
-    col.iter().enumerate().all(|(k, &v)| i64::from(v) == k as i64 + 1)
+    col.iter()
+        .enumerate()
+        .all(|(k, &v)| i64::from(v) == k as i64 + 1)
 }
 
 /// Does `col` count 1, 2, ... along each run of `runs`?
@@ -119,7 +151,9 @@ pub fn counts_within(col: &[i32], runs: &Runs) -> bool {
     col.len() == runs.length
         && runs.bounds().all(|(start, end)| {
             col.get(start..end).is_some_and(|rows| {
-                rows.iter().enumerate().all(|(k, &v)| i64::from(v) == k as i64 + 1)
+                rows.iter()
+                    .enumerate()
+                    .all(|(k, &v)| i64::from(v) == k as i64 + 1)
             })
         })
 }
@@ -140,11 +174,17 @@ pub fn steps_within(col: &[f64], runs: &Runs, divisor: f64) -> Option<Vec<f64>> 
     let mut steps = Vec::with_capacity(runs.n_runs);
     for (start, end) in runs.bounds() {
         let rows = col.get(start..end)?;
-        let step = rows.get(1).map_or(0.0, |&second| (second * divisor).round());
+        let step = rows
+            .get(1)
+            .map_or(0.0, |&second| (second * divisor).round());
         if !(step.is_finite() && step >= 0.0) {
             return None;
         }
-        if !rows.iter().enumerate().all(|(k, &v)| v == run_step_value(k, step, divisor)) {
+        if !rows
+            .iter()
+            .enumerate()
+            .all(|(k, &v)| v == run_step_value(k, step, divisor))
+        {
             return None;
         }
         steps.push(step);
@@ -156,7 +196,10 @@ pub fn steps_within(col: &[f64], runs: &Runs, divisor: f64) -> Option<Vec<f64>> 
 pub fn cycles(codes: &[StrId], period: usize) -> bool {
     period >= 1
         && period < codes.len()
-        && codes.iter().enumerate().all(|(row, c)| codes.get(row % period) == Some(c))
+        && codes
+            .iter()
+            .enumerate()
+            .all(|(row, c)| codes.get(row % period) == Some(c))
 }
 
 /// The runs of a 1..n id column whose id `k` has `lens[k - 1]` rows, if keeping
@@ -169,7 +212,13 @@ pub fn runs_of_lengths(lens: impl Iterator<Item = usize> + Clone) -> Option<Runs
         return None;
     }
     let runs = if lens.clone().all(|len| len == first) {
-        Runs { values: None, ends: None, n_runs, each: first, length }
+        Runs {
+            values: None,
+            ends: None,
+            n_runs,
+            each: first,
+            length,
+        }
     } else {
         let ends = lens
             .scan(0usize, |end, len| {
@@ -177,7 +226,13 @@ pub fn runs_of_lengths(lens: impl Iterator<Item = usize> + Clone) -> Option<Runs
                 Some(*end as i32) // at most `length`, which fits
             })
             .collect();
-        Runs { values: None, ends: Some(ends), n_runs, each: 0, length }
+        Runs {
+            values: None,
+            ends: Some(ends),
+            n_runs,
+            each: 0,
+            length,
+        }
     };
     (runs.kept() * 2 <= length).then_some(runs)
 }
@@ -196,10 +251,16 @@ mod tests {
         assert_eq!(equal.values, Some(vec![4, 7, 9]));
         assert_eq!((equal.ends.clone(), equal.each), (None, 2));
         let one_to_n = find_runs(&[1, 2, 3]).unwrap();
-        assert_eq!((one_to_n.values, one_to_n.ends, one_to_n.each), (None, None, 1));
+        assert_eq!(
+            (one_to_n.values, one_to_n.ends, one_to_n.each),
+            (None, None, 1)
+        );
         // sample 2 has no rows: an empty run
         let gap = find_runs(&[1, 1, 1, 3, 3, 4, 4, 4]).unwrap();
-        assert_eq!((gap.values, gap.ends, gap.n_runs), (None, Some(vec![3, 3, 5, 8]), 4));
+        assert_eq!(
+            (gap.values, gap.ends, gap.n_runs),
+            (None, Some(vec![3, 3, 5, 8]), 4)
+        );
     }
 
     #[test]
@@ -213,16 +274,33 @@ mod tests {
     #[test]
     fn runs_from_lengths_are_the_runs_found_in_the_column() {
         let column = |lens: &[usize]| -> Vec<i32> {
-            lens.iter().enumerate().flat_map(|(k, &n)| std::iter::repeat_n(k as i32 + 1, n)).collect()
+            lens.iter()
+                .enumerate()
+                .flat_map(|(k, &n)| std::iter::repeat_n(k as i32 + 1, n))
+                .collect()
         };
-        for lens in [&[3, 1, 2][..], &[2, 2, 2], &[1, 1, 1], &[3, 0, 2, 3], &[6], &[1, 2, 0]] {
+        for lens in [
+            &[3, 1, 2][..],
+            &[2, 2, 2],
+            &[1, 1, 1],
+            &[3, 0, 2, 3],
+            &[6],
+            &[1, 2, 0],
+        ] {
             let from_lengths = runs_of_lengths(lens.iter().copied());
             let found = find_runs(&column(lens));
             match (&from_lengths, &found) {
                 // Trailing empty runs: the column cannot show them, the lengths can.
                 (Some(a), Some(b)) => {
-                    assert_eq!((a.length, a.each, a.values.is_none()), (b.length, b.each, b.values.is_none()), "{lens:?}");
-                    assert_eq!(a.bounds().filter(|(s, e)| s < e).collect::<Vec<_>>(), b.bounds().filter(|(s, e)| s < e).collect::<Vec<_>>());
+                    assert_eq!(
+                        (a.length, a.each, a.values.is_none()),
+                        (b.length, b.each, b.values.is_none()),
+                        "{lens:?}"
+                    );
+                    assert_eq!(
+                        a.bounds().filter(|(s, e)| s < e).collect::<Vec<_>>(),
+                        b.bounds().filter(|(s, e)| s < e).collect::<Vec<_>>()
+                    );
                 }
                 _ => assert_eq!(from_lengths, found, "{lens:?}"),
             }
@@ -236,22 +314,40 @@ mod tests {
     fn steps_along_runs() {
         let runs = find_runs(&[1, 1, 1, 2, 2, 3]).unwrap();
         let time = [0.0, 0.02, 0.04, 0.0, 0.005, 0.0];
-        assert_eq!(steps_within(&time, &runs, 1e6), Some(vec![20000.0, 5000.0, 0.0]));
+        assert_eq!(
+            steps_within(&time, &runs, 1e6),
+            Some(vec![20000.0, 5000.0, 0.0])
+        );
         // R's (i - 1) * 4000 / 1e6 for a long run: the same doubles.
         let long = find_runs(&[1; 1000]).unwrap();
         let time: Vec<f64> = (0..1000).map(|k| f64::from(k) * 4000.0 / 1e6).collect();
         assert_eq!(steps_within(&time, &long, 1e6), Some(vec![4000.0]));
         assert_eq!(time[999], run_step_value(999, 4000.0, 1e6));
         // not steps: NA, a bend, a start other than 0, a negative step, a length
-        assert_eq!(steps_within(&[0.0, 0.02, f64::NAN, 0.0, 0.005, 0.0], &runs, 1e6), None);
-        assert_eq!(steps_within(&[0.0, 0.02, 0.05, 0.0, 0.005, 0.0], &runs, 1e6), None);
-        assert_eq!(steps_within(&[0.01, 0.02, 0.03, 0.0, 0.005, 0.0], &runs, 1e6), None);
-        assert_eq!(steps_within(&[0.0, -0.02, -0.04, 0.0, 0.005, 0.0], &runs, 1e6), None);
+        assert_eq!(
+            steps_within(&[0.0, 0.02, f64::NAN, 0.0, 0.005, 0.0], &runs, 1e6),
+            None
+        );
+        assert_eq!(
+            steps_within(&[0.0, 0.02, 0.05, 0.0, 0.005, 0.0], &runs, 1e6),
+            None
+        );
+        assert_eq!(
+            steps_within(&[0.01, 0.02, 0.03, 0.0, 0.005, 0.0], &runs, 1e6),
+            None
+        );
+        assert_eq!(
+            steps_within(&[0.0, -0.02, -0.04, 0.0, 0.005, 0.0], &runs, 1e6),
+            None
+        );
         assert_eq!(steps_within(&[0.0, 0.02, 0.04], &runs, 1e6), None);
         // an empty run (a source without samples) has no rows to check
         let gap = find_runs(&[1, 1, 3, 3, 3, 4, 4, 4]).unwrap();
         let time = [0.0, 1.0, 0.0, 2.0, 4.0, 0.0, 3.0, 6.0];
-        assert_eq!(steps_within(&time, &gap, 1.0), Some(vec![1.0, 0.0, 2.0, 3.0]));
+        assert_eq!(
+            steps_within(&time, &gap, 1.0),
+            Some(vec![1.0, 0.0, 2.0, 3.0])
+        );
     }
 
     #[test]

@@ -1,7 +1,10 @@
 use super::*;
 use crate::model::{Functions, Locations};
+use crate::testing::{
+    random_profile, row, s,
+    Val::{D, I},
+};
 use crate::validate::validate;
-use crate::testing::{random_profile, row, s, Val::{D, I}};
 use proptest::prelude::*;
 
 // ---- building inputs --------------------------------------------------------------
@@ -94,8 +97,17 @@ fn describe_function(p: &Profile, id: i32) -> String {
 
 fn describe_location(p: &Profile, id: i32) -> String {
     let l = &p.locations;
-    let r = l.location_id.iter().position(|&x| x == id).expect("location exists");
-    let mapping = match p.mappings.mapping_id.iter().position(|&m| m == l.mapping_id[r]) {
+    let r = l
+        .location_id
+        .iter()
+        .position(|&x| x == id)
+        .expect("location exists");
+    let mapping = match p
+        .mappings
+        .mapping_id
+        .iter()
+        .position(|&m| m == l.mapping_id[r])
+    {
         Some(m) => format!(
             "{}@{}@{}",
             p.str(p.mappings.filename[m]),
@@ -133,7 +145,14 @@ fn describe_sample(p: &Profile, sample: i32) -> String {
     let sv = &p.sample_values;
     let mut values: Vec<String> = (0..sv.nrow())
         .filter(|&r| sv.sample_id[r] == sample)
-        .map(|r| format!("{}={}{}", p.str(sv.value_type[r]), sv.value[r], p.str(sv.unit[r])))
+        .map(|r| {
+            format!(
+                "{}={}{}",
+                p.str(sv.value_type[r]),
+                sv.value[r],
+                p.str(sv.unit[r])
+            )
+        })
         .collect();
     values.sort();
     let lab = &p.sample_labels;
@@ -150,7 +169,12 @@ fn describe_sample(p: &Profile, sample: i32) -> String {
         })
         .collect();
     let stack: Vec<String> = frames.into_iter().map(|(_, f)| f).collect();
-    format!("{} | {} | {}", stack.join(" < "), values.join(","), labels.join(","))
+    format!(
+        "{} | {} | {}",
+        stack.join(" < "),
+        values.join(","),
+        labels.join(",")
+    )
 }
 
 /// Per source (in row order): the source row, its declared types, comments,
@@ -187,7 +211,11 @@ fn describe_sources(p: &Profile) -> Vec<String> {
             let mappings: Vec<String> = (0..p.mappings.nrow())
                 .filter(|&m| p.mappings.source_id[m] == id)
                 .map(|m| {
-                    format!("{}:{}", p.str(p.mappings.filename[m]), p.str(p.mappings.build_id[m]))
+                    format!(
+                        "{}:{}",
+                        p.str(p.mappings.filename[m]),
+                        p.str(p.mappings.build_id[m])
+                    )
                 })
                 .collect();
             let samples: Vec<String> = (0..p.samples.nrow())
@@ -209,7 +237,10 @@ fn describe_sources(p: &Profile) -> Vec<String> {
 fn meta_pairs(p: &Profile) -> Vec<(String, Option<String>)> {
     (0..p.meta.nrow())
         .map(|r| {
-            (p.str(p.meta.key[r]).to_string(), p.strings.get(p.meta.value[r]).map(str::to_string))
+            (
+                p.str(p.meta.key[r]).to_string(),
+                p.strings.get(p.meta.value[r]).map(str::to_string),
+            )
         })
         .collect()
 }
@@ -219,7 +250,12 @@ fn self_counts(p: &Profile) -> std::collections::BTreeMap<String, f64> {
     let mut out = std::collections::BTreeMap::new();
     let sl = &p.sample_locations;
     for r in (0..sl.nrow()).filter(|&r| sl.depth[r] == 1) {
-        let loc = p.locations.location_id.iter().position(|&l| l == sl.location_id[r]).unwrap();
+        let loc = p
+            .locations
+            .location_id
+            .iter()
+            .position(|&l| l == sl.location_id[r])
+            .unwrap();
         let f = describe_function(p, p.locations.function_id[loc]);
         let value: f64 = (0..p.sample_values.nrow())
             .filter(|&v| p.sample_values.sample_id[v] == sl.sample_id[r])
@@ -254,7 +290,13 @@ fn merge_keys_cover_every_column() {
     // added to FunctionKey / LocationKey (and push_location) too.
     assert_eq!(
         Functions::COLUMNS,
-        ["function_id", "name", "system_name", "filename", "start_line"]
+        [
+            "function_id",
+            "name",
+            "system_name",
+            "filename",
+            "start_line"
+        ]
     );
     assert_eq!(
         Locations::COLUMNS,
@@ -273,13 +315,22 @@ fn merge_keys_cover_every_column() {
 
 #[test]
 fn inputs_are_valid() {
-    validate(&rprof_like("a.out", &[&["f", "main"], &["g", "f", "main"]], 3)).unwrap();
+    validate(&rprof_like(
+        "a.out",
+        &[&["f", "main"], &["g", "f", "main"]],
+        3,
+    ))
+    .unwrap();
     validate(&pprof_like("heap.pb.gz")).unwrap();
 }
 
 #[test]
 fn combines_samples_and_sources_in_input_order() {
-    let a = rprof_like("a.out", &[&["f", "main"], &["g", "f", "main"], &["main"]], 1);
+    let a = rprof_like(
+        "a.out",
+        &[&["f", "main"], &["g", "f", "main"], &["main"]],
+        1,
+    );
     let b = rprof_like("b.out", &[&["h", "main"], &["f", "main"]], 5);
     let out = combine(&[a.clone(), b.clone()], &MERGE).unwrap();
     validate(&out).unwrap();
@@ -317,14 +368,21 @@ fn merging_can_be_turned_off() {
 
 #[test]
 fn combining_a_profile_with_itself_doubles_self_counts() {
-    let a = rprof_like("a.out", &[&["f", "main"], &["g", "f", "main"], &["f", "main"]], 2);
+    let a = rprof_like(
+        "a.out",
+        &[&["f", "main"], &["g", "f", "main"], &["f", "main"]],
+        2,
+    );
     let out = combine(&[a.clone(), a.clone()], &MERGE).unwrap();
     validate(&out).unwrap();
     assert_eq!(out.functions.nrow(), a.functions.nrow());
     assert_eq!(out.locations.nrow(), a.locations.nrow());
     let single = self_counts(&a);
     let double = self_counts(&out);
-    assert_eq!(single.keys().collect::<Vec<_>>(), double.keys().collect::<Vec<_>>());
+    assert_eq!(
+        single.keys().collect::<Vec<_>>(),
+        double.keys().collect::<Vec<_>>()
+    );
     for (f, n) in single {
         assert_eq!(double[&f], 2.0 * n, "{f}");
     }
@@ -408,7 +466,10 @@ fn inlined_frames_keep_row_order_and_merge_as_chains() {
     validate(&out).unwrap();
     assert_eq!(out.locations.nrow(), 3);
     assert_eq!(out.locations.inlined_into, [2, NA_INT, NA_INT]);
-    assert_eq!(out.sample_locations.location_id, [1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3]);
+    assert_eq!(
+        out.sample_locations.location_id,
+        [1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3]
+    );
 
     // Same frame, but inlined into a different place: not the same location.
     let mut d = c.clone();
@@ -452,21 +513,32 @@ fn no_inputs_give_an_empty_valid_profile() {
     let out = combine(&[], &MERGE).unwrap();
     validate(&out).unwrap();
     assert_eq!(out.sources.nrow(), 0);
-    assert_eq!(meta_pairs(&out), [("version".to_string(), Some("2.0".to_string()))]);
+    assert_eq!(
+        meta_pairs(&out),
+        [("version".to_string(), Some("2.0".to_string()))]
+    );
 }
 
 #[test]
 fn sparse_ids_are_remapped() {
     let mut a = rprof_like("a.out", &[&["f", "main"], &["main"]], 1);
     // Ids far apart, so that the hash map is used.
-    for id in a.locations.location_id.iter_mut().chain(a.sample_locations.location_id.iter_mut()) {
+    for id in a
+        .locations
+        .location_id
+        .iter_mut()
+        .chain(a.sample_locations.location_id.iter_mut())
+    {
         *id *= 1_000_000;
     }
     validate(&a).unwrap();
     let out = combine(&[a.clone(), a.clone()], &NO_MERGE).unwrap();
     validate(&out).unwrap();
     assert_dense(&out);
-    assert_eq!(describe_sources(&out), [describe_sources(&a), describe_sources(&a)].concat());
+    assert_eq!(
+        describe_sources(&out),
+        [describe_sources(&a), describe_sources(&a)].concat()
+    );
 }
 
 #[test]
@@ -492,7 +564,10 @@ fn broken_inputs_are_errors_not_panics() {
 
     let mut bad_string = rprof_like("a.out", &[&["f"]], 1);
     bad_string.functions.name[0] = StrId(10_000);
-    assert_eq!(combine(&[bad_string], &MERGE).unwrap_err().kind(), "invalid");
+    assert_eq!(
+        combine(&[bad_string], &MERGE).unwrap_err().kind(),
+        "invalid"
+    );
 
     let mut ragged = rprof_like("a.out", &[&["f"]], 1);
     ragged.samples.source_id.push(7);
@@ -510,17 +585,29 @@ fn check_combined(inputs: &[Profile], options: &CombineOptions) {
     assert_dense(&out);
     let expected: Vec<String> = inputs.iter().flat_map(describe_sources).collect();
     assert_eq!(describe_sources(&out), expected);
-    assert_eq!(out.samples.nrow(), inputs.iter().map(|p| p.samples.nrow()).sum::<usize>());
+    assert_eq!(
+        out.samples.nrow(),
+        inputs.iter().map(|p| p.samples.nrow()).sum::<usize>()
+    );
     assert_eq!(
         out.sample_values.nrow(),
         inputs.iter().map(|p| p.sample_values.nrow()).sum::<usize>()
     );
-    let versions = out.meta.key.iter().filter(|&&k| out.str(k) == "version").count();
+    let versions = out
+        .meta
+        .key
+        .iter()
+        .filter(|&&k| out.str(k) == "version")
+        .count();
     assert_eq!(versions, 1);
     if options.merge {
         // Nothing identical is left twice.
-        let mut functions: Vec<String> =
-            out.functions.function_id.iter().map(|&f| describe_function(&out, f)).collect();
+        let mut functions: Vec<String> = out
+            .functions
+            .function_id
+            .iter()
+            .map(|&f| describe_function(&out, f))
+            .collect();
         let n = functions.len();
         functions.sort();
         functions.dedup();
@@ -546,8 +633,14 @@ fn check_combined(inputs: &[Profile], options: &CombineOptions) {
         keys.dedup();
         assert_eq!(keys.len(), n, "locations merged");
     } else {
-        assert_eq!(out.functions.nrow(), inputs.iter().map(|p| p.functions.nrow()).sum::<usize>());
-        assert_eq!(out.locations.nrow(), inputs.iter().map(|p| p.locations.nrow()).sum::<usize>());
+        assert_eq!(
+            out.functions.nrow(),
+            inputs.iter().map(|p| p.functions.nrow()).sum::<usize>()
+        );
+        assert_eq!(
+            out.locations.nrow(),
+            inputs.iter().map(|p| p.locations.nrow()).sum::<usize>()
+        );
     }
 }
 
@@ -578,6 +671,20 @@ fn mapping_ids_of_an_input_without_mappings_become_na() {
     let out = combine(&[a, pprof_like("other.pb.gz")], &NO_MERGE).unwrap();
     crate::validate::validate(&out).unwrap();
     assert_eq!(out.mappings.nrow(), 1);
-    assert_eq!(out.locations.mapping_id.iter().filter(|&&m| m == NA_INT).count(), 3);
-    assert_eq!(out.locations.mapping_id.iter().filter(|&&m| m != NA_INT).count(), 3);
+    assert_eq!(
+        out.locations
+            .mapping_id
+            .iter()
+            .filter(|&&m| m == NA_INT)
+            .count(),
+        3
+    );
+    assert_eq!(
+        out.locations
+            .mapping_id
+            .iter()
+            .filter(|&&m| m != NA_INT)
+            .count(),
+        3
+    );
 }

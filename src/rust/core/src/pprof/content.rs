@@ -180,10 +180,13 @@ impl PprofContent {
     /// bytes its entries claim; the data themselves are held while they are
     /// decoded.
     fn least_decode_memory(&self) -> u64 {
-        let claimed = self.claimed_string_bytes.saturating_sub(self.content_bytes[STRING_TABLE]);
+        let claimed = self
+            .claimed_string_bytes
+            .saturating_sub(self.content_bytes[STRING_TABLE]);
         let mut total = self.strings_memory().saturating_add(claimed);
         for field in [SAMPLE_TYPE, SAMPLE, MAPPING, LOCATION, FUNCTION, COMMENT] {
-            total = total.saturating_add(self.occurrences[field].saturating_mul(element_bytes(field)));
+            total =
+                total.saturating_add(self.occurrences[field].saturating_mul(element_bytes(field)));
         }
         total
     }
@@ -195,7 +198,9 @@ impl PprofContent {
             return Err(());
         }
         // As Go reads it: bits past 64 are dropped.
-        self.varint |= u64::from(byte & 0x7f).checked_shl(7 * u32::from(self.varint_bytes)).unwrap_or(0);
+        self.varint |= u64::from(byte & 0x7f)
+            .checked_shl(7 * u32::from(self.varint_bytes))
+            .unwrap_or(0);
         self.varint_bytes += 1;
         if byte & 0x80 != 0 {
             return Ok(None);
@@ -209,7 +214,10 @@ impl PprofContent {
     /// A top-level field begins: its number and wire type.
     fn field_key(&mut self, key: u64) -> Result<At> {
         let (field, wire_type) = (key >> 3, (key & 7) as u8);
-        if let Some(i) = usize::try_from(field).ok().filter(|&i| (1..KNOWN_FIELDS).contains(&i)) {
+        if let Some(i) = usize::try_from(field)
+            .ok()
+            .filter(|&i| (1..KNOWN_FIELDS).contains(&i))
+        {
             self.first_known.get_or_insert(self.key_at);
             self.occurrences[i] += 1;
         }
@@ -217,7 +225,10 @@ impl PprofContent {
             VARINT => At::Varint { field },
             FIXED64 => At::Fixed { left: 8 },
             FIXED32 => At::Fixed { left: 4 },
-            LENGTH_DELIMITED => At::Length { field, key_at: self.key_at },
+            LENGTH_DELIMITED => At::Length {
+                field,
+                key_at: self.key_at,
+            },
             // Groups and wire types that do not exist: the decoder refuses them.
             _ => At::Stopped,
         })
@@ -238,7 +249,11 @@ impl PprofContent {
             self.nonempty_strings += 1;
             self.claimed_string_bytes = self.claimed_string_bytes.saturating_add(len);
         }
-        Ok(if len == 0 { At::Key } else { At::Content { field, left: len } })
+        Ok(if len == 0 {
+            At::Key
+        } else {
+            At::Content { field, left: len }
+        })
     }
 
     /// Walks `piece`; Some(offset) of a defect that stopped the walk.
@@ -258,11 +273,22 @@ impl PprofContent {
                     if let Some(i) = field {
                         self.count_content(i, content);
                     }
-                    self.at = if take == left { At::Key } else { At::Content { field, left: left - take } };
+                    self.at = if take == left {
+                        At::Key
+                    } else {
+                        At::Content {
+                            field,
+                            left: left - take,
+                        }
+                    };
                     continue;
                 }
                 At::Fixed { left } => {
-                    self.at = if left == 1 { At::Key } else { At::Fixed { left: left - 1 } };
+                    self.at = if left == 1 {
+                        At::Key
+                    } else {
+                        At::Fixed { left: left - 1 }
+                    };
                 }
                 At::Key => {
                     if self.varint_bytes == 0 {
@@ -318,8 +344,13 @@ impl PprofContent {
         let walked = self.stopped_at.unwrap_or(self.offset);
         let sniff = SNIFF_BYTES as u64;
         if walked >= sniff && self.first_known.is_none_or(|at| at >= sniff) {
-            let nothing = format!("its first {} KiB hold no field of a pprof `Profile` message", SNIFF_BYTES >> 10);
-            return Err(super::not_pprof(super::what_it_is(&self.head).unwrap_or(&nothing)));
+            let nothing = format!(
+                "its first {} KiB hold no field of a pprof `Profile` message",
+                SNIFF_BYTES >> 10
+            );
+            return Err(super::not_pprof(
+                super::what_it_is(&self.head).unwrap_or(&nothing),
+            ));
         }
         Ok(())
     }
@@ -329,7 +360,8 @@ impl Content for PprofContent {
     fn take(&mut self, piece: &[u8]) -> Result<Option<u64>> {
         if self.head.len() < HEAD_BYTES {
             let more = (HEAD_BYTES - self.head.len()).min(piece.len());
-            self.head.extend_from_slice(piece.get(..more).unwrap_or_default());
+            self.head
+                .extend_from_slice(piece.get(..more).unwrap_or_default());
         }
         let defect = self.walk(piece)?;
         self.offset += piece.len() as u64;
@@ -381,7 +413,15 @@ mod tests {
                 Ok(s) => stop = stop.or(s),
             }
         }
-        format!("stop {stop:?}, {} {} {} {:?} {:?} {:?}", c.least_memory(), c.decode_memory(), c.counted(), c.occurrences, c.content_bytes, c.varint_ends)
+        format!(
+            "stop {stop:?}, {} {} {} {:?} {:?} {:?}",
+            c.least_memory(),
+            c.decode_memory(),
+            c.counted(),
+            c.occurrences,
+            c.content_bytes,
+            c.varint_ends
+        )
     }
 
     fn vec_bytes<T>(v: &Vec<T>) -> u64 {
@@ -390,7 +430,11 @@ mod tests {
 
     /// The memory of a decoded message: its vectors' capacities.
     fn decoded_bytes(m: &proto::Profile) -> u64 {
-        let samples: u64 = m.sample.iter().map(|s| vec_bytes(&s.location_id) + vec_bytes(&s.value) + vec_bytes(&s.label)).sum();
+        let samples: u64 = m
+            .sample
+            .iter()
+            .map(|s| vec_bytes(&s.location_id) + vec_bytes(&s.value) + vec_bytes(&s.label))
+            .sum();
         let strings: u64 = m.string_table.iter().map(vec_bytes).sum();
         let lines: u64 = m.location.iter().map(|l| vec_bytes(&l.line)).sum();
         vec_bytes(&m.sample_type)
@@ -441,7 +485,10 @@ mod tests {
             assert_eq!(c.occurrences[SAMPLE], m.sample.len() as u64);
             assert_eq!(c.occurrences[FUNCTION], m.function.len() as u64);
             assert_eq!(c.occurrences[MAPPING], m.mapping.len() as u64);
-            assert_eq!(c.content_bytes[STRING_TABLE], m.string_table.iter().map(|s| s.len() as u64).sum::<u64>());
+            assert_eq!(
+                c.content_bytes[STRING_TABLE],
+                m.string_table.iter().map(|s| s.len() as u64).sum::<u64>()
+            );
             assert!(decoded_bytes(&m) <= c.decode_memory());
         }
     }
@@ -456,10 +503,17 @@ mod tests {
             data.extend_from_slice(real);
             let whole = content().whole(&data);
             assert_eq!(whole.is_err(), refused, "{zeros} zero bytes first");
-            assert_eq!(streamed(&[&data[..100], &data[100..]]).starts_with("error"), refused);
+            assert_eq!(
+                streamed(&[&data[..100], &data[100..]]).starts_with("error"),
+                refused
+            );
         }
         let e = content().whole(&[0u8; SNIFF_BYTES]).unwrap_err();
-        assert!(e.to_string().contains("not a pprof protobuf file: it starts with a zero byte"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("not a pprof protobuf file: it starts with a zero byte"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -470,7 +524,12 @@ mod tests {
         data.extend_from_slice(&[0x32, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20]);
         let e = content().take(&data).unwrap_err();
         assert_eq!(e.kind(), "limit");
-        assert!(e.to_string().contains(&format!("byte offset {at}: field 6 claims 1099511627776 bytes")), "{e}");
+        assert!(
+            e.to_string().contains(&format!(
+                "byte offset {at}: field 6 claims 1099511627776 bytes"
+            )),
+            "{e}"
+        );
         // All of the data known: the decoder says it runs past their end.
         content().whole(&data).unwrap();
         // A claim within the limits counts for the memory a read needs.
@@ -485,11 +544,17 @@ mod tests {
         let at = data.len() as u64;
         data.push(0x0f); // field 1, wire type 7: no such type
         data.extend(vec![b'x'; 1000]);
-        assert_eq!(content().take(&data).unwrap(), Some(at + DEFECT_CONTEXT_BYTES));
+        assert_eq!(
+            content().take(&data).unwrap(),
+            Some(at + DEFECT_CONTEXT_BYTES)
+        );
         // A varint of 11 bytes.
         let mut data = pprof_messages()[0].clone();
         data.push(0x08);
         data.extend([0xff; 11]);
-        assert_eq!(content().take(&data).unwrap(), Some(at + DEFECT_CONTEXT_BYTES));
+        assert_eq!(
+            content().take(&data).unwrap(),
+            Some(at + DEFECT_CONTEXT_BYTES)
+        );
     }
 }

@@ -89,7 +89,12 @@ struct Fields<'a> {
 
 impl<'a> Fields<'a> {
     fn new(data: &'a [u8], base: usize, message: &'static str) -> Self {
-        Fields { data, pos: 0, base, message }
+        Fields {
+            data,
+            pos: 0,
+            base,
+            message,
+        }
     }
 
     fn defect(&self, pos: usize, what: String) -> Failure {
@@ -103,7 +108,13 @@ impl<'a> Fields<'a> {
         }
         let at = self.pos;
         let (key, n) = varint(rest).ok_or_else(|| {
-            self.defect(at, format!("a field key of a {} message is cut off or malformed", self.message))
+            self.defect(
+                at,
+                format!(
+                    "a field key of a {} message is cut off or malformed",
+                    self.message
+                ),
+            )
         })?;
         self.pos += n;
         let (number, wire_type) = (key >> 3, key & 7);
@@ -112,22 +123,32 @@ impl<'a> Fields<'a> {
         let name = || field_name(self.message, number);
         let value = match wire_type {
             VARINT => {
-                let (v, n) = varint(rest)
-                    .ok_or_else(|| self.defect(value_at, format!("the value of {} is cut off or malformed", name())))?;
+                let (v, n) = varint(rest).ok_or_else(|| {
+                    self.defect(
+                        value_at,
+                        format!("the value of {} is cut off or malformed", name()),
+                    )
+                })?;
                 self.pos += n;
                 Value::Varint(v)
             }
             FIXED64 | FIXED32 => {
                 let size = if wire_type == FIXED64 { 8 } else { 4 };
                 if rest.len() < size {
-                    return Err(self.defect(value_at, format!("the value of {} is cut off", name())));
+                    return Err(
+                        self.defect(value_at, format!("the value of {} is cut off", name()))
+                    );
                 }
                 self.pos += size;
                 Value::Fixed
             }
             LENGTH_DELIMITED => {
-                let (len, n) = varint(rest)
-                    .ok_or_else(|| self.defect(value_at, format!("the length of {} is cut off or malformed", name())))?;
+                let (len, n) = varint(rest).ok_or_else(|| {
+                    self.defect(
+                        value_at,
+                        format!("the length of {} is cut off or malformed", name()),
+                    )
+                })?;
                 let remaining = rest.len() - n;
                 if len > remaining as u64 {
                     return Err(self.defect(
@@ -141,18 +162,36 @@ impl<'a> Fields<'a> {
                     ));
                 }
                 let start = self.pos + n;
-                let content = self.data.get(start..start + len as usize).unwrap_or_default();
+                let content = self
+                    .data
+                    .get(start..start + len as usize)
+                    .unwrap_or_default();
                 self.pos = start + len as usize;
                 Value::Bytes(content, self.base + start)
             }
             3 | 4 => {
-                return Err(self.defect(at, format!("{} uses the group wire type {wire_type}, which pprof does not have", name())));
+                return Err(self.defect(
+                    at,
+                    format!(
+                        "{} uses the group wire type {wire_type}, which pprof does not have",
+                        name()
+                    ),
+                ));
             }
             _ => {
-                return Err(self.defect(at, format!("{} has wire type {wire_type}, which does not exist", name())));
+                return Err(self.defect(
+                    at,
+                    format!("{} has wire type {wire_type}, which does not exist", name()),
+                ));
             }
         };
-        Ok(Some(Field { number, wire_type, value, at: self.base + at, message: self.message }))
+        Ok(Some(Field {
+            number,
+            wire_type,
+            value,
+            at: self.base + at,
+            message: self.message,
+        }))
     }
 }
 
@@ -167,13 +206,33 @@ fn field_name(message: &str, number: u64) -> String {
 
 fn known_field(message: &str, number: u64) -> Option<&'static str> {
     const PROFILE: [&str; 15] = [
-        "sample_type", "sample", "mapping", "location", "function", "string_table", "drop_frames",
-        "keep_frames", "time_nanos", "duration_nanos", "period_type", "period", "comment",
-        "default_sample_type", "doc_url",
+        "sample_type",
+        "sample",
+        "mapping",
+        "location",
+        "function",
+        "string_table",
+        "drop_frames",
+        "keep_frames",
+        "time_nanos",
+        "duration_nanos",
+        "period_type",
+        "period",
+        "comment",
+        "default_sample_type",
+        "doc_url",
     ];
     const MAPPING: [&str; 10] = [
-        "id", "memory_start", "memory_limit", "file_offset", "filename", "build_id", "has_functions",
-        "has_filenames", "has_line_numbers", "has_inline_frames",
+        "id",
+        "memory_start",
+        "memory_limit",
+        "file_offset",
+        "filename",
+        "build_id",
+        "has_functions",
+        "has_filenames",
+        "has_line_numbers",
+        "has_inline_frames",
     ];
     let names: &[&str] = match message {
         "Profile" => &PROFILE,
@@ -194,7 +253,11 @@ impl<'a> Field<'a> {
     fn wrong_type(&self) -> Failure {
         Failure::Defect(
             self.at,
-            format!("{} has wire type {}, which it cannot have", field_name(self.message, self.number), self.wire_type),
+            format!(
+                "{} has wire type {}, which it cannot have",
+                field_name(self.message, self.number),
+                self.wire_type
+            ),
         )
     }
 
@@ -244,7 +307,10 @@ impl<'a> Field<'a> {
                     let Some((v, n)) = varint(rest) else {
                         return Err(Failure::Defect(
                             offset + content.len() - rest.len(),
-                            format!("a number packed in {} is cut off or malformed", field_name(self.message, self.number)),
+                            format!(
+                                "a number packed in {} is cut off or malformed",
+                                field_name(self.message, self.number)
+                            ),
                         ));
                     };
                     out.push(convert(v));
@@ -258,18 +324,22 @@ impl<'a> Field<'a> {
 }
 
 fn reserve<T>(v: &mut Vec<T>, additional: usize, what: &str) -> Decoded<()> {
-    v.try_reserve(additional).map_err(|_| not_enough_memory(additional, what))
+    v.try_reserve(additional)
+        .map_err(|_| not_enough_memory(additional, what))
 }
 
 /// [`reserve`] of exactly `additional` elements: an empty vector's first
 /// reservation would otherwise round up (to 4 elements, or 8 bytes), more than
 /// the memory the content walk counted for it.
 fn reserve_exact<T>(v: &mut Vec<T>, additional: usize, what: &str) -> Decoded<()> {
-    v.try_reserve_exact(additional).map_err(|_| not_enough_memory(additional, what))
+    v.try_reserve_exact(additional)
+        .map_err(|_| not_enough_memory(additional, what))
 }
 
 fn not_enough_memory(additional: usize, what: &str) -> Failure {
-    Failure::Memory(format!("not enough memory for the {additional} elements of a {what} message"))
+    Failure::Memory(format!(
+        "not enough memory for the {additional} elements of a {what} message"
+    ))
 }
 
 /// Decodes a whole pprof message.
@@ -323,7 +393,10 @@ fn reserve_top_level(data: &[u8], p: &mut proto::Profile) -> Decoded<()> {
     let mut counts = [0usize; 7];
     let mut fields = Fields::new(data, 0, "Profile");
     while let Some(f) = fields.next_field()? {
-        if let Some(c) = usize::try_from(f.number).ok().and_then(|i| counts.get_mut(i)) {
+        if let Some(c) = usize::try_from(f.number)
+            .ok()
+            .and_then(|i| counts.get_mut(i))
+        {
             *c += 1;
         }
     }

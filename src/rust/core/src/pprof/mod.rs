@@ -14,8 +14,8 @@ mod write;
 
 pub use content::PprofContent;
 pub use read::{
-    profile_from_message, profile_from_message_with_limits, profile_from_message_within, MAX_FRAMES_PER_BYTE,
-    MIN_MAX_FRAMES,
+    profile_from_message, profile_from_message_with_limits, profile_from_message_within,
+    MAX_FRAMES_PER_BYTE, MIN_MAX_FRAMES,
 };
 pub use write::{message_from_profile, WriteOptions, MAX_VALUES};
 
@@ -71,9 +71,18 @@ pub fn read_file(path: &Path, source_uri: Option<&str>, budget: &Budget) -> Resu
 /// has walked, and reads it as a v2 profile. The decoded message is charged to
 /// `budget` before it is decoded; data owned here (and charged) are freed once
 /// decoded, the message once read.
-fn read_data(data: Cow<'_, [u8]>, content: &PprofContent, compressed: bool, source_uri: Option<&str>, budget: &Budget) -> Result<Profile> {
+fn read_data(
+    data: Cow<'_, [u8]>,
+    content: &PprofContent,
+    compressed: bool,
+    source_uri: Option<&str>,
+    budget: &Budget,
+) -> Result<Profile> {
     if data.is_empty() {
-        return Err(ProfileError::format(None, "the file is empty (no pprof data)"));
+        return Err(ProfileError::format(
+            None,
+            "the file is empty (no pprof data)",
+        ));
     }
     let decoded = content.decode_memory();
     budget.charge(decoded, || "the decoded pprof message".to_string())?;
@@ -83,7 +92,11 @@ fn read_data(data: Cow<'_, [u8]>, content: &PprofContent, compressed: bool, sour
             if let Some(what) = what_it_is(&data) {
                 return not_pprof(what);
             }
-            let of_data = if compressed { " of the decompressed data" } else { "" };
+            let of_data = if compressed {
+                " of the decompressed data"
+            } else {
+                ""
+            };
             ProfileError::format(
                 Some(format!("byte offset {offset}{of_data}")),
                 format!("not a valid pprof protobuf message: {what}"),
@@ -94,8 +107,13 @@ fn read_data(data: Cow<'_, [u8]>, content: &PprofContent, compressed: bool, sour
     if let Cow::Owned(data) = data {
         budget.release(data.len() as u64);
     }
-    let p = profile_from_message_within(&message, source_uri, budget)
-        .map_err(|e| if text { not_pprof(TEXT_PROFILE) } else { e })?;
+    let p = profile_from_message_within(&message, source_uri, budget).map_err(|e| {
+        if text {
+            not_pprof(TEXT_PROFILE)
+        } else {
+            e
+        }
+    })?;
     drop(message);
     budget.release(decoded);
     Ok(p)
@@ -120,20 +138,21 @@ pub fn write_file(p: &Profile, path: &Path, options: &WriteOptions) -> Result<()
 }
 
 /// What text data are, when they are no pprof message.
-const TEXT_PROFILE: &str = "it is text, perhaps a legacy text profile (gperftools, or Go's debug=1 output)";
+const TEXT_PROFILE: &str =
+    "it is text, perhaps a legacy text profile (gperftools, or Go's debug=1 output)";
 
 /// What the first bytes of data that are no pprof message say they are, if
 /// anything: a legacy binary profile, text.
 fn what_it_is(head: &[u8]) -> Option<&'static str> {
-    looks_like_text(head).then_some(TEXT_PROFILE).or_else(|| legacy_binary_profile(head))
+    looks_like_text(head)
+        .then_some(TEXT_PROFILE)
+        .or_else(|| legacy_binary_profile(head))
 }
 
 fn not_pprof(what: &str) -> ProfileError {
     ProfileError::format(
         None,
-        format!(
-            "not a pprof protobuf file: {what}; convert it with `go tool pprof -proto` first"
-        ),
+        format!("not a pprof protobuf file: {what}; convert it with `go tool pprof -proto` first"),
     )
 }
 
@@ -171,7 +190,10 @@ fn looks_like_text(data: &[u8]) -> bool {
         }
         Err(_) => return false,
     };
-    text.len() >= 4 && text.chars().all(|c| !c.is_control() || matches!(c, '\n' | '\r' | '\t'))
+    text.len() >= 4
+        && text
+            .chars()
+            .all(|c| !c.is_control() || matches!(c, '\n' | '\r' | '\t'))
 }
 
 #[cfg(test)]

@@ -13,9 +13,9 @@
 
 use super::proto;
 use super::{hex_address, R_MAPPING_FILENAME};
+use crate::budget::{Budget, Growable};
 use crate::error::{ProfileError, Result};
 use crate::id_index::IdIndex;
-use crate::budget::{Budget, Growable};
 use crate::input::Limits;
 use crate::model::{next_id, Profile, StrId, NA_INT};
 use crate::text::utf8_escaped;
@@ -62,18 +62,27 @@ impl StringTable {
             }
             Some(_) => {}
         }
-        Ok(StringTable { ids: table.iter().map(|b| pool.intern(&utf8_escaped(b))).collect() })
+        Ok(StringTable {
+            ids: table
+                .iter()
+                .map(|b| pool.intern(&utf8_escaped(b)))
+                .collect(),
+        })
     }
 
     /// The string at `index`; `what` names the referring field for the error.
     fn get(&self, index: i64, what: impl FnOnce() -> String) -> Result<StrId> {
-        usize::try_from(index).ok().and_then(|i| self.ids.get(i)).copied().ok_or_else(|| {
-            malformed(format!(
-                "{} refers to string {index}, but the string table has {} entries",
-                what(),
-                self.ids.len()
-            ))
-        })
+        usize::try_from(index)
+            .ok()
+            .and_then(|i| self.ids.get(i))
+            .copied()
+            .ok_or_else(|| {
+                malformed(format!(
+                    "{} refers to string {index}, but the string table has {} entries",
+                    what(),
+                    self.ids.len()
+                ))
+            })
     }
 
     /// Like [`get`](Self::get) for a field where index 0 means "not set" (NA).
@@ -112,7 +121,10 @@ fn index_ids(ids: &[u64], what: &str) -> Result<IdIndex<u64>> {
         ids,
         |pos, id| {
             if id == 0 {
-                Err(malformed(format!("{what} {} (in file order) has id 0; ids must be non-zero", pos + 1)))
+                Err(malformed(format!(
+                    "{what} {} (in file order) has id 0; ids must be non-zero",
+                    pos + 1
+                )))
             } else {
                 Ok(())
             }
@@ -125,7 +137,10 @@ fn index_ids(ids: &[u64], what: &str) -> Result<IdIndex<u64>> {
 /// positive. Go reads any int64; one that R's integers cannot hold as a line is
 /// NA (unknown).
 fn line_number(value: i64) -> i32 {
-    i32::try_from(value).ok().filter(|&v| v >= 0).unwrap_or(NA_INT)
+    i32::try_from(value)
+        .ok()
+        .filter(|&v| v >= 0)
+        .unwrap_or(NA_INT)
 }
 
 /// Charges `budget` for the tables a message becomes, but the stacks of the
@@ -134,8 +149,11 @@ fn line_number(value: i64) -> i32 {
 fn charge_tables(m: &proto::Profile, budget: &Budget) -> Result<()> {
     let p = Profile::default();
     let rows = |t: &dyn Growable, n: usize| (n as u64).saturating_mul(t.element_bytes());
-    let strings: u64 =
-        m.string_table.iter().map(|s| STRING_IN_POOL_BYTES + 2 * s.len() as u64 + std::mem::size_of::<StrId>() as u64).sum();
+    let strings: u64 = m
+        .string_table
+        .iter()
+        .map(|s| STRING_IN_POOL_BYTES + 2 * s.len() as u64 + std::mem::size_of::<StrId>() as u64)
+        .sum();
     let location_rows: usize = m.location.iter().map(|l| l.line.len().max(1)).sum();
     let values: usize = m.sample.iter().map(|s| s.value.len()).sum();
     let labels: usize = m.sample.iter().map(|s| s.label.len()).sum();
@@ -171,7 +189,11 @@ pub fn profile_from_message_with_limits(
 
 /// [`profile_from_message_with_limits`] under a memory budget, charged for
 /// the tables before they are made.
-pub fn profile_from_message_within(m: &proto::Profile, source_uri: Option<&str>, budget: &Budget) -> Result<Profile> {
+pub fn profile_from_message_within(
+    m: &proto::Profile,
+    source_uri: Option<&str>,
+    budget: &Budget,
+) -> Result<Profile> {
     charge_tables(m, budget)?;
     let mut p = Profile::new();
     let strings = StringTable::new(&mut p.strings, &m.string_table)?;
@@ -182,8 +204,18 @@ pub fn profile_from_message_within(m: &proto::Profile, source_uri: Option<&str>,
     let mapping_ids = add_mappings(&mut p, m, &strings)?;
     let function_ids = add_functions(&mut p, m, &strings)?;
     let rows_of_location = add_locations(&mut p, m, &mapping_ids, &function_ids)?;
-    let max_frames = (m.encoded_len() as u64).saturating_mul(MAX_FRAMES_PER_BYTE).max(MIN_MAX_FRAMES);
-    add_samples(&mut p, m, &strings, &types, &rows_of_location, max_frames, budget)?;
+    let max_frames = (m.encoded_len() as u64)
+        .saturating_mul(MAX_FRAMES_PER_BYTE)
+        .max(MIN_MAX_FRAMES);
+    add_samples(
+        &mut p,
+        m,
+        &strings,
+        &types,
+        &rows_of_location,
+        max_frames,
+        budget,
+    )?;
     restore_r_system_names(&mut p)?;
     Ok(p)
 }
@@ -202,7 +234,10 @@ fn add_source(
         (f64::NAN, StrId::NA)
     } else {
         let mut buf = itoa::Buffer::new();
-        (m.time_nanos as f64 / 1e9, p.strings.intern(buf.format(m.time_nanos)))
+        (
+            m.time_nanos as f64 / 1e9,
+            p.strings.intern(buf.format(m.time_nanos)),
+        )
     };
     s.source_timestamp.push(timestamp);
     let (period_type, period_unit) = match &m.period_type {
@@ -220,9 +255,12 @@ fn add_source(
     s.time_nanos.push(time_text);
     s.default_sample_type
         .push(strings.optional(m.default_sample_type, || "default_sample_type".to_string())?);
-    s.doc_url.push(strings.optional(m.doc_url, || "doc_url".to_string())?);
-    s.drop_frames.push(strings.optional(m.drop_frames, || "drop_frames".to_string())?);
-    s.keep_frames.push(strings.optional(m.keep_frames, || "keep_frames".to_string())?);
+    s.doc_url
+        .push(strings.optional(m.doc_url, || "doc_url".to_string())?);
+    s.drop_frames
+        .push(strings.optional(m.drop_frames, || "drop_frames".to_string())?);
+    s.keep_frames
+        .push(strings.optional(m.keep_frames, || "keep_frames".to_string())?);
     s.rprof_header.push(StrId::NA);
     s.diff_base.push(NA_INT);
 
@@ -290,11 +328,16 @@ fn add_mappings(
         let what = |field: &str| format!("the {field} of mapping {}", mp.id);
         t.mapping_id.push(id);
         t.source_id.push(SOURCE_ID);
-        t.memory_start.push(p.strings.intern(&hex_address(mp.memory_start)));
-        t.memory_limit.push(p.strings.intern(&hex_address(mp.memory_limit)));
-        t.file_offset.push(p.strings.intern(&hex_address(mp.file_offset)));
-        t.filename.push(strings.get(mp.filename, || what("filename"))?);
-        t.build_id.push(strings.get(mp.build_id, || what("build_id"))?);
+        t.memory_start
+            .push(p.strings.intern(&hex_address(mp.memory_start)));
+        t.memory_limit
+            .push(p.strings.intern(&hex_address(mp.memory_limit)));
+        t.file_offset
+            .push(p.strings.intern(&hex_address(mp.file_offset)));
+        t.filename
+            .push(strings.get(mp.filename, || what("filename"))?);
+        t.build_id
+            .push(strings.get(mp.build_id, || what("build_id"))?);
         t.has_functions.push(mp.has_functions as i32);
         t.has_filenames.push(mp.has_filenames as i32);
         t.has_line_numbers.push(mp.has_line_numbers as i32);
@@ -316,8 +359,10 @@ fn add_functions(
         let what = |field: &str| format!("the {field} of function {}", f.id);
         t.function_id.push(id);
         t.name.push(strings.get(f.name, || what("name"))?);
-        t.system_name.push(strings.get(f.system_name, || what("system_name"))?);
-        t.filename.push(strings.get(f.filename, || what("filename"))?);
+        t.system_name
+            .push(strings.get(f.system_name, || what("system_name"))?);
+        t.filename
+            .push(strings.get(f.filename, || what("filename"))?);
         t.start_line.push(line_number(f.start_line));
     }
     Ok((index, ids))
@@ -344,7 +389,9 @@ fn add_locations(
     let index = index_ids(&pprof_ids, "location")?;
     let total_rows: u64 = m.location.iter().map(|l| l.line.len().max(1) as u64).sum();
     if total_rows > i32::MAX as u64 {
-        return Err(ProfileError::limit(format!("too many location lines ({total_rows})")));
+        return Err(ProfileError::limit(format!(
+            "too many location lines ({total_rows})"
+        )));
     }
     // Outermost lines: the pprof ids, or 1, 2, ... when those do not leave room for
     // the inlined lines (numbered after them) in an R integer.
@@ -361,10 +408,17 @@ fn add_locations(
     let mut spans = Vec::with_capacity(m.location.len());
     for (loc, &outer_id) in m.location.iter().zip(&outer_ids) {
         // 0 is "no mapping"; so is an id no mapping has, as in Go's parser.
-        let mapping_id =
-            mappings.0.row(loc.mapping_id).and_then(|pos| mappings.1.get(pos)).copied().unwrap_or(NA_INT);
-        let address =
-            if loc.address == 0 { StrId::NA } else { p.strings.intern(&hex_address(loc.address)) };
+        let mapping_id = mappings
+            .0
+            .row(loc.mapping_id)
+            .and_then(|pos| mappings.1.get(pos))
+            .copied()
+            .unwrap_or(NA_INT);
+        let address = if loc.address == 0 {
+            StrId::NA
+        } else {
+            p.strings.intern(&hex_address(loc.address))
+        };
         let n = loc.line.len().max(1);
         let start = t.location_id.len();
         for k in 0..n {
@@ -383,7 +437,10 @@ fn add_locations(
                 Some(l) => {
                     let which = || format!("line {} of location {}", k + 1, loc.id);
                     if l.function_id == 0 {
-                        return Err(malformed(format!("{} has no function (function_id 0)", which())));
+                        return Err(malformed(format!(
+                            "{} has no function (function_id 0)",
+                            which()
+                        )));
                     }
                     let function_id = functions
                         .0
@@ -407,10 +464,17 @@ fn add_locations(
             t.mapping_id.push(mapping_id);
             t.is_folded.push(loc.is_folded as i32);
             let next = start + k + 1;
-            let into = if k + 1 < n { t.location_id.get(next).copied() } else { None };
+            let into = if k + 1 < n {
+                t.location_id.get(next).copied()
+            } else {
+                None
+            };
             t.inlined_into.push(into.unwrap_or(NA_INT));
         }
-        spans.push(RowSpan { start: start as u32, len: n as u32 });
+        spans.push(RowSpan {
+            start: start as u32,
+            len: n as u32,
+        });
     }
     Ok((index, spans))
 }
@@ -434,7 +498,9 @@ fn add_samples(
     let limits = budget.limits();
     last_id(m.sample.len(), "samples")?;
     if types.is_empty() && !m.sample.is_empty() {
-        return Err(malformed("the profile has samples but declares no sample types".to_string()));
+        return Err(malformed(
+            "the profile has samples but declares no sample types".to_string(),
+        ));
     }
     // Frames once inlined lines are expanded, checked before anything is reserved.
     let mut n_frames: u64 = 0;
@@ -451,7 +517,9 @@ fn add_samples(
         }
     }
     let n_frames = n_frames as usize;
-    budget.charge_items(n_frames, p.sample_locations.element_bytes(), || "the stacks of the samples".to_string())?;
+    budget.charge_items(n_frames, p.sample_locations.element_bytes(), || {
+        "the stacks of the samples".to_string()
+    })?;
     let n_values: usize = m.sample.iter().map(|s| s.value.len()).sum();
     p.samples.reserve(m.sample.len());
     p.sample_values.reserve(n_values);
@@ -486,7 +554,9 @@ fn add_samples(
                 malformed(if lid == 0 {
                     format!("sample {sample_id} refers to location 0; ids must be non-zero")
                 } else {
-                    format!("sample {sample_id} refers to location {lid}, which is not in the profile")
+                    format!(
+                        "sample {sample_id} refers to location {lid}, which is not in the profile"
+                    )
                 })
             })?;
             let frames = p.locations.location_id.get(rows).unwrap_or_default();
@@ -507,7 +577,11 @@ fn add_samples(
             // num and num_unit hold; else a number or a unit make a numeric
             // label; a label with neither is dropped.
             let (value, num, num_unit) = if l.str != 0 {
-                (strings.get(l.str, || format!("the value of {}", which()))?, f64::NAN, StrId::NA)
+                (
+                    strings.get(l.str, || format!("the value of {}", which()))?,
+                    f64::NAN,
+                    StrId::NA,
+                )
             } else if l.num != 0 || l.num_unit != 0 {
                 let unit = strings.optional(l.num_unit, || format!("the unit of {}", which()))?;
                 (StrId::NA, l.num as f64, unit)
@@ -547,16 +621,25 @@ fn restore_r_system_names(p: &mut Profile) -> Result<()> {
     let mut elsewhere = vec![false; p.functions.nrow()];
     for (f, mapping) in p.locations.function_id.iter().zip(&p.locations.mapping_id) {
         if let Some(pos) = position.row(*f) {
-            let flags = if r_mappings.contains(mapping) { &mut in_r } else { &mut elsewhere };
+            let flags = if r_mappings.contains(mapping) {
+                &mut in_r
+            } else {
+                &mut elsewhere
+            };
             if let Some(flag) = flags.get_mut(pos) {
                 *flag = true;
             }
         }
     }
-    let Some(empty) = p.strings.lookup("") else { return Ok(()) };
+    let Some(empty) = p.strings.lookup("") else {
+        return Ok(());
+    };
     let top_level = p.strings.lookup(crate::rprof::TOP_LEVEL_NAME);
     let f = &mut p.functions;
-    let rows = in_r.iter().zip(&elsewhere).zip(f.system_name.iter_mut().zip(&f.name));
+    let rows = in_r
+        .iter()
+        .zip(&elsewhere)
+        .zip(f.system_name.iter_mut().zip(&f.name));
     for ((&in_r, &elsewhere), (system_name, &name)) in rows {
         if in_r && !elsewhere && *system_name == empty && name != empty && Some(name) != top_level {
             *system_name = name;

@@ -5,7 +5,9 @@ use proptest::prelude::*;
 use std::path::PathBuf;
 
 fn sample_file(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../inst/samples").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../inst/samples")
+        .join(name)
 }
 
 fn sample_bytes(name: &str) -> Vec<u8> {
@@ -21,11 +23,18 @@ const GO_SAMPLES: [&str; 5] = [
 ];
 
 fn read_sample(name: &str) -> Profile {
-    read_file(&sample_file(name), Some(name), &crate::budget::Budget::default()).unwrap()
+    read_file(
+        &sample_file(name),
+        Some(name),
+        &crate::budget::Budget::default(),
+    )
+    .unwrap()
 }
 
 fn decode_message(name: &str) -> proto::Profile {
-    let data = input::decompress(&sample_bytes(name), &Limits::default()).unwrap().into_owned();
+    let data = input::decompress(&sample_bytes(name), &Limits::default())
+        .unwrap()
+        .into_owned();
     decode::decode(&data).unwrap()
 }
 
@@ -38,9 +47,14 @@ fn tables_as_text(p: &Profile) -> Vec<(String, Vec<(String, Vec<String>)>)> {
                 .into_iter()
                 .map(|(c, data)| {
                     let values: Vec<String> = match data {
-                        ColRef::Int(v) | ColRef::Lgl(v) => v.iter().map(|x| x.to_string()).collect(),
+                        ColRef::Int(v) | ColRef::Lgl(v) => {
+                            v.iter().map(|x| x.to_string()).collect()
+                        }
                         ColRef::Dbl(v) => v.iter().map(|x| format!("{x:?}")).collect(),
-                        ColRef::Chr(v) => v.iter().map(|&x| format!("{:?}", p.strings.get(x))).collect(),
+                        ColRef::Chr(v) => v
+                            .iter()
+                            .map(|&x| format!("{:?}", p.strings.get(x)))
+                            .collect(),
                     };
                     (c.to_string(), values)
                 })
@@ -63,7 +77,11 @@ fn go_samples_read_and_validate() {
         let m = decode_message(name);
         assert_eq!(p.samples.nrow(), m.sample.len(), "{name}");
         assert_eq!(p.sample_types.nrow(), m.sample_type.len(), "{name}");
-        assert_eq!(p.sample_values.nrow(), m.sample.len() * m.sample_type.len(), "{name}");
+        assert_eq!(
+            p.sample_values.nrow(),
+            m.sample.len() * m.sample_type.len(),
+            "{name}"
+        );
         let lines: usize = m.location.iter().map(|l| l.line.len().max(1)).sum();
         assert_eq!(p.locations.nrow(), lines, "{name}");
         assert_eq!(p.functions.nrow(), m.function.len(), "{name}");
@@ -99,19 +117,35 @@ fn go_samples_roundtrip_to_the_same_message() {
             assert_eq!(a.location_id, b.location_id);
             assert_eq!(a.value, b.value);
             let labels = |m: &proto::Profile, x: &proto::Sample| -> Vec<_> {
-                x.label.iter().map(|l| (s(m, l.key), s(m, l.str), l.num, s(m, l.num_unit))).collect()
+                x.label
+                    .iter()
+                    .map(|l| (s(m, l.key), s(m, l.str), l.num, s(m, l.num_unit)))
+                    .collect()
             };
             assert_eq!(labels(&m, a), labels(&m2, b));
         }
         assert_eq!(m.location, m2.location, "{name}");
         assert_eq!(m.mapping.len(), m2.mapping.len());
         for (a, b) in m.mapping.iter().zip(&m2.mapping) {
-            assert_eq!((a.id, a.memory_start, a.memory_limit, a.file_offset), (b.id, b.memory_start, b.memory_limit, b.file_offset));
+            assert_eq!(
+                (a.id, a.memory_start, a.memory_limit, a.file_offset),
+                (b.id, b.memory_start, b.memory_limit, b.file_offset)
+            );
             assert_eq!(s(&m, a.filename), s(&m2, b.filename));
             assert_eq!(s(&m, a.build_id), s(&m2, b.build_id));
             assert_eq!(
-                (a.has_functions, a.has_filenames, a.has_line_numbers, a.has_inline_frames),
-                (b.has_functions, b.has_filenames, b.has_line_numbers, b.has_inline_frames)
+                (
+                    a.has_functions,
+                    a.has_filenames,
+                    a.has_line_numbers,
+                    a.has_inline_frames
+                ),
+                (
+                    b.has_functions,
+                    b.has_filenames,
+                    b.has_line_numbers,
+                    b.has_inline_frames
+                )
             );
         }
         for (a, b) in m.function.iter().zip(&m2.function) {
@@ -121,7 +155,10 @@ fn go_samples_roundtrip_to_the_same_message() {
             assert_eq!(s(&m, a.filename), s(&m2, b.filename));
             assert_eq!(a.start_line, b.start_line);
         }
-        assert_eq!((m.time_nanos, m.duration_nanos, m.period), (m2.time_nanos, m2.duration_nanos, m2.period));
+        assert_eq!(
+            (m.time_nanos, m.duration_nanos, m.period),
+            (m2.time_nanos, m2.duration_nanos, m2.period)
+        );
         let vt = |m: &proto::Profile, v: &proto::ValueType| (s(m, v.r#type), s(m, v.unit));
         assert_eq!(
             m.period_type.as_ref().map(|v| vt(&m, v)),
@@ -140,20 +177,37 @@ fn go_samples_roundtrip_to_the_same_message() {
 fn inline_frames_become_rows_linked_outwards() {
     let m = decode_message("pprof/heap.pb.gz");
     let p = profile_from_message(&m, None).unwrap();
-    let inlined = m.location.iter().find(|l| l.line.len() > 1).expect("heap.pb.gz has inlined frames");
+    let inlined = m
+        .location
+        .iter()
+        .find(|l| l.line.len() > 1)
+        .expect("heap.pb.gz has inlined frames");
     let l = &p.locations;
     // The outermost line keeps the pprof id; the rows before it lead to it.
-    let outer = l.location_id.iter().position(|&id| id == inlined.id as i32).unwrap();
+    let outer = l
+        .location_id
+        .iter()
+        .position(|&id| id == inlined.id as i32)
+        .unwrap();
     let n = inlined.line.len();
     let first = outer + 1 - n;
     for k in 0..n {
         assert_eq!(l.function_id[first + k], inlined.line[k].function_id as i32);
         assert_eq!(l.line[first + k], inlined.line[k].line as i32);
-        let expected = if k + 1 < n { l.location_id[first + k + 1] } else { NA_INT };
+        let expected = if k + 1 < n {
+            l.location_id[first + k + 1]
+        } else {
+            NA_INT
+        };
         assert_eq!(l.inlined_into[first + k], expected);
     }
     // A sample through that location has all its lines as frames, innermost first.
-    let (si, s) = m.sample.iter().enumerate().find(|(_, s)| s.location_id.contains(&inlined.id)).unwrap();
+    let (si, s) = m
+        .sample
+        .iter()
+        .enumerate()
+        .find(|(_, s)| s.location_id.contains(&inlined.id))
+        .unwrap();
     let frames: Vec<i32> = (0..p.sample_locations.nrow())
         .filter(|&r| p.sample_locations.sample_id[r] == si as i32 + 1)
         .map(|r| p.sample_locations.location_id[r])
@@ -161,21 +215,43 @@ fn inline_frames_become_rows_linked_outwards() {
     let lines: usize = s
         .location_id
         .iter()
-        .map(|id| m.location.iter().find(|l| l.id == *id).unwrap().line.len().max(1))
+        .map(|id| {
+            m.location
+                .iter()
+                .find(|l| l.id == *id)
+                .unwrap()
+                .line
+                .len()
+                .max(1)
+        })
         .sum();
     assert_eq!(frames.len(), lines);
-    assert!(frames.windows(n).any(|w| w == &l.location_id[first..=outer]));
+    assert!(frames
+        .windows(n)
+        .any(|w| w == &l.location_id[first..=outer]));
 }
 
 #[test]
 fn heap_numeric_labels_keep_units() {
     let m = decode_message("pprof/heap.pb.gz");
     let p = profile_from_message(&m, None).unwrap();
-    let (i, s) = m.sample.iter().enumerate().find(|(_, s)| !s.label.is_empty()).unwrap();
+    let (i, s) = m
+        .sample
+        .iter()
+        .enumerate()
+        .find(|(_, s)| !s.label.is_empty())
+        .unwrap();
     let l = &s.label[0];
     let sl = &p.sample_labels;
-    let row = sl.sample_id.iter().position(|&x| x == i as i32 + 1).unwrap();
-    assert_eq!(p.str(sl.key[row]), String::from_utf8(m.string_table[l.key as usize].clone()).unwrap());
+    let row = sl
+        .sample_id
+        .iter()
+        .position(|&x| x == i as i32 + 1)
+        .unwrap();
+    assert_eq!(
+        p.str(sl.key[row]),
+        String::from_utf8(m.string_table[l.key as usize].clone()).unwrap()
+    );
     assert_eq!(sl.num[row], l.num as f64);
     assert!(sl.value[row].is_na());
     assert_eq!(sl.num_unit[row].is_na(), l.num_unit == 0);
@@ -186,34 +262,82 @@ fn heap_numeric_labels_keep_units() {
 /// A small valid message: one sample type, two functions, a location with an
 /// inlined frame, one sample with a string and a numeric label.
 fn small_message() -> proto::Profile {
-    let strings = ["", "samples", "count", "f", "g", "file.go", "key", "val", "bytes", "bin"];
+    let strings = [
+        "", "samples", "count", "f", "g", "file.go", "key", "val", "bytes", "bin",
+    ];
     proto::Profile {
         sample_type: vec![proto::ValueType { r#type: 1, unit: 2 }],
         sample: vec![proto::Sample {
             location_id: vec![1, 2],
             value: vec![5],
             label: vec![
-                proto::Label { key: 6, str: 7, num: 0, num_unit: 0 },
-                proto::Label { key: 6, str: 0, num: 42, num_unit: 8 },
+                proto::Label {
+                    key: 6,
+                    str: 7,
+                    num: 0,
+                    num_unit: 0,
+                },
+                proto::Label {
+                    key: 6,
+                    str: 0,
+                    num: 42,
+                    num_unit: 8,
+                },
             ],
         }],
-        mapping: vec![proto::Mapping { id: 1, memory_start: 0x1000, memory_limit: 0x2000, filename: 9, ..Default::default() }],
+        mapping: vec![proto::Mapping {
+            id: 1,
+            memory_start: 0x1000,
+            memory_limit: 0x2000,
+            filename: 9,
+            ..Default::default()
+        }],
         location: vec![
             proto::Location {
                 id: 1,
                 mapping_id: 1,
                 address: 0x1234,
                 line: vec![
-                    proto::Line { function_id: 1, line: 10, column: 3 },
-                    proto::Line { function_id: 2, line: 20, column: 0 },
+                    proto::Line {
+                        function_id: 1,
+                        line: 10,
+                        column: 3,
+                    },
+                    proto::Line {
+                        function_id: 2,
+                        line: 20,
+                        column: 0,
+                    },
                 ],
                 is_folded: false,
             },
-            proto::Location { id: 2, mapping_id: 1, address: 0x1300, line: vec![proto::Line { function_id: 2, line: 30, column: 0 }], is_folded: true },
+            proto::Location {
+                id: 2,
+                mapping_id: 1,
+                address: 0x1300,
+                line: vec![proto::Line {
+                    function_id: 2,
+                    line: 30,
+                    column: 0,
+                }],
+                is_folded: true,
+            },
         ],
         function: vec![
-            proto::Function { id: 1, name: 3, system_name: 3, filename: 5, start_line: 9 },
-            proto::Function { id: 2, name: 4, system_name: 4, filename: 5, start_line: 0 },
+            proto::Function {
+                id: 1,
+                name: 3,
+                system_name: 3,
+                filename: 5,
+                start_line: 9,
+            },
+            proto::Function {
+                id: 2,
+                name: 4,
+                system_name: 4,
+                filename: 5,
+                start_line: 0,
+            },
         ],
         string_table: strings.iter().map(|s| s.as_bytes().to_vec()).collect(),
         time_nanos: 1_700_000_000_123_456_789,
@@ -243,7 +367,10 @@ fn small_message_reads() {
     assert_eq!(p.sample_locations.depth, vec![1, 2, 3]);
     assert_eq!(p.str(p.locations.address[0]), "0x1234");
     assert_eq!(p.str(p.sources.time_nanos[0]), "1700000000123456789");
-    assert_eq!(p.sources.source_timestamp[0], 1_700_000_000_123_456_789i64 as f64 / 1e9);
+    assert_eq!(
+        p.sources.source_timestamp[0],
+        1_700_000_000_123_456_789i64 as f64 / 1e9
+    );
     assert_eq!(p.sample_labels.num[0].is_nan(), true);
     assert_eq!(p.sample_labels.num[1], 42.0);
     assert_eq!(p.str(p.sample_labels.num_unit[1]), "bytes");
@@ -318,7 +445,10 @@ fn value_count_mismatch() {
     let mut m = small_message();
     m.sample[0].value.push(1);
     let e = format_error(&m);
-    assert!(e.contains("2 values") && e.contains("1 sample types"), "{e}");
+    assert!(
+        e.contains("2 values") && e.contains("1 sample types"),
+        "{e}"
+    );
 }
 
 /// Go's parser accepts a sample type name declared twice; v2 names types
@@ -331,13 +461,21 @@ fn repeated_sample_type_names_get_suffixes() {
     m.sample_type = vec![
         proto::ValueType { r#type: 1, unit: 2 },
         proto::ValueType { r#type: 1, unit: 8 },
-        proto::ValueType { r#type: taken, unit: 2 },
+        proto::ValueType {
+            r#type: taken,
+            unit: 2,
+        },
         proto::ValueType { r#type: 1, unit: 2 },
     ];
     m.sample[0].value = vec![1, 2, 3, 4];
     let p = read_message(&m).unwrap();
     crate::validate::validate(&p).unwrap();
-    let names: Vec<&str> = p.sample_types.value_type.iter().map(|&t| p.str(t)).collect();
+    let names: Vec<&str> = p
+        .sample_types
+        .value_type
+        .iter()
+        .map(|&t| p.str(t))
+        .collect();
     assert_eq!(names, ["samples", "samples#3", "samples#2", "samples#4"]);
     let units: Vec<&str> = p.sample_types.unit.iter().map(|&t| p.str(t)).collect();
     assert_eq!(units, ["count", "bytes", "count", "count"]);
@@ -376,9 +514,16 @@ fn the_string_table_must_start_with_the_empty_string() {
     let mut m = small_message();
     m.string_table[0] = b"x".to_vec();
     assert!(format_error(&m).contains("first entry of the string table is \"x\""));
-    let m = proto::Profile { period: 1, ..Default::default() };
+    let m = proto::Profile {
+        period: 1,
+        ..Default::default()
+    };
     assert!(format_error(&m).contains("the string table is empty"));
-    let m = proto::Profile { period: 1, string_table: vec![Vec::new()], ..Default::default() };
+    let m = proto::Profile {
+        period: 1,
+        string_table: vec![Vec::new()],
+        ..Default::default()
+    };
     assert!(read_message(&m).is_ok());
 }
 
@@ -400,23 +545,63 @@ fn samples_without_sample_types_are_refused() {
 fn labels_are_read_as_go_reads_them() {
     let mut m = small_message();
     m.sample[0].label = vec![
-        proto::Label { key: 6, str: 7, num: 3, num_unit: 99 },
-        proto::Label { key: 6, str: 0, num: 0, num_unit: 8 },
-        proto::Label { key: 6, str: 0, num: 0, num_unit: 0 },
-        proto::Label { key: 7, str: 0, num: -2, num_unit: 0 },
+        proto::Label {
+            key: 6,
+            str: 7,
+            num: 3,
+            num_unit: 99,
+        },
+        proto::Label {
+            key: 6,
+            str: 0,
+            num: 0,
+            num_unit: 8,
+        },
+        proto::Label {
+            key: 6,
+            str: 0,
+            num: 0,
+            num_unit: 0,
+        },
+        proto::Label {
+            key: 7,
+            str: 0,
+            num: -2,
+            num_unit: 0,
+        },
     ];
     let p = read_message(&m).unwrap();
     crate::validate::validate(&p).unwrap();
     let l = &p.sample_labels;
-    let text = |ids: &[StrId]| ids.iter().map(|&s| if s.is_na() { "NA".to_string() } else { p.str(s).to_string() }).collect::<Vec<_>>();
+    let text = |ids: &[StrId]| {
+        ids.iter()
+            .map(|&s| {
+                if s.is_na() {
+                    "NA".to_string()
+                } else {
+                    p.str(s).to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+    };
     assert_eq!(text(&l.key), ["key", "key", "val"]);
     assert_eq!(text(&l.value), ["val", "NA", "NA"]);
     assert_eq!(format!("{:?}", l.num), "[NaN, 0.0, -2.0]");
     assert_eq!(text(&l.num_unit), ["NA", "bytes", "NA"]);
 
-    m.sample[0].label = vec![proto::Label { key: 99, str: 0, num: 0, num_unit: 0 }];
+    m.sample[0].label = vec![proto::Label {
+        key: 99,
+        str: 0,
+        num: 0,
+        num_unit: 0,
+    }];
     assert!(format_error(&m).contains("the key of label 1 of sample 1 refers to string 99"));
-    m.sample[0].label = vec![proto::Label { key: 6, str: 0, num: 1, num_unit: 99 }];
+    m.sample[0].label = vec![proto::Label {
+        key: 6,
+        str: 0,
+        num: 1,
+        num_unit: 99,
+    }];
     assert!(format_error(&m).contains("the unit of label 1 of sample 1 refers to string 99"));
 }
 
@@ -484,7 +669,10 @@ fn unknown_field_numbers_are_skipped_like_go_does() {
     // At the start of the message too: a zero byte first is not a legacy profile.
     let mut bytes = pb_int(0, 0);
     bytes.extend(small_message().encode_to_vec());
-    assert_eq!(tables_as_text(&read_raw(&bytes).unwrap()), tables_as_text(&plain));
+    assert_eq!(
+        tables_as_text(&read_raw(&bytes).unwrap()),
+        tables_as_text(&plain)
+    );
     // Inside nested messages.
     let mut m = small_message();
     m.sample.clear();
@@ -504,29 +692,43 @@ fn group_and_undefined_wire_types_are_refused_even_in_unknown_fields() {
     for wire_type in [3, 4, 6, 7] {
         let e = read_raw(&small_with(&pb_key(21, wire_type))).unwrap_err();
         assert_eq!(e.kind(), "format");
-        assert!(e.to_string().contains(&format!("wire type {wire_type}")), "{e}");
+        assert!(
+            e.to_string().contains(&format!("wire type {wire_type}")),
+            "{e}"
+        );
     }
 }
 
 #[test]
 fn wrong_wire_types_of_known_fields_are_refused_and_located() {
     let at = small_message().encode_to_vec().len();
-    let e = read_raw(&small_with(&pb_int(2, 5))).unwrap_err().to_string();
+    let e = read_raw(&small_with(&pb_int(2, 5)))
+        .unwrap_err()
+        .to_string();
     assert!(e.starts_with(&format!("byte offset {at}:")), "{e}");
-    assert!(e.contains("field 2 (Profile.sample) has wire type 0"), "{e}");
+    assert!(
+        e.contains("field 2 (Profile.sample) has wire type 0"),
+        "{e}"
+    );
     // Current Go releases decode doc_url (15) and Line.column (3) as varints.
-    let e = read_raw(&small_with(&pb_len(15, b"x"))).unwrap_err().to_string();
+    let e = read_raw(&small_with(&pb_len(15, b"x")))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("Profile.doc_url"), "{e}");
     let mut line = pb_int(1, 1);
     line.extend(pb_len(3, b""));
     let mut location = pb_int(1, 9);
     location.extend(pb_len(4, &line));
-    let e = read_raw(&small_with(&pb_len(4, &location))).unwrap_err().to_string();
+    let e = read_raw(&small_with(&pb_len(4, &location)))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("field 3 (Line.column) has wire type 2"), "{e}");
     // A repeated number as a fixed64.
     let mut sample = pb_key(1, 1);
     sample.extend([0; 8]);
-    let e = read_raw(&small_with(&pb_len(2, &sample))).unwrap_err().to_string();
+    let e = read_raw(&small_with(&pb_len(2, &sample)))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("Sample.location_id"), "{e}");
 }
 
@@ -564,7 +766,9 @@ fn period_type_occurring_twice_is_replaced_not_merged() {
 
 #[test]
 fn a_second_time_nanos_means_concatenated_profiles() {
-    let e = read_raw(&small_with(&pb_int(9, 7))).unwrap_err().to_string();
+    let e = read_raw(&small_with(&pb_int(9, 7)))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("concatenated profiles"), "{e}");
     // After a zero time_nanos, another one is just a value.
     let mut m = small_message();
@@ -582,12 +786,20 @@ fn defects_of_the_wire_format_are_located() {
     let mut bytes = pb_len(6, b"");
     bytes.extend([0x32, 0x05, b'a']);
     let e = read_raw(&bytes).unwrap_err().to_string();
-    assert!(e.starts_with("byte offset 3:") && e.contains("Profile.string_table") && e.contains("claims 5 bytes"), "{e}");
+    assert!(
+        e.starts_with("byte offset 3:")
+            && e.contains("Profile.string_table")
+            && e.contains("claims 5 bytes"),
+        "{e}"
+    );
     // A cut-off number packed in Sample.value.
     let bytes = small_with(&pb_len(2, &[0x12, 0x02, 0x05, 0x80]));
     let at = small_message().encode_to_vec().len() + 5;
     let e = read_raw(&bytes).unwrap_err().to_string();
-    assert!(e.starts_with(&format!("byte offset {at}:")) && e.contains("Sample.value"), "{e}");
+    assert!(
+        e.starts_with(&format!("byte offset {at}:")) && e.contains("Sample.value"),
+        "{e}"
+    );
     // A key cut off at the end.
     let e = read_raw(&small_with(&[0x80])).unwrap_err().to_string();
     assert!(e.contains("key of a Profile message is cut off"), "{e}");
@@ -601,7 +813,9 @@ fn truncated_and_garbage_input() {
         // must never panic.
         let _ = read_bytes(&bytes[..cut], None, &Limits::default());
     }
-    let real = input::decompress(&sample_bytes("pprof/cpu.pb.gz"), &Limits::default()).unwrap().into_owned();
+    let real = input::decompress(&sample_bytes("pprof/cpu.pb.gz"), &Limits::default())
+        .unwrap()
+        .into_owned();
     let e = read_bytes(&real[..real.len() / 2], None, &Limits::default()).unwrap_err();
     assert_eq!(e.kind(), "format");
     let gz = sample_bytes("pprof/cpu.pb.gz");
@@ -613,11 +827,23 @@ fn truncated_and_garbage_input() {
 
 #[test]
 fn truncation_is_reported_at_its_byte_offset() {
-    let real = input::decompress(&sample_bytes("pprof/cpu.pb.gz"), &Limits::default()).unwrap().into_owned();
+    let real = input::decompress(&sample_bytes("pprof/cpu.pb.gz"), &Limits::default())
+        .unwrap()
+        .into_owned();
     let cut = real.len() / 2;
-    let e = read_bytes(&real[..cut], None, &Limits::default()).unwrap_err().to_string();
-    assert!(e.starts_with("byte offset ") && e.contains("claims") && e.contains("remain"), "{e}");
-    let offset: usize = e["byte offset ".len()..].split(':').next().unwrap().parse().unwrap();
+    let e = read_bytes(&real[..cut], None, &Limits::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("byte offset ") && e.contains("claims") && e.contains("remain"),
+        "{e}"
+    );
+    let offset: usize = e["byte offset ".len()..]
+        .split(':')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
     assert!(offset < cut, "{e}");
 }
 
@@ -637,7 +863,10 @@ fn a_length_of_2_to_the_62_is_refused_without_allocating() {
     let e = read_bytes(&bytes, None, &Limits::default()).unwrap_err();
     assert_eq!(e.kind(), "format");
     let e = e.to_string();
-    assert!(e.contains(&format!("byte offset {}", at + 1)) && e.contains("4611686018427387904"), "{e}");
+    assert!(
+        e.contains(&format!("byte offset {}", at + 1)) && e.contains("4611686018427387904"),
+        "{e}"
+    );
 }
 
 /// Before the fix, the reader reserved samples x sample types rows before it
@@ -646,15 +875,24 @@ fn a_length_of_2_to_the_62_is_refused_without_allocating() {
 #[test]
 fn many_types_and_samples_without_values_are_refused_cheaply() {
     let n = 100_000usize;
-    let mut m = proto::Profile { string_table: vec![Vec::new(), b"u".to_vec()], ..Default::default() };
+    let mut m = proto::Profile {
+        string_table: vec![Vec::new(), b"u".to_vec()],
+        ..Default::default()
+    };
     for t in 0..n {
         m.string_table.push(format!("t{t}").into_bytes());
-        m.sample_type.push(proto::ValueType { r#type: t as i64 + 2, unit: 1 });
+        m.sample_type.push(proto::ValueType {
+            r#type: t as i64 + 2,
+            unit: 1,
+        });
     }
     m.sample = vec![proto::Sample::default(); n];
     let started = std::time::Instant::now();
     let e = format_error(&m);
-    assert!(e.contains("sample 1 has 0 values, but the profile declares 100000 sample types"), "{e}");
+    assert!(
+        e.contains("sample 1 has 0 values, but the profile declares 100000 sample types"),
+        "{e}"
+    );
     // The duplicate check of the types was quadratic too.
     assert!(started.elapsed() < std::time::Duration::from_secs(5));
 }
@@ -664,8 +902,22 @@ fn many_types_and_samples_without_values_are_refused_cheaply() {
 #[test]
 fn inline_expansion_bomb_is_refused() {
     let mut m = small_message();
-    m.location[0].line = vec![proto::Line { function_id: 1, line: 1, column: 0 }; 20_000];
-    m.sample = vec![proto::Sample { location_id: vec![1; 1000], value: vec![1], label: vec![] }; 200];
+    m.location[0].line = vec![
+        proto::Line {
+            function_id: 1,
+            line: 1,
+            column: 0
+        };
+        20_000
+    ];
+    m.sample = vec![
+        proto::Sample {
+            location_id: vec![1; 1000],
+            value: vec![1],
+            label: vec![]
+        };
+        200
+    ];
     let bytes = m.encode_to_vec();
     assert!(bytes.len() < 1 << 20);
     let e = read_bytes(&bytes, None, &Limits::default()).unwrap_err();
@@ -677,10 +929,17 @@ fn inline_expansion_bomb_is_refused() {
 fn stacks_deeper_than_the_limit_are_refused() {
     let mut m = small_message();
     m.sample[0].location_id = vec![2; 5000];
-    let limits = Limits { max_stack_depth: 4000, ..Limits::default() };
+    let limits = Limits {
+        max_stack_depth: 4000,
+        ..Limits::default()
+    };
     let e = read_bytes(&m.encode_to_vec(), None, &limits).unwrap_err();
     assert_eq!(e.kind(), "limit");
-    assert!(e.to_string().starts_with("sample 1: the stack has more than 4000 frames"), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("sample 1: the stack has more than 4000 frames"),
+        "{e}"
+    );
     assert!(read_bytes(&m.encode_to_vec(), None, &Limits::default()).is_ok());
 }
 
@@ -700,7 +959,13 @@ fn writer_refuses_inline_chains_shared_by_many_locations() {
         l.is_folded.push(NA_INT);
         l.column.push(NA_INT);
         // rows 100..100+n: a chain; the next n rows all inlined into its start
-        l.inlined_into.push(if k + 1 < n { 101 + k } else if k < n { NA_INT } else { 100 });
+        l.inlined_into.push(if k + 1 < n {
+            101 + k
+        } else if k < n {
+            NA_INT
+        } else {
+            100
+        });
     }
     crate::validate::validate(&p).unwrap();
     let e = encode(&p, &WriteOptions::default()).unwrap_err();
@@ -742,7 +1007,11 @@ fn rprof_time_is_not_added_when_cpu_has_another_unit() {
     p.sample_types.unit.push(ms);
     crate::validate::validate(&p).unwrap();
     let m = message_from_profile(&p, &WriteOptions::default()).unwrap();
-    let names: Vec<&[u8]> = m.sample_type.iter().map(|t| m.string_table[t.r#type as usize].as_slice()).collect();
+    let names: Vec<&[u8]> = m
+        .sample_type
+        .iter()
+        .map(|t| m.string_table[t.r#type as usize].as_slice())
+        .collect();
     assert_eq!(names.iter().filter(|&&n| n == b"cpu").count(), 1);
     assert!(read_bytes(&m.encode_to_vec(), None, &Limits::default()).is_ok());
 }
@@ -754,12 +1023,18 @@ fn legacy_profiles_are_named() {
     for w in [0u64, 3, 0, 10000, 0, 1, 1, 0x4005d0] {
         legacy.extend_from_slice(&w.to_le_bytes());
     }
-    let e = read_bytes(&legacy, None, &Limits::default()).unwrap_err().to_string();
+    let e = read_bytes(&legacy, None, &Limits::default())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("legacy gperftools CPU profile"), "{e}");
     let text = b"heap profile:    1:   262144 [     1:   262144] @ heap_v2/524288\n";
-    let e = read_bytes(text, None, &Limits::default()).unwrap_err().to_string();
+    let e = read_bytes(text, None, &Limits::default())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("legacy text profile"), "{e}");
-    let e = read_bytes(b"goroutine profile: total 6\n", None, &Limits::default()).unwrap_err().to_string();
+    let e = read_bytes(b"goroutine profile: total 6\n", None, &Limits::default())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("legacy text profile"), "{e}");
 }
 
@@ -875,7 +1150,11 @@ fn rprof_like() -> Profile {
     let s = |p: &mut Profile, x: &str| p.strings.intern(x);
     let src = &mut p.sources;
     src.source_id.push(1);
-    let (rprof, cpu, ns) = (s(&mut p, "rprof"), s(&mut p, "cpu"), s(&mut p, "nanoseconds"));
+    let (rprof, cpu, ns) = (
+        s(&mut p, "rprof"),
+        s(&mut p, "cpu"),
+        s(&mut p, "nanoseconds"),
+    );
     let src = &mut p.sources;
     src.source_type.push(rprof);
     src.source_uri.push(StrId::NA);
@@ -883,7 +1162,14 @@ fn rprof_like() -> Profile {
     src.period_type.push(cpu);
     src.period_unit.push(ns);
     src.period.push(20e6);
-    for col in [&mut src.time_nanos, &mut src.default_sample_type, &mut src.doc_url, &mut src.drop_frames, &mut src.keep_frames, &mut src.rprof_header] {
+    for col in [
+        &mut src.time_nanos,
+        &mut src.default_sample_type,
+        &mut src.doc_url,
+        &mut src.drop_frames,
+        &mut src.keep_frames,
+        &mut src.rprof_header,
+    ] {
         col.push(StrId::NA);
     }
     src.duration_nanos.push(f64::NAN);
@@ -901,13 +1187,23 @@ fn rprof_like() -> Profile {
         l.location_id.push(i as i32 + 1);
         l.function_id.push(i as i32 + 1);
         l.line.push(0);
-        for c in [&mut l.mapping_id, &mut l.is_folded, &mut l.column, &mut l.inlined_into] {
+        for c in [
+            &mut l.mapping_id,
+            &mut l.is_folded,
+            &mut l.column,
+            &mut l.inlined_into,
+        ] {
             c.push(NA_INT);
         }
         l.address.push(StrId::NA);
     }
     let stacks: [&[i32]; 4] = [&[1, 3], &[2, 3], &[1, 3], &[4, 2, 3]];
-    let (samples, count, heap, bytes) = (s(&mut p, "samples"), s(&mut p, "count"), s(&mut p, "node_heap"), s(&mut p, "bytes"));
+    let (samples, count, heap, bytes) = (
+        s(&mut p, "samples"),
+        s(&mut p, "count"),
+        s(&mut p, "node_heap"),
+        s(&mut p, "bytes"),
+    );
     for (t, u) in [(samples, count), (heap, bytes)] {
         p.sample_types.source_id.push(1);
         p.sample_types.value_type.push(t);
@@ -939,11 +1235,24 @@ fn rprof_samples_get_cpu_time_and_an_r_mapping() {
     let p = rprof_like();
     let m = message_from_profile(&p, &WriteOptions::default()).unwrap();
     let s = |i: i64| String::from_utf8(m.string_table[i as usize].clone()).unwrap();
-    let types: Vec<(String, String)> = m.sample_type.iter().map(|v| (s(v.r#type), s(v.unit))).collect();
+    let types: Vec<(String, String)> = m
+        .sample_type
+        .iter()
+        .map(|v| (s(v.r#type), s(v.unit)))
+        .collect();
     // The gauge is not written; cpu time follows the count.
-    assert_eq!(types, vec![("samples".into(), "count".into()), ("cpu".into(), "nanoseconds".into())]);
+    assert_eq!(
+        types,
+        vec![
+            ("samples".into(), "count".into()),
+            ("cpu".into(), "nanoseconds".into())
+        ]
+    );
     let pt = m.period_type.as_ref().unwrap();
-    assert_eq!((s(pt.r#type), s(pt.unit), m.period), ("cpu".into(), "nanoseconds".into(), 20_000_000));
+    assert_eq!(
+        (s(pt.r#type), s(pt.unit), m.period),
+        ("cpu".into(), "nanoseconds".into(), 20_000_000)
+    );
     // Samples 1 and 3 have the same stack.
     assert_eq!(m.sample.len(), 3);
     assert_eq!(m.sample[0].value, vec![2, 40_000_000]);
@@ -952,7 +1261,10 @@ fn rprof_samples_get_cpu_time_and_an_r_mapping() {
     assert_eq!(m.mapping.len(), 1);
     assert_eq!(s(m.mapping[0].filename), R_MAPPING_FILENAME);
     assert!(m.mapping[0].has_functions);
-    assert!(m.location.iter().all(|l| l.mapping_id == m.mapping[0].id && l.address != 0));
+    assert!(m
+        .location
+        .iter()
+        .all(|l| l.mapping_id == m.mapping[0].id && l.address != 0));
     // Name differs from system name, so pprof's demangler leaves "<GC>" alone.
     for f in &m.function {
         assert_eq!(f.system_name, 0);
@@ -989,13 +1301,22 @@ fn combined_sources_unite_sample_types() {
         p.sources.period_unit.push(pu);
         p.sources.period.push(r.sources.period[i]);
         p.sources.duration_nanos.push(f64::NAN);
-        for c in [&mut p.sources.time_nanos, &mut p.sources.default_sample_type, &mut p.sources.doc_url, &mut p.sources.drop_frames, &mut p.sources.keep_frames, &mut p.sources.rprof_header] {
+        for c in [
+            &mut p.sources.time_nanos,
+            &mut p.sources.default_sample_type,
+            &mut p.sources.doc_url,
+            &mut p.sources.drop_frames,
+            &mut p.sources.keep_frames,
+            &mut p.sources.rprof_header,
+        ] {
             c.push(StrId::NA);
         }
         p.sources.diff_base.push(crate::model::NA_INT);
     }
     for i in 0..r.functions.nrow() {
-        p.functions.function_id.push(r.functions.function_id[i] + fn_off);
+        p.functions
+            .function_id
+            .push(r.functions.function_id[i] + fn_off);
         let n = map(&mut p, &r, r.functions.name[i]);
         p.functions.name.push(n);
         p.functions.system_name.push(n);
@@ -1009,7 +1330,12 @@ fn combined_sources_unite_sample_types() {
         l.function_id.push(r.locations.function_id[i] + fn_off);
         l.line.push(0);
         l.address.push(StrId::NA);
-        for c in [&mut l.mapping_id, &mut l.is_folded, &mut l.column, &mut l.inlined_into] {
+        for c in [
+            &mut l.mapping_id,
+            &mut l.is_folded,
+            &mut l.column,
+            &mut l.inlined_into,
+        ] {
             c.push(NA_INT);
         }
     }
@@ -1019,7 +1345,9 @@ fn combined_sources_unite_sample_types() {
         p.samples.time.push(r.samples.time[i]);
     }
     for i in 0..r.sample_values.nrow() {
-        p.sample_values.sample_id.push(r.sample_values.sample_id[i] + s_off);
+        p.sample_values
+            .sample_id
+            .push(r.sample_values.sample_id[i] + s_off);
         let t = map(&mut p, &r, r.sample_values.value_type[i]);
         let u = map(&mut p, &r, r.sample_values.unit[i]);
         p.sample_values.value_type.push(t);
@@ -1027,23 +1355,38 @@ fn combined_sources_unite_sample_types() {
         p.sample_values.value.push(r.sample_values.value[i]);
     }
     for i in 0..r.sample_locations.nrow() {
-        p.sample_locations.sample_id.push(r.sample_locations.sample_id[i] + s_off);
+        p.sample_locations
+            .sample_id
+            .push(r.sample_locations.sample_id[i] + s_off);
         p.sample_locations.depth.push(r.sample_locations.depth[i]);
-        p.sample_locations.location_id.push(r.sample_locations.location_id[i] + loc_off);
+        p.sample_locations
+            .location_id
+            .push(r.sample_locations.location_id[i] + loc_off);
     }
     crate::validate::validate(&p).unwrap();
     let m = message_from_profile(&p, &WriteOptions::default()).unwrap();
     let s = |i: i64| String::from_utf8(m.string_table[i as usize].clone()).unwrap();
     let types: Vec<String> = m.sample_type.iter().map(|v| s(v.r#type)).collect();
     assert_eq!(types, vec!["samples", "cpu"]);
-    let go_cpu: i64 = go.sample_values.value.iter().zip(&go.sample_values.value_type).filter(|(_, &t)| go.str(t) == "cpu").map(|(v, _)| *v as i64).sum();
+    let go_cpu: i64 = go
+        .sample_values
+        .value
+        .iter()
+        .zip(&go.sample_values.value_type)
+        .filter(|(_, &t)| go.str(t) == "cpu")
+        .map(|(v, _)| *v as i64)
+        .sum();
     let total_cpu: i64 = m.sample.iter().map(|x| x.value[1]).sum();
     assert_eq!(total_cpu, go_cpu + 4 * 20_000_000);
     // Go functions keep their system names; R ones drop them.
     let r_mapping = m.mapping.last().unwrap();
     assert_eq!(s(r_mapping.filename), R_MAPPING_FILENAME);
     assert_eq!(m.mapping.len(), go.mappings.nrow() + 1);
-    assert!(m.function.iter().filter(|f| f.id < fn_off as u64).all(|f| f.system_name != 0));
+    assert!(m
+        .function
+        .iter()
+        .filter(|f| f.id < fn_off as u64)
+        .all(|f| f.system_name != 0));
 }
 
 // ---- properties ----------------------------------------------------------------
@@ -1101,99 +1444,173 @@ fn valid_message() -> impl Strategy<Value = proto::Profile> {
         strings,
         1usize..4,
         proptest::collection::vec(any::<u64>(), 1..6),
-        proptest::collection::vec((any::<u64>(), proptest::collection::vec((any::<u8>(), 0i64..500, 0i64..80), 0..4), any::<bool>(), any::<u64>(), any::<u8>()), 1..10),
-        proptest::collection::vec((proptest::collection::vec(any::<u8>(), 0..7), proptest::collection::vec(-1000i64..1000, 4), proptest::collection::vec((any::<u8>(), any::<u8>(), -5i64..5, any::<u8>()), 0..3)), 0..12),
-        (any::<i64>(), any::<i64>(), any::<i64>(), proptest::option::of((any::<u8>(), any::<u8>())), proptest::collection::vec(any::<u8>(), 0..3), any::<[u8; 4]>()),
+        proptest::collection::vec(
+            (
+                any::<u64>(),
+                proptest::collection::vec((any::<u8>(), 0i64..500, 0i64..80), 0..4),
+                any::<bool>(),
+                any::<u64>(),
+                any::<u8>(),
+            ),
+            1..10,
+        ),
+        proptest::collection::vec(
+            (
+                proptest::collection::vec(any::<u8>(), 0..7),
+                proptest::collection::vec(-1000i64..1000, 4),
+                proptest::collection::vec((any::<u8>(), any::<u8>(), -5i64..5, any::<u8>()), 0..3),
+            ),
+            0..12,
+        ),
+        (
+            any::<i64>(),
+            any::<i64>(),
+            any::<i64>(),
+            proptest::option::of((any::<u8>(), any::<u8>())),
+            proptest::collection::vec(any::<u8>(), 0..3),
+            any::<[u8; 4]>(),
+        ),
     )
-        .prop_map(|(strs, n_types, fn_ids, locs, samples, (time, duration, period, period_type, comments, extra))| {
-            let mut table: Vec<Vec<u8>> = vec![Vec::new()];
-            for s in strs {
-                if !table.contains(&s.as_bytes().to_vec()) {
-                    table.push(s.into_bytes());
-                }
-            }
-            for t in 0..n_types {
-                table.push(format!("type{t}").into_bytes());
-            }
-            let n_str = table.len() as u64;
-            let pick = |x: u8| (x as u64 % n_str) as i64;
-            let nonzero_unique = |ids: Vec<u64>| {
-                let mut out = Vec::new();
-                for id in ids {
-                    let id = if id % 3 == 0 { id % 50 + 1 } else { id.max(1) };
-                    if !out.contains(&id) {
-                        out.push(id);
+        .prop_map(
+            |(
+                strs,
+                n_types,
+                fn_ids,
+                locs,
+                samples,
+                (time, duration, period, period_type, comments, extra),
+            )| {
+                let mut table: Vec<Vec<u8>> = vec![Vec::new()];
+                for s in strs {
+                    if !table.contains(&s.as_bytes().to_vec()) {
+                        table.push(s.into_bytes());
                     }
                 }
-                out
-            };
-            let fn_ids = nonzero_unique(fn_ids);
-            let function: Vec<proto::Function> = fn_ids
-                .iter()
-                .enumerate()
-                .map(|(i, &id)| proto::Function {
-                    id,
-                    name: pick(i as u8),
-                    system_name: pick(i as u8 * 3),
-                    filename: pick(i as u8 * 7),
-                    start_line: i as i64,
-                })
-                .collect();
-            let mapping = vec![proto::Mapping { id: 7, memory_start: 0x400000, memory_limit: 0x500000, filename: pick(2), build_id: pick(3), has_functions: true, ..Default::default() }];
-            let loc_ids = nonzero_unique(locs.iter().map(|l| l.0).collect());
-            let location: Vec<proto::Location> = loc_ids
-                .iter()
-                .zip(&locs)
-                .map(|(&id, (_, lines, folded, address, mapped))| proto::Location {
-                    id,
-                    mapping_id: if mapped % 2 == 0 { 7 } else { 0 },
-                    address: if mapped % 3 == 0 { 0 } else { *address },
-                    line: lines
-                        .iter()
-                        .map(|&(f, line, column)| proto::Line { function_id: fn_ids[f as usize % fn_ids.len()], line, column })
-                        .collect(),
-                    is_folded: *folded,
-                })
-                .collect();
-            let mut seen = Vec::new();
-            let mut sample = Vec::new();
-            for (stack, values, labels) in samples {
-                let location_id: Vec<u64> = stack.iter().map(|&i| loc_ids[i as usize % loc_ids.len()]).collect();
-                let label: Vec<proto::Label> = labels
-                    .iter()
-                    .map(|&(k, s, num, u)| {
-                        if s % 2 == 0 {
-                            proto::Label { key: pick(k), str: pick(s).max(1), num: 0, num_unit: 0 }
-                        } else {
-                            proto::Label { key: pick(k), str: 0, num, num_unit: pick(u) }
+                for t in 0..n_types {
+                    table.push(format!("type{t}").into_bytes());
+                }
+                let n_str = table.len() as u64;
+                let pick = |x: u8| (x as u64 % n_str) as i64;
+                let nonzero_unique = |ids: Vec<u64>| {
+                    let mut out = Vec::new();
+                    for id in ids {
+                        let id = if id % 3 == 0 { id % 50 + 1 } else { id.max(1) };
+                        if !out.contains(&id) {
+                            out.push(id);
                         }
+                    }
+                    out
+                };
+                let fn_ids = nonzero_unique(fn_ids);
+                let function: Vec<proto::Function> = fn_ids
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &id)| proto::Function {
+                        id,
+                        name: pick(i as u8),
+                        system_name: pick(i as u8 * 3),
+                        filename: pick(i as u8 * 7),
+                        start_line: i as i64,
                     })
                     .collect();
-                let mut key_labels: Vec<_> = label.iter().map(|l| (l.key, l.str, l.num, l.num_unit)).collect();
-                key_labels.sort();
-                if seen.contains(&(location_id.clone(), key_labels.clone())) {
-                    continue;
+                let mapping = vec![proto::Mapping {
+                    id: 7,
+                    memory_start: 0x400000,
+                    memory_limit: 0x500000,
+                    filename: pick(2),
+                    build_id: pick(3),
+                    has_functions: true,
+                    ..Default::default()
+                }];
+                let loc_ids = nonzero_unique(locs.iter().map(|l| l.0).collect());
+                let location: Vec<proto::Location> = loc_ids
+                    .iter()
+                    .zip(&locs)
+                    .map(
+                        |(&id, (_, lines, folded, address, mapped))| proto::Location {
+                            id,
+                            mapping_id: if mapped % 2 == 0 { 7 } else { 0 },
+                            address: if mapped % 3 == 0 { 0 } else { *address },
+                            line: lines
+                                .iter()
+                                .map(|&(f, line, column)| proto::Line {
+                                    function_id: fn_ids[f as usize % fn_ids.len()],
+                                    line,
+                                    column,
+                                })
+                                .collect(),
+                            is_folded: *folded,
+                        },
+                    )
+                    .collect();
+                let mut seen = Vec::new();
+                let mut sample = Vec::new();
+                for (stack, values, labels) in samples {
+                    let location_id: Vec<u64> = stack
+                        .iter()
+                        .map(|&i| loc_ids[i as usize % loc_ids.len()])
+                        .collect();
+                    let label: Vec<proto::Label> = labels
+                        .iter()
+                        .map(|&(k, s, num, u)| {
+                            if s % 2 == 0 {
+                                proto::Label {
+                                    key: pick(k),
+                                    str: pick(s).max(1),
+                                    num: 0,
+                                    num_unit: 0,
+                                }
+                            } else {
+                                proto::Label {
+                                    key: pick(k),
+                                    str: 0,
+                                    num,
+                                    num_unit: pick(u),
+                                }
+                            }
+                        })
+                        .collect();
+                    let mut key_labels: Vec<_> = label
+                        .iter()
+                        .map(|l| (l.key, l.str, l.num, l.num_unit))
+                        .collect();
+                    key_labels.sort();
+                    if seen.contains(&(location_id.clone(), key_labels.clone())) {
+                        continue;
+                    }
+                    seen.push((location_id.clone(), key_labels));
+                    sample.push(proto::Sample {
+                        location_id,
+                        value: values[..n_types].to_vec(),
+                        label,
+                    });
                 }
-                seen.push((location_id.clone(), key_labels));
-                sample.push(proto::Sample { location_id, value: values[..n_types].to_vec(), label });
-            }
-            let first_type = n_str as i64 - n_types as i64;
-            proto::Profile {
-                sample_type: (0..n_types as i64).map(|t| proto::ValueType { r#type: first_type + t, unit: pick(t as u8 + 1) }).collect(),
-                sample,
-                mapping,
-                location,
-                function,
-                string_table: table,
-                drop_frames: pick(extra[0]),
-                keep_frames: pick(extra[1]),
-                time_nanos: time,
-                duration_nanos: duration,
-                period_type: period_type.map(|(t, u)| proto::ValueType { r#type: pick(t), unit: pick(u) }),
-                period,
-                comment: comments.into_iter().map(pick).collect(),
-                default_sample_type: pick(extra[2]),
-                doc_url: pick(extra[3]),
-            }
-        })
+                let first_type = n_str as i64 - n_types as i64;
+                proto::Profile {
+                    sample_type: (0..n_types as i64)
+                        .map(|t| proto::ValueType {
+                            r#type: first_type + t,
+                            unit: pick(t as u8 + 1),
+                        })
+                        .collect(),
+                    sample,
+                    mapping,
+                    location,
+                    function,
+                    string_table: table,
+                    drop_frames: pick(extra[0]),
+                    keep_frames: pick(extra[1]),
+                    time_nanos: time,
+                    duration_nanos: duration,
+                    period_type: period_type.map(|(t, u)| proto::ValueType {
+                        r#type: pick(t),
+                        unit: pick(u),
+                    }),
+                    period,
+                    comment: comments.into_iter().map(pick).collect(),
+                    default_sample_type: pick(extra[2]),
+                    doc_url: pick(extra[3]),
+                }
+            },
+        )
 }

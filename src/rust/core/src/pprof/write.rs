@@ -63,7 +63,10 @@ struct StringTable<'a> {
 
 impl<'a> StringTable<'a> {
     fn new() -> Self {
-        let mut t = StringTable { index: FxHashMap::default(), strings: Vec::new() };
+        let mut t = StringTable {
+            index: FxHashMap::default(),
+            strings: Vec::new(),
+        };
         t.add("");
         t
     }
@@ -79,7 +82,10 @@ impl<'a> StringTable<'a> {
     }
 
     fn into_bytes(self) -> Vec<Vec<u8>> {
-        self.strings.into_iter().map(|s| s.as_bytes().to_vec()).collect()
+        self.strings
+            .into_iter()
+            .map(|s| s.as_bytes().to_vec())
+            .collect()
     }
 }
 
@@ -135,16 +141,25 @@ impl<'a> ValueColumns<'a> {
                 order.push((t, u));
             }
         }
-        let mut types: Vec<(&str, &str)> = order.iter().map(|&(t, u)| (p.str(t), p.str(u))).collect();
-        let mut of_type: FxHashMap<StrId, usize> =
-            order.iter().enumerate().map(|(i, &(t, _))| (t, i)).collect();
+        let mut types: Vec<(&str, &str)> =
+            order.iter().map(|&(t, u)| (p.str(t), p.str(u))).collect();
+        let mut of_type: FxHashMap<StrId, usize> = order
+            .iter()
+            .enumerate()
+            .map(|(i, &(t, _))| (t, i))
+            .collect();
         let mut rprof_cpu = None;
-        let samples_col = types.iter().position(|&(t, u)| t == "samples" && u == "count");
+        let samples_col = types
+            .iter()
+            .position(|&(t, u)| t == "samples" && u == "count");
         // A type named "cpu" in another unit (from some other profiler) leaves no
         // room for the Rprof time: pprof type names must be unique.
         let cpu_elsewhere = types.iter().any(|&(t, u)| t == "cpu" && u != "nanoseconds");
         if let (true, Some(samples_col), false) = (any_rprof_time, samples_col, cpu_elsewhere) {
-            let cpu_col = match types.iter().position(|&(t, u)| t == "cpu" && u == "nanoseconds") {
+            let cpu_col = match types
+                .iter()
+                .position(|&(t, u)| t == "cpu" && u == "nanoseconds")
+            {
                 Some(c) => c,
                 None => {
                     let c = samples_col + 1;
@@ -159,7 +174,11 @@ impl<'a> ValueColumns<'a> {
             };
             rprof_cpu = Some((samples_col, cpu_col));
         }
-        ValueColumns { types, of_type, rprof_cpu }
+        ValueColumns {
+            types,
+            of_type,
+            rprof_cpu,
+        }
     }
 }
 
@@ -185,7 +204,10 @@ impl SourceInfo {
                     .then_some(period)
             })
             .collect();
-        SourceInfo { is_pprof, rprof_interval }
+        SourceInfo {
+            is_pprof,
+            rprof_interval,
+        }
     }
 }
 
@@ -211,10 +233,20 @@ struct LocationWriter<'p> {
 impl<'p> LocationWriter<'p> {
     fn new(p: &'p Profile, location_index: &IdIndex, is_r: Vec<bool>) -> Result<Self> {
         let l = &p.locations;
-        let inlined_into: Vec<Option<usize>> =
-            l.inlined_into.iter().map(|&x| location_index.row(x)).collect();
+        let inlined_into: Vec<Option<usize>> = l
+            .inlined_into
+            .iter()
+            .map(|&x| location_index.row(x))
+            .collect();
         let max_id = l.location_id.iter().copied().max().unwrap_or(0).max(0) as u64;
-        let max_mapping = p.mappings.mapping_id.iter().copied().max().unwrap_or(0).max(0) as u64;
+        let max_mapping = p
+            .mappings
+            .mapping_id
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or(0)
+            .max(0) as u64;
         let mut w = LocationWriter {
             p,
             inlined_into,
@@ -258,7 +290,10 @@ impl<'p> LocationWriter<'p> {
         let mut cur = row;
         while let Some(next) = self.inlined_into[cur] {
             if chain.len() > self.inlined_into.len() {
-                return Err(ProfileError::inline_cycle(row, self.p.locations.location_id[row]));
+                return Err(ProfileError::inline_cycle(
+                    row,
+                    self.p.locations.location_id[row],
+                ));
             }
             chain.push(next);
             cur = next;
@@ -301,8 +336,16 @@ impl<'p> LocationWriter<'p> {
             .filter(|&&r| l.function_id[r] != NA_INT)
             .map(|&r| proto::Line {
                 function_id: l.function_id[r] as u64,
-                line: if l.line[r] == NA_INT { 0 } else { l.line[r] as i64 },
-                column: if l.column[r] == NA_INT { 0 } else { l.column[r] as i64 },
+                line: if l.line[r] == NA_INT {
+                    0
+                } else {
+                    l.line[r] as i64
+                },
+                column: if l.column[r] == NA_INT {
+                    0
+                } else {
+                    l.column[r] as i64
+                },
             })
             .collect();
         self.out.push(proto::Location {
@@ -336,7 +379,8 @@ impl<'p> LocationWriter<'p> {
                 _ => match self.ids.get(&(first, len)) {
                     Some(&id) => id,
                     None => {
-                        let rows: Vec<usize> = frames[i..i + len].iter().map(|&f| f as usize).collect();
+                        let rows: Vec<usize> =
+                            frames[i..i + len].iter().map(|&f| f as usize).collect();
                         let id = self.add(&rows)?;
                         self.ids.insert((first, len), id);
                         id
@@ -375,7 +419,12 @@ pub fn message_from_profile(p: &Profile, options: &WriteOptions) -> Result<proto
         .samples
         .source_id
         .iter()
-        .map(|&s| index.sources.row(s).ok_or_else(|| internal(format!("source {s} is unknown"))))
+        .map(|&s| {
+            index
+                .sources
+                .row(s)
+                .ok_or_else(|| internal(format!("source {s} is unknown")))
+        })
         .collect::<Result<_>>()?;
     // Decided by the sources, not by their samples: a profile whose samples a
     // verb dropped (all of them, perhaps) keeps its sample types.
@@ -397,7 +446,8 @@ pub fn message_from_profile(p: &Profile, options: &WriteOptions) -> Result<proto
     let labels = LabelRows::new(p, &index.samples);
     // pprof samples are the profiler's own records (Go writes the same stack
     // and labels twice at times): only raw samples of other formats are summed.
-    let summed = |pos: usize| (options.aggregate && !sources.is_pprof[source_of_sample[pos]]).then_some(0);
+    let summed =
+        |pos: usize| (options.aggregate && !sources.is_pprof[source_of_sample[pos]]).then_some(0);
     let first_equal = first_equal_samples(p, &stacks, &labels, summed);
     let samples = collect_samples(&stacks, &values, &labels, &first_equal, &mut locations)?;
 
@@ -407,11 +457,17 @@ pub fn message_from_profile(p: &Profile, options: &WriteOptions) -> Result<proto
         sample_type: columns
             .types
             .iter()
-            .map(|&(t, u)| proto::ValueType { r#type: strings.add(t), unit: strings.add(u) })
+            .map(|&(t, u)| proto::ValueType {
+                r#type: strings.add(t),
+                unit: strings.add(u),
+            })
             .collect(),
         ..Default::default()
     };
-    m.sample = samples.into_iter().map(|s| s.into_message(p, &mut strings)).collect();
+    m.sample = samples
+        .into_iter()
+        .map(|s| s.into_message(p, &mut strings))
+        .collect();
     m.mapping = mappings(p, &mut strings)?;
     m.mapping.extend(locations.r_mapping(&mut strings));
     m.location = std::mem::take(&mut locations.out);
@@ -432,7 +488,11 @@ struct Indexes {
 impl Indexes {
     fn new(p: &Profile) -> Result<Self> {
         let unique = |table: &str, ids: &[i32]| {
-            IdIndex::try_unique_rows(ids, |_, _| Ok(()), |_, id| internal(format!("{table} id {id} occurs more than once")))
+            IdIndex::try_unique_rows(
+                ids,
+                |_, _| Ok(()),
+                |_, id| internal(format!("{table} id {id} occurs more than once")),
+            )
         };
         Ok(Indexes {
             sources: unique("sources", &p.sources.source_id)?,
@@ -518,12 +578,18 @@ fn locations_for_r_mapping(
     let mut loc_pprof = vec![false; n_loc];
     let mut loc_other = vec![false; n_loc];
     for (pos, &source) in source_of_sample.iter().enumerate() {
-        let used = if sources.is_pprof[source] { &mut loc_pprof } else { &mut loc_other };
+        let used = if sources.is_pprof[source] {
+            &mut loc_pprof
+        } else {
+            &mut loc_other
+        };
         for &row in stacks.of(pos) {
             used[row as usize] = true;
         }
     }
-    (0..n_loc).map(|r| loc_other[r] && !loc_pprof[r] && p.locations.mapping_id[r] == NA_INT).collect()
+    (0..n_loc)
+        .map(|r| loc_other[r] && !loc_pprof[r] && p.locations.mapping_id[r] == NA_INT)
+        .collect()
 }
 
 /// Functions whose locations are all R frames: in the new `[R]` mapping or in
@@ -537,7 +603,8 @@ fn functions_only_in_r(p: &Profile, loc_is_r: &[bool], function_index: &IdIndex)
     let mut fn_in_r = vec![false; p.functions.nrow()];
     let mut fn_elsewhere = vec![false; p.functions.nrow()];
     let l = &p.locations;
-    for ((&function_id, mapping_id), &is_r) in l.function_id.iter().zip(&l.mapping_id).zip(loc_is_r) {
+    for ((&function_id, mapping_id), &is_r) in l.function_id.iter().zip(&l.mapping_id).zip(loc_is_r)
+    {
         if let Some(f) = function_index.row(function_id) {
             if is_r || r_mapping_ids.contains(mapping_id) {
                 fn_in_r[f] = true;
@@ -546,7 +613,11 @@ fn functions_only_in_r(p: &Profile, loc_is_r: &[bool], function_index: &IdIndex)
             }
         }
     }
-    fn_in_r.iter().zip(&fn_elsewhere).map(|(&r, &elsewhere)| r && !elsewhere).collect()
+    fn_in_r
+        .iter()
+        .zip(&fn_elsewhere)
+        .map(|(&r, &elsewhere)| r && !elsewhere)
+        .collect()
 }
 
 /// A pprof sample before its strings go into the string table.
@@ -567,9 +638,17 @@ impl SampleOut<'_> {
                 .iter()
                 .map(|&r| proto::Label {
                     key: strings.add(p.str(sl.key[r])),
-                    str: if sl.value[r].is_na() { 0 } else { strings.add(p.str(sl.value[r])) },
+                    str: if sl.value[r].is_na() {
+                        0
+                    } else {
+                        strings.add(p.str(sl.value[r]))
+                    },
                     num: to_i64(sl.num[r]),
-                    num_unit: if sl.num_unit[r].is_na() { 0 } else { strings.add(p.str(sl.num_unit[r])) },
+                    num_unit: if sl.num_unit[r].is_na() {
+                        0
+                    } else {
+                        strings.add(p.str(sl.num_unit[r]))
+                    },
                 })
                 .collect(),
         }
@@ -592,8 +671,13 @@ fn collect_samples<'a>(
         let row_values = values.row(pos);
         if first != pos {
             // `first` is an earlier position, whose pprof sample exists.
-            let target = written_as.get(first).copied().ok_or_else(|| internal("samples out of order".to_string()))?;
-            let sample = out.get_mut(target).ok_or_else(|| internal("samples out of order".to_string()))?;
+            let target = written_as
+                .get(first)
+                .copied()
+                .ok_or_else(|| internal("samples out of order".to_string()))?;
+            let sample = out
+                .get_mut(target)
+                .ok_or_else(|| internal("samples out of order".to_string()))?;
             for (t, v) in sample.values.iter_mut().zip(row_values) {
                 if !v.is_nan() {
                     *t += v;
@@ -604,9 +688,16 @@ fn collect_samples<'a>(
         }
         let mut ids = Vec::new();
         locations.stack_ids(stacks.of(pos), &mut ids)?;
-        let values = row_values.iter().map(|v| if v.is_nan() { 0.0 } else { *v }).collect();
+        let values = row_values
+            .iter()
+            .map(|v| if v.is_nan() { 0.0 } else { *v })
+            .collect();
         written_as.push(out.len());
-        out.push(SampleOut { location_ids: ids, label_rows: labels.of(pos), values });
+        out.push(SampleOut {
+            location_ids: ids,
+            label_rows: labels.of(pos),
+            values,
+        });
     }
     Ok(out)
 }
@@ -634,7 +725,11 @@ fn mappings<'p>(p: &'p Profile, strings: &mut StringTable<'p>) -> Result<Vec<pro
 
 /// The functions; those only R frames use are written without a system name
 /// when it equals the name (see the module documentation).
-fn functions<'p>(p: &'p Profile, r_only: &[bool], strings: &mut StringTable<'p>) -> Vec<proto::Function> {
+fn functions<'p>(
+    p: &'p Profile,
+    r_only: &[bool],
+    strings: &mut StringTable<'p>,
+) -> Vec<proto::Function> {
     let f = &p.functions;
     (0..f.nrow())
         .map(|row| {
@@ -648,7 +743,11 @@ fn functions<'p>(p: &'p Profile, r_only: &[bool], strings: &mut StringTable<'p>)
                 name: strings.add(p.str(f.name[row])),
                 system_name,
                 filename: strings.add(p.str(f.filename[row])),
-                start_line: if f.start_line[row] == NA_INT { 0 } else { f.start_line[row] as i64 },
+                start_line: if f.start_line[row] == NA_INT {
+                    0
+                } else {
+                    f.start_line[row] as i64
+                },
             }
         })
         .collect()
@@ -665,7 +764,9 @@ fn add_source_fields<'a>(
     let first_str = |col: &[StrId]| col.iter().copied().find(|x| !x.is_na());
     let first_num = |col: &[f64]| col.iter().copied().find(|x| !x.is_nan());
 
-    if let Some(row) = (0..s.nrow()).find(|&i| !s.period_type[i].is_na() || !s.period_unit[i].is_na()) {
+    if let Some(row) =
+        (0..s.nrow()).find(|&i| !s.period_type[i].is_na() || !s.period_unit[i].is_na())
+    {
         m.period_type = Some(proto::ValueType {
             r#type: strings.add(p.str(s.period_type[row])),
             unit: strings.add(p.str(s.period_unit[row])),
@@ -694,6 +795,11 @@ fn add_source_fields<'a>(
     m.keep_frames = optional(strings, &s.keep_frames);
     m.default_sample_type = optional(strings, &s.default_sample_type);
     m.doc_url = optional(strings, &s.doc_url);
-    m.comment = p.source_comments.comment.iter().map(|&c| strings.add(p.str(c))).collect();
+    m.comment = p
+        .source_comments
+        .comment
+        .iter()
+        .map(|&c| strings.add(p.str(c)))
+        .collect();
     Ok(())
 }

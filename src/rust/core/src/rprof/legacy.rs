@@ -14,7 +14,9 @@
 pub fn r_merge_row_order(xinds: &[i32]) -> Vec<i32> {
     let n = xinds.len();
     let mut keys = xinds.to_vec();
-    let mut rows: Vec<i32> = (1..=n).map(|i| i32::try_from(i).unwrap_or(i32::MAX)).collect();
+    let mut rows: Vec<i32> = (1..=n)
+        .map(|i| i32::try_from(i).unwrap_or(i32::MAX))
+        .collect();
     let mut h = 1usize;
     while h <= n / 9 {
         h = 3 * h + 1;
@@ -55,6 +57,7 @@ mod tests {
     }
 
     /// Computed by R 4.2.2 (see the test above).
-    const R_RESULT: [i32; 20] =
-        [17, 2, 7, 4, 14, 11, 8, 20, 9, 6, 3, 18, 15, 12, 1, 5, 13, 10, 19, 16];
+    const R_RESULT: [i32; 20] = [
+        17, 2, 7, 4, 14, 11, 8, 20, 9, 6, 3, 18, 15, 12, 1, 5, 13, 10, 19, 16,
+    ];
 }

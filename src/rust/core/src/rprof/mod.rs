@@ -45,8 +45,8 @@ mod write;
 mod tests;
 
 pub use read::{
-    parse, parse_compact, parse_owned_compact, parse_with_limits, tick_time, CompactColumn, CompactRead, Parsed,
-    RprofContent, SampleShape, MICROSECONDS,
+    parse, parse_compact, parse_owned_compact, parse_with_limits, tick_time, CompactColumn,
+    CompactRead, Parsed, RprofContent, SampleShape, MICROSECONDS,
 };
 #[doc(hidden)]
 pub use read::{parse_in_chunks, parse_owned_compact_in_chunks};

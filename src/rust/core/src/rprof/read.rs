@@ -18,9 +18,9 @@ use crate::text::utf8_escaped;
 use memchr::{memchr, memmem};
 use rustc_hash::FxHashMap;
 
-mod parallel;
 mod compact;
 mod content;
+mod parallel;
 pub use compact::{tick_time, CompactColumn, CompactRead, SampleShape, MICROSECONDS};
 pub use content::RprofContent;
 #[cfg(test)]
@@ -49,7 +49,11 @@ pub fn parse(bytes: &[u8], source_uri: Option<&str>) -> Result<Parsed> {
 /// allows; damaged stack lines are read as far as they make sense, with a
 /// warning. Large files are read in chunks on all cores (see `parallel`), with
 /// the same result.
-pub fn parse_with_limits(bytes: &[u8], source_uri: Option<&str>, limits: &Limits) -> Result<Parsed> {
+pub fn parse_with_limits(
+    bytes: &[u8],
+    source_uri: Option<&str>,
+    limits: &Limits,
+) -> Result<Parsed> {
     let budget = Budget::new(*limits);
     parse_compact(bytes, source_uri, &budget)?.expand(&budget)
 }
@@ -57,24 +61,43 @@ pub fn parse_with_limits(bytes: &[u8], source_uri: Option<&str>, limits: &Limits
 /// [`parse_with_limits`] as a compact read (the compact columns are left
 /// unwritten, see [`CompactRead`]) under `budget`, which is charged for what
 /// the read holds when it ends, the bytes given excepted.
-pub fn parse_compact(bytes: &[u8], source_uri: Option<&str>, budget: &Budget) -> Result<CompactRead> {
+pub fn parse_compact(
+    bytes: &[u8],
+    source_uri: Option<&str>,
+    budget: &Budget,
+) -> Result<CompactRead> {
     parse_compact_in_chunks(bytes, source_uri, budget, parallel::chunks_for(bytes.len()))
 }
 
 /// [`parse_with_limits`] with the number of chunks read in parallel given (1 reads
 /// the file in one pass on this thread). Not part of the API: for tests and timings.
 #[doc(hidden)]
-pub fn parse_in_chunks(bytes: &[u8], source_uri: Option<&str>, limits: &Limits, chunks: usize) -> Result<Parsed> {
+pub fn parse_in_chunks(
+    bytes: &[u8],
+    source_uri: Option<&str>,
+    limits: &Limits,
+    chunks: usize,
+) -> Result<Parsed> {
     let budget = Budget::new(*limits);
     parse_compact_in_chunks(bytes, source_uri, &budget, chunks)?.expand(&budget)
 }
 
-fn parse_compact_in_chunks(bytes: &[u8], source_uri: Option<&str>, budget: &Budget, chunks: usize) -> Result<CompactRead> {
+fn parse_compact_in_chunks(
+    bytes: &[u8],
+    source_uri: Option<&str>,
+    budget: &Budget,
+    chunks: usize,
+) -> Result<CompactRead> {
     let start = Start::read(bytes)?;
     if chunks > 1 {
         return parallel::parse(start, source_uri, budget, chunks);
     }
-    let Start { body, first, header, lines } = start;
+    let Start {
+        body,
+        first,
+        header,
+        lines,
+    } = start;
     let expected_lines = expected_lines(body);
     let mut reader = Reader::new(source_uri, expected_lines, budget)?;
     reader.start_segment(first, header)?;
@@ -87,7 +110,11 @@ fn parse_compact_in_chunks(bytes: &[u8], source_uri: Option<&str>, budget: &Budg
 /// columns are written, which lowers the peak memory of a read by the size of
 /// the input. What a read that sends the compact columns in compact form (the
 /// R binding) calls.
-pub fn parse_owned_compact(bytes: Vec<u8>, source_uri: Option<&str>, budget: &Budget) -> Result<CompactRead> {
+pub fn parse_owned_compact(
+    bytes: Vec<u8>,
+    source_uri: Option<&str>,
+    budget: &Budget,
+) -> Result<CompactRead> {
     let chunks = parallel::chunks_for(bytes.len());
     parse_owned_compact_in_chunks(bytes, source_uri, budget, chunks)
 }
@@ -131,12 +158,19 @@ impl<'a> Start<'a> {
     fn read(bytes: &'a [u8]) -> Result<Start<'a>> {
         let body = without_bom(bytes);
         let mut lines = Lines::new(body, 0);
-        let first = lines.next().ok_or_else(|| ProfileError::format(None, "the file is empty"))?;
+        let first = lines
+            .next()
+            .ok_or_else(|| ProfileError::format(None, "the file is empty"))?;
         let header = header_line(first)?;
         if let Some(at) = memchr(0, body) {
             return Err(nul_byte_error(bytes, at + (bytes.len() - body.len())));
         }
-        Ok(Start { body, first, header, lines })
+        Ok(Start {
+            body,
+            first,
+            header,
+            lines,
+        })
     }
 }
 
@@ -149,7 +183,10 @@ fn without_bom(bytes: &[u8]) -> &[u8] {
 /// for a file that is not an Rprof file.
 fn header_line(first: &[u8]) -> Result<Header> {
     Header::parse(first).ok_or_else(|| {
-        ProfileError::at_line(1, "not an Rprof file: the first line should be a header such as `sample.interval=20000`")
+        ProfileError::at_line(
+            1,
+            "not an Rprof file: the first line should be a header such as `sample.interval=20000`",
+        )
     })
 }
 
@@ -171,7 +208,13 @@ trait LineHandler<'a> {
     fn frame_location(&mut self, frame: &Frame<'a>, rest: &'a [u8]) -> Result<i32>;
     /// A sample read from line `line_number`: its memory gauges and its stack, the
     /// locations `stacks().locations[start..start + len]`.
-    fn sample(&mut self, gauges: Option<[u64; 4]>, start: usize, len: usize, line_number: u32) -> Result<()>;
+    fn sample(
+        &mut self,
+        gauges: Option<[u64; 4]>,
+        start: usize,
+        len: usize,
+        line_number: u32,
+    ) -> Result<()>;
 }
 
 /// Reads `lines` (the lines after a header) into `handler`.
@@ -197,7 +240,10 @@ fn read_lines<'a>(handler: &mut impl LineHandler<'a>, mut lines: Lines<'a>) -> R
 /// The error for a NUL byte at `offset` (0-based, as `xxd` counts) of `bytes`.
 fn nul_byte_error(bytes: &[u8], offset: usize) -> ProfileError {
     let before = bytes.get(..offset).unwrap_or_default();
-    nul_byte_at(memchr::memchr_iter(b'\n', before).count() as u64 + 1, offset as u64)
+    nul_byte_at(
+        memchr::memchr_iter(b'\n', before).count() as u64 + 1,
+        offset as u64,
+    )
 }
 
 /// The error for a NUL byte on line `line` (1-based) at byte `offset`.
@@ -221,7 +267,11 @@ struct Lines<'a> {
 impl<'a> Lines<'a> {
     /// The lines of `text`, counted from `after` + 1.
     fn new(text: &'a [u8], after: u32) -> Self {
-        Lines { rest: text, number: after, stop_at: 0 }
+        Lines {
+            rest: text,
+            number: after,
+            stop_at: 0,
+        }
     }
 }
 
@@ -254,7 +304,10 @@ struct Frame<'a> {
 
 impl Frame<'_> {
     fn top_level(file_ref: FileRef) -> Frame<'static> {
-        Frame { name: b"", file_ref: Some(file_ref) }
+        Frame {
+            name: b"",
+            file_ref: Some(file_ref),
+        }
     }
 }
 
@@ -341,7 +394,9 @@ fn stack_line<'a>(
         None => {
             let range = new_stack(handler, body, rest, line_number)?;
             let budget = handler.budget();
-            budget.room(&mut handler.stacks().seen, 1, || "the distinct stack lines".to_string())?;
+            budget.room(&mut handler.stacks().seen, 1, || {
+                "the distinct stack lines".to_string()
+            })?;
             handler.stacks().seen.insert(body, range);
             range
         }
@@ -363,10 +418,14 @@ fn new_stack<'a>(
     let mut frames = std::mem::take(&mut handler.stacks().frames);
     frames.clear();
     let limits = handler.limits();
-    read_frames(body, line_number, &limits, &mut frames, |message| handler.warn(message))?;
+    read_frames(body, line_number, &limits, &mut frames, |message| {
+        handler.warn(message)
+    })?;
     let start = handler.stacks().locations.len();
     let budget = handler.budget();
-    budget.room(&mut handler.stacks().locations, frames.len(), || "the frames of the distinct stack lines".to_string())?;
+    budget.room(&mut handler.stacks().locations, frames.len(), || {
+        "the frames of the distinct stack lines".to_string()
+    })?;
     for frame in &frames {
         let location_id = handler.frame_location(frame, rest)?;
         handler.stacks().locations.push(location_id);
@@ -417,7 +476,10 @@ fn read_frames<'a>(
                 warn(WARN_UNEXPECTED);
                 pending_ref = None;
             } else {
-                frames.push(Frame { name, file_ref: pending_ref.take() });
+                frames.push(Frame {
+                    name,
+                    file_ref: pending_ref.take(),
+                });
                 limits.check_stack_depth(frames.len(), || format!("line {line_number}"))?;
             }
             pos = close + 1;
@@ -470,17 +532,24 @@ impl SampleTables<'_> {
         stack: &[i32],
     ) -> Result<()> {
         let what = || "the samples".to_string();
-        let values = if gauges.is_some() { 1 + MEMORY_TYPES.len() } else { 1 };
+        let values = if gauges.is_some() {
+            1 + MEMORY_TYPES.len()
+        } else {
+            1
+        };
         self.budget.room(&mut self.samples.sample_id, 1, what)?;
         self.budget.room(&mut self.samples.source_id, 1, what)?;
         self.budget.room(&mut self.values.value, values, what)?;
-        self.budget.room(&mut self.locations.location_id, stack.len(), what)?;
+        self.budget
+            .room(&mut self.locations.location_id, stack.len(), what)?;
         self.shape.make_room(self.budget)?;
         self.samples.sample_id.push(sample_id);
         self.samples.source_id.push(source_id);
         self.values.value.push(1.0);
         if let Some(gauges) = gauges {
-            self.values.value.extend(memory_values(gauges, previous_gauges));
+            self.values
+                .value
+                .extend(memory_values(gauges, previous_gauges));
         }
         self.locations.location_id.extend_from_slice(stack);
         self.shape.push(stack.len(), gauges.is_some());
@@ -494,7 +563,10 @@ impl SampleTables<'_> {
 /// the same segment, and become these. `alloc_size` is the growth of each heap;
 /// shrinking (a collection) counts as no allocation, as in utils::summaryRprof(),
 /// and the first tick of a segment has allocated nothing.
-fn memory_values([small, large, nodes, dups]: [u64; 4], previous: &mut Option<[u64; 3]>) -> [f64; 5] {
+fn memory_values(
+    [small, large, nodes, dups]: [u64; 4],
+    previous: &mut Option<[u64; 3]>,
+) -> [f64; 5] {
     let alloc = match *previous {
         Some([ps, pl, pn]) => {
             8.0 * small.saturating_sub(ps) as f64
@@ -504,7 +576,13 @@ fn memory_values([small, large, nodes, dups]: [u64; 4], previous: &mut Option<[u
         None => 0.0,
     };
     *previous = Some([small, large, nodes]);
-    [8.0 * small as f64, 8.0 * large as f64, nodes as f64, dups as f64, alloc]
+    [
+        8.0 * small as f64,
+        8.0 * large as f64,
+        nodes as f64,
+        dups as f64,
+        alloc,
+    ]
 }
 
 struct Reader<'a> {
@@ -555,14 +633,25 @@ impl<'a> LineHandler<'a> for Reader<'a> {
         self.location(frame, rest)
     }
 
-    fn sample(&mut self, gauges: Option<[u64; 4]>, start: usize, len: usize, line_number: u32) -> Result<()> {
-        self.budget.room(&mut self.sample_lines, 1, || "the samples".to_string())?;
+    fn sample(
+        &mut self,
+        gauges: Option<[u64; 4]>,
+        start: usize,
+        len: usize,
+        line_number: u32,
+    ) -> Result<()> {
+        self.budget
+            .room(&mut self.sample_lines, 1, || "the samples".to_string())?;
         self.sample_lines.push(line_number);
         let sample_id = next_id(self.p.samples.nrow(), "samples")?;
         if gauges.is_some() {
             self.add_memory_types()?;
         }
-        let stack = self.stacks.locations.get(start..start + len).unwrap_or_default();
+        let stack = self
+            .stacks
+            .locations
+            .get(start..start + len)
+            .unwrap_or_default();
         let mut tables = SampleTables {
             samples: &mut self.p.samples,
             values: &mut self.p.sample_values,
@@ -570,7 +659,13 @@ impl<'a> LineHandler<'a> for Reader<'a> {
             shape: &mut self.shape,
             budget: self.budget,
         };
-        tables.push(sample_id, self.segment.source_id, gauges, &mut self.segment.previous_gauges, stack)
+        tables.push(
+            sample_id,
+            self.segment.source_id,
+            gauges,
+            &mut self.segment.previous_gauges,
+            stack,
+        )
     }
 }
 
@@ -612,11 +707,16 @@ impl<'a> Reader<'a> {
 
     fn start_segment(&mut self, line: &[u8], header: Header) -> Result<()> {
         let source_id = next_id(self.p.sources.nrow(), "headers (sessions)")?;
-        self.budget.room(&mut self.p.sources, 1, || "the headers (sessions)".to_string())?;
+        self.budget.room(&mut self.p.sources, 1, || {
+            "the headers (sessions)".to_string()
+        })?;
         let strings = &mut self.p.strings;
         let header_text = strings.try_intern(&utf8_escaped(line), self.budget)?;
-        let (rprof, cpu, nanoseconds) =
-            (strings.intern("rprof"), strings.intern("cpu"), strings.intern("nanoseconds"));
+        let (rprof, cpu, nanoseconds) = (
+            strings.intern("rprof"),
+            strings.intern("cpu"),
+            strings.intern("nanoseconds"),
+        );
         let s = &mut self.p.sources;
         s.source_id.push(source_id);
         s.source_type.push(rprof);
@@ -636,7 +736,10 @@ impl<'a> Reader<'a> {
         s.rprof_header.push(header_text);
         s.diff_base.push(NA_INT);
 
-        self.segment = Segment { source_id, ..Segment::default() };
+        self.segment = Segment {
+            source_id,
+            ..Segment::default()
+        };
         // Sources are numbered 1, 2, ...: the shape keeps their intervals, which
         // give the samples' times (see `SampleShape`).
         self.shape.push_source(header.interval_us, self.budget)?;
@@ -673,12 +776,17 @@ impl<'a> Reader<'a> {
             self.warn(WARN_INCOMPLETE);
             return Ok(());
         };
-        let path = self.p.strings.try_intern(&utf8_escaped(path), self.budget)?;
+        let path = self
+            .p
+            .strings
+            .try_intern(&utf8_escaped(path), self.budget)?;
         match self.segment.files.get(&number) {
             Some(&known) if known != path => self.warn(WARN_UNEXPECTED),
             Some(_) => {}
             None => {
-                self.budget.room(&mut self.segment.files, 1, || "the `#File` lines".to_string())?;
+                self.budget.room(&mut self.segment.files, 1, || {
+                    "the `#File` lines".to_string()
+                })?;
                 self.segment.files.insert(number, path);
             }
         }
@@ -740,7 +848,8 @@ impl<'a> Reader<'a> {
         l.column.push(NA_INT);
         l.inlined_into.push(NA_INT);
         self.locations.insert((function_id, line), location_id);
-        self.locations_by_frame.insert((frame.name, file, line), location_id);
+        self.locations_by_frame
+            .insert((frame.name, file, line), location_id);
         // The function's start line is the smallest line seen in it (as profile 1.0.4).
         if let Some(start) = usize::try_from(function_id - 1)
             .ok()
@@ -757,11 +866,18 @@ impl<'a> Reader<'a> {
     /// top level (see [`Frame`]), whose system name stays empty, and that tells
     /// it apart from a function that is called `<top level>`.
     fn function(&mut self, name: &[u8], file: StrId, line: i32) -> Result<i32> {
-        let system_name = self.p.strings.try_intern(&utf8_escaped(name), self.budget)?;
+        let system_name = self
+            .p
+            .strings
+            .try_intern(&utf8_escaped(name), self.budget)?;
         if let Some(&id) = self.functions_by_name.get(&(system_name, file)) {
             return Ok(id);
         }
-        let name = if name.is_empty() { self.p.strings.try_intern(TOP_LEVEL_NAME, self.budget)? } else { system_name };
+        let name = if name.is_empty() {
+            self.p.strings.try_intern(TOP_LEVEL_NAME, self.budget)?
+        } else {
+            system_name
+        };
         let what = || "the locations and functions".to_string();
         self.budget.room(&mut self.functions_by_name, 1, what)?;
         self.budget.room(&mut self.p.functions, 1, what)?;
@@ -789,7 +905,10 @@ impl<'a> Reader<'a> {
             warnings: self.warnings.into_iter().map(str::to_owned).collect(),
             sample_lines: self.sample_lines,
         };
-        CompactRead { parsed, shape: self.shape }
+        CompactRead {
+            parsed,
+            shape: self.shape,
+        }
     }
 }
 
@@ -803,7 +922,11 @@ fn parse_file_line(line: &[u8]) -> Option<(u32, &[u8])> {
 }
 
 /// The `#File` lines between here and the next header.
-fn files_ahead(rest: &[u8], strings: &mut crate::StringPool, budget: &Budget) -> Result<FxHashMap<u32, StrId>> {
+fn files_ahead(
+    rest: &[u8],
+    strings: &mut crate::StringPool,
+    budget: &Budget,
+) -> Result<FxHashMap<u32, StrId>> {
     let mut files = FxHashMap::default();
     for line in Lines::new(rest, 0) {
         if line.starts_with(b"#File") {
@@ -864,7 +987,10 @@ fn memory_prefix(line: &[u8]) -> std::result::Result<([u64; 4], usize), PrefixDe
 fn bad_prefix_error(line: &[u8], line_number: u32) -> ProfileError {
     // The prefix and a fifth field if there is one (up to the sixth colon), at
     // most 60 bytes.
-    let end = memchr::memchr_iter(b':', line).nth(5).map_or(line.len(), |i| i + 1).min(60);
+    let end = memchr::memchr_iter(b':', line)
+        .nth(5)
+        .map_or(line.len(), |i| i + 1)
+        .min(60);
     let prefix = utf8_escaped(line.get(..end).unwrap_or(line));
     ProfileError::at_line(
         line_number as usize,
@@ -936,8 +1062,20 @@ fn line_ref(line: &[u8], pos: usize) -> Option<(FileRef, usize)> {
     let line_no = i32::try_from(parse_u32(after.get(..digits)?)?).ok()?;
     let end = pos + hash + 1 + digits;
     match line.get(end) {
-        None => Some((FileRef { file, line: line_no }, end)),
-        Some(b' ') => Some((FileRef { file, line: line_no }, end + 1)),
+        None => Some((
+            FileRef {
+                file,
+                line: line_no,
+            },
+            end,
+        )),
+        Some(b' ') => Some((
+            FileRef {
+                file,
+                line: line_no,
+            },
+            end + 1,
+        )),
         Some(_) => None,
     }
 }

@@ -14,8 +14,16 @@ fn sample_file(name: &str) -> Vec<u8> {
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-const REAL_FILES: [&str; 8] =
-    ["1.out", "memory.out", "gc.out", "line.out", "all.out", "append.out", "incomplete.out", "toplevel.out"];
+const REAL_FILES: [&str; 8] = [
+    "1.out",
+    "memory.out",
+    "gc.out",
+    "line.out",
+    "all.out",
+    "append.out",
+    "incomplete.out",
+    "toplevel.out",
+];
 
 fn read(text: &[u8]) -> Parsed {
     let parsed = parse(text, Some("test.out")).unwrap();
@@ -47,7 +55,10 @@ fn stacks(p: &Profile) -> Vec<Vec<String>> {
 /// Values of one type, per sample that has it.
 fn values(p: &Profile, value_type: &str) -> Vec<f64> {
     let sv = &p.sample_values;
-    (0..sv.nrow()).filter(|&i| p.str(sv.value_type[i]) == value_type).map(|i| sv.value[i]).collect()
+    (0..sv.nrow())
+        .filter(|&i| p.str(sv.value_type[i]) == value_type)
+        .map(|i| sv.value[i])
+        .collect()
 }
 
 fn assert_same_tables(a: &Profile, b: &Profile) {
@@ -101,7 +112,10 @@ fn one_sample_per_stack_line_of_real_files() {
                     || l.starts_with(|c: char| c.is_ascii_digit())
             })
             .count();
-        let headers = text.lines().filter(|l| l.contains("sample.interval=")).count();
+        let headers = text
+            .lines()
+            .filter(|l| l.contains("sample.interval="))
+            .count();
         let p = read(text.as_bytes()).profile;
         assert_eq!(p.samples.nrow(), stack_lines, "{name}");
         assert_eq!(p.sources.nrow(), headers, "{name}");
@@ -130,8 +144,19 @@ fn truncated_real_file_warns_and_keeps_the_complete_frames() {
 fn header_flags_and_interval() {
     let h = Header::parse(b"memory profiling: GC profiling: line profiling: sample.interval=4000")
         .unwrap();
-    assert_eq!(h, Header { memory: true, gc: true, line: true, interval_us: 4000 });
-    assert_eq!(h.to_line(), "memory profiling: GC profiling: line profiling: sample.interval=4000");
+    assert_eq!(
+        h,
+        Header {
+            memory: true,
+            gc: true,
+            line: true,
+            interval_us: 4000
+        }
+    );
+    assert_eq!(
+        h.to_line(),
+        "memory profiling: GC profiling: line profiling: sample.interval=4000"
+    );
     let h = Header::parse(b"line profiling: memory profiling: sample.interval=20000").unwrap();
     assert!(h.memory && h.line && !h.gc);
     // A flag this version does not know is accepted (and kept in the header text).
@@ -157,7 +182,10 @@ fn sources_rows_carry_header_interval_and_uri() {
     assert_eq!(p.str(p.sources.period_type[0]), "cpu");
     assert_eq!(p.str(p.sources.period_unit[0]), "nanoseconds");
     assert_eq!(p.sources.period[0], 4_000_000.0);
-    assert_eq!(p.str(p.sources.rprof_header[0]), "GC profiling: sample.interval=4000");
+    assert_eq!(
+        p.str(p.sources.rprof_header[0]),
+        "GC profiling: sample.interval=4000"
+    );
     let no_uri = parse(b"sample.interval=1\n", None).unwrap().profile;
     assert!(no_uri.sources.source_uri[0].is_na());
 }
@@ -197,11 +225,14 @@ fn line_references_belong_to_the_frame_on_their_right() {
         ]
     );
     // Functions are (name, file); the start line is the smallest line seen.
-    let big: Vec<usize> =
-        (0..p.functions.nrow()).filter(|&i| p.str(p.functions.name[i]) == "big").collect();
+    let big: Vec<usize> = (0..p.functions.nrow())
+        .filter(|&i| p.str(p.functions.name[i]) == "big")
+        .collect();
     assert_eq!(big.len(), 1);
     assert_eq!(p.functions.start_line[big[0]], 5);
-    let mains = (0..p.functions.nrow()).filter(|&i| p.str(p.functions.name[i]) == "main").count();
+    let mains = (0..p.functions.nrow())
+        .filter(|&i| p.str(p.functions.name[i]) == "main")
+        .count();
     assert_eq!(mains, 2);
     // Ids by first appearance.
     assert_eq!(p.functions.function_id, vec![1, 2, 3, 4, 5]);
@@ -215,7 +246,10 @@ fn file_lines_are_matched_by_number_and_may_come_late() {
     let text = "line profiling: sample.interval=5000\n#File 2: two.R\n2#4 \"f\" 1#9 \"g\" \n#File 1: one.R\n1#1 \"g\" \n";
     let parsed = read(text.as_bytes());
     assert!(parsed.warnings.is_empty());
-    assert_eq!(stacks(&parsed.profile), vec![vec!["f@two.R:4", "g@one.R:9"], vec!["g@one.R:1"]]);
+    assert_eq!(
+        stacks(&parsed.profile),
+        vec![vec!["f@two.R:4", "g@one.R:9"], vec!["g@one.R:1"]]
+    );
     // Written back in R's order: numbered by first use, before first use.
     assert_eq!(
         written(&parsed.profile),
@@ -258,7 +292,10 @@ fn memory_prefix_gives_five_values_and_alloc_size() {
     assert!(parsed.warnings.is_empty());
     let p = &parsed.profile;
     assert_eq!(p.samples.nrow(), 3);
-    assert_eq!(stacks(p), vec![vec!["f@:0"], vec![], vec!["<GC>@:0", "f@:0"]]);
+    assert_eq!(
+        stacks(p),
+        vec![vec!["f@:0"], vec![], vec!["<GC>@:0", "f@:0"]]
+    );
     assert_eq!(values(p, "samples"), vec![1.0; 3]);
     assert_eq!(values(p, "small_vector_heap"), vec![800.0, 880.0, 720.0]);
     assert_eq!(values(p, "large_vector_heap"), vec![1600.0, 1200.0, 2080.0]);
@@ -266,7 +303,12 @@ fn memory_prefix_gives_five_values_and_alloc_size() {
     assert_eq!(values(p, "duplications"), vec![4.0, 0.0, 7.0]);
     // 8 * 10 + 0 + 500; then 0 + 8 * 110 + 0.
     assert_eq!(values(p, "alloc_size"), vec![0.0, 580.0, 880.0]);
-    let types: Vec<&str> = p.sample_types.value_type.iter().map(|&s| p.str(s)).collect();
+    let types: Vec<&str> = p
+        .sample_types
+        .value_type
+        .iter()
+        .map(|&s| p.str(s))
+        .collect();
     assert_eq!(
         types,
         [
@@ -309,7 +351,10 @@ fn damaged_lines_warn_like_profile_1_0_4() {
     // Cut in the middle of a frame name.
     let parsed = read(b"sample.interval=5000\n\"f\" \"g\" \n\"f\" \"gg");
     assert_eq!(parsed.warnings, vec![WARN_INCOMPLETE.to_string()]);
-    assert_eq!(stacks(&parsed.profile), vec![vec!["f@:0", "g@:0"], vec!["f@:0"]]);
+    assert_eq!(
+        stacks(&parsed.profile),
+        vec![vec!["f@:0", "g@:0"], vec!["f@:0"]]
+    );
     // Cut right after a closing quote: R ends every frame with a space.
     let parsed = read(b"sample.interval=5000\n\"f\" \"g\"\n\"f\" \n");
     assert_eq!(parsed.warnings, vec![WARN_INCOMPLETE.to_string()]);
@@ -351,7 +396,12 @@ fn functions_named(p: &Profile, name: &str) -> Vec<(String, String)> {
     let f = &p.functions;
     (0..f.nrow())
         .filter(|&i| p.str(f.name[i]) == name)
-        .map(|i| (p.str(f.system_name[i]).to_owned(), p.str(f.filename[i]).to_owned()))
+        .map(|i| {
+            (
+                p.str(f.system_name[i]).to_owned(),
+                p.str(f.filename[i]).to_owned(),
+            )
+        })
         .collect()
 }
 
@@ -375,16 +425,29 @@ fn top_level_references_are_frames_of_their_own() {
         ]
     );
     // One function for the top level of a file, with no system name: R wrote none.
-    assert_eq!(functions_named(p, TOP_LEVEL_NAME), vec![(String::new(), String::new())]);
+    assert_eq!(
+        functions_named(p, TOP_LEVEL_NAME),
+        vec![(String::new(), String::new())]
+    );
     assert_eq!(written(p), text);
 
     // A function that is called `<top level>` is another function, written by name.
     let text = "line profiling: sample.interval=5000\n#File 1: a.R\n\"<top level>\" 1#2 \n1#2 \"<top level>\" \n";
     let p = read(text.as_bytes()).profile;
-    assert_eq!(stacks(&p), vec![vec!["<top level>@:0", "<top level>@a.R:2"], vec!["<top level>@a.R:2"]]);
+    assert_eq!(
+        stacks(&p),
+        vec![
+            vec!["<top level>@:0", "<top level>@a.R:2"],
+            vec!["<top level>@a.R:2"]
+        ]
+    );
     assert_eq!(
         functions_named(&p, TOP_LEVEL_NAME),
-        vec![(TOP_LEVEL_NAME.to_owned(), String::new()), (String::new(), "a.R".to_owned()), (TOP_LEVEL_NAME.to_owned(), "a.R".to_owned())]
+        vec![
+            (TOP_LEVEL_NAME.to_owned(), String::new()),
+            (String::new(), "a.R".to_owned()),
+            (TOP_LEVEL_NAME.to_owned(), "a.R".to_owned())
+        ]
     );
     assert_eq!(written(&p), text);
 
@@ -392,7 +455,10 @@ fn top_level_references_are_frames_of_their_own() {
     // reference alone would mean another frame's line: it is written by name.
     let mut p = read(b"line profiling: sample.interval=5000\n#File 1: a.R\n\"f\" 1#7 \n").profile;
     p.sample_locations.depth.swap(0, 1);
-    assert_eq!(written(&p), "line profiling: sample.interval=5000\n#File 1: a.R\n1#7 \"<top level>\" \"f\" \n");
+    assert_eq!(
+        written(&p),
+        "line profiling: sample.interval=5000\n#File 1: a.R\n1#7 \"<top level>\" \"f\" \n"
+    );
 }
 
 #[test]
@@ -402,7 +468,9 @@ fn top_level_references_read_the_same_in_chunks() {
         text.push_str(&format!("1#{i} \"f\" 2#{} \n2#{} \n", i % 4 + 1, i % 3 + 1));
     }
     assert_same_in_any_chunks(text.as_bytes(), &Limits::default());
-    let p = parse_in_chunks(text.as_bytes(), None, &Limits::default(), 4).unwrap().profile;
+    let p = parse_in_chunks(text.as_bytes(), None, &Limits::default(), 4)
+        .unwrap()
+        .profile;
     assert_eq!(stacks(&p)[58], vec!["f@a.R:29", "<top level>@:2"]);
     assert_eq!(stacks(&p)[59], vec!["<top level>@:3"]);
     assert_eq!(functions_named(&p, TOP_LEVEL_NAME).len(), 1);
@@ -427,25 +495,42 @@ const BAD_PREFIXES: [&str; 12] = [
 #[test]
 fn memory_prefixes_that_are_not_four_whole_numbers_are_format_errors() {
     for bad in BAD_PREFIXES {
-        let text = format!("memory profiling: sample.interval=5000\n:1:2:3:4:\"f\" \n{bad}\n:1:2:3:4:\"f\" \n");
+        let text = format!(
+            "memory profiling: sample.interval=5000\n:1:2:3:4:\"f\" \n{bad}\n:1:2:3:4:\"f\" \n"
+        );
         for chunks in [1, 2, 3] {
-            let err = parse_in_chunks(text.as_bytes(), Some("x.out"), &Limits::default(), chunks).unwrap_err();
+            let err = parse_in_chunks(text.as_bytes(), Some("x.out"), &Limits::default(), chunks)
+                .unwrap_err();
             assert_eq!(err.kind(), "format", "{bad}");
             let message = err.to_string();
-            assert!(message.starts_with("line 3: the memory profiling prefix must be four whole numbers"), "{bad}: {message}");
-            assert!(message.contains(&format!("found `{}", &bad[..6])), "{bad}: {message}");
+            assert!(
+                message
+                    .starts_with("line 3: the memory profiling prefix must be four whole numbers"),
+                "{bad}: {message}"
+            );
+            assert!(
+                message.contains(&format!("found `{}", &bad[..6])),
+                "{bad}: {message}"
+            );
         }
         assert_same_in_any_chunks(text.as_bytes(), &Limits::default());
     }
     // The largest numbers R can write are whole numbers.
     let text = "memory profiling: sample.interval=5000\n:18446744073709551615:0:0:0:\"f\" \n";
-    assert_eq!(values(&read(text.as_bytes()).profile, "small_vector_heap"), vec![8.0 * u64::MAX as f64]);
+    assert_eq!(
+        values(&read(text.as_bytes()).profile, "small_vector_heap"),
+        vec![8.0 * u64::MAX as f64]
+    );
     // Only the last line of a file may end inside its prefix: the file was cut
     // off there, and the line is passed over with the warning for cut lines.
     for cut in [":", ":1", ":1:2:3", ":1:2:3:4", ":1:2:3:\n", ":1:2:3:4\r\n"] {
         let text = format!("memory profiling: sample.interval=5000\n:1:2:3:4:\"f\" \n{cut}");
         let parsed = read(text.as_bytes());
-        assert_eq!(parsed.warnings, vec![WARN_INCOMPLETE.to_string()], "{cut:?}");
+        assert_eq!(
+            parsed.warnings,
+            vec![WARN_INCOMPLETE.to_string()],
+            "{cut:?}"
+        );
         assert_eq!(parsed.profile.samples.nrow(), 1);
         assert_same_in_any_chunks(text.as_bytes(), &Limits::default());
     }
@@ -470,30 +555,45 @@ fn times_from_text(text: &str) -> Vec<f64> {
 
 #[test]
 fn sample_times_count_the_ticks_of_each_source() {
-    let text = "sample.interval=2000\n\"f\" \n\"g\" \n\"f\" \nsample.interval=5000\n\"f\" \n\"f\" \n";
+    let text =
+        "sample.interval=2000\n\"f\" \n\"g\" \n\"f\" \nsample.interval=5000\n\"f\" \n\"f\" \n";
     let p = read(text.as_bytes()).profile;
     assert_eq!(p.samples.time, vec![0.0, 0.002, 0.004, 0.0, 0.005]);
     for name in REAL_FILES.iter().filter(|n| **n != "incomplete.out") {
         let bytes = sample_file(name);
         let expected = times_from_text(std::str::from_utf8(&bytes).unwrap());
         for chunks in [1, 3] {
-            let p = parse_in_chunks(&bytes, None, &Limits::default(), chunks).unwrap().profile;
+            let p = parse_in_chunks(&bytes, None, &Limits::default(), chunks)
+                .unwrap()
+                .profile;
             assert_eq!(p.samples.time, expected, "{name}, {chunks} chunks");
         }
     }
     // Time is the order of the lines: it is not written, and comes back.
     let p = read(&sample_file("append.out")).profile;
-    assert_eq!(read(written(&p).as_bytes()).profile.samples.time, p.samples.time);
+    assert_eq!(
+        read(written(&p).as_bytes()).profile.samples.time,
+        p.samples.time
+    );
 }
 
 #[test]
 fn not_an_rprof_file_is_a_format_error() {
-    for bad in [&b""[..], b"\n", b"\"f\" \"g\" \n", b"\x1f\x8b\x08\x00", b"hello world\n"] {
+    for bad in [
+        &b""[..],
+        b"\n",
+        b"\"f\" \"g\" \n",
+        b"\x1f\x8b\x08\x00",
+        b"hello world\n",
+    ] {
         let err = parse(bad, None).unwrap_err();
         assert_eq!(err.kind(), "format", "{}", String::from_utf8_lossy(bad));
     }
     let err = parse(b"\"f\" \n", None).unwrap_err();
-    assert!(err.to_string().starts_with("line 1: not an Rprof file"), "{err}");
+    assert!(
+        err.to_string().starts_with("line 1: not an Rprof file"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -509,10 +609,18 @@ fn header_only_file_is_an_empty_profile() {
 fn manual_profile(period_unit: &str, counts: &[f64]) -> Profile {
     let mut p = Profile::new();
     let s = &mut p.strings;
-    let (manual, ns, samples, count) =
-        (s.intern("manual"), s.intern(period_unit), s.intern("samples"), s.intern("count"));
-    let (main, fib, file, empty) =
-        (s.intern("main.main"), s.intern("main.fib"), s.intern("/src/fib.go"), s.intern(""));
+    let (manual, ns, samples, count) = (
+        s.intern("manual"),
+        s.intern(period_unit),
+        s.intern("samples"),
+        s.intern("count"),
+    );
+    let (main, fib, file, empty) = (
+        s.intern("main.main"),
+        s.intern("main.fib"),
+        s.intern("/src/fib.go"),
+        s.intern(""),
+    );
     let src = &mut p.sources;
     src.source_id.push(7);
     src.source_type.push(manual);
@@ -567,7 +675,6 @@ fn manual_profile(period_unit: &str, counts: &[f64]) -> Profile {
     p
 }
 
-
 #[test]
 fn other_profiles_get_a_header_and_one_line_per_tick() {
     let p = manual_profile("nanoseconds", &[2.0, 1.0]);
@@ -606,8 +713,12 @@ fn stored_header_is_rebuilt_when_it_no_longer_fits() {
     let text = "memory profiling: GC profiling: sample.interval=5000\n:1:2:3:4:\"f\" \n";
     let mut p = read(text.as_bytes()).profile;
     // Without the memory values the memory flag must go, GC stays.
-    let keep: Vec<bool> =
-        p.sample_values.value_type.iter().map(|&t| p.str(t) == "samples").collect();
+    let keep: Vec<bool> = p
+        .sample_values
+        .value_type
+        .iter()
+        .map(|&t| p.str(t) == "samples")
+        .collect();
     p.sample_values.retain_rows(&keep);
     assert_eq!(written(&p), "GC profiling: sample.interval=5000\n\"f\" \n");
     // A changed period changes the interval.
@@ -692,7 +803,10 @@ fn check_any_input(bytes: &[u8]) -> Result<(), TestCaseError> {
         let reread = parse(&once, Some("x")).unwrap();
         prop_assert!(validate(&reread.profile).is_ok());
         let twice = write_to_vec(&reread.profile).unwrap();
-        prop_assert_eq!(String::from_utf8_lossy(&once), String::from_utf8_lossy(&twice));
+        prop_assert_eq!(
+            String::from_utf8_lossy(&once),
+            String::from_utf8_lossy(&twice)
+        );
     }
     Ok(())
 }
@@ -766,13 +880,31 @@ fn build_model(
 ) -> Profile {
     let mut p = Profile::new();
     let s = |p: &mut Profile, x: &str| p.strings.intern(x);
-    let (rprof, cpu, ns, empty) = (s(&mut p, "rprof"), s(&mut p, "cpu"), s(&mut p, "nanoseconds"), s(&mut p, ""));
+    let (rprof, cpu, ns, empty) = (
+        s(&mut p, "rprof"),
+        s(&mut p, "cpu"),
+        s(&mut p, "nanoseconds"),
+        s(&mut p, ""),
+    );
     let (samples_t, count) = (s(&mut p, SAMPLES_TYPE.0), s(&mut p, SAMPLES_TYPE.1));
-    let memory_types: Vec<(StrId, StrId)> = MEMORY_TYPES.iter().map(|(t, u)| (s(&mut p, t), s(&mut p, u))).collect();
+    let memory_types: Vec<(StrId, StrId)> = MEMORY_TYPES
+        .iter()
+        .map(|(t, u)| (s(&mut p, t), s(&mut p, u)))
+        .collect();
     let top_level = s(&mut p, TOP_LEVEL_NAME);
-    let strings = ModelStrings { rprof, cpu, ns, empty, samples: samples_t, count, top_level, memory_types };
+    let strings = ModelStrings {
+        rprof,
+        cpu,
+        ns,
+        empty,
+        samples: samples_t,
+        count,
+        top_level,
+        memory_types,
+    };
     add_model_sources(&mut p, sources, &strings);
-    let (functions, locations) = add_model_samples(&mut p, sources, names, files, samples, &strings);
+    let (functions, locations) =
+        add_model_samples(&mut p, sources, names, files, samples, &strings);
     add_model_frames(&mut p, &functions, &locations, shuffle);
     p
 }
@@ -785,7 +917,13 @@ fn model_source_id(sources: &[ModelSource], row: usize) -> i32 {
 /// The `sources` rows of a model and their declared sample types.
 fn add_model_sources(p: &mut Profile, sources: &[ModelSource], strings: &ModelStrings) {
     for (row, &(memory, line, interval)) in sources.iter().enumerate() {
-        let header = Header { memory, gc: false, line, interval_us: interval }.to_line();
+        let header = Header {
+            memory,
+            gc: false,
+            line,
+            interval_us: interval,
+        }
+        .to_line();
         let header = p.strings.intern(&header);
         let src = &mut p.sources;
         src.source_id.push(model_source_id(sources, row));
@@ -796,13 +934,22 @@ fn add_model_sources(p: &mut Profile, sources: &[ModelSource], strings: &ModelSt
         src.period_unit.push(strings.ns);
         src.period.push(f64::from(interval) * 1000.0);
         src.duration_nanos.push(f64::NAN);
-        for c in [&mut src.time_nanos, &mut src.doc_url, &mut src.drop_frames, &mut src.keep_frames] {
+        for c in [
+            &mut src.time_nanos,
+            &mut src.doc_url,
+            &mut src.drop_frames,
+            &mut src.keep_frames,
+        ] {
             c.push(StrId::NA);
         }
         src.default_sample_type.push(strings.samples);
         src.rprof_header.push(header);
         src.diff_base.push(crate::model::NA_INT);
-        let memory_types = if memory { strings.memory_types.clone() } else { vec![] };
+        let memory_types = if memory {
+            strings.memory_types.clone()
+        } else {
+            vec![]
+        };
         for (t, u) in std::iter::once((strings.samples, strings.count)).chain(memory_types) {
             p.sample_types.source_id.push(model_source_id(sources, row));
             p.sample_types.value_type.push(t);
@@ -838,19 +985,35 @@ fn add_model_samples(
         let sid = next_sample * 3;
         p.samples.sample_id.push(sid);
         p.samples.source_id.push(model_source_id(sources, row));
-        p.samples.time.push((ticks[row] * u64::from(interval)) as f64 / 1e6);
+        p.samples
+            .time
+            .push((ticks[row] * u64::from(interval)) as f64 / 1e6);
         ticks[row] += 1;
         let mut values = vec![(strings.samples, strings.count, 1.0)];
         if memory {
             let alloc = match previous[row] {
                 Some([ps, pl, pn]) => {
-                    8.0 * small.saturating_sub(ps) as f64 + 8.0 * large.saturating_sub(pl) as f64 + nodes.saturating_sub(pn) as f64
+                    8.0 * small.saturating_sub(ps) as f64
+                        + 8.0 * large.saturating_sub(pl) as f64
+                        + nodes.saturating_sub(pn) as f64
                 }
                 None => 0.0,
             };
             previous[row] = Some([*small, *large, *nodes]);
-            let v = [8.0 * *small as f64, 8.0 * *large as f64, *nodes as f64, *dups as f64, alloc];
-            values.extend(strings.memory_types.iter().zip(v).map(|(&(t, u), v)| (t, u, v)));
+            let v = [
+                8.0 * *small as f64,
+                8.0 * *large as f64,
+                *nodes as f64,
+                *dups as f64,
+                alloc,
+            ];
+            values.extend(
+                strings
+                    .memory_types
+                    .iter()
+                    .zip(v)
+                    .map(|(&(t, u), v)| (t, u, v)),
+            );
         }
         for (t, u, v) in values {
             p.sample_values.sample_id.push(sid);
@@ -861,8 +1024,11 @@ fn add_model_samples(
         let mut stack: Vec<(ModelFunction, i32)> = Vec::new();
         for (name, file, line) in frames {
             let name = p.strings.intern(&names[name.index(names.len())]);
-            let (file, line) =
-                if line_profiling { (p.strings.intern(&files[file.index(files.len())]), *line) } else { (strings.empty, 0) };
+            let (file, line) = if line_profiling {
+                (p.strings.intern(&files[file.index(files.len())]), *line)
+            } else {
+                (strings.empty, 0)
+            };
             stack.push(((name, name, file), line));
         }
         if let Some((file, line)) = top_level {
@@ -894,7 +1060,12 @@ fn add_model_samples(
 
 /// Functions and locations in a shuffled row order with ids that are not the
 /// reader's (first appearance).
-fn add_model_frames(p: &mut Profile, functions: &[ModelFunction], locations: &[ModelLocation], shuffle: u64) {
+fn add_model_frames(
+    p: &mut Profile,
+    functions: &[ModelFunction],
+    locations: &[ModelLocation],
+    shuffle: u64,
+) {
     let order = |n: usize| {
         let mut rows: Vec<usize> = (0..n).collect();
         rows.sort_by_key(|&r| (r as u64).wrapping_mul(shuffle | 1).rotate_left(17));
@@ -915,7 +1086,12 @@ fn add_model_frames(p: &mut Profile, functions: &[ModelFunction], locations: &[M
         t.function_id.push(f as i32 + 7);
         t.line.push(line);
         t.address.push(StrId::NA);
-        for c in [&mut t.mapping_id, &mut t.is_folded, &mut t.column, &mut t.inlined_into] {
+        for c in [
+            &mut t.mapping_id,
+            &mut t.is_folded,
+            &mut t.column,
+            &mut t.inlined_into,
+        ] {
             c.push(NA_INT);
         }
     }
@@ -926,47 +1102,101 @@ fn add_model_frames(p: &mut Profile, functions: &[ModelFunction], locations: &[M
 /// source's row, its time, its values and its stack as (name, system name,
 /// file, line), innermost first.
 #[allow(clippy::type_complexity)]
-fn meaning(p: &Profile) -> (Vec<(String, String, Vec<(String, String)>)>, Vec<(usize, String, Vec<(String, String, String)>, Vec<(String, String, String, i32)>)>) {
+fn meaning(
+    p: &Profile,
+) -> (
+    Vec<(String, String, Vec<(String, String)>)>,
+    Vec<(
+        usize,
+        String,
+        Vec<(String, String, String)>,
+        Vec<(String, String, String, i32)>,
+    )>,
+) {
     let sources = (0..p.sources.nrow())
         .map(|r| {
             let id = p.sources.source_id[r];
             let types = (0..p.sample_types.nrow())
                 .filter(|&i| p.sample_types.source_id[i] == id)
-                .map(|i| (p.str(p.sample_types.value_type[i]).to_owned(), p.str(p.sample_types.unit[i]).to_owned()))
+                .map(|i| {
+                    (
+                        p.str(p.sample_types.value_type[i]).to_owned(),
+                        p.str(p.sample_types.unit[i]).to_owned(),
+                    )
+                })
                 .collect();
-            (p.str(p.sources.rprof_header[r]).to_owned(), format!("{:?}", p.sources.period[r]), types)
+            (
+                p.str(p.sources.rprof_header[r]).to_owned(),
+                format!("{:?}", p.sources.period[r]),
+                types,
+            )
         })
         .collect();
     // A file holds a source's samples together (one segment per source).
-    let source_row = |r: usize| p.sources.source_id.iter().position(|&s| s == p.samples.source_id[r]);
+    let source_row = |r: usize| {
+        p.sources
+            .source_id
+            .iter()
+            .position(|&s| s == p.samples.source_id[r])
+    };
     let mut order: Vec<usize> = (0..p.samples.nrow()).collect();
     order.sort_by_key(|&r| (source_row(r), p.samples.sample_id[r]));
     let samples = order
         .iter()
         .map(|&r| {
             let sid = p.samples.sample_id[r];
-            let source = p.sources.source_id.iter().position(|&s| s == p.samples.source_id[r]).unwrap();
+            let source = p
+                .sources
+                .source_id
+                .iter()
+                .position(|&s| s == p.samples.source_id[r])
+                .unwrap();
             let mut values: Vec<(String, String, String)> = (0..p.sample_values.nrow())
                 .filter(|&i| p.sample_values.sample_id[i] == sid)
                 .map(|i| {
                     let sv = &p.sample_values;
-                    (p.str(sv.value_type[i]).to_owned(), p.str(sv.unit[i]).to_owned(), format!("{:?}", sv.value[i]))
+                    (
+                        p.str(sv.value_type[i]).to_owned(),
+                        p.str(sv.unit[i]).to_owned(),
+                        format!("{:?}", sv.value[i]),
+                    )
                 })
                 .collect();
             values.sort();
-            let mut frames: Vec<(i32, (String, String, String, i32))> = (0..p.sample_locations.nrow())
-                .filter(|&i| p.sample_locations.sample_id[i] == sid)
-                .map(|i| {
-                    let sl = &p.sample_locations;
-                    let l = p.locations.location_id.iter().position(|&x| x == sl.location_id[i]).unwrap();
-                    let f = p.functions.function_id.iter().position(|&x| x == p.locations.function_id[l]).unwrap();
-                    let fs = &p.functions;
-                    let frame = (p.str(fs.name[f]).to_owned(), p.str(fs.system_name[f]).to_owned(), p.str(fs.filename[f]).to_owned(), p.locations.line[l]);
-                    (sl.depth[i], frame)
-                })
-                .collect();
+            let mut frames: Vec<(i32, (String, String, String, i32))> =
+                (0..p.sample_locations.nrow())
+                    .filter(|&i| p.sample_locations.sample_id[i] == sid)
+                    .map(|i| {
+                        let sl = &p.sample_locations;
+                        let l = p
+                            .locations
+                            .location_id
+                            .iter()
+                            .position(|&x| x == sl.location_id[i])
+                            .unwrap();
+                        let f = p
+                            .functions
+                            .function_id
+                            .iter()
+                            .position(|&x| x == p.locations.function_id[l])
+                            .unwrap();
+                        let fs = &p.functions;
+                        let frame = (
+                            p.str(fs.name[f]).to_owned(),
+                            p.str(fs.system_name[f]).to_owned(),
+                            p.str(fs.filename[f]).to_owned(),
+                            p.locations.line[l],
+                        );
+                        (sl.depth[i], frame)
+                    })
+                    .collect();
             frames.sort_by_key(|f| f.0);
-            (source, format!("{:?}", p.samples.time[r]), values, frames.into_iter().map(|(_, f)| f).collect())
+            (
+                source,
+                format!("{:?}", p.samples.time[r]),
+                values,
+                frames.into_iter().map(|(_, f)| f).collect(),
+            )
         })
         .collect();
     (sources, samples)
@@ -1023,7 +1253,11 @@ fn nul_bytes_are_a_format_error_with_their_position() {
     let text = b"sample.interval=20000\n\"f\" \n\"g\x00\" \n";
     let err = parse(text, None).unwrap_err();
     assert_eq!(err.kind(), "format");
-    assert!(err.to_string().starts_with("line 3, byte offset 29: a NUL byte"), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with("line 3, byte offset 29: a NUL byte"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -1031,10 +1265,17 @@ fn stacks_deeper_than_the_limit_are_refused() {
     let mut text = b"sample.interval=20000\n\"f\" \n".to_vec();
     text.extend(b"\"g\" ".repeat(101));
     text.push(b'\n');
-    let limits = Limits { max_stack_depth: 100, ..Limits::default() };
+    let limits = Limits {
+        max_stack_depth: 100,
+        ..Limits::default()
+    };
     let err = parse_with_limits(&text, None, &limits).unwrap_err();
     assert_eq!(err.kind(), "limit");
-    assert!(err.to_string().starts_with("line 3: the stack has more than 100 frames"), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with("line 3: the stack has more than 100 frames"),
+        "{err}"
+    );
     assert!(parse(&text, None).is_ok());
 }
 
@@ -1045,7 +1286,15 @@ fn stacks_deeper_than_the_limit_are_refused() {
 /// string pool in order, the warnings and the sample lines; or the error.
 fn outcome(result: &crate::Result<Parsed>) -> String {
     match result {
-        Ok(p) => format!("{:?}", (p.profile.tables(), p.profile.strings.as_slice(), &p.warnings, &p.sample_lines)),
+        Ok(p) => format!(
+            "{:?}",
+            (
+                p.profile.tables(),
+                p.profile.strings.as_slice(),
+                &p.warnings,
+                &p.sample_lines
+            )
+        ),
         Err(e) => format!("error {e:?}: {e}"),
     }
 }
@@ -1059,9 +1308,13 @@ fn same_in_chunks(text: &[u8], limits: &Limits, chunks: &[usize]) -> Result<(), 
         // Reading bytes it owns (and frees early) changes nothing either.
         let budget = Budget::new(*limits);
         let owned = outcome(
-            &parse_owned_compact_in_chunks(text.to_vec(), Some("x"), &budget, n).and_then(|read| read.expand(&budget)),
+            &parse_owned_compact_in_chunks(text.to_vec(), Some("x"), &budget, n)
+                .and_then(|read| read.expand(&budget)),
         );
-        prop_assert!(owned == once, "{n} chunks, owned input:\n{owned}\none pass:\n{once}");
+        prop_assert!(
+            owned == once,
+            "{n} chunks, owned input:\n{owned}\none pass:\n{once}"
+        );
     }
     Ok(())
 }
@@ -1094,7 +1347,8 @@ fn real_files_read_the_same_in_chunks() {
 fn what_a_chunk_cannot_know_comes_from_the_chunks_before() {
     let limits = Limits::default();
     // A `#File` line in one chunk and references to it in later ones.
-    let mut text = String::from("line profiling: sample.interval=1000\n#File 1: a.R\n#File 2: b.R\n");
+    let mut text =
+        String::from("line profiling: sample.interval=1000\n#File 1: a.R\n#File 2: b.R\n");
     for i in 0..20 {
         text.push_str(&format!("1#{i} \"f\" 2#3 \"g\" \n"));
     }
@@ -1112,17 +1366,32 @@ fn what_a_chunk_cannot_know_comes_from_the_chunks_before() {
     text.push_str("#File 3: late.R\n#File 3: other.R\n\"g\" \n");
     assert_same_in_any_chunks(text.as_bytes(), &limits);
     let parsed = parse_in_chunks(text.as_bytes(), None, &limits, 3).unwrap();
-    assert_eq!(parsed.warnings, vec![WARN_UNDEFINED_FILE.to_string(), WARN_UNEXPECTED.to_string()]);
+    assert_eq!(
+        parsed.warnings,
+        vec![WARN_UNDEFINED_FILE.to_string(), WARN_UNEXPECTED.to_string()]
+    );
     assert_eq!(stacks(&parsed.profile)[20], vec!["f@late.R:0", "h@:1"]);
 
     // Appended segments: numbers mean other files in each; memory types declared
     // by a sample, and `alloc_size` from the tick before, in the chunk before.
     let mut text = String::new();
-    for (k, header) in ["line profiling: sample.interval=1000", "memory profiling: line profiling: sample.interval=2000", "line profiling: sample.interval=3000"].iter().enumerate() {
+    for (k, header) in [
+        "line profiling: sample.interval=1000",
+        "memory profiling: line profiling: sample.interval=2000",
+        "line profiling: sample.interval=3000",
+    ]
+    .iter()
+    .enumerate()
+    {
         text.push_str(&format!("{header}\n#File 1: seg{k}.R\n"));
         for i in 0..8u64 {
             let k = k as u64;
-            text.push_str(&format!(":{}:{}:{}:{i}:1#{i} \"f\" \"g\" \n", 100 + 7 * i + 1000 * k, 50 * (i % 3), 1000 + i * i));
+            text.push_str(&format!(
+                ":{}:{}:{}:{i}:1#{i} \"f\" \"g\" \n",
+                100 + 7 * i + 1000 * k,
+                50 * (i % 3),
+                1000 + i * i
+            ));
         }
     }
     assert_same_in_any_chunks(text.as_bytes(), &limits);
@@ -1146,11 +1415,18 @@ fn the_first_error_in_the_file_wins_with_its_line() {
         text.push_str(&"\"f\" ".repeat(if i % 9 == 0 { 5 } else { 1 }));
         text.push('\n');
     }
-    let limits = Limits { max_stack_depth: 4, ..Limits::default() };
+    let limits = Limits {
+        max_stack_depth: 4,
+        ..Limits::default()
+    };
     assert_same_in_any_chunks(text.as_bytes(), &limits);
     for chunks in [2, 3, 7] {
         let err = parse_in_chunks(text.as_bytes(), None, &limits, chunks).unwrap_err();
-        assert!(err.to_string().starts_with("line 10: the stack has more than 4 frames"), "{err}");
+        assert!(
+            err.to_string()
+                .starts_with("line 10: the stack has more than 4 frames"),
+            "{err}"
+        );
     }
 }
 
@@ -1237,7 +1513,12 @@ proptest! {
 
 /// The column of `p` that `id` names.
 fn column_named(p: &Profile, id: ColumnId) -> crate::model::ColRef<'_> {
-    let cols = p.tables().into_iter().find(|(t, _)| *t == id.table).unwrap().1;
+    let cols = p
+        .tables()
+        .into_iter()
+        .find(|(t, _)| *t == id.table)
+        .unwrap()
+        .1;
     cols.into_iter().find(|(c, _)| *c == id.column).unwrap().1
 }
 
@@ -1249,28 +1530,66 @@ fn compact_read_keeps_the_shape_instead_of_the_compact_columns() {
     let compact = parse_compact(text.as_bytes(), None, &budget).unwrap();
     let p = &compact.parsed.profile;
     for column in CompactColumn::ALL {
-        let ColumnId { table, column: name } = column.id();
-        assert!(column_named(p, column.id()).is_empty(), "{table}.{name} was written");
+        let ColumnId {
+            table,
+            column: name,
+        } = column.id();
+        assert!(
+            column_named(p, column.id()).is_empty(),
+            "{table}.{name} was written"
+        );
         // ... and expanding it writes that column
         let mut one = p.clone();
         compact.shape.expand(column, &mut one, &budget).unwrap();
-        assert!(!column_named(&one, column.id()).is_empty(), "{table}.{name} was not written");
+        assert!(
+            !column_named(&one, column.id()).is_empty(),
+            "{table}.{name} was not written"
+        );
     }
     assert_eq!(p.sample_locations.location_id.len(), 3);
     assert_eq!(p.sample_values.value.len(), 6 + 6 + 1);
     assert_eq!(compact.shape.stack_lens(), [2, 0, 1]);
-    assert_eq!(compact.shape.value_rows_per_sample().collect::<Vec<_>>(), [6, 6, 1]);
+    assert_eq!(
+        compact.shape.value_rows_per_sample().collect::<Vec<_>>(),
+        [6, 6, 1]
+    );
     assert_eq!(compact.shape.equal_value_rows(), None);
 
     let full = compact.expand(&budget).unwrap().profile;
     assert_eq!(full.sample_locations.sample_id, [1, 1, 3]);
     assert_eq!(full.sample_locations.depth, [1, 2, 1]);
-    assert_eq!(full.sample_values.sample_id, [1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 3]);
-    let types: Vec<&str> = full.sample_values.value_type.iter().map(|&t| full.str(t)).collect();
-    let memory = ["samples", "small_vector_heap", "large_vector_heap", "node_heap", "duplications", "alloc_size"];
+    assert_eq!(
+        full.sample_values.sample_id,
+        [1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 3]
+    );
+    let types: Vec<&str> = full
+        .sample_values
+        .value_type
+        .iter()
+        .map(|&t| full.str(t))
+        .collect();
+    let memory = [
+        "samples",
+        "small_vector_heap",
+        "large_vector_heap",
+        "node_heap",
+        "duplications",
+        "alloc_size",
+    ];
     assert_eq!(types, [&memory[..], &memory[..], &["samples"]].concat());
-    let units: Vec<&str> = full.sample_values.unit.iter().map(|&u| full.str(u)).collect();
-    assert_eq!(units, ["count", "bytes", "bytes", "bytes", "count", "bytes", "count", "bytes", "bytes", "bytes", "count", "bytes", "count"]);
+    let units: Vec<&str> = full
+        .sample_values
+        .unit
+        .iter()
+        .map(|&u| full.str(u))
+        .collect();
+    assert_eq!(
+        units,
+        [
+            "count", "bytes", "bytes", "bytes", "count", "bytes", "count", "bytes", "bytes",
+            "bytes", "count", "bytes", "count"
+        ]
+    );
     validate(&full).unwrap();
 
     // Every sample with memory values: one pattern of six rows.
@@ -1285,7 +1604,8 @@ fn compact_read_keeps_the_shape_instead_of_the_compact_columns() {
 fn compact_reads_in_chunks_have_the_same_shape() {
     for name in REAL_FILES {
         let bytes = sample_file(name);
-        let one = parse_owned_compact_in_chunks(bytes.clone(), None, &Budget::default(), 1).unwrap();
+        let one =
+            parse_owned_compact_in_chunks(bytes.clone(), None, &Budget::default(), 1).unwrap();
         let three = parse_owned_compact_in_chunks(bytes, None, &Budget::default(), 3).unwrap();
         assert_eq!(one.shape, three.shape, "{name}");
         assert_same_tables(&one.parsed.profile, &three.parsed.profile);

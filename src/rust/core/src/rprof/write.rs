@@ -31,7 +31,11 @@ pub fn write(p: &Profile, w: &mut dyn Write) -> Result<()> {
         writeln!(
             w,
             "{}",
-            Header { interval_us: DEFAULT_INTERVAL_US, ..Header::default() }.to_line()
+            Header {
+                interval_us: DEFAULT_INTERVAL_US,
+                ..Header::default()
+            }
+            .to_line()
         )?;
         return Ok(());
     }
@@ -185,8 +189,13 @@ impl Frame<'_> {
 }
 
 /// A stack entry whose location does not exist.
-const UNKNOWN_FRAME: Frame<'static> =
-    Frame { name: "<unknown>", file: StrId::NA, file_is_empty: true, line: 0, top_level: false };
+const UNKNOWN_FRAME: Frame<'static> = Frame {
+    name: "<unknown>",
+    file: StrId::NA,
+    file_is_empty: true,
+    line: 0,
+    top_level: false,
+};
 
 /// Indexes over the tables, built once per write.
 struct Plan<'p> {
@@ -216,10 +225,18 @@ impl<'p> Plan<'p> {
         // What each location is written as, worked out once per location.
         let location_row = IdIndex::try_first_rows(&p.locations.location_id)?;
         let function_row = IdIndex::try_first_rows(&p.functions.function_id)?;
-        let location_frames: Vec<Frame<'p>> =
-            (0..p.locations.nrow()).map(|row| location_frame(p, row, &function_row)).collect();
+        let location_frames: Vec<Frame<'p>> = (0..p.locations.nrow())
+            .map(|row| location_frame(p, row, &function_row))
+            .collect();
         let (counts, gauges) = counts_and_gauges(p, &sample_row)?;
-        Ok(Plan { samples_by_source, stacks, location_frames, location_row, counts, gauges })
+        Ok(Plan {
+            samples_by_source,
+            stacks,
+            location_frames,
+            location_row,
+            counts,
+            gauges,
+        })
     }
 
     fn samples_of_source(&self, p: &Profile, source_row: usize) -> &[usize] {
@@ -276,7 +293,11 @@ impl<'p> Plan<'p> {
     /// The header of source `source_row`: the stored one when it agrees with what is
     /// written, else one made from the content (flags R writes, in R's order).
     fn header(&self, p: &Profile, source_row: usize, samples: &[usize]) -> String {
-        let stored_text = p.sources.rprof_header.get(source_row).and_then(|&s| p.strings.get(s));
+        let stored_text = p
+            .sources
+            .rprof_header
+            .get(source_row)
+            .and_then(|&s| p.strings.get(s));
         let stored = stored_text.and_then(|t| {
             if t.contains(['\n', '\r']) {
                 None
@@ -284,9 +305,11 @@ impl<'p> Plan<'p> {
                 Header::parse(t.as_bytes())
             }
         });
-        let has_gauges = samples
-            .iter()
-            .any(|&r| self.gauges.get(r).is_some_and(|g| g.iter().take(3).any(|v| !v.is_nan())));
+        let has_gauges = samples.iter().any(|&r| {
+            self.gauges
+                .get(r)
+                .is_some_and(|g| g.iter().take(3).any(|v| !v.is_nan()))
+        });
         let mut has_ref = false;
         let mut has_gc = false;
         for &r in samples {
@@ -295,7 +318,9 @@ impl<'p> Plan<'p> {
                 has_gc |= f.name == "<GC>";
             }
         }
-        let interval = self.interval(p, source_row).or(stored.map(|h| h.interval_us));
+        let interval = self
+            .interval(p, source_row)
+            .or(stored.map(|h| h.interval_us));
         let wanted = Header {
             memory: has_gauges || (samples.is_empty() && stored.is_some_and(|h| h.memory)),
             gc: stored.map_or(has_gc, |h| h.gc),
@@ -310,7 +335,11 @@ impl<'p> Plan<'p> {
 
     /// The sampling interval in microseconds from `period`, when it is in nanoseconds.
     fn interval(&self, p: &Profile, source_row: usize) -> Option<u32> {
-        let unit = p.sources.period_unit.get(source_row).and_then(|&s| p.strings.get(s))?;
+        let unit = p
+            .sources
+            .period_unit
+            .get(source_row)
+            .and_then(|&s| p.strings.get(s))?;
         let period = p.sources.period.get(source_row).copied()?;
         if unit != "nanoseconds" || !period.is_finite() || period < 1000.0 {
             return None;
@@ -326,7 +355,12 @@ fn samples_by_source(p: &Profile) -> Result<FxHashMap<i32, Vec<usize>>> {
     let mut samples_by_source: FxHashMap<i32, Vec<usize>> = FxHashMap::default();
     for (row, &source) in p.samples.source_id.iter().enumerate() {
         if !source_ids.contains(source) {
-            return Err(invalid("samples", "source_id", row, "refers to a source that does not exist"));
+            return Err(invalid(
+                "samples",
+                "source_id",
+                row,
+                "refers to a source that does not exist",
+            ));
         }
         samples_by_source.entry(source).or_default().push(row);
     }
@@ -363,7 +397,12 @@ impl<'p> StackRows<'p> {
         for (row, &id) in sl.sample_id.iter().enumerate() {
             // Sample rows fit in u32 (the index numbers them so).
             let s = sample_row.get(id).ok_or_else(|| {
-                invalid("sample_locations", "sample_id", row, "refers to a sample that does not exist")
+                invalid(
+                    "sample_locations",
+                    "sample_id",
+                    row,
+                    "refers to a sample that does not exist",
+                )
             })?;
             let depth = sl.depth.get(row).copied().unwrap_or(NA_INT);
             in_order &= before <= (s, depth);
@@ -377,7 +416,11 @@ impl<'p> StackRows<'p> {
             start[i] += start[i - 1];
         }
         let order = (!in_order).then(|| Self::order_by_depth(p, &owner, &start));
-        Ok(StackRows { start, order, location_ids: &sl.location_id })
+        Ok(StackRows {
+            start,
+            order,
+            location_ids: &sl.location_id,
+        })
     }
 
     /// The rows of each sample (by `owner`, the sample row of each row) in
@@ -436,7 +479,12 @@ fn counts_and_gauges(p: &Profile, sample_row: &IdIndex) -> Result<(Vec<f64>, Vec
     let sv = &p.sample_values;
     for (row, &id) in sv.sample_id.iter().enumerate() {
         let Some(s) = sample_row.row(id) else {
-            return Err(invalid("sample_values", "sample_id", row, "refers to a sample that does not exist"));
+            return Err(invalid(
+                "sample_values",
+                "sample_id",
+                row,
+                "refers to a sample that does not exist",
+            ));
         };
         let t = sv.value_type.get(row).copied();
         let v = sv.value.get(row).copied().unwrap_or(f64::NAN);
@@ -454,29 +502,40 @@ fn counts_and_gauges(p: &Profile, sample_row: &IdIndex) -> Result<(Vec<f64>, Vec
 }
 
 /// What the location in row `row` is written as.
-fn location_frame<'p>(
-    p: &'p Profile,
-    row: usize,
-    function_row: &IdIndex,
-) -> Frame<'p> {
+fn location_frame<'p>(p: &'p Profile, row: usize, function_row: &IdIndex) -> Frame<'p> {
     let line = p.locations.line.get(row).copied().unwrap_or(0);
     let line = if line == NA_INT { 0 } else { line.max(0) };
-    let function = p.locations.function_id.get(row).and_then(|&id| function_row.row(id));
+    let function = p
+        .locations
+        .function_id
+        .get(row)
+        .and_then(|&id| function_row.row(id));
     let non_empty =
         |id: Option<&StrId>| id.and_then(|&s| p.strings.get(s)).filter(|s| !s.is_empty());
     let (name, file, top_level) = match function {
         Some(r) => {
             let system_name = non_empty(p.functions.system_name.get(r));
-            let top_level =
-                system_name.is_none() && p.functions.name.get(r).and_then(|&s| p.strings.get(s)) == Some(TOP_LEVEL_NAME);
+            let top_level = system_name.is_none()
+                && p.functions.name.get(r).and_then(|&s| p.strings.get(s)) == Some(TOP_LEVEL_NAME);
             let name = system_name.or_else(|| non_empty(p.functions.name.get(r)));
-            (name, p.functions.filename.get(r).copied().unwrap_or(StrId::NA), top_level)
+            (
+                name,
+                p.functions.filename.get(r).copied().unwrap_or(StrId::NA),
+                top_level,
+            )
         }
         None => (None, StrId::NA, false),
     };
     // A frame without a function name: its address (pprof), else a placeholder.
-    let name =
-        name.or_else(|| non_empty(p.locations.address.get(row))).unwrap_or(UNKNOWN_FRAME.name);
+    let name = name
+        .or_else(|| non_empty(p.locations.address.get(row)))
+        .unwrap_or(UNKNOWN_FRAME.name);
     let file_is_empty = p.strings.get(file).is_none_or(str::is_empty);
-    Frame { name, file, file_is_empty, line, top_level }
+    Frame {
+        name,
+        file,
+        file_is_empty,
+        line,
+        top_level,
+    }
 }

@@ -26,7 +26,12 @@ pub(super) fn ragged(table: &str) -> ProfileError {
 }
 
 fn wrong_mask_length(table: &str, mask: usize, rows: usize) -> ProfileError {
-    ProfileError::invalid(table, "(mask)", None, format!("a mask of {mask} rows for a table of {rows} rows"))
+    ProfileError::invalid(
+        table,
+        "(mask)",
+        None,
+        format!("a mask of {mask} rows for a table of {rows} rows"),
+    )
 }
 
 /// The row in `samples` of each sample id, for the per-sample tables.
@@ -42,9 +47,19 @@ impl SampleRows {
         let index = IdIndex::try_unique_rows(
             ids,
             |_, _| Ok(()),
-            |row, id| invalid(Samples::NAME, "sample_id", row, format!("sample {id} appears more than once")),
+            |row, id| {
+                invalid(
+                    Samples::NAME,
+                    "sample_id",
+                    row,
+                    format!("sample {id} appears more than once"),
+                )
+            },
         )?;
-        Ok(SampleRows { index, len: ids.len() })
+        Ok(SampleRows {
+            index,
+            len: ids.len(),
+        })
     }
 
     /// The row of each sample id.
@@ -66,20 +81,33 @@ impl SampleRows {
     ) -> impl Iterator<Item = Result<usize>> + 'a {
         // Rows of a sample usually come together: each run is looked up once.
         let mut last: Option<(i32, usize)> = None;
-        sample_ids.iter().enumerate().map(move |(row, &sid)| match last {
-            Some((id, s)) if id == sid => Ok(s),
-            _ => {
-                let s = self.index.row(sid).ok_or_else(|| {
-                    invalid(table, "sample_id", row, format!("sample {sid} is not in samples"))
-                })?;
-                last = Some((sid, s));
-                Ok(s)
-            }
-        })
+        sample_ids
+            .iter()
+            .enumerate()
+            .map(move |(row, &sid)| match last {
+                Some((id, s)) if id == sid => Ok(s),
+                _ => {
+                    let s = self.index.row(sid).ok_or_else(|| {
+                        invalid(
+                            table,
+                            "sample_id",
+                            row,
+                            format!("sample {sid} is not in samples"),
+                        )
+                    })?;
+                    last = Some((sid, s));
+                    Ok(s)
+                }
+            })
     }
 
     /// Which rows of a per-sample table belong to a kept sample.
-    fn rows_kept(&self, table: &'static str, sample_ids: &[i32], keep: &[bool]) -> Result<Vec<bool>> {
+    fn rows_kept(
+        &self,
+        table: &'static str,
+        sample_ids: &[i32],
+        keep: &[bool],
+    ) -> Result<Vec<bool>> {
         let mut out = Vec::with_capacity(sample_ids.len());
         for s in self.of(table, sample_ids) {
             out.push(keep[s?]);
@@ -93,7 +121,11 @@ impl SampleRows {
 /// `sample_labels` that belong to them.
 pub fn keep_samples(p: &mut Profile, keep: &[bool]) -> Result<()> {
     if keep.len() != p.samples.nrow() {
-        return Err(wrong_mask_length(Samples::NAME, keep.len(), p.samples.nrow()));
+        return Err(wrong_mask_length(
+            Samples::NAME,
+            keep.len(),
+            p.samples.nrow(),
+        ));
     }
     if keep.iter().all(|&k| k) {
         return Ok(());
@@ -138,7 +170,11 @@ pub fn keep_frames(p: &mut Profile, keep: &[bool], empty: EmptyStacks) -> Result
         return Err(ragged(SampleLocations::NAME));
     }
     if keep.len() != sl.nrow() {
-        return Err(wrong_mask_length(SampleLocations::NAME, keep.len(), sl.nrow()));
+        return Err(wrong_mask_length(
+            SampleLocations::NAME,
+            keep.len(),
+            sl.nrow(),
+        ));
     }
     let rows = SampleRows::new(p)?;
     let Renumbered { depth, frames_left } = renumber_depths(&rows, sl, keep)?;
@@ -180,7 +216,11 @@ fn renumber_depths(rows: &SampleRows, sl: &SampleLocations, keep: &[bool]) -> Re
 /// One pass, when every row's depth is one more than the rows of its sample
 /// seen before it (each stack's rows in depth order; stacks may interleave).
 /// None if a row breaks that order.
-fn renumber_in_depth_order(rows: &SampleRows, sl: &SampleLocations, keep: &[bool]) -> Result<Option<Renumbered>> {
+fn renumber_in_depth_order(
+    rows: &SampleRows,
+    sl: &SampleLocations,
+    keep: &[bool],
+) -> Result<Option<Renumbered>> {
     let mut seen = vec![0u32; rows.len()];
     let mut frames_left = vec![0u32; rows.len()];
     let mut depth = Vec::with_capacity(keep.iter().filter(|&&k| k).count());
@@ -199,7 +239,11 @@ fn renumber_in_depth_order(rows: &SampleRows, sl: &SampleLocations, keep: &[bool
 }
 
 /// Walks each stack in depth order, whatever the order of its rows.
-fn renumber_in_any_order(rows: &SampleRows, sl: &SampleLocations, keep: &[bool]) -> Result<Renumbered> {
+fn renumber_in_any_order(
+    rows: &SampleRows,
+    sl: &SampleLocations,
+    keep: &[bool],
+) -> Result<Renumbered> {
     let order = StackOrder::new(rows, sl)?;
     let mut new_depth = vec![0i32; sl.nrow()];
     let mut frames_left = vec![0u32; rows.len()];
@@ -211,7 +255,12 @@ fn renumber_in_any_order(rows: &SampleRows, sl: &SampleLocations, keep: &[bool])
             }
         }
     }
-    let depth = new_depth.into_iter().zip(keep).filter(|(_, &k)| k).map(|(d, _)| d).collect();
+    let depth = new_depth
+        .into_iter()
+        .zip(keep)
+        .filter(|(_, &k)| k)
+        .map(|(d, _)| d)
+        .collect();
     Ok(Renumbered { depth, frames_left })
 }
 
@@ -231,7 +280,9 @@ impl StackOrder {
         if !sl.is_rectangular() {
             return Err(ragged(SampleLocations::NAME));
         }
-        let row_sample: Vec<usize> = rows.of(SampleLocations::NAME, &sl.sample_id).collect::<Result<_>>()?;
+        let row_sample: Vec<usize> = rows
+            .of(SampleLocations::NAME, &sl.sample_id)
+            .collect::<Result<_>>()?;
         let mut start = vec![0usize; rows.len() + 1];
         for &s in &row_sample {
             start[s + 1] += 1;
@@ -247,13 +298,28 @@ impl StackOrder {
                 .ok()
                 .filter(|d| (1..=frames).contains(d))
                 .map(|d| start[s] + d - 1)
-                .ok_or_else(|| invalid(SampleLocations::NAME, "depth", row, "the depths of a sample must run 1..n"))?;
+                .ok_or_else(|| {
+                    invalid(
+                        SampleLocations::NAME,
+                        "depth",
+                        row,
+                        "the depths of a sample must run 1..n",
+                    )
+                })?;
             if by_depth[slot] != UNSET {
-                return Err(invalid(SampleLocations::NAME, "depth", row, "depth repeated within a sample"));
+                return Err(invalid(
+                    SampleLocations::NAME,
+                    "depth",
+                    row,
+                    "depth repeated within a sample",
+                ));
             }
             by_depth[slot] = row;
         }
-        Ok(StackOrder { start, rows: by_depth })
+        Ok(StackOrder {
+            start,
+            rows: by_depth,
+        })
     }
 
     /// The rows of the sample at row `s` of `samples`, by depth.

@@ -7,7 +7,9 @@
 use super::keep::{ragged, SampleRows, StackOrder};
 use crate::error::{ProfileError, Result};
 use crate::id_index::{IdIndex, IdSet};
-use crate::model::{Functions, Locations, Mappings, Profile, SampleLocations, StrId, StringPool, NA_INT};
+use crate::model::{
+    Functions, Locations, Mappings, Profile, SampleLocations, StrId, StringPool, NA_INT,
+};
 
 /// The texts a pattern is matched against, for each row of `locations`, as
 /// `go tool pprof` matches a frame (`Location.matchesName` in Go's
@@ -56,12 +58,21 @@ impl LocationTexts {
             let line = l.line.get(row).copied().unwrap_or(NA_INT);
             let name = function.map(|f| p.str(p.functions.name[f]));
             let filename = function.map(|f| p.str(p.functions.filename[f]));
-            let file_line = filename.filter(|f| !f.is_empty() && line > 0).map(|f| format!("{f}:{line}"));
+            let file_line = filename
+                .filter(|f| !f.is_empty() && line > 0)
+                .map(|f| format!("{f}:{line}"));
             out.name.push(out.texts.intern_opt(name));
             out.filename.push(out.texts.intern_opt(filename));
-            out.mapping.push(out.texts.intern_opt(mapping.map(|m| p.str(p.mappings.filename[m]))));
-            out.file_line.push(out.texts.intern_opt(file_line.as_deref()));
-            out.simple_name.push(out.texts.intern_opt(name.filter(|n| !n.is_empty()).map(simple_name)));
+            out.mapping.push(
+                out.texts
+                    .intern_opt(mapping.map(|m| p.str(p.mappings.filename[m]))),
+            );
+            out.file_line
+                .push(out.texts.intern_opt(file_line.as_deref()));
+            out.simple_name.push(
+                out.texts
+                    .intern_opt(name.filter(|n| !n.is_empty()).map(simple_name)),
+            );
         }
         Ok(out)
     }
@@ -120,7 +131,11 @@ impl LocationSet {
 
 /// One flag per row of `sample_locations`: whether its location is in `set`.
 pub fn frames_in(p: &Profile, set: &LocationSet) -> Vec<bool> {
-    p.sample_locations.location_id.iter().map(|&l| set.contains(l)).collect()
+    p.sample_locations
+        .location_id
+        .iter()
+        .map(|&l| set.contains(l))
+        .collect()
 }
 
 /// One flag per row of `samples`: whether the sample has a frame in `set`.
@@ -128,7 +143,10 @@ pub fn samples_with_frame_in(p: &Profile, set: &LocationSet) -> Result<Vec<bool>
     let rows = SampleRows::new(p)?;
     let sl = &p.sample_locations;
     let mut out = vec![false; rows.len()];
-    for (s, &location) in rows.of(SampleLocations::NAME, &sl.sample_id).zip(&sl.location_id) {
+    for (s, &location) in rows
+        .of(SampleLocations::NAME, &sl.sample_id)
+        .zip(&sl.location_id)
+    {
         let s = s?;
         if set.contains(location) {
             out[s] = true;

@@ -40,24 +40,28 @@
 mod keep;
 mod labels;
 mod matching;
-mod values;
 mod types;
 pub mod units;
+mod values;
 mod verbs;
 
 pub use keep::{keep_frames, keep_samples, EmptyStacks};
-pub use labels::{filter_by_labels, LabelCondition, LabelFilter, LabelMatches, LabelPairs, LabelTest, NumericRange};
-pub use matching::{
-    frames_cut_at_match, frames_in, samples_with_frame_in, some_whole_location, Cut, LocationSet, LocationTexts,
+pub use labels::{
+    filter_by_labels, LabelCondition, LabelFilter, LabelMatches, LabelPairs, LabelTest,
+    NumericRange,
 };
-pub use values::{aggregate, diff, scale_values, time_window, DIFF_BASE_LABEL};
+pub use matching::{
+    frames_cut_at_match, frames_in, samples_with_frame_in, some_whole_location, Cut, LocationSet,
+    LocationTexts,
+};
 pub use matching::{location_lines_kept, simple_name};
 pub use types::keep_sample_types;
+pub use values::{aggregate, diff, scale_values, time_window, DIFF_BASE_LABEL};
 pub use verbs::{FrameFilter, SampleFilter};
 
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
-mod values_tests;
-#[cfg(test)]
 mod tests_frames;
+#[cfg(test)]
+mod values_tests;

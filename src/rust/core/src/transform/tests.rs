@@ -1,6 +1,9 @@
 use super::*;
 use crate::model::Profile;
-use crate::testing::{random_profile, row, s, Val::{D, I}};
+use crate::testing::{
+    random_profile, row, s,
+    Val::{D, I},
+};
 use crate::validate::validate;
 use proptest::prelude::*;
 use std::collections::BTreeMap;
@@ -47,7 +50,11 @@ pub(super) fn stacks_profile(stacks: &[&[&str]]) -> Profile {
 pub(super) fn matching(p: &Profile, names: &[&str]) -> Vec<bool> {
     (0..p.locations.nrow())
         .map(|r| {
-            let f = p.functions.function_id.iter().position(|&f| f == p.locations.function_id[r]);
+            let f = p
+                .functions
+                .function_id
+                .iter()
+                .position(|&f| f == p.locations.function_id[r]);
             f.is_some_and(|f| names.contains(&p.str(p.functions.name[f])))
         })
         .collect()
@@ -56,9 +63,17 @@ pub(super) fn matching(p: &Profile, names: &[&str]) -> Vec<bool> {
 /// Each sample's stack as location ids, innermost first, by sample id.
 pub(super) fn stacks(p: &Profile) -> BTreeMap<i32, Vec<i32>> {
     let sl = &p.sample_locations;
-    let mut frames: BTreeMap<i32, Vec<(i32, i32)>> = p.samples.sample_id.iter().map(|&s| (s, Vec::new())).collect();
+    let mut frames: BTreeMap<i32, Vec<(i32, i32)>> = p
+        .samples
+        .sample_id
+        .iter()
+        .map(|&s| (s, Vec::new()))
+        .collect();
     for r in 0..sl.nrow() {
-        frames.entry(sl.sample_id[r]).or_default().push((sl.depth[r], sl.location_id[r]));
+        frames
+            .entry(sl.sample_id[r])
+            .or_default()
+            .push((sl.depth[r], sl.location_id[r]));
     }
     frames
         .into_iter()
@@ -77,8 +92,18 @@ pub(super) fn named_stacks(p: &Profile) -> Vec<String> {
             let names: Vec<&str> = stack
                 .iter()
                 .map(|&l| {
-                    let r = p.locations.location_id.iter().position(|&x| x == l).unwrap();
-                    let f = p.functions.function_id.iter().position(|&x| x == p.locations.function_id[r]).unwrap();
+                    let r = p
+                        .locations
+                        .location_id
+                        .iter()
+                        .position(|&x| x == l)
+                        .unwrap();
+                    let f = p
+                        .functions
+                        .function_id
+                        .iter()
+                        .position(|&x| x == p.locations.function_id[r])
+                        .unwrap();
                     p.str(p.functions.name[f])
                 })
                 .collect();
@@ -92,12 +117,22 @@ pub(super) fn sample_rows(p: &Profile) -> BTreeMap<i32, Vec<String>> {
     let mut out: BTreeMap<i32, Vec<String>> = BTreeMap::new();
     let sv = &p.sample_values;
     for r in 0..sv.nrow() {
-        let text = format!("{}/{}={}", p.str(sv.value_type[r]), p.str(sv.unit[r]), sv.value[r]);
+        let text = format!(
+            "{}/{}={}",
+            p.str(sv.value_type[r]),
+            p.str(sv.unit[r]),
+            sv.value[r]
+        );
         out.entry(sv.sample_id[r]).or_default().push(text);
     }
     let lab = &p.sample_labels;
     for r in 0..lab.nrow() {
-        let text = format!("{}:{:?}:{}", p.str(lab.key[r]), p.strings.get(lab.value[r]), lab.num[r]);
+        let text = format!(
+            "{}:{:?}:{}",
+            p.str(lab.key[r]),
+            p.strings.get(lab.value[r]),
+            lab.num[r]
+        );
         out.entry(lab.sample_id[r]).or_default().push(text);
     }
     out
@@ -125,7 +160,9 @@ pub(super) fn shuffled_frames(p: &Profile, seed: u64) -> Profile {
 
 /// `flags` cycled to `n` values (all true when empty).
 pub(super) fn mask(flags: &[bool], n: usize) -> Vec<bool> {
-    (0..n).map(|i| flags.get(i % flags.len().max(1)).copied().unwrap_or(true)).collect()
+    (0..n)
+        .map(|i| flags.get(i % flags.len().max(1)).copied().unwrap_or(true))
+        .collect()
 }
 
 // ---- keep_samples -------------------------------------------------------------------
@@ -138,8 +175,17 @@ fn keep_samples_keeps_the_rows_of_kept_samples_with_their_ids() {
     keep_samples(&mut p, &[true, false, true]).unwrap();
     validate(&p).unwrap();
     assert_eq!(p.samples.sample_id, vec![10, 30]);
-    assert_eq!(stacks(&p), before_stacks.into_iter().filter(|(s, _)| *s != 20).collect());
-    assert_eq!(sample_rows(&p), before_rows.into_iter().filter(|(s, _)| *s != 20).collect());
+    assert_eq!(
+        stacks(&p),
+        before_stacks
+            .into_iter()
+            .filter(|(s, _)| *s != 20)
+            .collect()
+    );
+    assert_eq!(
+        sample_rows(&p),
+        before_rows.into_iter().filter(|(s, _)| *s != 20).collect()
+    );
     // locations and functions are kept whole, used or not
     assert_eq!(p.locations.nrow(), 3);
     assert_eq!(p.functions.nrow(), 3);
@@ -156,7 +202,10 @@ fn keep_samples_refuses_what_it_cannot_do_and_leaves_the_profile_as_it_was() {
     q.sample_values.sample_id[1] = 99;
     let before = q.clone();
     let err = keep_samples(&mut q, &[true, false]).unwrap_err();
-    assert!(err.to_string().contains("sample 99 is not in samples"), "{err}");
+    assert!(
+        err.to_string().contains("sample 99 is not in samples"),
+        "{err}"
+    );
     assert_eq!(q.sample_values, before.sample_values);
     // `samples` has a double column (time, NA here): compared by bits, as NaN != NaN
     assert_eq!(q.samples.sample_id, before.samples.sample_id);
@@ -211,7 +260,10 @@ fn empty_stacks_are_kept_or_dropped_as_asked() {
     validate(&dropped).unwrap();
     // the sample that lost its frame, and the one that never had any
     assert_eq!(dropped.samples.sample_id, vec![20]);
-    assert_eq!(sample_rows(&dropped).keys().copied().collect::<Vec<_>>(), vec![20]);
+    assert_eq!(
+        sample_rows(&dropped).keys().copied().collect::<Vec<_>>(),
+        vec![20]
+    );
 }
 
 #[test]
@@ -249,11 +301,19 @@ fn location_texts_are_go_s_plus_file_and_line() {
     row!(&mut p, locations, "location_id" => I(4), "function_id" => I(1), "line" => I(0));
     let t = LocationTexts::of(&p).unwrap();
     let text = |ids: &[crate::StrId]| -> Vec<Option<String>> {
-        ids.iter().map(|&id| t.texts.get(id).map(str::to_owned)).collect()
+        ids.iter()
+            .map(|&id| t.texts.get(id).map(str::to_owned))
+            .collect()
     };
     let some = |x: &str| Some(x.to_string());
-    assert_eq!(text(&t.name), vec![some("main.f"), some("g"), None, some("main.f")]);
-    assert_eq!(text(&t.filename), vec![some("f.go"), some(""), None, some("f.go")]);
+    assert_eq!(
+        text(&t.name),
+        vec![some("main.f"), some("g"), None, some("main.f")]
+    );
+    assert_eq!(
+        text(&t.filename),
+        vec![some("f.go"), some(""), None, some("f.go")]
+    );
     // mapping 6 does not exist: no mapping, as Go reads it
     assert_eq!(text(&t.mapping), vec![some("/bin/app"), None, None, None]);
     // no file (location 2), no function (3), line unknown (4)
@@ -284,9 +344,15 @@ fn stacks_are_cut_as_go_s_show_from_and_prune_from_cut_them() {
         named_stacks(&q)
     };
     // ShowFrom(B): frames from the outermost B inwards; a stack without B goes
-    assert_eq!(cut(Cut::CallersOfOutermostMatch, EmptyStacks::Drop), vec!["B C B", "D B C B"]);
+    assert_eq!(
+        cut(Cut::CallersOfOutermostMatch, EmptyStacks::Drop),
+        vec!["B C B", "D B C B"]
+    );
     // PruneFrom(B): frames from the innermost B outwards; a stack without B stays whole
-    assert_eq!(cut(Cut::CalleesOfInnermostMatch, EmptyStacks::Keep), vec!["B C B A", "B C B A", "E"]);
+    assert_eq!(
+        cut(Cut::CalleesOfInnermostMatch, EmptyStacks::Keep),
+        vec!["B C B A", "B C B A", "E"]
+    );
 }
 
 /// Location 1 (`inner`) is inlined into location 2 (`outer`): one pprof
@@ -318,7 +384,8 @@ fn inlined_profile() -> Profile {
 #[test]
 fn a_whole_location_is_all_the_lines_of_a_pprof_location() {
     let p = inlined_profile();
-    let set = |names: &[&str]| LocationSet::new(&p.locations.location_id, &matching(&p, names)).unwrap();
+    let set =
+        |names: &[&str]| LocationSet::new(&p.locations.location_id, &matching(&p, names)).unwrap();
     // hiding `inner` leaves a line of its Location; hiding both lines removes it
     assert!(!some_whole_location(&p, &set(&["inner"]), true).unwrap());
     assert!(some_whole_location(&p, &set(&["inner", "outer"]), true).unwrap());
@@ -356,10 +423,16 @@ fn hide_and_show_drop_emptied_samples_only_when_a_whole_location_went() {
         (q.samples.sample_id.clone(), named_stacks(&q))
     };
     // hiding f empties sample 20: it goes, and so does 30, which had no frames
-    assert_eq!(run(FrameFilter::Hide, &["f"]), (vec![10], vec!["main".to_string()]));
+    assert_eq!(
+        run(FrameFilter::Hide, &["f"]),
+        (vec![10], vec!["main".to_string()])
+    );
     // hiding nothing changes nothing
     assert_eq!(run(FrameFilter::Hide, &["nothing"]).0, vec![10, 20, 30]);
-    assert_eq!(run(FrameFilter::Show, &["f"]), (vec![10, 20], vec!["f".to_string(), "f".to_string()]));
+    assert_eq!(
+        run(FrameFilter::Show, &["f"]),
+        (vec![10, 20], vec!["f".to_string(), "f".to_string()])
+    );
     // every location shown: none is removed, and the sample without frames stays
     assert_eq!(run(FrameFilter::Show, &["f", "main"]).0, vec![10, 20, 30]);
 
@@ -367,12 +440,16 @@ fn hide_and_show_drop_emptied_samples_only_when_a_whole_location_went() {
     // sample without frames (as in Go).
     let p = inlined_profile();
     let mut q = p.clone();
-    FrameFilter::Hide.apply(&mut q, &matching(&p, &["inner"])).unwrap();
+    FrameFilter::Hide
+        .apply(&mut q, &matching(&p, &["inner"]))
+        .unwrap();
     validate(&q).unwrap();
     assert_eq!(q.samples.sample_id, vec![1, 2]);
     assert_eq!(named_stacks(&q), vec!["outer other", ""]);
     let mut q = p.clone();
-    FrameFilter::Hide.apply(&mut q, &matching(&p, &["inner", "outer"])).unwrap();
+    FrameFilter::Hide
+        .apply(&mut q, &matching(&p, &["inner", "outer"]))
+        .unwrap();
     assert_eq!(q.samples.sample_id, vec![1]);
 }
 
@@ -505,11 +582,17 @@ proptest! {
 #[test]
 fn a_profile_emptied_by_a_verb_is_written_with_its_sample_types() {
     use crate::input::Limits;
-    let mut p = crate::rprof::parse(&crate::testing::rprof_files()[0], Some("x")).unwrap().profile;
+    let mut p = crate::rprof::parse(&crate::testing::rprof_files()[0], Some("x"))
+        .unwrap()
+        .profile;
     let types = |p: &Profile| {
         let bytes = crate::pprof::encode(p, &crate::pprof::WriteOptions::default()).unwrap();
         let back = crate::pprof::read_bytes(&bytes, None, &Limits::default()).unwrap();
-        back.sample_types.value_type.iter().map(|&t| back.str(t).to_string()).collect::<Vec<_>>()
+        back.sample_types
+            .value_type
+            .iter()
+            .map(|&t| back.str(t).to_string())
+            .collect::<Vec<_>>()
     };
     let before = types(&p);
     assert!(before.contains(&"cpu".to_string()), "{before:?}");

@@ -26,7 +26,11 @@ struct Family {
 
 /// A [`Unit`], written on one line in the tables below.
 const fn unit(name: &'static str, aliases: &'static [&'static str], factor: f64) -> Unit {
-    Unit { name, aliases, factor }
+    Unit {
+        name,
+        aliases,
+        factor,
+    }
 }
 
 const NANOSECOND: f64 = 1.0;

@@ -21,7 +21,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 /// values become 0 stays (Go's `Scale` rounds to integers and drops it).
 pub fn scale_values(p: &mut Profile, factor: f64, types: Option<&[&str]>) -> Result<()> {
     if !factor.is_finite() {
-        return Err(ProfileError::argument(format!("the factor must be a finite number, not {factor}")));
+        return Err(ProfileError::argument(format!(
+            "the factor must be a finite number, not {factor}"
+        )));
     }
     if !p.sample_values.is_rectangular() {
         return Err(ragged(SampleValues::NAME));
@@ -61,7 +63,9 @@ fn type_ids(p: &Profile, names: &[&str]) -> Result<FxHashSet<StrId>> {
             p.strings
                 .lookup(name)
                 .filter(|id| present.contains(id))
-                .ok_or_else(|| ProfileError::argument(format!("the profile has no sample type \"{name}\"")))
+                .ok_or_else(|| {
+                    ProfileError::argument(format!("the profile has no sample type \"{name}\""))
+                })
         })
         .collect()
 }
@@ -89,18 +93,27 @@ pub fn aggregate(p: &mut Profile) -> Result<()> {
         }
     }
     let sl = &p.sample_locations;
-    let stacks = SampleFrames::gather(&sl.sample_id, &sl.depth, &sl.location_id, rows.index(), rows.len(), |l| {
-        locations.get(l)
-    })?;
+    let stacks = SampleFrames::gather(
+        &sl.sample_id,
+        &sl.depth,
+        &sl.location_id,
+        rows.index(),
+        rows.len(),
+        |l| locations.get(l),
+    )?;
     let labels = LabelRows::new(p, rows.index());
     // Source ids are compared as they are: the bits of any i32 make a scope.
     let source_id = &p.samples.source_id;
-    let first = first_equal_samples(p, &stacks, &labels, |pos| source_id.get(pos).map(|&s| s as u32 as usize));
+    let first = first_equal_samples(p, &stacks, &labels, |pos| {
+        source_id.get(pos).map(|&s| s as u32 as usize)
+    });
     drop(stacks);
     if first.iter().enumerate().all(|(pos, &f)| f == pos) {
         return Ok(());
     }
-    let value_samples: Vec<usize> = rows.of(SampleValues::NAME, &p.sample_values.sample_id).collect::<Result<_>>()?;
+    let value_samples: Vec<usize> = rows
+        .of(SampleValues::NAME, &p.sample_values.sample_id)
+        .collect::<Result<_>>()?;
     merge_values(p, &first, &value_samples)?;
     let keep: Vec<bool> = first.iter().enumerate().map(|(pos, &f)| f == pos).collect();
     // A merged sample stands for several moments: it has no time of its own.
@@ -162,7 +175,11 @@ fn merge_values(p: &mut Profile, first: &[usize], value_samples: &[usize]) -> Re
             continue;
         }
         let into = row_of[at] as usize;
-        let unit_of_into = if into < n_rows { sv.unit[into] } else { sv.unit[added_from[into - n_rows]] };
+        let unit_of_into = if into < n_rows {
+            sv.unit[into]
+        } else {
+            sv.unit[added_from[into - n_rows]]
+        };
         if unit_of_into != sv.unit[row] {
             return Err(ProfileError::unsupported(format!(
                 "sample type \"{}\" comes in two units in samples of one stack (row {} of sample_values): \
@@ -172,7 +189,10 @@ fn merge_values(p: &mut Profile, first: &[usize], value_samples: &[usize]) -> Re
             )));
         }
     }
-    let gauges: FxHashSet<StrId> = GAUGE_TYPES.iter().filter_map(|g| p.strings.lookup(g)).collect();
+    let gauges: FxHashSet<StrId> = GAUGE_TYPES
+        .iter()
+        .filter_map(|g| p.strings.lookup(g))
+        .collect();
     let is_gauge: Vec<bool> = distinct_types.iter().map(|t| gauges.contains(t)).collect();
     // Second pass: the added rows (copies), then every other merged row's
     // value added to (or, for a gauge, compared with) its group's row.
@@ -287,11 +307,18 @@ fn label_samples(p: &mut Profile, (key, value): (&str, &str)) {
 /// error of kind `argument` (there is nothing to select by).
 pub fn time_window(p: &mut Profile, from: Option<f64>, to: Option<f64>) -> Result<()> {
     if from.is_some_and(f64::is_nan) || to.is_some_and(f64::is_nan) {
-        return Err(ProfileError::argument("the bounds of a time window must be numbers, not NA"));
+        return Err(ProfileError::argument(
+            "the bounds of a time window must be numbers, not NA",
+        ));
     }
-    let (from, to) = (from.unwrap_or(f64::NEG_INFINITY), to.unwrap_or(f64::INFINITY));
+    let (from, to) = (
+        from.unwrap_or(f64::NEG_INFINITY),
+        to.unwrap_or(f64::INFINITY),
+    );
     if from > to {
-        return Err(ProfileError::argument(format!("the window starts ({from} s) after it ends ({to} s)")));
+        return Err(ProfileError::argument(format!(
+            "the window starts ({from} s) after it ends ({to} s)"
+        )));
     }
     if !p.samples.is_rectangular() {
         return Err(ragged(Samples::NAME));

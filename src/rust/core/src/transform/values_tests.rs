@@ -3,18 +3,31 @@
 use super::tests::{named_stacks, random_input, stacks, stacks_profile};
 use super::*;
 use crate::model::Profile;
-use crate::testing::{random_profile, row, s, Val::{D, I}};
+use crate::testing::{
+    random_profile, row, s,
+    Val::{D, I},
+};
 use crate::validate::validate;
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 
 /// The sum of the values of each (source id, type, unit).
 fn totals(p: &Profile) -> BTreeMap<(i32, String, String), f64> {
-    let source: BTreeMap<i32, i32> = p.samples.sample_id.iter().copied().zip(p.samples.source_id.iter().copied()).collect();
+    let source: BTreeMap<i32, i32> = p
+        .samples
+        .sample_id
+        .iter()
+        .copied()
+        .zip(p.samples.source_id.iter().copied())
+        .collect();
     let sv = &p.sample_values;
     let mut out = BTreeMap::new();
     for r in 0..sv.nrow() {
-        let key = (source[&sv.sample_id[r]], p.str(sv.value_type[r]).to_string(), p.str(sv.unit[r]).to_string());
+        let key = (
+            source[&sv.sample_id[r]],
+            p.str(sv.value_type[r]).to_string(),
+            p.str(sv.unit[r]).to_string(),
+        );
         *out.entry(key).or_insert(0.0) += sv.value[r];
     }
     out
@@ -25,7 +38,12 @@ fn values_by_sample(p: &Profile) -> BTreeMap<i32, Vec<String>> {
     let sv = &p.sample_values;
     let mut out: BTreeMap<i32, Vec<String>> = BTreeMap::new();
     for r in 0..sv.nrow() {
-        let text = format!("{}/{}={}", p.str(sv.value_type[r]), p.str(sv.unit[r]), sv.value[r]);
+        let text = format!(
+            "{}/{}={}",
+            p.str(sv.value_type[r]),
+            p.str(sv.unit[r]),
+            sv.value[r]
+        );
         out.entry(sv.sample_id[r]).or_default().push(text);
     }
     out
@@ -34,9 +52,20 @@ fn values_by_sample(p: &Profile) -> BTreeMap<i32, Vec<String>> {
 /// The labels of each sample by id, as "key:value:num:unit", sorted.
 fn labels_by_sample(p: &Profile) -> BTreeMap<i32, Vec<String>> {
     let l = &p.sample_labels;
-    let mut out: BTreeMap<i32, Vec<String>> = p.samples.sample_id.iter().map(|&s| (s, Vec::new())).collect();
+    let mut out: BTreeMap<i32, Vec<String>> = p
+        .samples
+        .sample_id
+        .iter()
+        .map(|&s| (s, Vec::new()))
+        .collect();
     for r in 0..l.nrow() {
-        let text = format!("{}:{:?}:{}:{:?}", p.str(l.key[r]), p.strings.get(l.value[r]), l.num[r], p.strings.get(l.num_unit[r]));
+        let text = format!(
+            "{}:{:?}:{}:{:?}",
+            p.str(l.key[r]),
+            p.strings.get(l.value[r]),
+            l.num[r],
+            p.strings.get(l.num_unit[r])
+        );
         out.entry(l.sample_id[r]).or_default().push(text);
     }
     out.values_mut().for_each(|v| v.sort());
@@ -79,7 +108,10 @@ fn scale_refuses_unknown_types_and_factors_that_are_not_numbers() {
     let mut q = p.clone();
     let err = scale_values(&mut q, 2.0, Some(&["cpu", "alloc_space"])).unwrap_err();
     assert_eq!(err.kind(), "argument");
-    assert!(err.to_string().contains("no sample type \"alloc_space\""), "{err}");
+    assert!(
+        err.to_string().contains("no sample type \"alloc_space\""),
+        "{err}"
+    );
     assert_eq!(q.sample_values, p.sample_values);
     // "nanoseconds" is a unit, not a type
     assert!(scale_values(&mut q, 2.0, Some(&["nanoseconds"])).is_err());
@@ -91,7 +123,14 @@ fn scale_refuses_unknown_types_and_factors_that_are_not_numbers() {
 fn aggregate_merges_samples_with_the_same_stack_and_labels_into_the_first() {
     // Labels on samples 10, 30, 50 (every other): 10 and 30 are one, 50 has
     // another stack; 20 and 40 are one (no labels), 60 has no frames.
-    let mut p = stacks_profile(&[&["f", "main"], &["g", "main"], &["f", "main"], &["g", "main"], &["g", "main"], &[]]);
+    let mut p = stacks_profile(&[
+        &["f", "main"],
+        &["g", "main"],
+        &["f", "main"],
+        &["g", "main"],
+        &["g", "main"],
+        &[],
+    ]);
     p.samples.time = vec![0.0, 0.1, 0.2, 0.3, 0.4, 0.5];
     let before = totals(&p);
     aggregate(&mut p).unwrap();
@@ -132,9 +171,21 @@ fn aggregate_keeps_sources_apart_and_gauges_at_their_largest() {
     let values = values_by_sample(&p);
     assert_eq!(
         values[&10],
-        vec!["samples/count=4", "small_vector_heap/bytes=700", "alloc_size/bytes=40", "extra/count=1"]
+        vec![
+            "samples/count=4",
+            "small_vector_heap/bytes=700",
+            "alloc_size/bytes=40",
+            "extra/count=1"
+        ]
     );
-    assert_eq!(values[&20], vec!["samples/count=2", "small_vector_heap/bytes=900", "alloc_size/bytes=16"]);
+    assert_eq!(
+        values[&20],
+        vec![
+            "samples/count=2",
+            "small_vector_heap/bytes=900",
+            "alloc_size/bytes=16"
+        ]
+    );
 }
 
 #[test]
@@ -145,7 +196,10 @@ fn aggregate_does_not_add_values_in_different_units() {
     let before = p.clone();
     let err = aggregate(&mut p).unwrap_err();
     assert_eq!(err.kind(), "unsupported");
-    assert!(err.to_string().contains("\"samples\" comes in two units"), "{err}");
+    assert!(
+        err.to_string().contains("\"samples\" comes in two units"),
+        "{err}"
+    );
     assert_eq!(p.sample_values, before.sample_values);
     assert_eq!(p.samples.sample_id, before.samples.sample_id);
 }
@@ -157,14 +211,20 @@ fn aggregate_refuses_broken_profiles_and_leaves_them_as_they_were() {
     let mut q = p.clone();
     q.samples.sample_id[1] = 10;
     let before = q.clone();
-    assert!(aggregate(&mut q).unwrap_err().to_string().contains("appears more than once"));
+    assert!(aggregate(&mut q)
+        .unwrap_err()
+        .to_string()
+        .contains("appears more than once"));
     assert_eq!(q.sample_values, before.sample_values);
     let mut q = p.clone();
     q.sample_locations.depth[0] = 2;
     assert_eq!(aggregate(&mut q).unwrap_err().kind(), "invalid");
     let mut q = p.clone();
     q.sample_values.sample_id[0] = 99;
-    assert!(aggregate(&mut q).unwrap_err().to_string().contains("sample 99 is not in samples"));
+    assert!(aggregate(&mut q)
+        .unwrap_err()
+        .to_string()
+        .contains("sample 99 is not in samples"));
 }
 
 // ---- diff -----------------------------------------------------------------------------
@@ -185,7 +245,13 @@ fn diff_negates_and_labels_the_base_and_marks_its_sources() {
     let labels = labels_by_sample(&d);
     assert_eq!(labels[&1], vec!["k:Some(\"v\"):NaN:None"]);
     assert_eq!(labels[&2], Vec::<String>::new());
-    assert_eq!(labels[&3], vec!["k:Some(\"v\"):NaN:None", "pprof::base:Some(\"true\"):NaN:None"]);
+    assert_eq!(
+        labels[&3],
+        vec![
+            "k:Some(\"v\"):NaN:None",
+            "pprof::base:Some(\"true\"):NaN:None"
+        ]
+    );
     assert_eq!(labels[&4], vec!["pprof::base:Some(\"true\"):NaN:None"]);
 
     // a difference as x: its base stays a base, its label is kept; as a base,
@@ -195,7 +261,13 @@ fn diff_negates_and_labels_the_base_and_marks_its_sources() {
     assert_eq!(dd.sources.diff_base, vec![0, 1, 1, 1]);
     let labels = labels_by_sample(&dd);
     assert_eq!(labels[&4], vec!["pprof::base:Some(\"true\"):NaN:None"]);
-    assert_eq!(labels[&5], vec!["k:Some(\"v\"):NaN:None", "pprof::base:Some(\"true\"):NaN:None"]);
+    assert_eq!(
+        labels[&5],
+        vec![
+            "k:Some(\"v\"):NaN:None",
+            "pprof::base:Some(\"true\"):NaN:None"
+        ]
+    );
     let sum: f64 = dd.sample_values.value.iter().sum();
     assert_eq!(sum, 0.0);
 }
@@ -223,9 +295,17 @@ fn window_keeps_the_samples_taken_from_its_start_to_before_its_end() {
 fn window_refuses_reversed_or_missing_bounds_and_profiles_without_times() {
     let mut p = stacks_profile(&[&["a"], &["b"]]);
     p.samples.time = vec![0.0, 0.02];
-    for (from, to) in [(Some(1.0), Some(0.5)), (Some(f64::NAN), None), (None, Some(f64::NAN))] {
+    for (from, to) in [
+        (Some(1.0), Some(0.5)),
+        (Some(f64::NAN), None),
+        (None, Some(f64::NAN)),
+    ] {
         let mut q = p.clone();
-        assert_eq!(time_window(&mut q, from, to).unwrap_err().kind(), "argument", "{from:?} {to:?}");
+        assert_eq!(
+            time_window(&mut q, from, to).unwrap_err().kind(),
+            "argument",
+            "{from:?} {to:?}"
+        );
         assert_eq!(q.samples.nrow(), 2);
     }
     p.samples.time = vec![f64::NAN, f64::NAN];

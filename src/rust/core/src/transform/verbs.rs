@@ -5,8 +5,8 @@
 //! matched a frame of some sample (Go warns when a pattern matches nothing).
 
 use super::keep::{keep_frames, keep_samples, EmptyStacks};
-use super::matching::{frames_in, samples_with_frame_in, some_whole_location, LocationSet};
 use super::matching::{frames_cut_at_match, location_lines_kept, Cut};
+use super::matching::{frames_in, samples_with_frame_in, some_whole_location, LocationSet};
 use crate::error::Result;
 use crate::model::Profile;
 
@@ -70,11 +70,21 @@ impl FrameFilter {
                 if !keep_matching {
                     keep.iter_mut().for_each(|k| *k = !*k);
                 }
-                let empty = if some_whole_location(p, &set, !keep_matching)? { EmptyStacks::Drop } else { EmptyStacks::Keep };
+                let empty = if some_whole_location(p, &set, !keep_matching)? {
+                    EmptyStacks::Drop
+                } else {
+                    EmptyStacks::Keep
+                };
                 (keep, empty)
             }
-            FrameFilter::ShowFrom => (cut_stacks(p, &set, Cut::CallersOfOutermostMatch)?, EmptyStacks::Drop),
-            FrameFilter::PruneFrom => (cut_stacks(p, &set, Cut::CalleesOfInnermostMatch)?, EmptyStacks::Keep),
+            FrameFilter::ShowFrom => (
+                cut_stacks(p, &set, Cut::CallersOfOutermostMatch)?,
+                EmptyStacks::Drop,
+            ),
+            FrameFilter::PruneFrom => (
+                cut_stacks(p, &set, Cut::CalleesOfInnermostMatch)?,
+                EmptyStacks::Keep,
+            ),
         };
         keep_frames(p, &keep, empty)?;
         Ok(any_match)

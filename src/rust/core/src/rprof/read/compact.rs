@@ -87,7 +87,12 @@ impl SampleShape {
         for (slot, &memory_type) in types.iter_mut().skip(1).zip(&ids.memory) {
             *slot = memory_type;
         }
-        let mut shape = SampleShape { stack_lens: Vec::new(), memory: Vec::new(), types, intervals_us: Vec::new() };
+        let mut shape = SampleShape {
+            stack_lens: Vec::new(),
+            memory: Vec::new(),
+            types,
+            intervals_us: Vec::new(),
+        };
         shape.make_room_for(expected_samples, budget)?;
         Ok(shape)
     }
@@ -114,13 +119,18 @@ impl SampleShape {
     /// The sampling interval of source `source_id`, in microseconds (0 for a
     /// source the read has not numbered: never).
     pub fn interval_us(&self, source_id: i32) -> f64 {
-        usize::try_from(source_id - 1).ok().and_then(|row| self.intervals_us.get(row)).copied().unwrap_or(0.0)
+        usize::try_from(source_id - 1)
+            .ok()
+            .and_then(|row| self.intervals_us.get(row))
+            .copied()
+            .unwrap_or(0.0)
     }
 
     /// Adds the next sample.
     pub(super) fn push(&mut self, stack_len: usize, memory: bool) {
         // A stack's depth is bounded by the limits (far below 2^32).
-        self.stack_lens.push(u32::try_from(stack_len).unwrap_or(u32::MAX));
+        self.stack_lens
+            .push(u32::try_from(stack_len).unwrap_or(u32::MAX));
         self.memory.push(memory);
     }
 
@@ -151,7 +161,10 @@ impl SampleShape {
     /// same (all with memory values, or none), and there is a sample.
     pub fn equal_value_rows(&self) -> Option<usize> {
         let first = *self.memory.first()?;
-        self.memory.iter().all(|&m| m == first).then(|| Self::value_rows(first))
+        self.memory
+            .iter()
+            .all(|&m| m == first)
+            .then(|| Self::value_rows(first))
     }
 
     /// Type and unit of the first `rows` values of a sample.
@@ -193,7 +206,11 @@ impl SampleShape {
         out
     }
 
-    fn string_column(&self, mut out: Vec<StrId>, pick: impl Fn(&(StrId, StrId)) -> StrId) -> Vec<StrId> {
+    fn string_column(
+        &self,
+        mut out: Vec<StrId>,
+        pick: impl Fn(&(StrId, StrId)) -> StrId,
+    ) -> Vec<StrId> {
         for rows in self.value_rows_per_sample() {
             out.extend(self.value_types(rows).iter().map(&pick));
         }
@@ -218,10 +235,18 @@ impl SampleShape {
             }
             CompactColumn::Depth => sl.depth = self.depths(budget.vec_with_capacity(rows, what)?),
             CompactColumn::ValueSampleId => {
-                v.sample_id = sample_ids(self.value_rows_per_sample(), budget.vec_with_capacity(rows, what)?)
+                v.sample_id = sample_ids(
+                    self.value_rows_per_sample(),
+                    budget.vec_with_capacity(rows, what)?,
+                )
             }
-            CompactColumn::ValueType => v.value_type = self.string_column(budget.vec_with_capacity(rows, what)?, |&(t, _)| t),
-            CompactColumn::ValueUnit => v.unit = self.string_column(budget.vec_with_capacity(rows, what)?, |&(_, u)| u),
+            CompactColumn::ValueType => {
+                v.value_type =
+                    self.string_column(budget.vec_with_capacity(rows, what)?, |&(t, _)| t)
+            }
+            CompactColumn::ValueUnit => {
+                v.unit = self.string_column(budget.vec_with_capacity(rows, what)?, |&(_, u)| u)
+            }
             CompactColumn::Time => {
                 let out = budget.vec_with_capacity(rows, what)?;
                 p.samples.time = self.times(&p.samples.source_id, out)

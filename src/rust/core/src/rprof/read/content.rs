@@ -3,7 +3,7 @@
 //! as soon as the lines and frames counted so far need more memory than the
 //! budget allows, before the rest is inflated.
 
-use super::{header_line, nul_byte_at, without_bom, expected_lines_of};
+use super::{expected_lines_of, header_line, nul_byte_at, without_bom};
 use crate::error::Result;
 use crate::input::{Content, SNIFF_BYTES};
 use memchr::memchr;
@@ -38,7 +38,8 @@ impl RprofContent {
     /// Looks for the header in the first bytes, `piece` being the next ones.
     fn sniff(&mut self, piece: &[u8]) -> Result<()> {
         let room = SNIFF_BYTES.saturating_sub(self.head.len());
-        self.head.extend_from_slice(piece.get(..room.min(piece.len())).unwrap_or_default());
+        self.head
+            .extend_from_slice(piece.get(..room.min(piece.len())).unwrap_or_default());
         // A byte order mark may be cut: a head of 1 or 2 of its bytes waits.
         if self.head.len() < 3 && b"\xef\xbb\xbf".starts_with(&self.head) {
             return Ok(());
@@ -72,8 +73,12 @@ impl Content for RprofContent {
         // (a header holds none), found here without inflating the rest.
         if self.sniffed {
             if let Some(at) = memchr(0, piece) {
-                let before = memchr::memchr_iter(b'\n', piece.get(..at).unwrap_or_default()).count() as u64;
-                return Err(nul_byte_at(self.line_ends + before + 1, self.bytes + at as u64));
+                let before =
+                    memchr::memchr_iter(b'\n', piece.get(..at).unwrap_or_default()).count() as u64;
+                return Err(nul_byte_at(
+                    self.line_ends + before + 1,
+                    self.bytes + at as u64,
+                ));
             }
         }
         self.line_ends += memchr::memchr_iter(b'\n', piece).count() as u64;
@@ -84,7 +89,8 @@ impl Content for RprofContent {
 
     fn least_memory(&self) -> u64 {
         let len = usize::try_from(self.bytes).unwrap_or(usize::MAX);
-        let lines = expected_lines_of(usize::try_from(self.line_ends).unwrap_or(usize::MAX), len) as u64;
+        let lines =
+            expected_lines_of(usize::try_from(self.line_ends).unwrap_or(usize::MAX), len) as u64;
         let frames = self.quotes / 2;
         let records = lines.saturating_mul(LEAST_BYTES_PER_LINE);
         let frame_column = frames.saturating_mul(BYTES_PER_FRAME);
@@ -131,7 +137,12 @@ mod tests {
                 return format!("error {e:?}");
             }
         }
-        format!("{} bytes need {}: {}", content.bytes, content.least_memory(), content.counted())
+        format!(
+            "{} bytes need {}: {}",
+            content.bytes,
+            content.least_memory(),
+            content.counted()
+        )
     }
 
     proptest! {
@@ -165,10 +176,22 @@ mod tests {
         let text = b"\xef\xbb\xbfmemory profiling: sample.interval=20000\r\n\"f\" \n";
         for cut in 0..text.len() {
             let (a, b) = text.split_at(cut);
-            assert!(streamed(&[a, b]).starts_with("49 bytes"), "cut at {cut}: {}", streamed(&[a, b]));
+            assert!(
+                streamed(&[a, b]).starts_with("49 bytes"),
+                "cut at {cut}: {}",
+                streamed(&[a, b])
+            );
         }
-        for bad in [&b"sample.interval=x\n"[..], b"\"f\" \n", b"sample.interval=20000\x00\n"] {
-            assert!(streamed(&[bad]).contains("not an Rprof file"), "{:?}", String::from_utf8_lossy(bad));
+        for bad in [
+            &b"sample.interval=x\n"[..],
+            b"\"f\" \n",
+            b"sample.interval=20000\x00\n",
+        ] {
+            assert!(
+                streamed(&[bad]).contains("not an Rprof file"),
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
         }
         // Undecided until the first line ends, or cannot be a header any more.
         let mut content = RprofContent::new();
@@ -184,7 +207,11 @@ mod tests {
         assert_eq!(from_parser.to_string(), "line 3, byte offset 29: a NUL byte: an Rprof file is text, and this looks like binary data");
         for cut in 0..text.len() {
             let (a, b) = text.split_at(cut);
-            assert_eq!(streamed(&[a, b]), format!("error {from_parser:?}"), "cut at {cut}");
+            assert_eq!(
+                streamed(&[a, b]),
+                format!("error {from_parser:?}"),
+                "cut at {cut}"
+            );
         }
     }
 
@@ -209,9 +236,15 @@ mod tests {
             let data = decompress_owned(gzip(text), &budget, &mut content).unwrap();
             let read = parse_owned_compact(data, None, &budget).unwrap();
             let p = &read.parsed.profile;
-            let largest = (p.sample_locations.location_id.len() * 4).max(p.sample_values.value.len() * 8);
+            let largest =
+                (p.sample_locations.location_id.len() * 4).max(p.sample_values.value.len() * 8);
             budget.charge(largest as u64, String::new).unwrap();
-            assert!(content.least_memory() <= budget.peak(), "{} > {}", content.least_memory(), budget.peak());
+            assert!(
+                content.least_memory() <= budget.peak(),
+                "{} > {}",
+                content.least_memory(),
+                budget.peak()
+            );
         }
     }
 }

@@ -28,8 +28,8 @@
 //! passes it the same rest of the input, which runs past the chunk's end.
 
 use super::{
-    expected_lines_of, memory_values, read_lines, CompactRead, FileRef, Frame, Header, LineHandler, Lines,
-    Reader, StackCache, Start,
+    expected_lines_of, memory_values, read_lines, CompactRead, FileRef, Frame, Header, LineHandler,
+    Lines, Reader, StackCache, Start,
 };
 use crate::budget::Budget;
 use crate::error::{ProfileError, Result};
@@ -67,7 +67,12 @@ pub(super) const RECORD_BYTES: u64 = std::mem::size_of::<SampleRecord>() as u64;
 
 /// Reads `lines` (what follows the header `first`) in `chunks` chunks; see the
 /// module documentation.
-pub(super) fn parse(start: Start<'_>, source_uri: Option<&str>, budget: &Budget, chunks: usize) -> Result<CompactRead> {
+pub(super) fn parse(
+    start: Start<'_>,
+    source_uri: Option<&str>,
+    budget: &Budget,
+    chunks: usize,
+) -> Result<CompactRead> {
     let (mut parsed, unwritten) = read_and_replay(start, source_uri, budget, chunks)?;
     unwritten.write(&mut parsed, budget)?;
     Ok(parsed)
@@ -76,8 +81,14 @@ pub(super) fn parse(start: Start<'_>, source_uri: Option<&str>, budget: &Budget,
 /// [`parse`] of an input it owns (charged to `budget`), which it frees before
 /// writing the per-sample columns: those need only the chunks' records, and a
 /// read's memory peaks there.
-pub(super) fn parse_owned(bytes: Vec<u8>, source_uri: Option<&str>, budget: &Budget, chunks: usize) -> Result<CompactRead> {
-    let (mut parsed, unwritten) = read_and_replay(Start::read(&bytes)?, source_uri, budget, chunks)?;
+pub(super) fn parse_owned(
+    bytes: Vec<u8>,
+    source_uri: Option<&str>,
+    budget: &Budget,
+    chunks: usize,
+) -> Result<CompactRead> {
+    let (mut parsed, unwritten) =
+        read_and_replay(Start::read(&bytes)?, source_uri, budget, chunks)?;
     budget.release(bytes.len() as u64);
     drop(bytes);
     unwritten.write(&mut parsed, budget)?;
@@ -88,7 +99,12 @@ pub(super) fn parse_owned(bytes: Vec<u8>, source_uri: Option<&str>, budget: &Bud
 /// profile without them, and what writing them takes (nothing that points into
 /// the input).
 fn read_and_replay<'a>(
-    Start { first, header, lines, .. }: Start<'a>,
+    Start {
+        first,
+        header,
+        lines,
+        ..
+    }: Start<'a>,
     source_uri: Option<&str>,
     budget: &'a Budget,
     chunks: usize,
@@ -103,7 +119,10 @@ fn read_and_replay<'a>(
     let what = || "the records of the samples".to_string();
     let mut jobs = Vec::new();
     for (lines, expected) in split(lines, chunks) {
-        let records = (budget.vec_with_capacity(expected, what)?, budget.vec_with_capacity(if header.memory { expected } else { 0 }, what)?);
+        let records = (
+            budget.vec_with_capacity(expected, what)?,
+            budget.vec_with_capacity(if header.memory { expected } else { 0 }, what)?,
+        );
         jobs.push(move || ChunkReader::read(lines, budget, records));
     }
     let mut chunks = in_parallel(jobs);
@@ -114,7 +133,11 @@ fn read_and_replay<'a>(
             // What the chunk kept to tell frames and stack lines apart ends here.
             budget.release_all(&c.frames);
             budget.release_all(&c.stacks.seen);
-            ChunkSamples { samples: c.samples, gauges: c.gauges, locations: c.stacks.locations }
+            ChunkSamples {
+                samples: c.samples,
+                gauges: c.gauges,
+                locations: c.stacks.locations,
+            }
         })
         .collect();
     Ok((reader.finish(), Unwritten { chunks, maps }))
@@ -162,7 +185,11 @@ fn split(lines: Lines<'_>, chunks: usize) -> Vec<(Lines<'_>, usize)> {
     let mut bounds: Vec<Range<usize>> = Vec::with_capacity(chunks);
     let mut start = 0;
     for k in 1..=chunks {
-        let end = if k == chunks { text.len() } else { line_start_from(text, (text.len() / chunks * k).max(start)) };
+        let end = if k == chunks {
+            text.len()
+        } else {
+            line_start_from(text, (text.len() / chunks * k).max(start))
+        };
         bounds.push(start..end);
         start = end;
     }
@@ -175,7 +202,14 @@ fn split(lines: Lines<'_>, chunks: usize) -> Vec<(Lines<'_>, usize)> {
     let mut out = Vec::with_capacity(chunks);
     for (range, ends) in bounds.into_iter().zip(line_ends) {
         let rest = text.get(range.start..).unwrap_or_default();
-        out.push((Lines { rest, number: line_before, stop_at: text.len() - range.end }, expected_lines_of(ends, range.len())));
+        out.push((
+            Lines {
+                rest,
+                number: line_before,
+                stop_at: text.len() - range.end,
+            },
+            expected_lines_of(ends, range.len()),
+        ));
         line_before = line_before.saturating_add(u32::try_from(ends).unwrap_or(u32::MAX));
     }
     out
@@ -205,21 +239,34 @@ struct ChunkIds {
 /// `maps[chunk][number]`, or NA (never: every number a chunk uses is mapped).
 fn lookup(maps: &[Vec<i32>], chunk: usize, number: impl TryInto<usize>) -> i32 {
     let map = maps.get(chunk).map(Vec::as_slice).unwrap_or_default();
-    number.try_into().ok().and_then(|i| map.get(i)).copied().unwrap_or(NA_INT)
+    number
+        .try_into()
+        .ok()
+        .and_then(|i| map.get(i))
+        .copied()
+        .unwrap_or(NA_INT)
 }
 
 /// Replays the logs of `chunks`, in order, through `reader` (which has read the
 /// first header). The first error in file order is returned.
 fn replay<'a>(reader: &mut Reader<'a>, chunks: &mut [ChunkReader<'a>]) -> Result<ChunkIds> {
-    let mut maps = ChunkIds { source_ids: Vec::new(), location_ids: Vec::new() };
+    let mut maps = ChunkIds {
+        source_ids: Vec::new(),
+        location_ids: Vec::new(),
+    };
     let mut samples_before = 0usize;
     for chunk in chunks.iter_mut() {
         let mut source_ids = vec![reader.segment.source_id];
         let mut location_ids = Vec::new();
         let mut log = std::mem::take(&mut chunk.log);
-        let error = chunk.error.take().map(|(samples, e)| Logged { samples, event: Event::Error(e) });
+        let error = chunk.error.take().map(|(samples, e)| Logged {
+            samples,
+            event: Event::Error(e),
+        });
         // The memory of the log is not the chunk's any more (see `ChunkReader::log`).
-        reader.budget.release((log.capacity() * std::mem::size_of::<Logged<'_>>()) as u64);
+        reader
+            .budget
+            .release((log.capacity() * std::mem::size_of::<Logged<'_>>()) as u64);
         for Logged { samples, event } in log.drain(..).chain(error) {
             // The one-pass reader fails on the sample after the 2^31 - 1st.
             if samples_before + samples > i32::MAX as usize {
@@ -234,7 +281,9 @@ fn replay<'a>(reader: &mut Reader<'a>, chunks: &mut [ChunkReader<'a>]) -> Result
                 Event::Warn(message) => reader.warn(message),
                 Event::Frame(frame, rest) => {
                     let location_id = reader.location(&frame, rest)?;
-                    reader.budget.room(&mut location_ids, 1, || "the locations and functions".to_string())?;
+                    reader.budget.room(&mut location_ids, 1, || {
+                        "the locations and functions".to_string()
+                    })?;
                     location_ids.push(location_id);
                 }
                 Event::MemoryTypes => reader.add_memory_types()?,
@@ -269,12 +318,17 @@ impl SampleView<'_> {
     /// The values of the memory types, if the sample has them (worked out only by
     /// the writer of the `value` column).
     fn memory_values(&self) -> Option<[f64; 5]> {
-        self.gauges.map(|g| memory_values(g, &mut self.gauges_before.clone()))
+        self.gauges
+            .map(|g| memory_values(g, &mut self.gauges_before.clone()))
     }
 }
 
 /// Calls `f` on each sample of `chunks`, in order, with its ids.
-fn for_each_sample<'c>(chunks: &'c [ChunkSamples], maps: &ChunkIds, mut f: impl FnMut(SampleView<'c>)) {
+fn for_each_sample<'c>(
+    chunks: &'c [ChunkSamples],
+    maps: &ChunkIds,
+    mut f: impl FnMut(SampleView<'c>),
+) {
     let mut sample_id = 0i32;
     // Memory gauges of the tick before, in the same segment (source).
     let (mut source_before, mut gauges_before) = (NA_INT, None);
@@ -286,7 +340,11 @@ fn for_each_sample<'c>(chunks: &'c [ChunkSamples], maps: &ChunkIds, mut f: impl 
             if source_id != source_before {
                 (source_before, gauges_before) = (source_id, None);
             }
-            let sample_gauges = if record.memory { gauges.next().copied() } else { None };
+            let sample_gauges = if record.memory {
+                gauges.next().copied()
+            } else {
+                None
+            };
             let (start, len) = (record.stack_start as usize, record.stack_len as usize);
             let stack = chunk.locations.get(start..start + len).unwrap_or_default();
             f(SampleView {
@@ -309,27 +367,53 @@ fn for_each_sample<'c>(chunks: &'c [ChunkSamples], maps: &ChunkIds, mut f: impl 
 /// records of `chunks`: each column by one thread, the largest first, on the
 /// thread with the least work. The columns are charged to `budget` before
 /// anything is written.
-fn write_sample_columns(read: &mut CompactRead, chunks: &[ChunkSamples], maps: &ChunkIds, budget: &Budget) -> Result<()> {
+fn write_sample_columns(
+    read: &mut CompactRead,
+    chunks: &[ChunkSamples],
+    maps: &ChunkIds,
+    budget: &Budget,
+) -> Result<()> {
     let samples: usize = chunks.iter().map(|c| c.samples.len()).sum();
-    let values = samples + MEMORY_TYPES.len() * chunks.iter().map(|c| c.gauges.len()).sum::<usize>();
-    let frames: usize = chunks.iter().flat_map(|c| &c.samples).map(|r| r.stack_len as usize).sum();
+    let values =
+        samples + MEMORY_TYPES.len() * chunks.iter().map(|c| c.gauges.len()).sum::<usize>();
+    let frames: usize = chunks
+        .iter()
+        .flat_map(|c| &c.samples)
+        .map(|r| r.stack_len as usize)
+        .sum();
     let CompactRead { parsed, shape } = read;
     let p = &mut parsed.profile;
-    let (s, v, sl) = (&mut p.samples, &mut p.sample_values, &mut p.sample_locations);
+    let (s, v, sl) = (
+        &mut p.samples,
+        &mut p.sample_values,
+        &mut p.sample_locations,
+    );
     let jobs = vec![
-        Column::new(&mut s.sample_id, samples, budget, |x, out| out.push(x.sample_id))?,
-        Column::new(&mut s.source_id, samples, budget, |x, out| out.push(x.source_id))?,
-        Column::new(&mut parsed.sample_lines, samples, budget, |x, out| out.push(x.line))?,
+        Column::new(&mut s.sample_id, samples, budget, |x, out| {
+            out.push(x.sample_id)
+        })?,
+        Column::new(&mut s.source_id, samples, budget, |x, out| {
+            out.push(x.source_id)
+        })?,
+        Column::new(&mut parsed.sample_lines, samples, budget, |x, out| {
+            out.push(x.line)
+        })?,
         Column::new(&mut shape.stack_lens, samples, budget, |x, out| {
             out.push(u32::try_from(x.stack.len()).unwrap_or(u32::MAX));
         })?,
-        Column::new(&mut shape.memory, samples, budget, |x, out| out.push(x.gauges.is_some()))?,
+        Column::new(&mut shape.memory, samples, budget, |x, out| {
+            out.push(x.gauges.is_some())
+        })?,
         Column::new(&mut v.value, values, budget, |x, out| {
             out.push(1.0);
             out.extend(x.memory_values().into_iter().flatten());
         })?,
         Column::new(&mut sl.location_id, frames, budget, |x, out| {
-            out.extend(x.stack.iter().map(|&n| lookup(&maps.location_ids, x.chunk, n)));
+            out.extend(
+                x.stack
+                    .iter()
+                    .map(|&n| lookup(&maps.location_ids, x.chunk, n)),
+            );
         })?,
     ];
     let threads = cores().min(MAX_THREADS).min(chunks.len()).max(1);
@@ -376,7 +460,10 @@ impl<'s> Column<'s> {
         let write = move |chunks: &[ChunkSamples], maps: &ChunkIds| {
             for_each_sample(chunks, maps, |x| push(x, column));
         };
-        Ok(Column { bytes: rows * std::mem::size_of::<T>(), write: Box::new(write) })
+        Ok(Column {
+            bytes: rows * std::mem::size_of::<T>(),
+            write: Box::new(write),
+        })
     }
 }
 
@@ -450,7 +537,11 @@ struct ChunkReader<'a> {
 impl<'a> ChunkReader<'a> {
     /// Reads `lines` into the (empty) vectors `samples` and `gauges`; an error
     /// ends the log.
-    fn read(lines: Lines<'a>, budget: &'a Budget, (samples, gauges): (Vec<SampleRecord>, Vec<[u64; 4]>)) -> Self {
+    fn read(
+        lines: Lines<'a>,
+        budget: &'a Budget,
+        (samples, gauges): (Vec<SampleRecord>, Vec<[u64; 4]>),
+    ) -> Self {
         let mut reader = ChunkReader {
             limits: *budget.limits(),
             budget,
@@ -474,8 +565,13 @@ impl<'a> ChunkReader<'a> {
     /// that may follow it (a few fixed texts, each logged once).
     fn log(&mut self, event: Event<'a>) -> Result<()> {
         let room = 1 + WARNINGS;
-        self.budget.room(&mut self.log, room, || "the lines of the file that the read replays".to_string())?;
-        self.log.push(Logged { samples: self.samples.len(), event });
+        self.budget.room(&mut self.log, room, || {
+            "the lines of the file that the read replays".to_string()
+        })?;
+        self.log.push(Logged {
+            samples: self.samples.len(),
+            event,
+        });
         Ok(())
     }
 }
@@ -502,7 +598,10 @@ impl<'a> LineHandler<'a> for ChunkReader<'a> {
             if self.log.capacity() == 0 {
                 self.log.reserve(1 + WARNINGS);
             }
-            self.log.push(Logged { samples: self.samples.len(), event: Event::Warn(message) });
+            self.log.push(Logged {
+                samples: self.samples.len(),
+                event: Event::Warn(message),
+            });
         }
     }
 
@@ -524,7 +623,8 @@ impl<'a> LineHandler<'a> for ChunkReader<'a> {
             Some(&number) => number,
             None => {
                 let number = u32::try_from(self.frames.len()).map_err(|_| too_many("locations"))?;
-                self.budget.room(&mut self.frames, 1, || "the distinct frames".to_string())?;
+                self.budget
+                    .room(&mut self.frames, 1, || "the distinct frames".to_string())?;
                 self.frames.insert(key, number);
                 self.log(Event::Frame(*frame, rest))?;
                 number
@@ -534,7 +634,13 @@ impl<'a> LineHandler<'a> for ChunkReader<'a> {
         Ok(number as i32)
     }
 
-    fn sample(&mut self, gauges: Option<[u64; 4]>, start: usize, len: usize, line_number: u32) -> Result<()> {
+    fn sample(
+        &mut self,
+        gauges: Option<[u64; 4]>,
+        start: usize,
+        len: usize,
+        line_number: u32,
+    ) -> Result<()> {
         let what = || "the records of the samples".to_string();
         if let Some(gauges) = gauges {
             if !self.segment_memory {
