@@ -1,4 +1,4 @@
-# Profiles in a database (R/db.R, R/db-append.R) on SQLite, DuckDB and a
+# Profiles in a database (R/db*.R) on SQLite, DuckDB and a
 # PostgreSQL server started by the test run (helper-db.R).
 
 profiles <- sample_profiles()

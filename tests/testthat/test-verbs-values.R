@@ -1,4 +1,4 @@
-# The verbs on values and time (R/verbs_values.R): profile_scale(),
+# The verbs on values and time (R/verbs-values.R): profile_scale(),
 # profile_aggregate(), profile_diff() and profile_window(); agreement with go
 # tool pprof, results computed independently in R, differences in
 # profile_summary() and profile_flamegraph(), argument errors.

@@ -64,4 +64,4 @@ mod tests;
 #[cfg(test)]
 mod tests_frames;
 #[cfg(test)]
-mod values_tests;
+mod tests_values;

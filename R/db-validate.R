@@ -1,0 +1,167 @@
+# Validation of a database-backed profile: the small tables in Rust, the
+# per-sample tables as SQL in the database (see R/db.R).
+
+# ---------------------------------------------------------------------------
+# Validation
+
+validate_db <- function(x, call = rlang::caller_env()) {
+  tables <- db_profile_tables(x, call = call)
+  check_v2_keys(x, tables$local, call = call)
+  # Every rule of the small tables, in Rust as for a profile in memory (the
+  # per-sample tables have no rows here, so no rule involves them).
+  rust_value(ffi_profile_validate_v2(bundle_from_tables(tables$local)), "Invalid v2 profile.", call = call)
+  db_check_per_sample_rows(tables$db, call = call)
+  invisible(x)
+}
+
+# The rules of the format for the rows of the per-sample tables, as SQL, in
+# the order the Rust validator checks them (src/rust/core/src/validate.rs):
+# NA, positive and non-negative values, primary keys, foreign keys, unique
+# (sample, type) values, stack depths 1..n. Tables have no row order in a
+# database, so an offending row is named by its sample_id, not its position.
+db_check_per_sample_rows <- function(db, call) {
+  fail <- function(table, column, sample_id, message) {
+    abort_profile("invalid", "Invalid v2 profile.", call = call, detail = sprintf(
+      "table `%s`, column `%s`, a row with sample_id %s: %s",
+      table, column, format_id(sample_id), message
+    ))
+  }
+  present <- intersect(names(db), per_sample_tables)
+  db_check_column_rules(db, present, fail)
+  db_check_keys(db, present, fail)
+  if ("sample_values" %in% present) {
+    db_check_unique_types(db$sample_values, fail)
+  }
+  if ("sample_locations" %in% present) {
+    db_check_depths(db$sample_locations, fail)
+  }
+}
+
+format_id <- function(id) {
+  if (length(id) == 0L || is.na(id)) "NA" else format(as.double(id), scientific = FALSE)
+}
+
+# NA, positive ids, non-negative lines: one pass over each table tells which
+# rules some row breaks; the first of them in the validator's order is
+# reported with a row that breaks it.
+db_check_column_rules <- function(db, present, fail) {
+  schema <- v2_schema()
+  rules <- list(
+    not_na = list(breaks = "{column} IS NULL", message = function(value) "must not be NA"),
+    positive = list(
+      breaks = "{column} <= 0",
+      message = function(value) paste("must be a positive id, found", format_id(value))
+    ),
+    non_negative = list(
+      breaks = "{column} < 0",
+      message = function(value) paste("must be zero (unknown) or positive, found", format_id(value))
+    )
+  )
+  checks <- do.call(rbind, lapply(names(rules), function(rule) {
+    cols <- schema[[rule]]
+    data.frame(rule = rep(rule, length(cols$table)), table = cols$table, column = cols$column)
+  }))
+  checks <- checks[checks$table %in% present, , drop = FALSE]
+  checks <- checks[mapply(function(t, col) col %in% db[[t]]$columns, checks$table, checks$column), , drop = FALSE]
+  breaks <- function(i) {
+    con <- db[[checks$table[[i]]]]$con
+    sql_fill(rules[[checks$rule[[i]]]]$breaks, column = sql_name(con, checks$column[[i]]))
+  }
+  broken <- logical(nrow(checks))
+  for (t in unique(checks$table)) {
+    mine <- which(checks$table == t)
+    flags <- vapply(seq_along(mine), function(k) {
+      sprintf("MAX(CASE WHEN %s THEN 1 ELSE 0 END) AS \"rule_%d\"", breaks(mine[[k]]), k)
+    }, character(1))
+    found <- db_query(db[[t]]$con, "SELECT {flags} FROM {table} AS \"t\"",
+      flags = paste(flags, collapse = ", "), table = db[[t]]
+    )
+    broken[mine] <- vapply(seq_along(mine), function(k) db_number(found[[k]]) > 0, logical(1))
+  }
+  if (!any(broken)) {
+    return(invisible())
+  }
+  first <- which(broken)[[1L]]
+  t <- checks$table[[first]]
+  col <- checks$column[[first]]
+  row <- db_query(db[[t]]$con, "SELECT * FROM {table} AS \"t\" WHERE {breaks} LIMIT 1",
+    table = db[[t]], breaks = breaks(first)
+  )
+  fail(t, col, row$sample_id, rules[[checks$rule[[first]]]]$message(row[[col]]))
+}
+
+# The primary and foreign keys of the per-sample tables (a foreign key into a
+# table the profile does not have is not checked, as in memory).
+db_check_keys <- function(db, present, fail) {
+  schema <- v2_schema()
+  pk <- schema$primary_keys
+  for (i in which(pk$table %in% present)) {
+    table <- db[[pk$table[[i]]]]
+    row <- db_query(table$con,
+      "SELECT {column} AS \"id\" FROM {table} AS \"t\" GROUP BY {column} HAVING COUNT(*) > 1 LIMIT 1",
+      table = table, column = sql_name(table$con, pk$column[[i]])
+    )
+    if (nrow(row)) {
+      fail(pk$table[[i]], pk$column[[i]], row$id, sprintf("is the primary key but %s occurs more than once", format_id(row$id)))
+    }
+  }
+  fk <- schema$foreign_keys
+  for (i in which(fk$table %in% present & fk$ref_table %in% names(db))) {
+    child <- db[[fk$table[[i]]]]
+    row <- db_query(child$con, paste(
+      "SELECT \"c\".\"sample_id\" AS \"sample_id\", \"c\".{column} AS \"id\" FROM {child} AS \"c\"",
+      "WHERE \"c\".{column} IS NOT NULL",
+      "AND NOT EXISTS (SELECT 1 FROM {parent} AS \"p\" WHERE \"p\".{ref_column} = \"c\".{column}) LIMIT 1"
+    ),
+    child = child, parent = db[[fk$ref_table[[i]]]],
+    column = sql_name(child$con, fk$column[[i]]), ref_column = sql_name(child$con, fk$ref_column[[i]])
+    )
+    if (nrow(row)) {
+      fail(fk$table[[i]], fk$column[[i]], row$sample_id, sprintf(
+        "value %s has no match in `%s`.`%s`", format_id(row$id), fk$ref_table[[i]], fk$ref_column[[i]]
+      ))
+    }
+  }
+}
+
+db_check_unique_types <- function(values, fail) {
+  row <- db_query(values$con, paste(
+    "SELECT \"sample_id\", \"type\" FROM {values} AS \"v\"",
+    "GROUP BY \"sample_id\", \"type\" HAVING COUNT(*) > 1 LIMIT 1"
+  ), values = values)
+  if (nrow(row)) {
+    fail("sample_values", "type", row$sample_id, sprintf(
+      "(`sample_id`, `type`) must be unique but (%s, \"%s\") occurs more than once",
+      format_id(row$sample_id), row$type
+    ))
+  }
+}
+
+# Depths run 1..n in each sample: all of them within 1..n and n distinct ones.
+db_check_depths <- function(stack, fail) {
+  row <- db_query(stack$con, paste(
+    "SELECT \"sample_id\", COUNT(*) AS \"n_rows\", MIN(\"depth\") AS \"lowest\", MAX(\"depth\") AS \"highest\"",
+    "FROM {stack} AS \"s\" GROUP BY \"sample_id\"",
+    "HAVING MIN(\"depth\") < 1 OR MAX(\"depth\") > COUNT(*) OR COUNT(DISTINCT \"depth\") < COUNT(*) LIMIT 1"
+  ), stack = stack)
+  if (!nrow(row)) {
+    return(invisible())
+  }
+  n <- db_number(row$n_rows)
+  out_of_range <- c(row$lowest, row$highest)[c(row$lowest < 1, row$highest > n)]
+  if (length(out_of_range)) {
+    fail("sample_locations", "depth", row$sample_id, sprintf(
+      "sample %s has %s frames, so depths must run 1..%s without gaps, found %s",
+      format_id(row$sample_id), format_id(n), format_id(n), format_id(out_of_range[[1L]])
+    ))
+  }
+  repeated <- db_query(stack$con, paste(
+    "SELECT \"depth\" FROM {stack} AS \"s\" WHERE \"sample_id\" = {sample}",
+    "GROUP BY \"depth\" HAVING COUNT(*) > 1 LIMIT 1"
+  ), stack = stack, sample = format_id(row$sample_id))
+  fail("sample_locations", "depth", row$sample_id, sprintf(
+    "(`sample_id`, `depth`) must be unique but (%s, %s) occurs more than once",
+    format_id(row$sample_id), format_id(repeated$depth)
+  ))
+}
+

@@ -1,0 +1,170 @@
+# Writing a database-backed profile: aggregated in the database, collected in
+# batches of sources (see R/db.R).
+
+# ---------------------------------------------------------------------------
+# Writing
+
+# What the writers get for a database-backed profile: after validation (as
+# the writers validate in memory), the profile in memory with one sample per
+# distinct source, stack and label set, its summable values added up. Gauges
+# (heap sizes at a tick) cannot be added up and are left out; per-sample
+# columns such as `samples$time` become NA.
+profile_for_writing <- function(x, call = rlang::caller_env()) {
+  if (!is_db_profile(x)) {
+    return(x)
+  }
+  validate_db(x, call = call)
+  tables <- db_profile_tables(x, call = call)
+  local <- tables$local
+  db <- tables$db
+  con <- db$samples$con
+  labelled <- "sample_labels" %in% names(db)
+  if (labelled) {
+    label_sets <- db_label_sets(db$sample_labels)
+    labels_join <- sql_fill(
+      "LEFT JOIN ({sets}) AS \"l\" ON \"s\".\"sample_id\" = \"l\".\"sample_id\"",
+      sets = label_sets$sets
+    )
+    labels <- "\"l\".\"labels\""
+  } else {
+    labels_join <- ""
+    labels <- "CAST(NULL AS TEXT)"
+  }
+  gauges <- paste(sql_string(con, v2_schema()$gauge_types), collapse = ", ")
+  rows <- db_query(con, paste(
+    "SELECT \"p\".\"source_id\", \"p\".\"stack\", \"p\".\"labels\", \"v\".\"type\", \"v\".\"unit\",",
+    "SUM(\"v\".\"value\") AS \"value\", MIN(\"p\".\"sample_id\") AS \"first_sample\" FROM",
+    "(SELECT \"s\".\"sample_id\", \"s\".\"source_id\", \"t\".\"stack\", {labels} AS \"labels\" FROM {samples} AS \"s\"",
+    "LEFT JOIN ({stacks}) AS \"t\" ON \"s\".\"sample_id\" = \"t\".\"sample_id\" {labels_join}) AS \"p\"",
+    "LEFT JOIN (SELECT * FROM {values} AS \"w\" WHERE \"type\" NOT IN ({gauges})) AS \"v\"",
+    "ON \"p\".\"sample_id\" = \"v\".\"sample_id\"",
+    "GROUP BY \"p\".\"source_id\", \"p\".\"stack\", \"p\".\"labels\", \"v\".\"type\", \"v\".\"unit\""
+  ),
+  labels = labels, samples = db$samples, stacks = db_stack_signatures(db$sample_locations),
+  labels_join = labels_join, values = db$sample_values, gauges = gauges
+  )
+  rows$source_id <- as_column_type(rows$source_id, "integer")
+  aggregated <- aggregated_sample_tables(rows, local)
+  if (labelled) {
+    aggregated$sample_labels <- label_rows_of_sets(aggregated$label_sets, label_sets$dictionary, local$sample_labels)
+  }
+  for (t in intersect(names(local), per_sample_tables)) {
+    local[[t]] <- as_schema_types(aggregated[[t]], t)
+  }
+  dm_from_v2_tables(local)
+}
+
+# Writes a database-backed profile with `write` (a writer of a format whose
+# files are the concatenation of one part per source, such as Rprof's
+# segments) a batch of sources at a time: each batch of at most
+# `batch_samples` samples (or one source) is collected and written to a part,
+# the parts are appended to a file next to `path` that then replaces it.
+write_by_sources <- function(x, path, write, batch_samples = 1e6, call = rlang::caller_env()) {
+  validate_db(x, call = call)
+  tables <- db_profile_tables(x, call = call)
+  counts <- db_query(tables$db$samples$con,
+    "SELECT \"source_id\", COUNT(*) AS \"n_samples\" FROM {samples} AS \"s\" GROUP BY \"source_id\"",
+    samples = tables$db$samples
+  )
+  sources <- tables$local$sources$source_id
+  n_samples <- as.double(counts$n_samples)[match(sources, counts$source_id)]
+  n_samples[is.na(n_samples)] <- 0
+  batch <- source_batches(n_samples, batch_samples)
+  out <- tempfile(pattern = paste0(".", basename(path), "-"), tmpdir = dirname(path))
+  part <- tempfile()
+  on.exit(unlink(c(out, part)))
+  if (!file.create(out, showWarnings = FALSE)) {
+    abort_profile("io", "Can't create a file in the directory of {.file {path}}.", path = path, call = call)
+  }
+  for (ids in split(sources, batch)) {
+    write(local_profile(dm::dm_filter(x, sources = .data$source_id %in% !!ids)), part)
+    file.append(out, part)
+  }
+  if (file.exists(path)) {
+    Sys.chmod(out, file.mode(path))
+  }
+  if (!file.rename(out, path)) {
+    abort_profile("io", "Can't replace {.file {path}}.", path = path, call = call)
+  }
+}
+
+# Consecutive sources in batches of at most `limit` samples (a larger source
+# alone): the batch of each source.
+source_batches <- function(n_samples, limit) {
+  batch <- integer(length(n_samples))
+  current <- 1L
+  filled <- 0
+  for (i in seq_along(n_samples)) {
+    if (filled > 0 && filled + n_samples[[i]] > limit) {
+      current <- current + 1L
+      filled <- 0
+    }
+    batch[[i]] <- current
+    filled <- filled + n_samples[[i]]
+  }
+  batch
+}
+
+# The per-sample tables of the aggregated profile from the grouped rows (one
+# per source, stack, label set and sample type): samples numbered in order of
+# their first sample in the database, values in the order of their source's
+# declared sample types.
+aggregated_sample_tables <- function(rows, local) {
+  groups <- rows[c("source_id", "stack", "labels")]
+  group <- vctrs::vec_group_id(groups)
+  first <- vapply(split(as.double(rows$first_sample), group), min, numeric(1))
+  new_id <- integer(length(first))
+  new_id[order(first)] <- seq_along(first)
+  sample_id <- new_id[group]
+  heads <- !duplicated(group)
+  order_of_samples <- order(sample_id[heads])
+  samples <- with_columns_of(local$samples, list(
+    sample_id = sample_id[heads][order_of_samples],
+    source_id = as.integer(rows$source_id[heads][order_of_samples])
+  ))
+  has_value <- !is.na(rows$type)
+  declared <- local[["sample_types"]]
+  position <- if (is.null(declared)) {
+    rep(NA_integer_, sum(has_value))
+  } else {
+    vctrs::vec_match(
+      data.frame(source_id = as.integer(rows$source_id[has_value]), type = rows$type[has_value]),
+      data.frame(source_id = declared$source_id, type = declared$type)
+    )
+  }
+  value_order <- order(sample_id[has_value], position, rows$type[has_value], method = "radix")
+  sample_values <- with_columns_of(local$sample_values, list(
+    sample_id = sample_id[has_value][value_order],
+    type = rows$type[has_value][value_order],
+    unit = rows$unit[has_value][value_order],
+    value = as.double(rows$value[has_value][value_order])
+  ))
+  stacks <- rows$stack[heads][order_of_samples]
+  list(
+    samples = samples,
+    sample_values = sample_values,
+    sample_locations = with_columns_of(local$sample_locations, as.list(stack_rows_of_signatures(stacks))),
+    label_sets = rows$labels[heads][order_of_samples]
+  )
+}
+
+# The rows of sample_labels of label sets written by db_label_sets(): sample i
+# has the labels numbered in sets[i] (NA: none).
+label_rows_of_sets <- function(sets, dictionary, template) {
+  numbers <- strsplit(ifelse(is.na(sets), "", sets), ",", fixed = TRUE)
+  label_id <- as.integer(unlist(numbers, use.names = FALSE))
+  rows <- dictionary[match(label_id, dictionary$label_id), setdiff(names(dictionary), "label_id"), drop = FALSE]
+  with_columns_of(template, c(list(sample_id = rep(seq_along(sets), lengths(numbers))), as.list(rows)))
+}
+
+# A table with the columns of `template` (a table with no rows): those in
+# `columns`, the others NA.
+with_columns_of <- function(template, columns) {
+  n <- length(columns[[1L]])
+  out <- lapply(names(template), function(col) {
+    if (!is.null(columns[[col]])) columns[[col]] else vctrs::vec_init(template[[col]], n)
+  })
+  names(out) <- names(template)
+  tibble::new_tibble(out, nrow = n)
+}
+
