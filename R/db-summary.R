@@ -121,4 +121,3 @@ stacks_in_memory <- function(parts, type, call = rlang::caller_env()) {
   ), nrow = n)
   parts
 }
-

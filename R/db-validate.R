@@ -164,4 +164,3 @@ db_check_depths <- function(stack, fail) {
     format_id(row$sample_id), format_id(repeated$depth)
   ))
 }
-

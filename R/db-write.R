@@ -167,4 +167,3 @@ with_columns_of <- function(template, columns) {
   names(out) <- names(template)
   tibble::new_tibble(out, nrow = n)
 }
-

@@ -104,7 +104,7 @@
 #'
 #' # What went wrong, and where
 #' bad <- tempfile()
-#' writeBin(c(charToRaw("sample.interval=20000\n\"f\" "), as.raw(0)), bad)
+#' writeBin(c(charToRaw('sample.interval=20000\n"f" '), as.raw(0)), bad)
 #' try(read_rprof(bad))
 #'
 #' # A limit

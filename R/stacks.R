@@ -55,8 +55,10 @@ value_types <- function(values) {
   if (is_db_table(values)) {
     return(db_value_types(values))
   }
-  pairs <- rust_value(ffi_profile_value_types(as.character(values$type), as.character(values$unit)),
-    "Can't read the sample types.")
+  pairs <- rust_value(
+    ffi_profile_value_types(as.character(values$type), as.character(values$unit)),
+    "Can't read the sample types."
+  )
   tibble::new_tibble(pairs, nrow = length(pairs$type))
 }
 

@@ -131,7 +131,12 @@ tbl_sum.profile_summary <- function(x, ...) {
   }
   unit <- attr(x, "unit")
   by <- attr(x, "by")
-  groups <- switch(by, "function" = "functions", location = "locations", line = "lines", source = "files")
+  groups <- switch(by,
+    "function" = "functions",
+    location = "locations",
+    line = "lines",
+    source = "files"
+  )
   c(
     "Profile summary" = sprintf("%s (%s) by %s", type, unit, by),
     "Total" = sprintf("%s %s", format(attr(x, "grand_total"), big.mark = ",", scientific = FALSE), unit),

@@ -141,14 +141,18 @@ validate_v1 <- function(x, call = rlang::caller_env()) {
     )
   }
   check_v1_one_row_table(x, "sample_types", "samples/count", c(type = "samples", unit = "count"),
-    invalid, note = "v1 holds only sample counts; the v2 format holds any sample type.")
+    invalid,
+    note = "v1 holds only sample counts; the v2 format holds any sample type."
+  )
 
   samples <- .subset2(x, "samples")
   check_v1_table_columns(samples, "samples", invalid)
   check_v1_column_type(samples, "samples", "value", is.integer, "an integer vector", invalid)
   check_v1_column_type(samples, "samples", "locations", is.list, "a list of tibbles", invalid)
-  check_v1_rows(samples, "samples", "value", .subset2(samples, "value") > 0,
-    "must be greater than zero, not {.val {value}}.", invalid)
+  check_v1_rows(
+    samples, "samples", "value", .subset2(samples, "value") > 0,
+    "must be greater than zero, not {.val {value}}.", invalid
+  )
   stacks <- .subset2(samples, "locations")
   check_v1_stacks(stacks, invalid)
 
@@ -158,11 +162,15 @@ validate_v1 <- function(x, call = rlang::caller_env()) {
     check_v1_column_type(locations, "locations", col, is.integer, "an integer vector", invalid)
   }
   location_ids <- .subset2(locations, "location_id")
-  check_v1_rows(locations, "locations", "location_id", !duplicated(location_ids),
-    "{.val {value}} already occurs in an earlier row (it must be unique).", invalid)
+  check_v1_rows(
+    locations, "locations", "location_id", !duplicated(location_ids),
+    "{.val {value}} already occurs in an earlier row (it must be unique).", invalid
+  )
   line <- .subset2(locations, "line")
-  check_v1_rows(locations, "locations", "line", is.na(line) | line >= 0,
-    "must not be negative, not {.val {value}}.", invalid)
+  check_v1_rows(
+    locations, "locations", "line", is.na(line) | line >= 0,
+    "must not be negative, not {.val {value}}.", invalid
+  )
 
   functions <- .subset2(x, "functions")
   check_v1_table_columns(functions, "functions", invalid)
@@ -172,14 +180,22 @@ validate_v1 <- function(x, call = rlang::caller_env()) {
   }
   check_v1_column_type(functions, "functions", "start_line", is.integer, "an integer vector", invalid)
   function_ids <- .subset2(functions, "function_id")
-  check_v1_rows(functions, "functions", "function_id", !duplicated(function_ids),
-    "{.val {value}} already occurs in an earlier row (it must be unique).", invalid)
-  check_v1_rows(functions, "functions", "name", .subset2(functions, "name") != "",
-    "must not be empty or NA, not {.val {value}}.", invalid)
-  check_v1_rows(functions, "functions", "system_name", .subset2(functions, "system_name") != "",
-    "must not be empty or NA, not {.val {value}}.", invalid)
-  check_v1_rows(functions, "functions", "start_line", .subset2(functions, "start_line") >= 0,
-    "must not be negative or NA, not {.val {value}}.", invalid)
+  check_v1_rows(
+    functions, "functions", "function_id", !duplicated(function_ids),
+    "{.val {value}} already occurs in an earlier row (it must be unique).", invalid
+  )
+  check_v1_rows(
+    functions, "functions", "name", .subset2(functions, "name") != "",
+    "must not be empty or NA, not {.val {value}}.", invalid
+  )
+  check_v1_rows(
+    functions, "functions", "system_name", .subset2(functions, "system_name") != "",
+    "must not be empty or NA, not {.val {value}}.", invalid
+  )
+  check_v1_rows(
+    functions, "functions", "start_line", .subset2(functions, "start_line") >= 0,
+    "must not be negative or NA, not {.val {value}}.", invalid
+  )
 
   # References, once both sides are known to be well-formed. `%in%` matches NA
   # to NA, as 1.0.x did.
@@ -234,7 +250,9 @@ check_v1_one_row_table <- function(x, table, what, fixed, invalid, note = NULL) 
   for (col in names(fixed)) {
     expected <- fixed[[col]]
     check_v1_rows(df, table, col, .subset2(df, col) == expected,
-      c("must be {.val {expected}}, not {.val {value}}.", i = note), invalid, expected = expected)
+      c("must be {.val {expected}}, not {.val {value}}.", i = note), invalid,
+      expected = expected
+    )
   }
   df
 }
@@ -407,4 +425,3 @@ dm_from_v1 <- function(x, call = rlang::caller_env()) {
   dm <- dm::dm_add_fk(dm, "samples_locations", "location_id", "locations")
   dm::dm_add_fk(dm, "locations", "function_id", "functions")
 }
-

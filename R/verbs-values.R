@@ -40,7 +40,9 @@
 #' x <- read_rprof(system.file("samples/rprof/1.out", package = "profile"))
 #'
 #' # Values: milliseconds instead of samples (of 5 ms), one sample per stack
-#' x |> profile_scale(5) |> profile_summary(n = 3)
+#' x |>
+#'   profile_scale(5) |>
+#'   profile_summary(n = 3)
 #' nrow(x$samples)
 #' nrow(profile_aggregate(x)$samples)
 #'

@@ -28,9 +28,11 @@ cases <- list(
   c("read_rprof", "lines.out.xz"),
   c("read_rprof", "zeros.bz2")
 )
-cat(sprintf("profile %s from %s; address space %g KB; load %s\n",
+cat(sprintf(
+  "profile %s from %s; address space %g KB; load %s\n",
   packageVersion("profile"), dirname(find.package("profile")), address_space,
-  paste(readLines("/proc/loadavg"), collapse = "")))
+  paste(readLines("/proc/loadavg"), collapse = "")
+))
 rows <- lapply(cases, function(case) {
   path <- bomb(case[[2]])
   # A child that ends without a report fails (testthat::fail()): an error here.

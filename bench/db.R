@@ -58,8 +58,10 @@ start_postgres <- function() {
   data <- file.path(dir, "data")
   port <- 45000L + Sys.getpid() %% 5000L
   pg("initdb", "-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-locale")
-  pg("pg_ctl", "-D", data, "-l", file.path(dir, "server.log"), "-w", "start",
-    "-o", paste(sprintf("-p %d -k %s -c listen_addresses=127.0.0.1", port, dir), server_settings))
+  pg(
+    "pg_ctl", "-D", data, "-l", file.path(dir, "server.log"), "-w", "start",
+    "-o", paste(sprintf("-p %d -k %s -c listen_addresses=127.0.0.1", port, dir), server_settings)
+  )
   con <- withr::with_envvar(c(TZ = "UTC"), DBI::dbConnect(RPostgres::Postgres(),
     host = "127.0.0.1", port = port, user = "postgres", dbname = "postgres",
     timezone = "UTC", timezone_out = "UTC"
@@ -83,27 +85,36 @@ start_sqlite <- function() {
 }
 
 bench_backend <- function(backend) {
-  db <- switch(backend, sqlite = start_sqlite(), postgres = start_postgres())
+  db <- switch(backend,
+    sqlite = start_sqlite(),
+    postgres = start_postgres()
+  )
   if (is.null(db)) {
     cat(sprintf("\n== %s: skipped (not available here)\n", backend))
     return(invisible())
   }
   on.exit(db$stop())
-  cat(sprintf("\n== %s: %d appends of %s (%d samples each)%s\n", backend, count, basename(input), samples_per_run,
-    if (backend == "postgres" && nzchar(server_settings)) paste0("; server settings: ", server_settings) else ""))
+  cat(sprintf(
+    "\n== %s: %d appends of %s (%d samples each)%s\n", backend, count, basename(input), samples_per_run,
+    if (backend == "postgres" && nzchar(server_settings)) paste0("; server settings: ", server_settings) else ""
+  ))
   seconds <- numeric(count)
   for (i in seq_len(count)) {
     seconds[[i]] <- system.time(profile_db_append(db$con, run))[["elapsed"]]
     if (i %% 100L == 0L) {
-      cat(sprintf("  %5d appends: last one %.2f s (load %s)\n", i, seconds[[i]],
-        paste(strsplit(readLines("/proc/loadavg"), " ")[[1L]][1:3], collapse = " ")))
+      cat(sprintf(
+        "  %5d appends: last one %.2f s (load %s)\n", i, seconds[[i]],
+        paste(strsplit(readLines("/proc/loadavg"), " ")[[1L]][1:3], collapse = " ")
+      ))
     }
   }
   tenth <- max(1L, count %/% 10L)
   first <- median(seconds[seq_len(tenth)])
   last <- median(seconds[seq.int(count - tenth + 1L, count)])
-  cat(sprintf("append: median of the first %d %.3f s, of the last %d %.3f s (ratio %.2f); all %.0f s\n",
-    tenth, first, tenth, last, last / first, sum(seconds)))
+  cat(sprintf(
+    "append: median of the first %d %.3f s, of the last %d %.3f s (ratio %.2f); all %.0f s\n",
+    tenth, first, tenth, last, last / first, sum(seconds)
+  ))
   by_tenth <- tapply(seconds, ceiling(seq_len(count) / (count / 10)), stats::median)
   cat("append: median seconds of each tenth of the appends:", sprintf("%.2f", by_tenth), "\n")
 
@@ -111,8 +122,10 @@ bench_backend <- function(backend) {
   counts <- vapply(c("samples", "sample_values", "sample_locations"), function(t) {
     as.numeric(DBI::dbGetQuery(db$con, paste("SELECT COUNT(*) AS n FROM", t))$n)
   }, numeric(1))
-  cat(sprintf("database: %s rows in samples, %s in sample_values, %s in sample_locations; %.0f MB\n",
-    big(counts[[1]]), big(counts[[2]]), big(counts[[3]]), db$size() / 2^20))
+  cat(sprintf(
+    "database: %s rows in samples, %s in sample_values, %s in sample_locations; %.0f MB\n",
+    big(counts[[1]]), big(counts[[2]]), big(counts[[3]]), db$size() / 2^20
+  ))
   # what collecting the per-sample tables would take in R: 4 bytes an integer
   # column, 8 a double; type and unit are shared strings (8 bytes a pointer)
   collected_mb <- (counts[["samples"]] * 8 + counts[["sample_values"]] * (4 + 8 + 8 + 8) +
@@ -124,15 +137,21 @@ bench_backend <- function(backend) {
   max_used_mb <- sum(heap[, ncol(heap)]) # the "max used" column in MB
   validate_seconds <- system.time(validate_profile(profile))[["elapsed"]]
   summary <- profile_summary(profile, n = 5)
-  cat(sprintf("profile_summary() over the whole database: %.1f s, %.1f MB allocated by R\n",
-    as.numeric(summary_mark$median), as.numeric(summary_mark$mem_alloc) / 2^20))
+  cat(sprintf(
+    "profile_summary() over the whole database: %.1f s, %.1f MB allocated by R\n",
+    as.numeric(summary_mark$median), as.numeric(summary_mark$mem_alloc) / 2^20
+  ))
   cat(sprintf("validate_profile() over the whole database: %.1f s\n", validate_seconds))
-  cat(sprintf("R heap max used during the summary: %.0f MB (the per-sample tables collected: >= %.0f MB)\n",
-    max_used_mb, collected_mb))
+  cat(sprintf(
+    "R heap max used during the summary: %.0f MB (the per-sample tables collected: >= %.0f MB)\n",
+    max_used_mb, collected_mb
+  ))
   cat(sprintf("process peak resident size so far (VmHWM): %.0f MB\n", peak_resident_mb()))
   print(as.data.frame(summary)[c("name", "self", "self_pct", "total", "total_pct")])
 }
 
-cat(sprintf("bench/db.R: %s; R %s; %s; load %s\n", format(Sys.time(), tz = "UTC", usetz = TRUE),
-  getRversion(), paste(Sys.info()[c("sysname", "release")], collapse = " "), readLines("/proc/loadavg")))
+cat(sprintf(
+  "bench/db.R: %s; R %s; %s; load %s\n", format(Sys.time(), tz = "UTC", usetz = TRUE),
+  getRversion(), paste(Sys.info()[c("sysname", "release")], collapse = " "), readLines("/proc/loadavg")
+))
 for (backend in backends) bench_backend(backend)

@@ -48,9 +48,11 @@ run <- function(tunables) {
   )
 }
 
-cat(sprintf("%s, R %s, %d cores, load average %s\n", format(Sys.time(), "%Y-%m-%d %H:%M"),
+cat(sprintf(
+  "%s, R %s, %d cores, load average %s\n", format(Sys.time(), "%Y-%m-%d %H:%M"),
   getRversion(), parallel::detectCores(),
-  paste(strsplit(readLines("/proc/loadavg"), " ")[[1]][1:3], collapse = " ")))
+  paste(strsplit(readLines("/proc/loadavg"), " ")[[1]][1:3], collapse = " ")
+))
 for (mode in c("", "glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=1000000000000")) {
   res <- run(mode)
   res$growth <- round(res$ms_1e6 / res$ms_1e5, 1)

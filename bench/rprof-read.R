@@ -22,7 +22,9 @@ lib104 <- Filter(
 
 # Median elapsed seconds of 1.0.4's read_rprof(path) over `times` runs.
 time_104 <- function(path, times) {
-  if (!length(lib104)) return(NA_real_)
+  if (!length(lib104)) {
+    return(NA_real_)
+  }
   script <- tempfile(fileext = ".R")
   writeLines(c(
     "args <- commandArgs(TRUE)",
@@ -70,6 +72,8 @@ for (f in files) {
 }
 res <- do.call(rbind, rows)
 rownames(res) <- NULL
-cat(sprintf("%s, R %s, %s, %d cores\n", format(Sys.Date()), getRversion(),
-  utils::sessionInfo()$running, parallel::detectCores()))
+cat(sprintf(
+  "%s, R %s, %s, %d cores\n", format(Sys.Date()), getRversion(),
+  utils::sessionInfo()$running, parallel::detectCores()
+))
 print(res)

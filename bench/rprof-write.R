@@ -19,8 +19,10 @@ v1 <- read_rprof(path, version = "1.0")
 lines <- readLines(path)
 out <- tempfile(fileext = ".out")
 med_ms <- function(expr) {
-  m <- bench::mark(exprs = list(substitute(expr)), env = parent.frame(), min_time = 2,
-    min_iterations = 5, check = FALSE, filter_gc = FALSE)
+  m <- bench::mark(
+    exprs = list(substitute(expr)), env = parent.frame(), min_time = 2,
+    min_iterations = 5, check = FALSE, filter_gc = FALSE
+  )
   as.numeric(m$median) * 1000
 }
 ours <- c(
@@ -40,12 +42,15 @@ writeLines(c(
   "cat(median(t) * 1000, '\\n')"
 ), child)
 res <- system2(file.path(R.home("bin"), "Rscript"), c("--vanilla", child, shQuote(path), shQuote(lib104)),
-  stdout = TRUE)
+  stdout = TRUE
+)
 t104 <- as.numeric(trimws(tail(res, 1)))
 
-cat(sprintf("%s: %d lines, %.1f MB; %s, load average %s\n", basename(path), length(lines),
+cat(sprintf(
+  "%s: %d lines, %.1f MB; %s, load average %s\n", basename(path), length(lines),
   file.size(path) / 2^20, format(Sys.time(), "%Y-%m-%d %H:%M"),
-  paste(strsplit(readLines("/proc/loadavg"), " ")[[1]][1:3], collapse = " ")))
+  paste(strsplit(readLines("/proc/loadavg"), " ")[[1]][1:3], collapse = " ")
+))
 print(data.frame(
   task = c("writeLines() of the lines (floor)", "write_rprof(v2)", "write_rprof(v1 object)"),
   ms = round(ours, 1), ms_1.0.4 = round(t104), speedup = round(t104 / ours, 1)

@@ -51,8 +51,10 @@ peak_of_read <- function(path) {
 }
 
 med <- function(expr) {
-  m <- bench::mark(exprs = list(substitute(expr)), env = parent.frame(), min_time = 1,
-    min_iterations = 11, max_iterations = 50, check = FALSE, filter_gc = FALSE)
+  m <- bench::mark(
+    exprs = list(substitute(expr)), env = parent.frame(), min_time = 1,
+    min_iterations = 11, max_iterations = 50, check = FALSE, filter_gc = FALSE
+  )
   list(time = as.numeric(m$median), alloc = as.numeric(m$mem_alloc))
 }
 
@@ -83,13 +85,17 @@ for (i in seq_along(sizes)) {
   unlink(c(rprof_out, pprof_out))
 }
 res <- do.call(rbind, rows)
-cat(sprintf("%s, R %s, %s, %d cores, load average %s\n", format(Sys.time(), "%Y-%m-%d %H:%M"),
+cat(sprintf(
+  "%s, R %s, %s, %d cores, load average %s\n", format(Sys.time(), "%Y-%m-%d %H:%M"),
   getRversion(), utils::sessionInfo()$running, parallel::detectCores(),
-  paste(strsplit(readLines("/proc/loadavg"), " ")[[1]][1:3], collapse = " ")))
+  paste(strsplit(readLines("/proc/loadavg"), " ")[[1]][1:3], collapse = " ")
+))
 print(format(res, digits = 3, big.mark = ","), row.names = FALSE)
 # Growth factor per tenfold increase of samples (linear = 10).
-times <- c("read_rprof_ms", "floor_readBin_ms", "validate_ms", "write_rprof_ms", "write_pprof_ms",
-           "read_pprof_ms", "summary_ms")
+times <- c(
+  "read_rprof_ms", "floor_readBin_ms", "validate_ms", "write_rprof_ms", "write_pprof_ms",
+  "read_pprof_ms", "summary_ms"
+)
 growth <- sapply(times, function(col) round(res[[col]][-1] / res[[col]][-nrow(res)], 1))
 rownames(growth) <- sprintf("%g -> %g", sizes[-length(sizes)], sizes[-1])
 cat("\nT(10N) / T(N):\n")

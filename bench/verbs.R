@@ -71,8 +71,10 @@ measure <- function(file, rounds = 15) {
 }
 
 load_average <- function() paste(strsplit(readLines("/proc/loadavg"), " ")[[1]][1:3], collapse = " ")
-cat(sprintf("%s, R %s, %d cores, load average %s\n", format(Sys.time(), "%Y-%m-%d %H:%M"),
-  getRversion(), parallel::detectCores(), load_average()))
+cat(sprintf(
+  "%s, R %s, %d cores, load average %s\n", format(Sys.time(), "%Y-%m-%d %H:%M"),
+  getRversion(), parallel::detectCores(), load_average()
+))
 small <- measure(files[[1]])
 large <- measure(files[[2]])
 cat("load average after:", load_average(), "\n\n")

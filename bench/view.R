@@ -57,6 +57,8 @@ rows <- lapply(seq_along(sizes), function(i) {
   )
 })
 results <- do.call(rbind, rows)
-cat(sprintf("R %s, %s, load average %s\n", getRversion(), R.version$platform,
-  paste(readLines("/proc/loadavg"), collapse = "")))
+cat(sprintf(
+  "R %s, %s, load average %s\n", getRversion(), R.version$platform,
+  paste(readLines("/proc/loadavg"), collapse = "")
+))
 print(results, digits = 3, row.names = FALSE)

@@ -12,7 +12,9 @@ wanted <- "1.0.4"
 
 installed_version <- function(lib) {
   desc <- file.path(lib, "profile", "DESCRIPTION")
-  if (!file.exists(desc)) return(NA_character_)
+  if (!file.exists(desc)) {
+    return(NA_character_)
+  }
   unname(read.dcf(desc, fields = "Version")[1, 1])
 }
 
@@ -32,8 +34,10 @@ if (is.null(repos) || identical(unname(repos["CRAN"]), "@CRAN@")) {
 # write_pprof()) are expected in the ordinary library already.
 avail <- available.packages(repos = repos, type = "source")
 if ("profile" %in% rownames(avail) && avail["profile", "Version"] == wanted) {
-  install.packages("profile", lib = lib, repos = repos, type = "source",
-                   dependencies = FALSE)
+  install.packages("profile",
+    lib = lib, repos = repos, type = "source",
+    dependencies = FALSE
+  )
 } else {
   # 1.0.4 is no longer the current release: take it from the archive.
   url <- paste0(repos["CRAN"], "/src/contrib/Archive/profile/profile_", wanted, ".tar.gz")

@@ -17,8 +17,10 @@ if (!file.exists(input)) {
   stop("run this script from the package root, after data-raw/rprof-samples.R")
 }
 if (!file.exists(file.path(lib, "profile", "DESCRIPTION"))) {
-  stop("profile 1.0.4 is not installed in ", lib,
-       "; run data-raw/install-profile-1.0.4.R first")
+  stop(
+    "profile 1.0.4 is not installed in ", lib,
+    "; run data-raw/install-profile-1.0.4.R first"
+  )
 }
 if ("profile" %in% loadedNamespaces()) {
   stop("another version of 'profile' is already loaded")

@@ -75,8 +75,10 @@ if (length(args) == 3L && args[[1L]] == "--record") {
     Rprof(NULL)
   } else if (name == "all.out") {
     # Memory, GC and line profiling together.
-    Rprof(out, interval = 0.004, memory.profiling = TRUE,
-          gc.profiling = TRUE, line.profiling = TRUE)
+    Rprof(out,
+      interval = 0.004, memory.profiling = TRUE,
+      gc.profiling = TRUE, line.profiling = TRUE
+    )
     keep_going <- budget(1.6)
     while (keep_going()) {
       gc_round()
@@ -101,8 +103,10 @@ if (length(args) == 3L && args[[1L]] == "--record") {
     }
     Rprof(NULL)
 
-    Rprof(out, interval = 0.01, append = TRUE, memory.profiling = TRUE,
-          gc.profiling = TRUE)
+    Rprof(out,
+      interval = 0.01, append = TRUE, memory.profiling = TRUE,
+      gc.profiling = TRUE
+    )
     keep_going <- budget(1)
     while (keep_going()) gc_round()
     Rprof(NULL)

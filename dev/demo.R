@@ -4,8 +4,10 @@ library(profile)
 path <- system.file("samples/rprof/1.out", package = "profile")
 x <- read_rprof(path)
 tables <- dm::dm_get_tables(x)
-cat("Read", path, "\nsamples:", nrow(tables$samples), " frames:", nrow(tables$sample_locations),
-    " functions:", nrow(tables$functions), "\n\n")
+cat(
+  "Read", path, "\nsamples:", nrow(tables$samples), " frames:", nrow(tables$sample_locations),
+  " functions:", nrow(tables$functions), "\n\n"
+)
 print(profile_summary(x, n = 8))
 out <- file.path(tempdir(), "profile-demo.pb.gz")
 write_pprof(x, out)

@@ -14,7 +14,8 @@ requirements <- list()
 queue <- wanted
 seen <- character()
 while (length(queue)) {
-  pkg <- queue[[1]]; queue <- queue[-1]
+  pkg <- queue[[1]]
+  queue <- queue[-1]
   if (pkg %in% seen || pkg %in% base_pkgs || pkg == "R") next
   seen <- c(seen, pkg)
   if (!pkg %in% rownames(ap)) next

@@ -7,9 +7,13 @@
 #   Rscript dev/vendor-authors.R [vendor-dir]
 
 args <- commandArgs(trailingOnly = TRUE)
-vendor_dir <- if (length(args)) args[[1]] else {
-  scripts <- c("../shared/rust-vendor/use-vendored-crates",
-               "../../shared/rust-vendor/use-vendored-crates")
+vendor_dir <- if (length(args)) {
+  args[[1]]
+} else {
+  scripts <- c(
+    "../shared/rust-vendor/use-vendored-crates",
+    "../../shared/rust-vendor/use-vendored-crates"
+  )
   script <- scripts[file.exists(scripts)][1]
   if (is.na(script)) {
     message("vendor-authors: no use-vendored-crates script found; inst/AUTHORS left as it is")
@@ -28,15 +32,19 @@ field <- function(lines, key) {
 }
 crates <- do.call(rbind, lapply(seq_along(starts), function(i) {
   block <- lock[starts[[i]]:ends[[i]]]
-  data.frame(name = field(block, "name"), version = field(block, "version"),
-             source = field(block, "source"))
+  data.frame(
+    name = field(block, "name"), version = field(block, "version"),
+    source = field(block, "source")
+  )
 }))
 crates <- crates[!is.na(crates$source), ]
 
 # A TOML string array `key = [ "a", "b" ]` (one line or several) or a string `key = "a"`.
 toml_strings <- function(lines, key) {
   at <- grep(paste0("^", key, " = "), lines)
-  if (!length(at)) return(character())
+  if (!length(at)) {
+    return(character())
+  }
   end <- at[[1]]
   if (grepl("\\[\\s*$|\\[[^]]*$", lines[[end]])) {
     while (end < length(lines) && !grepl("\\]", lines[[end]])) end <- end + 1L
@@ -50,7 +58,9 @@ toml_strings <- function(lines, key) {
 # The lines of the [package] table of a Cargo.toml.
 package_table <- function(toml) {
   start <- match("[package]", toml)
-  if (is.na(start)) return(character())
+  if (is.na(start)) {
+    return(character())
+  }
   rest <- toml[-seq_len(start)]
   next_table <- grep("^\\[", rest)
   if (length(next_table)) rest[seq_len(next_table[[1]] - 1L)] else rest
@@ -60,7 +70,7 @@ crate_dir <- function(name, version) {
   for (d in file.path(vendor_dir, c(paste0(name, "-", version), name))) {
     toml <- file.path(d, "Cargo.toml")
     if (file.exists(toml) &&
-        identical(toml_strings(package_table(readLines(toml, warn = FALSE)), "version"), version)) {
+      identical(toml_strings(package_table(readLines(toml, warn = FALSE)), "version"), version)) {
       return(d)
     }
   }
@@ -69,7 +79,8 @@ crate_dir <- function(name, version) {
 
 entries <- vapply(seq_len(nrow(crates)), function(i) {
   toml <- readLines(file.path(crate_dir(crates$name[[i]], crates$version[[i]]), "Cargo.toml"),
-                    warn = FALSE)
+    warn = FALSE
+  )
   package <- package_table(toml)
   authors <- toml_strings(package, "authors")
   license <- toml_strings(package, "license")
@@ -77,8 +88,10 @@ entries <- vapply(seq_len(nrow(crates)), function(i) {
   if (!length(license)) license <- "see the crate's license file"
   # e-mail addresses are left out: CRAN lists people, and the crate names the contact
   authors <- trimws(sub("\\s*<[^>]*>", "", authors))
-  sprintf("%s %s\n  authors: %s\n  license: %s",
-          crates$name[[i]], crates$version[[i]], paste(authors, collapse = ", "), license[[1]])
+  sprintf(
+    "%s %s\n  authors: %s\n  license: %s",
+    crates$name[[i]], crates$version[[i]], paste(authors, collapse = ", "), license[[1]]
+  )
 }, character(1))
 
 header <- c(

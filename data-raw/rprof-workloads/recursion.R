@@ -2,7 +2,9 @@
 # data-raw/rprof-samples.R so that line profiling can refer to these lines.
 
 fib <- function(n) {
-  if (n < 2L) return(n)
+  if (n < 2L) {
+    return(n)
+  }
   fib(n - 1L) + fib(n - 2L)
 }
 

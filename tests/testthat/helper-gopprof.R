@@ -32,7 +32,11 @@ go_types_seen <- new.env(parent = emptyenv())
 go_value_flags <- function(type, unit) {
   c(
     paste0("-sample_index=", type),
-    switch(unit, nanoseconds = "-unit=ns", bytes = "-unit=B", NULL)
+    switch(unit,
+      nanoseconds = "-unit=ns",
+      bytes = "-unit=B",
+      NULL
+    )
   )
 }
 

@@ -82,7 +82,9 @@ peak_memory_reset <- function() {
 peak_memory <- function() {
   status <- tryCatch(readLines("/proc/self/status"), error = function(e) character(), warning = function(w) character())
   hwm <- grep("^VmHWM:", status, value = TRUE)
-  if (!length(hwm)) return(NULL)
+  if (!length(hwm)) {
+    return(NULL)
+  }
   as.numeric(gsub("[^0-9]", "", hwm)) * 1024
 }
 

@@ -85,16 +85,20 @@ pprof_view_of_v2 <- function(x) {
   frames <- tapply(
     frame[match(sl$location_id, loc$location_id)],
     factor(sl$sample_id, t$samples$sample_id),
-    paste, collapse = "\n"
+    paste,
+    collapse = "\n"
   )
   frames[is.na(frames)] <- ""
 
   lab <- t$sample_labels
   label_line <- function(rows, numeric) {
-    if (!length(rows)) return(character())
+    if (!length(rows)) {
+      return(character())
+    }
     text <- if (numeric) {
       ifelse(is.na(lab$num_unit[rows]), format(lab$num[rows], scientific = FALSE),
-        paste(format(lab$num[rows], scientific = FALSE), lab$num_unit[rows]))
+        paste(format(lab$num[rows], scientific = FALSE), lab$num_unit[rows])
+      )
     } else {
       lab$value[rows]
     }

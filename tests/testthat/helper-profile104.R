@@ -54,7 +54,10 @@ skip_if_no_profile104 <- function(needs = character()) {
 # suggests them, and stops without them).
 profile104_needs <- function(fun) {
   switch(fun,
-    read_pprof = , write_pprof = , msg_to_ds = , ds_to_msg = "RProtoBuf",
+    read_pprof = ,
+    write_pprof = ,
+    msg_to_ds = ,
+    ds_to_msg = "RProtoBuf",
     dm_from_profile = "dm",
     character()
   )

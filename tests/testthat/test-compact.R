@@ -30,8 +30,10 @@ test_that("a memory profile's long tables are read as compact columns with the f
   frames <- lengths(regmatches(lines, gregexpr('"[^"]*"', lines)))
   expect_identical(plain_copy(sl$sample_id), rep(seq_along(lines), frames))
   expect_identical(plain_copy(sl$depth), sequence(frames))
-  types <- c("samples", "small_vector_heap", "large_vector_heap", "node_heap",
-             "duplications", "alloc_size")
+  types <- c(
+    "samples", "small_vector_heap", "large_vector_heap", "node_heap",
+    "duplications", "alloc_size"
+  )
   expect_identical(plain_copy(sv$type), rep(types, length(lines)))
   expect_identical(plain_copy(sv$sample_id), rep(seq_along(lines), each = length(types)))
   expect_identical(sv$unit[1:6], c("count", "bytes", "bytes", "bytes", "count", "bytes"))
@@ -52,8 +54,10 @@ test_that("compact columns behave as ordinary vectors", {
     n <- length(p)
     expect_identical(length(v), n)
     expect_identical(v, p)
-    for (i in list(c(3L, 1L, NA, n, n + 1L), c(2.9, 1e10, NaN, -Inf), -(1:3), 0L,
-                   integer(), c(TRUE, FALSE, NA), rev(seq_len(n)))) {
+    for (i in list(
+      c(3L, 1L, NA, n, n + 1L), c(2.9, 1e10, NaN, -Inf), -(1:3), 0L,
+      integer(), c(TRUE, FALSE, NA), rev(seq_len(n))
+    )) {
       expect_identical(v[i], p[i], info = deparse(i))
     }
     expect_identical(v[[n]], p[[n]])
@@ -161,8 +165,10 @@ test_that("dplyr and dm work on compact columns", {
   expect_identical(deep$sample_id, p$sample_id[p$depth > 20L])
   expect_identical(dplyr::count(x$sample_values, type)$n, rep(nrow(x$samples), 6L))
   f <- dm::dm_filter(x, samples = sample_id <= 10L)
-  expect_identical(sort(unique(f$sample_locations$sample_id)),
-                   sort(unique(p$sample_id[p$sample_id <= 10L])))
+  expect_identical(
+    sort(unique(f$sample_locations$sample_id)),
+    sort(unique(p$sample_id[p$sample_id <= 10L]))
+  )
 })
 
 test_that("the classes' methods survive garbage collection at every allocation", {
@@ -208,13 +214,15 @@ expect_same_reads <- function(path, label, forms = list()) {
   for (col in names(forms)) {
     parts <- strsplit(col, "$", fixed = TRUE)[[1]]
     expect_identical(column_form(both$from_shape[[parts[[1]]]][[parts[[2]]]]), forms[[col]],
-      label = paste(label, col))
+      label = paste(label, col)
+    )
   }
   expect_identical(names(both$from_shape), names(both$full), label = label)
   for (t in names(both$full)) {
     for (col in names(both$full[[t]])) {
       expect_identical(plain_copy(both$from_shape[[t]][[col]]), plain_copy(both$full[[t]][[col]]),
-        label = paste(label, t, col))
+        label = paste(label, t, col)
+      )
     }
   }
   invisible(both)
@@ -278,7 +286,8 @@ test_that("options(profile.compact = FALSE) gives ordinary vectors with the same
   withr::local_options(profile.compact = "no")
   expect_error(read_rprof(memory_file()), class = "profile_error_argument")
   expect_error(read_pprof(system.file("samples/pprof/heap.pb.gz", package = "profile")),
-    class = "profile_error_argument")
+    class = "profile_error_argument"
+  )
 })
 
 test_that("the native code's argument errors are argument errors", {

@@ -90,7 +90,8 @@ test_that("colour groups: file, package, function", {
   withr::defer(grDevices::dev.off())
   frames <- profile_flamegraph(x, colour_by = "package")
   group <- stats::setNames(frames$group, frames$name)
-  expect_identical(unname(group[c("utils::head", "stats:::median.default", "f", "crypto/sha256.(*digest).Write", "main")]),
+  expect_identical(
+    unname(group[c("utils::head", "stats:::median.default", "f", "crypto/sha256.(*digest).Write", "main")]),
     c("utils", "stats", "f", "crypto/sha256", NA)
   )
   expect_identical(frames$colour[frames$name == "main"], "grey80")

@@ -116,8 +116,10 @@ test_that("a decompression bomb is refused quickly, with memory bounded by the f
   blanks <- bomb_file("blanks.out.gz", "sample.interval=20000\n", " ", total = 2^31 + 2^26)
   unknown <- bomb_file("unknown.pb.gz", pprof_head(), raw(1), total = 2^31 + 2^26)
   for (case in list(list(read_rprof, blanks), list(read_pprof, unknown))) {
-    time <- system.time(expect_profile_error(case[[1]](case[[2]], max_size = 2^31), "limit",
-      basename(case[[2]]), "decompression bomb", "max_size"))
+    time <- system.time(expect_profile_error(
+      case[[1]](case[[2]], max_size = 2^31), "limit",
+      basename(case[[2]]), "decompression bomb", "max_size"
+    ))
     expect_lt(time[["elapsed"]], 60)
   }
   if (has_peak && !is.null(before)) {
@@ -179,8 +181,10 @@ test_that("Rprof with binary garbage or NUL bytes: the line and byte offset", {
   first_nul <- match(as.raw(0), garbage)
   line <- 3 + sum(garbage[seq_len(first_nul - 1)] == as.raw(0x0a))
   offset <- nchar(header) + nchar(stack) + first_nul - 1
-  expect_profile_error(read_rprof(path), "format", "garbage.out", "NUL byte",
-    paste0("line ", line, ", byte offset ", offset))
+  expect_profile_error(
+    read_rprof(path), "format", "garbage.out", "NUL byte",
+    paste0("line ", line, ", byte offset ", offset)
+  )
   expect_profile_error(read_rprof(path, version = "1.0"), "format", "garbage.out", "NUL byte")
 
   nul <- hostile_file(dir, "nul.out", header, "\"a", as.raw(0), "b\" \"main\" \n")
@@ -221,8 +225,10 @@ test_that("a 50 MB single line: no header, or a stack over the depth limit", {
 
 test_that("names that are not UTF-8 are read by the documented rule: invalid bytes as <xx>", {
   dir <- local_dir()
-  latin1 <- hostile_file(dir, "latin1.out", "line profiling: sample.interval=20000\n#File 1: caf",
-    as.raw(0xe9), ".R\n1#2 \"caf", as.raw(0xe9), "\" \"ma\xffin\" \n")
+  latin1 <- hostile_file(
+    dir, "latin1.out", "line profiling: sample.interval=20000\n#File 1: caf",
+    as.raw(0xe9), ".R\n1#2 \"caf", as.raw(0xe9), "\" \"ma\xffin\" \n"
+  )
   x <- read_rprof(latin1)
   fun <- dm::dm_get_tables(x)$functions
   expect_identical(fun$name, c("caf<e9>", "ma<ff>in"))

@@ -3,8 +3,10 @@
 
 test_that("combine_profiles() with things that are not profiles, or broken ones", {
   x <- tiny_v2()
-  for (bad in list(NULL, 1, "a", data.frame(x = 1), new.env(), dm::dm(), identity,
-    structure(list(), class = "profile_data"))) {
+  for (bad in list(
+    NULL, 1, "a", data.frame(x = 1), new.env(), dm::dm(), identity,
+    structure(list(), class = "profile_data")
+  )) {
     expect_profile_error(combine_profiles(x, bad), c("argument", "invalid")[[1 + inherits(bad, c("dm", "profile_data"))]], "Argument 2")
   }
   broken <- dm::dm_zoom_to(x, sample_locations)

@@ -161,8 +161,10 @@ test_that("new_profile_v2() with tables that are not data frames or have odd nam
   names(unnamed)[[2]] <- ""
   expect_profile_error(make("samples", unnamed), "invalid", "samples")
   expect_profile_error(do.call(new_profile_v2, c(t, list(data.frame(a = 1)))), "argument", "must be named")
-  expect_profile_error(do.call(new_profile_v2, c(t, list(x = data.frame(a = 1), x = data.frame(b = 2)))),
-    "argument", "names of their own")
+  expect_profile_error(
+    do.call(new_profile_v2, c(t, list(x = data.frame(a = 1), x = data.frame(b = 2)))),
+    "argument", "names of their own"
+  )
   expect_profile_error(make("samples", tibble::tibble(sample_id = 1:3, source_id = 9L)), "invalid", "source_id")
 })
 

@@ -28,7 +28,9 @@ test_that("one sample per pprof Sample, one value per sample type", {
         pos <<- pos + 1L
         value <- value + (b %% 128) * shift
         shift <- shift * 128
-        if (b < 128) return(value)
+        if (b < 128) {
+          return(value)
+        }
       }
     }
     while (pos <= length(bytes)) {

@@ -32,8 +32,10 @@ test_that("sources carry the header, the interval, the uri", {
   expect_identical(t$sources$period, intervals * 1000)
   expect_identical(
     t$sources$rprof_header,
-    c("sample.interval=2000", "line profiling: sample.interval=5000",
-      "memory profiling: GC profiling: sample.interval=10000")
+    c(
+      "sample.interval=2000", "line profiling: sample.interval=5000",
+      "memory profiling: GC profiling: sample.interval=10000"
+    )
   )
   # sample types per source: memory types only for the memory segment
   st <- t$sample_types

@@ -127,7 +127,11 @@ test_that("summary() of a v1 object agrees with summaryRprof()", {
 # `go tool pprof -top` as a tibble: label (name, "name file:line" or file), flat, cum
 # and the total, exact (in the base unit of the type).
 pprof_top <- function(path, type, unit, granularity = NULL) {
-  unit_flag <- switch(unit, nanoseconds = "-unit=ns", bytes = "-unit=B", NULL)
+  unit_flag <- switch(unit,
+    nanoseconds = "-unit=ns",
+    bytes = "-unit=B",
+    NULL
+  )
   out <- system2("go", c(
     "tool", "pprof", "-top", granularity, "-nodecount=1000000", "-nodefraction=0",
     "-edgefraction=0", paste0("-sample_index=", type), unit_flag, shQuote(path)

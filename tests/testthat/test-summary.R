@@ -89,7 +89,8 @@ test_that("the sample type: argument, source default, last type (as go tool ppro
   declared <- do.call(new_profile_v2, tables)
   expect_identical(attr(profile_summary(declared), "sample_type"), "alloc_space")
 
-  defaulted <- v2_from_stacks(c("main;f", "main"), values = c(10, 20),
+  defaulted <- v2_from_stacks(c("main;f", "main"),
+    values = c(10, 20),
     type = "alloc_space", unit = "bytes", default_sample_type = "cpu"
   )
   defaulted <- with_second_type(defaulted, "cpu", "nanoseconds", 5)
@@ -158,7 +159,8 @@ test_that("a type in several units cannot be summed", {
   v$unit[v$type == "alloc_space"][2] <- "kilobytes"
   tables$sample_values <- v
   err <- expect_error(profile_summary(do.call(new_profile_v2, tables), type = "alloc_space"),
-    class = "profile_error_unsupported")
+    class = "profile_error_unsupported"
+  )
   expect_match(conditionMessage(err), "several units")
 })
 

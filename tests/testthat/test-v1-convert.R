@@ -41,8 +41,10 @@ test_that("profile_v2_from_v1() repeats each v1 sample `value` times", {
   expect_identical(p$sources$source_uri, NA_character_)
   expect_identical(unique(p$samples$source_id), p$sources$source_id)
   expect_identical(p$meta$value[p$meta$key == "version"], "2.0")
-  expect_identical(as.data.frame(p$sample_types),
-    data.frame(source_id = 1L, type = "samples", unit = "count"))
+  expect_identical(
+    as.data.frame(p$sample_types),
+    data.frame(source_id = 1L, type = "samples", unit = "count")
+  )
 
   # locations and functions copied, dotted columns dropped
   x$locations$.address <- "0x0"

@@ -28,13 +28,17 @@ test_that("dm_from_profile() builds the keyed dm of 1.0.x from a v1 object", {
   expect_identical(dm$functions, x$functions)
 
   pks <- dm::dm_get_all_pks(dm)
-  expect_setequal(paste(pks$table, unlist(pks$pk_col)),
-    c("samples sample_id", "locations location_id", "functions function_id"))
+  expect_setequal(
+    paste(pks$table, unlist(pks$pk_col)),
+    c("samples sample_id", "locations location_id", "functions function_id")
+  )
   fks <- dm::dm_get_all_fks(dm)
   expect_setequal(
     paste(fks$child_table, unlist(fks$child_fk_cols), fks$parent_table),
-    c("samples_locations sample_id samples", "samples_locations location_id locations",
-      "locations function_id functions")
+    c(
+      "samples_locations sample_id samples", "samples_locations location_id locations",
+      "locations function_id functions"
+    )
   )
   expect_true(all(dm::dm_examine_constraints(dm)$is_key))
 })

@@ -304,9 +304,11 @@ mutate_v1_randomly <- function(x) {
   col <- sample(names(df), 1)
   row <- sample(max(nrow(df), 1L), 1)
   v <- df[[col]]
-  op <- sample(c("na", "zero", "negative", "empty", "duplicate", "double",
-                 "character", "drop_column", "dot_column", "undot_column",
-                 "add_dotted", "add_undotted", "no_rows", "stack"), 1)
+  op <- sample(c(
+    "na", "zero", "negative", "empty", "duplicate", "double",
+    "character", "drop_column", "dot_column", "undot_column",
+    "add_dotted", "add_undotted", "no_rows", "stack"
+  ), 1)
   set_cell <- function(value) {
     if (nrow(df) > 0) df[[col]][row] <<- value
   }

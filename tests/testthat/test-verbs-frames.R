@@ -69,14 +69,22 @@ test_that("the verbs compose as go tool pprof applies its flags", {
   cpu <- sample_path("pprof", "cpu.pb.gz")
   x <- read_pprof(cpu)
   # Go's order: focus, ignore, hide, show; show_from; tagfocus, tagignore; prune_from
-  ours <- x |> profile_focus("main\\.") |> profile_hide("runtime\\.") |> profile_show_from("main\\.writeCPU\\.func1$") |>
+  ours <- x |>
+    profile_focus("main\\.") |>
+    profile_hide("runtime\\.") |>
+    profile_show_from("main\\.writeCPU\\.func1$") |>
     write_pprof_tmp()
   expect_go_agrees(cpu, ours, c("-show_from=main\\.writeCPU\\.func1$", "-focus=main\\.", "-hide=runtime\\."))
-  ours <- x |> profile_focus("main\\.") |> profile_filter_labels(focus = "worker=hash|text") |>
-    profile_prune_from("^main\\.hashChain$") |> write_pprof_tmp()
+  ours <- x |>
+    profile_focus("main\\.") |>
+    profile_filter_labels(focus = "worker=hash|text") |>
+    profile_prune_from("^main\\.hashChain$") |>
+    write_pprof_tmp()
   expect_go_agrees(cpu, ours, c("-prune_from=^main\\.hashChain$", "-tagfocus=worker=hash|text", "-focus=main\\."))
   heap <- sample_path("pprof", "heap.pb.gz")
-  ours <- read_pprof(heap) |> profile_show_from("^main\\.") |> profile_filter_labels(ignore = ":1kb") |>
+  ours <- read_pprof(heap) |>
+    profile_show_from("^main\\.") |>
+    profile_filter_labels(ignore = ":1kb") |>
     write_pprof_tmp()
   expect_go_agrees(heap, ours, c("-tagignore=:1kb", "-show_from=^main\\."), types = "all")
 })
@@ -203,7 +211,8 @@ test_that("every pattern verb warns when its pattern matches no sample", {
   }
   cpu <- read_pprof(sample_path("pprof", "cpu.pb.gz"))
   w <- expect_warning(profile_filter_labels(cpu, focus = "worker=nobody", ignore = "worker=fib"),
-                      class = "profile_warning_no_match")
+    class = "profile_warning_no_match"
+  )
   expect_identical(unname(w$patterns), "worker=nobody")
   expect_warning(profile_filter_labels(cpu, ignore = "bytes=1kb:"), class = "profile_warning_no_match")
   expect_no_warning(profile_filter_labels(cpu))

@@ -257,7 +257,9 @@ test_that("a flame graph of a difference is laid out by absolute values, coloure
     in_base <- profile_summary(base, n = Inf)
     expect_equal(main$width, (in_x$total[in_x$name == "main"] + in_base$total[in_base$name == "main"]) / both)
   }
-  shrink <- profile_diff(base, x) |> profile_flamegraph(min_width = 0) |> suppressWarnings()
+  shrink <- profile_diff(base, x) |>
+    profile_flamegraph(min_width = 0) |>
+    suppressWarnings()
   grDevices::dev.off()
   expect_true(all(shrink$group[grepl("^sort", shrink$name)] == "shrinkage"))
 })
@@ -324,6 +326,8 @@ test_that("window refuses reversed or non-numeric bounds and profiles without ti
   }
   cpu <- read_pprof(sample_path("pprof", "cpu.pb.gz"))
   expect_error(profile_window(cpu, 0, 1), "no sample times", class = "profile_error_argument")
-  no_column <- dm::dm_zoom_to(x, samples) |> dplyr::select(-time) |> dm::dm_update_zoomed()
+  no_column <- dm::dm_zoom_to(x, samples) |>
+    dplyr::select(-time) |>
+    dm::dm_update_zoomed()
   expect_error(profile_window(no_column, 0, 1), "absent", class = "profile_error_argument")
 })

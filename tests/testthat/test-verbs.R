@@ -46,11 +46,20 @@ test_that("verbs compose as go tool pprof combines its flags", {
   skip_if_no_go()
   cpu <- sample_path("pprof", "cpu.pb.gz")
   x <- read_pprof(cpu)
-  ours <- x |> profile_focus("main\\.") |> profile_hide("runtime\\.") |> write_pprof_tmp()
+  ours <- x |>
+    profile_focus("main\\.") |>
+    profile_hide("runtime\\.") |>
+    write_pprof_tmp()
   expect_go_agrees(cpu, ours, c("-focus=main\\.", "-hide=runtime\\."))
-  ours <- x |> profile_ignore("sha256") |> profile_show("main\\.|sort") |> write_pprof_tmp()
+  ours <- x |>
+    profile_ignore("sha256") |>
+    profile_show("main\\.|sort") |>
+    write_pprof_tmp()
   expect_go_agrees(cpu, ours, c("-ignore=sha256", "-show=main\\.|sort"))
-  ours <- x |> profile_focus("fib") |> profile_ignore("busy") |> write_pprof_tmp()
+  ours <- x |>
+    profile_focus("fib") |>
+    profile_ignore("busy") |>
+    write_pprof_tmp()
   expect_go_agrees(cpu, ours, c("-focus=fib", "-ignore=busy"))
 })
 
@@ -131,7 +140,9 @@ test_that("the result keeps extension tables, tables of one's own and compact co
   x <- read_rprof(sample_path("rprof", "memory.out"))
   x <- dm::dm(x, notes = tibble::tibble(note = "mine"))
   sources <- x$sources
-  y <- x |> profile_hide("^c$") |> profile_focus("memory_round")
+  y <- x |>
+    profile_hide("^c$") |>
+    profile_focus("memory_round")
   expect_gt(nrow(y$samples), 10)
   expect_silent(validate_profile(y))
   expect_identical(y$notes, x$notes)
