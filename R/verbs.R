@@ -316,7 +316,7 @@ label_clauses <- function(filter, pairs, call) {
 # The verbs' shared steps. A verb takes the tables of its input
 # (verb_tables()), works out which locations its pattern matches
 # (locations_matching()), and has its native function change the per-sample
-# tables (apply_verb()); src/rust/core/src/transform/ does the work.
+# tables (apply_verb()); src/rust/core/src/verbs/ does the work.
 # filter_by_pattern() is the three steps for the verbs that take a pattern.
 
 # The verbs with a pattern: ffi_profile_filter() does the verb `verb`

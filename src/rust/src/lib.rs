@@ -5,13 +5,12 @@
 //! those before it (see `dev/ARCHITECTURE.md`):
 //! `rapi` (R's C API), `envelope`, `compact` (compact columns), `text` (strings
 //! from R), `args`, `bundle` (profiles across the boundary), then one module per
-//! core module: `analysis`, `folded`, `rprof`, `pprof`, `combine`, `transform`,
+//! core module: `summary`, `folded`, `rprof`, `pprof`, `combine`, `verbs`,
 //! `view` (the browser view and speedscope files).
 
 use extendr_api::prelude::*;
 use profile_core::schema;
 
-mod analysis;
 mod args;
 mod bundle;
 mod combine;
@@ -21,8 +20,9 @@ mod folded;
 mod pprof;
 mod rapi;
 mod rprof;
+mod summary;
 mod text;
-mod transform;
+mod verbs;
 mod view;
 
 use envelope::envelope;
@@ -159,12 +159,12 @@ extendr_module! {
     fn ffi_profile_debug_panic;
     fn ffi_profile_debug_alloc;
     fn ffi_profile_validate_v2;
-    use analysis;
+    use summary;
     use folded;
     use rprof;
     use pprof;
     use combine;
     use compact;
-    use transform;
+    use verbs;
     use view;
 }

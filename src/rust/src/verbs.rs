@@ -1,4 +1,4 @@
-//! Binding for the core's `transform` module: the verbs from profile to
+//! Binding for the core's `verbs` module: the verbs from profile to
 //! profile (R side: `R/verbs.R`).
 //!
 //! A verb sends the tables it changes, the per-sample ones, with `locations`
@@ -17,8 +17,8 @@ use crate::envelope::envelope;
 use crate::rapi::{code_vector, strings_vector};
 use extendr_api::prelude::*;
 use profile_core::budget::Budget;
-use profile_core::transform::{aggregate, diff, scale_values, time_window};
-use profile_core::transform::{
+use profile_core::verbs::{aggregate, diff, scale_values, time_window};
+use profile_core::verbs::{
     filter_by_labels, keep_sample_types, FrameFilter, LabelCondition, LabelFilter, LabelPairs,
     LabelTest, LocationTexts, SampleFilter,
 };
@@ -317,7 +317,7 @@ fn logical_flags(x: &Robj, what: &str) -> Result<Vec<bool>, ProfileError> {
 }
 
 extendr_module! {
-    mod transform;
+    mod verbs;
     fn ffi_profile_location_texts;
     fn ffi_profile_filter;
     fn ffi_profile_scale;
