@@ -238,7 +238,7 @@ profile_filter_labels <- function(x, focus = NULL, ignore = NULL) {
     given <- !vapply(filters, is.null, logical(1))
     text <- function(f) if (is.null(f)) NA_character_ else as_valid_utf8(f)
     apply_verb(tables, function(bundle, compact) {
-      ffi_profile_filter_labels(
+      ffi_profile_apply_label_filter(
         bundle, text(focus), clauses$focus, text(ignore), clauses$ignore, compact
       )
     }, call = call, patterns = vapply(filters, text, ""), reported = given)
@@ -296,7 +296,7 @@ label_clauses <- function(filter, pairs, call) {
   if (is.null(filter)) {
     return(list())
   }
-  parsed <- rust_value(ffi_profile_label_filter(as_valid_utf8(filter)), "Can't read a label filter.", call = call)
+  parsed <- rust_value(ffi_profile_parse_label_filter(as_valid_utf8(filter)), "Can't read a label filter.", call = call)
   if (is.null(parsed$patterns)) {
     return(list())
   }

@@ -102,7 +102,7 @@ fn ffi_profile_label_pairs(bundle: Robj) -> Robj {
 /// otherwise).
 /// @noRd
 #[extendr]
-fn ffi_profile_label_filter(filter: Robj) -> Robj {
+fn ffi_profile_parse_label_filter(filter: Robj) -> Robj {
     envelope(|| {
         let filter = label_filter(&filter)?
             .ok_or_else(|| ProfileError::argument("`filter` must not be NA"))?;
@@ -120,7 +120,7 @@ fn ffi_profile_label_filter(filter: Robj) -> Robj {
 /// of logical vectors, see `LabelCondition::new()`).
 /// @noRd
 #[extendr]
-fn ffi_profile_filter_labels(
+fn ffi_profile_apply_label_filter(
     bundle: Robj,
     focus: Robj,
     focus_clauses: Robj,
@@ -325,7 +325,7 @@ extendr_module! {
     fn ffi_profile_diff;
     fn ffi_profile_window;
     fn ffi_profile_label_pairs;
-    fn ffi_profile_label_filter;
-    fn ffi_profile_filter_labels;
+    fn ffi_profile_parse_label_filter;
+    fn ffi_profile_apply_label_filter;
     fn ffi_profile_select_types;
 }
