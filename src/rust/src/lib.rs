@@ -90,14 +90,14 @@ fn column_list_of(columns: &[(&str, &str)]) -> Robj {
 /// The core's limits that the R side applies or documents (sizes in bytes, as
 /// doubles: R integers stop at 2^31 - 1).
 fn limits() -> Robj {
-    use profile_core::{budget, input, pprof};
+    use profile_core::{input, limits, pprof};
     list!(
-        max_size = input::DEFAULT_MAX_BYTES as f64,
-        max_memory = budget::DEFAULT_MAX_MEMORY as f64,
+        max_size = limits::DEFAULT_MAX_BYTES as f64,
+        max_memory = limits::DEFAULT_MAX_MEMORY as f64,
         sniff_bytes = input::SNIFF_BYTES as f64,
         eager_min_bytes = input::EAGER_MIN_BYTES as f64,
         eager_ratio = input::EAGER_RATIO as f64,
-        max_stack_depth = input::DEFAULT_MAX_STACK_DEPTH as f64,
+        max_stack_depth = limits::DEFAULT_MAX_STACK_DEPTH as f64,
         pprof_frames_per_byte = pprof::MAX_FRAMES_PER_BYTE as f64,
         pprof_min_max_frames = pprof::MIN_MAX_FRAMES as f64,
         pprof_max_values = pprof::MAX_VALUES as f64

@@ -12,7 +12,8 @@
 
 use crate::budget::Budget;
 use crate::error::{ProfileError, Result};
-use crate::input::{decompress_content, AnyContent, Limits};
+use crate::input::{decompress_content, AnyContent};
+use crate::limits::Limits;
 use crate::model::{next_id, Profile, StrId, NA_INT};
 use crate::summary::{CallTree, Stacks};
 use crate::text::utf8_escaped;

@@ -14,6 +14,7 @@ mod id_index;
 mod identity;
 pub mod input;
 pub mod json;
+pub mod limits;
 pub mod memory;
 pub mod model;
 pub mod output;

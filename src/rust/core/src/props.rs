@@ -3,7 +3,7 @@
 //! panic.
 
 use crate::combine::{combine, CombineOptions};
-use crate::input::Limits;
+use crate::limits::Limits;
 use crate::model::{ColMut, Profile, StrId, NA_INT};
 use crate::summary::{key_totals, CallTree, StackInput, Stacks};
 use crate::testing;
