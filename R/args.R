@@ -20,6 +20,29 @@ check_file_path <- function(path, call = rlang::caller_env()) {
   path
 }
 
+# The version a reader returns when its `version` is not given: the option
+# `profile.version` ("1.0" or "2.0"), else "2.0". Every reader takes it as the
+# default of its `version` argument (`version = default_version()`), so that
+# `options(profile.version = "1.0")` makes a script written for profile 1.0.x
+# get v1 objects from all of them; an explicit `version` wins. An option that is
+# neither is an error of class `profile_error_argument` naming it.
+default_version <- function(call = rlang::caller_env()) {
+  version <- getOption("profile.version")
+  if (is.null(version)) {
+    return("2.0")
+  }
+  if (is.numeric(version) && length(version) == 1L && !is.na(version)) {
+    version <- format(version, nsmall = 1)
+  }
+  if (!is.character(version) || length(version) != 1L || !version %in% c("1.0", "2.0")) {
+    abort_argument(
+      "The option {.code profile.version} must be {.val 2.0} or {.val 1.0}, not {.obj_type_friendly {version}}.",
+      version = version, call = call
+    )
+  }
+  version
+}
+
 check_version_arg <- function(version, call = rlang::caller_env()) {
   if (is.numeric(version) && length(version) == 1L && !is.na(version)) {
     version <- format(version, nsmall = 1)

@@ -30,7 +30,9 @@
 #' @param path The file to write or read. `read_folded()` also reads
 #'   gzip-compressed files.
 #' @return `write_folded()` returns `x`, invisibly. `read_folded()` returns a v2
-#'   profile (see [profile_v2]).
+#'   profile (see [profile_v2]), or with `version = "1.0"` a v1 object (see
+#'   [profile_v1]; only for values of type `samples` in the unit `count`, the
+#'   only values v1 holds).
 #' @export
 #' @examples
 #' x <- read_rprof(system.file("samples/rprof/1.out", package = "profile"))
@@ -66,9 +68,12 @@ write_folded <- function(x, path, type = NULL) {
 #' @param max_size The largest (decompressed) file size accepted, in bytes. The
 #'   memory a read may use is bounded by the option `profile.max_memory` (see
 #'   [profile_error]).
+#' @param version `"2.0"` for a v2 profile, `"1.0"` for a v1 object. The
+#'   default is the option `profile.version`, else `"2.0"`, as for the other
+#'   readers (see [read_rprof()]).
 #' @export
 read_folded <- function(path, type = "samples", unit = "count", source_uri = path,
-                        max_size = default_max_size()) {
+                        max_size = default_max_size(), version = default_version()) {
   with_profile_errors("internal", "Can't read folded stacks from {.file {path}}.", path = path, {
     path <- check_file_path(path)
     if (!rlang::is_string(type) || !rlang::is_string(unit)) {
@@ -76,6 +81,7 @@ read_folded <- function(path, type = "samples", unit = "count", source_uri = pat
     }
     source_uri <- check_source_uri(source_uri)
     max_size <- check_max_size(max_size)
+    version <- check_version_arg(version)
     max_memory <- default_max_memory()
     check_readable_file(path)
     bundle <- rust_value(
@@ -86,6 +92,6 @@ read_folded <- function(path, type = "samples", unit = "count", source_uri = pat
       "Can't read folded stacks from {.file {path}}.",
       path = path
     )
-    dm_from_bundle(bundle)
+    if (version == "1.0") v1_from_v2_tables(decode_bundle(bundle)) else dm_from_bundle(bundle)
   })
 }

@@ -86,8 +86,11 @@
 #'
 #' @param path Path of the file to read or write.
 #' @param ... Not used; must be empty.
-#' @param version `"2.0"` (the default) for a v2 profile (see [profile_v2]);
-#'   `"1.0"` for a v1 object as returned by profile 1.0.x (see [profile_v1]).
+#' @param version `"2.0"` for a v2 profile (see [profile_v2]); `"1.0"` for a
+#'   v1 object as returned by profile 1.0.x (see [profile_v1]). The default is
+#'   the option `profile.version`, else `"2.0"`: `options(profile.version =
+#'   "1.0")` makes every reader return v1 objects when `version` is not given,
+#'   so that a script or package written for profile 1.0.x runs unchanged.
 #' @param source_uri Recorded as `source_uri` in the `sources` table (v2).
 #'   Defaults to `path`.
 #' @param max_size The largest size, in bytes, of the file and of its data after
@@ -116,7 +119,7 @@
 #'
 #' # v1, as profile 1.0.x read it
 #' read_rprof(system.file("samples/rprof/1.out", package = "profile"), version = "1.0")
-read_rprof <- function(path, ..., version = "2.0", source_uri = path,
+read_rprof <- function(path, ..., version = default_version(), source_uri = path,
                        max_size = default_max_size()) {
   with_profile_errors("internal", "Can't read the Rprof file {.file {path}}.", path = path, {
     check_dots_unused(...)
