@@ -64,6 +64,15 @@
 #' (`utils::summaryRprof(lines = "show")` counts its line as well); the Rprof
 #' writer writes it back as the reference alone.
 #'
+#' R (4.2 and earlier) stops writing the frames of a tick once its line has 10
+#' 000 bytes, so the line of a deep stack can end in the line reference of a
+#' frame whose caller is missing. A reference at the end of a line that long
+#' is therefore read as cut, with the warning for cut lines, and makes no top
+#' level (a complete line of that length, whose outermost frame was the last R
+#' could write, reads the same way). Version 1.0 objects have no top level:
+#' profile 1.0.x dropped a reference at the end of a line, with that warning,
+#' and `read_rprof(version = "1.0")` does the same.
+#'
 #' # Extension tables and columns
 #'
 #' Readers also write what a format carries beyond the seven tables. Extension

@@ -34,7 +34,10 @@
 #' console or run with `R -f` while source references are kept): it is read,
 #' without a warning, as an outermost frame of its own, a function named
 #' `"<top level>"` with the empty `system_name`, and written back as it was
-#' (see "The top level" in [profile_v2]).
+#' (see "The top level" in [profile_v2]), except at the end of a line of 10 000
+#' bytes or more, where R cut the line (R 4.2 and earlier write no more of a
+#' stack): there it is the call site of a missing frame, and is passed over
+#' with the warning for cut lines.
 #'
 #' With memory profiling each line starts with `:small:large:nodes:dups:`. It
 #' gives each sample five more values: the heap gauges `small_vector_heap`,
@@ -66,7 +69,10 @@
 #' dotted column `.file_id` and the component `.rprof` with the lines of the
 #' file. profile 1.0.x mishandled some files; here memory prefixes, appended
 #' sessions and names with quotes are read correctly, and `#File` lines are
-#' matched by their number.
+#' matched by their number. As with 1.0.x, a line reference at the end of a
+#' line (the top level's, or that of a line R cut) is dropped with the warning
+#' for cut lines, and a sample left without frames goes (unless it is a tick of
+#' memory profiling).
 #'
 #' # Writing
 #'
@@ -138,14 +144,15 @@ read_rprof <- function(path, ..., version = default_version(), source_uri = path
       "Can't read the Rprof file {.file {path}}.",
       path = path
     )
-    for (w in res$warnings) {
-      warning(w, call. = FALSE)
+    if (!v1) {
+      for (w in res$warnings) warning(w, call. = FALSE)
+      return(dm_from_bundle(res$bundle))
     }
-    if (v1) {
-      v1_from_rprof(decode_bundle(res$bundle), res$sample_lines, readLines(file, warn = FALSE))
-    } else {
-      dm_from_bundle(res$bundle)
-    }
+    tables <- decode_bundle(res$bundle)
+    lines <- readLines(file, warn = FALSE)
+    dropped <- rprof_v1_without_top_level(tables)$dropped
+    for (w in rprof_v1_warnings(res$warnings, dropped)) warning(w, call. = FALSE)
+    v1_from_rprof(tables, res$sample_lines, lines)
   })
 }
 

@@ -146,14 +146,21 @@ v1_unset_as_unknown <- function(functions) {
 }
 
 # v1 -> pprof: the v2 tables write_pprof() writes for a valid v1 object, one
-# sample per v1 row with its value, and "<?>" names unset again. (The Rust
-# writer checks the tables.)
+# sample per v1 row with its value, and "<?>" names unset again (a system name
+# only where the name is unset too, see below). (The Rust writer checks the
+# tables.)
 pprof_tables_from_v1 <- function(x) {
   tables <- v2_tables_from_v1(x, repeat_rows = FALSE)
-  for (col in c("name", "system_name")) {
-    unknown <- tables$functions[[col]] == v1_unknown_name
-    tables$functions[[col]][unknown] <- ""
-  }
+  functions <- tables$functions
+  no_name <- functions$name == v1_unknown_name
+  # The writer leaves out the system name of R frames (v1 frames are R's)
+  # that equals the name, and read_pprof() takes an empty one for the name
+  # again: a known name with an unknown system name keeps "<?>", so that
+  # it reads back as "<?>", not as the name.
+  no_system_name <- functions$system_name == v1_unknown_name & no_name
+  functions$name[no_name] <- ""
+  functions$system_name[no_system_name] <- ""
+  tables$functions <- functions
   tables
 }
 
@@ -347,12 +354,15 @@ pprof_v1_frames <- function(tables) {
 v1_from_rprof <- function(tables, sample_lines, lines) {
   file_lines <- grep("^#File ", lines)
   trace_index <- sample_lines - 1L - findInterval(sample_lines, file_lines)
+  # File numbers count every reference, those of the top level too.
+  files <- rprof_v1_files_in_order(tables)
+  v1 <- rprof_v1_without_top_level(tables)
   ds <- v1_from_v2_tables(
-    tables,
-    counts = function(tables, call) rep(1L, nrow(tables$samples)),
+    v1$tables,
+    counts = function(tables, call) v1$counts,
     frames = identity,
     naming = rprof_v1_names,
-    numbering = rprof_v1_ids,
+    numbering = function(tables) rprof_v1_ids(tables, files),
     stack_names = as.character(trace_index),
     dotted = list(.rprof = rprof_lines_split(lines))
   )
@@ -360,12 +370,59 @@ v1_from_rprof <- function(tables, sample_lines, lines) {
   ds
 }
 
+# profile 1.0.x read a line reference at the end of a stack line, after the
+# outermost frame, as part of a cut frame: it dropped it, with its warning for
+# cut lines, and dropped a sample left without frames. A v2 read makes such a
+# reference a frame of the top level (R writes it for top-level code with
+# source references; a line R cut may end in one too). The v1 tables, as 1.0.x
+# read them: `tables` without the top level's frames, locations and functions;
+# `counts`, 1 per sample, 0 for a sample whose only frames were the top level's
+# (unless it has memory values: a tick of memory profiling is a sample with or
+# without frames, a documented fix); `dropped`, whether any frame went.
+rprof_v1_without_top_level <- function(tables) {
+  functions <- tables$functions
+  # the top level's function (see "The top level" in ?profile_v2)
+  top_function <- functions$name == v2_schema()$top_level_name & functions$system_name == ""
+  samples <- tables$samples
+  counts <- rep(1L, nrow(samples))
+  if (!any(top_function)) {
+    return(list(tables = tables, counts = counts, dropped = FALSE))
+  }
+  locations <- tables$locations
+  top_location <- locations$function_id %in% functions$function_id[top_function]
+  stacks <- tables$sample_locations
+  top_frame <- stacks$location_id %in% locations$location_id[top_location]
+  kept <- stacks[!top_frame, ]
+  values <- tables$sample_values
+  memory <- values$sample_id[values$type %in% v2_schema()$memory_types]
+  emptied <- samples$sample_id %in% stacks$sample_id &
+    !samples$sample_id %in% kept$sample_id &
+    !samples$sample_id %in% memory
+  counts[emptied] <- 0L
+  tables$sample_locations <- kept
+  tables$locations <- locations[!top_location, ]
+  tables$functions <- functions[!top_function, ]
+  list(tables = tables, counts = counts, dropped = any(top_frame))
+}
+
+# The warnings of a v1 read, as 1.0.x gave them: its warning for cut lines where
+# it dropped a reference at the end of a line (`dropped`), and one of its two
+# warnings only, the one for unexpected content first.
+rprof_v1_warnings <- function(warnings, dropped) {
+  incomplete <- v2_schema()$rprof_warnings$incomplete
+  unexpected <- v2_schema()$rprof_warnings$unexpected
+  if (dropped && !incomplete %in% warnings) {
+    warnings <- c(warnings, incomplete)
+  }
+  if (unexpected %in% warnings) {
+    warnings <- setdiff(warnings, incomplete)
+  }
+  warnings
+}
+
 # profile 1.0.x's `name` for an Rprof frame: its system name with `.` as `_` and
-# `<GC>` as `gc`. The top level has no system name (R writes none; see
-# ?profile_v2), which v1 does not allow: it gets its name, "<top level>", as both.
+# `<GC>` as `gc`.
 rprof_v1_names <- function(functions) {
-  top_level <- functions$system_name == ""
-  functions$system_name[top_level] <- functions$name[top_level]
   name <- gsub(".", "_", functions$system_name, fixed = TRUE)
   functions$name <- gsub("<GC>", "gc", name, fixed = TRUE)
   functions
@@ -379,13 +436,13 @@ rprof_v1_names <- function(functions) {
 # unstable sort, reproduced by ffi_rprof_legacy_merge_order()). 1.0.x sorted names in
 # the collation of the locale; here it is always byte order (the same as 1.0.x
 # run with LC_COLLATE=C).
-rprof_v1_ids <- function(tables) {
+rprof_v1_ids <- function(tables, files) {
   fun <- tables$functions
   loc <- tables$locations
   stacks <- tables$sample_locations
   stack_loc <- match(stacks$location_id, loc$location_id)
   stack_fun <- match(loc$function_id[stack_loc], fun$function_id)
-  file_id <- rprof_v1_file_ids(fun$filename[stack_fun], loc$line[stack_loc], fun$filename)
+  file_id <- rprof_v1_file_ids(files, fun$filename)
 
   fun_order <- order(fun$system_name, file_id, method = "radix")
   v1_function_id <- integer(nrow(fun))
@@ -418,12 +475,20 @@ rprof_v1_ids <- function(tables) {
 # 1.0.x's file ids are the numbers of the `#File` lines. R numbers files in
 # order of first use, so for one segment these are the ranks of the file names
 # in order of first use; with several segments (appended sessions, whose numbers
-# restart) a file keeps the rank of its first use in the whole file. Arguments:
-# the file name and line of each frame (in file order), and the file name of each
-# function; the result has the file id of each function (0 for none).
-rprof_v1_file_ids <- function(frame_filename, frame_line, filename) {
-  has_ref <- frame_filename != "" | frame_line != 0L
-  files <- unique(frame_filename[has_ref])
+# restart) a file keeps the rank of its first use in the whole file.
+# rprof_v1_files_in_order() lists the files in that order, from the frames of
+# every sample (in file order) that have a reference; rprof_v1_file_ids() gives
+# the file id of each function with the file name `filename` (0 for none).
+rprof_v1_files_in_order <- function(tables) {
+  loc <- tables$locations
+  fun <- tables$functions
+  stack_loc <- match(tables$sample_locations$location_id, loc$location_id)
+  frame_filename <- fun$filename[match(loc$function_id[stack_loc], fun$function_id)]
+  has_ref <- frame_filename != "" | loc$line[stack_loc] != 0L
+  unique(frame_filename[has_ref])
+}
+
+rprof_v1_file_ids <- function(files, filename) {
   file_id <- match(filename, files, nomatch = 0L)
   file_id[filename == ""] <- 0L
   file_id

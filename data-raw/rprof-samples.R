@@ -18,7 +18,7 @@ out_dir <- file.path("inst", "samples", "rprof")
 
 all_files <- c(
   "1.out", "memory.out", "gc.out", "line.out", "all.out",
-  "append.out", "incomplete.out", "toplevel.out"
+  "append.out", "incomplete.out", "toplevel.out", "cut-lines.out.gz"
 )
 
 max_bytes <- 200 * 1024
@@ -147,6 +147,23 @@ truncate_last_line <- function(lines) {
   lines
 }
 
+# cut-lines.out.gz must have what it is for: lines R cut (10 000 bytes or more)
+# right after a line reference, lines cut after a frame name, and complete
+# lines ending in the reference of the top-level code.
+check_cut_lines <- function(lines) {
+  stack <- lines[!grepl("^(#File |.*sample\\.interval=)", lines)]
+  cut <- nchar(stack, type = "bytes") >= 10000L
+  after_reference <- grepl("[0-9]+#[0-9]+ $", stack)
+  counts <- c(
+    cut_after_reference = sum(cut & after_reference),
+    cut_after_name = sum(cut & !after_reference),
+    complete_with_top_level = sum(!cut & after_reference)
+  )
+  if (any(counts < 3L)) {
+    stop("cut-lines.out.gz lacks lines of some kind: ", paste(names(counts), counts, collapse = ", "))
+  }
+}
+
 count_samples <- function(lines) {
   sum(!grepl("^#File ", lines) & !grepl("sample\\.interval=", lines))
 }
@@ -154,10 +171,14 @@ count_samples <- function(lines) {
 record <- function(name) {
   tmp <- tempfile(fileext = ".out")
   on.exit(unlink(tmp), add = TRUE)
-  status <- if (name == "toplevel.out") {
+  console_input <- c(
+    "toplevel.out" = "data-raw/rprof-toplevel.R",
+    "cut-lines.out.gz" = "data-raw/rprof-cut-lines.R"
+  )
+  status <- if (name %in% names(console_input)) {
     # console input, not a script (see the file)
     system2(file.path(R.home("bin"), "R"), c(
-      "--vanilla", "--no-echo", "-f", "data-raw/rprof-toplevel.R", "--args", tmp
+      "--vanilla", "--no-echo", "-f", console_input[[name]], "--args", tmp
     ))
   } else {
     rscript <- file.path(R.home("bin"), "Rscript")
@@ -170,9 +191,13 @@ record <- function(name) {
   if (name == "incomplete.out") {
     lines <- truncate_last_line(lines)
   }
+  if (name == "cut-lines.out.gz") {
+    check_cut_lines(lines)
+  }
   dest <- file.path(out_dir, name)
   staged <- paste0(dest, ".tmp")
-  con <- file(staged, open = "wb")
+  # a .gz name: gzip-compressed (the long lines repeat)
+  con <- if (endsWith(name, ".gz")) gzfile(staged, open = "wb", compression = 9) else file(staged, open = "wb")
   writeLines(lines, con, sep = "\n")
   close(con)
   size <- file.size(staged)

@@ -7,47 +7,61 @@ test_that("v1 output is 1.0.4's on every file 1.0.4 reads correctly", {
   paths <- c(
     sample_path("rprof", "1.out"), sample_path("rprof", "gc.out"),
     sample_path("rprof", "incomplete.out"),
-    # a file shipped with 1.0.4: line profiling, lines cut at every position
-    # (its incomplete.out: see the next test)
-    file.path(lib, "profile", "samples", "rprof", "1.out")
+    # files shipped with 1.0.4: line profiling; lines cut at every position,
+    # one of them right after a line reference and its space
+    file.path(lib, "profile", "samples", "rprof", "1.out"),
+    file.path(lib, "profile", "samples", "rprof", "incomplete.out"),
+    # lines R cut at 10 000 bytes, some right after a line reference, and
+    # complete lines that end in the reference of the top-level code
+    sample_path("rprof", "cut-lines.out.gz")
   )
   ref <- rprof104_read(paths)
   for (i in seq_along(paths)) {
     ours <- with_warnings(read_rprof(paths[[i]], version = "1.0"))
     expect_identical(ours$warnings, ref[[i]]$warnings, info = paths[[i]])
-    expect_identical(ours$value, ref[[i]]$value, info = paths[[i]])
+    # every table, down to the `.rprof` component and the `.file_id` column
+    expect_identical(unclass(ours$value), unclass(ref[[i]]$value), info = paths[[i]])
+    # the frames of each sample
+    expect_identical(
+      lengths(v1_frames(ours$value)), lengths(v1_frames(ref[[i]]$value)),
+      info = paths[[i]]
+    )
   }
 })
 
-test_that("a line that ends in a reference and its space has the top level (1.0.4 dropped it)", {
+test_that("a reference at the end of a line: v1 drops it as 1.0.4 did, v2 keeps the top level of complete lines", {
   skip_if_no_profile104()
-  # 1.0.4's incomplete.out has the lines of one stack cut at every position;
-  # one is cut right after a reference and its space, which is how R writes the
-  # line of the top-level code (SPEC section 5), so it reads as such. Cut
-  # anywhere else, lines read as 1.0.4 reads them.
-  path <- file.path(profile104_lib(), "profile", "samples", "rprof", "incomplete.out")
-  ref <- rprof104_read(path)[[1]]
-  ours <- with_warnings(read_rprof(path, version = "1.0"))
-  expect_identical(ours$warnings, ref$warnings)
-  top_level <- grepl("[0-9]+#[0-9]+ $", rprof_stack_lines(path))
-  expect_identical(sum(top_level), 1L)
-  frames <- v1_frames(ours$value)
-  is_top_level <- lapply(frames, startsWith, "<top level>\r")
-  expect_identical(vapply(is_top_level, sum, integer(1)), as.integer(top_level))
-  # outermost
-  expect_true(all(vapply(is_top_level[top_level], function(x) x[[length(x)]], logical(1))))
-  expect_identical(Map(`[`, frames, lapply(is_top_level, `!`)), v1_frames(ref$value))
+  path <- sample_path("rprof", "cut-lines.out.gz")
+  lines <- rprof_stack_lines(path)
+  ends_in_reference <- grepl("(^|\" )[0-9]+#[0-9]+ $", lines)
+  cut_by_r <- nchar(lines, type = "bytes") >= 10000L
+  # the file has each kind of line
+  expect_gt(sum(ends_in_reference & cut_by_r), 0L)
+  expect_gt(sum(ends_in_reference & !cut_by_r), 0L)
+  expect_gt(sum(!ends_in_reference & cut_by_r), 0L)
 
-  # Without that reference, the file reads as 1.0.4 reads it.
-  lines <- readLines(path)
-  cut_after_reference <- grepl("[0-9]+#[0-9]+ $", lines) & !startsWith(lines, "#File")
-  lines[cut_after_reference] <- sub("[0-9]+#[0-9]+ $", "", lines[cut_after_reference])
-  without <- withr::local_tempfile(fileext = ".out")
-  writeLines(lines, without)
-  ours <- suppressWarnings(read_rprof(without, version = "1.0"))
-  for (table in c("functions", "locations", "samples")) {
-    expect_identical(ours[[table]], ref$value[[table]], info = table)
-  }
+  # v1: 1.0.4's frames, one fewer than the line's references and names where
+  # the line ends in a reference
+  ref <- rprof104_read(path)[[1]]
+  expect_identical(ref$warnings, "Incomplete sampling information, increase bufsize in `Rprof()` or `start_profiler()` call")
+  v1 <- suppressWarnings(read_rprof(path, version = "1.0"))
+  expect_identical(v1_frames(v1), v1_frames(ref$value))
+  expect_false(any(grepl("top level", v1$functions$name)))
+
+  # v2: the same frames, and for complete lines the top level as the
+  # outermost frame; a line R cut gets the warning for cut lines, and no top
+  # level (its last reference is the call site of a frame R left out)
+  expect_warning(v2 <- read_rprof(path), "Incomplete sampling information", fixed = TRUE)
+  t <- dm::dm_get_tables(v2)
+  stacks <- split(t$sample_locations, t$sample_locations$sample_id)
+  outermost <- vapply(stacks, function(s) s$location_id[which.max(s$depth)], 1L)
+  top_level_functions <- t$functions$function_id[t$functions$name == "<top level>"]
+  top_level <- outermost %in% t$locations$location_id[t$locations$function_id %in% top_level_functions]
+  expect_identical(unname(top_level), ends_in_reference & !cut_by_r)
+  expect_identical(
+    unname(lengths(lapply(stacks, `[[`, "location_id"))) - top_level,
+    lengths(v1_frames(v1))
+  )
 })
 
 test_that("memory prefixes are stripped and the first frame kept (1.0.4 lost it)", {

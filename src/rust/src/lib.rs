@@ -72,6 +72,15 @@ fn ffi_profile_schema() -> Robj {
             ref_column = fk_rc
         ),
         gauge_types = schema::GAUGE_TYPES.to_vec(),
+        memory_types = schema::MEMORY_TYPES
+            .iter()
+            .map(|(t, _)| *t)
+            .collect::<Vec<_>>(),
+        top_level_name = profile_core::rprof::TOP_LEVEL_NAME,
+        rprof_warnings = list!(
+            incomplete = profile_core::rprof::WARN_INCOMPLETE,
+            unexpected = profile_core::rprof::WARN_UNEXPECTED
+        ),
         source_types = schema::SOURCE_TYPES.to_vec(),
         limits = limits()
     )

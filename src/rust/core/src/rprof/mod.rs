@@ -46,7 +46,7 @@ mod tests;
 
 pub use read::{
     parse, parse_compact, parse_owned_compact, parse_with_limits, tick_time, CompactColumn,
-    CompactRead, Parsed, RprofContent, SampleShape, MICROSECONDS,
+    CompactRead, Parsed, RprofContent, SampleShape, MICROSECONDS, R_LINE_LIMIT,
 };
 #[doc(hidden)]
 pub use read::{parse_in_chunks, parse_owned_compact_in_chunks};

@@ -388,16 +388,21 @@ fn stack_line<'a>(
     }
     // Profiles repeat the same stacks over and over: a stack line seen before
     // in this segment (where `#File` numbers mean the same files) has the same
-    // locations, and its warnings have been given already.
+    // locations, and its warnings have been given already. A line as long as
+    // those R cuts is read on its own: whether it was cut depends on its
+    // memory prefix too, which the cache does not see.
+    let cut_by_r = line.len() >= R_LINE_LIMIT;
     let (start, len) = match handler.stacks().seen.get(body) {
-        Some(&range) => range,
-        None => {
-            let range = new_stack(handler, body, rest, line_number)?;
-            let budget = handler.budget();
-            budget.room(&mut handler.stacks().seen, 1, || {
-                "the distinct stack lines".to_string()
-            })?;
-            handler.stacks().seen.insert(body, range);
+        Some(&range) if !cut_by_r => range,
+        _ => {
+            let range = new_stack(handler, body, rest, line_number, cut_by_r)?;
+            if !cut_by_r {
+                let budget = handler.budget();
+                budget.room(&mut handler.stacks().seen, 1, || {
+                    "the distinct stack lines".to_string()
+                })?;
+                handler.stacks().seen.insert(body, range);
+            }
             range
         }
     };
@@ -407,20 +412,33 @@ fn stack_line<'a>(
     handler.sample(gauges, start, len, line_number)
 }
 
+/// The length, in bytes, from which R (4.2 and before) stops writing the frames
+/// of a stack line (`PROFLINEMAX` in R's `eval.c`): it writes a frame or a
+/// line reference only while the line is shorter, so a line this long was
+/// cut, unless its last frame happened to be the outermost.
+pub const R_LINE_LIMIT: usize = 10_000;
+
 /// Reads the frames of a stack line (after any memory prefix) and appends their
 /// location ids to the stack cache: returns where they start and how many.
+/// `cut_by_r`: the line is as long as those R cuts (see [`R_LINE_LIMIT`]).
 fn new_stack<'a>(
     handler: &mut impl LineHandler<'a>,
     body: &'a [u8],
     rest: &'a [u8],
     line_number: u32,
+    cut_by_r: bool,
 ) -> Result<(usize, usize)> {
     let mut frames = std::mem::take(&mut handler.stacks().frames);
     frames.clear();
     let limits = handler.limits();
-    read_frames(body, line_number, &limits, &mut frames, |message| {
-        handler.warn(message)
-    })?;
+    read_frames(
+        body,
+        line_number,
+        cut_by_r,
+        &limits,
+        &mut frames,
+        |message| handler.warn(message),
+    )?;
     let start = handler.stacks().locations.len();
     let budget = handler.budget();
     budget.room(&mut handler.stacks().locations, frames.len(), || {
@@ -437,9 +455,12 @@ fn new_stack<'a>(
 
 /// The frames of the stack line `body` (line `line_number`, after any memory
 /// prefix), innermost first, into `frames`; damage is passed over with a warning.
+/// A reference at the end of a line that R cut (`cut_by_r`) is the call site
+/// of a frame that is missing, not the top level: it goes, with the warning.
 fn read_frames<'a>(
     body: &'a [u8],
     line_number: u32,
+    cut_by_r: bool,
     limits: &Limits,
     frames: &mut Vec<Frame<'a>>,
     mut warn: impl FnMut(&'static str),
@@ -453,8 +474,9 @@ fn read_frames<'a>(
         let Some(&first) = body.get(pos) else {
             match pending_ref {
                 // R ends a reference with a space, like a frame: without it,
-                // the line was cut.
-                Some(_) if !body.ends_with(b" ") => warn(WARN_INCOMPLETE),
+                // or at the end of a line as long as those R cuts, the line
+                // was cut.
+                Some(_) if cut_by_r || !body.ends_with(b" ") => warn(WARN_INCOMPLETE),
                 // A reference with no frame to its right: the line of the
                 // top-level code (R writes the srcref of each call after its
                 // name, and the outermost call's is that of the top level).

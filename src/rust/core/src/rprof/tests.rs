@@ -462,6 +462,106 @@ fn top_level_references_are_frames_of_their_own() {
 }
 
 #[test]
+fn a_reference_that_ends_a_line_r_cut_is_no_top_level() {
+    // R stops writing frames once a line has R_LINE_LIMIT bytes: a reference
+    // at the end of a line that long is the call site of a frame R left out.
+    let frame = "\"descend\" 1#4 ";
+    let deep = |bytes: usize, prefix: &str| {
+        let mut line = String::from(prefix);
+        while line.len() + 2 * frame.len() <= bytes {
+            line.push_str(frame);
+        }
+        line.push_str(&" ".repeat(bytes - frame.len() - line.len()));
+        line.push_str(frame);
+        assert_eq!(line.len(), bytes);
+        line
+    };
+    for (bytes, cut) in [
+        (R_LINE_LIMIT - 1, false),
+        (R_LINE_LIMIT, true),
+        (R_LINE_LIMIT + 6, true),
+    ] {
+        let text = format!(
+            "line profiling: sample.interval=5000\n#File 1: a.R\n{}\n",
+            deep(bytes, "")
+        );
+        let parsed = read(text.as_bytes());
+        let stack = stacks(&parsed.profile).remove(0);
+        let outermost = stack.last().cloned().unwrap_or_default();
+        if cut {
+            assert_eq!(
+                parsed.warnings,
+                vec![WARN_INCOMPLETE.to_string()],
+                "{bytes}"
+            );
+            assert_eq!(outermost, "descend@a.R:4", "{bytes}");
+        } else {
+            assert!(parsed.warnings.is_empty(), "{bytes}");
+            assert_eq!(outermost, "<top level>@a.R:4", "{bytes}");
+        }
+        assert_same_in_any_chunks(text.as_bytes(), &Limits::default());
+    }
+    // The memory prefix counts (R writes it into the same line), so the same
+    // frames are cut behind a longer prefix and complete behind a shorter one,
+    // in either order.
+    let short = deep(R_LINE_LIMIT - 1, ":1:2:3:4:");
+    let body = short.strip_prefix(":1:2:3:4:").unwrap_or_default();
+    let long = format!(":10:2:3:4:{body}");
+    for lines in [[&short, &long], [&long, &short]] {
+        let text = format!(
+            "memory profiling: line profiling: sample.interval=5000\n#File 1: a.R\n{}\n{}\n",
+            lines[0], lines[1]
+        );
+        let parsed = read(text.as_bytes());
+        assert_eq!(parsed.warnings, vec![WARN_INCOMPLETE.to_string()]);
+        let outermost: Vec<String> = stacks(&parsed.profile)
+            .into_iter()
+            .map(|s| s.last().cloned().unwrap_or_default())
+            .collect();
+        let expected = |line: &String| {
+            if line.len() >= R_LINE_LIMIT {
+                "descend@a.R:4"
+            } else {
+                "<top level>@a.R:4"
+            }
+        };
+        assert_eq!(outermost, vec![expected(lines[0]), expected(lines[1])]);
+    }
+}
+
+#[test]
+fn the_lines_r_cut_in_a_real_file_have_no_top_level() {
+    let bytes = sample_file("cut-lines.out.gz");
+    let text = crate::input::decompress(&bytes, &Limits::default()).unwrap();
+    let lines: Vec<&[u8]> = text
+        .split(|&b| b == b'\n')
+        .filter(|l| l.first().is_some_and(|b| *b == b'"' || b.is_ascii_digit()))
+        .collect();
+    let ends_in_reference = |l: &[u8]| {
+        let l = l.strip_suffix(b" ").unwrap_or_default();
+        let last = l.rsplit(|&b| b == b' ').next().unwrap_or_default();
+        last.contains(&b'#') && last.iter().all(|b| b.is_ascii_digit() || *b == b'#')
+    };
+    let complete_top_level = lines
+        .iter()
+        .filter(|l| l.len() < R_LINE_LIMIT && ends_in_reference(l))
+        .count();
+    let cut_after_reference = lines
+        .iter()
+        .filter(|l| l.len() >= R_LINE_LIMIT && ends_in_reference(l))
+        .count();
+    assert!(complete_top_level > 0 && cut_after_reference > 0);
+    let parsed = read(&text);
+    assert_eq!(parsed.warnings, vec![WARN_INCOMPLETE.to_string()]);
+    let top_level = stacks(&parsed.profile)
+        .iter()
+        .filter(|s| s.last().is_some_and(|f| f.starts_with("<top level>@")))
+        .count();
+    assert_eq!(top_level, complete_top_level);
+    assert_same_in_any_chunks(&text, &Limits::default());
+}
+
+#[test]
 fn top_level_references_read_the_same_in_chunks() {
     let mut text = String::from("line profiling: sample.interval=1000\n#File 1: a.R\n#File 2: \n");
     for i in 0..30 {
