@@ -110,12 +110,19 @@ ffi_profile_combine_finish <- function(state, compact) .Call(wrap__ffi_profile_c
 #' @noRd
 ffi_profile_column_form <- function(x) .Call(wrap__ffi_profile_column_form, x)
 
-#' The texts a pattern is matched against, for each row of `locations` (see
-#' `LocationTexts`): `list(texts, name, filename, mapping, file_line)`, the
-#' last four integer codes into `texts` (NA where a text does not apply). The
-#' bundle holds `locations`, `functions` and `mappings`.
+#' One flag per row of the bundle's `locations` (the bundle holds
+#' `locations`, `functions` and `mappings`): whether the regular expression
+#' `pattern` (Go's syntax and meaning, see the core's `Pattern`) is found in
+#' one of the location's texts of the kinds `kinds` (a character vector of
+#' `"name"`, `"filename"`, `"mapping"`, `"file_line"`, `"simple_name"`; see
+#' `LocationTexts`). Each distinct text is matched once.
 #' @noRd
-ffi_profile_location_texts <- function(bundle) .Call(wrap__ffi_profile_location_texts, bundle)
+ffi_profile_locations_matching <- function(bundle, pattern, kinds) .Call(wrap__ffi_profile_locations_matching, bundle, pattern, kinds)
+
+#' `TRUE` if `pattern` is a regular expression Go's `regexp` accepts; an
+#' error of kind `argument` naming what is wrong otherwise.
+#' @noRd
+ffi_profile_check_pattern <- function(pattern) .Call(wrap__ffi_profile_check_pattern, pattern)
 
 #' Applies the verb named `verb` (`"focus"`, `"ignore"`, `"hide"`, `"show"`,
 #' `"show_from"`, `"prune_from"`) given the flags of the locations its
@@ -145,24 +152,11 @@ ffi_profile_diff <- function(x, base, compact) .Call(wrap__ffi_profile_diff, x, 
 #' @noRd
 ffi_profile_window <- function(bundle, from, to, compact) .Call(wrap__ffi_profile_window, bundle, from, to, compact)
 
-#' The distinct (key, value) pairs of the string labels of the bundle's
-#' `sample_labels`: `list(texts, key, value)`, the last two integer codes
-#' into `texts`.
-#' @noRd
-ffi_profile_label_pairs <- function(bundle) .Call(wrap__ffi_profile_label_pairs, bundle)
-
-#' A label filter as Go reads it: `list(key, patterns)`, `key` NA without
-#' one, `patterns` NULL for a numeric range (the regular expressions to match
-#' otherwise).
-#' @noRd
-ffi_profile_parse_label_filter <- function(filter) .Call(wrap__ffi_profile_parse_label_filter, filter)
-
 #' Keeps the samples that meet the label filter `focus` and not `ignore`
-#' (each a string, or NA for none), with, for regular expressions, the flags
-#' of the label pairs they matched (`focus_clauses`, `ignore_clauses`: lists
-#' of logical vectors, see `LabelCondition::new()`).
+#' (each a string, or NA for none; regular expressions in them are Go's,
+#' matched here against the profile's string labels).
 #' @noRd
-ffi_profile_apply_label_filter <- function(bundle, focus, focus_clauses, ignore, ignore_clauses, compact) .Call(wrap__ffi_profile_apply_label_filter, bundle, focus, focus_clauses, ignore, ignore_clauses, compact)
+ffi_profile_apply_label_filter <- function(bundle, focus, ignore, compact) .Call(wrap__ffi_profile_apply_label_filter, bundle, focus, ignore, compact)
 
 #' Keeps the sample types named in `types` (a character vector).
 #' @noRd

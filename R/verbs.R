@@ -61,15 +61,32 @@
 #' as Go does not match it: for pprof files it is the mangled name of the
 #' compiler, for R frames it equals the name.
 #'
-#' Patterns are Perl-compatible regular expressions (`grepl(perl = TRUE)`),
-#' where Go uses RE2. The usual syntax is the same in both (classes such as
-#' `[a-z]` and `\\d`, `\\w`, `\\b`, written with two backslashes in R
-#' strings; anchors, `(?i)`, `{m,n}`, alternation); PCRE also accepts
-#' look-around and back-references, which RE2 refuses, and can take
-#' exponential time on pathological patterns where RE2 is linear. A character
-#' that has a meaning in regular expressions (`.`, `(`, `[`, `$`, ...) is
-#' escaped with a backslash to be matched as itself: `"fib\\("`,
-#' `"x\\$y"`. An empty pattern, or one that does not compile, is an error.
+#' Patterns are regular expressions with the syntax and the meaning of Go's
+#' (RE2, what `go tool pprof` uses), matched in linear time: a pattern never
+#' takes exponential time, whatever the names. The usual syntax is that of
+#' other regular expressions (classes such as `[a-z]`, `\\d`, `\\w`,
+#' `\\s`, `\\b`, written with two backslashes in R strings; anchors,
+#' `(?i)`, `{m,n}`, alternation, `\\Q...\\E` for literal text), with Go's
+#' meaning where regular expressions differ:
+#'
+#' - `\\d`, `\\w`, `\\s` and `\\b` are ASCII: `[0-9]`, `[0-9A-Za-z_]`,
+#'   `[\\t\\n\\f\\r ]`, and a boundary next to an ASCII word character.
+#'   `"work\\d"` does not match `work` followed by a digit of another
+#'   script (such as the Arabic-Indic three, U+0663), and
+#'   `"^caf\\w$"` does not match `café`; `\\pN` and `\\pL` match any
+#'   digit and letter.
+#' - `.` matches one character (not one byte), and `(?i)` ignores case in
+#'   Unicode (`"(?i)café"` matches `CAFÉ`).
+#' - What RE2 does not have is refused with an error of class
+#'   `profile_error_argument` that names it: back-references (`\\1`),
+#'   look-ahead and look-behind (`(?=`, `(?!`, `(?<=`, `(?<!`), atomic groups
+#'   and possessive repetitions (`(?>`, `a*+`), more than 1000 repetitions.
+#'
+#' A character that has a meaning in regular expressions (`.`, `(`, `[`, `$`,
+#' ...) is escaped with a backslash to be matched as itself: `"fib\\("`,
+#' `"x\\$y"`. An empty pattern is an error. Each distinct name, file and
+#' `"file:line"` of a profile is matched once. Before version 2.2 patterns
+#' were Perl-compatible (`grepl(perl = TRUE)`).
 #'
 #' @section Label filters:
 #' A label filter is `"key=value"`, or `"value"` for labels of any key, as
@@ -85,8 +102,8 @@
 #'   the key (bytes for the keys `request` and `alignment`, else the key
 #'   itself: a key `bytes` is in bytes). A label in a unit of another kind is
 #'   not selected.
-#' - Any other value is one or more regular expressions separated by commas,
-#'   for string labels. With a key, a sample is selected when one of its
+#' - Any other value is one or more regular expressions (Go's, as under
+#'   "Patterns") separated by commas, for string labels. With a key, a sample is selected when one of its
 #'   labels of that key has a value one of them matches
 #'   (`"worker=fib|hash"`). Without a key, each expression must match
 #'   `"key:value"` of some label of the sample (`"worker:fib"`).
@@ -233,14 +250,10 @@ profile_filter_labels <- function(x, focus = NULL, ignore = NULL) {
     tables <- verb_tables(x, call)
     filters <- list(focus = focus, ignore = ignore)
     for (arg in names(filters)) check_label_filter(filters[[arg]], arg, call)
-    pairs <- label_pairs(tables, call)
-    clauses <- lapply(filters, label_clauses, pairs = pairs, call = call)
     given <- !vapply(filters, is.null, logical(1))
     text <- function(f) if (is.null(f)) NA_character_ else as_valid_utf8(f)
     apply_verb(tables, function(bundle, compact) {
-      ffi_profile_apply_label_filter(
-        bundle, text(focus), clauses$focus, text(ignore), clauses$ignore, compact
-      )
+      ffi_profile_apply_label_filter(bundle, text(focus), text(ignore), compact)
     }, call = call, patterns = vapply(filters, text, ""), reported = given)
   })
 }
@@ -274,42 +287,6 @@ check_label_filter <- function(filter, arg, call) {
       filter = filter, call = call
     )
   }
-}
-
-# The distinct (key, value) pairs of the string labels of `tables`, as
-# character vectors `key` and `value`.
-label_pairs <- function(tables, call) {
-  sent <- intersect("sample_labels", names(tables))
-  pairs <- rust_value(
-    ffi_profile_label_pairs(bundle_from_tables(tables[sent])),
-    "Can't read the labels of {.arg x}.",
-    call = call
-  )
-  list(key = pairs$texts[pairs$key], value = pairs$texts[pairs$value])
-}
-
-# What the regular expressions of a label filter match, as the core's
-# `LabelCondition` takes it: with a key, one clause (the pairs of the key with
-# a value one of the expressions matches); without, one clause per expression
-# (the pairs whose "key:value" it matches). None for a numeric range.
-label_clauses <- function(filter, pairs, call) {
-  if (is.null(filter)) {
-    return(list())
-  }
-  parsed <- rust_value(ffi_profile_parse_label_filter(as_valid_utf8(filter)), "Can't read a label filter.", call = call)
-  if (is.null(parsed$patterns)) {
-    return(list())
-  }
-  # an empty expression matches every value, as in Go ("key=": the samples
-  # with a label `key`)
-  patterns <- vapply(parsed$patterns, function(p) if (nzchar(p)) check_pattern(p, call) else p, "")
-  key <- parsed$key
-  if (length(key) == 1 && !is.na(key)) {
-    found <- logical(length(pairs$value))
-    for (pattern in patterns) found <- found | grepl(pattern, pairs$value, perl = TRUE)
-    return(list(found & pairs$key == key))
-  }
-  lapply(patterns, function(pattern) grepl(pattern, paste0(pairs$key, ":", pairs$value), perl = TRUE))
 }
 
 # ---------------------------------------------------------------------------
@@ -351,7 +328,8 @@ verb_tables <- function(x, call, arg = "x") {
 }
 
 # `pattern` as a valid UTF-8 string, after checking that it is a non-empty
-# string that compiles as a PCRE regular expression.
+# string that Go's regular expressions accept (RE2 syntax, checked in Rust: see
+# "Patterns" in ?profile_verbs).
 check_pattern <- function(pattern, call) {
   if (!rlang::is_string(pattern) || !nzchar(pattern)) {
     abort_argument(
@@ -360,18 +338,11 @@ check_pattern <- function(pattern, call) {
     )
   }
   pattern <- as_valid_utf8(pattern)
-  problem <- tryCatch(
-    {
-      grepl(pattern, "", perl = TRUE)
-      NULL
-    },
-    warning = function(w) conditionMessage(w),
-    error = function(e) conditionMessage(e)
-  )
-  if (!is.null(problem)) {
+  checked <- ffi_profile_check_pattern(pattern)
+  if (!isTRUE(checked$ok)) {
     abort_argument(
-      "{.arg pattern} is not a valid regular expression: {.val {pattern}}.",
-      pattern = pattern, detail = gsub("\\s+", " ", trimws(problem)), call = call
+      "{.arg pattern} is not a regular expression that Go's pprof accepts: {.val {pattern}}.",
+      pattern = pattern, detail = checked$message, call = call
     )
   }
   pattern
@@ -382,22 +353,15 @@ check_pattern <- function(pattern, call) {
 frame_texts <- c("name", "filename", "mapping", "file_line")
 
 # One flag per row of `locations`: whether `pattern` is found in one of the
-# location's texts of the kinds `kinds`. The core lists each distinct text
-# once, and which of them each location has; R matches the texts.
+# location's texts of the kinds `kinds`. The core matches each distinct text
+# once, with Go's regular expressions.
 locations_matching <- function(tables, pattern, kinds = frame_texts, call) {
   sent <- intersect(c("locations", "functions", "mappings"), names(tables))
-  texts <- rust_value(
-    ffi_profile_location_texts(bundle_from_tables(tables[sent])),
-    "Can't read the locations of {.arg x}.",
+  rust_value(
+    ffi_profile_locations_matching(bundle_from_tables(tables[sent]), pattern, kinds),
+    "Can't match {.arg pattern} against the locations of {.arg x}.",
     call = call
   )
-  found <- grepl(pattern, texts$texts, perl = TRUE)
-  matched <- logical(length(texts$name))
-  for (kind in kinds) {
-    at <- found[texts[[kind]]]
-    matched <- matched | (!is.na(at) & at)
-  }
-  matched
 }
 
 # The tables a verb changes: whole samples, their values, stacks and labels.

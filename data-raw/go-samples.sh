@@ -55,12 +55,24 @@ if [ "$out" = "$root/inst/samples/pprof" ]; then
   fi
 fi
 
+# And, in inst/samples/pprof-unicode/, a CPU profile of functions whose names
+# are not ASCII (größe, café, work٣ next to work3): what the verbs' patterns
+# are tested on against go tool pprof (\d, \w are ASCII in Go).
+unicode="$root/inst/samples/pprof-unicode"
+if [ "$out" = "$root/inst/samples/pprof" ]; then
+  mkdir -p "$unicode"
+  if ! "$bindir/profilesamples" -out "$unicode" -profiles unicode -cpu-seconds 3 "$@" 2>"$log"; then
+    cat "$log" >&2
+    exit 1
+  fi
+fi
+
 # Check that pprof reads every file that was written.
-for f in "$out"/*.pb.gz "$second"/*.pb.gz; do
+for f in "$out"/*.pb.gz "$second"/*.pb.gz "$unicode"/*.pb.gz; do
   [ -f "$f" ] || continue
   go tool pprof -raw "$f" >/dev/null 2>&1 || {
     echo "go tool pprof cannot read $f" >&2
     exit 1
   }
 done
-ls -l "$out"/*.pb.gz "$second"/*.pb.gz 2>/dev/null || true
+ls -l "$out"/*.pb.gz "$second"/*.pb.gz "$unicode"/*.pb.gz 2>/dev/null || true

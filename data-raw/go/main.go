@@ -1,6 +1,7 @@
 // Command profilesamples writes small pprof sample files with the Go
 // standard library's runtime/pprof: a CPU profile with string labels and
-// heap, goroutine, mutex and block profiles. It is used by
+// heap, goroutine, mutex and block profiles, and a CPU profile of functions
+// whose names are not ASCII (-profiles unicode). It is used by
 // data-raw/go-samples.sh to refresh inst/samples/pprof/, and by the
 // benchmark scripts to make a large CPU profile:
 //
@@ -109,6 +110,56 @@ func writeCPU(dir string, seconds float64, rate int) error {
 		})
 		// unlabelled work on the main goroutine
 		busy(deadline, func() { sink = fib(18) })
+		wg.Wait()
+		pprof.StopCPUProfile()
+		return nil
+	})
+}
+
+// ---------------------------------------------------------------------------
+// CPU profile with names outside ASCII (unicode.pb.gz)
+
+// Function names with letters and digits that are not ASCII, next to ASCII
+// ones: in Go's regular expressions (what go tool pprof matches -focus and
+// the other patterns with) \w, \d and \b are ASCII, `.` is a character;
+// elsewhere (PCRE, Rust's regex) they may be Unicode. noinline keeps each a
+// frame of its own.
+
+//go:noinline
+func größe(n int) int { return fib(n) }
+
+//go:noinline
+func café(n int) int { return fib(n) + 1 }
+
+//go:noinline
+func work٣(n int) int { return fib(n) + 3 }
+
+//go:noinline
+func work3(n int) int { return fib(n) + 3 }
+
+//go:noinline
+func δοκιμή(n int) [32]byte { return hashChain(n) }
+
+func writeUnicode(dir string, seconds float64, rate int) error {
+	return writeFile(filepath.Join(dir, "unicode.pb.gz"), func(f *os.File) error {
+		runtime.SetCPUProfileRate(rate)
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		deadline := time.Now().Add(time.Duration(seconds * float64(time.Second)))
+		var wg sync.WaitGroup
+		run := func(labels pprof.LabelSet, work func()) {
+			wg.Add(1)
+			go pprof.Do(context.Background(), labels, func(ctx context.Context) {
+				defer wg.Done()
+				busy(deadline, work)
+			})
+		}
+		run(pprof.Labels("stage", "größe"), func() { sink = größe(20) })
+		run(pprof.Labels("stage", "café"), func() { sink = café(20) })
+		run(pprof.Labels("stage", "work٣"), func() { sink = work٣(20) })
+		run(pprof.Labels("stage", "work3"), func() { sink = work3(20) })
+		busy(deadline, func() { sink = δοκιμή(500) })
 		wg.Wait()
 		pprof.StopCPUProfile()
 		return nil
@@ -358,7 +409,7 @@ func main() {
 	which := map[string]bool{}
 	for _, p := range strings.Split(*profiles, ",") {
 		switch p = strings.TrimSpace(p); p {
-		case "cpu", "heap", "goroutine", "mutex", "block":
+		case "cpu", "heap", "goroutine", "mutex", "block", "unicode":
 			which[p] = true
 		case "":
 		default:
@@ -383,13 +434,16 @@ func main() {
 	if which["cpu"] {
 		check(writeCPU(*out, *cpuSeconds, *cpuRate))
 	}
+	if which["unicode"] {
+		check(writeUnicode(*out, *cpuSeconds, *cpuRate))
+	}
 	if which["goroutine"] {
 		check(writeGoroutine(*out))
 	}
 	if which["mutex"] || which["block"] {
 		check(writeMutexAndBlock(*out, which))
 	}
-	for _, name := range []string{"heap", "cpu", "goroutine", "mutex", "block"} {
+	for _, name := range []string{"heap", "cpu", "unicode", "goroutine", "mutex", "block"} {
 		if which[name] {
 			fmt.Printf("wrote %s\n", filepath.Join(*out, name+".pb.gz"))
 		}

@@ -39,7 +39,16 @@ pub(crate) fn choice<T: Copy>(
     name: &str,
     choices: &[(&str, T)],
 ) -> Result<T, ProfileError> {
-    let given = required_string(x, name)?;
+    choice_of(&required_string(x, name)?, name, choices)
+}
+
+/// The value paired with `given` in `choices` (an error naming the argument
+/// `name` when it is none of them).
+pub(crate) fn choice_of<T: Copy>(
+    given: &str,
+    name: &str,
+    choices: &[(&str, T)],
+) -> Result<T, ProfileError> {
     choices
         .iter()
         .find(|(n, _)| *n == given)

@@ -11,37 +11,48 @@
 //! label filter) whether it matched some sample (R warns when one matched
 //! none).
 
-use crate::args::{choice, flag, number, optional_number, optional_string, strings};
+use crate::args::{
+    choice, choice_of, flag, number, optional_number, optional_string, required_string, strings,
+};
 use crate::bundle::{profile_from_r, profile_to_r};
 use crate::envelope::envelope;
-use crate::rapi::{code_vector, strings_vector};
 use extendr_api::prelude::*;
 use profile_core::budget::Budget;
 use profile_core::verbs::{aggregate, diff, scale_values, time_window};
 use profile_core::verbs::{
     filter_by_labels, keep_sample_types, FrameFilter, LabelCondition, LabelFilter, LabelPairs,
-    LabelTest, LocationTexts, SampleFilter,
+    LocationTexts, Pattern, SampleFilter, TextKind,
 };
 use profile_core::{Profile, ProfileError};
 
-/// The texts a pattern is matched against, for each row of `locations` (see
-/// `LocationTexts`): `list(texts, name, filename, mapping, file_line)`, the
-/// last four integer codes into `texts` (NA where a text does not apply). The
-/// bundle holds `locations`, `functions` and `mappings`.
+/// One flag per row of the bundle's `locations` (the bundle holds
+/// `locations`, `functions` and `mappings`): whether the regular expression
+/// `pattern` (Go's syntax and meaning, see the core's `Pattern`) is found in
+/// one of the location's texts of the kinds `kinds` (a character vector of
+/// `"name"`, `"filename"`, `"mapping"`, `"file_line"`, `"simple_name"`; see
+/// `LocationTexts`). Each distinct text is matched once.
 /// @noRd
 #[extendr]
-fn ffi_profile_location_texts(bundle: Robj) -> Robj {
+fn ffi_profile_locations_matching(bundle: Robj, pattern: Robj, kinds: Robj) -> Robj {
     envelope(|| {
-        let t = LocationTexts::of(&profile_from_r(&bundle)?)?;
-        Ok(list!(
-            texts = strings_vector(&t.texts),
-            name = code_vector(&t.name)?,
-            filename = code_vector(&t.filename)?,
-            mapping = code_vector(&t.mapping)?,
-            file_line = code_vector(&t.file_line)?,
-            simple_name = code_vector(&t.simple_name)?
-        )
-        .into())
+        let pattern = Pattern::new(&required_string(&pattern, "pattern")?)?;
+        let kinds = strings(&kinds, "kinds")?
+            .iter()
+            .map(|k| choice_of(k, "kinds", &TextKind::NAMED))
+            .collect::<Result<Vec<_>, _>>()?;
+        let texts = LocationTexts::of(&profile_from_r(&bundle)?)?;
+        Ok(texts.matching(&pattern, &kinds)?.into())
+    })
+}
+
+/// `TRUE` if `pattern` is a regular expression Go's `regexp` accepts; an
+/// error of kind `argument` naming what is wrong otherwise.
+/// @noRd
+#[extendr]
+fn ffi_profile_check_pattern(pattern: Robj) -> Robj {
+    envelope(|| {
+        Pattern::new(&required_string(&pattern, "pattern")?)?;
+        Ok(Robj::from(true))
     })
 }
 
@@ -80,58 +91,20 @@ fn ffi_profile_filter(bundle: Robj, location_match: Robj, verb: Robj, compact: R
     })
 }
 
-/// The distinct (key, value) pairs of the string labels of the bundle's
-/// `sample_labels`: `list(texts, key, value)`, the last two integer codes
-/// into `texts`.
-/// @noRd
-#[extendr]
-fn ffi_profile_label_pairs(bundle: Robj) -> Robj {
-    envelope(|| {
-        let pairs = LabelPairs::of(&profile_from_r(&bundle)?)?;
-        Ok(list!(
-            texts = strings_vector(&pairs.texts),
-            key = code_vector(&pairs.key),
-            value = code_vector(&pairs.value)
-        )
-        .into())
-    })
-}
-
-/// A label filter as Go reads it: `list(key, patterns)`, `key` NA without
-/// one, `patterns` NULL for a numeric range (the regular expressions to match
-/// otherwise).
-/// @noRd
-#[extendr]
-fn ffi_profile_parse_label_filter(filter: Robj) -> Robj {
-    envelope(|| {
-        let filter = label_filter(&filter)?
-            .ok_or_else(|| ProfileError::argument("`filter` must not be NA"))?;
-        let patterns = match &filter.test {
-            LabelTest::Range(_) => Robj::from(()),
-            LabelTest::Patterns(p) => Strings::from_values(p.iter()).into(),
-        };
-        Ok(list!(key = filter.key, patterns = patterns).into())
-    })
-}
-
 /// Keeps the samples that meet the label filter `focus` and not `ignore`
-/// (each a string, or NA for none), with, for regular expressions, the flags
-/// of the label pairs they matched (`focus_clauses`, `ignore_clauses`: lists
-/// of logical vectors, see `LabelCondition::new()`).
+/// (each a string, or NA for none; regular expressions in them are Go's,
+/// matched here against the profile's string labels).
 /// @noRd
 #[extendr]
-fn ffi_profile_apply_label_filter(
-    bundle: Robj,
-    focus: Robj,
-    focus_clauses: Robj,
-    ignore: Robj,
-    ignore_clauses: Robj,
-    compact: Robj,
-) -> Robj {
+fn ffi_profile_apply_label_filter(bundle: Robj, focus: Robj, ignore: Robj, compact: Robj) -> Robj {
     envelope(|| {
-        let focus = label_condition(&focus, &focus_clauses)?;
-        let ignore = label_condition(&ignore, &ignore_clauses)?;
+        let focus = label_filter(&focus)?;
+        let ignore = label_filter(&ignore)?;
         transformed_matching(&bundle, &compact, |p| {
+            let pairs = LabelPairs::of(p)?;
+            let condition =
+                |f: Option<LabelFilter>| f.map(|f| LabelCondition::compile(f, &pairs)).transpose();
+            let (focus, ignore) = (condition(focus)?, condition(ignore)?);
             let matches = filter_by_labels(p, focus.as_ref(), ignore.as_ref())?;
             Ok(vec![matches.focus, matches.ignore])
         })
@@ -154,21 +127,6 @@ fn label_filter(x: &Robj) -> Result<Option<LabelFilter>, ProfileError> {
     optional_string(x, "filter")?
         .map(|text| LabelFilter::parse(&text))
         .transpose()
-}
-
-/// The condition of the label filter `filter` (None for NA) with the flags of
-/// the label pairs its regular expressions matched.
-fn label_condition(filter: &Robj, clauses: &Robj) -> Result<Option<LabelCondition>, ProfileError> {
-    let Some(filter) = label_filter(filter)? else {
-        return Ok(None);
-    };
-    let clauses = clauses
-        .as_list()
-        .ok_or_else(|| ProfileError::argument("label match flags must be a list"))?
-        .values()
-        .map(|flags| logical_flags(&flags, "label match flags"))
-        .collect::<Result<Vec<_>, _>>()?;
-    LabelCondition::new(filter, clauses).map(Some)
 }
 
 /// Multiplies the values of the sample types `types` (a character vector, or
@@ -318,14 +276,13 @@ fn logical_flags(x: &Robj, what: &str) -> Result<Vec<bool>, ProfileError> {
 
 extendr_module! {
     mod verbs;
-    fn ffi_profile_location_texts;
+    fn ffi_profile_locations_matching;
+    fn ffi_profile_check_pattern;
     fn ffi_profile_filter;
     fn ffi_profile_scale;
     fn ffi_profile_aggregate;
     fn ffi_profile_diff;
     fn ffi_profile_window;
-    fn ffi_profile_label_pairs;
-    fn ffi_profile_parse_label_filter;
     fn ffi_profile_apply_label_filter;
     fn ffi_profile_select_types;
 }

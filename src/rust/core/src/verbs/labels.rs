@@ -7,13 +7,15 @@
 //! reads as a number or a range of numbers, with a unit or without
 //! (`"64b"`, `"1kb:1mb"`, `":10ms"`, `"3:"`), selects numeric labels in that
 //! range ([`NumericRange`]); any other value is a comma-separated list of
-//! regular expressions for string labels. The regular expressions are matched
-//! outside the core (R's), against the distinct (key, value) pairs of string
-//! labels that [`LabelPairs`] lists, and come back as flags per pair: a
-//! [`LabelCondition`]. [`filter_by_labels`] keeps the samples that meet the
-//! focus condition and not the ignore condition.
+//! regular expressions for string labels (Go's, see `pattern.rs`). They are
+//! matched once against each of the distinct (key, value) pairs of string
+//! labels that [`LabelPairs`] lists, which gives flags per pair: a
+//! [`LabelCondition`] ([`LabelCondition::compile`]). [`filter_by_labels`]
+//! keeps the samples that meet the focus condition and not the ignore
+//! condition.
 
 use super::keep::{keep_samples, ragged, SampleRows};
+use super::pattern::Pattern;
 use super::units::{default_label_unit, Conversion};
 use crate::error::{ProfileError, Result};
 use crate::model::{Profile, SampleLabels, StrId, StringPool};
@@ -254,6 +256,48 @@ impl LabelCondition {
             },
             LabelTest::Patterns(_) => LabelCondition::Text { clauses },
         })
+    }
+
+    /// The condition of `filter` on a profile with the string labels `pairs`:
+    /// its regular expressions compiled (an error of kind `argument` for one
+    /// Go refuses; an empty one matches every value, as in Go) and matched
+    /// once against each pair. With a key, one clause: the pairs of that key
+    /// whose value one of the expressions matches; without, one clause per
+    /// expression: the pairs whose `"key:value"` it matches (Go's
+    /// `compileTagFilter()`).
+    pub fn compile(filter: LabelFilter, pairs: &LabelPairs) -> Result<Self> {
+        let LabelTest::Patterns(texts) = &filter.test else {
+            return Self::new(filter, Vec::new());
+        };
+        let patterns = texts
+            .iter()
+            .map(|t| Pattern::new(t))
+            .collect::<Result<Vec<_>>>()?;
+        let text = |id: StrId| pairs.texts.str(id);
+        let clauses = match &filter.key {
+            Some(key) => {
+                let flags = pairs
+                    .key
+                    .iter()
+                    .zip(&pairs.value)
+                    .map(|(&k, &v)| text(k) == key && patterns.iter().any(|p| p.is_match(text(v))))
+                    .collect();
+                vec![flags]
+            }
+            None => {
+                let joined: Vec<String> = pairs
+                    .key
+                    .iter()
+                    .zip(&pairs.value)
+                    .map(|(&k, &v)| format!("{}:{}", text(k), text(v)))
+                    .collect();
+                patterns
+                    .iter()
+                    .map(|p| joined.iter().map(|kv| p.is_match(kv)).collect())
+                    .collect()
+            }
+        };
+        Self::new(filter, clauses)
     }
 
     /// One flag per row of `samples`: whether the sample meets the condition.

@@ -1,10 +1,11 @@
-//! Which frames a pattern matches. The pattern itself is matched outside the
-//! core (the vendored crates have no regular expressions; R has PCRE): against
-//! the distinct texts [`LocationTexts`] lists, which give one flag per row of
-//! `locations`, a [`LocationSet`]. The functions here turn a set into the
-//! masks the primitives of `keep.rs` take.
+//! Which frames a pattern matches. A [`Pattern`] (Go's regular expressions,
+//! `pattern.rs`) is matched once against each distinct text that
+//! [`LocationTexts`] lists, which gives one flag per row of `locations`
+//! ([`LocationTexts::matching`]), and then a [`LocationSet`]. The functions
+//! here turn a set into the masks the primitives of `keep.rs` take.
 
 use super::keep::{ragged, SampleRows, StackOrder};
+use super::pattern::{matching_texts, Pattern};
 use crate::error::{ProfileError, Result};
 use crate::id_index::{IdIndex, IdSet};
 use crate::model::{
@@ -73,6 +74,58 @@ impl LocationTexts {
                 out.texts
                     .intern_opt(name.filter(|n| !n.is_empty()).map(simple_name)),
             );
+        }
+        Ok(out)
+    }
+}
+
+/// The texts of a location a pattern may be matched against (see
+/// [`LocationTexts`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextKind {
+    Name,
+    Filename,
+    Mapping,
+    FileLine,
+    SimpleName,
+}
+
+impl TextKind {
+    /// The kinds by the names R gives them (`frame_texts` in `R/verbs.R`).
+    pub const NAMED: [(&'static str, TextKind); 5] = [
+        ("name", TextKind::Name),
+        ("filename", TextKind::Filename),
+        ("mapping", TextKind::Mapping),
+        ("file_line", TextKind::FileLine),
+        ("simple_name", TextKind::SimpleName),
+    ];
+}
+
+impl LocationTexts {
+    fn column(&self, kind: TextKind) -> &[StrId] {
+        match kind {
+            TextKind::Name => &self.name,
+            TextKind::Filename => &self.filename,
+            TextKind::Mapping => &self.mapping,
+            TextKind::FileLine => &self.file_line,
+            TextKind::SimpleName => &self.simple_name,
+        }
+    }
+
+    /// One flag per row of `locations`: whether `pattern` is found in one of
+    /// the location's texts of the kinds `kinds`. Each distinct text is
+    /// matched once; a text that does not apply (NA) matches nothing.
+    pub fn matching(&self, pattern: &Pattern, kinds: &[TextKind]) -> Result<Vec<bool>> {
+        let found = matching_texts(&self.texts, pattern)?;
+        let rows = self.name.len();
+        let mut out = Vec::new();
+        out.try_reserve_exact(rows)
+            .map_err(|_| ProfileError::limit("not enough memory to match the locations"))?;
+        out.resize(rows, false);
+        for &kind in kinds {
+            for (flag, id) in out.iter_mut().zip(self.column(kind)) {
+                *flag |= found.get(id.0 as usize).copied().unwrap_or(false);
+            }
         }
         Ok(out)
     }

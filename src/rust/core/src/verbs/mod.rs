@@ -13,10 +13,10 @@
 //!   order, and a sample left without frames stays or goes as [`EmptyStacks`]
 //!   says (Go keeps it in some verbs and drops it in others).
 //!
-//! Which frames a verb looks at comes from a pattern, matched outside the core
-//! (R's regular expressions) against the texts [`LocationTexts`] lists for
-//! each location, and handed over as one flag per row of `locations`: a
-//! [`LocationSet`]. [`samples_with_frame_in`], [`frames_in`] and
+//! Which frames a verb looks at comes from a pattern ([`Pattern`]: Go's
+//! regular expressions, RE2), matched once against each distinct text that
+//! [`LocationTexts`] lists for the locations, which gives one flag per row of
+//! `locations`: a [`LocationSet`]. [`samples_with_frame_in`], [`frames_in`] and
 //! [`frames_cut_at_match`] turn a set into the masks the primitives take, and
 //! [`some_whole_location`] answers Go's question of whether a verb removed a
 //! pprof Location entirely (then Go drops the samples left without frames).
@@ -40,6 +40,7 @@
 mod keep;
 mod labels;
 mod matching;
+mod pattern;
 mod pattern_verbs;
 mod select_types;
 pub mod units;
@@ -52,9 +53,10 @@ pub use labels::{
 };
 pub use matching::{
     frames_cut_at_match, frames_in, samples_with_frame_in, some_whole_location, Cut, LocationSet,
-    LocationTexts,
+    LocationTexts, TextKind,
 };
 pub use matching::{location_lines_kept, simple_name};
+pub use pattern::{matching_texts, Pattern};
 pub use pattern_verbs::{FrameFilter, SampleFilter};
 pub use select_types::keep_sample_types;
 pub use values::{aggregate, diff, scale_values, time_window, DIFF_BASE_LABEL};
