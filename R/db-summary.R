@@ -10,6 +10,8 @@ db_summary_parts_tables <- function(x, call) {
   local <- tables$local
   local$sample_locations <- tables$db$sample_locations
   local$sample_values <- tables$db$sample_values
+  # the samples whose values count (summary_parts())
+  local$samples_db <- tables$db$samples
   local
 }
 
@@ -25,14 +27,38 @@ db_value_types <- function(values) {
   tibble::new_tibble(list(type = pairs$type, unit = pairs$unit), nrow = nrow(pairs))
 }
 
-# The values of sample type `type`: the query of their `sample_id` and
-# `value` (`chosen`, a subquery) and their sum, after the checks the Rust core
-# makes in memory: no NA value, one value of the type per sample.
-db_values_of_type <- function(values, type, message, call) {
+# The values of sample type `type` of the samples in `samples` (the others
+# do not count, as in memory): the query of their `sample_id` and `value`
+# (`chosen`, a subquery) and their sum, after the checks the Rust core makes
+# in memory: no NA value, one value of the type per sample. The derived type
+# (`time` of Rprof ticks, see derived_time_type()) is the type it comes from
+# times the factor of the sample's source.
+db_values_of_type <- function(parts, type, message, call) {
+  values <- parts$values
   con <- values$con
-  chosen <- sql_fill("(SELECT \"sample_id\", \"value\" FROM {values} AS \"v\" WHERE \"type\" = {type})",
-    values = values, type = sql_string(con, type)
-  )
+  derived <- parts$derived
+  value <- "\"v\".\"value\""
+  sources <- ""
+  if (!is.null(derived) && identical(type, derived$type)) {
+    type <- derived$from
+    # one branch per distinct factor: Rprof runs share a few intervals
+    by_factor <- split(derived$source_id, derived$factor)
+    branches <- vapply(names(by_factor), function(f) {
+      sprintf(
+        "WHEN \"s\".\"source_id\" IN (%s) THEN %s",
+        paste(as.integer(by_factor[[f]]), collapse = ", "), format(as.double(f), digits = 17)
+      )
+    }, "")
+    value <- paste0(value, " * CASE ", paste(branches, collapse = " "), " END")
+    sources <- sprintf(
+      " AND \"s\".\"source_id\" IN (%s)", paste(as.integer(derived$source_id), collapse = ", ")
+    )
+  }
+  chosen <- sql_fill(paste(
+    "(SELECT \"v\".\"sample_id\", {value} AS \"value\" FROM {values} AS \"v\"",
+    "INNER JOIN {samples} AS \"s\" ON \"v\".\"sample_id\" = \"s\".\"sample_id\"",
+    "WHERE \"v\".\"type\" = {type}{sources})"
+  ), value = value, values = values, samples = parts$samples_db, type = sql_string(con, type), sources = sources)
   counts <- db_query(con, paste(
     "SELECT SUM(\"value\") AS \"grand_total\", COUNT(*) AS \"n_rows\", COUNT(\"value\") AS \"n_values\",",
     "COUNT(DISTINCT \"sample_id\") AS \"n_samples\" FROM {chosen} AS \"c\""
@@ -60,7 +86,7 @@ db_values_of_type <- function(values, type, message, call) {
 # total value per frame key (recursion counted once per sample) and the grand
 # total. The key of each location travels to the database as a temporary table.
 db_key_totals <- function(parts, type, location_key, n_keys, call) {
-  values <- db_values_of_type(parts$values, type, "Can't summarise the profile.", call)
+  values <- db_values_of_type(parts, type, "Can't summarise the profile.", call)
   con <- parts$values$con
   # the key of the last row of a location id, as in memory
   counted <- location_key > 0L & !duplicated(parts$locations$location_id, fromLast = TRUE)
@@ -107,7 +133,7 @@ stacks_in_memory <- function(parts, type, call = rlang::caller_env()) {
   if (!is_db_table(parts$values)) {
     return(parts)
   }
-  values <- db_values_of_type(parts$values, type, "Can't build the call tree.", call)
+  values <- db_values_of_type(parts, type, "Can't build the call tree.", call)
   con <- parts$values$con
   grouped <- db_query(con, paste(
     "SELECT \"s\".\"stack\", SUM(\"c\".\"value\") AS \"value\" FROM {chosen} AS \"c\"",
@@ -119,5 +145,8 @@ stacks_in_memory <- function(parts, type, call = rlang::caller_env()) {
   parts$values <- tibble::new_tibble(list(
     sample_id = seq_len(n), type = rep(type, n), value = as.double(grouped$value)
   ), nrow = n)
+  # one sample per stack, whose values are those of `type` already
+  parts$samples <- tibble::new_tibble(list(sample_id = seq_len(n), source_id = rep(NA_integer_, n)), nrow = n)
+  parts$derived <- NULL
   parts
 }

@@ -131,10 +131,11 @@ ffi_profile_check_pattern <- function(pattern) .Call(wrap__ffi_profile_check_pat
 ffi_profile_filter <- function(bundle, location_match, verb, compact) .Call(wrap__ffi_profile_filter, bundle, location_match, verb, compact)
 
 #' Multiplies the values of the sample types `types` (a character vector, or
-#' NULL for every type) by `factor`. The bundle holds `sample_values` and
-#' `sample_types` (where declared types are looked up).
+#' NULL for every type) by `factor`, and gives them the unit `unit` (a string,
+#' or NA to keep theirs). The bundle holds `sample_values` and `sample_types`
+#' (where declared types are looked up).
 #' @noRd
-ffi_profile_scale <- function(bundle, factor, types, compact) .Call(wrap__ffi_profile_scale, bundle, factor, types, compact)
+ffi_profile_scale <- function(bundle, factor, types, unit, compact) .Call(wrap__ffi_profile_scale, bundle, factor, types, unit, compact)
 
 #' One sample per distinct source, stack and labels (see the core's
 #' `aggregate`). The bundle holds the per-sample tables and `locations`.

@@ -101,7 +101,7 @@ profile_flamegraph <- function(x, type = NULL,
   if (is.null(main)) {
     main <- sprintf(
       "%s (%s), %s %s", sample_type$type, sample_type$unit, if (is_diff) "difference" else "total",
-      format(tree$total[[1]], big.mark = ",", scientific = FALSE)
+      format_amount(tree$total[[1]], sample_type$unit)
     )
   }
   draw_flamegraph(frames, icicle = icicle, main = main, cex = cex)

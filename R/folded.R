@@ -46,7 +46,9 @@ write_folded <- function(x, path, type = NULL) {
   with_profile_errors("invalid", "Can't write {.arg x} as folded stacks to {.file {path}}.", path = path, {
     path <- check_file_path(path)
     parts <- summary_parts(x)
-    sample_type <- choose_sample_type(parts, type)
+    # counts by default, also for Rprof ticks: folded stacks are counts for the
+    # tools that read them (type = "time" writes seconds)
+    sample_type <- choose_sample_type(parts, type, derived_default = FALSE)
     parts <- stacks_in_memory(parts, sample_type$type)
     keys <- keys_by_name(location_frames(parts))
     input <- stack_input(parts, sample_type$type, keys$key, length(keys$labels))

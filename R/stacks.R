@@ -36,18 +36,71 @@ summary_parts <- function(x, call = rlang::caller_env()) {
   # The samples of the base of a difference (profile_diff()), whose values
   # are negated: none outside a difference.
   base_sources <- tables$sources$source_id[tables$sources[["diff_base"]] %in% TRUE]
-  list(
+  parts <- list(
     stack = tables$sample_locations,
     base_samples = tables$samples$sample_id[tables$samples$source_id %in% base_sources],
     values = values,
     locations = tables$locations,
     functions = functions,
+    # Only the samples in `samples` count: rows of the other per-sample
+    # tables whose sample is not there (a `samples` table filtered with dplyr)
+    # are left out by the core (src/rust/core/src/summary/counted.rs) and by
+    # the SQL of a database-backed profile.
     samples = tables$samples,
+    samples_db = tables[["samples_db"]],
     sources = tables$sources,
     # extension table and column: absent from hand-built profiles
     declared_types = utf8_if_character(tables[["sample_types"]][["type"]]),
     default_types = utf8_if_character(tables$sources[["default_sample_type"]])
   )
+  pairs <- value_types(values)
+  parts$derived <- derived_time_type(tables$sources, pairs)
+  parts$types <- with_derived_type(pairs, parts$derived)
+  parts
+}
+
+# The sample type `time` (in seconds) that summaries derive from the `samples`
+# counts of Rprof sources: a count of timer ticks times the source's interval
+# (`period`, in nanoseconds of CPU time: `period_type` "cpu", `period_unit`
+# "nanoseconds", as read_rprof() records them). A list of the derived type, its
+# unit, the type it comes from, the sources that have it with the factor of
+# each, and whether every source has it (then it is the default type instead
+# of `samples`); NULL where no source is such, where the counts are in another
+# unit than `count` (scaled by profile_scale() with a unit), or where the
+# profile has a type `time` of its own.
+derived_time_type <- function(sources, pairs) {
+  counts <- pairs$unit[pairs$type %in% "samples"]
+  if (!identical(counts, "count") || "time" %in% pairs$type) {
+    return(NULL)
+  }
+  period <- sources[["period"]]
+  if (!is.numeric(period)) {
+    return(NULL)
+  }
+  ticks <- sources$source_type %in% "rprof" & sources[["period_type"]] %in% "cpu" &
+    sources[["period_unit"]] %in% "nanoseconds" & is.finite(period) & period > 0
+  if (!any(ticks)) {
+    return(NULL)
+  }
+  list(
+    type = "time", unit = "seconds", from = "samples",
+    source_id = sources$source_id[ticks], factor = period[ticks] / 1e9,
+    every_source = all(ticks)
+  )
+}
+
+# The (type, unit) pairs of a profile's values, with the derived type (if
+# any) right after the type it comes from.
+with_derived_type <- function(pairs, derived) {
+  if (is.null(derived)) {
+    return(pairs)
+  }
+  at <- match(derived$from, pairs$type)
+  rows <- append(seq_len(nrow(pairs)), NA_integer_, after = at)
+  out <- pairs[rows, , drop = FALSE]
+  out$type[at + 1L] <- derived$type
+  out$unit[at + 1L] <- derived$unit
+  out
 }
 
 # The distinct (type, unit) pairs of sample_values, in order of first appearance.
@@ -67,14 +120,15 @@ value_types <- function(values) {
 # profile's last sample type, in the order a pprof file written from it lists
 # them (declared types, then the others as they appear). Gauges are refused: a
 # heap size summed over samples means nothing; the defaults pass them over.
-choose_sample_type <- function(parts, type = NULL, call = rlang::caller_env()) {
-  pairs <- value_types(parts$values)
+choose_sample_type <- function(parts, type = NULL, derived_default = TRUE, call = rlang::caller_env()) {
+  pairs <- parts$types
   present <- unique(pairs$type)
   declared <- unique(parts$declared_types[!is.na(parts$declared_types)])
   known <- c(intersect(declared, present), setdiff(present, declared), setdiff(declared, present))
   gauges <- v2_schema()$gauge_types
   summable <- setdiff(known, gauges)
-  in_file_order <- setdiff(union(declared, present), gauges)
+  # (a derived type is never the last type of a file)
+  in_file_order <- setdiff(union(declared, present), c(gauges, parts$derived$type))
   if (rlang::is_string(type) && type %in% gauges) {
     abort_argument(c(
       "Sample type {.val {type}} is a gauge (a level at each sample), not an amount: its values cannot be added up.",
@@ -90,6 +144,11 @@ choose_sample_type <- function(parts, type = NULL, call = rlang::caller_env()) {
       in_file_order[[length(in_file_order)]]
     } else {
       abort_argument("The profile has no summable sample types to look at.", call = call)
+    }
+    # Rprof ticks are shown as the time they stand for (see derived_time_type())
+    derived <- parts$derived
+    if (derived_default && !is.null(derived) && derived$every_source && type == derived$from) {
+      type <- derived$type
     }
   } else if (!rlang::is_string(type) || !type %in% known) {
     abort_argument(c(
@@ -134,9 +193,13 @@ location_frames <- function(parts) {
 }
 
 # The list the Rust binding reads: stack rows, a key (1..n_keys) per location,
-# and the values of the chosen sample type.
+# the samples (only theirs count) and the values of the chosen sample type
+# (those of the type it is derived from, with the factor of each source, for
+# a derived type).
 stack_input <- function(parts, type, location_key, n_keys) {
   values <- parts$values
+  derived <- parts$derived
+  is_derived <- !is.null(derived) && identical(type, derived$type)
   list(
     sample_id = parts$stack$sample_id,
     depth = parts$stack$depth,
@@ -144,11 +207,15 @@ stack_input <- function(parts, type, location_key, n_keys) {
     locations = parts$locations$location_id,
     location_key = as.integer(location_key),
     n_keys = as.integer(n_keys),
+    samples = parts$samples$sample_id,
+    sample_source = parts$samples$source_id,
     # the rows of sample type `type` are chosen by the binding
     value_sample_id = values$sample_id,
     value_type = as.character(values$type),
     value = values$value,
-    type = type
+    type = if (is_derived) derived$from else type,
+    derived_source = if (is_derived) as.integer(derived$source_id),
+    derived_factor = if (is_derived) as.double(derived$factor)
   )
 }
 

@@ -11,12 +11,13 @@
 #' `profile_summary()`.
 #'
 #' @param x A profile: a v2 `dm` (see [profile_v2]) or a v1 `profile_data` object.
-#' @param type The sample type to sum, such as `"samples"`, `"cpu"`,
-#'   `"alloc_space"` or `"alloc_size"`. By default the type `go tool pprof`
-#'   shows: the sources' default sample type (`"samples"` for Rprof files),
-#'   else the last sample type (`inuse_space` for a Go heap profile). Gauges
-#'   (`small_vector_heap`, `large_vector_heap`, `node_heap`: heap sizes at each
-#'   sample) cannot be summed: they are refused, and never the default.
+#' @param type The sample type to sum, such as `"time"`, `"samples"`,
+#'   `"cpu"`, `"alloc_space"` or `"alloc_size"`. By default the type `go tool
+#'   pprof` shows: the sources' default sample type, else the last sample type
+#'   (`inuse_space` for a Go heap profile); for Rprof profiles, `"time"` (see
+#'   "Time"). Gauges (`small_vector_heap`, `large_vector_heap`, `node_heap`:
+#'   heap sizes at each sample) cannot be summed: they are refused, and never
+#'   the default.
 #' @param n The number of rows to show (`Inf` for all).
 #' @param by What a row stands for:
 #'   - `"function"`: a function name (as `go tool pprof -top` and
@@ -34,6 +35,29 @@
 #' @param sort Order rows by `"self"` (then total) or by `"total"` (then self),
 #'   largest absolute value first.
 #' @param object,... For `summary()`: the v1 profile and the arguments above.
+#' @section Time:
+#' An Rprof sample is a tick of R's profiling timer, and its `samples` value a
+#' count of ticks. Summaries show them as the time they stand for: the sample
+#' type `time`, in seconds, is each sample's count times the interval of its
+#' source (the `period` of `sources`, which [read_rprof()] records in
+#' nanoseconds of CPU time, with `period_type` `"cpu"`), and it is the default
+#' type of a profile whose sources are all Rprof sources, in
+#' `profile_summary()`, [profile_flamegraph()], [profile_view()] and
+#' [write_speedscope()] (as `utils::summaryRprof()` shows seconds).
+#' `type = "samples"` gives the counts. `time` is derived when summarising: it
+#' is not a row of `sample_values`, and [write_folded()] writes counts unless
+#' asked for `type = "time"`. Headers print times in s or ms, bytes in binary
+#' units (`287.1 MiB`).
+#' @section Samples counted:
+#' Only the samples in the `samples` table count. A profile whose `samples`
+#' were filtered on their own (`dm::dm_zoom_to(samples)`, `dplyr::filter()`,
+#' `dm::dm_update_zoomed()`, which leave the rows of `sample_values`,
+#' `sample_locations` and `sample_labels` of the removed samples in place) is
+#' summarised over the samples it kept, and so are its flame graph, its folded
+#' stacks, its view and its speedscope file; the rows of removed samples are
+#' passed over. [write_pprof()] and [write_rprof()], which write a profile
+#' whole, refuse such a profile with the error of [validate_profile()]
+#' (`dm::dm_filter()` filters the other tables along).
 #' @return A tibble of class `profile_summary` with the columns that identify a
 #'   row (`name` for `by = "function"`; `name`, `filename` and `line` for
 #'   `"location"`; `filename` and `line` for `"line"`; `filename` for
@@ -41,10 +65,12 @@
 #'   `total_pct`. Percentages are of the value of all samples of the type
 #'   (including samples without frames); of a difference ([profile_diff()]),
 #'   whose values are signed (negative where `x` has less than its base), they
-#'   are of the total of the base, as `go tool pprof -diff_base` shows them.
-#'   Rows with neither self nor total value are
-#'   left out. Attributes `sample_type`, `unit`, `grand_total`, `by`, `sort` and
-#'   `n_groups` describe it; it prints with a header saying so.
+#'   are of the total of the base, as `go tool pprof -diff_base` shows them,
+#'   and the header names that total. Rows with neither self nor total value
+#'   are left out. Attributes `sample_type`, `unit`, `grand_total`, `by`,
+#'   `sort`, `n_groups` (the rows with a value, of which the first `n` are
+#'   shown) and, for a difference, `base_total` describe it; it prints with a
+#'   header saying so.
 #' @export
 #' @examples
 #' x <- read_rprof(system.file("samples/rprof/1.out", package = "profile"))
@@ -85,7 +111,8 @@ profile_summary <- function(x, type = NULL, n = 10,
 
     grand_total <- totals$grand_total
     # Of a difference, percentages are of the base's total, as in Go's -top.
-    percent_of <- if (length(parts$base_samples)) base_total(parts, sample_type$type) else grand_total
+    is_diff <- length(parts$base_samples) > 0L
+    percent_of <- if (is_diff) base_total(parts, sample_type$type) else grand_total
     percent <- function(v) if (percent_of == 0) rep(NA_real_, length(v)) else 100 * v / percent_of
     out <- groups
     out$self <- totals$self_value
@@ -101,23 +128,33 @@ profile_summary <- function(x, type = NULL, n = 10,
     out <- out[utils::head(rank, min(n, n_groups)), , drop = FALSE]
     new_profile_summary(out,
       sample_type = sample_type$type, unit = sample_type$unit,
-      grand_total = grand_total, by = by, sort = sort, n_groups = n_groups
+      grand_total = grand_total, by = by, sort = sort, n_groups = n_groups,
+      base_total = if (is_diff) percent_of
     )
   })
 }
 
 # The value of type `type` of the base of a difference (the samples of
-# `parts$base_samples`), as a positive number.
+# `parts$base_samples`), as a positive number; of a derived type, that of the
+# type it comes from times the factor of each sample's source.
 base_total <- function(parts, type) {
   values <- parts$values
+  derived <- parts$derived
+  if (!is.null(derived) && identical(type, derived$type)) {
+    base <- values$type == derived$from & values$sample_id %in% parts$base_samples
+    source <- parts$samples$source_id[match(values$sample_id[base], parts$samples$sample_id)]
+    factor <- derived$factor[match(source, derived$source_id)]
+    return(abs(sum(values$value[base] * factor, na.rm = TRUE)))
+  }
   abs(sum(values$value[values$type == type & values$sample_id %in% parts$base_samples]))
 }
 
-new_profile_summary <- function(x, sample_type, unit, grand_total, by, sort, n_groups) {
+new_profile_summary <- function(x, sample_type, unit, grand_total, by, sort, n_groups,
+                                base_total = NULL) {
   tibble::new_tibble(x,
     nrow = nrow(x), class = "profile_summary",
     sample_type = sample_type, unit = unit, grand_total = grand_total,
-    by = by, sort = sort, n_groups = n_groups
+    by = by, sort = sort, n_groups = n_groups, base_total = base_total
   )
 }
 
@@ -137,9 +174,15 @@ tbl_sum.profile_summary <- function(x, ...) {
     line = "lines",
     source = "files"
   )
+  base_total <- attr(x, "base_total")
+  total <- format_amount(attr(x, "grand_total"), unit)
   c(
     "Profile summary" = sprintf("%s (%s) by %s", type, unit, by),
-    "Total" = sprintf("%s %s", format(attr(x, "grand_total"), big.mark = ",", scientific = FALSE), unit),
+    "Total" = if (is.null(base_total)) total else sprintf("%s (difference: x minus base)", total),
+    # Go's -top says "of 244ms total" for a difference
+    "Percentages" = if (!is.null(base_total)) {
+      sprintf("of the base's total, %s", format_amount(base_total, unit))
+    },
     "Rows" = sprintf(
       "top %d of %d %s by %s value", nrow(x), attr(x, "n_groups"), groups, attr(x, "sort")
     )

@@ -1,9 +1,15 @@
 #' @rdname profile_verbs
 #' @section Values, differences and time:
-#' - `profile_scale(x, factor, types = NULL)` multiplies the values of every
-#'   sample type, or of the types named in `types`, by `factor` (a finite
-#'   number). Values stay doubles: nothing is rounded, and no sample is dropped
-#'   (Go's `Scale` rounds to integers and drops the samples left at 0).
+#' - `profile_scale(x, factor, types = NULL, unit = NULL)` multiplies the
+#'   values of every sample type, or of the types named in `types`, by
+#'   `factor` (a finite number). Values stay doubles: nothing is rounded, and
+#'   no sample is dropped (Go's `Scale` rounds to integers and drops the
+#'   samples left at 0). The values keep their unit (the `unit` of
+#'   `sample_values` and `sample_types`) unless `unit` names the one they are
+#'   in now: Rprof counts of 5 ms ticks times 5 are milliseconds, `unit =
+#'   "milliseconds"`. (Summaries show Rprof ticks in seconds anyway, the
+#'   sample type `time`: see "Time" in [profile_summary()]; counts given
+#'   another unit no longer make it.)
 #' - `profile_aggregate(x)` merges the samples of each source that have the
 #'   same stack and the same labels into one, the first of them (its id and
 #'   its row), as [write_pprof()] merges them: values of a type are summed,
@@ -30,6 +36,8 @@
 #'   profile has no time per sample). `NULL` leaves that side open. Samples
 #'   without a time are dropped.
 #' @param factor A finite number, that values are multiplied by.
+#' @param unit `NULL` (the values keep their unit) or a single string: the
+#'   unit of the scaled values.
 #' @param types `NULL` (every sample type) or a character vector of sample
 #'   types of `x` (the `type` column of `sample_values`).
 #' @param base The profile to subtract from `x` (a v2 `dm` or a v1
@@ -39,10 +47,12 @@
 #' @examples
 #' x <- read_rprof(system.file("samples/rprof/1.out", package = "profile"))
 #'
-#' # Values: milliseconds instead of samples (of 5 ms), one sample per stack
+#' # Time is shown in seconds; the counts of 5 ms ticks as milliseconds:
+#' profile_summary(x, n = 3)
 #' x |>
-#'   profile_scale(5) |>
+#'   profile_scale(5, types = "samples", unit = "milliseconds") |>
 #'   profile_summary(n = 3)
+#' # One sample per stack
 #' nrow(x$samples)
 #' nrow(profile_aggregate(x)$samples)
 #'
@@ -54,7 +64,7 @@
 #' # The first 0.2 seconds of the run
 #' profile_window(x, to = 0.2) |> profile_summary(n = 3)
 #' @export
-profile_scale <- function(x, factor, types = NULL) {
+profile_scale <- function(x, factor, types = NULL, unit = NULL) {
   call <- rlang::current_env()
   with_profile_errors("invalid", "Can't apply {.code scale} to {.arg x}.", {
     tables <- verb_tables(x, call)
@@ -70,9 +80,17 @@ profile_scale <- function(x, factor, types = NULL) {
         types = types, call = call
       )
     }
+    if (!is.null(unit) && !(rlang::is_string(unit) && nzchar(unit))) {
+      abort_argument(
+        "{.arg unit} must be {.code NULL} or a single non-empty string, not {.obj_type_friendly {unit}}.",
+        unit = unit, call = call
+      )
+    }
     factor <- as.double(factor)
-    apply_verb(tables, function(bundle, compact) ffi_profile_scale(bundle, factor, types, compact),
-      call = call, with = c("locations", "sample_types")
+    new_unit <- if (is.null(unit)) NA_character_ else as_valid_utf8(unit)
+    changes <- c(per_sample_tables, if (!is.null(unit)) "sample_types")
+    apply_verb(tables, function(bundle, compact) ffi_profile_scale(bundle, factor, types, new_unit, compact),
+      call = call, changes = changes, with = c("locations", "sample_types")
     )
   })
 }

@@ -103,7 +103,7 @@ check_dots_empty_view <- function(..., call = rlang::caller_env()) {
 # The sample types a view or a speedscope file offers, with their units: the
 # summable ones (not gauges) that come in one unit, declared types first.
 view_types <- function(parts) {
-  pairs <- value_types(parts$values)
+  pairs <- parts$types
   pairs <- pairs[!is.na(pairs$type), , drop = FALSE]
   declared <- unique(parts$declared_types[!is.na(parts$declared_types)])
   types <- unique(c(intersect(declared, pairs$type), pairs$type))
@@ -116,12 +116,22 @@ view_types <- function(parts) {
 }
 
 # The columns the Rust binding gathers samples from (src/rust/src/view.rs):
-# stack rows, locations, samples with their source and time, and the values of
-# `types`.
+# stack rows, locations, samples with their source and time (only the samples
+# in `samples` count), and the values of `types`; a derived type among them
+# (`time` of Rprof ticks, see derived_time_type()) is made from the type it
+# comes from, which is then gathered too.
 sample_set_input <- function(parts, types) {
   samples <- parts$samples
   time <- samples[["time"]]
+  derived <- parts$derived
+  if (is.null(derived) || !derived$type %in% types$type || !derived$from %in% types$type) {
+    derived <- NULL
+  }
   list(
+    derived_type = derived$type,
+    derived_from = derived$from,
+    derived_source = if (!is.null(derived)) as.integer(derived$source_id),
+    derived_factor = if (!is.null(derived)) as.double(derived$factor),
     sample_id = parts$stack$sample_id,
     depth = parts$stack$depth,
     location_id = parts$stack$location_id,

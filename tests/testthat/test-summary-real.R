@@ -35,7 +35,8 @@ single_session_rprof <- c("1.out", "gc.out", "line.out", "memory.out", "all.out"
 test_that("self and total per function agree with summaryRprof()", {
   for (file in single_session_rprof) {
     path <- sample_path("rprof", file)
-    ours <- profile_summary(read_rprof(path), n = Inf)
+    # counts of ticks (the default, time, is checked in test-exact-answers.R)
+    ours <- profile_summary(read_rprof(path), type = "samples", n = Inf)
     ours$name <- gsub(" ", "_", ours$name)
     expect_false(anyDuplicated(ours$name) > 0)
     tool <- rprof_tool_counts(path)
@@ -64,7 +65,7 @@ test_that("alloc_size totals agree with summaryRprof(memory = 'both')", {
 test_that("self and total per line agree with summaryRprof(lines = 'show')", {
   for (file in c("line.out", "all.out", "toplevel.out")) {
     path <- sample_path("rprof", file)
-    ours <- profile_summary(read_rprof(path), by = "line", n = Inf)
+    ours <- profile_summary(read_rprof(path), by = "line", type = "samples", n = Inf)
     expect_named(ours, c("filename", "line", "self", "self_pct", "total", "total_pct"))
     expect_true(all(ours$line > 0L))
     # summaryRprof() shows base names of the files
@@ -83,7 +84,7 @@ test_that("self and total per line agree with summaryRprof(lines = 'show')", {
 test_that("the top level is a frame: summaryRprof() counts its lines, and its ticks without a function", {
   path <- sample_path("rprof", "toplevel.out")
   x <- expect_silent(read_rprof(path))
-  ours <- profile_summary(x, n = Inf)
+  ours <- profile_summary(x, type = "samples", n = Inf)
   tool <- rprof_tool_counts(path)
   # Ticks of top-level code that runs no function: summaryRprof() (lines
   # hidden) has "<no location>" where our stacks have the top level alone.
@@ -204,7 +205,10 @@ test_that("by location and by source agree with go tool pprof -top -lines / -fil
 test_that("the default sample type is the source's, else the last type", {
   x <- read_rprof(sample_path("rprof", "memory.out"))
   expect_identical(dm::dm_get_tables(x)$sources$default_sample_type, "samples")
-  expect_identical(attr(profile_summary(x), "sample_type"), "samples")
+  # Rprof ticks are shown as the time they stand for (see "Time" in
+  # ?profile_summary); the counts on request
+  expect_identical(attr(profile_summary(x), "sample_type"), "time")
+  expect_identical(attr(profile_summary(x, type = "samples"), "sample_type"), "samples")
   err <- expect_error(profile_summary(x, type = "small_vector_heap"), class = "profile_error_argument")
   expect_match(conditionMessage(err), "alloc_size")
   cpu <- read_pprof(sample_path("pprof", "cpu.pb.gz"))
@@ -256,13 +260,15 @@ test_that("with no type asked for, the type and total are those go tool pprof sh
   expect_identical(shown[["heap.pb.gz"]], "inuse_space")
   expect_identical(shown[["cpu.pb.gz"]], "cpu")
 
-  # Rprof profiles written to pprof show what their summary shows: samples.
+  # Rprof profiles written to pprof: go tool pprof shows their samples, which
+  # their summaries show on request (by default they show the time, which go
+  # tool pprof shows with -sample_index=cpu).
   for (file in c("1.out", "memory.out", "toplevel.out")) {
     x <- read_rprof(sample_path("rprof", file))
     path <- withr::local_tempfile(fileext = ".pb.gz")
     write_pprof(x, path)
     tool <- go_default_top(path)
-    summary <- profile_summary(x)
+    summary <- profile_summary(x, type = "samples")
     expect_identical(tool$type, "samples", label = file)
     expect_identical(attr(summary, "sample_type"), tool$type, label = file)
     expect_equal(attr(summary, "grand_total"), tool$total, label = file)
@@ -273,7 +279,7 @@ test_that("with no type asked for, the type and total are those go tool pprof sh
   path <- withr::local_tempfile(fileext = ".pb.gz")
   write_pprof(x, path)
   top <- pprof_top(path, "samples", "count")$rows
-  ours <- profile_summary(x, n = Inf)
+  ours <- profile_summary(x, type = "samples", n = Inf)
   expect_identical(top$flat[top$label == "<top level>"], ours$self[ours$name == "<top level>"])
   expect_identical(top$cum[top$label == "<top level>"], ours$total[ours$name == "<top level>"])
 })

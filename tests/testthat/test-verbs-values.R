@@ -195,10 +195,10 @@ test_that("summaries of a difference are signed, sorted by size, percentages of 
   x <- read_rprof(sample_path("rprof", "1.out"))
   base <- profile_ignore(x, "^sort") |> profile_scale(2)
   d <- profile_diff(x, base)
-  s <- profile_summary(d, n = Inf)
+  s <- profile_summary(d, type = "samples", n = Inf)
   # by hand: each function's self value in x minus twice that in x without sort
   self_of <- function(p) {
-    s <- profile_summary(p, n = Inf)
+    s <- profile_summary(p, type = "samples", n = Inf)
     stats::setNames(s$self, s$name)
   }
   in_x <- self_of(x)
@@ -224,7 +224,7 @@ test_that("summaries of a difference agree with go tool pprof -diff_base -top", 
   x_path <- write_pprof_tmp(x)
   base_path <- write_pprof_tmp(base)
   go <- go_top(x_path, "samples", "count", paste0("-diff_base=", base_path))
-  s <- profile_summary(profile_diff(x, base), n = Inf)
+  s <- profile_summary(profile_diff(x, base), type = "samples", n = Inf)
   s <- s[order(s$name, method = "radix"), ]
   expect_equal(s$self, go$flat[match(s$name, go$name)])
   expect_equal(s$total, go$cum[match(s$name, go$name)])
@@ -236,7 +236,7 @@ test_that("a flame graph of a difference is laid out by absolute values, coloure
   d <- profile_diff(x, base)
   path <- withr::local_tempfile(fileext = ".png")
   grDevices::png(path)
-  frames <- profile_flamegraph(d, min_width = 0)
+  frames <- profile_flamegraph(d, type = "samples", min_width = 0)
   grDevices::dev.off()
   root <- frames[frames$depth == 0L, ]
   expect_equal(root$width, 1)

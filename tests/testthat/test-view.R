@@ -23,7 +23,8 @@ test_that("the view's tree has profile_summary()'s totals for every sample type"
   payload <- write_view(x)
   tree <- view_tree(payload)
   types <- vapply(payload$types, `[[`, "", "name")
-  expect_setequal(types, c("samples", "duplications", "alloc_size"))
+  # (time: the ticks' time in seconds, see "Time" in ?profile_summary)
+  expect_setequal(types, c("samples", "time", "duplications", "alloc_size"))
   for (t in seq_along(types)) {
     v <- tree$values[[t]]
     expected <- summary_totals(x, types[[t]])
@@ -191,6 +192,8 @@ test_that("write_speedscope(): one profile per type and source, weights adding u
     expect_identical(file[["$schema"]], "https://www.speedscope.app/file-format-schema.json")
     totals <- speedscope_totals(file)
     types <- setdiff(unique(as.character(x$sample_values$type)), c("small_vector_heap", "large_vector_heap", "node_heap"))
+    # Rprof ticks have their time too (see "Time" in ?profile_summary)
+    if (grepl("\\.out$", f)) types <- c(types, "time")
     for (t in types) {
       # a type without a sample of non-zero value has no profile
       written <- if (t %in% names(totals)) totals[[t]] else 0
@@ -240,9 +243,13 @@ test_that("write_speedscope(): a diff's base is written with its own values", {
   write_speedscope(d, path)
   file <- read_speedscope(path)
   names <- vapply(file$profiles, `[[`, "", "name")
-  expect_length(names, 2)
-  expect_match(names[[2]], "diff base")
-  expect_equal(vapply(file$profiles, function(p) sum(unlist(p$weights)), 0), c(220, 100))
+  # samples and time (see "Time" in ?profile_summary), of x and of the base
+  expect_length(names, 4)
+  counts <- startsWith(names, "samples")
+  expect_match(names[counts][[2]], "diff base")
+  expect_equal(vapply(file$profiles[counts], function(p) sum(unlist(p$weights)), 0), c(220, 100))
+  interval <- 0.005
+  expect_equal(vapply(file$profiles[!counts], function(p) sum(unlist(p$weights)), 0), c(220, 100) * interval)
 })
 
 test_that("write_speedscope() refuses bad paths and leaves the old file", {

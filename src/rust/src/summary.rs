@@ -7,7 +7,7 @@ use crate::envelope::envelope;
 use crate::rapi::{double_values, int_vector, integer_values, r_safe};
 use crate::text::{intern_strings, named_elements};
 use extendr_api::prelude::*;
-use profile_core::summary::{key_totals, CallTree, StackInput, Stacks};
+use profile_core::summary::{key_totals, CallTree, CountedSamples, Derived, StackInput, Stacks};
 use profile_core::{ProfileError, StrId, StringPool};
 
 fn bad_argument(what: &str) -> ProfileError {
@@ -16,11 +16,15 @@ fn bad_argument(what: &str) -> ProfileError {
 
 /// The stacks described by the list R builds in `stack_input()`:
 /// `sample_id`, `depth`, `location_id` (stack rows), `locations`, `location_key`,
-/// `n_keys`, and the columns `sample_id`, `type` and `value` of `sample_values`
-/// (`value_sample_id`, `value_type`, `value`) with the sample type to look at
-/// (`type`). The rows of that type are chosen here: in R that took a comparison
-/// and two subsets over every row (six per memory-profiling sample), and
-/// expanded a compact `type` column.
+/// `n_keys`, the columns `sample_id` and `source_id` of `samples` (`samples`,
+/// `sample_source`), and the columns `sample_id`, `type` and `value` of
+/// `sample_values` (`value_sample_id`, `value_type`, `value`) with the sample
+/// type to look at (`type`); for a derived type (`time` of Rprof ticks),
+/// `derived_source` and `derived_factor` (NULL otherwise), by which the values
+/// of `type` are multiplied per source. The rows of that type are chosen here:
+/// in R that took a comparison and two subsets over every row (six per
+/// memory-profiling sample), and expanded a compact `type` column. Rows of
+/// samples that are not in `samples` are not counted.
 pub(crate) fn stacks_from_r(input: &Robj) -> Result<Stacks, ProfileError> {
     let list = input.as_list().ok_or_else(|| bad_argument("(list)"))?;
     let elements = named_elements(&list);
@@ -61,6 +65,22 @@ pub(crate) fn stacks_from_r(input: &Robj) -> Result<Stacks, ProfileError> {
     let chosen = rows_equal_to(&value_type, &chosen_type);
     let value_sample_id: Vec<i32> = select(&value_sample_id, &chosen);
     let value: Vec<f64> = select(&value, &chosen);
+    let (samples, sample_source) = (get("samples")?, get("sample_source")?);
+    let sample_source = ints(&sample_source, "sample_source")?;
+    let counted = CountedSamples::new(&ints(&samples, "samples")?, &sample_source)?;
+    let (derived_source, derived_factor) = (get("derived_source")?, get("derived_factor")?);
+    let derived = if derived_source.is_null() {
+        None
+    } else {
+        Some((
+            ints(&derived_source, "derived_source")?,
+            double_values(&derived_factor)?.ok_or_else(|| bad_argument("derived_factor"))?,
+        ))
+    };
+    let derived = derived
+        .as_ref()
+        .map(|(source_id, factor)| Derived { source_id, factor });
+    let (value_sample_id, value) = counted.values(&value_sample_id, &value, derived.as_ref())?;
     Stacks::build(&StackInput {
         sample_id: &sample_id,
         depth: &depth,

@@ -18,7 +18,7 @@ use crate::bundle::{profile_from_r, profile_to_r};
 use crate::envelope::envelope;
 use extendr_api::prelude::*;
 use profile_core::budget::Budget;
-use profile_core::verbs::{aggregate, diff, scale_values, time_window};
+use profile_core::verbs::{aggregate, diff, scale_values, set_unit, time_window};
 use profile_core::verbs::{
     filter_by_labels, keep_sample_types, FrameFilter, LabelCondition, LabelFilter, LabelPairs,
     LocationTexts, Pattern, SampleFilter, TextKind,
@@ -130,11 +130,12 @@ fn label_filter(x: &Robj) -> Result<Option<LabelFilter>, ProfileError> {
 }
 
 /// Multiplies the values of the sample types `types` (a character vector, or
-/// NULL for every type) by `factor`. The bundle holds `sample_values` and
-/// `sample_types` (where declared types are looked up).
+/// NULL for every type) by `factor`, and gives them the unit `unit` (a string,
+/// or NA to keep theirs). The bundle holds `sample_values` and `sample_types`
+/// (where declared types are looked up).
 /// @noRd
 #[extendr]
-fn ffi_profile_scale(bundle: Robj, factor: Robj, types: Robj, compact: Robj) -> Robj {
+fn ffi_profile_scale(bundle: Robj, factor: Robj, types: Robj, unit: Robj, compact: Robj) -> Robj {
     envelope(|| {
         let factor = number(&factor, "factor")?;
         let types = if types.is_null() {
@@ -145,8 +146,13 @@ fn ffi_profile_scale(bundle: Robj, factor: Robj, types: Robj, compact: Robj) -> 
         let types: Option<Vec<&str>> = types
             .as_ref()
             .map(|t| t.iter().map(String::as_str).collect());
+        let unit = optional_string(&unit, "unit")?;
         transformed(&bundle, &compact, |p| {
-            scale_values(p, factor, types.as_deref())
+            scale_values(p, factor, types.as_deref())?;
+            match &unit {
+                Some(unit) => set_unit(p, types.as_deref(), unit),
+                None => Ok(()),
+            }
         })
     })
 }

@@ -6,7 +6,7 @@ use crate::envelope::envelope;
 use crate::rapi::{double_values, integer_values};
 use crate::text::{intern_strings, named_elements};
 use extendr_api::prelude::*;
-use profile_core::sample_set::{SampleInput, SampleSet};
+use profile_core::sample_set::{DerivedType, SampleInput, SampleSet};
 use profile_core::speedscope::{self, SpeedscopeLabels};
 use profile_core::view::{view_json, TimeRuns, ViewKeys, ViewLabels, ViewTree};
 use profile_core::{ProfileError, StringPool};
@@ -86,13 +86,38 @@ fn type_codes(value_type: &Robj, types: &[String]) -> Result<Vec<u32>, ProfileEr
 /// The samples described by the list: stack rows (`sample_id`, `depth`,
 /// `location_id`), `locations`, `samples`, `sample_source`, `sample_time` (NULL
 /// if none), the `sample_values` columns (`value_sample_id`, `value_type`,
-/// `value`) and the sample types to gather (`types`).
+/// `value`) and the sample types to gather (`types`); a derived type among
+/// them (`derived_type`, NULL for none) is the type `derived_from` of
+/// `types` multiplied per source (`derived_source`, `derived_factor`).
 fn sample_set_from_r(fields: &Fields) -> Result<SampleSet, ProfileError> {
     let types = fields.strings("types")?;
     let value_type = type_codes(fields.get("value_type")?, &types)?;
     let time = match fields.get("sample_time")?.is_null() {
         true => None,
         false => Some(fields.doubles("sample_time")?),
+    };
+    let derived_source;
+    let derived_factor;
+    let derived = if fields.get("derived_type")?.is_null() {
+        None
+    } else {
+        let code_of = |name: &str| -> Result<u32, ProfileError> {
+            let wanted = required_string(fields.get(name)?, name)?;
+            types
+                .iter()
+                .position(|t| *t == wanted)
+                .map(|p| p as u32 + 1)
+                .ok_or_else(|| bad_argument(name))
+        };
+        let (code, from) = (code_of("derived_type")?, code_of("derived_from")?);
+        derived_source = fields.ints("derived_source")?;
+        derived_factor = fields.doubles("derived_factor")?;
+        Some(DerivedType {
+            code,
+            from,
+            source_id: &derived_source,
+            factor: &derived_factor,
+        })
     };
     SampleSet::build(&SampleInput {
         sample_id: &fields.ints("sample_id")?,
@@ -106,6 +131,7 @@ fn sample_set_from_r(fields: &Fields) -> Result<SampleSet, ProfileError> {
         value_type: &value_type,
         value: &fields.doubles("value")?,
         n_types: types.len(),
+        derived,
     })
 }
 

@@ -28,6 +28,20 @@ pub struct SampleInput<'a> {
     pub value_type: &'a [u32],
     pub value: &'a [f64],
     pub n_types: usize,
+    /// A gathered type derived from another (`time` from the `samples` of
+    /// Rprof ticks), if any.
+    pub derived: Option<DerivedType<'a>>,
+}
+
+/// A gathered type (`code`, 1-based) whose values are those of another
+/// (`from`, 1-based), each multiplied by the factor of its sample's source
+/// (`source_id`, `factor`); samples of other sources have none.
+#[derive(Debug, Clone, Copy)]
+pub struct DerivedType<'a> {
+    pub code: u32,
+    pub from: u32,
+    pub source_id: &'a [i32],
+    pub factor: &'a [f64],
 }
 
 /// The samples in display order (their *positions*), each with its frames (rows
@@ -85,10 +99,11 @@ impl SampleSet {
             order.len(),
             |lid| location_row.get(lid),
         )?;
-        let weight = gather_weights(input, &position, order.len())?;
+        let source: Vec<i32> = order.iter().map(|&row| input.sample_source[row]).collect();
+        let weight = gather_weights(input, &position, &source)?;
         Ok(SampleSet {
             frames,
-            source: order.iter().map(|&row| input.sample_source[row]).collect(),
+            source,
             time: match input.sample_time {
                 Some(time) => order.iter().map(|&row| time[row]).collect(),
                 None => vec![f64::NAN; order.len()],
@@ -201,11 +216,30 @@ fn display_order(input: &SampleInput<'_>) -> Vec<usize> {
 }
 
 /// The weight of each (type, position): the value of the row of that sample and
-/// type; a sample may have one value of each type.
-fn gather_weights(input: &SampleInput<'_>, position: &IdIndex, n: usize) -> Result<Vec<f64>> {
+/// type; a sample may have one value of each type. Rows of samples that are not
+/// in `samples` are not counted (see `summary::CountedSamples`). `source` is
+/// the source of each position, for a derived type.
+fn gather_weights(input: &SampleInput<'_>, position: &IdIndex, source: &[i32]) -> Result<Vec<f64>> {
+    let n = source.len();
     let cells = input.n_types * n;
     let mut weight = try_filled(cells, 0.0, "sample values")?;
     let mut seen = try_filled(cells, false, "sample values")?;
+    let derived = match input.derived {
+        Some(d)
+            if d.source_id.len() == d.factor.len()
+                && [d.code, d.from]
+                    .iter()
+                    .all(|&c| (1..=input.n_types).contains(&(c as usize))) =>
+        {
+            Some((d, IdIndex::try_first_rows(d.source_id)?))
+        }
+        Some(_) => {
+            return Err(ProfileError::argument(
+                "a derived sample type needs gathered types and one factor per source",
+            ))
+        }
+        None => None,
+    };
     let rows = input
         .value_sample_id
         .iter()
@@ -216,27 +250,46 @@ fn gather_weights(input: &SampleInput<'_>, position: &IdIndex, n: usize) -> Resu
         if t == 0 {
             continue;
         }
-        let pos = position.row(sid).ok_or_else(|| {
-            invalid(
-                "sample_values",
-                "sample_id",
-                row,
-                format!("sample {sid} is not in samples"),
-            )
-        })?;
+        let Some(pos) = position.row(sid) else {
+            continue;
+        };
         if value.is_nan() {
             return Err(invalid("sample_values", "value", row, "is NA"));
         }
-        let cell = (t as usize - 1) * n + pos;
-        if std::mem::replace(&mut seen[cell], true) {
-            return Err(invalid(
-                "sample_values",
-                "sample_id",
-                row,
-                format!("sample {sid} has two values of the same type"),
-            ));
+        // `code` is in 1..=n_types (checked above for `t` and the derived type)
+        let mut set = |code: u32, value: f64| -> Result<()> {
+            let cell = (code as usize).saturating_sub(1) * n + pos;
+            match (seen.get_mut(cell), weight.get_mut(cell)) {
+                (Some(seen), Some(weight)) => {
+                    if std::mem::replace(seen, true) {
+                        return Err(invalid(
+                            "sample_values",
+                            "sample_id",
+                            row,
+                            format!("sample {sid} has two values of the same type"),
+                        ));
+                    }
+                    *weight = value;
+                    Ok(())
+                }
+                _ => Err(invalid(
+                    "sample_values",
+                    "type",
+                    row,
+                    "sample type code out of range",
+                )),
+            }
+        };
+        set(t, value)?;
+        if let Some((d, sources)) = &derived {
+            let factor = source
+                .get(pos)
+                .and_then(|&s| sources.row(s))
+                .and_then(|i| d.factor.get(i));
+            if let (true, Some(f)) = (t == d.from, factor) {
+                set(d.code, value * f)?;
+            }
         }
-        weight[cell] = value;
     }
     Ok(weight)
 }
@@ -309,6 +362,7 @@ pub(crate) mod tests {
                 value_type: &self.value_type,
                 value: &self.value,
                 n_types: self.n_types,
+                derived: None,
             }
         }
     }

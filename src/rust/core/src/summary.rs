@@ -12,8 +12,10 @@
 use crate::error::{ProfileError, Result};
 use crate::id_index::IdIndex;
 
+mod counted;
 mod frames;
 mod tree;
+pub use counted::{CountedSamples, Derived};
 pub(crate) use frames::SampleFrames;
 pub use tree::CallTree;
 pub(crate) use tree::{depth_first, inverse_order, PathTrie};

@@ -46,6 +46,35 @@ pub fn scale_values(p: &mut Profile, factor: f64, types: Option<&[&str]>) -> Res
     Ok(())
 }
 
+/// Gives the sample types named in `types` (every type when None) the unit
+/// `unit`, in `sample_values` and in `sample_types`: what a type's values are
+/// in after [`scale_values`] changed them (counts of 5 ms ticks times 5 are
+/// milliseconds). Each type must be one the profile has.
+pub fn set_unit(p: &mut Profile, types: Option<&[&str]>, unit: &str) -> Result<()> {
+    if !p.sample_values.is_rectangular() {
+        return Err(ragged(SampleValues::NAME));
+    }
+    let chosen = match types {
+        None => None,
+        Some(names) => Some(type_ids(p, names)?),
+    };
+    let unit = p.strings.intern(unit);
+    let is_chosen = |t: &StrId| chosen.as_ref().is_none_or(|ids| ids.contains(t));
+    let sv = &mut p.sample_values;
+    for (u, t) in sv.unit.iter_mut().zip(&sv.value_type) {
+        if is_chosen(t) {
+            *u = unit;
+        }
+    }
+    let st = &mut p.sample_types;
+    for (u, t) in st.unit.iter_mut().zip(&st.value_type) {
+        if is_chosen(t) {
+            *u = unit;
+        }
+    }
+    Ok(())
+}
+
 /// The string ids of the sample types `names`, each of which the profile has.
 fn type_ids(p: &Profile, names: &[&str]) -> Result<FxHashSet<StrId>> {
     let mut present: FxHashSet<StrId> = p.sample_types.value_type.iter().copied().collect();
