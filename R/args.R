@@ -1,11 +1,32 @@
 # Argument checks shared by the file readers and writers. Each raises an error of
 # class `profile_error_argument` naming the argument.
 
+# The arguments of a reader (read_rprof(), read_pprof()), checked in the order
+# of its signature: `...` empty, then `path` (a readable file, last: the file
+# system is asked once the values are known to be good), `version`,
+# `source_uri`, `max_size`, and the option `profile.max_memory`. Returns the
+# checked values.
+check_read_args <- function(path, ..., version, source_uri, max_size, call = rlang::caller_env()) {
+  check_dots_unused(..., call = call)
+  path <- check_file_path(path, call = call)
+  args <- list(
+    version = check_version_arg(version, call = call),
+    source_uri = check_source_uri(source_uri, call = call),
+    max_size = check_max_size(max_size, call = call),
+    max_memory = default_max_memory(call = call)
+  )
+  check_readable_file(path, call = call)
+  args
+}
+
 check_dots_unused <- function(..., call = rlang::caller_env()) {
   n <- ...length()
   if (n > 0L) {
     abort_argument(
-      "{n} unused argument{?s} in {.code ...}; the options are named: {.arg version}, {.arg source_uri}, {.arg max_size}.",
+      paste(
+        "{n} unused argument{?s} in {.code ...}; the options are named: {.arg version},",
+        "{.arg source_uri}, {.arg max_size}."
+      ),
       n = n, call = call
     )
   }

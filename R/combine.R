@@ -96,7 +96,7 @@ combine_profiles_impl <- function(..., merge, call = rlang::caller_env()) {
         "{.fn combine_profiles} dropped tables and columns that are not part of the v2 format:",
         i = "{.field {dropped}}"
       ),
-      class = "profile_warning_dropped"
+      class = c("profile_warning_dropped", "profile_warning")
     )
   }
   bundle <- rust_value(

@@ -1,4 +1,4 @@
-#' Errors raised by profile, and the limits that protect memory
+#' Errors and warnings of profile, and the limits that protect memory
 #'
 #' @description
 #' Every error raised by this package is a condition of class `profile_error`,
@@ -86,6 +86,27 @@
 #' temporary file is removed and a file that was already there keeps its
 #' bytes. A replaced file keeps its permissions.
 #'
+#' # Warnings
+#'
+#' Every warning of this package is a condition of class `profile_warning`,
+#' and also of a subclass naming its kind. Their texts stay as they are (those
+#' of [read_rprof()] are profile 1.0.x's): match on the class.
+#'
+#' - `profile_warning_incomplete` ([read_rprof()]): a line was cut off (the
+#'   profiled process was killed); it is read up to its last complete frame.
+#'   The text: ``Incomplete sampling information, increase bufsize in `Rprof()`
+#'   or `start_profiler()` call``.
+#' - `profile_warning_unexpected` ([read_rprof()]): text that is not a frame
+#'   in a line, which is read without it. The text: `Removing unexpected
+#'   incomplete sampling information.`
+#' - `profile_warning_undefined_file` ([read_rprof()]): a line profiling
+#'   reference to a file number that no `#File` line names; the frame's file
+#'   name is left empty.
+#' - `profile_warning_no_match` (the verbs of [profile_verbs]): a pattern or
+#'   label filter matched no sample.
+#' - `profile_warning_dropped` ([combine_profiles()]): tables and columns that
+#'   are not part of the v2 format were dropped.
+#'
 #' # Encoding
 #'
 #' Names and paths are UTF-8 in R. Bytes from files that are not valid UTF-8
@@ -109,6 +130,15 @@
 #'
 #' # A limit
 #' try(read_rprof(system.file("samples/rprof/1.out", package = "profile"), max_size = 100))
+#'
+#' # A warning, by its class
+#' x <- withCallingHandlers(
+#'   read_rprof(system.file("samples/rprof/incomplete.out", package = "profile")),
+#'   profile_warning_incomplete = function(w) {
+#'     message("a line was cut off")
+#'     invokeRestart("muffleWarning")
+#'   }
+#' )
 NULL
 
 # Raises a profile_error of the given kind. `message` is a cli template written in

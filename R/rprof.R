@@ -118,26 +118,22 @@
 #' read_rprof(system.file("samples/rprof/1.out", package = "profile"), version = "1.0")
 read_rprof <- function(path, ..., version = "2.0", source_uri = path,
                        max_size = default_max_size()) {
-  with_profile_errors("internal", "Can't read the Rprof file {.file {path}}.", path = path, {
-    check_dots_unused(...)
-    path <- check_file_path(path)
-    source_uri <- check_source_uri(source_uri)
-    version <- check_version_arg(version)
-    max_size <- check_max_size(max_size)
-    max_memory <- default_max_memory()
-    check_readable_file(path)
+  message <- "Can't read the Rprof file {.file {path}}."
+  with_profile_errors("internal", message, path = path, {
+    args <- check_read_args(path, ...,
+      version = version, source_uri = source_uri, max_size = max_size
+    )
     file <- native_path(path)
-    v1 <- identical(version, "1.0")
+    v1 <- identical(args$version, "1.0")
+    input <- rprof_input(file, path, args$max_size, args$max_memory)
     res <- rust_value(
-      ffi_rprof_read(rprof_input(file, path, max_size, max_memory), source_uri, max_size, max_memory, v1,
+      ffi_rprof_read(input, args$source_uri, args$max_size, args$max_memory, v1,
         compact = compact_columns_option(), from_shape = TRUE
       ),
-      "Can't read the Rprof file {.file {path}}.",
+      message,
       path = path
     )
-    for (w in res$warnings) {
-      warning(w, call. = FALSE)
-    }
+    warn_rprof(res$warnings)
     if (v1) {
       v1_from_rprof(decode_bundle(res$bundle), res$sample_lines, readLines(file, warn = FALSE))
     } else {
@@ -146,10 +142,23 @@ read_rprof <- function(path, ..., version = "2.0", source_uri = path,
   })
 }
 
+# The warnings of an Rprof read (their texts, from Rust), each raised with the
+# class of its kind (`profile_warning_incomplete`, ...; see ?profile_error) and
+# `profile_warning`. The texts are profile 1.0.4's, which users match on.
+warn_rprof <- function(texts) {
+  kinds <- v2_schema()$rprof_warnings
+  for (text in texts) {
+    kind <- names(kinds)[match(text, unlist(kinds))]
+    class <- c(if (!is.na(kind)) paste0("profile_warning_", kind), "profile_warning")
+    warning(warningCondition(text, class = class))
+  }
+}
+
 #' @rdname read_rprof
 #' @export
 write_rprof <- function(x, path) {
-  with_profile_errors("invalid", "Can't write {.arg x} as the Rprof file {.file {path}}.", path = path, {
+  message <- "Can't write {.arg x} as the Rprof file {.file {path}}."
+  with_profile_errors("invalid", message, path = path, {
     path <- check_file_path(path)
     if (is_db_profile(x)) {
       # one segment per source: written a few sources at a time

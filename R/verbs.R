@@ -436,7 +436,7 @@ warn_no_match <- function(patterns, call) {
   if (length(patterns)) {
     cli::cli_warn(
       "{cli::qty(length(patterns))}The pattern{?s} {.val {patterns}} matched no sample{?s}.",
-      class = "profile_warning_no_match", patterns = patterns, call = call
+      class = c("profile_warning_no_match", "profile_warning"), patterns = patterns, call = call
     )
   }
 }

@@ -285,6 +285,7 @@ test_that("tables the format does not know are dropped with a warning", {
   tables$notes <- tibble::tibble(note = "mine")
   with_notes <- do.call(new_profile_v2, tables)
   expect_warning(x <- combine_profiles(with_notes, a), class = "profile_warning_dropped")
+  expect_warning(combine_profiles(with_notes, a), class = "profile_warning")
   expect_false("notes" %in% names(x))
   expect_silent(validate_profile(x))
 })

@@ -188,6 +188,49 @@ test_that("damaged lines warn with profile 1.0.4's texts", {
   expect_identical(v2_stacks(res$value), list(c("f@:0", "g@:0"), "h@:0", "f@:0"))
 })
 
+test_that("each kind of warning has its class, and profile_warning", {
+  # the class of each warning of a read, by its text
+  classes_of_warnings <- function(lines) {
+    f <- withr::local_tempfile(fileext = ".out")
+    writeLines(lines, f)
+    classes <- list()
+    withCallingHandlers(read_rprof(f), warning = function(w) {
+      classes[[conditionMessage(w)]] <<- class(w)
+      invokeRestart("muffleWarning")
+    })
+    classes
+  }
+  incomplete <- paste(
+    "Incomplete sampling information, increase bufsize in `Rprof()` or",
+    "`start_profiler()` call"
+  )
+  unexpected <- "Removing unexpected incomplete sampling information."
+  undefined_file <- paste(
+    "Line profiling reference to a file number without a `#File` line;",
+    "its file name is left empty."
+  )
+  expect_identical(
+    classes_of_warnings(c("sample.interval=5000", '"f" "g" ', 'garbage "g" "h" ', '"f" "gg')),
+    rlang::set_names(list(
+      c("profile_warning_unexpected", "profile_warning", "warning", "condition"),
+      c("profile_warning_incomplete", "profile_warning", "warning", "condition")
+    ), c(unexpected, incomplete))
+  )
+  expect_identical(
+    classes_of_warnings(c("line profiling: sample.interval=5000", '3#4 "f" ')),
+    rlang::set_names(list(
+      c("profile_warning_undefined_file", "profile_warning", "warning", "condition")
+    ), undefined_file)
+  )
+  # a shipped file, matched by class as users can
+  w <- expect_warning(
+    read_rprof(sample_path("rprof", "incomplete.out")),
+    class = "profile_warning_incomplete"
+  )
+  expect_identical(conditionMessage(w), incomplete)
+  expect_null(conditionCall(w))
+})
+
 test_that("a memory prefix that is not four whole numbers is a format error naming the line", {
   bad <- c(
     ":12:abc:3:4:", "::2:3:4:", ":-1:2:3:4:", ":1.5:2:3:4:", ":99999999999999999999:2:3:4:",

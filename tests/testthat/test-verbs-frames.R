@@ -214,12 +214,17 @@ test_that("every pattern verb warns when its pattern matches no sample", {
     class = "profile_warning_no_match"
   )
   expect_identical(unname(w$patterns), "worker=nobody")
-  expect_warning(profile_filter_labels(cpu, ignore = "bytes=1kb:"), class = "profile_warning_no_match")
+  expect_warning(
+    profile_filter_labels(cpu, ignore = "bytes=1kb:"),
+    class = "profile_warning_no_match"
+  )
   expect_no_warning(profile_filter_labels(cpu))
   # an empty expression: the samples with the key
   expect_identical(
     profile_filter_labels(cpu, focus = "worker=")$samples$sample_id,
-    cpu$samples$sample_id[cpu$samples$sample_id %in% cpu$sample_labels$sample_id[cpu$sample_labels$key == "worker"]]
+    cpu$samples$sample_id[
+      cpu$samples$sample_id %in% cpu$sample_labels$sample_id[cpu$sample_labels$key == "worker"]
+    ]
   )
 })
 

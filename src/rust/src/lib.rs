@@ -73,7 +73,8 @@ fn ffi_profile_schema() -> Robj {
         ),
         gauge_types = schema::GAUGE_TYPES.to_vec(),
         source_types = schema::SOURCE_TYPES.to_vec(),
-        limits = limits()
+        limits = limits(),
+        rprof_warnings = rprof_warnings()
     )
     .into()
 }
@@ -101,6 +102,18 @@ fn limits() -> Robj {
         pprof_frames_per_byte = pprof::MAX_FRAMES_PER_BYTE as f64,
         pprof_min_max_frames = pprof::MIN_MAX_FRAMES as f64,
         pprof_max_values = pprof::MAX_VALUES as f64
+    )
+    .into()
+}
+
+/// The texts of the warnings of an Rprof read, named by their kind: R raises
+/// each as a condition of class `profile_warning_<kind>` (R/rprof.R).
+fn rprof_warnings() -> Robj {
+    use profile_core::rprof;
+    list!(
+        incomplete = rprof::WARN_INCOMPLETE,
+        unexpected = rprof::WARN_UNEXPECTED,
+        undefined_file = rprof::WARN_UNDEFINED_FILE
     )
     .into()
 }
