@@ -196,9 +196,48 @@ with_profile_errors <- function(kind, message, expr, ..., call = rlang::caller_e
     if (inherits(e, "profile_error")) {
       return()
     }
-    if (grepl("cannot allocate", conditionMessage(e), fixed = TRUE)) {
+    if (is_allocation_failure(e)) {
       kind <- "limit"
     }
     abort_profile(kind, message, ..., parent = e, call = call)
   })
+}
+
+# R's messages for memory it could not get (message ids of its "R" domain, in
+# src/main/memory.c and elsewhere). R raises them as plain errors, without a
+# class, in the session's language.
+r_allocation_messages <- c(
+  "cannot allocate vector of size %0.1f Gb",
+  "cannot allocate vector of size %0.1f Mb",
+  "cannot allocate vector of size %0.f Kb",
+  "cannot allocate vector of length %d",
+  "cannot allocate memory block of size %0.1f Gb",
+  "cannot allocate memory block of size %0.f Tb",
+  "vector memory exhausted (limit reached?)",
+  "cons memory exhausted (limit reached?)",
+  "memory exhausted (limit reached?)"
+)
+
+# Whether `e` is R failing to allocate memory, in any language: its message
+# matched against R's messages as the session translates them (gettext() in R's
+# domain, the translation R used for the error), and against the untranslated
+# words that other packages' English messages share.
+is_allocation_failure <- function(e) {
+  text <- conditionMessage(e)
+  if (grepl("cannot allocate", text, fixed = TRUE)) {
+    return(TRUE)
+  }
+  translated <- unique(gettext(r_allocation_messages, domain = "R", trim = FALSE))
+  any(vapply(translated, function(template) {
+    grepl(template_pattern(template), text, perl = TRUE)
+  }, logical(1)))
+}
+
+# A regular expression that matches the text sprintf() makes from `template`:
+# its literal parts in order, anything where a conversion (`%d`, `%0.1f`,
+# `%1$s`) stands.
+template_pattern <- function(template) {
+  literal <- strsplit(template, "%[0-9]*\\$?[-+ #0-9.]*[a-zA-Z]", perl = TRUE)[[1]]
+  literal <- gsub("([][{}()*+?.\\\\^$|])", "\\\\\\1", literal, perl = TRUE)
+  paste(literal, collapse = ".*")
 }

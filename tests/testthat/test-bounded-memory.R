@@ -82,14 +82,42 @@ test_that("a gzip file whose data are not Rprof is refused after its first bytes
   dir <- local_dir()
   # 24 MiB of a pprof file's kind of data: refused without inflating them all
   path <- gzip_file(dir, "pprof.gz", rep(as.raw(c(0x0a, 0x04, 0x08, 0x01, 0x10, 0x02)), 2^22))
-  time <- system.time(expect_profile_error(read_rprof(path), "format", "pprof.gz", "not an Rprof file"))
+  time <- system.time(
+    expect_profile_error(read_rprof(path), "format", "pprof.gz", "not an Rprof file")
+  )
   expect_lt(time[["elapsed"]], 1)
+})
+
+test_that("R failing to allocate is a profile_error_limit in R's language, whichever it is", {
+  # R's message in the session's language (here German), and any other error
+  # there, through the wrapper of every exported function
+  translated <- function(language, expr) {
+    old <- Sys.setLanguage(language)
+    on.exit(Sys.setLanguage(old), add = TRUE)
+    tryCatch(with_profile_errors("internal", "Can't do it.", expr), error = identity)
+  }
+  english <- translated("en", numeric(1e15))
+  expect_s3_class(english, "profile_error_limit")
+  expect_match(conditionMessage(english$parent), "cannot allocate vector of size", fixed = TRUE)
+  german <- translated("de", numeric(1e15))
+  skip_if(
+    grepl("cannot allocate", conditionMessage(german$parent), fixed = TRUE),
+    "R has no German translations here"
+  )
+  expect_s3_class(german, "profile_error_limit")
+  expect_match(conditionMessage(german$parent), "nicht allozieren", fixed = TRUE)
+  expect_s3_class(translated("de", sqrt("a")), "profile_error_internal")
+  # a message R translates with its numbers first
+  expect_s3_class(translated("ja", numeric(1e15)), "profile_error_limit")
 })
 
 test_that("an R vector R cannot allocate is a profile_error_limit, not R's error across Rust", {
   res <- ffi_profile_debug_alloc(2^50)
   expect_false(res$ok)
   expect_identical(res$kind, "limit")
-  expect_match(res$message, "R could not allocate a vector of 1125899906842624 values", fixed = TRUE)
+  expect_match(
+    res$message, "R could not allocate a vector of 1125899906842624 values",
+    fixed = TRUE
+  )
   expect_length(rust_value(ffi_profile_debug_alloc(3), "Can't allocate."), 3L)
 })
