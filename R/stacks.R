@@ -63,10 +63,11 @@ value_types <- function(values) {
 }
 
 # The sample type to look at, with its unit: `type` if given, else the one `go
-# tool pprof` shows (SPEC section 5): the sources' default sample type, else the
-# profile's last sample type, in the order a pprof file written from it lists
-# them (declared types, then the others as they appear). Gauges are refused: a
-# heap size summed over samples means nothing; the defaults pass them over.
+# tool pprof` shows ("Sample values" in ?profile_v2): the sources' default
+# sample type, else the profile's last sample type, in the order a pprof file
+# written from it lists them (declared types, then the others as they appear).
+# Gauges are refused: a heap size summed over samples means nothing; the
+# defaults pass them over.
 choose_sample_type <- function(parts, type = NULL, call = rlang::caller_env()) {
   pairs <- value_types(parts$values)
   present <- unique(pairs$type)

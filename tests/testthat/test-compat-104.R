@@ -3,9 +3,10 @@
 # Where 1.0.4 is right, the v1 objects must be identical (ids, order, types,
 # dotted columns) to what 1.0.4 gives in the C locale: 1.0.4's ids follow the
 # collation of the locale (sort() and merge()), ours are always in byte order
-# (SPEC section 2: ids are deterministic). Where it is wrong, SPEC section 2 lists the wanted fixes; for
-# those files the test applies 1.0.4's defects to our output, derived from the
-# file itself, and then expects 1.0.4's stacks exactly:
+# (ids are deterministic: dev/ARCHITECTURE.md, "Conventions"). Where it is
+# wrong (the defects ?read_rprof lists under `version = "1.0"`), the test
+# applies 1.0.4's defects to our output, derived from the file itself, and then
+# expects 1.0.4's stacks exactly:
 #
 # - memory.out, all.out, append.out (3rd session): 1.0.4 drops the innermost
 #   frame of every line with a memory prefix (`:small:large:nodes:dups:` is

@@ -23,8 +23,8 @@ test_that("a line that ends in a reference and its space has the top level (1.0.
   skip_if_no_profile104()
   # 1.0.4's incomplete.out has the lines of one stack cut at every position;
   # one is cut right after a reference and its space, which is how R writes the
-  # line of the top-level code (SPEC section 5), so it reads as such. Cut
-  # anywhere else, lines read as 1.0.4 reads them.
+  # line of the top-level code ("The top level" in ?profile_v2), so it reads as
+  # such. Cut anywhere else, lines read as 1.0.4 reads them.
   path <- file.path(profile104_lib(), "profile", "samples", "rprof", "incomplete.out")
   ref <- rprof104_read(path)[[1]]
   ours <- with_warnings(read_rprof(path, version = "1.0"))
