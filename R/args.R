@@ -75,7 +75,10 @@ check_readable_file <- function(path, call = rlang::caller_env()) {
     abort_profile("io", "Can't read {.file {path}}: it is a directory.", path = path, call = call)
   }
   if (!file.exists(path)) {
-    abort_profile("io", "Can't read {.file {path}}: the file does not exist.", path = path, call = call)
+    abort_profile(
+      "io", "Can't read {.file {path}}: the file does not exist.",
+      path = path, call = call
+    )
   }
   if (file.access(path, 4L) != 0L) {
     abort_profile("io", "Can't read {.file {path}}: permission denied.", path = path, call = call)
@@ -103,7 +106,10 @@ default_max_size <- function() {
 default_max_memory <- function(call = rlang::caller_env()) {
   max_memory <- getOption("profile.max_memory", v2_schema()$limits$max_memory)
   if (!is.numeric(max_memory) || length(max_memory) != 1L || is.na(max_memory) || max_memory < 0) {
-    abort_argument("The option {.code profile.max_memory} must be a non-negative number of bytes.", call = call)
+    abort_argument(
+      "The option {.code profile.max_memory} must be a non-negative number of bytes.",
+      call = call
+    )
   }
   min(as.double(max_memory), 2^62)
 }

@@ -186,6 +186,19 @@ abort_argument <- function(message, call = rlang::caller_env(), ...) {
   abort_profile("argument", message, call = call, ...)
 }
 
+# The error for `x`, an argument that is not a profile. `subject` is the cli
+# template that names it (`{.arg x}`, `{.arg {arg}}`, `{label}`), with its values
+# in `...`.
+abort_not_profile <- function(x, subject = "{.arg x}", ..., call = rlang::caller_env()) {
+  abort_argument(
+    paste(
+      subject, "must be a profile (a v2 {.cls dm} or a v1 {.cls profile_data}),",
+      "not {.obj_type_friendly {x}}."
+    ),
+    x = x, ..., call = call
+  )
+}
+
 # Runs `expr`, the body of an exported function, so that every error it raises is
 # a profile_error. The package's own errors pass unchanged. Any other error (an R
 # or package function failing on an input nobody foresaw) becomes a profile_error

@@ -192,7 +192,8 @@ read_pprof <- function(path, ..., version = "2.0", source_uri = path,
 #' @rdname read_pprof
 #' @export
 write_pprof <- function(x, path) {
-  with_profile_errors("invalid", "Can't write {.arg x} as the pprof file {.file {path}}.", path = path, {
+  message <- "Can't write {.arg x} as the pprof file {.file {path}}."
+  with_profile_errors("invalid", message, path = path, {
     path <- check_file_path(path)
     if (inherits(x, "profile_data")) {
       validate_v1(x)

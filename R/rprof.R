@@ -75,8 +75,9 @@
 #' as R wrote it: the same header, `#File` lines just before the first line that
 #' uses them, line references (the top level's after the outermost frame), the
 #' memory prefix from the heap gauges, the frame names. The `time` column is not
-#' written: the order of the lines is the time. Other profiles (from pprof, v1 objects, built by hand) get a header
-#' made from their content (`sample.interval` from `period` when it is in
+#' written: the order of the lines is the time. Other profiles (from pprof, v1
+#' objects, built by hand) get a header made from their content
+#' (`sample.interval` from `period` when it is in
 #' nanoseconds, else 20000; `line profiling` when frames have files or lines),
 #' and each sample is written as many times as its `samples` count says, since
 #' an Rprof line is one tick.
@@ -192,7 +193,9 @@ write_rprof <- function(x, path) {
 # (for messages).
 rprof_input <- function(file, path, max_size, max_memory, call = rlang::caller_env()) {
   magic <- tryCatch(readBin(file, "raw", 6L), error = function(e) {
-    abort_profile("io", "Can't read {.file {path}}.", detail = conditionMessage(e), path = path, call = call)
+    abort_profile("io", "Can't read {.file {path}}.",
+      detail = conditionMessage(e), path = path, call = call
+    )
   })
   xz_magic <- as.raw(c(0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00))
   open_decompressed <- if (length(magic) >= 3L && identical(magic[1:3], charToRaw("BZh"))) {
@@ -203,11 +206,15 @@ rprof_input <- function(file, path, max_size, max_memory, call = rlang::caller_e
     return(file)
   }
   message <- "Can't read the Rprof file {.file {path}}."
-  stream <- rust_value(ffi_rprof_stream_start(max_size, max_memory), message, path = path, call = call)
+  stream <- rust_value(
+    ffi_rprof_stream_start(max_size, max_memory), message,
+    path = path, call = call
+  )
   take <- function(piece) {
     rust_value(ffi_rprof_stream_take(stream, piece), message, path = path, call = call)
   }
-  read_connection_limited(function() open_decompressed(file, "rb"), max_size, path, take = take, call = call)
+  open <- function() open_decompressed(file, "rb")
+  read_connection_limited(open, max_size, path, take = take, call = call)
 }
 
 # All bytes of a binary connection (`open()` opens it anew), refusing more than
@@ -218,8 +225,8 @@ rprof_input <- function(file, path, max_size, max_memory, call = rlang::caller_e
 # are only counted, and data within the limit are read a second time into a
 # vector of the exact size. A decompression bomb is thus refused without being
 # held in memory.
-read_connection_limited <- function(open, max_size, path, take = function(piece) NULL, chunk_size = 2^23,
-                                    call = rlang::caller_env()) {
+read_connection_limited <- function(open, max_size, path, take = function(piece) NULL,
+                                    chunk_size = 2^23, call = rlang::caller_env()) {
   fail <- function(e) {
     abort_profile("format", "Can't decompress {.file {path}}.",
       detail = conditionMessage(e), path = path, call = call
@@ -229,7 +236,8 @@ read_connection_limited <- function(open, max_size, path, take = function(piece)
     tryCatch(withCallingHandlers(readBin(con, "raw", n), warning = fail), error = fail)
   }
   limits <- v2_schema()$limits
-  eager <- min(max_size, max(limits$eager_min_bytes, limits$eager_ratio * file.size(path.expand(path))))
+  plausible <- limits$eager_ratio * file.size(path.expand(path))
+  eager <- min(max_size, max(limits$eager_min_bytes, plausible))
   con <- open()
   on.exit(close(con), add = TRUE)
   chunks <- list()

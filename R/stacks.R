@@ -19,10 +19,7 @@ summary_parts <- function(x, call = rlang::caller_env()) {
   } else if (is_v2(x)) {
     tables <- check_v2_tables(x, call = call)
   } else {
-    abort_argument(
-      "{.arg x} must be a profile (a v2 {.cls dm} or a v1 {.cls profile_data}), not {.obj_type_friendly {x}}.",
-      x = x, call = call
-    )
+    abort_not_profile(x, call = call)
   }
   # Names as valid UTF-8 (the package's rule for strings in other encodings or
   # with invalid bytes): sorting and matching them needs it.
@@ -78,7 +75,10 @@ choose_sample_type <- function(parts, type = NULL, call = rlang::caller_env()) {
   in_file_order <- setdiff(union(declared, present), gauges)
   if (rlang::is_string(type) && type %in% gauges) {
     abort_argument(c(
-      "Sample type {.val {type}} is a gauge (a level at each sample), not an amount: its values cannot be added up.",
+      paste(
+        "Sample type {.val {type}} is a gauge (a level at each sample), not an amount: its",
+        "values cannot be added up."
+      ),
       i = "Summable types of this profile: {.val {summable}}."
     ), type = type, summable = summable, call = call)
   }
@@ -101,7 +101,10 @@ choose_sample_type <- function(parts, type = NULL, call = rlang::caller_env()) {
   unit <- unique(pairs$unit[pairs$type %in% type])
   if (length(unit) > 1) {
     abort_profile("unsupported",
-      "Sample type {.val {type}} comes in several units ({.val {unit}}); their values cannot be added up.",
+      paste(
+        "Sample type {.val {type}} comes in several units ({.val {unit}}); their values cannot",
+        "be added up."
+      ),
       type = type, unit = unit, call = call
     )
   }

@@ -12,8 +12,15 @@ test_that("every sample file reads into a valid v2 profile, one sample per stack
     segments <- rprof_segments(path)
     t <- dm::dm_get_tables(x)
     expect_identical(nrow(t$sources), length(segments), info = file)
-    expect_identical(t$sources$rprof_header, unname(vapply(segments, `[[`, "", "header")), info = file)
-    expect_identical(t$samples$source_id, rep(seq_along(segments), lengths(lapply(segments, `[[`, "stack"))), info = file)
+    expect_identical(
+      t$sources$rprof_header, unname(vapply(segments, `[[`, "", "header")),
+      info = file
+    )
+    expect_identical(
+      t$samples$source_id,
+      rep(seq_along(segments), lengths(lapply(segments, `[[`, "stack"))),
+      info = file
+    )
     # the stacks, frame by frame, as an independent reading of the lines gives them
     expect_identical(v2_stacks(x), rprof_expected_stacks(path), info = file)
     expect_identical(v2_values(x, "samples"), rep(1, nrow(t$samples)), info = file)
@@ -28,7 +35,9 @@ test_that("sources carry the header, the interval, the uri", {
   expect_identical(t$sources$source_timestamp, rep(NA_real_, 3))
   expect_identical(t$sources$period_type, rep("cpu", 3))
   expect_identical(t$sources$period_unit, rep("nanoseconds", 3))
-  intervals <- as.numeric(sub(".*sample\\.interval=", "", grep("sample.interval=", readLines(path), value = TRUE)))
+  intervals <- as.numeric(
+    sub(".*sample\\.interval=", "", grep("sample.interval=", readLines(path), value = TRUE))
+  )
   expect_identical(t$sources$period, intervals * 1000)
   expect_identical(
     t$sources$rprof_header,
@@ -42,7 +51,9 @@ test_that("sources carry the header, the interval, the uri", {
   expect_identical(st$type[st$source_id == 1L], "samples")
   expect_identical(
     st$type[st$source_id == 3L],
-    c("samples", "small_vector_heap", "large_vector_heap", "node_heap", "duplications", "alloc_size")
+    c(
+      "samples", "small_vector_heap", "large_vector_heap", "node_heap", "duplications", "alloc_size"
+    )
   )
 
   x <- read_rprof(path, source_uri = "run-42")
@@ -63,7 +74,11 @@ test_that("appended sessions number their files anew", {
 
 test_that("quoted, namespaced and special frame names are kept verbatim", {
   t <- dm::dm_get_tables(read_rprof(sample_path("rprof", "line.out")))
-  for (name in c('x[["a"]]', 'x[["b c"]]', "slow sum", "utils::head", "stats:::median.default", "obj$f", "<Anonymous>", "my.fun")) {
+  frame_names <- c(
+    'x[["a"]]', 'x[["b c"]]', "slow sum", "utils::head", "stats:::median.default", "obj$f",
+    "<Anonymous>", "my.fun"
+  )
+  for (name in frame_names) {
     expect_true(name %in% t$functions$name, info = name)
   }
   expect_identical(t$functions$name, t$functions$system_name)
@@ -97,9 +112,15 @@ test_that("memory profiling gives the five values, alloc_size against the previo
     expect_identical(v2_values(x, "duplications"), m[, 4], info = file)
     growth <- diff(m[, 1:3])
     growth[growth < 0] <- 0
-    expect_identical(v2_values(x, "alloc_size"), c(0, 8 * growth[, 1] + 8 * growth[, 2] + growth[, 3]), info = file)
+    expect_identical(
+      v2_values(x, "alloc_size"), c(0, 8 * growth[, 1] + 8 * growth[, 2] + growth[, 3]),
+      info = file
+    )
     units <- unique(dm::dm_get_tables(x)$sample_values[c("type", "unit")])
-    expect_identical(units$unit[match(c("alloc_size", "duplications", "node_heap"), units$type)], c("bytes", "count", "bytes"))
+    expect_identical(
+      units$unit[match(c("alloc_size", "duplications", "node_heap"), units$type)],
+      c("bytes", "count", "bytes")
+    )
   }
   # a tick with an empty call stack is a sample without locations
   x <- read_rprof(sample_path("rprof", "memory.out"))
@@ -124,7 +145,10 @@ test_that("CRLF line ends, a missing final newline and compressed files read the
   for (v in names(variants)) {
     f <- withr::local_tempfile(fileext = ".out")
     variants[[v]](f)
-    expect_identical(v2_table_list(expect_silent(read_rprof(f, source_uri = "x"))), reference, info = v)
+    expect_identical(
+      v2_table_list(expect_silent(read_rprof(f, source_uri = "x"))), reference,
+      info = v
+    )
   }
 })
 
@@ -238,7 +262,15 @@ test_that("a memory prefix that is not four whole numbers is a format error nami
   )
   for (prefix in bad) {
     f <- withr::local_tempfile(fileext = ".out")
-    writeLines(c("memory profiling: sample.interval=5000", ':1:2:3:4:"f" ', paste0(prefix, '"f" "g" '), ':1:2:3:4:"f" '), f)
+    writeLines(
+      c(
+        "memory profiling: sample.interval=5000",
+        ':1:2:3:4:"f" ',
+        paste0(prefix, '"f" "g" '),
+        ':1:2:3:4:"f" '
+      ),
+      f
+    )
     err <- expect_error(read_rprof(f), class = "profile_error_format")
     expect_match(conditionMessage(err), "line 3", fixed = TRUE)
     expect_match(conditionMessage(err), basename(f), fixed = TRUE)
@@ -258,7 +290,10 @@ test_that("a memory prefix that is not four whole numbers is a format error nami
   cut <- withr::local_tempfile(fileext = ".out")
   writeLines(c("memory profiling: sample.interval=5000", ':1:2:3:4:"f" ', ":1:2"), cut)
   res <- with_warnings(read_rprof(cut))
-  expect_identical(res$warnings, "Incomplete sampling information, increase bufsize in `Rprof()` or `start_profiler()` call")
+  expect_identical(
+    res$warnings,
+    "Incomplete sampling information, increase bufsize in `Rprof()` or `start_profiler()` call"
+  )
   expect_identical(nrow(dm::dm_get_tables(res$value)$samples), 1L)
 })
 

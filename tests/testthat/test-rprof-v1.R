@@ -54,11 +54,15 @@ test_that("memory prefixes are stripped and the first frame kept (1.0.4 lost it)
   path <- sample_path("rprof", "memory.out")
   lines <- readLines(path)
   stripped <- withr::local_tempfile(fileext = ".out")
-  writeLines(c("sample.interval=5000", sub("^:[0-9]+:[0-9]+:[0-9]+:[0-9]+:", "", lines[-1])), stripped)
+  writeLines(
+    c("sample.interval=5000", sub("^:[0-9]+:[0-9]+:[0-9]+:[0-9]+:", "", lines[-1])), stripped
+  )
   ours <- expect_silent(read_rprof(path, version = "1.0"))
   # Lines with the prefix only are samples without locations.
   prefix_only <- grepl("^:[0-9:]+:$", lines[-1])
-  expect_identical(unname(lengths(lapply(ours$samples$locations, `[[`, "location_id")) == 0L), prefix_only)
+  expect_identical(
+    unname(lengths(lapply(ours$samples$locations, `[[`, "location_id")) == 0L), prefix_only
+  )
   expect_identical(ours$.rprof$traces, lines[-1])
 
   ref <- rprof104_read(stripped)[[1]]
@@ -130,7 +134,10 @@ test_that("ids are byte order, whatever the locale", {
   a <- read_rprof(path, version = "1.0")
   withr::with_collate("C", b <- read_rprof(path, version = "1.0"))
   expect_identical(a, b)
-  expect_identical(order(a$functions$system_name, a$functions$.file_id, method = "radix"), seq_len(nrow(a$functions)))
+  expect_identical(
+    order(a$functions$system_name, a$functions$.file_id, method = "radix"),
+    seq_len(nrow(a$functions))
+  )
   # upper case sorts before lower case in byte order (not in most locales)
   expect_lt(match("FUN", a$functions$system_name), match("any", a$functions$system_name))
 })
