@@ -1,6 +1,6 @@
 # The summary family: what summaries, flame graphs and folded stacks share. The
 # frames and the values of one sample type are taken from a v2 dm or a v1 object
-# in the long form the Rust core reads (src/rust/core/src/analysis.rs); grouping,
+# in the long form the Rust core reads (src/rust/core/src/summary.rs); grouping,
 # counting recursion once, and merging stacks into a call tree happen there.
 
 # The tables these functions need, in the same shape for v1 and v2 profiles:
