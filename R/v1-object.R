@@ -356,16 +356,11 @@ version_parses <- function(version) {
 # "integer" (1.0.x compared the classes of all columns to "integer", which
 # fails for a tibble with no column or more than one).
 check_v1_stacks <- function(stacks, invalid) {
-  is_tbl <- vapply(stacks, tibble::is_tibble, logical(1))
-  row <- first_failing(is_tbl)
+  row <- first_failing(vapply(stacks, tibble::is_tibble, logical(1)))
   if (!is.na(row)) {
     stack <- stacks[[row]]
-    invalid(
-      paste(
-        "Table {.field samples}, column {.field locations}, row {row}: must be a tibble, not",
-        "{.obj_type_friendly {stack}}."
-      ),
-      row = row, stack = stack
+    invalid_stack(invalid, row, "must be a tibble, not {.obj_type_friendly {stack}}.",
+      stack = stack
     )
   }
   one_integer_column <- vapply(stacks, function(stack) {
@@ -374,24 +369,15 @@ check_v1_stacks <- function(stacks, invalid) {
   }, logical(1))
   row <- first_failing(one_integer_column)
   if (!is.na(row)) {
-    invalid(
-      paste(
-        "Table {.field samples}, column {.field locations}, row {row}: must be a tibble with",
-        "one integer column {.field location_id}."
-      ),
-      row = row
-    )
+    invalid_stack(invalid, row, "must be a tibble with one integer column {.field location_id}.")
   }
   named <- vapply(stacks, function(stack) identical(names(stack), "location_id"), logical(1))
   row <- first_failing(named)
   if (!is.na(row)) {
     have <- names(stacks[[row]])
-    invalid(
-      paste(
-        "Table {.field samples}, column {.field locations}, row {row}: the column must be named",
-        "{.field location_id}, not {.field {have}}."
-      ),
-      row = row, have = have
+    invalid_stack(invalid, row,
+      "the column must be named {.field location_id}, not {.field {have}}.",
+      have = have
     )
   }
 }
@@ -403,14 +389,17 @@ check_v1_stack_references <- function(stacks, location_ids, invalid) {
   if (!is.na(pos)) {
     row <- findInterval(pos - 1L, cumsum(lengths(ids))) + 1L
     id <- unlist(ids, use.names = FALSE)[[pos]]
-    invalid(
-      paste(
-        "Table {.field samples}, column {.field locations}, row {row}: location {id} is not in",
-        "table {.field locations}."
-      ),
-      row = row, id = id
-    )
+    invalid_stack(invalid, row, "location {id} is not in table {.field locations}.", id = id)
   }
+}
+
+# The error for the stack of row `row` of `samples` (its `locations` cell):
+# `problem`, a cli template with its values in `...`.
+invalid_stack <- function(invalid, row, problem, ...) {
+  invalid(
+    paste("Table {.field samples}, column {.field locations}, row {row}:", problem),
+    row = row, ...
+  )
 }
 
 # ---------------------------------------------------------------------------
