@@ -17,7 +17,7 @@ fi
 
 echo "== R lints (lintr, .lintr)"
 if ! Rscript dev/lint.R; then
-  echo "FIX: the lints listed above (Rscript dev/lint.R lists them again)" >&2
+  echo "FIX: what dev/lint.R printed above, then Rscript dev/lint.R again" >&2
   failed+=("R lints")
 fi
 
