@@ -10,6 +10,7 @@
 //! negation, in profiles named as the base's.
 
 use crate::error::{ProfileError, Result};
+use crate::id_index::IdGroups;
 use crate::json::{push_number, push_string};
 use crate::sample_set::SampleSet;
 use rustc_hash::FxHashMap;
@@ -110,21 +111,6 @@ fn check_labels(samples: &SampleSet, labels: &SpeedscopeLabels<'_>) -> Result<()
     Ok(())
 }
 
-/// The positions of the samples of each source, sources in order of first
-/// appearance.
-fn positions_by_source(samples: &SampleSet) -> Vec<(i32, Vec<usize>)> {
-    let mut groups: Vec<(i32, Vec<usize>)> = Vec::new();
-    let mut group_of: FxHashMap<i32, usize> = FxHashMap::default();
-    for (i, &source) in samples.source.iter().enumerate() {
-        let g = *group_of.entry(source).or_insert_with(|| {
-            groups.push((source, Vec::new()));
-            groups.len() - 1
-        });
-        groups[g].1.push(i);
-    }
-    groups
-}
-
 /// The profile of type `t` of the samples at `positions` (one source).
 fn sampled_profile(
     samples: &SampleSet,
@@ -172,8 +158,10 @@ fn sampled_profile(
 fn sampled_profiles(
     samples: &SampleSet,
     labels: &SpeedscopeLabels<'_>,
-) -> Vec<(usize, SampledProfile)> {
-    let groups = positions_by_source(samples);
+) -> Result<Vec<(usize, SampledProfile)>> {
+    // The positions of the samples of each source, sources in order of first
+    // appearance.
+    let groups = IdGroups::try_of(&samples.source)?.into_groups();
     let mut profiles = Vec::new();
     for t in 0..samples.n_types {
         for (source, positions) in &groups {
@@ -198,7 +186,7 @@ fn sampled_profiles(
             profiles.push((t, profile));
         }
     }
-    profiles
+    Ok(profiles)
 }
 
 /// Writes the speedscope file of `samples`.
@@ -208,7 +196,7 @@ pub fn write_speedscope(
     w: &mut dyn Write,
 ) -> Result<()> {
     check_labels(samples, labels)?;
-    let profiles = sampled_profiles(samples, labels);
+    let profiles = sampled_profiles(samples, labels)?;
     let active = profiles
         .iter()
         .position(|(t, _)| *t == labels.default_type)

@@ -8,7 +8,7 @@ use crate::error::{ProfileError, Result};
 use crate::id_index::{IdIndex, IdSet};
 use crate::model::{ColRef, Profile, StrId, NA_INT};
 use crate::schema;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 
 /// Profiles with at least this many rows of `sample_values` and
 /// `sample_locations` are checked on two threads; below it, starting a thread
@@ -306,13 +306,14 @@ fn check_depths(sample_id: &[i32], depth: &[i32]) -> Result<()> {
         return Ok(());
     }
     // General case: per sample, the depths must be unique and within 1..=count.
-    let mut count: FxHashMap<i32, i32> = FxHashMap::default();
+    // The number of rows of each sample (below u32::MAX: an index numbers them).
+    let mut count = IdIndex::try_for_ids(sample_id)?;
     for &s in sample_id {
-        *count.entry(s).or_insert(0) += 1;
+        count.insert(s, count.get(s).unwrap_or(0) + 1);
     }
     let mut seen = FxHashSet::default();
     for row in 0..sample_id.len() {
-        let n = count.get(&sample_id[row]).copied().unwrap_or(0);
+        let n = i32::try_from(count.get(sample_id[row]).unwrap_or(0)).unwrap_or(i32::MAX);
         if depth[row] < 1 || depth[row] > n {
             return bad(
                 row,

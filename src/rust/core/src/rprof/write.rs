@@ -14,7 +14,7 @@
 
 use super::{Header, DEFAULT_INTERVAL_US, MEMORY_TYPES, SAMPLES_TYPE, TOP_LEVEL_NAME};
 use crate::error::{ProfileError, Result};
-use crate::id_index::{IdIndex, IdSet};
+use crate::id_index::{IdGroups, IdIndex, IdSet};
 use crate::model::{Profile, StrId, NA_INT};
 use rustc_hash::FxHashMap;
 use std::io::Write;
@@ -200,7 +200,7 @@ const UNKNOWN_FRAME: Frame<'static> = Frame {
 /// Indexes over the tables, built once per write.
 struct Plan<'p> {
     /// Sample rows of each source id, in `sample_id` order.
-    samples_by_source: FxHashMap<i32, Vec<usize>>,
+    samples_by_source: IdGroups,
     stacks: StackRows<'p>,
     /// What each row of `locations` is written as, and the row of each id.
     location_frames: Vec<Frame<'p>>,
@@ -243,8 +243,7 @@ impl<'p> Plan<'p> {
         p.sources
             .source_id
             .get(source_row)
-            .and_then(|id| self.samples_by_source.get(id))
-            .map_or(&[], |v| v.as_slice())
+            .map_or(&[], |&id| self.samples_by_source.rows_of(id))
     }
 
     /// The frames of sample row `row`, innermost first.
@@ -350,24 +349,24 @@ impl<'p> Plan<'p> {
 }
 
 /// The sample rows of each source id, each in `sample_id` order.
-fn samples_by_source(p: &Profile) -> Result<FxHashMap<i32, Vec<usize>>> {
+fn samples_by_source(p: &Profile) -> Result<IdGroups> {
     let source_ids = IdSet::try_of(&p.sources.source_id)?;
-    let mut samples_by_source: FxHashMap<i32, Vec<usize>> = FxHashMap::default();
-    for (row, &source) in p.samples.source_id.iter().enumerate() {
-        if !source_ids.contains(source) {
-            return Err(invalid(
-                "samples",
-                "source_id",
-                row,
-                "refers to a source that does not exist",
-            ));
-        }
-        samples_by_source.entry(source).or_default().push(row);
+    if let Some(row) = p
+        .samples
+        .source_id
+        .iter()
+        .position(|&source| !source_ids.contains(source))
+    {
+        return Err(invalid(
+            "samples",
+            "source_id",
+            row,
+            "refers to a source that does not exist",
+        ));
     }
-    for rows in samples_by_source.values_mut() {
-        rows.sort_by_key(|&r| p.samples.sample_id.get(r).copied().unwrap_or(NA_INT));
-    }
-    Ok(samples_by_source)
+    let mut groups = IdGroups::try_of(&p.samples.source_id)?;
+    groups.sort_rows_by_key(|r| p.samples.sample_id.get(r).copied().unwrap_or(NA_INT));
+    Ok(groups)
 }
 
 /// The stacks as rows of `sample_locations`: positions `start[r]..start[r + 1]`
