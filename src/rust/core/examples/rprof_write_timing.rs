@@ -23,7 +23,7 @@ fn main() {
         .next()
         .map_or(7, |n| n.parse().expect("RUNS is a number"));
     let bytes = std::fs::read(&path).unwrap();
-    let p = rprof::parse(&bytes, None).unwrap().profile;
+    let p = read_whole(&bytes).unwrap().profile;
     let (med, min) = median(runs, || validate::validate(&p).unwrap());
     println!("validate: median {med:?} (min {min:?})");
     let (med, min) = median(runs, || {
@@ -37,4 +37,11 @@ fn main() {
         out.len(),
         out == bytes
     );
+}
+
+/// The whole read of an Rprof file (every column written).
+fn read_whole(bytes: &[u8]) -> profile_core::Result<rprof::Parsed> {
+    let budget = profile_core::budget::Budget::default();
+    let options = rprof::ParseOptions::new(&budget);
+    rprof::parse(std::borrow::Cow::Borrowed(bytes), &options)?.expand(&budget)
 }

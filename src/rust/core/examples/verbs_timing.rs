@@ -41,9 +41,7 @@ fn time(p: &Profile, runs: usize, mut work: impl FnMut(&mut Profile)) -> Duratio
 
 fn main() {
     let path = std::env::args().nth(1).expect("usage: verbs_timing FILE");
-    let p = rprof::parse(&std::fs::read(&path).unwrap(), None)
-        .unwrap()
-        .profile;
+    let p = read_whole(&std::fs::read(&path).unwrap()).unwrap().profile;
     println!(
         "samples {}, sample_locations rows {}",
         p.samples.nrow(),
@@ -131,4 +129,11 @@ fn main() {
 /// The time of the last sample.
 fn end(p: &Profile) -> f64 {
     p.samples.time.iter().copied().fold(0.0, f64::max)
+}
+
+/// The whole read of an Rprof file (every column written).
+fn read_whole(bytes: &[u8]) -> profile_core::Result<rprof::Parsed> {
+    let budget = profile_core::budget::Budget::default();
+    let options = rprof::ParseOptions::new(&budget);
+    rprof::parse(std::borrow::Cow::Borrowed(bytes), &options)?.expand(&budget)
 }

@@ -285,7 +285,7 @@ pub fn read_file(path: &Path, source: &FoldedSource<'_>, limits: &Limits) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::summary::StackInput;
+    use crate::summary::{StackColumns, StackInput};
     use pretty_assertions::assert_eq;
     use proptest::prelude::*;
 
@@ -323,14 +323,16 @@ mod tests {
             .map(|&f| key_of_function[f as usize - 1])
             .collect();
         let stacks = Stacks::build(&StackInput {
-            sample_id: &p.sample_locations.sample_id,
-            depth: &p.sample_locations.depth,
-            location_id: &p.sample_locations.location_id,
-            locations: &p.locations.location_id,
+            columns: StackColumns {
+                sample_id: &p.sample_locations.sample_id,
+                depth: &p.sample_locations.depth,
+                location_id: &p.sample_locations.location_id,
+                locations: &p.locations.location_id,
+                value_sample_id: &p.sample_values.sample_id,
+                value: &p.sample_values.value,
+            },
             location_key: &location_key,
             n_keys: labels.len(),
-            value_sample_id: &p.sample_values.sample_id,
-            value: &p.sample_values.value,
         })
         .unwrap();
         let mut out = Vec::new();
@@ -433,7 +435,7 @@ mod tests {
             crate::testing::rprof_files()
                 .iter()
                 .map(|b| {
-                    let mut p = crate::rprof::parse(b, None).unwrap().profile;
+                    let mut p = crate::testing::read_rprof(b, None).unwrap().profile;
                     // One value per sample: the time samples (not the memory values).
                     let keep: Vec<bool> = p
                         .sample_values
