@@ -136,6 +136,17 @@ fn ffi_profile_debug_panic(message: Robj) -> Robj {
     result
 }
 
+/// Returns the core's error for a state that cannot happen, with `message`
+/// (tests show that it becomes an R error of class `profile_error_internal`).
+/// @noRd
+#[extendr]
+fn ffi_profile_debug_internal(message: Robj) -> Robj {
+    envelope(|| {
+        let message = args::optional_string(&message, "message")?.unwrap_or_default();
+        Err(profile_core::ProfileError::internal(message))
+    })
+}
+
 /// A new double vector of `length` values (tests show that a vector R cannot
 /// allocate is an error of class `profile_error_limit`, not R's own error
 /// jumping over Rust's frames).
@@ -157,6 +168,7 @@ extendr_module! {
     mod profile;
     fn ffi_profile_schema;
     fn ffi_profile_debug_panic;
+    fn ffi_profile_debug_internal;
     fn ffi_profile_debug_alloc;
     fn ffi_profile_validate_v2;
     use summary;

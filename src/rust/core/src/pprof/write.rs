@@ -87,8 +87,10 @@ impl<'a> StringTable<'a> {
     }
 }
 
+/// The error for a state the writer never reaches with a valid profile (it
+/// validates the profile first).
 fn internal(message: String) -> ProfileError {
-    ProfileError::invalid("(profile)", "(profile)", None, message)
+    ProfileError::internal(format!("writing pprof: {message}"))
 }
 
 /// A value as a pprof integer: rounded, NA as 0, out-of-range values saturated.
