@@ -1,15 +1,16 @@
 //! Binding for the core's `sample_set`, `view` and `speedscope` modules: the data
-//! of the browser view, and speedscope files.
+//! of the browser view, its HTML file (written by the core's atomic writer), and
+//! speedscope files.
 
 use crate::args::{bad_argument, flag, required_path, required_string, Fields};
 use crate::envelope::envelope;
-use crate::text::intern_strings;
+use crate::text::{self, intern_strings};
 use extendr_api::prelude::*;
 use profile_core::sample_set::{SampleInput, SampleSet};
 use profile_core::speedscope::{self, SpeedscopeLabels};
 use profile_core::summary::StackColumns;
 use profile_core::view::{view_json, TimeRuns, ViewKeys, ViewLabels, ViewTree};
-use profile_core::{ProfileError, StringPool};
+use profile_core::{output, ProfileError, StringPool};
 
 /// The code of each `sample_values` row's type: its position (1-based) in
 /// `types`, 0 for the other types and NA. A compact `type` column is read by
@@ -131,8 +132,31 @@ fn ffi_profile_write_speedscope(input: Robj, path: Robj) -> Robj {
     })
 }
 
+/// Writes the bytes of the strings `pieces` (a character vector without NA),
+/// one after the other, to `path` with the core's atomic writer: the file of a
+/// view (`profile_view(file =)`) is complete or not there, and a file it
+/// replaces keeps its permissions.
+/// @noRd
+#[extendr]
+fn ffi_profile_write_text(pieces: Robj, path: Robj) -> Robj {
+    envelope(|| {
+        let path = required_path(&path, "path")?;
+        let pieces = Strings::try_from(pieces).map_err(|_| bad_argument("pieces"))?;
+        output::write_atomic(&path, |w| {
+            for piece in pieces.iter() {
+                let bytes = text::bytes(piece)
+                    .ok_or_else(|| ProfileError::argument("`pieces` must not hold NA"))?;
+                w.write_all(bytes)?;
+            }
+            Ok(())
+        })?;
+        Ok(Robj::from(true))
+    })
+}
+
 extendr_module! {
     mod view;
     fn ffi_profile_view_data;
     fn ffi_profile_write_speedscope;
+    fn ffi_profile_write_text;
 }
