@@ -120,6 +120,10 @@ fn ffi_profile_validate_v2(bundle: Robj) -> Robj {
 /// that a panic in Rust becomes an R error of class `profile_error_internal`).
 /// @noRd
 #[extendr]
+#[allow(
+    clippy::panic,
+    reason = "the panic is the point: tests show it is caught"
+)]
 fn ffi_profile_debug_panic(message: Robj) -> Robj {
     // The default hook would print the panic to standard error; this one is
     // expected. (R runs this on one thread, so swapping the hook is safe.)

@@ -96,10 +96,7 @@ fn rows_equal_to(col: &Robj, text: &str) -> Vec<bool> {
             .into_iter()
             .map(|id| id == wanted)
             .collect();
-        return match in_pattern.len() {
-            0 => Vec::new(),
-            period => (0..n).map(|row| in_pattern[row % period]).collect(),
-        };
+        return in_pattern.iter().copied().cycle().take(n).collect();
     }
     intern_strings(col, &mut pool)
         .into_iter()

@@ -2,6 +2,13 @@
 // pass and in 2 … 4 chunks on as many threads, with the CPU time they took (Linux:
 // from /proc/self/stat), and checks that every chunk count gives the same result.
 //   cargo run --release -p profile-core --example rprof_timing FILE [RUNS [CHUNKS...]]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "a timing tool run by hand: a failure ends it with its message"
+)]
 use profile_core::budget::Budget;
 use profile_core::limits::Limits;
 use profile_core::rprof;

@@ -1,6 +1,13 @@
 // Times writing Rprof text and validating (for bench/README.md): medians of
 // repeated runs on the profile read from FILE.
 //   cargo run --release -p profile-core --example rprof_write_timing FILE [RUNS]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "a timing tool run by hand: a failure ends it with its message"
+)]
 use profile_core::{rprof, validate};
 use std::time::{Duration, Instant};
 

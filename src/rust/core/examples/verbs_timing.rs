@@ -1,6 +1,13 @@
 // Times the verbs (the `verbs` module) on a profile read from an Rprof file,
 // against validation of the same profile (for bench/README.md):
 // cargo run --release -p profile-core --example verbs_timing FILE
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "a timing tool run by hand: a failure ends it with its message"
+)]
 use profile_core::verbs::{aggregate, diff, scale_values, time_window};
 use profile_core::verbs::{
     frames_in, keep_frames, keep_samples, samples_with_frame_in, EmptyStacks,

@@ -85,6 +85,10 @@ fn write_value(w: &mut dyn Write, v: f64) -> Result<()> {
 /// Writes one line per node of `tree` that ends stacks (a nonzero self value), in
 /// the tree's order. `labels[k - 1]` is the frame name of key `k`. Samples without
 /// frames (the root's self value) have no line.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "i is a node of the tree, whose columns have one value per node"
+)]
 pub fn write_folded(tree: &CallTree, labels: &[String], w: &mut dyn Write) -> Result<()> {
     let escaped: Vec<Cow<'_, str>> = labels.iter().map(|l| escape_frame(l)).collect();
     let mut path: Vec<&str> = Vec::new();

@@ -178,7 +178,7 @@ proptest! {
         which in any::<prop::sample::Index>(),
         damages in prop::collection::vec(damage(), 1..6),
     ) {
-        let mut p = damaged_model(which, &damages);
+        let p = damaged_model(which, &damages);
         let valid = validate::validate(&p).is_ok();
         let rprof_text = rprof::write_to_vec(&p);
         let pprof_bytes = pprof::encode(&p, &pprof::WriteOptions::default());
@@ -227,7 +227,7 @@ proptest! {
         damages in prop::collection::vec(damage(), 0..4),
         flags in prop::collection::vec(any::<bool>(), 1..6),
     ) {
-        let mut p = damaged_model(which, &damages);
+        let p = damaged_model(which, &damages);
         let valid = validate::validate(&p).is_ok();
         let _ = LocationTexts::of(&p);
         let matched: Vec<bool> = (0..p.locations.location_id.len()).map(|i| flags[i % flags.len()]).collect();

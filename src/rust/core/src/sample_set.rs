@@ -55,6 +55,11 @@ pub(crate) fn try_filled<T: Clone>(n: usize, value: T, what: &str) -> Result<Vec
 }
 
 impl SampleSet {
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "order holds rows of samples (0..samples.len()), whose columns check_lengths \
+                  matched"
+    )]
     pub fn build(input: &SampleInput<'_>) -> Result<SampleSet> {
         check_lengths(input)?;
         let order = display_order(input);
@@ -162,6 +167,10 @@ fn check_lengths(input: &SampleInput<'_>) -> Result<()> {
 /// Rows of `samples` in display order: by source id, then by time (samples
 /// without one after those with one), then as they come. Without times, as
 /// they come.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "a and b are rows of samples, whose columns check_lengths matched"
+)]
 fn display_order(input: &SampleInput<'_>) -> Vec<usize> {
     let mut order: Vec<usize> = (0..input.samples.len()).collect();
     if let Some(time) = input.sample_time {
@@ -186,6 +195,11 @@ fn display_order(input: &SampleInput<'_>) -> Vec<usize> {
 
 /// The weight of each (type, position): the value of the row of that sample and
 /// type; a sample may have one value of each type.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "cells are below n_types * n (types checked in 1..=n_types by check_lengths, \
+              positions from the index of n samples)"
+)]
 fn gather_weights(input: &SampleInput<'_>, position: &IdIndex, n: usize) -> Result<Vec<f64>> {
     let cells = input.n_types * n;
     let mut weight = try_filled(cells, 0.0, "sample values")?;

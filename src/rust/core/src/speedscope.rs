@@ -54,6 +54,10 @@ struct SampledProfile {
 }
 
 impl SampledProfile {
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "i is a stack of the profile: stack_start has an entry per stack"
+    )]
     fn stack(&self, i: usize) -> &[u32] {
         let end = self
             .stack_start
@@ -112,6 +116,11 @@ fn check_labels(samples: &SampleSet, labels: &SpeedscopeLabels<'_>) -> Result<()
 }
 
 /// The profile of type `t` of the samples at `positions` (one source).
+#[allow(
+    clippy::indexing_slicing,
+    reason = "positions come from the sample set; location rows are checked against location_frame \
+              by check_labels; j and last are stacks of the profile"
+)]
 fn sampled_profile(
     samples: &SampleSet,
     labels: &SpeedscopeLabels<'_>,
@@ -155,6 +164,11 @@ fn sampled_profile(
 }
 
 /// Every non-empty profile: for each sample type, one per source.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "t is below n_types and k a source position, whose labels check_labels matched in \
+              length"
+)]
 fn sampled_profiles(
     samples: &SampleSet,
     labels: &SpeedscopeLabels<'_>,
@@ -190,6 +204,10 @@ fn sampled_profiles(
 }
 
 /// Writes the speedscope file of `samples`.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "f is below frame_name.len(), which check_labels matched frame_file and frame_line to"
+)]
 pub fn write_speedscope(
     samples: &SampleSet,
     labels: &SpeedscopeLabels<'_>,

@@ -191,6 +191,10 @@ pub struct KeyTotals {
     pub grand_total: f64,
 }
 
+#[allow(
+    clippy::indexing_slicing,
+    reason = "keys are in 1..=n_keys (checked when the stacks were built), i below the stacks"
+)]
 pub fn key_totals(stacks: &Stacks) -> KeyTotals {
     let n = stacks.n_keys;
     let mut self_value = vec![0.0; n];

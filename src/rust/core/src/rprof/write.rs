@@ -275,6 +275,10 @@ impl<'p> Plan<'p> {
 
     /// Gauges to carry forward for samples that lack them: those of the first sample
     /// that has them, so the heap does not seem to jump.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "k < 3 indexes arrays of 3 and 4 gauges"
+    )]
     fn first_gauges(&self, samples: &[usize]) -> [f64; 3] {
         let mut out = [0.0; 3];
         for k in 0..3 {
@@ -386,6 +390,7 @@ struct StackRows<'p> {
 impl<'p> StackRows<'p> {
     /// Counts the rows of each sample and, unless they are in order already,
     /// places each row and orders each sample's rows by depth.
+    #[allow(clippy::indexing_slicing, reason = "i in 1..start.len()")]
     fn new(p: &'p Profile, sample_row: &IdIndex) -> Result<Self> {
         let n_samples = p.samples.nrow();
         let sl = &p.sample_locations;
@@ -424,6 +429,7 @@ impl<'p> StackRows<'p> {
 
     /// The rows of each sample (by `owner`, the sample row of each row) in
     /// their slots from `start`, each sample's rows sorted by depth.
+    #[allow(clippy::indexing_slicing, reason = "s + 1 < start.len()")]
     fn order_by_depth(p: &Profile, owner: &[u32], start: &[usize]) -> Vec<u32> {
         let sl = &p.sample_locations;
         let mut fill = start.to_vec();
@@ -466,6 +472,10 @@ impl<'p> StackRows<'p> {
 }
 
 /// The `samples` count and the gauges of each sample row, from `sample_values`.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "k < 4 indexes the four memory types"
+)]
 fn counts_and_gauges(p: &Profile, sample_row: &IdIndex) -> Result<(Vec<f64>, Vec<[f64; 4]>)> {
     let n_samples = p.samples.nrow();
     let lookup = |s: &str| p.strings.lookup(s);
