@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# Runs every test: the Rust core's `cargo test` (incl. property tests), then the R
-# test suite against the installed package. Exits non-zero if anything fails.
+# Runs the house rules (dev/house-rules.sh: formatting and lints), then every
+# test: the Rust core's `cargo test` (incl. property tests), then the R test
+# suite against the installed package. Exits non-zero if anything fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:$HOME/.cargo/bin"
+
+# Formatting and lints first (a failure ends the run, with the command that
+# fixes it printed).
+bash dev/house-rules.sh
 
 echo "== cargo test (profile-core, and the binding's shape tests)"
 # Property tests run 100 000 cases each in CI (10 000 for the three that read
