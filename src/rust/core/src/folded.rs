@@ -180,33 +180,8 @@ pub fn read_folded_with_limits(
     let mut p = Profile::new();
     let type_id = p.strings.intern(source.sample_type);
     let unit_id = p.strings.intern(source.unit);
-    let folded = p.strings.intern("folded");
-    let uri = p.strings.intern_opt(source.source_uri);
+    add_source(&mut p, source, type_id, unit_id);
     let empty = p.strings.intern("");
-
-    let s = &mut p.sources;
-    s.source_id.push(1);
-    s.source_type.push(folded);
-    s.source_uri.push(uri);
-    s.source_timestamp.push(f64::NAN);
-    for col in [
-        &mut s.period_type,
-        &mut s.period_unit,
-        &mut s.time_nanos,
-        &mut s.doc_url,
-        &mut s.drop_frames,
-        &mut s.keep_frames,
-        &mut s.rprof_header,
-    ] {
-        col.push(StrId::NA);
-    }
-    s.default_sample_type.push(type_id);
-    s.period.push(f64::NAN);
-    s.duration_nanos.push(f64::NAN);
-    s.diff_base.push(NA_INT);
-    p.sample_types.source_id.push(1);
-    p.sample_types.value_type.push(type_id);
-    p.sample_types.unit.push(unit_id);
 
     // Function ids by frame text as written (one hash per frame), and by name (on
     // first sight of a text: two spellings can unescape to the same name).
@@ -231,21 +206,7 @@ pub fn read_folded_with_limits(
                 let name = p.strings.intern(&unescape_frame(frame));
                 let next = next_id(function_of.len(), "distinct frames")?;
                 let id = *function_of.entry(name).or_insert_with(|| {
-                    let f = &mut p.functions;
-                    f.function_id.push(next);
-                    f.name.push(name);
-                    f.system_name.push(name);
-                    f.filename.push(empty);
-                    f.start_line.push(0);
-                    let l = &mut p.locations;
-                    l.location_id.push(next);
-                    l.function_id.push(next);
-                    l.line.push(0);
-                    l.address.push(StrId::NA);
-                    l.mapping_id.push(NA_INT);
-                    l.is_folded.push(NA_INT);
-                    l.column.push(NA_INT);
-                    l.inlined_into.push(NA_INT);
+                    add_function(&mut p, next, name, empty);
                     next
                 });
                 function_of_text.insert(frame, id);
@@ -270,6 +231,55 @@ pub fn read_folded_with_limits(
         }
     }
     Ok(p)
+}
+
+/// The one source of a folded file, with its one sample type.
+fn add_source(p: &mut Profile, source: &FoldedSource<'_>, type_id: StrId, unit_id: StrId) {
+    let folded = p.strings.intern("folded");
+    let uri = p.strings.intern_opt(source.source_uri);
+    let s = &mut p.sources;
+    s.source_id.push(1);
+    s.source_type.push(folded);
+    s.source_uri.push(uri);
+    s.source_timestamp.push(f64::NAN);
+    for col in [
+        &mut s.period_type,
+        &mut s.period_unit,
+        &mut s.time_nanos,
+        &mut s.doc_url,
+        &mut s.drop_frames,
+        &mut s.keep_frames,
+        &mut s.rprof_header,
+    ] {
+        col.push(StrId::NA);
+    }
+    s.default_sample_type.push(type_id);
+    s.period.push(f64::NAN);
+    s.duration_nanos.push(f64::NAN);
+    s.diff_base.push(NA_INT);
+    p.sample_types.source_id.push(1);
+    p.sample_types.value_type.push(type_id);
+    p.sample_types.unit.push(unit_id);
+}
+
+/// Function `id` named `name` (in no file), and its one location, of the same
+/// id, with line 0 (unknown).
+fn add_function(p: &mut Profile, id: i32, name: StrId, empty: StrId) {
+    let f = &mut p.functions;
+    f.function_id.push(id);
+    f.name.push(name);
+    f.system_name.push(name);
+    f.filename.push(empty);
+    f.start_line.push(0);
+    let l = &mut p.locations;
+    l.location_id.push(id);
+    l.function_id.push(id);
+    l.line.push(0);
+    l.address.push(StrId::NA);
+    l.mapping_id.push(NA_INT);
+    l.is_folded.push(NA_INT);
+    l.column.push(NA_INT);
+    l.inlined_into.push(NA_INT);
 }
 
 /// Writes the folded stacks of `stacks` to `path`, atomically (see [`write_folded`]).

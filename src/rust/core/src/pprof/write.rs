@@ -147,7 +147,7 @@ pub fn message_from_profile(p: &Profile, options: &WriteOptions) -> Result<proto
         |lid| index.locations.get(lid),
     )?;
     let loc_is_r = locations_for_r_mapping(p, &stacks, &source_of_sample, &sources);
-    let function_r_only = functions_only_in_r(p, &loc_is_r, &index.functions);
+    let function_r_only = functions_only_in_r(p, &loc_is_r, &index.functions)?;
     let mut locations = LocationWriter::new(p, &index.locations, loc_is_r)?;
     let labels = LabelRows::new(p, &index.samples);
     // pprof samples are the profiler's own records (Go writes the same stack

@@ -75,36 +75,7 @@ pub fn write(p: &Profile, w: &mut dyn Write) -> Result<()> {
                 }
                 write_memory_prefix(&mut line, gauges, g[3]);
             }
-            let mut frames = plan.stack(row).peekable();
-            while let Some(frame) = frames.next() {
-                if frame.has_ref() {
-                    let number = match file_numbers.get(&frame.file) {
-                        Some(&n) => n,
-                        None => {
-                            // R writes a file's `#File` line just before the first
-                            // stack line that refers to it.
-                            let n = file_numbers.len() as u32 + 1;
-                            write!(w, "#File {n}: ")?;
-                            w.write_all(&one_line_path(p.str(frame.file)))?;
-                            w.write_all(b"\n")?;
-                            file_numbers.insert(frame.file, n);
-                            n
-                        }
-                    };
-                    line.extend_from_slice(itoa::Buffer::new().format(number).as_bytes());
-                    line.push(b'#');
-                    line.extend_from_slice(itoa::Buffer::new().format(frame.line).as_bytes());
-                    line.push(b' ');
-                    if frame.top_level && frames.peek().is_none() {
-                        // R writes the top level as a reference alone, after
-                        // the outermost frame (see `TOP_LEVEL_NAME`).
-                        break;
-                    }
-                }
-                line.push(b'"');
-                line.extend_from_slice(&one_line(frame.name));
-                line.extend_from_slice(b"\" ");
-            }
+            push_frames(&mut line, p, &plan, row, &mut file_numbers, w)?;
             line.push(b'\n');
             for _ in 0..repeat {
                 w.write_all(&line)?;
@@ -112,6 +83,49 @@ pub fn write(p: &Profile, w: &mut dyn Write) -> Result<()> {
         }
     }
     w.flush()?;
+    Ok(())
+}
+
+/// Appends the frames of sample row `row` to the stack line `line`. A frame
+/// whose file has no number yet in this segment gets the next one, and its
+/// `#File` line is written to `w` (R writes it just before the first stack
+/// line that refers to the file).
+fn push_frames(
+    line: &mut Vec<u8>,
+    p: &Profile,
+    plan: &Plan<'_>,
+    row: usize,
+    file_numbers: &mut FxHashMap<StrId, u32>,
+    w: &mut dyn Write,
+) -> Result<()> {
+    let mut frames = plan.stack(row).peekable();
+    while let Some(frame) = frames.next() {
+        if frame.has_ref() {
+            let number = match file_numbers.get(&frame.file) {
+                Some(&n) => n,
+                None => {
+                    let n = file_numbers.len() as u32 + 1;
+                    write!(w, "#File {n}: ")?;
+                    w.write_all(&one_line_path(p.str(frame.file)))?;
+                    w.write_all(b"\n")?;
+                    file_numbers.insert(frame.file, n);
+                    n
+                }
+            };
+            line.extend_from_slice(itoa::Buffer::new().format(number).as_bytes());
+            line.push(b'#');
+            line.extend_from_slice(itoa::Buffer::new().format(frame.line).as_bytes());
+            line.push(b' ');
+            if frame.top_level && frames.peek().is_none() {
+                // R writes the top level as a reference alone, after the
+                // outermost frame (see `TOP_LEVEL_NAME`).
+                break;
+            }
+        }
+        line.push(b'"');
+        line.extend_from_slice(&one_line(frame.name));
+        line.extend_from_slice(b"\" ");
+    }
     Ok(())
 }
 

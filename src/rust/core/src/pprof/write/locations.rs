@@ -4,7 +4,7 @@
 use super::samples::SourceInfo;
 use super::{hex_column, internal, StringTable};
 use crate::error::{ProfileError, Result};
-use crate::id_index::IdIndex;
+use crate::id_index::{IdIndex, IdSet};
 use crate::model::{Profile, NA_INT};
 use crate::pprof::{proto, R_MAPPING_FILENAME};
 use crate::summary::SampleFrames;
@@ -277,27 +277,28 @@ pub(super) fn functions_only_in_r(
     p: &Profile,
     loc_is_r: &[bool],
     function_index: &IdIndex,
-) -> Vec<bool> {
-    let r_mapping_ids: rustc_hash::FxHashSet<i32> = (0..p.mappings.nrow())
+) -> Result<Vec<bool>> {
+    let r_mapping_ids: Vec<i32> = (0..p.mappings.nrow())
         .filter(|&i| p.str(p.mappings.filename[i]) == R_MAPPING_FILENAME)
         .map(|i| p.mappings.mapping_id[i])
         .collect();
+    let r_mapping_ids = IdSet::try_of(&r_mapping_ids)?;
     let mut fn_in_r = vec![false; p.functions.nrow()];
     let mut fn_elsewhere = vec![false; p.functions.nrow()];
     let l = &p.locations;
     for ((&function_id, mapping_id), &is_r) in l.function_id.iter().zip(&l.mapping_id).zip(loc_is_r)
     {
         if let Some(f) = function_index.row(function_id) {
-            if is_r || r_mapping_ids.contains(mapping_id) {
+            if is_r || r_mapping_ids.contains(*mapping_id) {
                 fn_in_r[f] = true;
             } else {
                 fn_elsewhere[f] = true;
             }
         }
     }
-    fn_in_r
+    Ok(fn_in_r
         .iter()
         .zip(&fn_elsewhere)
         .map(|(&r, &elsewhere)| r && !elsewhere)
-        .collect()
+        .collect())
 }
