@@ -1,12 +1,6 @@
 // Times validation of a profile read from an Rprof file, check by check
 // (for bench/README.md): cargo run --release -p profile-core --example validate_timing FILE
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    reason = "a timing tool run by hand: a failure ends it with its message"
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a timing tool")]
 use profile_core::rprof;
 use std::time::Instant;
 

@@ -208,22 +208,34 @@ trait LineHandler<'a> {
     fn header(&mut self, line: &'a [u8], header: Header) -> Result<()>;
     /// A `#File N: path` line.
     fn file(&mut self, line: &'a [u8]) -> Result<()>;
-    /// A warning (each text is passed on once, see [`LineState::warned_once`]).
-    fn warn(&mut self, message: &'static str);
+    /// A warning given for the first time in the read (see [`warn`]); the
+    /// one-pass reader has nothing to add to the state's list.
+    fn first_warning(&mut self, _message: &'static str) {}
     /// What the line loop keeps in the handler.
     fn state(&mut self) -> &mut LineState<'a>;
     /// The id of the location of a frame of a new stack line; `rest` is the input
     /// after that line.
     fn frame_location(&mut self, frame: &Frame<'a>, rest: &'a [u8]) -> Result<i32>;
-    /// A sample read from line `line_number`: its memory gauges and its stack, the
-    /// locations `state().stacks.locations[start..start + len]`.
-    fn sample(
-        &mut self,
-        gauges: Option<[u64; 4]>,
-        start: usize,
-        len: usize,
-        line_number: u32,
-    ) -> Result<()>;
+    /// A sample.
+    fn sample(&mut self, sample: SampleLine) -> Result<()>;
+}
+
+/// A sample as the line loop hands it on: its memory gauges, its stack (the
+/// locations `state().stacks.locations[start..start + len]`) and the line it
+/// was read from (1-based).
+#[derive(Debug, Clone, Copy)]
+struct SampleLine {
+    gauges: Option<[u64; 4]>,
+    start: usize,
+    len: usize,
+    line_number: u32,
+}
+
+/// Gives the warning `message`: each text once, in order of first occurrence.
+fn warn<'a>(handler: &mut impl LineHandler<'a>, message: &'static str) {
+    if handler.state().warned_once(message) {
+        handler.first_warning(message);
+    }
 }
 
 /// Reads `lines` (the lines after a header) into `handler`.
@@ -301,7 +313,7 @@ fn stack_line<'a>(
             // The last line of a file that was cut off (a session killed while
             // writing) is passed over, as a cut stack is.
             Err(PrefixDefect::Cut) if rest.is_empty() => {
-                handler.warn(WARN_INCOMPLETE);
+                warn(handler, WARN_INCOMPLETE);
                 return Ok(());
             }
             Err(_) => return Err(bad_prefix_error(line, line_number)),
@@ -325,7 +337,12 @@ fn stack_line<'a>(
     if gauges.is_none() && len == 0 {
         return Ok(());
     }
-    handler.sample(gauges, start, len, line_number)
+    handler.sample(SampleLine {
+        gauges,
+        start,
+        len,
+        line_number,
+    })
 }
 
 /// Reads the frames of a stack line (after any memory prefix) and appends their
@@ -341,7 +358,7 @@ fn new_stack<'a>(
     frames.clear();
     let budget = state.budget;
     read_frames(body, line_number, budget.limits(), &mut frames, |message| {
-        handler.warn(message)
+        warn(handler, message)
     })?;
     let stacks = &mut handler.state().stacks;
     let start = stacks.locations.len();

@@ -29,7 +29,8 @@
 
 use super::reader::Reader;
 use super::syntax::{FileRef, Frame, Lines};
-use super::{expected_lines_of, read_lines, CompactRead, Header, LineHandler, LineState, Start};
+use super::{expected_lines_of, read_lines, CompactRead, Header, LineHandler, LineState};
+use super::{SampleLine, Start};
 use crate::budget::Budget;
 use crate::error::{ProfileError, Result};
 use crate::model::{too_many, NA_INT};
@@ -279,7 +280,7 @@ fn replay<'a>(reader: &mut Reader<'a>, chunks: &mut [ChunkReader<'a>]) -> Result
                     source_ids.push(reader.segment.source_id);
                 }
                 Event::File(line) => reader.file_line(line)?,
-                Event::Warn(message) => reader.warn(message),
+                Event::Warn(message) => reader.warn_once(message),
                 Event::Frame(frame, rest) => {
                     let location_id = reader.location(&frame, rest)?;
                     reader.lines.budget.room(&mut location_ids, 1, || {
@@ -418,18 +419,16 @@ impl<'a> LineHandler<'a> for ChunkReader<'a> {
         self.log(Event::File(line))
     }
 
-    fn warn(&mut self, message: &'static str) {
-        if self.lines.warned_once(message) {
-            // Room for it was made with the step before (see `log`), or here,
-            // before anything was logged: a few bytes.
-            if self.log.capacity() == 0 {
-                self.log.reserve(1 + WARNINGS);
-            }
-            self.log.push(Logged {
-                samples: self.samples.len(),
-                event: Event::Warn(message),
-            });
+    fn first_warning(&mut self, message: &'static str) {
+        // Room for it was made with the step before (see `log`), or here,
+        // before anything was logged: a few bytes.
+        if self.log.capacity() == 0 {
+            self.log.reserve(1 + WARNINGS);
         }
+        self.log.push(Logged {
+            samples: self.samples.len(),
+            event: Event::Warn(message),
+        });
     }
 
     fn state(&mut self) -> &mut LineState<'a> {
@@ -454,15 +453,9 @@ impl<'a> LineHandler<'a> for ChunkReader<'a> {
         Ok(number as i32)
     }
 
-    fn sample(
-        &mut self,
-        gauges: Option<[u64; 4]>,
-        start: usize,
-        len: usize,
-        line_number: u32,
-    ) -> Result<()> {
+    fn sample(&mut self, sample: SampleLine) -> Result<()> {
         let what = || "the records of the samples".to_string();
-        if let Some(gauges) = gauges {
+        if let Some(gauges) = sample.gauges {
             if !self.segment_memory {
                 self.segment_memory = true;
                 self.log(Event::MemoryTypes)?;
@@ -474,10 +467,10 @@ impl<'a> LineHandler<'a> for ChunkReader<'a> {
         self.lines.budget.room(&mut self.samples, 1, what)?;
         self.samples.push(SampleRecord {
             segment: self.segment,
-            line: line_number,
-            stack_start: index(start)?,
-            stack_len: index(len)?,
-            memory: gauges.is_some(),
+            line: sample.line_number,
+            stack_start: index(sample.start)?,
+            stack_len: index(sample.len)?,
+            memory: sample.gauges.is_some(),
         });
         Ok(())
     }

@@ -5,7 +5,7 @@
 use super::super::{Header, MEMORY_TYPES, SAMPLES_TYPE, TOP_LEVEL_NAME};
 use super::super::{WARN_INCOMPLETE, WARN_UNDEFINED_FILE, WARN_UNEXPECTED};
 use super::syntax::{files_ahead, parse_file_line, Frame};
-use super::{CompactRead, LineHandler, LineState, Parsed, SampleShape};
+use super::{CompactRead, LineHandler, LineState, Parsed, SampleLine, SampleShape};
 use crate::budget::Budget;
 use crate::error::Result;
 use crate::model::{next_id, Profile, SampleLocations, SampleValues, Samples, StrId, NA_INT};
@@ -137,10 +137,6 @@ impl<'a> LineHandler<'a> for Reader<'a> {
         self.file_line(line)
     }
 
-    fn warn(&mut self, message: &'static str) {
-        self.lines.warned_once(message);
-    }
-
     fn state(&mut self) -> &mut LineState<'a> {
         &mut self.lines
     }
@@ -149,26 +145,20 @@ impl<'a> LineHandler<'a> for Reader<'a> {
         self.location(frame, rest)
     }
 
-    fn sample(
-        &mut self,
-        gauges: Option<[u64; 4]>,
-        start: usize,
-        len: usize,
-        line_number: u32,
-    ) -> Result<()> {
+    fn sample(&mut self, sample: SampleLine) -> Result<()> {
         self.lines
             .budget
             .room(&mut self.sample_lines, 1, || "the samples".to_string())?;
-        self.sample_lines.push(line_number);
+        self.sample_lines.push(sample.line_number);
         let sample_id = next_id(self.p.samples.nrow(), "samples")?;
-        if gauges.is_some() {
+        if sample.gauges.is_some() {
             self.add_memory_types()?;
         }
         let stack = self
             .lines
             .stacks
             .locations
-            .get(start..start + len)
+            .get(sample.start..sample.start + sample.len)
             .unwrap_or_default();
         let mut tables = SampleTables {
             samples: &mut self.p.samples,
@@ -180,7 +170,7 @@ impl<'a> LineHandler<'a> for Reader<'a> {
         tables.push(
             sample_id,
             self.segment.source_id,
-            gauges,
+            sample.gauges,
             &mut self.segment.previous_gauges,
             stack,
         )
@@ -188,6 +178,11 @@ impl<'a> LineHandler<'a> for Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    /// Gives the warning `message` (each text once, in order).
+    pub(super) fn warn_once(&mut self, message: &'static str) {
+        self.lines.warned_once(message);
+    }
+
     pub(super) fn new(
         source_uri: Option<&str>,
         expected_lines: usize,
@@ -295,7 +290,7 @@ impl<'a> Reader<'a> {
     /// `#File N: path`. A damaged one (cut off, say) is skipped with a warning.
     pub(super) fn file_line(&mut self, line: &[u8]) -> Result<()> {
         let Some((number, path)) = parse_file_line(line) else {
-            self.warn(WARN_INCOMPLETE);
+            self.warn_once(WARN_INCOMPLETE);
             return Ok(());
         };
         let path = self
@@ -303,7 +298,7 @@ impl<'a> Reader<'a> {
             .strings
             .try_intern(&utf8_escaped(path), self.lines.budget)?;
         match self.segment.files.get(&number) {
-            Some(&known) if known != path => self.warn(WARN_UNEXPECTED),
+            Some(&known) if known != path => self.warn_once(WARN_UNEXPECTED),
             Some(_) => {}
             None => {
                 self.lines.budget.room(&mut self.segment.files, 1, || {
@@ -327,7 +322,7 @@ impl<'a> Reader<'a> {
         if let Some(&path) = self.segment.files_ahead.as_ref().and_then(|m| m.get(&file)) {
             return Ok(path);
         }
-        self.warn(WARN_UNDEFINED_FILE);
+        self.warn_once(WARN_UNDEFINED_FILE);
         Ok(self.ids.empty)
     }
 
