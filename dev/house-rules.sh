@@ -23,14 +23,16 @@ check() {
 }
 
 # ---- Rust: rustfmt and clippy (settings: src/rust/rustfmt.toml,
-# [workspace.lints] in src/rust/Cargo.toml, src/rust/clippy.toml)
+# [workspace.lints] in src/rust/Cargo.toml, src/rust/clippy.toml). clippy runs
+# on the whole workspace: the crate at the root alone would leave the core's
+# tests and examples out.
 check "cargo fmt" "(cd src/rust && cargo fmt --all)" \
   cargo fmt --manifest-path src/rust/Cargo.toml --all -- --check
 check "cargo clippy" \
   "(cd src/rust && cargo clippy --workspace --all-targets -- -D warnings), then fix what it lists" \
   cargo clippy --manifest-path src/rust/Cargo.toml --workspace --all-targets --quiet -- -D warnings
 
-# ---- R: styler and lintr (added by the R side of the house rules)
+# ---- R: styler and lintr (added by the R side of the house rules, branch house-r)
 
 if [ ${#failed[@]} -gt 0 ]; then
   echo "house rules: failed: ${failed[*]}" >&2

@@ -242,7 +242,7 @@ mod tests {
         assert_eq!(required_column_count("no_such_table"), 0);
     }
 
-    /// The keys and rules of the v2 format (SPEC.md), in the order the validator
+    /// The keys and rules of the v2 format (`?profile_v2`), in the order the validator
     /// checks them.
     #[test]
     fn derived_lists_are_the_format_rules() {
