@@ -1,5 +1,5 @@
 //! Properties across modules: damaged models (as a user's R objects may be) never
-//! make validation, the writers, combining, the analysis of stacks or the verbs
+//! make validation, the writers, combining, the summaries or the verbs
 //! panic.
 
 use crate::combine::{combine, CombineOptions};
