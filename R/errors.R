@@ -22,9 +22,9 @@
 #'   option of this package set to a value it cannot take (such as
 #'   `profile.compact`, see [profile_v2]). The functions check their arguments
 #'   before any work, and the native code checks them again.
-#' - `profile_error_internal`: a bug in this package (an unexpected R error, or
-#'   a panic in its Rust code, which is caught and never ends the R session);
-#'   please report it.
+#' - `profile_error_internal`: a bug in this package (an unexpected R error, a
+#'   state its Rust code should never reach, or a panic in its Rust code, which
+#'   is caught and never ends the R session); please report it.
 #'
 #' The message names the file or argument and says what is wrong, with the
 #' place where there is one: `line 12` (lines count from 1), `byte offset 4711`

@@ -89,6 +89,14 @@ test_that("a panic in Rust becomes an R error of class profile_error_internal", 
   expect_s3_class(read_rprof(sample_path("rprof", "1.out")), "dm")
 })
 
+test_that("a state the Rust code never reaches is an R error of class profile_error_internal", {
+  res <- profile:::ffi_profile_debug_internal("columns %s {x} do not line up")
+  expect_profile_error(
+    profile:::rust_value(res, "Rust failed."),
+    "internal", "Rust failed.", "please report", "columns %s {x} do not line up"
+  )
+})
+
 test_that("source_uri in any encoding is stored as valid UTF-8", {
   x <- read_rprof(sample_path("rprof", "1.out"), source_uri = "uri\xff%s")
   expect_identical(dm::dm_get_tables(x)$sources$source_uri[[1]], "uri<ff>%s")

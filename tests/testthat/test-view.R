@@ -172,6 +172,21 @@ test_that("profile_view() refuses bad arguments and files it can't write", {
   expect_identical(list.files(dir, all.files = TRUE, no.. = TRUE), character())
 })
 
+test_that("the file is replaced whole and keeps its permissions", {
+  skip_on_os("windows")
+  x <- read_rprof(rprof_sample("1.out"))
+  dir <- withr::local_tempdir()
+  path <- file.path(dir, "view.html")
+  writeLines("old", path)
+  Sys.chmod(path, "640", use_umask = FALSE)
+  profile_view(x, file = path)
+  expect_identical(format(file.mode(path)), "640")
+  html <- paste(readLines(path, warn = FALSE), collapse = "\n")
+  expect_true(grepl("ProfileView.render", html, fixed = TRUE))
+  # nothing but the file is left in its directory
+  expect_identical(list.files(dir, all.files = TRUE, no.. = TRUE), "view.html")
+})
+
 # ---- write_speedscope() -------------------------------------------------------
 
 read_speedscope <- function(path) jsonlite::fromJSON(path, simplifyVector = FALSE)
