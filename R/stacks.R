@@ -19,10 +19,7 @@ summary_parts <- function(x, call = rlang::caller_env()) {
   } else if (is_v2(x)) {
     tables <- check_v2_tables(x, call = call)
   } else {
-    abort_argument(
-      "{.arg x} must be a profile (a v2 {.cls dm} or a v1 {.cls profile_data}), not {.obj_type_friendly {x}}.",
-      x = x, call = call
-    )
+    abort_not_profile(x, call = call)
   }
   # Names as valid UTF-8 (the package's rule for strings in other encodings or
   # with invalid bytes): sorting and matching them needs it.
@@ -116,11 +113,13 @@ value_types <- function(values) {
 }
 
 # The sample type to look at, with its unit: `type` if given, else the one `go
-# tool pprof` shows (SPEC section 5): the sources' default sample type, else the
-# profile's last sample type, in the order a pprof file written from it lists
-# them (declared types, then the others as they appear). Gauges are refused: a
-# heap size summed over samples means nothing; the defaults pass them over.
-choose_sample_type <- function(parts, type = NULL, derived_default = TRUE, call = rlang::caller_env()) {
+# tool pprof` shows ("Sample values" in ?profile_v2): the sources' default
+# sample type, else the profile's last sample type, in the order a pprof file
+# written from it lists them (declared types, then the others as they appear).
+# Gauges are refused: a heap size summed over samples means nothing; the
+# defaults pass them over.
+choose_sample_type <- function(parts, type = NULL, derived_default = TRUE,
+                               call = rlang::caller_env()) {
   pairs <- parts$types
   present <- unique(pairs$type)
   declared <- unique(parts$declared_types[!is.na(parts$declared_types)])
@@ -131,25 +130,15 @@ choose_sample_type <- function(parts, type = NULL, derived_default = TRUE, call 
   in_file_order <- setdiff(union(declared, present), c(gauges, parts$derived$type))
   if (rlang::is_string(type) && type %in% gauges) {
     abort_argument(c(
-      "Sample type {.val {type}} is a gauge (a level at each sample), not an amount: its values cannot be added up.",
+      paste(
+        "Sample type {.val {type}} is a gauge (a level at each sample), not an amount: its",
+        "values cannot be added up."
+      ),
       i = "Summable types of this profile: {.val {summable}}."
     ), type = type, summable = summable, call = call)
   }
   if (is.null(type)) {
-    defaults <- parts$default_types[!is.na(parts$default_types)]
-    defaults <- defaults[defaults %in% summable]
-    type <- if (length(defaults)) {
-      defaults[[1]]
-    } else if (length(in_file_order)) {
-      in_file_order[[length(in_file_order)]]
-    } else {
-      abort_argument("The profile has no summable sample types to look at.", call = call)
-    }
-    # Rprof ticks are shown as the time they stand for (see derived_time_type())
-    derived <- parts$derived
-    if (derived_default && !is.null(derived) && derived$every_source && type == derived$from) {
-      type <- derived$type
-    }
+    type <- default_sample_type(parts, summable, in_file_order, derived_default, call)
   } else if (!rlang::is_string(type) || !type %in% known) {
     abort_argument(c(
       "{.arg type} must be one of the profile's sample types.",
@@ -159,11 +148,34 @@ choose_sample_type <- function(parts, type = NULL, derived_default = TRUE, call 
   unit <- unique(pairs$unit[pairs$type %in% type])
   if (length(unit) > 1) {
     abort_profile("unsupported",
-      "Sample type {.val {type}} comes in several units ({.val {unit}}); their values cannot be added up.",
+      paste(
+        "Sample type {.val {type}} comes in several units ({.val {unit}}); their values cannot",
+        "be added up."
+      ),
       type = type, unit = unit, call = call
     )
   }
   list(type = type, unit = if (length(unit)) unit else NA_character_)
+}
+
+# The sample type `go tool pprof` shows when none is given (see
+# choose_sample_type()); Rprof ticks become the time they stand for (see
+# derived_time_type()) where `derived_default`.
+default_sample_type <- function(parts, summable, in_file_order, derived_default, call) {
+  defaults <- parts$default_types[!is.na(parts$default_types)]
+  defaults <- defaults[defaults %in% summable]
+  type <- if (length(defaults)) {
+    defaults[[1]]
+  } else if (length(in_file_order)) {
+    in_file_order[[length(in_file_order)]]
+  } else {
+    abort_argument("The profile has no summable sample types to look at.", call = call)
+  }
+  derived <- parts$derived
+  if (derived_default && !is.null(derived) && derived$every_source && type == derived$from) {
+    type <- derived$type
+  }
+  type
 }
 
 # One row per location: the frame it stands for. A location without a function

@@ -95,19 +95,10 @@ profile_summary <- function(x, type = NULL, n = 10,
     parts <- summary_parts(x)
     sample_type <- choose_sample_type(parts, type)
     frames <- location_frames(parts)
-    group_columns <- switch(by,
-      "function" = "name",
-      location = c("name", "filename", "line"),
-      line = c("filename", "line"),
-      source = "filename"
-    )
-    # Frames of key 0 do not count (by line: frames without a known line).
-    counted <- if (by == "line") frames$line > 0L else rep(TRUE, nrow(frames))
-    frame_groups <- frames[counted, group_columns]
-    groups <- vctrs::vec_unique(frame_groups)
-    key <- integer(nrow(frames))
-    key[counted] <- vctrs::vec_match(frame_groups, groups)
-    totals <- frame_key_totals(parts, sample_type$type, key, vctrs::vec_size(groups))
+    grouping <- summary_groups(frames, by)
+    groups <- grouping$groups
+    group_columns <- grouping$columns
+    totals <- frame_key_totals(parts, sample_type$type, grouping$key, vctrs::vec_size(groups))
 
     grand_total <- totals$grand_total
     # Of a difference, percentages are of the base's total, as in Go's -top.
@@ -121,7 +112,10 @@ profile_summary <- function(x, type = NULL, n = 10,
     out$total_pct <- percent(out$total)
     out <- out[out$self != 0 | out$total != 0, , drop = FALSE]
     # By absolute value, as Go sorts: a difference's largest shrinkage counts.
-    value_order <- if (sort == "self") list(-abs(out$self), -abs(out$total)) else list(-abs(out$total), -abs(out$self))
+    value_order <- list(-abs(out$total), -abs(out$self))
+    if (sort == "self") {
+      value_order <- rev(value_order)
+    }
     # ties in the byte order of the row's name, file and line
     rank <- do.call(order, c(value_order, unname(as.list(out[group_columns])), method = "radix"))
     n_groups <- nrow(out)
@@ -132,6 +126,24 @@ profile_summary <- function(x, type = NULL, n = 10,
       base_total = if (is_diff) percent_of
     )
   })
+}
+
+# The rows of a summary by `by` (`groups`, of the columns `columns` of
+# `frames`) and the key of each frame (its group's row; 0: not counted, by line
+# the frames without a known line).
+summary_groups <- function(frames, by) {
+  columns <- switch(by,
+    "function" = "name",
+    location = c("name", "filename", "line"),
+    line = c("filename", "line"),
+    source = "filename"
+  )
+  counted <- if (by == "line") frames$line > 0L else rep(TRUE, nrow(frames))
+  frame_groups <- frames[counted, columns]
+  groups <- vctrs::vec_unique(frame_groups)
+  key <- integer(nrow(frames))
+  key[counted] <- vctrs::vec_match(frame_groups, groups)
+  list(groups = groups, columns = columns, key = key)
 }
 
 # The value of type `type` of the base of a difference (the samples of

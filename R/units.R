@@ -21,7 +21,8 @@ format_number <- function(x) {
 }
 
 format_count <- function(x) {
-  ifelse(x == round(x), format(x, big.mark = ",", scientific = FALSE, trim = TRUE), format_number(x))
+  whole <- format(x, big.mark = ",", scientific = FALSE, trim = TRUE)
+  ifelse(x == round(x), whole, format_number(x))
 }
 
 # Seconds in the largest of s, ms, us that keeps the number at least 1 (in

@@ -68,31 +68,48 @@ profile_scale <- function(x, factor, types = NULL, unit = NULL) {
   call <- rlang::current_env()
   with_profile_errors("invalid", "Can't apply {.code scale} to {.arg x}.", {
     tables <- verb_tables(x, call)
-    if (!is.numeric(factor) || length(factor) != 1L || !is.finite(factor)) {
-      abort_argument(
-        "{.arg factor} must be a single finite number, not {.obj_type_friendly {factor}}.",
-        factor = factor, call = call
-      )
-    }
-    if (!is.null(types) && (!is.character(types) || anyNA(types) || !length(types))) {
-      abort_argument(
-        "{.arg types} must be {.code NULL} or a character vector of sample types, not {.obj_type_friendly {types}}.",
-        types = types, call = call
-      )
-    }
-    if (!is.null(unit) && !(rlang::is_string(unit) && nzchar(unit))) {
-      abort_argument(
-        "{.arg unit} must be {.code NULL} or a single non-empty string, not {.obj_type_friendly {unit}}.",
-        unit = unit, call = call
-      )
-    }
+    check_scale_args(factor, types, unit, call)
     factor <- as.double(factor)
     new_unit <- if (is.null(unit)) NA_character_ else as_valid_utf8(unit)
     changes <- c(per_sample_tables, if (!is.null(unit)) "sample_types")
-    apply_verb(tables, function(bundle, compact) ffi_profile_scale(bundle, factor, types, new_unit, compact),
+    scale <- function(bundle, compact) {
+      ffi_profile_scale(bundle, factor, types, new_unit, compact)
+    }
+    apply_verb(tables, scale,
       call = call, changes = changes, with = c("locations", "sample_types")
     )
   })
+}
+
+# The checks of profile_scale()'s arguments.
+check_scale_args <- function(factor, types, unit, call) {
+  valid_factor <- is.numeric(factor) && length(factor) == 1L && is.finite(factor)
+  valid_types <- is.null(types) || (is.character(types) && !anyNA(types) && length(types) > 0)
+  valid_unit <- is.null(unit) || (rlang::is_string(unit) && nzchar(unit))
+  if (!valid_factor) {
+    abort_argument(
+      "{.arg factor} must be a single finite number, not {.obj_type_friendly {factor}}.",
+      factor = factor, call = call
+    )
+  }
+  if (!valid_types) {
+    abort_argument(
+      paste(
+        "{.arg types} must be {.code NULL} or a character vector of sample types, not",
+        "{.obj_type_friendly {types}}."
+      ),
+      types = types, call = call
+    )
+  }
+  if (!valid_unit) {
+    abort_argument(
+      paste(
+        "{.arg unit} must be {.code NULL} or a single non-empty string, not",
+        "{.obj_type_friendly {unit}}."
+      ),
+      unit = unit, call = call
+    )
+  }
 }
 
 #' @rdname profile_verbs
@@ -113,7 +130,9 @@ profile_diff <- function(x, base) {
     x_tables <- verb_tables(x, call)
     base_tables <- verb_tables(base, call, arg = "base")
     bundle <- rust_value(
-      ffi_profile_diff(bundle_from_tables(x_tables), bundle_from_tables(base_tables), compact_columns_option(call)),
+      ffi_profile_diff(
+        bundle_from_tables(x_tables), bundle_from_tables(base_tables), compact_columns_option(call)
+      ),
       "Can't subtract {.arg base} from {.arg x}.",
       call = call
     )
@@ -139,11 +158,16 @@ profile_window <- function(x, from = NULL, to = NULL) {
     if (is.null(times) || (length(times) && all(is.na(times)))) {
       abort_argument(c(
         "{.arg x} has no sample times, so it can't be cut into a time window.",
-        i = "{.field samples$time} is {if (is.null(times)) 'absent' else 'NA for every sample'}; only Rprof files record when each sample was taken."
+        i = paste(
+          "{.field samples$time} is {if (is.null(times)) 'absent' else 'NA for every sample'};",
+          "only Rprof files record when each sample was taken."
+        )
       ), times = times, call = call)
     }
     apply_verb(tables, function(bundle, compact) {
-      ffi_profile_window(bundle, if (!is.null(from)) as.double(from), if (!is.null(to)) as.double(to), compact)
+      ffi_profile_window(
+        bundle, if (!is.null(from)) as.double(from), if (!is.null(to)) as.double(to), compact
+      )
     }, call = call)
   })
 }
@@ -152,7 +176,10 @@ profile_window <- function(x, from = NULL, to = NULL) {
 check_window_bound <- function(bound, arg, call) {
   if (!is.null(bound) && (!is.numeric(bound) || length(bound) != 1L || is.na(bound))) {
     abort_argument(
-      "{.arg {arg}} must be {.code NULL} or a single number of seconds, not {.obj_type_friendly {bound}}.",
+      paste(
+        "{.arg {arg}} must be {.code NULL} or a single number of seconds, not",
+        "{.obj_type_friendly {bound}}."
+      ),
       arg = arg, bound = bound, call = call
     )
   }

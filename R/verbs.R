@@ -103,8 +103,9 @@
 #'   itself: a key `bytes` is in bytes). A label in a unit of another kind is
 #'   not selected.
 #' - Any other value is one or more regular expressions (Go's, as under
-#'   "Patterns") separated by commas, for string labels. With a key, a sample is selected when one of its
-#'   labels of that key has a value one of them matches
+#'   "Patterns") separated by commas, for string labels. With a key, a sample
+#'   is selected when one of its labels of that key has a value one of them
+#'   matches
 #'   (`"worker=fib|hash"`). Without a key, each expression must match
 #'   `"key:value"` of some label of the sample (`"worker:fib"`).
 #'
@@ -268,7 +269,10 @@ profile_select_types <- function(x, types) {
     tables <- verb_tables(x, call)
     if (!is.character(types) || !length(types) || anyNA(types)) {
       abort_argument(
-        "{.arg types} must be a character vector of sample types without NA, not {.obj_type_friendly {types}}.",
+        paste(
+          "{.arg types} must be a character vector of sample types without NA, not",
+          "{.obj_type_friendly {types}}."
+        ),
         types = types, call = call
       )
     }
@@ -283,8 +287,11 @@ profile_select_types <- function(x, types) {
 check_label_filter <- function(filter, arg, call) {
   if (!is.null(filter) && (!rlang::is_string(filter) || !nzchar(filter))) {
     abort_argument(
-      paste0("{.arg ", arg, "} must be NULL or a single non-empty string (a label filter), not {.obj_type_friendly {filter}}."),
-      filter = filter, call = call
+      paste(
+        "{.arg {arg}} must be NULL or a single non-empty string (a label filter),",
+        "not {.obj_type_friendly {filter}}."
+      ),
+      arg = arg, filter = filter, call = call
     )
   }
 }
@@ -300,7 +307,8 @@ check_label_filter <- function(filter, arg, call) {
 # ("focus", "ignore", "hide", "show") with the flags of the locations that
 # `pattern` matches in their texts of the kinds `kinds`.
 filter_by_pattern <- function(x, pattern, verb, kinds = frame_texts, call = rlang::caller_env()) {
-  with_profile_errors("invalid", "Can't apply {.code {verb}} to {.arg x}.", verb = verb, call = call, {
+  message <- "Can't apply {.code {verb}} to {.arg x}."
+  with_profile_errors("invalid", message, verb = verb, call = call, {
     tables <- verb_tables(x, call)
     matched <- locations_matching(tables, check_pattern(pattern, call), kinds, call = call)
     apply_verb(
@@ -319,10 +327,7 @@ verb_tables <- function(x, call, arg = "x") {
   if (inherits(x, "profile_data")) {
     x <- profile_v2_from_v1(x)
   } else if (!is_v2(x)) {
-    abort_argument(
-      "{.arg {arg}} must be a profile (a v2 {.cls dm} or a v1 {.cls profile_data}), not {.obj_type_friendly {x}}.",
-      arg = arg, x = x, call = call
-    )
+    abort_not_profile(x, "{.arg {arg}}", arg = arg, call = call)
   }
   check_v2_tables(local_profile(x), call = call)
 }
@@ -333,7 +338,10 @@ verb_tables <- function(x, call, arg = "x") {
 check_pattern <- function(pattern, call) {
   if (!rlang::is_string(pattern) || !nzchar(pattern)) {
     abort_argument(
-      "{.arg pattern} must be a single non-empty string (a regular expression), not {.obj_type_friendly {pattern}}.",
+      paste(
+        "{.arg pattern} must be a single non-empty string (a regular expression), not",
+        "{.obj_type_friendly {pattern}}."
+      ),
       pattern = pattern, call = call
     )
   }
@@ -374,8 +382,8 @@ per_sample_tables <- c("samples", "sample_values", "sample_locations", "sample_l
 # columns it had that the format knows. A verb with patterns returns
 # `list(bundle, matched)`: a `profile_warning_no_match` for each of its
 # `patterns` (where `reported`) that matched no sample.
-apply_verb <- function(tables, run, call, changes = per_sample_tables, patterns = NULL, reported = TRUE,
-                       with = "locations") {
+apply_verb <- function(tables, run, call, changes = per_sample_tables, patterns = NULL,
+                       reported = TRUE, with = "locations") {
   sent <- intersect(c(changes, with), names(tables))
   result <- rust_value(
     run(bundle_from_tables(tables[sent]), compact_columns_option(call)),
@@ -400,7 +408,7 @@ warn_no_match <- function(patterns, call) {
   if (length(patterns)) {
     cli::cli_warn(
       "{cli::qty(length(patterns))}The pattern{?s} {.val {patterns}} matched no sample{?s}.",
-      class = "profile_warning_no_match", patterns = patterns, call = call
+      class = c("profile_warning_no_match", "profile_warning"), patterns = patterns, call = call
     )
   }
 }

@@ -24,7 +24,11 @@
 # the top-level code.
 
 out <- commandArgs(trailingOnly = TRUE)[[1L]]
-for (f in sort(list.files(file.path("data-raw", "rprof-workloads"), pattern = "[.]R$", full.names = TRUE))) {
+workloads <- list.files(
+  file.path("data-raw", "rprof-workloads"),
+  pattern = "[.]R$", full.names = TRUE
+)
+for (f in sort(workloads)) {
   source(f, keep.source = TRUE)
 }
 options(keep.source = TRUE)
@@ -32,7 +36,8 @@ leaf_names <- vapply(1:30, function(k) strrep("w", k), "")
 for (name in leaf_names) assign(name, function() busy(0.02))
 
 Rprof(out, interval = 0.005, line.profiling = TRUE)
-{
+# one top-level expression: its stack lines end in one line reference
+{ # nolint: brace_linter.
   for (name in leaf_names[1:5]) {
     descend_through_a_stack_deep_enough_to_fill_the_line_of_the_profiler(3L, name)
   }

@@ -34,7 +34,7 @@ ours_by_name <- function(summary) {
 # gc.out: a file that summaryRprof() reads as we do (it splits lines at spaces,
 # so it cuts "slow sum" and x[["b c"]] of the other files in two, and leaves
 # the ticks without frames of memory.out out of its total).
-test_that("Rprof ticks are shown as seconds, as summaryRprof() shows them, and as counts on request", {
+test_that("Rprof ticks are shown as seconds, as summaryRprof() shows them, counts on request", {
   for (file in "gc.out") {
     path <- sample_path("rprof", file)
     x <- suppressWarnings(read_rprof(path))
@@ -46,7 +46,8 @@ test_that("Rprof ticks are shown as seconds, as summaryRprof() shows them, and a
     expect_identical(ours$name, theirs$name, info = file)
     expect_equal(ours$self, theirs$self, tolerance = 1e-9, info = file)
     expect_equal(ours$total, theirs$total, tolerance = 1e-9, info = file)
-    expect_equal(attr(s, "grand_total"), suppressWarnings(utils::summaryRprof(path))$sampling.time, tolerance = 1e-9)
+    sampling_time <- suppressWarnings(utils::summaryRprof(path))$sampling.time
+    expect_equal(attr(s, "grand_total"), sampling_time, tolerance = 1e-9)
 
     # the counts, with type = "samples"
     interval <- as.numeric(sub(".*sample.interval=", "", readLines(path, n = 1L))) / 1e6
@@ -60,7 +61,9 @@ test_that("each source's ticks count with its own interval", {
   # append.out: three sessions, with intervals of 2, 5 and 10 ms
   path <- sample_path("rprof", "append.out")
   segments <- rprof_segments(path)
-  interval <- vapply(segments, function(s) as.numeric(sub(".*sample.interval=", "", s$header)) / 1e6, 1)
+  interval <- vapply(segments, function(s) {
+    as.numeric(sub(".*sample.interval=", "", s$header)) / 1e6
+  }, 1)
   expected <- sum(interval * vapply(segments, function(s) length(s$stack), 1L))
   s <- profile_summary(read_rprof(path))
   expect_identical(attr(s, "sample_type"), "time")
@@ -101,7 +104,8 @@ test_that("profile_scale() says what unit results", {
   # counts in another unit make no time: the summary shows them, in their unit
   expect_identical(attr(s, "sample_type"), "samples")
   expect_identical(attr(s, "unit"), "milliseconds")
-  expect_equal(attr(s, "grand_total"), 1000 * utils::summaryRprof(sample_path("rprof", "1.out"))$sampling.time)
+  theirs <- utils::summaryRprof(sample_path("rprof", "1.out"))$sampling.time
+  expect_equal(attr(s, "grand_total"), 1000 * theirs)
   # without `unit`, the values keep theirs
   expect_identical(unique(profile_scale(x, 5)$sample_values$unit), "count")
   expect_error(profile_scale(x, 5, unit = c("a", "b")), class = "profile_error_argument")
@@ -123,7 +127,8 @@ test_that("headers print times in s and ms, bytes in binary units", {
       power <- match(unit, c("B", "KiB", "MiB", "GiB", "TiB")) - 1L
       expect_identical(pillar::tbl_sum(s)[["Total"]], sprintf("%.1f %s", total / 1024^power, unit))
     } else {
-      expect_identical(pillar::tbl_sum(s)[["Total"]], paste(format(total, big.mark = ",", scientific = FALSE), "count"))
+      shown <- paste(format(total, big.mark = ",", scientific = FALSE), "count")
+      expect_identical(pillar::tbl_sum(s)[["Total"]], shown)
     }
   }
   small <- profile_summary(profile_window(memory, to = 0.05), type = "alloc_size")
@@ -133,7 +138,7 @@ test_that("headers print times in s and ms, bytes in binary units", {
   expect_identical(pillar::tbl_sum(profile_summary(short))[["Total"]], "200 ms")
 })
 
-test_that("a profile whose samples were filtered with dplyr counts the samples it kept, everywhere", {
+test_that("a profile whose samples were filtered with dplyr counts the samples it kept", {
   path <- sample_path("rprof", "gc.out")
   x <- read_rprof(path)
   kept <- x |>
@@ -164,7 +169,10 @@ test_that("a profile whose samples were filtered with dplyr counts the samples i
   expect_equal(attr(s, "grand_total"), utils::summaryRprof(first)$sampling.time, tolerance = 1e-9)
   # "top 6 of N functions": N counts the functions of the kept samples
   expect_identical(attr(s, "n_groups"), nrow(theirs))
-  expect_match(pillar::tbl_sum(s)[["Rows"]], paste("top 6 of", nrow(theirs), "functions"), fixed = TRUE)
+  expect_match(
+    pillar::tbl_sum(s)[["Rows"]], paste("top 6 of", nrow(theirs), "functions"),
+    fixed = TRUE
+  )
 
   # the flame graph, folded stacks, the view's data and speedscope files: those
   # of the profile without the removed samples' rows
@@ -186,11 +194,17 @@ test_that("a profile whose samples were filtered with dplyr counts the samples i
 
   # the writers, which write a profile whole, refuse it as validate_profile() does
   expect_error(validate_profile(kept), class = "profile_error_invalid")
-  expect_error(write_pprof(kept, withr::local_tempfile(fileext = ".pb.gz")), "has no match in", class = "profile_error_invalid")
-  expect_error(write_rprof(kept, withr::local_tempfile(fileext = ".out")), "has no match in", class = "profile_error_invalid")
+  expect_error(
+    write_pprof(kept, withr::local_tempfile(fileext = ".pb.gz")), "has no match in",
+    class = "profile_error_invalid"
+  )
+  expect_error(
+    write_rprof(kept, withr::local_tempfile(fileext = ".out")), "has no match in",
+    class = "profile_error_invalid"
+  )
 })
 
-test_that("the summary of a difference names the base total its percentages are of, as go tool pprof does", {
+test_that("a difference's summary names the base total of its percentages, as go tool pprof", {
   x_path <- sample_path("pprof", "cpu.pb.gz")
   base_path <- sample_path("pprof-second-run", "cpu.pb.gz")
   d <- profile_diff(read_pprof(x_path), read_pprof(base_path))
@@ -199,18 +213,20 @@ test_that("the summary of a difference names the base total its percentages are 
   expect_identical(attr(s, "base_total"), attr(base, "grand_total"))
   header <- pillar::tbl_sum(s)
   expect_match(header[["Percentages"]], "of the base's total", fixed = TRUE)
-  expect_match(header[["Percentages"]], profile:::format_amount(attr(base, "grand_total"), "nanoseconds"), fixed = TRUE)
+  base_total <- profile:::format_amount(attr(base, "grand_total"), "nanoseconds")
+  expect_match(header[["Percentages"]], base_total, fixed = TRUE)
   expect_equal(s$self_pct, 100 * s$self / attr(base, "grand_total"))
 
   skip_if_no_go()
   # "Showing nodes accounting for -50ms, 20.49% of 244ms total"
-  top <- go_pprof("top", x_path, shQuote(c("-sample_index=cpu", "-unit=ns", paste0("-diff_base=", base_path))))
+  flags <- c("-sample_index=cpu", "-unit=ns", paste0("-diff_base=", base_path))
+  top <- go_pprof("top", x_path, shQuote(flags))
   line <- grep("of [-0-9.]+ns total", top, value = TRUE)
   go_total <- as.numeric(sub(".* of ([-0-9.]+)ns total.*", "\\1", line))
   expect_identical(attr(s, "base_total"), go_total)
 })
 
-test_that("a profile in a database counts the samples it kept and shows Rprof ticks as seconds, as in memory", {
+test_that("a database profile counts the samples it kept, Rprof ticks as seconds, as in memory", {
   skip_if_not_installed("RSQLite")
   x <- read_rprof(sample_path("rprof", "gc.out"))
   con <- DBI::dbConnect(RSQLite::SQLite(), ":memory:")

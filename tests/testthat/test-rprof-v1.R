@@ -29,7 +29,10 @@ test_that("v1 output is 1.0.4's on every file 1.0.4 reads correctly", {
   }
 })
 
-test_that("a reference at the end of a line: v1 drops it as 1.0.4 did, v2 keeps the top level of complete lines", {
+test_that(paste(
+  "a reference at the end of a line: v1 drops it as 1.0.4 did, v2 keeps the top level",
+  "of complete lines"
+), {
   skip_if_no_profile104()
   path <- sample_path("rprof", "cut-lines.out.gz")
   lines <- rprof_stack_lines(path)
@@ -43,7 +46,10 @@ test_that("a reference at the end of a line: v1 drops it as 1.0.4 did, v2 keeps 
   # v1: 1.0.4's frames, one fewer than the line's references and names where
   # the line ends in a reference
   ref <- rprof104_read(path)[[1]]
-  expect_identical(ref$warnings, "Incomplete sampling information, increase bufsize in `Rprof()` or `start_profiler()` call")
+  expect_identical(ref$warnings, paste(
+    "Incomplete sampling information, increase bufsize in `Rprof()` or",
+    "`start_profiler()` call"
+  ))
   v1 <- suppressWarnings(read_rprof(path, version = "1.0"))
   expect_identical(v1_frames(v1), v1_frames(ref$value))
   expect_false(any(grepl("top level", v1$functions$name)))
@@ -56,7 +62,8 @@ test_that("a reference at the end of a line: v1 drops it as 1.0.4 did, v2 keeps 
   stacks <- split(t$sample_locations, t$sample_locations$sample_id)
   outermost <- vapply(stacks, function(s) s$location_id[which.max(s$depth)], 1L)
   top_level_functions <- t$functions$function_id[t$functions$name == "<top level>"]
-  top_level <- outermost %in% t$locations$location_id[t$locations$function_id %in% top_level_functions]
+  top_level_locations <- t$locations$location_id[t$locations$function_id %in% top_level_functions]
+  top_level <- outermost %in% top_level_locations
   expect_identical(unname(top_level), ends_in_reference & !cut_by_r)
   expect_identical(
     unname(lengths(lapply(stacks, `[[`, "location_id"))) - top_level,
@@ -68,11 +75,15 @@ test_that("memory prefixes are stripped and the first frame kept (1.0.4 lost it)
   path <- sample_path("rprof", "memory.out")
   lines <- readLines(path)
   stripped <- withr::local_tempfile(fileext = ".out")
-  writeLines(c("sample.interval=5000", sub("^:[0-9]+:[0-9]+:[0-9]+:[0-9]+:", "", lines[-1])), stripped)
+  writeLines(
+    c("sample.interval=5000", sub("^:[0-9]+:[0-9]+:[0-9]+:[0-9]+:", "", lines[-1])), stripped
+  )
   ours <- expect_silent(read_rprof(path, version = "1.0"))
   # Lines with the prefix only are samples without locations.
   prefix_only <- grepl("^:[0-9:]+:$", lines[-1])
-  expect_identical(unname(lengths(lapply(ours$samples$locations, `[[`, "location_id")) == 0L), prefix_only)
+  expect_identical(
+    unname(lengths(lapply(ours$samples$locations, `[[`, "location_id")) == 0L), prefix_only
+  )
   expect_identical(ours$.rprof$traces, lines[-1])
 
   ref <- rprof104_read(stripped)[[1]]
@@ -144,7 +155,10 @@ test_that("ids are byte order, whatever the locale", {
   a <- read_rprof(path, version = "1.0")
   withr::with_collate("C", b <- read_rprof(path, version = "1.0"))
   expect_identical(a, b)
-  expect_identical(order(a$functions$system_name, a$functions$.file_id, method = "radix"), seq_len(nrow(a$functions)))
+  expect_identical(
+    order(a$functions$system_name, a$functions$.file_id, method = "radix"),
+    seq_len(nrow(a$functions))
+  )
   # upper case sorts before lower case in byte order (not in most locales)
   expect_lt(match("FUN", a$functions$system_name), match("any", a$functions$system_name))
 })

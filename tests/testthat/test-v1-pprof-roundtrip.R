@@ -39,7 +39,10 @@ test_that("v1 objects read from pprof files survive write_pprof() and read_pprof
   files <- pprof_test_files(dir)
   round_tripped <- 0L
   for (path in files) {
-    first <- tryCatch(read_pprof(path, version = "1.0"), profile_error_unsupported = function(e) NULL)
+    first <- tryCatch(
+      read_pprof(path, version = "1.0"),
+      profile_error_unsupported = function(e) NULL
+    )
     if (is.null(first)) {
       # no sample counts first (heap, goroutine, ...): v1 cannot hold them, as
       # with profile 1.0.4

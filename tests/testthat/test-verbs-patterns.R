@@ -8,7 +8,8 @@ unicode_profile <- function() sample_path("pprof-unicode", "unicode.pb.gz")
 
 test_that("the profile has the names these tests are about", {
   names <- read_pprof(unicode_profile())$functions$name
-  expect_true(all(c("main.größe", "main.café", "main.work\u0663", "main.work3", "main.δοκιμή") %in% names))
+  non_ascii <- c("main.größe", "main.café", "main.work\u0663", "main.work3", "main.δοκιμή")
+  expect_true(all(non_ascii %in% names))
 })
 
 test_that("patterns mean what they mean in go tool pprof, on names that are not ASCII", {
@@ -46,7 +47,8 @@ test_that("label filters' regular expressions mean what they mean in go tool ppr
   skip_if_no_go()
   original <- unicode_profile()
   x <- read_pprof(original)
-  for (filter in c("stage=^work\\d$|^caf.$", "stage=gr\\w|^work\\d", "stage:caf\\w|stage:work\\d")) {
+  filters <- c("stage=^work\\d$|^caf.$", "stage=gr\\w|^work\\d", "stage:caf\\w|stage:work\\d")
+  for (filter in filters) {
     ours <- write_pprof_tmp(quietly_matching(profile_filter_labels(x, focus = filter)))
     expect_go_agrees(original, ours, paste0("-tagfocus=", filter))
     ours <- write_pprof_tmp(quietly_matching(profile_filter_labels(x, ignore = filter)))
@@ -54,7 +56,10 @@ test_that("label filters' regular expressions mean what they mean in go tool ppr
   }
 })
 
-test_that("a construct that Go's regexp refuses is an argument error that names it, as go tool pprof refuses it", {
+test_that(paste(
+  "a construct that Go's regexp refuses is an argument error that names it, as go tool",
+  "pprof refuses it"
+), {
   skip_if_no_go()
   original <- unicode_profile()
   x <- read_pprof(original)
@@ -74,11 +79,18 @@ test_that("a construct that Go's regexp refuses is an argument error that names 
     expect_false(is.null(attr(out, "status")), info = pattern)
     expect_true(any(grepl("error parsing regexp", out, fixed = TRUE)), info = pattern)
 
-    for (verb in list(profile_focus, profile_ignore, profile_hide, profile_show, profile_show_from, profile_prune_from)) {
+    verbs <- list(
+      profile_focus, profile_ignore, profile_hide, profile_show, profile_show_from,
+      profile_prune_from
+    )
+    for (verb in verbs) {
       err <- expect_error(verb(x, pattern), class = "profile_error_argument")
       expect_match(conditionMessage(err), refused[[pattern]], fixed = TRUE, info = pattern)
     }
-    err <- expect_error(profile_filter_labels(x, focus = paste0("stage=", pattern)), class = "profile_error_argument")
+    err <- expect_error(
+      profile_filter_labels(x, focus = paste0("stage=", pattern)),
+      class = "profile_error_argument"
+    )
     expect_match(conditionMessage(err), refused[[pattern]], fixed = TRUE, info = pattern)
   }
 })

@@ -40,8 +40,14 @@ test_that("the option profile.version changes the readers' default, and version 
 
 test_that("an option profile.version that is neither version is an argument error naming it", {
   withr::local_options(profile.version = "3.0")
-  expect_error(read_rprof(sample_path("rprof", "1.out")), "profile.version", class = "profile_error_argument")
-  expect_error(read_pprof(sample_path("pprof", "cpu.pb.gz")), "profile.version", class = "profile_error_argument")
+  expect_error(
+    read_rprof(sample_path("rprof", "1.out")), "profile.version",
+    class = "profile_error_argument"
+  )
+  expect_error(
+    read_pprof(sample_path("pprof", "cpu.pb.gz")), "profile.version",
+    class = "profile_error_argument"
+  )
   # an explicit version does not look at the option
   expect_s3_class(read_rprof(sample_path("rprof", "1.out"), version = "2.0"), "dm")
 })
@@ -50,6 +56,9 @@ test_that("with the option, a folded file of another sample type needs version =
   folded <- withr::local_tempfile(fileext = ".folded")
   writeLines(c("main;f 10", "main;g 5"), folded)
   withr::local_options(profile.version = "1.0")
-  expect_error(read_folded(folded, type = "cpu", unit = "nanoseconds"), class = "profile_error_unsupported")
+  expect_error(
+    read_folded(folded, type = "cpu", unit = "nanoseconds"),
+    class = "profile_error_unsupported"
+  )
   expect_s3_class(read_folded(folded, type = "cpu", unit = "nanoseconds", version = "2.0"), "dm")
 })

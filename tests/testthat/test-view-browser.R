@@ -32,17 +32,21 @@ expect_widths_match_summary <- function(state, summary, n = 6) {
   expect_lt(max(abs(drawn[top$name] - expected)), 1)
 }
 
-test_that("an Rprof profile: loads offline and clean; frames named, as wide as their totals; search highlights", {
+test_that(paste(
+  "an Rprof profile: loads offline and clean; frames named, as wide as their totals; search",
+  "highlights"
+), {
   skip_if_no_browser()
   x <- read_rprof(rprof_sample("line.out"))
+  # the counts (the time of the ticks is the default; see test-exact-answers.R)
   result <- run_browser_job(list(
-    command = "view", html = view_file(x), width = 1200, height = 800,
+    command = "view", html = view_file(x, type = "samples"), width = 1200, height = 800,
     actions = list(list(search = "^fib$"), list(hover = "fib"), list(click = "time_round"))
   ))
   expect_clean_load(result)
   states <- result$states
   first <- states[1, ]
-  summary <- profile_summary(x, n = Inf)
+  summary <- profile_summary(x, type = "samples", n = Inf)
   frames <- view_frames(first)
   expect_true(all(summary$name[summary$total > 0] %in% frames$name))
   expect_widths_match_summary(first, summary)
@@ -79,7 +83,10 @@ test_that("the sample type switcher changes the totals and the widths", {
   expect_clean_load(result)
   states <- result$states
   expect_identical(states$type, c("samples", "alloc_size", "duplications"))
-  expect_identical(states$types[[1]], c("samples (count)", "duplications (count)", "alloc_size (bytes)"))
+  expect_identical(
+    states$types[[1]],
+    c("samples (count)", "duplications (count)", "alloc_size (bytes)", "time (seconds)")
+  )
   for (i in 1:3) {
     summary <- profile_summary(x, type = states$type[[i]], n = Inf)
     expect_widths_match_summary(states[i, ], summary)
@@ -103,7 +110,11 @@ test_that("a diff profile shows growth and shrinkage in two colours", {
   skip_if_no_browser()
   x <- read_rprof(rprof_sample("line.out"))
   d <- profile_diff(subset_samples(x, 161:320), subset_samples(x, 1:160))
-  result <- run_browser_job(list(command = "view", html = view_file(d), actions = list(list(hover = "spin"))))
+  # counts (the ticks' time would sum to a tiny remainder, not 0)
+  result <- run_browser_job(list(
+    command = "view", html = view_file(d, type = "samples"),
+    actions = list(list(hover = "spin"))
+  ))
   expect_clean_load(result)
   frames <- view_frames(result$states[1, ])
   rgb <- do.call(rbind, regmatches(frames$fill, gregexpr("[0-9]+", frames$fill)))
@@ -112,7 +123,7 @@ test_that("a diff profile shows growth and shrinkage in two colours", {
   shrinks <- rgb[, 3] == 255 & rgb[, 1] < 255
   expect_true(any(grows) && any(shrinks))
   # each frame's colour follows the sign of its node's difference
-  tree <- view_tree(view_payload(view_file(d)))
+  tree <- view_tree(view_payload(view_file(d, type = "samples")))
   difference <- (tree$values[[1]]$total_pos + tree$values[[1]]$total_neg)[frames$node + 1]
   expect_identical(grows, difference > 0)
   expect_identical(shrinks, difference < 0)
@@ -124,7 +135,9 @@ test_that("the flame chart of an Rprof profile draws its frames in time order", 
   skip_if_no_browser()
   x <- read_rprof(rprof_sample("line.out"))
   expect_false(anyNA(dm::dm_get_tables(x)$samples$time))
-  result <- run_browser_job(list(command = "view", html = view_file(x), actions = list(list(mode = "chart"))))
+  result <- run_browser_job(
+    list(command = "view", html = view_file(x), actions = list(list(mode = "chart")))
+  )
   expect_clean_load(result)
   chart <- view_frames(result$states[2, ])
   expect_identical(result$states$mode, c("graph", "chart"))
@@ -140,7 +153,8 @@ test_that("the flame chart of an Rprof profile draws its frames in time order", 
   # widths are numbers of samples
   width <- chart$width[chart$depth == 0]
   expect_equal(sum(level1$width), width)
-  expect_lt(abs(level1$width[order(level1$x)][[1]] - rle(outer$name)$lengths[[1]] / nrow(tables$samples) * width), 1)
+  first_width <- level1$width[order(level1$x)][[1]]
+  expect_lt(abs(first_width - rle(outer$name)$lengths[[1]] / nrow(tables$samples) * width), 1)
 })
 
 test_that("speedscope files validate against speedscope's schema and open in its viewer", {
@@ -174,7 +188,9 @@ test_that("speedscope files validate against speedscope's schema and open in its
     sums <- r$profiles[[1]]
     type <- sub(" .*$", "", sums$name)
     for (t in unique(type)) {
-      expect_equal(sum(sums$weight[type == t]), attr(profile_summary(profiles[[i]], type = t), "grand_total"))
+      expect_equal(
+        sum(sums$weight[type == t]), attr(profile_summary(profiles[[i]], type = t), "grand_total")
+      )
     }
   }
 })
