@@ -20,6 +20,7 @@ mod envelope;
 mod folded;
 mod pprof;
 mod rapi;
+mod record;
 mod rprof;
 mod text;
 mod transform;
@@ -167,4 +168,5 @@ extendr_module! {
     use compact;
     use transform;
     use view;
+    use record;
 }
