@@ -5,7 +5,7 @@ check_dots_unused <- function(..., call = rlang::caller_env()) {
   n <- ...length()
   if (n > 0L) {
     abort_argument(
-      "{n} unused argument{?s} in {.code ...}; the options are named: {.arg version}, {.arg source_uri}, {.arg max_size}.",
+      "{n} unused argument{?s} in {.code ...}; the options are named: {.arg version}, {.arg source_uri}, {.arg max_size}, {.arg source_text}.",
       n = n, call = call
     )
   }

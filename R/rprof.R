@@ -95,6 +95,15 @@
 #'   larger profiles. The default is the option `profile.max_size`, else 4 GiB.
 #'   The memory a read may use is bounded by the option `profile.max_memory`.
 #'   See [profile_error] for these and the other limits.
+#' @param source_text Whether to keep the text of the source files that the
+#'   profile's frames name (v2: the table `source_lines`, see [profile_v2]),
+#'   which the source panel of [profile_view()] shows: `TRUE` reads them now,
+#'   while they exist, and looks up relative file names in the working
+#'   directory; a directory looks them up there instead; `FALSE` keeps none.
+#'   The default is the option `profile.source_text`, else `TRUE`. Only
+#'   regular files whose names end in a source-code extension (`.R`, `.Rmd`,
+#'   `.go`, `.c`, `.cpp`, `.rs`, `.py`, ...) are read, text only (no NUL
+#'   byte), up to 1 MiB each and 16 MiB in all; the others have no text.
 #' @param x A profile: a v2 `dm` or a v1 `profile_data` object.
 #' @return `read_rprof()`: a v2 profile (a `dm`), or a v1 `profile_data` object
 #'   with `version = "1.0"`. `write_rprof()`: `x`, invisibly.
@@ -117,13 +126,14 @@
 #' # v1, as profile 1.0.x read it
 #' read_rprof(system.file("samples/rprof/1.out", package = "profile"), version = "1.0")
 read_rprof <- function(path, ..., version = "2.0", source_uri = path,
-                       max_size = default_max_size()) {
+                       max_size = default_max_size(), source_text = default_source_text()) {
   with_profile_errors("internal", "Can't read the Rprof file {.file {path}}.", path = path, {
     check_dots_unused(...)
     path <- check_file_path(path)
     source_uri <- check_source_uri(source_uri)
     version <- check_version_arg(version)
     max_size <- check_max_size(max_size)
+    source_text <- check_source_text(source_text)
     max_memory <- default_max_memory()
     check_readable_file(path)
     file <- native_path(path)
@@ -141,7 +151,7 @@ read_rprof <- function(path, ..., version = "2.0", source_uri = path,
     if (v1) {
       v1_from_rprof(decode_bundle(res$bundle), res$sample_lines, readLines(file, warn = FALSE))
     } else {
-      dm_from_bundle(res$bundle)
+      dm_from_v2_tables(with_source_lines(decode_bundle(res$bundle), source_text))
     }
   })
 }
