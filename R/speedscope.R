@@ -38,6 +38,7 @@ write_speedscope <- function(x, path) {
     parts <- profile_parts(x)
     types <- view_types(parts)
     default_type <- if (nrow(types)) default_type_position(parts, types, NULL) else 1L
+    parts <- db_samples_in_memory(parts, types)
     frames <- location_frames(parts)
     distinct <- vctrs::vec_unique(frames[c("name", "filename", "line")])
     sources <- parts$sources

@@ -46,7 +46,11 @@ profile_parts <- function(x, call = rlang::caller_env()) {
     sources = tables$sources,
     # extension table and column: absent from hand-built profiles
     declared_types = utf8_if_character(tables[["sample_types"]][["type"]]),
-    default_types = utf8_if_character(tables$sources[["default_sample_type"]])
+    default_types = utf8_if_character(tables$sources[["default_sample_type"]]),
+    # extension table: the text of source files (NULL when the profile has none)
+    source_lines = tables[["source_lines"]],
+    # a database-backed profile's samples (a db_table(); NULL in memory)
+    db_samples = attr(tables, "db_samples")
   )
 }
 

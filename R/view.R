@@ -79,7 +79,7 @@ profile_view <- function(x, type = NULL, ..., file = NULL, title = NULL,
     return(invisible(file))
   }
   rlang::check_installed("htmlwidgets", "to show the view as an htmlwidget (or use `file`)")
-  check_view_libraries()
+  view_library_paths()
   htmlwidgets::createWidget(
     "profile_view",
     x = list(data = structure(json, class = "json")),
@@ -162,10 +162,12 @@ view_data <- function(x, type, title, call = rlang::caller_env()) {
   parts <- profile_parts(x, call = call)
   types <- view_types(parts)
   default_type <- if (nrow(types)) default_type_position(parts, types, type) else 1L
+  parts <- db_samples_in_memory(parts, types, call = call)
   frames <- location_frames(parts)
   keys <- keys_by_name(frames)
+  lines <- view_lines(parts, frames)
   if (is.null(title)) title <- view_title(parts)
-  input <- c(sample_set_input(parts, types), list(
+  input <- c(sample_set_input(parts, types), lines, list(
     location_key = keys$key,
     location_line = frames$line,
     n_keys = length(keys$labels),
@@ -178,6 +180,27 @@ view_data <- function(x, type, title, call = rlang::caller_env()) {
   rust_value(ffi_profile_view_data(input), "Can't prepare the view.", call = call)
 }
 
+# The source lines of the view: a key per location for its file and line (0
+# for frames without a known line, as profile_summary(by = "line") counts
+# them), each key's file and line, and each file's name and text (from the
+# profile's `source_lines`).
+view_lines <- function(parts, frames) {
+  counted <- frames$line > 0L
+  located <- frames[counted, c("filename", "line")]
+  groups <- vctrs::vec_unique(located)
+  line_key <- integer(nrow(frames))
+  line_key[counted] <- vctrs::vec_match(located, groups)
+  files <- unique(groups$filename)
+  list(
+    location_line_key = line_key,
+    n_line_keys = nrow(groups),
+    line_file = match(groups$filename, files),
+    line_number = groups$line,
+    file_name = files,
+    file_text = source_text_of_files(parts$source_lines, files)
+  )
+}
+
 # The profile's source, or how many sources it combines.
 view_title <- function(parts) {
   uri <- parts$sources$source_uri
@@ -187,30 +210,24 @@ view_title <- function(parts) {
 
 # The directory of the view's JavaScript and CSS in the installed package.
 view_library_dir <- function() {
-  system.file("htmlwidgets", "lib", package = "profile")
+  system.file("htmlwidgets", "lib", "profile-view", package = "profile")
 }
 
-# The files the view inlines: third-party libraries (fetched by
-# dev/vendor-js.sh when the package is built), then our own.
-view_library_files <- function() {
-  c(
-    d3 = "d3/d3.min.js",
-    flamegraph = "d3-flame-graph/d3-flamegraph.umd.min.js",
-    view = "profile-view/profile-view.js",
-    style = "profile-view/profile-view.css"
-  )
-}
+# The files of the view (this package's own, in inst/htmlwidgets/lib/
+# profile-view/), scripts in the order they load.
+view_scripts <- c("pv-data.js", "pv-flame.js", "pv-panels.js", "profile-view.js")
+view_style <- "profile-view.css"
 
-check_view_libraries <- function(call = rlang::caller_env()) {
-  paths <- file.path(view_library_dir(), view_library_files())
-  missing <- view_library_files()[!file.exists(paths)]
+view_library_paths <- function(call = rlang::caller_env()) {
+  files <- c(view_scripts, view_style)
+  paths <- file.path(view_library_dir(), files)
+  missing <- files[!file.exists(paths)]
   if (length(missing)) {
-    abort_profile("unsupported", c(
-      "The view's JavaScript libraries are missing from the installed package: {.file {missing}}.",
-      i = "A package built from a git checkout gets them from {.code bash dev/vendor-js.sh} (needs npm)."
-    ), missing = missing, call = call)
+    abort_profile("internal", "The view's files are missing from the installed package: {.file {missing}}.",
+      missing = missing, call = call
+    )
   }
-  paths
+  stats::setNames(paths, files)
 }
 
 # The text of a file, as UTF-8, with `</script` made harmless for an inline
@@ -221,23 +238,22 @@ inline_text <- function(path) {
   gsub("</script", "<\\/script", text, fixed = TRUE, useBytes = TRUE)
 }
 
-# One self-contained HTML file: the libraries, the styles and the data inlined,
+# One self-contained HTML file: the view's scripts, styles and data inlined,
 # written to a temporary file beside `path` and renamed (so a failure leaves no
 # half-written file).
 write_view_html <- function(json, path, title, call = rlang::caller_env()) {
-  files <- stats::setNames(check_view_libraries(call = call), names(view_library_files()))
+  files <- view_library_paths(call = call)
   page_title <- if (is.null(title)) "profile" else title
+  scripts <- unlist(lapply(view_scripts, function(f) c("<script>\n", inline_text(files[[f]]), "\n</script>\n")))
   pieces <- c(
     "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
     "<title>", html_escape(page_title), "</title>\n",
     "<style>\nhtml, body { margin: 0; height: 100%; }\n",
     "body > .profile-view { height: 100vh; padding: 8px; }\n",
-    inline_text(files[["style"]]), "</style>\n</head>\n<body>\n",
+    inline_text(files[[view_style]]), "</style>\n</head>\n<body>\n",
     "<div class=\"profile-view\"></div>\n",
-    "<script>\n", inline_text(files[["d3"]]), "\n</script>\n",
-    "<script>\n", inline_text(files[["flamegraph"]]), "\n</script>\n",
-    "<script>\n", inline_text(files[["view"]]), "\n</script>\n",
+    scripts,
     "<script type=\"application/json\" class=\"profile-view-data\">", json, "</script>\n",
     "<script>\nProfileView.render(document.querySelector(\"body > .profile-view\"),\n",
     "  JSON.parse(document.querySelector(\"script.profile-view-data\").textContent));\n",

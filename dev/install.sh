@@ -64,9 +64,8 @@ if [ -n "$vendor" ]; then
   cp "$vendor/vendor.tar.xz" src/rust/vendor.tar.xz
 fi
 
-# profile_view()'s JavaScript libraries (shipped in the package) and the browser
-# tests' npm modules, at pinned versions; never committed.
-echo "== JavaScript libraries (dev/vendor-js.sh)"
+# The browser tests' npm modules, at pinned versions; never committed.
+echo "== the browser tests' npm modules (dev/vendor-js.sh)"
 bash dev/vendor-js.sh
 
 echo "== R CMD INSTALL"

@@ -8,12 +8,16 @@
 // Jobs:
 //   {"command": "view", "html": FILE, "width": 1200, "height": 800,
 //    "actions": [{"search": "re"}, {"type": "cpu"}, {"mode": "chart"},
-//                {"click": "name"}, {"hover": "name"}, {"reset": true},
+//                {"click": "name", "in": "callers"}, {"hover": "name"},
+//                {"row": "name"}, {"sort": "cum"}, {"line": 12},
+//                {"file": "a.R"}, {"source": true}, {"reset": true},
 //                {"screenshot": FILE}]}
 //     loads a file written by profile_view(file = ), blocks and records every
 //     request other than the page itself (and files under "allow_dir", for a
 //     widget saved with its libraries beside it), and after loading and after
-//     each action reads the drawn frames from the SVG.
+//     each action takes a snapshot of what the view shows: the frames its
+//     canvases drew (checked against their pixels), the table, the sandwich
+//     and the source panel. Frames are clicked and hovered with the mouse.
 //   {"command": "paint", "html": FILE, "runs": 3}
 //     times from navigation to the first drawing of the frames.
 //   {"command": "speedscope", "files": [FILE, ...], "schema": FILE, "viewer": FILE}
@@ -83,52 +87,100 @@ const VIEW = ".profile-view";
 
 async function waitDrawn(page) {
   await page.waitForSelector(`${VIEW}[data-state="drawn"]`, { timeout: 30000 });
-  // zoom and search animate their frames for 300 ms
-  await page.waitForTimeout(400);
 }
 
+// What the view shows: its state, the frames its canvases drew (each checked
+// against the canvas's pixels), the table, the sandwich and the source panel.
 async function snapshot(page) {
   return page.evaluate((VIEW) => {
-    const view = document.querySelector(VIEW);
-    const svg = view.querySelector("svg");
-    const frames = Array.from(view.querySelectorAll("svg g.frame")).map((g) => {
-      const m = /translate\(([-\d.e]+)\s*,\s*([-\d.e]+)\)/.exec(g.getAttribute("transform") || "");
-      const rect = g.querySelector("rect");
-      return {
-        name: g.getAttribute("name"),
-        // the node of the view's data that d3 bound to the frame
-        node: g.__data__ ? g.__data__.data.id : null,
-        x: m ? +m[1] : NaN,
-        y: m ? +m[2] : NaN,
-        width: rect ? +rect.getAttribute("width") : NaN,
-        fill: rect ? rect.getAttribute("fill") : null,
-        faded: g.classList.contains("fade"),
-      };
-    });
-    const text = (sel) => (view.querySelector(sel) || {}).textContent || "";
+    const root = document.querySelector(VIEW);
+    const view = root.__profileView;
+    const text = (el, sel) => ((el || root).querySelector(sel) || {}).textContent || "";
+    // A frame's fill must be the colour of the canvas just inside its left
+    // edge (before any label), where it is wide enough, neither faded nor
+    // outlined.
+    const framesOf = (which) => {
+      const frames = view.frames(which);
+      const canvas = which === "callers" ? view.sandwich.callers.canvas
+        : which === "callees" ? view.sandwich.callees.canvas : view.activeCanvas();
+      if (!canvas || !frames.length) return { frames, pixels_checked: 0, pixels_wrong: 0 };
+      const ctx = canvas.canvas.getContext("2d");
+      const ratio = canvas.canvas.width / canvas.canvas.clientWidth;
+      const offset = canvas.options.axis ? 22 : 0;
+      let checked = 0;
+      let wrong = 0;
+      for (const f of frames) {
+        if (f.width < 4 || f.faded || f.dim || f.selected) continue;
+        const px = ctx.getImageData(Math.floor((Math.floor(f.x) + 1) * ratio), Math.floor((f.y + offset + 2) * ratio), 1, 1).data;
+        checked++;
+        if (`rgb(${px[0]},${px[1]},${px[2]})` !== f.fill) wrong++;
+      }
+      return { frames, pixels_checked: checked, pixels_wrong: wrong };
+    };
+    const main = framesOf(null);
+    const rows = (sel, f) => Array.from(root.querySelectorAll(sel)).map(f);
+    const cells = (tr) => Array.from(tr.querySelectorAll("td")).map((td) => td.textContent);
+    const mode = root.getAttribute("data-mode");
     return {
-      mode: view.getAttribute("data-mode"),
-      type: view.getAttribute("data-type"),
-      heading: text(".pv-heading"),
-      status: text(".pv-status"),
-      tooltip: view.querySelector(".pv-tooltip").style.display === "block" ? text(".pv-tooltip") : "",
-      search_share: +(view.getAttribute("data-search-share") || NaN),
-      svg_width: svg ? +svg.getAttribute("width") : NaN,
-      types: Array.from(view.querySelectorAll(".pv-type option")).map((o) => o.textContent),
-      frames,
+      mode,
+      type: root.getAttribute("data-type"),
+      heading: text(null, ".pv-heading"),
+      status: text(null, ".pv-status"),
+      tooltip: root.querySelector(".pv-tooltip").style.display === "block" ? text(null, ".pv-tooltip") : "",
+      search_share: +(root.getAttribute("data-search-share") || NaN),
+      types: rows(".pv-type option", (o) => o.textContent),
+      frames: main.frames,
+      pixels_checked: main.pixels_checked,
+      pixels_wrong: main.pixels_wrong,
+      table: mode !== "table" ? [] : rows(".pv-top tbody tr", (tr) => ({
+        name: tr.dataset.name, flat: +tr.dataset.flat, cum: +tr.dataset.cum, cells: cells(tr),
+        selected: tr.classList.contains("pv-selected"),
+      })),
+      table_sort: text(null, ".pv-top th.pv-desc, .pv-top th.pv-asc"),
+      sandwich: mode !== "sandwich" ? null : {
+        heading: text(null, ".pv-sandwich-heading"),
+        callers: rows(".pv-callers .pv-peek-row", (tr) => ({ name: tr.dataset.name, value: +tr.dataset.value })),
+        callees: rows(".pv-callees .pv-peek-row", (tr) => ({ name: tr.dataset.name, value: +tr.dataset.value })),
+        callers_frames: framesOf("callers").frames,
+        callees_frames: framesOf("callees").frames,
+      },
+      source: root.querySelector(".pv-source").style.display === "none" ? null : {
+        file: (root.querySelector(".pv-file option:checked") || {}).textContent || "",
+        files: rows(".pv-file option", (o) => o.textContent),
+        note: text(null, ".pv-source .pv-note"),
+        current: +((root.querySelector(".pv-lines tr.pv-current") || { dataset: {} }).dataset.line || NaN),
+        lines: rows(".pv-lines tr[data-line]", (tr) => ({
+          line: +tr.dataset.line,
+          self: tr.dataset.self === undefined ? 0 : +tr.dataset.self,
+          total: tr.dataset.total === undefined ? 0 : +tr.dataset.total,
+          has_value: tr.dataset.key !== undefined,
+          hot: tr.classList.contains("pv-hot"),
+          selected: tr.classList.contains("pv-line-selected"),
+          cells: cells(tr),
+        })),
+      },
     };
   }, VIEW);
 }
 
-async function frameElement(page, name) {
-  const handle = await page.evaluateHandle(
-    ({ VIEW, name }) =>
-      Array.from(document.querySelectorAll(`${VIEW} svg g.frame`)).find((g) => g.getAttribute("name") === name),
-    { VIEW, name },
+// The page coordinates of the middle of the first frame drawn with `name`
+// (in the view shown, or in the sandwich's "callers" or "callees").
+async function framePoint(page, name, which) {
+  const point = await page.evaluate(
+    ({ VIEW, name, which }) => {
+      const view = document.querySelector(VIEW).__profileView;
+      const canvas = which === "callers" ? view.sandwich.callers.canvas
+        : which === "callees" ? view.sandwich.callees.canvas : view.activeCanvas();
+      const frame = view.frames(which || null).find((f) => f.name === name);
+      if (!frame) return null;
+      const rect = canvas.canvas.getBoundingClientRect();
+      const offset = canvas.options.axis ? 22 : 0;
+      return { x: rect.left + frame.x + Math.min(frame.width / 2, 20), y: rect.top + frame.y + offset + 9 };
+    },
+    { VIEW, name, which },
   );
-  const element = handle.asElement();
-  if (!element) throw new Error(`no frame named ${name}`);
-  return element;
+  if (!point) throw new Error(`no frame named ${name}`);
+  return point;
 }
 
 async function act(page, action) {
@@ -146,9 +198,30 @@ async function act(page, action) {
   } else if ("mode" in action) {
     await page.click(`${VIEW} .pv-view-${action.mode}`);
   } else if ("click" in action) {
-    await (await frameElement(page, action.click)).click();
+    const p = await framePoint(page, action.click, action.in);
+    await page.mouse.click(p.x, p.y);
   } else if ("hover" in action) {
-    await (await frameElement(page, action.hover)).hover();
+    const p = await framePoint(page, action.hover, action.in);
+    await page.mouse.move(p.x, p.y);
+  } else if ("row" in action) {
+    await page.click(`${VIEW} .pv-top tbody tr[data-name="${action.row}"] td.pv-name`);
+  } else if ("sort" in action) {
+    await page.click(`${VIEW} .pv-top th.pv-col-${action.sort}`);
+  } else if ("line" in action) {
+    await page.click(`${VIEW} .pv-lines tr[data-line="${action.line}"] td.pv-ln`);
+  } else if ("file" in action) {
+    const index = await page.evaluate(
+      ({ VIEW, file }) => {
+        const options = Array.from(document.querySelectorAll(`${VIEW} .pv-file option`));
+        const option = options.find((o) => o.textContent === file);
+        return option ? option.value : null;
+      },
+      { VIEW, file: action.file },
+    );
+    if (index === null) throw new Error(`no source file ${action.file}`);
+    await page.selectOption(`${VIEW} .pv-file`, index);
+  } else if ("source" in action) {
+    await page.click(`${VIEW} .pv-source-toggle`);
   } else if ("reset" in action) {
     await page.click(`${VIEW} .pv-reset`);
   } else if ("screenshot" in action) {
