@@ -5,7 +5,7 @@
 # Summaries: the parts of R/stacks.R, with the per-sample tables left in the
 # database (`stack` and `values` are db_table()s).
 
-db_profile_parts_tables <- function(x, call) {
+db_summary_parts_tables <- function(x, call) {
   tables <- db_profile_tables(x, call = call)
   local <- tables$local
   local$sample_locations <- tables$db$sample_locations
@@ -123,7 +123,7 @@ stacks_in_memory <- function(parts, type, call = rlang::caller_env()) {
   parts
 }
 
-# `parts` (see profile_parts()) with the samples of a database-backed profile
+# `parts` (see summary_parts()) with the samples of a database-backed profile
 # in memory for the sample types `types` (a data frame of `type` and `unit`,
 # see view_types()): one sample per distinct source, time
 # and stack, with the sum of the values of each type (what the browser view and
