@@ -225,7 +225,7 @@ fn ffi_profile_write_speedscope(input: Robj, path: Robj) -> Robj {
 fn ffi_source_text(paths: Robj, max_file_bytes: Robj, max_total_bytes: Robj) -> Robj {
     envelope(|| {
         let list = Strings::try_from(paths).map_err(|_| bad_argument("paths"))?;
-        let paths: Vec<Option<PathBuf>> = list.iter().map(|s| text::path(&s)).collect();
+        let paths: Vec<Option<PathBuf>> = list.iter().map(text::path).collect();
         let missing = PathBuf::new();
         let paths: Vec<&Path> = paths
             .iter()
