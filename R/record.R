@@ -227,6 +227,9 @@ read_recording <- function(recording, text) {
     source_id = rep(source_id, length(text)), filename = rep("<expr>", length(text)),
     line = seq_along(text), text = as_valid_utf8(text)
   ), nrow = length(text))
-  tables$source_lines <- read_source_lines(functions$filename, source_id, TRUE, known = known)
+  # the files of the frames kept (those of the caller's frames are left out)
+  used <- tables$locations$function_id[tables$locations$location_id %in% tables$sample_locations$location_id]
+  files <- functions$filename[functions$function_id %in% used]
+  tables$source_lines <- read_source_lines(files, source_id, TRUE, known = known)
   dm_from_v2_tables(tables)
 }

@@ -112,7 +112,23 @@ run_browser_job <- function(job) {
   if (!is.null(status) && status != 0) {
     stop("browser driver failed: ", paste(readLines(err), collapse = "\n"))
   }
-  jsonlite::fromJSON(paste(out, collapse = ""), simplifyDataFrame = TRUE)
+  text <- paste(out, collapse = "")
+  result <- jsonlite::fromJSON(text, simplifyDataFrame = TRUE)
+  attr(result, "json") <- text
+  result
+}
+
+# State i of a view job's result (1: after loading, i + 1: after action i) as
+# a list of its parts, each simplified on its own (tables as data frames).
+state_at <- function(result, i) {
+  raw <- jsonlite::fromJSON(attr(result, "json"), simplifyVector = FALSE)$states[[i]]
+  lapply(raw, function(part) {
+    if (is.list(part) && length(part)) {
+      jsonlite::fromJSON(jsonlite::toJSON(part, auto_unbox = TRUE, null = "null", digits = NA), simplifyDataFrame = TRUE)
+    } else {
+      part
+    }
+  })
 }
 
 # The frames of a view state in a data frame with their depth (0 = root).

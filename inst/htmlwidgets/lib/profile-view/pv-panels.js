@@ -246,7 +246,7 @@
       const weight = byFile.map((keys) => keys.reduce((s, k) => Math.max(s, Math.abs(v.total[k])), 0));
       return byFile
         .map((keys, f) => f)
-        .filter((f) => weight[f] !== 0 || m.files[f].text)
+        .filter((f) => weight[f] !== 0)
         .sort((a, b) => weight[b] - weight[a] || a - b);
     }
 
@@ -273,7 +273,9 @@
       this.select.value = this.file;
       this.lines.textContent = "";
       if (this.file < 0) {
-        this.note.textContent = "The profile has no line information.";
+        this.note.textContent = m.lineFile.length
+          ? "No line has a value of this sample type."
+          : "The profile has no line information.";
         return;
       }
       const text = m.files[this.file].text;
@@ -290,8 +292,9 @@
       const base = m.percentBase(t);
       const memoryType = m.typeIndex("alloc_size");
       const memory = memoryType >= 0 && memoryType !== t ? m.lines(memoryType) : null;
+      // the lines of the file with a value of the type
       const keyOf = new Map();
-      for (const k of m.fileLines()[this.file]) keyOf.set(m.lineNumber[k], k);
+      for (const k of m.fileLines()[this.file]) if (v.total[k] !== 0) keyOf.set(m.lineNumber[k], k);
       let maxTotal = 0;
       for (const k of keyOf.values()) maxTotal = Math.max(maxTotal, Math.abs(v.total[k]));
       const hot = Array.from(keyOf.values())
