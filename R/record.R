@@ -33,8 +33,8 @@
 #'
 #' @param expr The code to run.
 #' @param ... These dots are for future extensions and must be empty.
-#' @param interval The time between samples, in seconds (`Rprof(interval = )`;
-#'   R's default is 0.02, profvis's 0.01).
+#' @param interval The time between samples, in seconds, below 1
+#'   (`Rprof(interval = )`; R's default is 0.02, profvis's 0.01).
 #' @param memory Whether to record memory use (`Rprof(memory.profiling = )`):
 #'   the profile then has the sample types `alloc_size` (bytes allocated since
 #'   the previous sample) and `duplications`, and the heap sizes (see
@@ -107,15 +107,18 @@ profiler_running <- function() {
 # Checks the arguments, refuses when a profiler runs, and starts Rprof();
 # returns what stop_recording() and read_recording() need.
 start_recording <- function(interval, memory, line, gc, file, call = rlang::caller_env()) {
-  if (!is.numeric(interval) || length(interval) != 1L || !is.finite(interval) || interval <= 0) {
-    abort_argument("{.arg interval} must be a positive number of seconds.", call = call)
+  # (R's profiler ends the R session when asked for an interval of 1 s or more)
+  if (!is.numeric(interval) || length(interval) != 1L || !is.finite(interval) || interval <= 0 || interval >= 1) {
+    abort_argument("{.arg interval} must be a number of seconds above 0 and below 1.", call = call)
   }
   for (flag in c("memory", "line", "gc")) {
     if (!rlang::is_bool(get(flag))) {
       abort_argument("{.arg {flag}} must be {.code TRUE} or {.code FALSE}.", flag = flag, call = call)
     }
   }
-  if (!is.null(file)) check_file_path(file, call = call)
+  if (!is.null(file) && (!rlang::is_string(file) || is.na(file) || !nzchar(file))) {
+    abort_argument("{.arg file} must be {.code NULL} or a single file path.", call = call)
+  }
   if (isTRUE(profiler_running())) {
     abort_profile("busy", c(
       "Can't record a profile: a profiler is already running in this R session.",
