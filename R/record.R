@@ -79,15 +79,18 @@ profile_record <- function(expr, ..., interval = 0.01, memory = TRUE, line = TRU
   # profile:::record_expr(<the code>), made so that its frame is named so
   eval(as.call(list(call(":::", as.name("profile"), as.name("record_expr")), block)), env)
   stop_recording(recording, remove = FALSE)
-  with_profile_errors("internal", "Can't read the recording.", read_recording(recording, attr(block, "text")))
+  with_profile_errors(
+    "internal", "Can't read the recording.",
+    read_recording(recording, attr(block, "text"))
+  )
 }
 
 check_dots_empty_record <- function(..., call = rlang::caller_env()) {
   if (...length() > 0L) {
-    abort_argument(
-      "{.arg ...} must be empty; the options after it are named: {.arg interval}, {.arg memory}, {.arg line}, {.arg gc}, {.arg file}.",
-      call = call
-    )
+    abort_argument(c(
+      "{.arg ...} must be empty.",
+      i = "Options after it: {.arg interval}, {.arg memory}, {.arg line}, {.arg gc}, {.arg file}."
+    ), call = call)
   }
 }
 
@@ -107,18 +110,7 @@ profiler_running <- function() {
 # Checks the arguments, refuses when a profiler runs, and starts Rprof();
 # returns what stop_recording() and read_recording() need.
 start_recording <- function(interval, memory, line, gc, file, call = rlang::caller_env()) {
-  # (R's profiler ends the R session when asked for an interval of 1 s or more)
-  if (!is.numeric(interval) || length(interval) != 1L || !is.finite(interval) || interval <= 0 || interval >= 1) {
-    abort_argument("{.arg interval} must be a number of seconds above 0 and below 1.", call = call)
-  }
-  for (flag in c("memory", "line", "gc")) {
-    if (!rlang::is_bool(get(flag))) {
-      abort_argument("{.arg {flag}} must be {.code TRUE} or {.code FALSE}.", flag = flag, call = call)
-    }
-  }
-  if (!is.null(file) && (!rlang::is_string(file) || is.na(file) || !nzchar(file))) {
-    abort_argument("{.arg file} must be {.code NULL} or a single file path.", call = call)
-  }
+  check_record_args(interval, memory, line, gc, file, call = call)
   if (isTRUE(profiler_running())) {
     abort_profile("busy", c(
       "Can't record a profile: a profiler is already running in this R session.",
@@ -149,8 +141,30 @@ start_recording <- function(interval, memory, line, gc, file, call = rlang::call
   state$temporary <- is.null(file)
   state$file <- file
   state$running <- TRUE
-  state$line <- line
   state
+}
+
+check_record_args <- function(interval, memory, line, gc, file, call) {
+  # (R's profiler ends the R session when asked for an interval of 1 s or more)
+  if (!is_number_in(interval, 0, 1)) {
+    abort_argument("{.arg interval} must be a number of seconds above 0 and below 1.", call = call)
+  }
+  flags <- list(memory = memory, line = line, gc = gc)
+  for (flag in names(flags)[!vapply(flags, rlang::is_bool, logical(1))]) {
+    abort_argument("{.arg {flag}} must be {.code TRUE} or {.code FALSE}.", flag = flag, call = call)
+  }
+  if (!is.null(file) && !is_path_string(file)) {
+    abort_argument("{.arg file} must be {.code NULL} or a single file path.", call = call)
+  }
+}
+
+# Whether `x` is a single number strictly between `lower` and `upper`.
+is_number_in <- function(x, lower, upper) {
+  is.numeric(x) && length(x) == 1L && !is.na(x) && x > lower && x < upper
+}
+
+is_path_string <- function(x) {
+  rlang::is_string(x) && !is.na(x) && nzchar(x)
 }
 
 # Stops the profiler (once) and, unless `remove` is FALSE, removes a
@@ -173,7 +187,10 @@ stop_recording <- function(recording, remove = TRUE) {
 parse_record_expr <- function(code) {
   text <- record_expr_text(code)
   srcfile <- srcfilecopy("<expr>", text)
-  parsed <- tryCatch(parse(text = text, keep.source = TRUE, srcfile = srcfile), error = function(e) NULL)
+  parsed <- tryCatch(
+    parse(text = text, keep.source = TRUE, srcfile = srcfile),
+    error = function(e) NULL
+  )
   if (is.null(parsed) || !length(parsed)) {
     # the deparse could not be parsed (rare): the code as it is, without lines
     block <- call("{", code)
@@ -214,7 +231,10 @@ read_recording <- function(recording, text) {
   marker <- "^profile:::record_expr$"
   x <- withCallingHandlers(profile_show_from(x, marker), profile_warning_no_match = function(w) {
     cli::cli_warn(
-      "{.arg expr} ran too briefly for the profiler to take a sample; try a smaller {.arg interval}.",
+      c(
+        "{.arg expr} ran too briefly for the profiler to take a sample.",
+        i = "Try a smaller {.arg interval}."
+      ),
       class = "profile_warning_no_samples"
     )
     invokeRestart("muffleWarning")
@@ -231,7 +251,8 @@ read_recording <- function(recording, text) {
     line = seq_along(text), text = as_valid_utf8(text)
   ), nrow = length(text))
   # the files of the frames kept (those of the caller's frames are left out)
-  used <- tables$locations$function_id[tables$locations$location_id %in% tables$sample_locations$location_id]
+  locations <- tables$locations
+  used <- locations$function_id[locations$location_id %in% tables$sample_locations$location_id]
   files <- functions$filename[functions$function_id %in% used]
   tables$source_lines <- read_source_lines(files, source_id, TRUE, known = known)
   dm_from_v2_tables(tables)

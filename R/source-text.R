@@ -19,10 +19,10 @@ default_source_text <- function() {
 check_source_text <- function(source_text, call = rlang::caller_env()) {
   is_dir <- rlang::is_string(source_text) && !is.na(source_text) && nzchar(source_text)
   if (!rlang::is_bool(source_text) && !is_dir) {
-    abort_argument(
-      "{.arg source_text} must be {.code TRUE}, {.code FALSE} or a directory, not {.obj_type_friendly {source_text}}.",
-      source_text = source_text, call = call
-    )
+    abort_argument(c(
+      "{.arg source_text} must be {.code TRUE}, {.code FALSE} or a directory.",
+      x = "It is {.obj_type_friendly {source_text}}."
+    ), source_text = source_text, call = call)
   }
   source_text
 }

@@ -20,6 +20,11 @@
 //     and the source panel. Frames are clicked and hovered with the mouse.
 //   {"command": "paint", "html": FILE, "runs": 3}
 //     times from navigation to the first drawing of the frames.
+//   {"command": "interact", "html": FILE, "runs": 5, "search": "re"}
+//     times a search and a zoom (a click on the widest frame below the root)
+//     from the event to the next frame on screen, and until the zoom's
+//     animation (2.1's) has settled: medians of `runs` fresh pages. Works
+//     with the views of 2.1 (SVG) and 2.2 (canvas).
 //   {"command": "speedscope", "files": [FILE, ...], "schema": FILE, "viewer": FILE}
 //     validates speedscope files against speedscope's schema (ajv) and opens
 //     each in speedscope's own viewer.
@@ -266,6 +271,72 @@ async function paint(job) {
   return { first_paint_ms: times };
 }
 
+// Milliseconds from an event to the next frame on screen (the frame after the
+// next animation frame's callbacks), and for an element that animates until a
+// condition holds, until it holds.
+async function timeEvent(page, action) {
+  return page.evaluate(async (action) => {
+    const root = document.querySelector(".profile-view");
+    const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+    let target;
+    let settled = () => true;
+    if (action.search !== undefined) {
+      target = root.querySelector(".pv-search");
+    } else if (root.querySelector("svg")) {
+      // 2.1: the widest frame below the root, an SVG group d3 listens on
+      const frames = Array.from(root.querySelectorAll("svg g.frame")).filter((g) =>
+        /translate\([-\d.e]+\s*,\s*18\)/.test(g.getAttribute("transform") || ""));
+      const width = (g) => +g.querySelector("rect").getAttribute("width");
+      target = frames.reduce((a, b) => (width(b) > width(a) ? b : a));
+      const full = +root.querySelector("svg").getAttribute("width");
+      settled = () => Math.abs(width(target) - full) < 1;
+    } else {
+      const view = root.__profileView;
+      const frame = view.frames().filter((f) => f.y === 18).reduce((a, b) => (b.width > a.width ? b : a));
+      target = view.activeCanvas().canvas;
+      const rect = target.getBoundingClientRect();
+      action.point = { clientX: rect.left + frame.x + frame.width / 2, clientY: rect.top + frame.y + 9 };
+    }
+    const t0 = performance.now();
+    if (action.search !== undefined) {
+      target.value = action.search;
+      target.dispatchEvent(new Event("input", { bubbles: true }));
+    } else {
+      target.dispatchEvent(new MouseEvent("click", { bubbles: true, ...(action.point || {}) }));
+    }
+    await nextFrame();
+    const painted = performance.now() - t0;
+    while (!settled() && performance.now() - t0 < 5000) await nextFrame();
+    return { painted, settled: performance.now() - t0 };
+  }, action);
+}
+
+// Times a search and a zoom `runs` times each on a fresh page: the medians.
+async function interact(job) {
+  const pageUrl = pathToFileURL(path.resolve(job.html)).href;
+  const median = (x) => x.slice().sort((a, b) => a - b)[Math.floor(x.length / 2)];
+  return withBrowser(job, async (context) => {
+    const search = [];
+    const zoom = [];
+    const zoomSettled = [];
+    for (let i = 0; i < (job.runs || 5); i++) {
+      const { page, log } = await watchedPage(context, (url) => url === pageUrl);
+      await page.goto(pageUrl, { timeout: 120000 });
+      await page.waitForSelector(`${VIEW}[data-state="drawn"]`, { timeout: 120000 });
+      // 2.1 animates from the first drawing on
+      await page.waitForTimeout(500);
+      search.push((await timeEvent(page, { search: job.search })).painted);
+      await timeEvent(page, { search: "" });
+      const z = await timeEvent(page, { zoom: true });
+      zoom.push(z.painted);
+      zoomSettled.push(z.settled);
+      if (log.errors.length || log.console.length) throw new Error(log.errors.concat(log.console).join("\n"));
+      await page.close();
+    }
+    return { search_ms: median(search), zoom_ms: median(zoom), zoom_settled_ms: median(zoomSettled) };
+  });
+}
+
 // Per profile: name, unit, number of samples, sum of the weights.
 function profileSums(file) {
   return file.profiles.map((p) => ({
@@ -332,7 +403,7 @@ async function speedscope(job) {
 }
 
 const job = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
-const commands = { view, paint, speedscope };
+const commands = { view, paint, interact, speedscope };
 if (!commands[job.command]) {
   console.error(`unknown command ${job.command}`);
   process.exit(2);

@@ -124,7 +124,8 @@ state_at <- function(result, i) {
   raw <- jsonlite::fromJSON(attr(result, "json"), simplifyVector = FALSE)$states[[i]]
   lapply(raw, function(part) {
     if (is.list(part) && length(part)) {
-      jsonlite::fromJSON(jsonlite::toJSON(part, auto_unbox = TRUE, null = "null", digits = NA), simplifyDataFrame = TRUE)
+      json <- jsonlite::toJSON(part, auto_unbox = TRUE, null = "null", digits = NA)
+      jsonlite::fromJSON(json, simplifyDataFrame = TRUE)
     } else {
       part
     }

@@ -29,7 +29,7 @@ record_files <- function() {
   list.files(tempdir(), pattern = "^profile-record-.*[.]out$")
 }
 
-test_that("a recording of known code shows its functions and lines, as summaryRprof() reads the file", {
+test_that("a recording of known code shows its functions and lines, as summaryRprof() reads them", {
   known <- known_functions(withr::local_tempdir())
   file <- withr::local_tempfile(fileext = ".out")
   known$env$recording <- file
@@ -40,7 +40,8 @@ test_that("a recording of known code shows its functions and lines, as summaryRp
         g <- grow(2e4)
         s <- square_roots(3e5)
       },
-      interval = 0.005, file = recording
+      interval = 0.005,
+      file = recording
     ),
     envir = known$env
   )
@@ -65,9 +66,8 @@ test_that("a recording of known code shows its functions and lines, as summaryRp
   oracle <- utils::summaryRprof(file)
   interval <- oracle$sample.interval
   for (f in c("grow", "square_roots", "c")) {
-    expect_equal(summary$total[summary$name == f], round(oracle$by.total[paste0('"', f, '"'), "total.time"] / interval),
-      label = f
-    )
+    expected <- oracle$by.total[paste0('"', f, '"'), "total.time"] / interval
+    expect_equal(summary$total[summary$name == f], round(expected), label = f)
   }
   # lines: those of the script and of the code, as summaryRprof(lines = "show")
   by_line <- profile_summary(x, by = "line", n = Inf)
@@ -91,7 +91,9 @@ test_that("a recording of known code shows its functions and lines, as summaryRp
 })
 
 test_that("options: no memory, no lines, a value of expr that is not a block", {
-  x <- profile_record(for (i in 1:30) sum(runif(5e4)), memory = FALSE, line = FALSE, gc = FALSE, interval = 0.002)
+  x <- profile_record(for (i in 1:30) sum(runif(5e4)),
+    memory = FALSE, line = FALSE, gc = FALSE, interval = 0.002
+  )
   # a temporary file: no source_uri
   expect_true(is.na(dm::dm_get_tables(x)$sources$source_uri))
   types <- unique(dm::dm_get_tables(x)$sample_values$type)

@@ -25,7 +25,7 @@ record_relative <- function(dir) {
   list(out = out, lines = lines)
 }
 
-test_that("read_rprof() keeps the text of the files its frames name, relative names from the working directory", {
+test_that("read_rprof() keeps the text of its frames' files, relative to the working directory", {
   dir <- withr::local_tempdir()
   rec <- record_relative(dir)
   expect_true(any(grepl("^#File [0-9]+: code/work.R$", readLines(rec$out))))
@@ -47,7 +47,8 @@ test_that("read_rprof() keeps the text of the files its frames name, relative na
   none <- withr::with_dir(dir, read_rprof(rec$out, source_text = FALSE))
   expect_identical(nrow(dm::dm_get_tables(none)$source_lines), 0L)
   withr::with_options(list(profile.source_text = FALSE), {
-    expect_identical(nrow(dm::dm_get_tables(withr::with_dir(dir, read_rprof(rec$out)))$source_lines), 0L)
+    skipped <- withr::with_dir(dir, read_rprof(rec$out))
+    expect_identical(nrow(dm::dm_get_tables(skipped)$source_lines), 0L)
   })
   expect_profile_error(read_rprof(rec$out, source_text = NA), "argument")
   expect_profile_error(read_rprof(rec$out, source_text = c("a", "b")), "argument")
@@ -55,7 +56,7 @@ test_that("read_rprof() keeps the text of the files its frames name, relative na
   expect_null(withr::with_dir(dir, read_rprof(rec$out, version = "1.0"))$source_lines)
 })
 
-test_that("read_pprof() keeps the text of its files; names without a source-code extension are not read", {
+test_that("read_pprof() keeps the text of its files", {
   dir <- withr::local_tempdir()
   heap <- read_pprof(system.file("samples/pprof/heap.pb.gz", package = "profile"))
   files <- unique(dm::dm_get_tables(heap)$functions$filename)
@@ -88,12 +89,13 @@ test_that("only regular text files with a source-code extension, within the limi
   rows <- read_source_lines(file.path(dir, "ok.R"), source_id = 1L, source_text = "/nonexistent")
   expect_identical(rows$text, "x <- 1")
   # invalid UTF-8 as <xx>, line ends \r\n
-  writeBin(c(charToRaw("a <- 1\r\nb <- '"), as.raw(0xe9), charToRaw("'\n")), file.path(dir, "latin1.R"))
+  bytes <- c(charToRaw("a <- 1\r\nb <- '"), as.raw(0xe9), charToRaw("'\n"))
+  writeBin(bytes, file.path(dir, "latin1.R"))
   rows <- read_source_lines("latin1.R", source_id = 1L, source_text = dir)
   expect_identical(rows$text, c("a <- 1", "b <- '<e9>'"))
 })
 
-test_that("source_lines is validated, combined with new source ids, kept by verbs, ignored by writers", {
+test_that("source_lines: validated, combined with new source ids, kept by verbs, not written", {
   dir <- withr::local_tempdir()
   rec <- record_relative(dir)
   x <- withr::with_dir(dir, read_rprof(rec$out))
@@ -118,7 +120,10 @@ test_that("source_lines is validated, combined with new source ids, kept by verb
   expect_silent(validate_profile(both))
 
   # verbs keep it
-  for (y in list(profile_focus(x, "work"), profile_hide(x, "sin"), profile_select_types(x, "samples"))) {
+  verbs <- list(
+    profile_focus(x, "work"), profile_hide(x, "sin"), profile_select_types(x, "samples")
+  )
+  for (y in verbs) {
     expect_identical(dm::dm_get_tables(y)$source_lines, tables$source_lines)
   }
 

@@ -39,7 +39,7 @@ expect_widths_match_summary <- function(state, summary, n = 6) {
   expect_lt(max(abs(drawn[top$name] - expected)), 1)
 }
 
-test_that("an Rprof profile: loads offline and clean; frames named, as wide as their totals; search highlights", {
+test_that("an Rprof profile: loads offline; frames named, as wide as their totals; search", {
   skip_if_no_browser()
   x <- read_rprof(rprof_sample("line.out"))
   result <- run_browser_job(list(
@@ -102,7 +102,7 @@ test_that("the sample type switcher changes the totals and the widths; values in
   expect_false(identical(states$frames[[1]]$width, states$frames[[2]]$width))
 })
 
-test_that("Go profiles: a heap profile opens at go tool pprof's sample type; CPU time in time units", {
+test_that("Go profiles: heap opens at go tool pprof's sample type; CPU time in time units", {
   skip_if_no_browser()
   heap <- read_pprof(pprof_sample("heap.pb.gz"))
   cpu <- read_pprof(pprof_sample("cpu.pb.gz"))
@@ -113,7 +113,9 @@ test_that("Go profiles: a heap profile opens at go tool pprof's sample type; CPU
   expect_widths_match_summary(state, profile_summary(heap, n = Inf), n = 4)
   expect_drawn_as_recorded(result$states)
 
-  result <- run_browser_job(list(command = "view", html = view_file(cpu), actions = list(list(type = "samples"))))
+  result <- run_browser_job(list(
+    command = "view", html = view_file(cpu), actions = list(list(type = "samples"))
+  ))
   expect_clean_load(result)
   states <- result$states
   expect_identical(states$type, c("cpu", "samples"))
@@ -291,7 +293,8 @@ record_known_code <- function(dir) {
         b <- grow(1.5e4)
         m <- sort(runif(5e5))
       },
-      interval = 0.005, file = file
+      interval = 0.005,
+      file = file
     ),
     envir = env
   )
@@ -334,10 +337,11 @@ line_sums <- function(x, type) {
   once <- frames[!duplicated(frames[c("sample_id", "key")]), ]
   total <- tapply(once$value, once$key, sum)
   self <- tapply(innermost$value, innermost$key, sum)
-  data.frame(line = names(total), self = unname(ifelse(is.na(self[names(total)]), 0, self[names(total)])), total = unname(total))
+  self <- self[names(total)]
+  data.frame(line = names(total), self = unname(ifelse(is.na(self), 0, self)), total = unname(total))
 }
 
-test_that("the source panel: per-line self and total as summaryRprof(lines = 'show'), memory per line", {
+test_that("source panel: per-line values as summaryRprof(lines = 'show'), memory per line", {
   skip_if_no_browser()
   rec <- record_known_code(withr::local_tempdir())
   x <- rec$x
@@ -389,7 +393,7 @@ test_that("the source panel: per-line self and total as summaryRprof(lines = 'sh
   expect_equal(shown$total[m], expected$total)
 })
 
-test_that("selecting: a function in one view is selected in all; a frame shows its line; a line its frames", {
+test_that("selecting a function selects it in all views; a frame shows its line, a line its frames", {
   skip_if_no_browser()
   rec <- record_known_code(withr::local_tempdir())
   x <- rec$x
@@ -425,7 +429,9 @@ test_that("selecting: a function in one view is selected in all; a frame shows i
 test_that("the source panel without the text: line numbers and values only", {
   skip_if_no_browser()
   x <- read_rprof(rprof_sample("line.out"), source_text = FALSE)
-  result <- run_browser_job(list(command = "view", html = view_file(x), actions = list(list(source = TRUE))))
+  result <- run_browser_job(list(
+    command = "view", html = view_file(x), actions = list(list(source = TRUE))
+  ))
   expect_clean_load(result)
   # without text the panel starts closed; the button opens it
   expect_null(state_at(result, 1)$source)
@@ -472,4 +478,17 @@ test_that("speedscope files validate against speedscope's schema and open in its
       expect_equal(sum(sums$weight[type == t]), attr(profile_summary(profiles[[i]], type = t), "grand_total"))
     }
   }
+})
+
+test_that("the view's JavaScript passes eslint (recommended rules, plain browser scripts)", {
+  skip_if_no_browser()
+  eslint <- file.path(browser_test_dir(), "node_modules", "eslint", "bin", "eslint.js")
+  skip_if_not(file.exists(eslint), "eslint is missing: run `bash dev/vendor-js.sh`")
+  root <- normalizePath(file.path(browser_test_dir(), "..", ".."))
+  skip_if_not(dir.exists(file.path(root, "inst", "htmlwidgets")), "not in the source tree")
+  out <- withr::with_dir(root, suppressWarnings(system2("node", c(
+    shQuote(eslint), "--config", file.path("tests", "browser", "eslint.config.mjs"),
+    file.path("inst", "htmlwidgets")
+  ), stdout = TRUE, stderr = TRUE)))
+  expect_identical(attr(out, "status"), NULL, label = paste(out, collapse = "\n"))
 })

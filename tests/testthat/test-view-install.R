@@ -8,27 +8,33 @@
 
 test_that("a fresh clone installed with R CMD INSTALL and no npm has a working profile_view()", {
   skip_on_cran()
-  if (!identical(Sys.getenv("CI"), "true") && !identical(Sys.getenv("PROFILE_TEST_INSTALL"), "true")) {
+  wanted <- c(Sys.getenv("CI"), Sys.getenv("PROFILE_TEST_INSTALL")) == "true"
+  if (!any(wanted)) {
     skip("installs a fresh clone (minutes): set PROFILE_TEST_INSTALL=true (CI does)")
   }
   root <- normalizePath(test_path("..", ".."), mustWork = FALSE)
-  if (!nzchar(Sys.which("git")) || system2("git", c("-C", shQuote(root), "rev-parse", "HEAD"), stdout = FALSE, stderr = FALSE) != 0) {
+  git <- function(...) system2("git", c("-C", shQuote(root), ...), stdout = FALSE, stderr = FALSE)
+  if (!nzchar(Sys.which("git")) || git("rev-parse", "HEAD") != 0) {
     skip("not in a git checkout of the package")
   }
   head <- system2("git", c("-C", shQuote(root), "rev-parse", "HEAD"), stdout = TRUE)
   work <- withr::local_tempdir()
   clone <- file.path(work, "profile")
-  expect_identical(system2("git", c("clone", "--quiet", "--no-hardlinks", shQuote(root), shQuote(clone))), 0L)
+  expect_identical(system2(
+    "git", c("clone", "--quiet", "--no-hardlinks", shQuote(root), shQuote(clone))
+  ), 0L)
   expect_identical(system2("git", c("-C", shQuote(clone), "checkout", "--quiet", head)), 0L)
   # nothing of the view's is fetched: the clone has it
-  expect_true(file.exists(file.path(clone, "inst", "htmlwidgets", "lib", "profile-view", "pv-flame.js")))
+  view_files <- file.path(clone, "inst", "htmlwidgets", "lib", "profile-view")
+  expect_true(file.exists(file.path(view_files, "pv-flame.js")))
 
   # stubs for npm, npx and node first on the PATH
   stubs <- file.path(work, "stubs")
   dir.create(stubs)
   called <- file.path(work, "called")
   for (tool in c("npm", "npx", "node")) {
-    writeLines(c("#!/bin/sh", sprintf("echo %s \"$@\" >> '%s'", tool, called), "exit 127"), file.path(stubs, tool))
+    stub <- c("#!/bin/sh", sprintf("echo %s \"$@\" >> '%s'", tool, called), "exit 127")
+    writeLines(stub, file.path(stubs, tool))
     Sys.chmod(file.path(stubs, tool), "755")
   }
   path <- paste(stubs, Sys.getenv("PATH"), sep = .Platform$path.sep)

@@ -149,7 +149,7 @@ view_lines_of <- function(payload, t) {
   )
 }
 
-test_that("the view's source lines have profile_summary(by = 'line')'s self and total for every type", {
+test_that("the view's source lines have profile_summary(by = 'line')'s values of every type", {
   for (x in list(read_rprof(rprof_sample("line.out")), read_pprof(pprof_sample("cpu.pb.gz")))) {
     payload <- write_view(x)
     types <- vapply(payload$types, `[[`, "", "name")
@@ -169,7 +169,10 @@ test_that("the view's source lines have profile_summary(by = 'line')'s self and 
 test_that("the view carries the source text the profile keeps, and each node's lines", {
   # line.out names its files relative to the package's source tree
   dir <- withr::local_tempdir()
-  files <- file.path("data-raw", "rprof-workloads", c("rounds.R", "recursion.R", "closures.R", "alloc.R"))
+  files <- file.path(
+    "data-raw", "rprof-workloads",
+    c("rounds.R", "recursion.R", "closures.R", "alloc.R")
+  )
   dir.create(file.path(dir, "data-raw", "rprof-workloads"), recursive = TRUE)
   for (f in files) writeLines(paste("# line", 1:60, "of", f), file.path(dir, f))
   x <- read_rprof(rprof_sample("line.out"), source_text = dir)
@@ -181,7 +184,8 @@ test_that("the view carries the source text the profile keeps, and each node's l
   }
   # without text (source_text = FALSE): file names and lines, text null
   bare <- write_view(read_rprof(rprof_sample("line.out"), source_text = FALSE))
-  expect_identical(nrow(dm::dm_get_tables(read_rprof(rprof_sample("line.out"), source_text = FALSE))$source_lines), 0L)
+  without <- read_rprof(rprof_sample("line.out"), source_text = FALSE)
+  expect_identical(nrow(dm::dm_get_tables(without)$source_lines), 0L)
   expect_identical(vapply(bare$files, `[[`, "", "name"), vapply(payload$files, `[[`, "", "name"))
   expect_true(all(vapply(bare$files, function(f) is.null(f$text), TRUE)))
   expect_identical(bare$lines, payload$lines)
@@ -221,7 +225,10 @@ test_that("database-backed profiles: the same view and speedscope file as in mem
       expect_identical(from_db$shared, in_memory$shared)
       expect_identical(length(from_db$profiles), length(in_memory$profiles))
       for (i in seq_along(in_memory$profiles)) {
-        expect_identical(speedscope_samples(from_db$profiles[[i]]), speedscope_samples(in_memory$profiles[[i]]))
+        expect_identical(
+          speedscope_samples(from_db$profiles[[i]]),
+          speedscope_samples(in_memory$profiles[[i]])
+        )
       }
     }
   }
@@ -240,7 +247,8 @@ test_that("v1 objects and the widget", {
   expect_identical(jsonlite::fromJSON(widget$x$data, simplifyVector = FALSE), write_view(x))
   deps <- htmlwidgets::getDependency("profile_view", "profile")
   ours <- deps[[match("profile-view", vapply(deps, `[[`, "", "name"))]]
-  expect_identical(unlist(ours$script), c("pv-data.js", "pv-flame.js", "pv-panels.js", "profile-view.js"))
+  scripts <- c("pv-data.js", "pv-flame.js", "pv-panels.js", "profile-view.js")
+  expect_identical(unlist(ours$script), scripts)
   dir <- system.file(ours$src$file, package = "profile")
   expect_true(all(file.exists(file.path(dir, c(unlist(ours$script), ours$stylesheet)))))
 })
@@ -268,7 +276,9 @@ test_that("the package ships no third-party JavaScript: only its own view files"
   files <- sort(list.files(lib, recursive = TRUE))
   expect_identical(files, sort(c(
     "profile_view.js", "profile_view.yaml",
-    file.path("lib", "profile-view", c("pv-data.js", "pv-flame.js", "pv-panels.js", "profile-view.js", "profile-view.css"))
+    file.path("lib", "profile-view", c(
+      "pv-data.js", "pv-flame.js", "pv-panels.js", "profile-view.js", "profile-view.css"
+    ))
   )))
   # each is a readable source file that says it is the package's
   for (f in files[grepl("[.](js|css)$", files)]) {

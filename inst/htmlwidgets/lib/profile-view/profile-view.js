@@ -327,7 +327,7 @@
       if (term) {
         try {
           pattern = new RegExp(term);
-        } catch (e) {
+        } catch {
           pattern = new RegExp(term.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
         }
       }

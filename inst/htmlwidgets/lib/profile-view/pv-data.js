@@ -5,7 +5,7 @@
  * per sample or node, and computes what the views show from them: the flame
  * graph's tree, the flame chart's blocks, the table of functions, the callers
  * and callees of a function, and the values of source lines. It also formats
- * numbers by their unit. Plain JavaScript (ES2017), no library. */
+ * numbers by their unit. Plain JavaScript (ES2019), no library. */
 (function (global) {
   "use strict";
 
