@@ -19,7 +19,9 @@
 #' and gauges (such as `small_vector_heap`) are not written: their values cannot
 #' be added up. speedscope draws no negative weights, so the base of a diff
 #' profile (see [profile_view()]) is written as it was before its values were
-#' negated, in profiles whose names say "diff base".
+#' negated, in profiles whose names say "diff base". A database-backed profile
+#' (see [profile_db_append()]) is read from its database grouped by source,
+#' time and stack.
 #'
 #' @inheritParams profile_summary
 #' @param path The file to write (replaced atomically: a failure leaves no
