@@ -186,10 +186,16 @@ mod tests {
         let secret = write("id_rsa", b"KEY\n");
         let c = write("d.rs", &[b'y'; 100]);
         let missing = dir.path().join("gone.R");
-        let paths: Vec<&Path> = [&a, &b, &binary, &big, &secret, &missing, dir.path(), &c]
-            .iter()
-            .map(|p| p.as_path())
-            .collect();
+        let paths: Vec<&Path> = vec![
+            a.as_path(),
+            b.as_path(),
+            binary.as_path(),
+            big.as_path(),
+            secret.as_path(),
+            missing.as_path(),
+            dir.path(),
+            c.as_path(),
+        ];
         let text = read_source_files(&paths, LIMITS);
         // d.rs does not fit the total after a.R and b.go (25 + 26 + 100 > 150)
         assert_eq!(text.file, vec![0, 0, 0, 1, 1]);

@@ -838,8 +838,9 @@ mod tests {
 
     proptest! {
         /// Node totals agree with a direct count over the samples whose key path
-        /// starts with the node's path, per type and sign; runs cover every timed
-        /// sample's absolute weight once.
+        /// starts with the node's path, per type and sign, and lines' totals
+        /// and selves with a direct count; runs cover every timed sample's
+        /// absolute weight once.
         #[test]
         fn view_agrees_with_direct_count(samples in arb_samples()) {
             let c = Columns::of(&samples, 5);
@@ -863,6 +864,27 @@ mod tests {
                     }
                     prop_assert_eq!(tree.values.total_pos[t * n + node], pos);
                     prop_assert_eq!(tree.values.total_neg[t * n + node], neg);
+                }
+            }
+            // Lines: total once per sample with a frame at the line, self at
+            // the sample's innermost frame with a line.
+            let (_, _, line_key_of) = keys();
+            let lines = with_keys(|k| line_values(&set, k)).unwrap();
+            for key in 1..=3i32 {
+                for t in 0..2 {
+                    let (mut total, mut own) = (0.0, 0.0);
+                    for (_, _, stack, values) in &samples {
+                        let line_keys: Vec<i32> = stack.iter().map(|&l| line_key_of[l as usize - 1]).collect();
+                        if line_keys.contains(&key) {
+                            total += values[t];
+                        }
+                        if line_keys.iter().find(|&&k| k > 0) == Some(&key) {
+                            own += values[t];
+                        }
+                    }
+                    let cell = t * 3 + key as usize - 1;
+                    prop_assert_eq!(lines.total_pos[cell] + lines.total_neg[cell], total);
+                    prop_assert_eq!(lines.self_pos[cell] + lines.self_neg[cell], own);
                 }
             }
             if let Some(runs) = TimeRuns::build(&set, &tree) {
