@@ -168,7 +168,7 @@ mod tests {
 
     const LIMITS: SourceTextLimits = SourceTextLimits {
         max_file_bytes: 100,
-        max_total_bytes: 150,
+        max_total_bytes: 140,
     };
 
     #[test]
@@ -197,7 +197,7 @@ mod tests {
             c.as_path(),
         ];
         let text = read_source_files(&paths, LIMITS);
-        // d.rs does not fit the total after a.R and b.go (25 + 26 + 100 > 150)
+        // d.rs does not fit the total after a.R and b.go (25 + 25 + 100 > 140)
         assert_eq!(text.file, vec![0, 0, 0, 1, 1]);
         assert_eq!(text.line, vec![1, 2, 3, 1, 2]);
         assert_eq!(
