@@ -4,10 +4,10 @@
 # Inputs: Rprof files of 1e4, 1e5 and 1e6 samples (bench/scale-inputs.R: a
 # real recording with memory and line profiling, its stack lines repeated;
 # every sample has its time, so the view carries the flame chart's runs), and
-# `wide`, an Rprof file of 3e5 samples whose merged call tree has about 1e5
+# `wide`, an Rprof file of 47 000 samples whose merged call tree has about 1e5
 # nodes (random stacks, made here). For each version, each in its own R
-# process from its own library: the time profile_view(file = ) takes in R and
-# the HTML file's size; in headless chromium (tests/browser/driver.mjs): the
+# process from its own library: the time profile_view(file = ) takes in R
+# (elapsed and CPU: the machine is shared) and the HTML file's size; in headless chromium (tests/browser/driver.mjs): the
 # time from navigation to the first drawing of the flame graph (median of 3
 # fresh browsers, job "paint"), and the time a search and a zoom (a click on
 # the widest frame below the root) take from the event to the next frame on
@@ -63,7 +63,7 @@ install_before <- function(lib = file.path("bench", "data", "lib-2.1"), commit =
 # functions (each level picks one of `branching` callees of the frame above,
 # a name among `n_functions`), deep enough to give a merged tree of about 1e5
 # nodes.
-make_wide_input <- function(path = file.path("bench", "data", "rprof-wide.out"), n = 3e5,
+make_wide_input <- function(path = file.path("bench", "data", "rprof-wide.out"), n = 4.7e4,
                             branching = 6, n_functions = 4000, seed = 42) {
   if (file.exists(path)) {
     return(path)
@@ -106,12 +106,14 @@ write_views <- function(lib, inputs, dir, tag) {
     "for (name in names(inputs)) {",
     "  x <- read_rprof(inputs[[name]])",
     "  html <- file.path(dir, paste0(name, '-', tag, '.html'))",
-    "  time <- function() system.time(profile_view(x, file = html))[['elapsed']]",
-    "  s <- median(vapply(1:3, function(i) time(), 0))",
-    "  cat(name, s, file.size(html), '\\n')",
+    "  time <- function() system.time(profile_view(x, file = html))",
+    "  t <- lapply(1:3, function(i) time())",
+    "  elapsed <- median(vapply(t, function(s) s[['elapsed']], 0))",
+    "  cpu <- median(vapply(t, function(s) s[['user.self']] + s[['sys.self']], 0))",
+    "  cat(name, elapsed, cpu, file.size(html), '\\n')",
     "}"
   ))
-  rows <- utils::read.table(text = out, col.names = c("input", "view_s", "html_bytes"))
+  rows <- utils::read.table(text = out, col.names = c("input", "view_s", "view_cpu_s", "html_bytes"))
   rows$version <- tag
   rows$html <- file.path(dir, paste0(rows$input, "-", tag, ".html"))
   rows
@@ -159,7 +161,7 @@ timings <- lapply(seq_len(nrow(rows)), function(i) {
   )
 })
 results <- cbind(
-  rows[c("version", "input", "nodes", "view_s", "html_bytes")],
+  rows[c("version", "input", "nodes", "view_s", "view_cpu_s", "html_bytes")],
   do.call(rbind, timings)
 )
 results$html_mb <- results$html_bytes / 1e6

@@ -14,8 +14,11 @@ view_payload <- function(path) {
 }
 
 # A typed array of the payload as a numeric vector: an independent decoding of
-# the little-endian bytes.
+# the little-endian bytes (and of runs of equal values).
 decode_typed <- function(a) {
+  if (!is.null(a$lengths)) {
+    return(rep(decode_typed(a$values), decode_typed(a$lengths)))
+  }
   if (!is.null(a$steps)) {
     return(a$start + a$step * cumsum(decode_typed(a$steps)))
   }

@@ -13,9 +13,21 @@
 
   // ---- typed arrays ----------------------------------------------------------
 
-  // A typed array of the data: {const, length}, {type, length, base64}, or
-  // {start, step, steps} (value i is start + step * the sum of steps[0..i]).
+  // A typed array of the data: {const, length}, {type, length, base64},
+  // {length, values, lengths} (runs of equal values), or {start, step, steps}
+  // (value i is start + step * the sum of steps[0..i]).
   function decodeArray(a) {
+    if (a.lengths) {
+      const values = decodeArray(a.values);
+      const lengths = decodeArray(a.lengths);
+      const out = new values.constructor(a.length);
+      let at = 0;
+      for (let r = 0; r < values.length; r++) {
+        out.fill(values[r], at, at + lengths[r]);
+        at += lengths[r];
+      }
+      return out;
+    }
     if (a.steps) {
       const steps = decodeArray(a.steps);
       const out = new Float64Array(steps.length);

@@ -200,6 +200,7 @@ fn merge_stacks(samples: &SampleSet, keys: &ViewKeys<'_>) -> Result<Merged> {
     // Per frame of the stack kept: its key, line and line key.
     let mut stack: Vec<(u32, i32, u32)> = Vec::new();
     let mut stack_keys: Vec<u32> = Vec::new();
+    let mut last_other = (0u32, 0u32);
     for i in 0..samples.len() {
         stack.clear();
         for &row in samples.stack(i) {
@@ -239,8 +240,10 @@ fn merge_stacks(samples: &SampleSet, keys: &ViewKeys<'_>) -> Result<Merged> {
                 if let Some(first) = first_line_key.get_mut(node) {
                     if *first == 0 {
                         *first = line_key;
-                    } else if *first != line_key {
-                        more_line_keys.insert((node as u32, line_key));
+                    } else if *first != line_key && last_other != (node as u32, line_key) {
+                        // (the last pair inserted is not hashed again)
+                        last_other = (node as u32, line_key);
+                        more_line_keys.insert(last_other);
                     }
                 }
             }
