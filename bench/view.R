@@ -113,7 +113,8 @@ write_views <- function(lib, inputs, dir, tag) {
     "  cat(name, elapsed, cpu, file.size(html), '\\n')",
     "}"
   ))
-  rows <- utils::read.table(text = out, col.names = c("input", "view_s", "view_cpu_s", "html_bytes"))
+  columns <- c("input", "view_s", "view_cpu_s", "html_bytes")
+  rows <- utils::read.table(text = out, col.names = columns)
   rows$version <- tag
   rows$html <- file.path(dir, paste0(rows$input, "-", tag, ".html"))
   rows
