@@ -39,7 +39,8 @@ screenshot <- function(profile, png, actions = list(), ..., width = 1200, height
   if (status != 0) stop("the browser driver failed for ", png)
 }
 
-# A recording of the workloads, sourced with their source references.
+# A recording of the workloads (4 s of CPU time), sourced with their source
+# references.
 workloads <- new.env()
 for (f in list.files(file.path("data-raw", "rprof-workloads"), full.names = TRUE)) {
   sys.source(f, envir = workloads, keep.source = TRUE)
@@ -48,7 +49,8 @@ set.seed(1)
 rec <- local(
   profile_record(
     {
-      for (i in 1:6) {
+      keep_going <- budget(4)
+      while (keep_going()) {
         time_round()
         memory_round()
       }
@@ -60,7 +62,7 @@ rec <- local(
 
 title <- "profile_record() of the workloads"
 screenshot(rec, "man/figures/README-view-graph.png",
-  list(list(search = "fib"), list(click = "grow.vector")),
+  list(list(search = "fib"), list(click = "my.fun")),
   title = title
 )
 # the same samples in time order (a flame chart): Rprof gives each sample its time

@@ -227,6 +227,9 @@
     // nodes, and what hovering and clicking do.
     canvasOptions(canvas, inverted, timeAxis) {
       const m = this.model;
+      // a colour per function name, computed once
+      const colours = new Array(m.nKeys + 1);
+      const nameColour = (k) => colours[k] || (colours[k] = PV.nameColour(m.keyLabel(k)));
       return {
         inverted,
         axis: timeAxis ? (x) => PV.formatValue(x, "seconds") : null,
@@ -234,7 +237,8 @@
         colour: (i) => {
           const tree = canvas().tree;
           if (m.diff && tree.delta) return PV.diffColour(tree.delta[i], tree.w[i]);
-          return i === 0 ? "rgb(200,200,200)" : PV.nameColour(m.keyLabel(tree.key[i]));
+          // the call tree's root is grey; a sandwich's root is its function
+          return tree.key[i] === 0 ? "rgb(200,200,200)" : nameColour(tree.key[i]);
         },
         state: (i) => {
           const tree = canvas().tree;
@@ -259,8 +263,8 @@
     clicked(canvas, i) {
       const tree = canvas.tree;
       if (canvas === this.graph || canvas === this.chart) {
-        canvas.zoom(i);
         const node = tree.node ? tree.node[i] : i;
+        canvas.zoom(i, i === 0);
         if (i !== 0) this.select(tree.key[i], { from: "frame", node });
         else this.finishDrawing();
       } else if (i !== 0) {
@@ -341,7 +345,12 @@
           }
         }
       }
-      this.draw();
+      // (the heading and the source panel do not show the search)
+      if (!m.types.length) return;
+      this.container.setAttribute("data-state", "drawing");
+      this.drawMode();
+      this.reportSearch();
+      this.finishDrawing();
     }
 
     matchesKey(k) {

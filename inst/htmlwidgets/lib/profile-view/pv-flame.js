@@ -79,10 +79,11 @@
       this.zoomed = 0;
     }
 
-    // Shows node i's extent across the whole width (0: everything).
-    zoom(i) {
+    // Shows node i's extent across the whole width (0: everything); draws
+    // unless `draw` is false.
+    zoom(i, draw = true) {
       this.zoomed = i;
-      this.draw();
+      if (draw) this.draw();
     }
 
     width() {
@@ -103,10 +104,13 @@
       const ratio = global.devicePixelRatio || 1;
       const height = Math.min((o.axis ? AXIS : 0) + (t.maxDepth + 1) * ROW, MAX_HEIGHT);
       const canvas = this.canvas;
-      canvas.width = Math.round(width * ratio);
-      canvas.height = Math.round(height * ratio);
-      canvas.style.width = width + "px";
-      canvas.style.height = height + "px";
+      // (a new size reallocates the canvas: only when it changes)
+      if (canvas.width !== Math.round(width * ratio) || canvas.height !== Math.round(height * ratio)) {
+        canvas.width = Math.round(width * ratio);
+        canvas.height = Math.round(height * ratio);
+        canvas.style.width = width + "px";
+        canvas.style.height = height + "px";
+      }
       const ctx = canvas.getContext("2d");
       ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
       ctx.clearRect(0, 0, width, height);
