@@ -88,7 +88,9 @@ test_that("the sample type switcher changes the totals and the widths; values in
   expect_clean_load(result)
   states <- result$states
   expect_identical(states$type, c("samples", "alloc_size", "duplications"))
-  expect_identical(states$types[[1]], c("samples (count)", "duplications (count)", "alloc_size (bytes)"))
+  expect_identical(
+    states$types[[1]], c("samples (count)", "duplications (count)", "alloc_size (bytes)")
+  )
   for (i in 1:3) {
     summary <- profile_summary(x, type = states$type[[i]], n = Inf)
     expect_widths_match_summary(states[i, ], summary)
@@ -132,7 +134,9 @@ test_that("a diff profile shows growth and shrinkage in two colours", {
   skip_if_no_browser()
   x <- read_rprof(rprof_sample("line.out"))
   d <- profile_diff(subset_samples(x, 161:320), subset_samples(x, 1:160))
-  result <- run_browser_job(list(command = "view", html = view_file(d), actions = list(list(hover = "spin"))))
+  result <- run_browser_job(
+    list(command = "view", html = view_file(d), actions = list(list(hover = "spin")))
+  )
   expect_clean_load(result)
   frames <- view_frames(result$states[1, ])
   rgb <- do.call(rbind, regmatches(frames$fill, gregexpr("[0-9]+", frames$fill)))
@@ -174,7 +178,8 @@ test_that("the flame chart of an Rprof profile draws its frames in time order, o
   # widths are times: a sample is the interval (5 ms) wide
   width <- chart$width[chart$depth == 0]
   expect_equal(sum(level1$width), width)
-  expect_lt(abs(level1$width[order(level1$x)][[1]] - rle(outer$name)$lengths[[1]] / nrow(tables$samples) * width), 1)
+  first_width <- level1$width[order(level1$x)][[1]]
+  expect_lt(abs(first_width - rle(outer$name)$lengths[[1]] / nrow(tables$samples) * width), 1)
   expect_match(result$states$tooltip[[3]], "samples?, from [0-9.]+ m?s to [0-9.]+ m?s")
 })
 
@@ -338,7 +343,9 @@ line_sums <- function(x, type) {
   total <- tapply(once$value, once$key, sum)
   self <- tapply(innermost$value, innermost$key, sum)
   self <- self[names(total)]
-  data.frame(line = names(total), self = unname(ifelse(is.na(self), 0, self)), total = unname(total))
+  data.frame(
+    line = names(total), self = unname(ifelse(is.na(self), 0, self)), total = unname(total)
+  )
 }
 
 test_that("source panel: per-line values as summaryRprof(lines = 'show'), memory per line", {
@@ -393,7 +400,10 @@ test_that("source panel: per-line values as summaryRprof(lines = 'show'), memory
   expect_equal(shown$total[m], expected$total)
 })
 
-test_that("selecting a function selects it in all views; a frame shows its line, a line its frames", {
+test_that(paste(
+  "selecting a function selects it in all views; a frame shows its line, a line its",
+  "frames"
+), {
   skip_if_no_browser()
   rec <- record_known_code(withr::local_tempdir())
   x <- rec$x
@@ -475,7 +485,9 @@ test_that("speedscope files validate against speedscope's schema and open in its
     sums <- r$profiles[[1]]
     type <- sub(" .*$", "", sums$name)
     for (t in unique(type)) {
-      expect_equal(sum(sums$weight[type == t]), attr(profile_summary(profiles[[i]], type = t), "grand_total"))
+      expect_equal(
+        sum(sums$weight[type == t]), attr(profile_summary(profiles[[i]], type = t), "grand_total")
+      )
     }
   }
 })

@@ -257,6 +257,10 @@ fn merge_stacks(samples: &SampleSet, keys: &ViewKeys<'_>) -> Result<Merged> {
 
 /// Per block of nodes (one per sample type), each node's value plus those of its
 /// descendants; nodes in depth-first order, so children come after parents.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "parents of nodes are nodes (below n); a block has n values"
+)]
 fn subtree_sums(parent: &[u32], own: &[f64]) -> Vec<f64> {
     let n = parent.len();
     let mut sums = own.to_vec();
@@ -350,6 +354,10 @@ impl TimeRuns {
 
     /// The runs of `samples`, which end at the nodes of `tree`; None when no
     /// sample has a time.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "i is below samples.len(), which the tree has a leaf for"
+    )]
     pub fn build(samples: &SampleSet, tree: &ViewTree) -> Option<TimeRuns> {
         if !samples.has_time() {
             return None;
