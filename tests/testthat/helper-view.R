@@ -86,25 +86,35 @@ browser_test_dir <- function() {
   normalizePath(test_path("..", "browser"), mustWork = FALSE)
 }
 
-# Skips unless node, chromium and the driver's npm modules are there.
+# Skips unless node, chromium and the driver's npm modules are there; in CI
+# (CI=true, which .ci/run sets, having installed them all) a missing tool is a
+# failure, not a skip, so the browser tests cannot pass by not running.
 skip_if_no_browser <- function() {
   skip_if_not_installed("jsonlite")
   if (!nzchar(Sys.which("node"))) {
-    skip("node is not installed: the browser tests need node and chromium")
+    skip_browser("node is not installed: the browser tests need node and chromium")
   }
   chromium <- Sys.getenv("PROFILE_CHROMIUM", "/usr/bin/chromium")
   if (!file.exists(chromium)) {
-    skip(
+    skip_browser(
       paste(
         "chromium is not installed at", chromium, "(set PROFILE_CHROMIUM): browser tests skipped"
       )
     )
   }
   if (!dir.exists(file.path(browser_test_dir(), "node_modules", "playwright-core"))) {
-    skip(
+    skip_browser(
       "the browser tests' npm modules are missing: run `bash dev/vendor-js.sh` in the source tree"
     )
   }
+}
+
+# A skip, or in CI an error (see skip_if_no_browser()).
+skip_browser <- function(message) {
+  if (identical(Sys.getenv("CI"), "true")) {
+    stop("CI must run the browser tests, but ", message, call. = FALSE)
+  }
+  skip(message)
 }
 
 # Runs a job of tests/browser/driver.mjs and returns its result (lists as they
