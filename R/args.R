@@ -4,15 +4,17 @@
 # The arguments of a reader (read_rprof(), read_pprof()), checked in the order
 # of its signature: `...` empty, then `path` (a readable file, last: the file
 # system is asked once the values are known to be good), `version`,
-# `source_uri`, `max_size`, and the option `profile.max_memory`. Returns the
-# checked values.
-check_read_args <- function(path, ..., version, source_uri, max_size, call = rlang::caller_env()) {
+# `source_uri`, `max_size`, `source_text`, and the option `profile.max_memory`.
+# Returns the checked values.
+check_read_args <- function(path, ..., version, source_uri, max_size, source_text,
+                            call = rlang::caller_env()) {
   check_dots_unused(..., call = call)
   path <- check_file_path(path, call = call)
   args <- list(
     version = check_version_arg(version, call = call),
     source_uri = check_source_uri(source_uri, call = call),
     max_size = check_max_size(max_size, call = call),
+    source_text = check_source_text(source_text, call = call),
     max_memory = default_max_memory(call = call)
   )
   check_readable_file(path, call = call)
@@ -25,7 +27,7 @@ check_dots_unused <- function(..., call = rlang::caller_env()) {
     abort_argument(
       paste(
         "{n} unused argument{?s} in {.code ...}; the options are named: {.arg version},",
-        "{.arg source_uri}, {.arg max_size}."
+        "{.arg source_uri}, {.arg max_size}, {.arg source_text}."
       ),
       n = n, call = call
     )

@@ -177,3 +177,50 @@ stacks_in_memory <- function(parts, type, call = rlang::caller_env()) {
   parts$derived <- NULL
   parts
 }
+
+# `parts` (see summary_parts()) with the samples of a database-backed profile
+# in memory for the sample types `types` (a data frame of `type` and `unit`,
+# see view_types()): one sample per distinct source, time
+# and stack, with the sum of the values of each type (what the browser view and
+# speedscope files are made of: a view shows the same whether equal stacks at
+# the same time are one sample or several).
+db_samples_in_memory <- function(parts, types, call = rlang::caller_env()) {
+  if (!is_db_table(parts$values)) {
+    return(parts)
+  }
+  con <- parts$values$con
+  samples <- parts$samples_db
+  time <- if ("time" %in% samples$columns) "\"m\".\"time\"" else "NULL"
+  type_list <- if (nrow(types)) paste(sql_string(con, types$type), collapse = ", ") else "NULL"
+  grouped <- db_query(con, paste(
+    "SELECT \"m\".\"source_id\", {time} AS \"time\", \"s\".\"stack\", \"v\".\"type\",",
+    "SUM(\"v\".\"value\") AS \"value\" FROM {values} AS \"v\"",
+    "INNER JOIN {samples} AS \"m\" ON \"v\".\"sample_id\" = \"m\".\"sample_id\"",
+    "LEFT JOIN ({stacks}) AS \"s\" ON \"v\".\"sample_id\" = \"s\".\"sample_id\"",
+    "WHERE \"v\".\"type\" IN ({types})",
+    "GROUP BY \"m\".\"source_id\", {time}, \"s\".\"stack\", \"v\".\"type\""
+  ),
+  time = time, values = parts$values, samples = samples,
+  stacks = db_stack_signatures(parts$stack), types = type_list
+  )
+  grouped$source_id <- as_column_type(grouped$source_id, "integer")
+  grouped$time <- as.double(grouped$time)
+  keys <- grouped[c("source_id", "time", "stack")]
+  distinct <- vctrs::vec_unique(keys)
+  distinct <- distinct[order(distinct$source_id, distinct$time, distinct$stack, method = "radix"), ,
+    drop = FALSE
+  ]
+  n <- nrow(distinct)
+  parts$samples <- tibble::new_tibble(
+    list(sample_id = seq_len(n), source_id = distinct$source_id, time = distinct$time),
+    nrow = n
+  )
+  parts$stack <- stack_rows_of_signatures(distinct$stack)
+  sample_id <- vctrs::vec_match(keys, distinct)
+  parts$values <- tibble::new_tibble(list(
+    sample_id = sample_id, type = grouped$type,
+    unit = types$unit[match(grouped$type, types$type)], value = as.double(grouped$value)
+  ), nrow = nrow(grouped))
+  parts$samples_db <- NULL
+  parts
+}

@@ -18,6 +18,8 @@
 #'   below).
 #' - `profile_error_unsupported`: well-formed input the requested version cannot
 #'   represent (for example a heap profile read with `version = "1.0"`).
+#' - `profile_error_busy`: [profile_record()] was asked to record while a
+#'   profiler runs already (R runs one at a time).
 #' - `profile_error_argument`: an argument of the wrong type or value, or an
 #'   option of this package set to a value it cannot take (such as
 #'   `profile.compact`, see [profile_v2]). The functions check their arguments

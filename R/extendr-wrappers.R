@@ -169,8 +169,10 @@ ffi_profile_apply_label_filter <- function(bundle, focus, ignore, compact) .Call
 ffi_profile_select_types <- function(bundle, types, compact) .Call(wrap__ffi_profile_select_types, bundle, types, compact)
 
 #' The JSON text of the browser view. Besides the samples: `location_key`,
-#' `location_line`, `n_keys`, `key_name`, `key_file`, `type_unit`,
-#' `default_type` (1-based), `diff` and `title`.
+#' `location_line`, `n_keys`, `location_line_key`, `n_line_keys`, `key_name`,
+#' `key_file`, `type_unit`, `default_type` (1-based), `diff`, `title`, and the
+#' lines' `line_file` (1-based), `line_number`, `file_name` and `file_text` (a
+#' list of character vectors or NULL).
 #' @noRd
 ffi_profile_view_data <- function(input) .Call(wrap__ffi_profile_view_data, input)
 
@@ -180,12 +182,23 @@ ffi_profile_view_data <- function(input) .Call(wrap__ffi_profile_view_data, inpu
 #' @noRd
 ffi_profile_write_speedscope <- function(input, path) .Call(wrap__ffi_profile_write_speedscope, input, path)
 
+#' The lines of the source files `paths` (a character vector) that can be
+#' read within the limits (see `profile_core::source_text`): `list(file, line,
+#' text)`, `file` the 1-based position in `paths`.
+#' @noRd
+ffi_source_text <- function(paths, max_file_bytes, max_total_bytes) .Call(wrap__ffi_source_text, paths, max_file_bytes, max_total_bytes)
+
 #' Writes the bytes of the strings `pieces` (a character vector without NA),
 #' one after the other, to `path` with the core's atomic writer: the file of a
 #' view (`profile_view(file =)`) is complete or not there, and a file it
 #' replaces keeps its permissions.
 #' @noRd
 ffi_profile_write_text <- function(pieces, path) .Call(wrap__ffi_profile_write_text, pieces, path)
+
+#' TRUE while a profiler's timer is set, FALSE when none is, NA where the
+#' system cannot tell.
+#' @noRd
+ffi_profiler_running <- function() .Call(wrap__ffi_profiler_running)
 
 
 # nolint end

@@ -144,6 +144,15 @@
 #'   larger profiles. The default is the option `profile.max_size`, else 4 GiB.
 #'   The memory a read may use is bounded by the option `profile.max_memory`.
 #'   See [profile_error] for these and the other limits.
+#' @param source_text Whether to keep the text of the source files that the
+#'   profile's frames name (v2: the table `source_lines`, see [profile_v2]),
+#'   which the source panel of [profile_view()] shows: `TRUE` reads them now,
+#'   while they exist, and looks up relative file names in the working
+#'   directory; a directory looks them up there instead; `FALSE` keeps none.
+#'   The default is the option `profile.source_text`, else `TRUE`. Only
+#'   regular files whose names end in a source-code extension (`.R`, `.Rmd`,
+#'   `.go`, `.c`, `.cpp`, `.rs`, `.py`, ...) are read, text only (no NUL
+#'   byte), up to 1 MiB each and 16 MiB in all; the others have no text.
 #' @param x A profile: a v2 `dm` or a v1 `profile_data` object.
 #' @return `read_pprof()`: a v2 profile (a `dm`), or a v1 `profile_data`
 #'   object with `version = "1.0"`. `write_pprof()`: `x`, invisibly.
@@ -171,11 +180,12 @@
 #' v1 <- read_pprof(v1_path, version = "1.0")
 #' write_pprof(v1, out)
 read_pprof <- function(path, ..., version = default_version(), source_uri = path,
-                       max_size = default_max_size()) {
+                       max_size = default_max_size(), source_text = default_source_text()) {
   message <- "Can't read the pprof file {.file {path}}."
   with_profile_errors("internal", message, path = path, {
     args <- check_read_args(path, ...,
-      version = version, source_uri = source_uri, max_size = max_size
+      version = version, source_uri = source_uri, max_size = max_size,
+      source_text = source_text
     )
     bundle <- rust_value(
       ffi_pprof_read(
@@ -187,7 +197,7 @@ read_pprof <- function(path, ..., version = default_version(), source_uri = path
     if (args$version == "1.0") {
       v1_from_pprof(decode_bundle(bundle))
     } else {
-      dm_from_bundle(bundle)
+      dm_from_v2_tables(with_source_lines(decode_bundle(bundle), args$source_text))
     }
   })
 }

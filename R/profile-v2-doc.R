@@ -99,7 +99,20 @@
 #' | `sample_labels` | `sample_id`, `key`, `value` (chr), `num` (dbl), `num_unit` (chr): pprof labels, a string `value` or a number `num` | FK `sample_id` |
 #' | `mappings` | `mapping_id`, `source_id`, `memory_start`, `memory_limit`, `file_offset` (chr, `"0x..."`), `filename`, `build_id` (chr), `has_functions`, `has_filenames`, `has_line_numbers`, `has_inline_frames` (lgl) | PK `mapping_id`; FK `source_id` |
 #' | `source_comments` | `source_id`, `comment`: pprof comments, in order | FK `source_id` |
+#' | `source_lines` | `source_id`, `filename` (chr), `line` (int, from 1), `text` (chr): the text of the source files that frames name, one row per line | FK `source_id` |
 # nolint end
+#'
+#' `source_lines` keeps the code the profile ran, for the source panel of
+#' [profile_view()]: [read_rprof()], [read_pprof()] and [profile_record()]
+#' read the files that the functions' `filename` names while they exist
+#' (argument `source_text`; relative names are looked up in the working
+#' directory, as R resolved them when it recorded them), as lines of the
+#' first source of the profile; [profile_record()] adds the code it ran under
+#' the file name `<expr>`. Only regular text files with a source-code
+#' extension are read, up to 1 MiB each and 16 MiB in all. Its lines belong
+#' to a source (a file changes between runs): [combine_profiles()] gives
+#' them the source's new id. No file format carries it: the writers leave it
+#' out.
 #'
 #' Extension columns of `sources`: `period_type`, `period_unit` (chr), `period`,
 #' `duration_nanos` (dbl), `time_nanos` (chr: the exact pprof `time_nanos`, which

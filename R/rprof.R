@@ -105,6 +105,15 @@
 #'   larger profiles. The default is the option `profile.max_size`, else 4 GiB.
 #'   The memory a read may use is bounded by the option `profile.max_memory`.
 #'   See [profile_error] for these and the other limits.
+#' @param source_text Whether to keep the text of the source files that the
+#'   profile's frames name (v2: the table `source_lines`, see [profile_v2]),
+#'   which the source panel of [profile_view()] shows: `TRUE` reads them now,
+#'   while they exist, and looks up relative file names in the working
+#'   directory; a directory looks them up there instead; `FALSE` keeps none.
+#'   The default is the option `profile.source_text`, else `TRUE`. Only
+#'   regular files whose names end in a source-code extension (`.R`, `.Rmd`,
+#'   `.go`, `.c`, `.cpp`, `.rs`, `.py`, ...) are read, text only (no NUL
+#'   byte), up to 1 MiB each and 16 MiB in all; the others have no text.
 #' @param x A profile: a v2 `dm` or a v1 `profile_data` object.
 #' @return `read_rprof()`: a v2 profile (a `dm`), or a v1 `profile_data` object
 #'   with `version = "1.0"`. `write_rprof()`: `x`, invisibly.
@@ -127,11 +136,12 @@
 #' # v1, as profile 1.0.x read it
 #' read_rprof(system.file("samples/rprof/1.out", package = "profile"), version = "1.0")
 read_rprof <- function(path, ..., version = default_version(), source_uri = path,
-                       max_size = default_max_size()) {
+                       max_size = default_max_size(), source_text = default_source_text()) {
   message <- "Can't read the Rprof file {.file {path}}."
   with_profile_errors("internal", message, path = path, {
     args <- check_read_args(path, ...,
-      version = version, source_uri = source_uri, max_size = max_size
+      version = version, source_uri = source_uri, max_size = max_size,
+      source_text = source_text
     )
     file <- native_path(path)
     v1 <- identical(args$version, "1.0")
@@ -145,7 +155,7 @@ read_rprof <- function(path, ..., version = default_version(), source_uri = path
     )
     if (!v1) {
       warn_rprof(res$warnings)
-      return(dm_from_bundle(res$bundle))
+      return(dm_from_v2_tables(with_source_lines(decode_bundle(res$bundle), args$source_text)))
     }
     tables <- decode_bundle(res$bundle)
     lines <- readLines(file, warn = FALSE)

@@ -19,7 +19,9 @@
 #' and gauges (such as `small_vector_heap`) are not written: their values cannot
 #' be added up. speedscope draws no negative weights, so the base of a diff
 #' profile (see [profile_view()]) is written as it was before its values were
-#' negated, in profiles whose names say "diff base".
+#' negated, in profiles whose names say "diff base". A database-backed profile
+#' (see [profile_db_append()]) is read from its database grouped by source,
+#' time and stack.
 #'
 #' @inheritParams profile_summary
 #' @param path The file to write (replaced atomically: a failure leaves no
@@ -39,6 +41,7 @@ write_speedscope <- function(x, path) {
     parts <- summary_parts(x)
     types <- view_types(parts)
     default_type <- if (nrow(types)) default_type_position(parts, types, NULL) else 1L
+    parts <- db_samples_in_memory(parts, types)
     frames <- location_frames(parts)
     distinct <- vctrs::vec_unique(frames[c("name", "filename", "line")])
     sources <- parts$sources

@@ -44,11 +44,14 @@ summary_parts <- function(x, call = rlang::caller_env()) {
     # are left out by the core (src/rust/core/src/summary/counted.rs) and by
     # the SQL of a database-backed profile.
     samples = tables$samples,
+    # a database-backed profile's samples (a db_table(); NULL in memory)
     samples_db = tables[["samples_db"]],
     sources = tables$sources,
     # extension table and column: absent from hand-built profiles
     declared_types = utf8_if_character(tables[["sample_types"]][["type"]]),
-    default_types = utf8_if_character(tables$sources[["default_sample_type"]])
+    default_types = utf8_if_character(tables$sources[["default_sample_type"]]),
+    # extension table: the text of source files (NULL when the profile has none)
+    source_lines = tables[["source_lines"]]
   )
   pairs <- value_types(values)
   parts$derived <- derived_time_type(tables$sources, pairs)

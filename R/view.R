@@ -1,54 +1,96 @@
 #' Look at a profile in the browser
 #'
-#' `profile_view()` shows a profile as an interactive flame graph: the stacks of
-#' all samples merged into a tree, frames grouped by function name as in
-#' [profile_summary()], the root at the top (as `go tool pprof -http` and
-#' speedscope draw it) and callees below their callers, siblings in byte order
-#' of their names. A frame's width is proportional to its total value.
+#' `profile_view()` shows a profile in the browser (the RStudio viewer, a web
+#' browser, or a knitr or Quarto document), or writes the view as one
+#' self-contained HTML file that works offline. The view has five parts,
+#' which share the sample type shown, the search and the function selected:
 #'
-#' - Click a frame to zoom to it; "Reset zoom" goes back.
-#' - The search box highlights the frames whose function name matches a regular
-#'   expression (or contains the text, when it is not one) and reports their
-#'   share of the total.
-#' - Hovering over a frame shows its name, `file:line` (the line when all its
-#'   samples are at one), its total and self value with the unit and percent of
-#'   the total.
-#' - A menu switches between the profile's sample types (gauges such as
-#'   `small_vector_heap` are left out: their values cannot be added up). The
-#'   type shown first is `type`, else the one `go tool pprof` shows (see
-#'   [profile_summary()]).
-#' - When samples have a time (`samples$time`, as Rprof profiles do), "Time
-#'   order" shows a flame chart: the samples in the order they were taken, from
-#'   left to right, consecutive samples with the same frame at a depth merged
-#'   into one block, so that the order of events is visible (as in profvis).
-#'   Widths are the samples' values; each source is drawn after the previous.
-#' - A diff profile (made by `profile_diff()`: the base's samples have negated
-#'   values, and `sources$diff_base` marks the base's sources) is drawn with
-#'   both sides: a frame's width is the profile's value plus the base's, its
-#'   colour red where the profile has more than the base (growth) and blue where
-#'   it has less (shrinkage), the stronger the larger the difference. The
-#'   tooltip gives the difference, with percents of the base's total.
+#' - **Flame graph**: the stacks of all samples merged into a tree, frames
+#'   grouped by function name as in [profile_summary()], the root at the top
+#'   (as `go tool pprof -http` and speedscope draw it) and callees below their
+#'   callers, siblings in byte order of their names. A frame's width is its
+#'   total value. Click a frame to zoom to it (its ancestors are drawn faded);
+#'   "Reset zoom" goes back.
+#' - **Time order**, when samples have a time (`samples$time`, as Rprof
+#'   profiles do): a flame chart of the samples in the order they were taken,
+#'   from left to right on an axis of seconds (each sample as long as its
+#'   source's sampling interval, each source after the previous one),
+#'   consecutive samples with the same frame at a depth merged into one block,
+#'   so that the order of events shows (as in profvis).
+#' - **Top**: a table of the functions as `go tool pprof -top` prints it:
+#'   *flat* (self) and *cum* (total, once per sample) with their percentages
+#'   and *sum%* (the flat% of the row and those above), the numbers of
+#'   [profile_summary()]. Click a column's head to sort by it.
+#' - **Sandwich** (speedscope's name; `go tool pprof`'s Peek): the callers
+#'   and the callees of the selected function, each as a flame graph with the
+#'   function at its root (the callers above it, upside down; its callees
+#'   below it), and a table of its direct callers and callees with their
+#'   values. The stacks taken are those of the function's outermost call in
+#'   each sample, so a recursive function counts once per sample, as its
+#'   total does.
+#' - **Source**, beside the others, for profiles with line information (Rprof
+#'   recorded with `line.profiling = TRUE`, pprof with line numbers): the
+#'   lines of a file with their self and total values (*self*: samples whose
+#'   innermost frame with a line was there; *total*: samples with a frame at
+#'   the line, once per sample; the numbers of `profile_summary(by = "line")`
+#'   and of `utils::summaryRprof(lines = "show")`), the three hottest lines
+#'   marked, and for Rprof memory profiles the memory allocated there
+#'   (`alloc_size`), as profvis shows it. The text of the code comes from the
+#'   table `source_lines` (see [profile_v2]), which [read_rprof()],
+#'   [read_pprof()] and [profile_record()] fill while the files exist;
+#'   without it the panel shows the line numbers and values only.
+#'
+#' Selecting a function (a click on a frame, a row of the table, or a caller
+#' or callee) selects it everywhere: its frames are outlined, the sandwich
+#' shows it, and the source panel shows its line (of the frame clicked, or
+#' its hottest one). A click on a line of the source panel highlights the
+#' frames that ran it and dims the others; a second click clears it.
+#'
+#' The search box highlights the frames whose function name matches a
+#' regular expression (or contains the text, when it is not one) and reports
+#' their share of the total. Hovering over a frame shows its name, `file:line`
+#' (the line when all its samples are at one), its total and self value with
+#' the unit and percent of the total. Values are shown in their unit: time
+#' units (`nanoseconds`, `seconds`, ...) as s, ms, µs or ns, `bytes` in
+#' binary units (KiB, MiB, GiB), counts as numbers.
+#'
+#' A menu switches between the profile's sample types (gauges such as
+#' `small_vector_heap` are left out: their values cannot be added up). The
+#' type shown first is `type`, else the one `go tool pprof` shows (see
+#' [profile_summary()]).
+#'
+#' A diff profile (made by [profile_diff()]: the base's samples have negated
+#' values, and `sources$diff_base` marks the base's sources) is drawn with
+#' both sides: a frame's width is the profile's value plus the base's, its
+#' colour red where the profile has more than the base (growth) and blue where
+#' it has less (shrinkage), the stronger the larger the difference. The
+#' tooltip and the table give the difference, with percents of the base's
+#' total.
 #'
 #' The view's data (the merged call tree with the values of every sample type,
-#' and the samples in time order as runs of equal stacks) is computed in Rust
-#' and sent as typed arrays, not as an object per frame, so that profiles of a
-#' million samples open in about a second (`bench/README.md`). The JavaScript
-#' libraries (d3 and d3-flame-graph) come with the package: the view needs no
-#' network.
+#' the values of each source line, and the samples in time order as runs of
+#' equal stacks) is computed in Rust and sent as typed arrays, not as an
+#' object per frame, so that profiles of a million samples open in well under
+#' a second (`bench/README.md`). The view is drawn on a canvas by the
+#' package's own JavaScript (no third-party library): it needs no network and
+#' nothing beyond R to install. A database-backed profile (see
+#' [profile_db_append()]) is read from its database grouped by source, time
+#' and stack, so that its samples are not read one by one.
 #'
 #' @inheritParams profile_summary
 #' @param ... These dots are for future extensions and must be empty.
 #' @param file `NULL` (default) for an htmlwidget, which shows in the RStudio
 #'   viewer, a browser, or a knitr or Quarto document; or a path: the view is
-#'   written there as one self-contained HTML file (the libraries, styles and
-#'   data inlined) that works offline.
-#' @param title A title shown above the flame graph; by default the profile's
+#'   written there as one self-contained HTML file (scripts, styles and data
+#'   inlined) that works offline.
+#' @param title A title shown above the views; by default the profile's
 #'   source (when it has one).
 #' @param width,height The size of the widget (CSS units or pixels), as for any
 #'   htmlwidget.
 #' @return An htmlwidget; with `file`, the path of the file, invisibly.
-#' @seealso [write_speedscope()] for speedscope's viewer, [profile_flamegraph()]
-#'   for a static flame graph.
+#' @seealso [profile_record()] to record code and look at it as profvis does;
+#'   [write_speedscope()] for speedscope's viewer; [profile_flamegraph()] for
+#'   a static flame graph.
 #' @export
 #' @examples
 #' x <- read_rprof(system.file("samples/rprof/line.out", package = "profile"))
@@ -57,6 +99,15 @@
 #'
 #' heap <- read_pprof(system.file("samples/pprof/heap.pb.gz", package = "profile"))
 #' profile_view(heap, type = "alloc_space", file = tempfile(fileext = ".html"))
+#'
+#' # Record code and look at it, with its lines (as profvis does)
+#' slow <- function(n) {
+#'   v <- c()
+#'   for (i in seq_len(n)) v <- c(v, i)
+#'   v
+#' }
+#' rec <- profile_record(slow(3e4))
+#' profile_view(rec, file = tempfile(fileext = ".html"))
 #'
 #' if (interactive()) {
 #'   profile_view(x) # in the viewer
@@ -79,7 +130,7 @@ profile_view <- function(x, type = NULL, ..., file = NULL, title = NULL,
     return(invisible(file))
   }
   rlang::check_installed("htmlwidgets", "to show the view as an htmlwidget (or use `file`)")
-  check_view_libraries()
+  view_library_paths()
   htmlwidgets::createWidget(
     "profile_view",
     x = list(data = structure(json, class = "json")),
@@ -175,10 +226,12 @@ view_data <- function(x, type, title, call = rlang::caller_env()) {
   parts <- summary_parts(x, call = call)
   types <- view_types(parts)
   default_type <- if (nrow(types)) default_type_position(parts, types, type) else 1L
+  parts <- db_samples_in_memory(parts, types, call = call)
   frames <- location_frames(parts)
   keys <- keys_by_name(frames)
+  lines <- view_lines(parts, frames)
   if (is.null(title)) title <- view_title(parts)
-  input <- c(sample_set_input(parts, types), list(
+  input <- c(sample_set_input(parts, types), lines, list(
     location_key = keys$key,
     location_line = frames$line,
     n_keys = length(keys$labels),
@@ -189,6 +242,27 @@ view_data <- function(x, type, title, call = rlang::caller_env()) {
     title = as_valid_utf8(title)
   ))
   rust_value(ffi_profile_view_data(input), "Can't prepare the view.", call = call)
+}
+
+# The source lines of the view: a key per location for its file and line (0
+# for frames without a known line, as profile_summary(by = "line") counts
+# them), each key's file and line, and each file's name and text (from the
+# profile's `source_lines`).
+view_lines <- function(parts, frames) {
+  counted <- frames$line > 0L
+  located <- frames[counted, c("filename", "line")]
+  groups <- vctrs::vec_unique(located)
+  line_key <- integer(nrow(frames))
+  line_key[counted] <- vctrs::vec_match(located, groups)
+  files <- unique(groups$filename)
+  list(
+    location_line_key = line_key,
+    n_line_keys = nrow(groups),
+    line_file = match(groups$filename, files),
+    line_number = groups$line,
+    file_name = files,
+    file_text = source_text_of_files(parts$source_lines, files)
+  )
 }
 
 # The profile's source, or how many sources it combines.
@@ -206,33 +280,25 @@ view_title <- function(parts) {
 
 # The directory of the view's JavaScript and CSS in the installed package.
 view_library_dir <- function() {
-  system.file("htmlwidgets", "lib", package = "profile")
+  system.file("htmlwidgets", "lib", "profile-view", package = "profile")
 }
 
-# The files the view inlines: third-party libraries (fetched by
-# dev/vendor-js.sh when the package is built), then our own.
-view_library_files <- function() {
-  c(
-    d3 = "d3/d3.min.js",
-    flamegraph = "d3-flame-graph/d3-flamegraph.umd.min.js",
-    view = "profile-view/profile-view.js",
-    style = "profile-view/profile-view.css"
-  )
-}
+# The files of the view (this package's own, in inst/htmlwidgets/lib/
+# profile-view/), scripts in the order they load.
+view_scripts <- c("pv-data.js", "pv-flame.js", "pv-panels.js", "profile-view.js")
+view_style <- "profile-view.css"
 
-check_view_libraries <- function(call = rlang::caller_env()) {
-  paths <- file.path(view_library_dir(), view_library_files())
-  missing <- view_library_files()[!file.exists(paths)]
+view_library_paths <- function(call = rlang::caller_env()) {
+  files <- c(view_scripts, view_style)
+  paths <- file.path(view_library_dir(), files)
+  missing <- files[!file.exists(paths)]
   if (length(missing)) {
-    abort_profile("unsupported", c(
-      "The view's JavaScript libraries are missing from the installed package: {.file {missing}}.",
-      i = paste(
-        "A package built from a git checkout gets them from {.code bash dev/vendor-js.sh}",
-        "(needs npm)."
-      )
-    ), missing = missing, call = call)
+    abort_profile("internal",
+      "The view's files are missing from the installed package: {.file {missing}}.",
+      missing = missing, call = call
+    )
   }
-  paths
+  stats::setNames(paths, files)
 }
 
 # The text of a file, as UTF-8, with `</script` made harmless for an inline
@@ -243,23 +309,24 @@ inline_text <- function(path) {
   gsub("</script", "<\\/script", text, fixed = TRUE, useBytes = TRUE)
 }
 
-# One self-contained HTML file: the libraries, the styles and the data inlined,
+# One self-contained HTML file: the view's scripts, styles and data inlined,
 # written to a temporary file beside `path` and renamed (so a failure leaves no
 # half-written file).
 write_view_html <- function(json, path, title, call = rlang::caller_env()) {
-  files <- stats::setNames(check_view_libraries(call = call), names(view_library_files()))
+  files <- view_library_paths(call = call)
   page_title <- if (is.null(title)) "profile" else title
+  scripts <- unlist(lapply(view_scripts, function(f) {
+    c("<script>\n", inline_text(files[[f]]), "\n</script>\n")
+  }))
   pieces <- c(
     "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
     "<title>", html_escape(page_title), "</title>\n",
     "<style>\nhtml, body { margin: 0; height: 100%; }\n",
     "body > .profile-view { height: 100vh; padding: 8px; }\n",
-    inline_text(files[["style"]]), "</style>\n</head>\n<body>\n",
+    inline_text(files[[view_style]]), "</style>\n</head>\n<body>\n",
     "<div class=\"profile-view\"></div>\n",
-    "<script>\n", inline_text(files[["d3"]]), "\n</script>\n",
-    "<script>\n", inline_text(files[["flamegraph"]]), "\n</script>\n",
-    "<script>\n", inline_text(files[["view"]]), "\n</script>\n",
+    scripts,
     "<script type=\"application/json\" class=\"profile-view-data\">", json, "</script>\n",
     "<script>\nProfileView.render(document.querySelector(\"body > .profile-view\"),\n",
     "  JSON.parse(document.querySelector(\"script.profile-view-data\").textContent));\n",

@@ -24,12 +24,8 @@ if [ ! -f src/rust/vendor.tar.xz ]; then
 fi
 [ -f src/rust/vendor.tar.xz ] || { echo "check.sh: no vendor.tar.xz found" >&2; exit 1; }
 
-# The JavaScript libraries of profile_view() ship inside the source package too
-# (fetched from npm, not in git).
-bash dev/vendor-js.sh --lib
-
-# inst/AUTHORS lists the vendored crates that Cargo.lock uses and the JavaScript
-# libraries; make sure it is current.
+# inst/AUTHORS lists the vendored crates that Cargo.lock uses; make sure it is
+# current. (profile_view()'s JavaScript is the package's own: nothing to fetch.)
 Rscript dev/vendor-authors.R
 
 work="${PROFILE_CHECK_DIR:-$(mktemp -d)}"

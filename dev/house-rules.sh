@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The house rules kept by machine (CONTRIBUTING.md, dev/ARCHITECTURE.md
-# "Conventions"): formatting and lints of the Rust code, and of the R code.
+# "Conventions"): formatting and lints of the Rust code, of the R code, and
+# the lints of the view's JavaScript.
 # dev/test.sh runs this, so CI (.ci/run) does too. Each check that fails prints
 # the command that fixes (or shows) what it found; every check runs, so one run
 # shows all that is wrong, and the script fails if any did. The R lint needs
@@ -38,6 +39,21 @@ check "R formatting" "Rscript dev/style.R" \
   Rscript dev/style.R --check
 check "R lints" "what dev/lint.R printed above, then Rscript dev/lint.R again" \
   Rscript dev/lint.R
+
+# ---- JavaScript: eslint's recommended rules over the view's own scripts
+# (settings: tests/browser/eslint.config.mjs; eslint is one of the browser
+# tests' npm tools, installed by dev/vendor-js.sh). Without it the check is
+# left out, except in CI, where dev/install.sh has installed it.
+eslint=tests/browser/node_modules/eslint/bin/eslint.js
+if [ -f "$eslint" ] && command -v node >/dev/null 2>&1; then
+  check "JavaScript lints" "what eslint printed above (node $eslint --fix may fix some)" \
+    node "$eslint" --config tests/browser/eslint.config.mjs inst/htmlwidgets
+elif [ "${CI:-}" = "true" ]; then
+  echo "house rules: eslint is missing (bash dev/vendor-js.sh installs it)" >&2
+  failed+=("JavaScript lints")
+else
+  echo "== house rules: JavaScript lints left out: no eslint (bash dev/vendor-js.sh installs it)"
+fi
 
 if [ ${#failed[@]} -gt 0 ]; then
   echo "house rules: failed: ${failed[*]}" >&2

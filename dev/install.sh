@@ -2,8 +2,8 @@
 # Installs everything profile needs on a fresh Debian machine of this project's kind
 # (system packages, CRAN packages Debian lacks, the vendored Rust crates, Go for
 # `go tool pprof`, CRAN profile 1.0.4 in a separate library for comparison tests,
-# the JavaScript libraries of profile_view() and the browser tests' tools from
-# npm (node and npm must be installed), chromium for those tests), then installs
+# the browser tests' tools from npm (node 20 or later and npm; Debian's when the
+# machine has none), chromium for those tests), then installs
 # the package itself. With --demo, it then reads a sample profile, prints a
 # summary and writes a pprof file that `go tool pprof -top` reads.
 set -euo pipefail
@@ -31,6 +31,12 @@ missing=()
 for d in "${debs[@]}"; do
   dpkg-query -W -f='${Status}' "$d" 2>/dev/null | grep -q "install ok installed" || missing+=("$d")
 done
+# node and npm run the browser tests and install their tools (dev/vendor-js.sh):
+# Debian's when there are none (a machine may have them from elsewhere, such as
+# NodeSource's nodejs, which carries npm and conflicts with Debian's npm).
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  missing+=(nodejs npm)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "== apt-get install ${missing[*]}"
@@ -68,9 +74,8 @@ if [ -n "$vendor" ]; then
   cp "$vendor/vendor.tar.xz" src/rust/vendor.tar.xz
 fi
 
-# profile_view()'s JavaScript libraries (shipped in the package) and the browser
-# tests' npm modules, at pinned versions; never committed.
-echo "== JavaScript libraries (dev/vendor-js.sh)"
+# The browser tests' npm modules, at pinned versions; never committed.
+echo "== the browser tests' npm modules (dev/vendor-js.sh)"
 bash dev/vendor-js.sh
 
 echo "== R CMD INSTALL"

@@ -1,7 +1,11 @@
-# Redraws the figures of README.md from the sample profiles: the static flame
-# graph, and screenshots of profile_view() in headless chromium (an Rprof
-# profile as a flame graph and in time order, a Go heap profile, a diff)
-# taken by tests/browser/driver.mjs.
+# Redraws the figures of README.md: the static flame graph of a sample
+# profile, and screenshots of each view of profile_view() in headless chromium
+# (taken by tests/browser/driver.mjs): the flame graph with the source panel,
+# the flame chart in time order, the Top table, the sandwich, the source panel
+# with memory per line and a line's frames, a Go heap profile, and a diff.
+# The Rprof views are of a recording made here by profile_record() of the
+# workloads of data-raw/rprof-workloads (so that the source panel has their
+# text).
 # Usage, from the package root after installing into .rlib and running
 # dev/vendor-js.sh (the driver's npm modules):
 #   R_LIBS=.rlib Rscript dev/readme-figures.R
@@ -23,7 +27,7 @@ samples_at <- function(x, keep) {
 }
 
 # A screenshot of the view of `profile` after `actions` (see driver.mjs).
-screenshot <- function(profile, png, actions = list(), ..., width = 1000, height = 520) {
+screenshot <- function(profile, png, actions = list(), ..., width = 1200, height = 600) {
   html <- tempfile(fileext = ".html")
   profile_view(profile, ..., file = html)
   job <- tempfile(fileext = ".json")
@@ -35,10 +39,51 @@ screenshot <- function(profile, png, actions = list(), ..., width = 1000, height
   if (status != 0) stop("the browser driver failed for ", png)
 }
 
-heap <- read_pprof(system.file("samples/pprof/heap.pb.gz", package = "profile"))
-screenshot(x, "man/figures/README-view-rprof.png", list(list(search = "fib"), list(hover = "lapply")))
+# A recording of the workloads (4 s of CPU time), sourced with their source
+# references.
+workloads <- new.env()
+for (f in list.files(file.path("data-raw", "rprof-workloads"), full.names = TRUE)) {
+  sys.source(f, envir = workloads, keep.source = TRUE)
+}
+set.seed(1)
+rec <- local(
+  profile_record(
+    {
+      keep_going <- budget(4)
+      while (keep_going()) {
+        time_round()
+        memory_round()
+      }
+    },
+    interval = 0.005
+  ),
+  envir = workloads
+)
+
+title <- "profile_record() of the workloads"
+screenshot(rec, "man/figures/README-view-graph.png",
+  list(list(search = "fib"), list(click = "my.fun")),
+  title = title
+)
 # the same samples in time order (a flame chart): Rprof gives each sample its time
-screenshot(x, "man/figures/README-view-chart.png", list(list(mode = "chart"), list(hover = "fib")))
+screenshot(rec, "man/figures/README-view-chart.png",
+  list(list(mode = "chart"), list(hover = "my.fun")),
+  title = title
+)
+screenshot(rec, "man/figures/README-view-top.png",
+  list(list(mode = "table"), list(row = "copy.modify")),
+  title = title
+)
+screenshot(rec, "man/figures/README-view-sandwich.png",
+  list(list(mode = "table"), list(row = "fib"), list(mode = "sandwich")),
+  title = title
+)
+# memory per line; the frames that ran line 23 of alloc.R stand out
+screenshot(rec, "man/figures/README-view-source.png",
+  list(list(type = "alloc_size"), list(click = "copy.modify"), list(line = 23)),
+  title = title
+)
+heap <- read_pprof(system.file("samples/pprof/heap.pb.gz", package = "profile"))
 screenshot(heap, "man/figures/README-view-heap.png", list(list(hover = "main.allocList")))
 # the second half of line.out's samples against the first half
 n <- nrow(dm::dm_get_tables(x)$samples)

@@ -1,6 +1,5 @@
 # Writes inst/AUTHORS: the authors and licenses of the vendored Rust crates that the
-# package's Cargo.lock actually uses (CRAN asks for them when crates are shipped),
-# and of the JavaScript libraries dev/vendor-js.sh puts in inst/htmlwidgets/lib/.
+# package's Cargo.lock actually uses (CRAN asks for them when crates are shipped).
 # The crates' Cargo.toml files are read from the unpacked vendor directory given by
 # `use-vendored-crates --dir` (../shared/rust-vendor or ../../shared/rust-vendor).
 #
@@ -105,23 +104,5 @@ header <- c(
   "crates' Cargo.toml files.",
   ""
 )
-# The JavaScript libraries of profile_view(), at the versions dev/vendor-js.sh pins.
-vendor_js <- readLines("dev/vendor-js.sh")
-pinned <- function(variable) sub("^[A-Z0-9_]+=", "", grep(paste0("^", variable, "="), vendor_js, value = TRUE))
-js <- data.frame(
-  name = c("d3", "d3-flame-graph"),
-  version = c(pinned("D3"), pinned("D3_FLAME_GRAPH")),
-  file = c("inst/htmlwidgets/lib/d3/d3.min.js", "inst/htmlwidgets/lib/d3-flame-graph/d3-flamegraph.umd.min.js"),
-  authors = c("Mike Bostock", "Martin Spier"),
-  license = c("ISC", "Apache-2.0")
-)
-js_entries <- sprintf("%s %s (%s)\n  authors: %s\n  license: %s", js$name, js$version, js$file, js$authors, js$license)
-js_header <- c(
-  "",
-  "The package also includes these JavaScript libraries (fetched from npm by",
-  "dev/vendor-js.sh when the package is built), used by profile_view(); each",
-  "directory holds the library's LICENSE file (see also LICENSE.note):",
-  ""
-)
-writeLines(c(header, entries, js_header, js_entries), "inst/AUTHORS")
-message("vendor-authors: ", nrow(crates), " crates and ", nrow(js), " JavaScript libraries written to inst/AUTHORS")
+writeLines(c(header, entries), "inst/AUTHORS")
+message("vendor-authors: ", nrow(crates), " crates written to inst/AUTHORS")

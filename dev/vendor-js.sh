@@ -1,58 +1,18 @@
 #!/usr/bin/env bash
-# Fetches the third-party JavaScript of profile_view() from npm, at pinned
-# versions, into inst/htmlwidgets/lib/ (shipped in the package, never
-# committed: .gitignore lists the directories), and the browser tests' tools
-# into tests/browser/node_modules/ (development only: git- and
-# R-build-ignored). Run by dev/install.sh and dev/check.sh; needs npm and the
-# registry. Skips what is already there at the pinned version.
+# Installs the browser tests' npm tools (playwright-core, ajv, speedscope, at
+# the versions of tests/browser/package.json) into tests/browser/node_modules/
+# (development only: git- and R-build-ignored). The package itself ships no
+# third-party JavaScript: the view (inst/htmlwidgets/lib/profile-view/) is its
+# own, so nothing is fetched to build or install it. Run by dev/install.sh and
+# dev/check.sh; needs npm and the registry. Skips what is already there.
 #
-#   bash dev/vendor-js.sh            # both
-#   bash dev/vendor-js.sh --lib      # only the package's libraries
-#
-# The libraries' licenses are listed in inst/AUTHORS and LICENSE.note; a new
-# library or version must be added there too.
+#   bash dev/vendor-js.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-
-D3=7.9.0
-D3_FLAME_GRAPH=5.0.0
-lib=inst/htmlwidgets/lib
-
-only_lib=no
-[ "${1:-}" = "--lib" ] && only_lib=yes
 
 command -v npm >/dev/null 2>&1 || { echo "vendor-js: npm is not installed" >&2; exit 1; }
 export npm_config_fund=false npm_config_audit=false npm_config_update_notifier=false
 
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-
-# npm pack NAME@VERSION into $tmp/NAME, then copy the named files of the
-# package into DIR, with the package's license, and note the version there.
-vendor() {
-  local name=$1 version=$2 dir=$3
-  shift 3
-  if [ -f "$dir/VERSION" ] && [ "$(cat "$dir/VERSION")" = "$name@$version" ]; then
-    echo "vendor-js: $name@$version is current"
-    return
-  fi
-  echo "vendor-js: npm pack $name@$version"
-  mkdir -p "$tmp/$name"
-  (cd "$tmp/$name" && npm pack --silent "$name@$version" >/dev/null && tar xzf ./*.tgz)
-  rm -rf "$dir"
-  mkdir -p "$dir"
-  for f in "$@" LICENSE; do
-    cp "$tmp/$name/package/$f" "$dir/"
-  done
-  echo "$name@$version" >"$dir/VERSION"
-}
-
-vendor d3 "$D3" "$lib/d3" dist/d3.min.js
-vendor d3-flame-graph "$D3_FLAME_GRAPH" "$lib/d3-flame-graph" dist/d3-flamegraph.umd.min.js
-
-[ "$only_lib" = yes ] && exit 0
-
-# The browser tests' tools, at the versions of tests/browser/package.json.
 if [ -f tests/browser/node_modules/.package-lock.json ] &&
   [ tests/browser/node_modules/.package-lock.json -nt tests/browser/package.json ]; then
   echo "vendor-js: tests/browser/node_modules is current"

@@ -1,17 +1,17 @@
 /* htmlwidgets binding of profile_view(): the view itself is
- * lib/profile-view/profile-view.js. */
+ * lib/profile-view/ (pv-data.js, pv-flame.js, pv-panels.js, profile-view.js). */
 HTMLWidgets.widget({
   name: "profile_view",
   type: "output",
-  factory: function (el, width, height) {
-    var view = null;
+  factory: function (el) {
+    let view = null;
     return {
       renderValue: function (x) {
         el.style.overflow = "hidden";
         view = ProfileView.render(el, x.data);
       },
-      resize: function (width, height) {
-        if (view) view.resize(width, height);
+      resize: function () {
+        if (view) view.resize();
       }
     };
   }

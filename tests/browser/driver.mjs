@@ -8,14 +8,23 @@
 // Jobs:
 //   {"command": "view", "html": FILE, "width": 1200, "height": 800,
 //    "actions": [{"search": "re"}, {"type": "cpu"}, {"mode": "chart"},
-//                {"click": "name"}, {"hover": "name"}, {"reset": true},
+//                {"click": "name", "in": "callers"}, {"hover": "name"},
+//                {"row": "name"}, {"sort": "cum"}, {"line": 12},
+//                {"file": "a.R"}, {"source": true}, {"reset": true},
 //                {"screenshot": FILE}]}
 //     loads a file written by profile_view(file = ), blocks and records every
 //     request other than the page itself (and files under "allow_dir", for a
 //     widget saved with its libraries beside it), and after loading and after
-//     each action reads the drawn frames from the SVG.
+//     each action takes a snapshot of what the view shows: the frames its
+//     canvases drew (checked against their pixels), the table, the sandwich
+//     and the source panel. Frames are clicked and hovered with the mouse.
 //   {"command": "paint", "html": FILE, "runs": 3}
 //     times from navigation to the first drawing of the frames.
+//   {"command": "interact", "html": FILE, "runs": 5, "search": "re"}
+//     times a search and a zoom (a click on the widest frame below the root)
+//     from the event to the next frame on screen, and until the zoom's
+//     animation (2.1's) has settled: medians of `runs` fresh pages. Works
+//     with the views of 2.1 (SVG) and 2.2 (canvas).
 //   {"command": "speedscope", "files": [FILE, ...], "schema": FILE, "viewer": FILE}
 //     validates speedscope files against speedscope's schema (ajv) and opens
 //     each in speedscope's own viewer.
@@ -83,52 +92,100 @@ const VIEW = ".profile-view";
 
 async function waitDrawn(page) {
   await page.waitForSelector(`${VIEW}[data-state="drawn"]`, { timeout: 30000 });
-  // zoom and search animate their frames for 300 ms
-  await page.waitForTimeout(400);
 }
 
+// What the view shows: its state, the frames its canvases drew (each checked
+// against the canvas's pixels), the table, the sandwich and the source panel.
 async function snapshot(page) {
   return page.evaluate((VIEW) => {
-    const view = document.querySelector(VIEW);
-    const svg = view.querySelector("svg");
-    const frames = Array.from(view.querySelectorAll("svg g.frame")).map((g) => {
-      const m = /translate\(([-\d.e]+)\s*,\s*([-\d.e]+)\)/.exec(g.getAttribute("transform") || "");
-      const rect = g.querySelector("rect");
-      return {
-        name: g.getAttribute("name"),
-        // the node of the view's data that d3 bound to the frame
-        node: g.__data__ ? g.__data__.data.id : null,
-        x: m ? +m[1] : NaN,
-        y: m ? +m[2] : NaN,
-        width: rect ? +rect.getAttribute("width") : NaN,
-        fill: rect ? rect.getAttribute("fill") : null,
-        faded: g.classList.contains("fade"),
-      };
-    });
-    const text = (sel) => (view.querySelector(sel) || {}).textContent || "";
+    const root = document.querySelector(VIEW);
+    const view = root.__profileView;
+    const text = (el, sel) => ((el || root).querySelector(sel) || {}).textContent || "";
+    // A frame's fill must be the colour of the canvas just inside its left
+    // edge (before any label), where it is wide enough, neither faded nor
+    // outlined.
+    const framesOf = (which) => {
+      const frames = view.frames(which);
+      const canvas = which === "callers" ? view.sandwich.callers.canvas
+        : which === "callees" ? view.sandwich.callees.canvas : view.activeCanvas();
+      if (!canvas || !frames.length) return { frames, pixels_checked: 0, pixels_wrong: 0 };
+      const ctx = canvas.canvas.getContext("2d");
+      const ratio = canvas.canvas.width / canvas.canvas.clientWidth;
+      const offset = canvas.options.axis ? 22 : 0;
+      let checked = 0;
+      let wrong = 0;
+      for (const f of frames) {
+        if (f.width < 4 || f.faded || f.dim || f.selected) continue;
+        const px = ctx.getImageData(Math.floor((Math.floor(f.x) + 1) * ratio), Math.floor((f.y + offset + 2) * ratio), 1, 1).data;
+        checked++;
+        if (`rgb(${px[0]},${px[1]},${px[2]})` !== f.fill) wrong++;
+      }
+      return { frames, pixels_checked: checked, pixels_wrong: wrong };
+    };
+    const main = framesOf(null);
+    const rows = (sel, f) => Array.from(root.querySelectorAll(sel)).map(f);
+    const cells = (tr) => Array.from(tr.querySelectorAll("td")).map((td) => td.textContent);
+    const mode = root.getAttribute("data-mode");
     return {
-      mode: view.getAttribute("data-mode"),
-      type: view.getAttribute("data-type"),
-      heading: text(".pv-heading"),
-      status: text(".pv-status"),
-      tooltip: view.querySelector(".pv-tooltip").style.display === "block" ? text(".pv-tooltip") : "",
-      search_share: +(view.getAttribute("data-search-share") || NaN),
-      svg_width: svg ? +svg.getAttribute("width") : NaN,
-      types: Array.from(view.querySelectorAll(".pv-type option")).map((o) => o.textContent),
-      frames,
+      mode,
+      type: root.getAttribute("data-type"),
+      heading: text(null, ".pv-heading"),
+      status: text(null, ".pv-status"),
+      tooltip: root.querySelector(".pv-tooltip").style.display === "block" ? text(null, ".pv-tooltip") : "",
+      search_share: +(root.getAttribute("data-search-share") || NaN),
+      types: rows(".pv-type option", (o) => o.textContent),
+      frames: main.frames,
+      pixels_checked: main.pixels_checked,
+      pixels_wrong: main.pixels_wrong,
+      table: mode !== "table" ? [] : rows(".pv-top tbody tr", (tr) => ({
+        name: tr.dataset.name, flat: +tr.dataset.flat, cum: +tr.dataset.cum, cells: cells(tr),
+        selected: tr.classList.contains("pv-selected"),
+      })),
+      table_sort: text(null, ".pv-top th.pv-desc, .pv-top th.pv-asc"),
+      sandwich: mode !== "sandwich" ? null : {
+        heading: text(null, ".pv-sandwich-heading"),
+        callers: rows(".pv-callers .pv-peek-row", (tr) => ({ name: tr.dataset.name, value: +tr.dataset.value })),
+        callees: rows(".pv-callees .pv-peek-row", (tr) => ({ name: tr.dataset.name, value: +tr.dataset.value })),
+        callers_frames: framesOf("callers").frames,
+        callees_frames: framesOf("callees").frames,
+      },
+      source: root.querySelector(".pv-source").style.display === "none" ? null : {
+        file: (root.querySelector(".pv-file option:checked") || {}).textContent || "",
+        files: rows(".pv-file option", (o) => o.textContent),
+        note: text(null, ".pv-source .pv-note"),
+        current: +((root.querySelector(".pv-lines tr.pv-current") || { dataset: {} }).dataset.line || NaN),
+        lines: rows(".pv-lines tr[data-line]", (tr) => ({
+          line: +tr.dataset.line,
+          self: tr.dataset.self === undefined ? 0 : +tr.dataset.self,
+          total: tr.dataset.total === undefined ? 0 : +tr.dataset.total,
+          has_value: tr.dataset.key !== undefined,
+          hot: tr.classList.contains("pv-hot"),
+          selected: tr.classList.contains("pv-line-selected"),
+          cells: cells(tr),
+        })),
+      },
     };
   }, VIEW);
 }
 
-async function frameElement(page, name) {
-  const handle = await page.evaluateHandle(
-    ({ VIEW, name }) =>
-      Array.from(document.querySelectorAll(`${VIEW} svg g.frame`)).find((g) => g.getAttribute("name") === name),
-    { VIEW, name },
+// The page coordinates of the middle of the first frame drawn with `name`
+// (in the view shown, or in the sandwich's "callers" or "callees").
+async function framePoint(page, name, which) {
+  const point = await page.evaluate(
+    ({ VIEW, name, which }) => {
+      const view = document.querySelector(VIEW).__profileView;
+      const canvas = which === "callers" ? view.sandwich.callers.canvas
+        : which === "callees" ? view.sandwich.callees.canvas : view.activeCanvas();
+      const frame = view.frames(which || null).find((f) => f.name === name);
+      if (!frame) return null;
+      const rect = canvas.canvas.getBoundingClientRect();
+      const offset = canvas.options.axis ? 22 : 0;
+      return { x: rect.left + frame.x + Math.min(frame.width / 2, 20), y: rect.top + frame.y + offset + 9 };
+    },
+    { VIEW, name, which },
   );
-  const element = handle.asElement();
-  if (!element) throw new Error(`no frame named ${name}`);
-  return element;
+  if (!point) throw new Error(`no frame named ${name}`);
+  return point;
 }
 
 async function act(page, action) {
@@ -146,9 +203,30 @@ async function act(page, action) {
   } else if ("mode" in action) {
     await page.click(`${VIEW} .pv-view-${action.mode}`);
   } else if ("click" in action) {
-    await (await frameElement(page, action.click)).click();
+    const p = await framePoint(page, action.click, action.in);
+    await page.mouse.click(p.x, p.y);
   } else if ("hover" in action) {
-    await (await frameElement(page, action.hover)).hover();
+    const p = await framePoint(page, action.hover, action.in);
+    await page.mouse.move(p.x, p.y);
+  } else if ("row" in action) {
+    await page.click(`${VIEW} .pv-top tbody tr[data-name="${action.row}"] td.pv-name`);
+  } else if ("sort" in action) {
+    await page.click(`${VIEW} .pv-top th.pv-col-${action.sort}`);
+  } else if ("line" in action) {
+    await page.click(`${VIEW} .pv-lines tr[data-line="${action.line}"] td.pv-ln`);
+  } else if ("file" in action) {
+    const index = await page.evaluate(
+      ({ VIEW, file }) => {
+        const options = Array.from(document.querySelectorAll(`${VIEW} .pv-file option`));
+        const option = options.find((o) => o.textContent === file);
+        return option ? option.value : null;
+      },
+      { VIEW, file: action.file },
+    );
+    if (index === null) throw new Error(`no source file ${action.file}`);
+    await page.selectOption(`${VIEW} .pv-file`, index);
+  } else if ("source" in action) {
+    await page.click(`${VIEW} .pv-source-toggle`);
   } else if ("reset" in action) {
     await page.click(`${VIEW} .pv-reset`);
   } else if ("screenshot" in action) {
@@ -191,6 +269,72 @@ async function paint(job) {
     );
   }
   return { first_paint_ms: times };
+}
+
+// Milliseconds from an event to the next frame on screen (the frame after the
+// next animation frame's callbacks), and for an element that animates until a
+// condition holds, until it holds.
+async function timeEvent(page, action) {
+  return page.evaluate(async (action) => {
+    const root = document.querySelector(".profile-view");
+    const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+    let target;
+    let settled = () => true;
+    if (action.search !== undefined) {
+      target = root.querySelector(".pv-search");
+    } else if (root.querySelector("svg")) {
+      // 2.1: the widest frame below the root, an SVG group d3 listens on
+      const frames = Array.from(root.querySelectorAll("svg g.frame")).filter((g) =>
+        /translate\([-\d.e]+\s*,\s*18\)/.test(g.getAttribute("transform") || ""));
+      const width = (g) => +g.querySelector("rect").getAttribute("width");
+      target = frames.reduce((a, b) => (width(b) > width(a) ? b : a));
+      const full = +root.querySelector("svg").getAttribute("width");
+      settled = () => Math.abs(width(target) - full) < 1;
+    } else {
+      const view = root.__profileView;
+      const frame = view.frames().filter((f) => f.y === 18).reduce((a, b) => (b.width > a.width ? b : a));
+      target = view.activeCanvas().canvas;
+      const rect = target.getBoundingClientRect();
+      action.point = { clientX: rect.left + frame.x + frame.width / 2, clientY: rect.top + frame.y + 9 };
+    }
+    const t0 = performance.now();
+    if (action.search !== undefined) {
+      target.value = action.search;
+      target.dispatchEvent(new Event("input", { bubbles: true }));
+    } else {
+      target.dispatchEvent(new MouseEvent("click", { bubbles: true, ...(action.point || {}) }));
+    }
+    await nextFrame();
+    const painted = performance.now() - t0;
+    while (!settled() && performance.now() - t0 < 5000) await nextFrame();
+    return { painted, settled: performance.now() - t0 };
+  }, action);
+}
+
+// Times a search and a zoom `runs` times each on a fresh page: the medians.
+async function interact(job) {
+  const pageUrl = pathToFileURL(path.resolve(job.html)).href;
+  const median = (x) => x.slice().sort((a, b) => a - b)[Math.floor(x.length / 2)];
+  return withBrowser(job, async (context) => {
+    const search = [];
+    const zoom = [];
+    const zoomSettled = [];
+    for (let i = 0; i < (job.runs || 5); i++) {
+      const { page, log } = await watchedPage(context, (url) => url === pageUrl);
+      await page.goto(pageUrl, { timeout: 120000 });
+      await page.waitForSelector(`${VIEW}[data-state="drawn"]`, { timeout: 120000 });
+      // 2.1 animates from the first drawing on
+      await page.waitForTimeout(500);
+      search.push((await timeEvent(page, { search: job.search })).painted);
+      await timeEvent(page, { search: "" });
+      const z = await timeEvent(page, { zoom: true });
+      zoom.push(z.painted);
+      zoomSettled.push(z.settled);
+      if (log.errors.length || log.console.length) throw new Error(log.errors.concat(log.console).join("\n"));
+      await page.close();
+    }
+    return { search_ms: median(search), zoom_ms: median(zoom), zoom_settled_ms: median(zoomSettled) };
+  });
 }
 
 // Per profile: name, unit, number of samples, sum of the weights.
@@ -259,7 +403,7 @@ async function speedscope(job) {
 }
 
 const job = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
-const commands = { view, paint, speedscope };
+const commands = { view, paint, interact, speedscope };
 if (!commands[job.command]) {
   console.error(`unknown command ${job.command}`);
   process.exit(2);

@@ -14,8 +14,11 @@ view_payload <- function(path) {
 }
 
 # A typed array of the payload as a numeric vector: an independent decoding of
-# the little-endian bytes.
+# the little-endian bytes (and of runs of equal values).
 decode_typed <- function(a) {
+  if (!is.null(a$lengths)) {
+    return(rep(decode_typed(a$values), decode_typed(a$lengths)))
+  }
   if (!is.null(a$steps)) {
     return(a$start + a$step * cumsum(decode_typed(a$steps)))
   }
@@ -83,25 +86,35 @@ browser_test_dir <- function() {
   normalizePath(test_path("..", "browser"), mustWork = FALSE)
 }
 
-# Skips unless node, chromium and the driver's npm modules are there.
+# Skips unless node, chromium and the driver's npm modules are there; in CI
+# (CI=true, which .ci/run sets, having installed them all) a missing tool is a
+# failure, not a skip, so the browser tests cannot pass by not running.
 skip_if_no_browser <- function() {
   skip_if_not_installed("jsonlite")
   if (!nzchar(Sys.which("node"))) {
-    skip("node is not installed: the browser tests need node and chromium")
+    skip_browser("node is not installed: the browser tests need node and chromium")
   }
   chromium <- Sys.getenv("PROFILE_CHROMIUM", "/usr/bin/chromium")
   if (!file.exists(chromium)) {
-    skip(
+    skip_browser(
       paste(
         "chromium is not installed at", chromium, "(set PROFILE_CHROMIUM): browser tests skipped"
       )
     )
   }
   if (!dir.exists(file.path(browser_test_dir(), "node_modules", "playwright-core"))) {
-    skip(
+    skip_browser(
       "the browser tests' npm modules are missing: run `bash dev/vendor-js.sh` in the source tree"
     )
   }
+}
+
+# A skip, or in CI an error (see skip_if_no_browser()).
+skip_browser <- function(message) {
+  if (identical(Sys.getenv("CI"), "true")) {
+    stop("CI must run the browser tests, but ", message, call. = FALSE)
+  }
+  skip(message)
 }
 
 # Runs a job of tests/browser/driver.mjs and returns its result (lists as they
@@ -118,7 +131,24 @@ run_browser_job <- function(job) {
   if (!is.null(status) && status != 0) {
     stop("browser driver failed: ", paste(readLines(err), collapse = "\n"))
   }
-  jsonlite::fromJSON(paste(out, collapse = ""), simplifyDataFrame = TRUE)
+  text <- paste(out, collapse = "")
+  result <- jsonlite::fromJSON(text, simplifyDataFrame = TRUE)
+  attr(result, "json") <- text
+  result
+}
+
+# State i of a view job's result (1: after loading, i + 1: after action i) as
+# a list of its parts, each simplified on its own (tables as data frames).
+state_at <- function(result, i) {
+  raw <- jsonlite::fromJSON(attr(result, "json"), simplifyVector = FALSE)$states[[i]]
+  lapply(raw, function(part) {
+    if (is.list(part) && length(part)) {
+      json <- jsonlite::toJSON(part, auto_unbox = TRUE, null = "null", digits = NA)
+      jsonlite::fromJSON(json, simplifyDataFrame = TRUE)
+    } else {
+      part
+    }
+  })
 }
 
 # The frames of a view state in a data frame with their depth (0 = root).

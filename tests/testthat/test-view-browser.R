@@ -19,6 +19,13 @@ expect_clean_load <- function(result) {
   }
 }
 
+# The frames each state records were drawn: the canvas has their fill inside
+# their left edge (checked by the driver on every frame wide enough).
+expect_drawn_as_recorded <- function(states) {
+  expect_true(all(states$pixels_checked[states$mode %in% c("graph", "chart")] > 0))
+  expect_identical(sum(states$pixels_wrong), 0L)
+}
+
 # For the functions of `summary` with the largest totals: the frames drawn with
 # their name (outermost ones only) are together as wide as the function's share
 # of the total, within a pixel.
@@ -32,10 +39,7 @@ expect_widths_match_summary <- function(state, summary, n = 6) {
   expect_lt(max(abs(drawn[top$name] - expected)), 1)
 }
 
-test_that(paste(
-  "an Rprof profile: loads offline and clean; frames named, as wide as their totals; search",
-  "highlights"
-), {
+test_that("an Rprof profile: loads offline; frames named, as wide as their totals; search", {
   skip_if_no_browser()
   x <- read_rprof(rprof_sample("line.out"))
   # the counts (the time of the ticks is the default; see test-exact-answers.R)
@@ -50,12 +54,13 @@ test_that(paste(
   frames <- view_frames(first)
   expect_true(all(summary$name[summary$total > 0] %in% frames$name))
   expect_widths_match_summary(first, summary)
+  expect_drawn_as_recorded(states)
   expect_match(first$heading, "total 320", fixed = TRUE)
 
   # search: the matching frames (and only they) take the highlight colour;
   # the share reported is fib's share of the total
   searched <- view_frames(states[2, ])
-  highlight <- "#E600E6"
+  highlight <- "rgb(230,0,230)"
   expect_true(all(searched$fill[searched$name == "fib"] == highlight))
   expect_false(any(searched$fill[searched$name != "fib"] == highlight))
   fib <- summary$total[summary$name == "fib"] / attr(summary, "grand_total")
@@ -67,13 +72,14 @@ test_that(paste(
   expect_match(tooltip, "^fib")
   expect_match(tooltip, "recursion.R:[0-9]+total [0-9]+ \\([0-9.]+%\\)self [0-9]+ \\([0-9.]+%\\)")
 
-  # a click zooms: the frame takes the whole width
+  # a click zooms: the frame takes the whole width, its ancestors are faded
   zoomed <- view_frames(states[4, ])
   time_round <- zoomed[zoomed$name == "time_round" & !zoomed$faded, ]
   expect_equal(time_round$width, zoomed$width[zoomed$depth == 0])
+  expect_true(all(zoomed$faded[zoomed$depth < time_round$depth[[1]]]))
 })
 
-test_that("the sample type switcher changes the totals and the widths", {
+test_that("the sample type switcher changes the totals and the widths; values in their units", {
   skip_if_no_browser()
   x <- read_rprof(rprof_sample("memory.out"))
   result <- run_browser_job(list(
@@ -91,19 +97,39 @@ test_that("the sample type switcher changes the totals and the widths", {
     summary <- profile_summary(x, type = states$type[[i]], n = Inf)
     expect_widths_match_summary(states[i, ], summary)
   }
+  expect_drawn_as_recorded(states)
   expect_match(states$heading[[1]], "total 375", fixed = TRUE)
+  # bytes in binary units
+  bytes <- attr(profile_summary(x, type = "alloc_size"), "grand_total")
+  expect_match(states$heading[[2]], sprintf("total %s GiB", signif(bytes / 2^30, 3)), fixed = TRUE)
   expect_match(states$heading[[3]], "total 18,512", fixed = TRUE)
   expect_false(identical(states$frames[[1]]$width, states$frames[[2]]$width))
 })
 
-test_that("a Go heap profile opens at go tool pprof's sample type", {
+test_that("Go profiles: heap opens at go tool pprof's sample type; CPU time in time units", {
   skip_if_no_browser()
   heap <- read_pprof(pprof_sample("heap.pb.gz"))
+  cpu <- read_pprof(pprof_sample("cpu.pb.gz"))
   result <- run_browser_job(list(command = "view", html = view_file(heap)))
   expect_clean_load(result)
   state <- result$states[1, ]
   expect_identical(state$type, attr(profile_summary(heap), "sample_type"))
   expect_widths_match_summary(state, profile_summary(heap, n = Inf), n = 4)
+  expect_drawn_as_recorded(result$states)
+
+  result <- run_browser_job(list(
+    command = "view", html = view_file(cpu), actions = list(list(type = "samples"))
+  ))
+  expect_clean_load(result)
+  states <- result$states
+  expect_identical(states$type, c("cpu", "samples"))
+  for (i in 1:2) {
+    expect_widths_match_summary(states[i, ], profile_summary(cpu, type = states$type[[i]], n = Inf))
+  }
+  expect_drawn_as_recorded(states)
+  # nanoseconds shown as seconds or milliseconds
+  total <- attr(profile_summary(cpu, type = "cpu"), "grand_total")
+  expect_match(states$heading[[1]], sprintf("total %s s", signif(total / 1e9, 4)), fixed = TRUE)
 })
 
 test_that("a diff profile shows growth and shrinkage in two colours", {
@@ -127,20 +153,23 @@ test_that("a diff profile shows growth and shrinkage in two colours", {
   difference <- (tree$values[[1]]$total_pos + tree$values[[1]]$total_neg)[frames$node + 1]
   expect_identical(grows, difference > 0)
   expect_identical(shrinks, difference < 0)
+  expect_drawn_as_recorded(result$states)
   expect_match(result$states$heading[[1]], "difference 0 (profile 160, base 160)", fixed = TRUE)
   expect_match(result$states$tooltip[[2]], "profile [0-9]+, base [0-9]+")
 })
 
-test_that("the flame chart of an Rprof profile draws its frames in time order", {
+test_that("the flame chart of an Rprof profile draws its frames in time order, on a time axis", {
   skip_if_no_browser()
   x <- read_rprof(rprof_sample("line.out"))
   expect_false(anyNA(dm::dm_get_tables(x)$samples$time))
-  result <- run_browser_job(
-    list(command = "view", html = view_file(x), actions = list(list(mode = "chart")))
-  )
+  result <- run_browser_job(list(
+    command = "view", html = view_file(x),
+    actions = list(list(mode = "chart"), list(hover = "fib"))
+  ))
   expect_clean_load(result)
   chart <- view_frames(result$states[2, ])
-  expect_identical(result$states$mode, c("graph", "chart"))
+  expect_identical(result$states$mode, c("graph", "chart", "chart"))
+  expect_drawn_as_recorded(result$states)
   # the outermost function of each sample, in time order, consecutive repeats
   # collapsed: the depth-1 frames from left to right
   tables <- dm::dm_get_tables(x, keyed = FALSE)
@@ -150,11 +179,283 @@ test_that("the flame chart of an Rprof profile draws its frames in time order", 
   outer <- outer[order(tables$samples$time[match(outer$sample_id, tables$samples$sample_id)]), ]
   level1 <- chart[chart$depth == 1, ]
   expect_identical(level1$name[order(level1$x)], rle(outer$name)$values)
-  # widths are numbers of samples
+  # widths are times: a sample is the interval (5 ms) wide
   width <- chart$width[chart$depth == 0]
   expect_equal(sum(level1$width), width)
   first_width <- level1$width[order(level1$x)][[1]]
   expect_lt(abs(first_width - rle(outer$name)$lengths[[1]] / nrow(tables$samples) * width), 1)
+  expect_match(result$states$tooltip[[3]], "samples?, from [0-9.]+ m?s to [0-9.]+ m?s")
+})
+
+test_that("the table (Top) has profile_summary()'s numbers, in its orders", {
+  skip_if_no_browser()
+  for (x in list(read_rprof(rprof_sample("memory.out")), read_pprof(pprof_sample("cpu.pb.gz")))) {
+    type <- if ("cpu" %in% x$sample_values$type) "cpu" else "alloc_size"
+    result <- run_browser_job(list(
+      command = "view", html = view_file(x, type = type),
+      actions = list(list(mode = "table"), list(sort = "cum"))
+    ))
+    expect_clean_load(result)
+    for (i in 2:3) {
+      table <- result$states$table[[i]]
+      summary <- profile_summary(x, type = type, n = Inf, sort = if (i == 2) "self" else "total")
+      expect_identical(table$name, summary$name)
+      expect_equal(table$flat, summary$self)
+      expect_equal(table$cum, summary$total)
+      # flat%, sum% and cum% as go tool pprof -top shows them
+      cells <- do.call(rbind, table$cells)
+      expect_identical(cells[, 2], sprintf("%.2f%%", summary$self_pct))
+      expect_identical(cells[, 3], sprintf("%.2f%%", cumsum(summary$self_pct)))
+      expect_identical(cells[, 5], sprintf("%.2f%%", summary$total_pct))
+    }
+    expect_match(result$states$table_sort[[3]], "cum")
+  }
+})
+
+# Per caller (or callee) of function `f`, the value of the samples whose
+# outermost frame of `f` it calls (or is called by), computed from the
+# profile's tables: callees of samples where that frame is the innermost are
+# "(self)".
+callers_and_callees <- function(x, f, type) {
+  tables <- dm::dm_get_tables(x, keyed = FALSE)
+  frames <- tables$sample_locations
+  fid <- tables$locations$function_id[match(frames$location_id, tables$locations$location_id)]
+  frames$name <- tables$functions$name[match(fid, tables$functions$function_id)]
+  values <- tables$sample_values[tables$sample_values$type == type, ]
+  callers <- list()
+  callees <- list()
+  for (stack in split(frames, frames$sample_id)) {
+    d <- max(c(0, stack$depth[stack$name == f]))
+    if (d == 0) next
+    value <- values$value[values$sample_id == stack$sample_id[[1]]]
+    caller <- stack$name[stack$depth == d + 1]
+    callee <- if (d > 1) stack$name[stack$depth == d - 1] else "(self)"
+    if (length(caller)) callers[[caller]] <- sum(callers[[caller]], value)
+    callees[[callee]] <- sum(callees[[callee]], value)
+  }
+  as_frame <- function(l) {
+    out <- data.frame(name = names(l), value = unlist(l, use.names = FALSE))
+    out[out$value != 0, ][order(out$name[out$value != 0]), ]
+  }
+  list(callers = as_frame(callers), callees = as_frame(callees))
+}
+
+test_that("the sandwich: the callers and callees of a function, as the samples say", {
+  skip_if_no_browser()
+  cases <- list(
+    list(x = read_rprof(rprof_sample("line.out")), f = "fib", type = "samples"),
+    list(x = read_rprof(rprof_sample("line.out")), f = "lapply", type = "samples"),
+    list(x = read_pprof(pprof_sample("cpu.pb.gz")), f = "main.hashChain", type = "cpu"),
+    list(x = read_pprof(pprof_sample("cpu.pb.gz")), f = "runtime.mallocgc", type = "cpu")
+  )
+  for (case in cases) {
+    result <- run_browser_job(list(
+      command = "view", html = view_file(case$x, type = case$type),
+      actions = list(list(mode = "table"), list(row = case$f), list(mode = "sandwich"))
+    ))
+    expect_clean_load(result)
+    sandwich <- state_at(result, 4)$sandwich
+    expected <- callers_and_callees(case$x, case$f, case$type)
+    for (side in c("callers", "callees")) {
+      drawn <- sandwich[[side]]
+      drawn <- drawn[order(drawn$name), ]
+      expect_identical(drawn$name, expected[[side]]$name, label = paste(case$f, side))
+      expect_equal(drawn$value, expected[[side]]$value, label = paste(case$f, side))
+    }
+    # the function's frame is the whole width of both halves
+    total <- profile_summary(case$x, type = case$type, n = Inf)
+    total <- total$total[total$name == case$f]
+    expect_match(sandwich$heading, paste0("^", gsub("([.()*])", "\\\\\\1", case$f), ": total"))
+    for (half in c("callers_frames", "callees_frames")) {
+      frames <- sandwich[[half]]
+      expect_identical(frames$name[frames$node == 0], case$f)
+    }
+  }
+})
+
+# A script of known functions, sourced with source references, recorded by
+# profile_record() into `file` (kept): the profile, the file and the script.
+record_known_code <- function(dir) {
+  script <- file.path(dir, "work.R")
+  writeLines(c(
+    "slow_sum <- function(n) {",
+    "  total <- 0",
+    "  for (i in seq_len(n)) {",
+    "    total <- total + sqrt(i)",
+    "  }",
+    "  total",
+    "}",
+    "",
+    "grow <- function(n) {",
+    "  v <- c()",
+    "  for (i in seq_len(n)) v <- c(v, i)",
+    "  length(v)",
+    "}"
+  ), script)
+  env <- new.env()
+  sys.source(script, envir = env, keep.source = TRUE)
+  file <- file.path(dir, "recording.out")
+  x <- local(
+    profile_record(
+      {
+        a <- slow_sum(2e5)
+        b <- grow(1.5e4)
+        m <- sort(runif(5e5))
+      },
+      interval = 0.005,
+      file = file
+    ),
+    envir = env
+  )
+  list(x = x, file = file, script = script)
+}
+
+# The files of the view's data with a line that has a value of type t.
+valued_files <- function(payload, t) {
+  files <- vapply(payload$files, `[[`, "", "name")
+  v <- lapply(payload$lines$values[[t]], decode_typed)
+  file <- files[decode_typed(payload$lines$file) + 1]
+  unique(file[v$total_pos + v$total_neg != 0])
+}
+
+# Per line (basename of the file, "#", line): self and total in the view's
+# source panel, from every file of the panel (states `at` of `result`).
+source_panel_lines <- function(result, at) {
+  rows <- lapply(at, function(i) {
+    s <- state_at(result, i)$source
+    l <- s$lines[s$lines$has_value, ]
+    data.frame(line = paste0(basename(s$file), "#", l$line), self = l$self, total = l$total)
+  })
+  unique(do.call(rbind, rows))
+}
+
+# Per line ("file#line", basename), the values of `type` of the samples that
+# ran it (total, once per sample) and of those whose innermost frame with a
+# line ran it (self), from the profile's tables.
+line_sums <- function(x, type) {
+  tables <- dm::dm_get_tables(x, keyed = FALSE)
+  frames <- tables$sample_locations
+  loc <- match(frames$location_id, tables$locations$location_id)
+  fun <- match(tables$locations$function_id[loc], tables$functions$function_id)
+  frames$line <- tables$locations$line[loc]
+  frames$key <- paste0(basename(tables$functions$filename[fun]), "#", frames$line)
+  frames <- frames[!is.na(frames$line) & frames$line > 0, ]
+  values <- tables$sample_values[tables$sample_values$type == type, ]
+  frames$value <- values$value[match(frames$sample_id, values$sample_id)]
+  innermost <- frames[frames$depth == stats::ave(frames$depth, frames$sample_id, FUN = min), ]
+  once <- frames[!duplicated(frames[c("sample_id", "key")]), ]
+  total <- tapply(once$value, once$key, sum)
+  self <- tapply(innermost$value, innermost$key, sum)
+  self <- self[names(total)]
+  data.frame(
+    line = names(total), self = unname(ifelse(is.na(self), 0, self)), total = unname(total)
+  )
+}
+
+test_that("source panel: per-line values as summaryRprof(lines = 'show'), memory per line", {
+  skip_if_no_browser()
+  rec <- record_known_code(withr::local_tempdir())
+  x <- rec$x
+  files <- c("work.R", "<expr>")
+  expect_true(all(files %in% basename(dm::dm_get_tables(x)$source_lines$filename)))
+  html <- view_file(x)
+  payload <- view_payload(html)
+  types <- vapply(payload$types, `[[`, "", "name")
+  panel_files <- valued_files(payload, match("samples", types))
+  result <- run_browser_job(list(
+    command = "view", html = html,
+    actions = lapply(panel_files, function(f) list(file = f))
+  ))
+  expect_clean_load(result)
+  shown <- source_panel_lines(result, seq_along(panel_files) + 1)
+  # the oracle: R's own summary of the file recorded
+  by_line <- utils::summaryRprof(rec$file, lines = "show")
+  expected <- by_line$by.line
+  interval <- by_line$sample.interval
+  expected <- expected[sub("#.*", "", rownames(expected)) %in% files, ]
+  expected <- data.frame(
+    line = rownames(expected), self = round(expected$self.time / interval),
+    total = round(expected$total.time / interval)
+  )
+  expect_gt(nrow(expected), 3)
+  expect_setequal(shown$line, expected$line)
+  m <- match(expected$line, shown$line)
+  expect_equal(shown$self[m], expected$self)
+  expect_equal(shown$total[m], expected$total)
+  # the text of the code beside them, the hottest lines marked
+  work <- state_at(result, which(basename(panel_files) == "work.R") + 1)$source
+  expect_identical(vapply(work$lines$cells, `[[`, "", 5), readLines(rec$script))
+  hottest <- work$lines$line[which.max(work$lines$self)]
+  expect_true(work$lines$hot[work$lines$line == hottest])
+
+  # memory: alloc_size per line, as the profile's samples add up
+  memory_files <- valued_files(payload, match("alloc_size", types))
+  result <- run_browser_job(list(
+    command = "view", html = html,
+    actions = c(list(list(type = "alloc_size")), lapply(memory_files, function(f) list(file = f)))
+  ))
+  expect_clean_load(result)
+  shown <- source_panel_lines(result, seq_along(memory_files) + 2)
+  expected <- line_sums(x, "alloc_size")
+  expected <- expected[expected$self != 0 | expected$total != 0, ]
+  expect_setequal(shown$line[shown$self != 0 | shown$total != 0], expected$line)
+  m <- match(expected$line, shown$line)
+  expect_equal(shown$self[m], expected$self)
+  expect_equal(shown$total[m], expected$total)
+})
+
+test_that(paste(
+  "selecting a function selects it in all views; a frame shows its line, a line its",
+  "frames"
+), {
+  skip_if_no_browser()
+  rec <- record_known_code(withr::local_tempdir())
+  x <- rec$x
+  result <- run_browser_job(list(
+    command = "view", html = view_file(x),
+    actions = list(
+      list(mode = "table"), list(row = "grow"), list(mode = "graph"), list(mode = "sandwich"),
+      list(mode = "graph"), list(click = "slow_sum"), list(reset = TRUE), list(line = 11)
+    )
+  ))
+  expect_clean_load(result)
+  states <- lapply(seq_len(9), function(i) state_at(result, i))
+  # the row clicked is selected; the flame graph outlines the function's
+  # frames; the sandwich shows it; the source panel shows its hottest line
+  expect_identical(states[[3]]$table$name[states[[3]]$table$selected], "grow")
+  graph <- view_frames(states[[4]])
+  expect_true(all(graph$selected[graph$name == "grow"]))
+  expect_false(any(graph$selected[graph$name != "grow"]))
+  expect_match(states[[5]]$sandwich$heading, "^grow: total")
+  expect_identical(basename(states[[3]]$source$file), "work.R")
+  expect_identical(states[[3]]$source$current, 11L)
+  # a click on a frame shows its line
+  expect_identical(states[[7]]$source$current, 4L)
+  # a click on a line: the frames that ran it stand out, the others are dimmed
+  lined <- view_frames(states[[9]])
+  expect_true(states[[9]]$source$lines$selected[states[[9]]$source$lines$line == 11])
+  ran <- lined[!lined$dim & lined$depth > 0, ]
+  expect_true(nrow(ran) > 0)
+  expect_true(all(ran$name == "grow"))
+  expect_true(all(lined$dim[lined$name %in% c("slow_sum", "sort", "runif")]))
+})
+
+test_that("the source panel without the text: line numbers and values only", {
+  skip_if_no_browser()
+  x <- read_rprof(rprof_sample("line.out"), source_text = FALSE)
+  result <- run_browser_job(list(
+    command = "view", html = view_file(x), actions = list(list(source = TRUE))
+  ))
+  expect_clean_load(result)
+  # without text the panel starts closed; the button opens it
+  expect_null(state_at(result, 1)$source)
+  panel <- state_at(result, 2)$source
+  expect_match(panel$note, "not in the profile")
+  expect_true(all(panel$lines$has_value))
+  expect_true(all(vapply(panel$lines$cells, `[[`, "", 4) == ""))
+  by_line <- profile_summary(x, by = "line", n = Inf)
+  of_file <- by_line[by_line$filename == panel$file, ]
+  expect_setequal(panel$lines$line, of_file$line)
 })
 
 test_that("speedscope files validate against speedscope's schema and open in its viewer", {
@@ -193,4 +494,17 @@ test_that("speedscope files validate against speedscope's schema and open in its
       )
     }
   }
+})
+
+test_that("the view's JavaScript passes eslint (recommended rules, plain browser scripts)", {
+  skip_if_no_browser()
+  eslint <- file.path(browser_test_dir(), "node_modules", "eslint", "bin", "eslint.js")
+  if (!file.exists(eslint)) skip_browser("eslint is missing: run `bash dev/vendor-js.sh`")
+  root <- normalizePath(file.path(browser_test_dir(), "..", ".."))
+  skip_if_not(dir.exists(file.path(root, "inst", "htmlwidgets")), "not in the source tree")
+  out <- withr::with_dir(root, suppressWarnings(system2("node", c(
+    shQuote(eslint), "--config", file.path("tests", "browser", "eslint.config.mjs"),
+    file.path("inst", "htmlwidgets")
+  ), stdout = TRUE, stderr = TRUE)))
+  expect_identical(attr(out, "status"), NULL, label = paste(out, collapse = "\n"))
 })

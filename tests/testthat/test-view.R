@@ -132,6 +132,112 @@ test_that("a diff profile keeps both sides: the profile's values and the base's"
   expect_true(any(v$total_pos + v$total_neg > 0) && any(v$total_pos + v$total_neg < 0))
 })
 
+# A speedscope profile's samples with their weights, sorted.
+speedscope_samples <- function(p) {
+  stacks <- vapply(p$samples, function(s) paste(unlist(s), collapse = ","), "")
+  out <- data.frame(stack = stacks, weight = unlist(p$weights))
+  out <- out[order(out$stack, out$weight), ]
+  rownames(out) <- NULL
+  out
+}
+
+# The payload's lines: file, line and per sample type self and total.
+view_lines_of <- function(payload, t) {
+  files <- vapply(payload$files, `[[`, "", "name")
+  v <- lapply(payload$lines$values[[t]], decode_typed)
+  tibble::tibble(
+    filename = files[decode_typed(payload$lines$file) + 1],
+    line = as.integer(decode_typed(payload$lines$line)),
+    self = v$self_pos + v$self_neg,
+    total = v$total_pos + v$total_neg
+  )
+}
+
+test_that("the view's source lines have profile_summary(by = 'line')'s values of every type", {
+  for (x in list(read_rprof(rprof_sample("line.out")), read_pprof(pprof_sample("cpu.pb.gz")))) {
+    payload <- write_view(x)
+    types <- vapply(payload$types, `[[`, "", "name")
+    for (t in seq_along(types)) {
+      lines <- view_lines_of(payload, t)
+      lines <- lines[lines$self != 0 | lines$total != 0, ]
+      expected <- profile_summary(x, type = types[[t]], by = "line", n = Inf)
+      key <- function(d) paste(d$filename, d$line)
+      expect_setequal(key(lines), key(expected))
+      m <- match(key(expected), key(lines))
+      expect_equal(lines$self[m], expected$self)
+      expect_equal(lines$total[m], expected$total)
+    }
+  }
+})
+
+test_that("the view carries the source text the profile keeps, and each node's lines", {
+  # line.out names its files relative to the package's source tree
+  dir <- withr::local_tempdir()
+  files <- file.path(
+    "data-raw", "rprof-workloads",
+    c("rounds.R", "recursion.R", "closures.R", "alloc.R")
+  )
+  dir.create(file.path(dir, "data-raw", "rprof-workloads"), recursive = TRUE)
+  for (f in files) writeLines(paste("# line", 1:60, "of", f), file.path(dir, f))
+  x <- read_rprof(rprof_sample("line.out"), source_text = dir)
+  tables <- dm::dm_get_tables(x, keyed = FALSE)
+  payload <- write_view(x)
+  expect_setequal(vapply(payload$files, `[[`, "", "name"), files)
+  for (f in payload$files) {
+    expect_identical(unlist(f$text), paste("# line", 1:60, "of", f$name), label = f$name)
+  }
+  # without text (source_text = FALSE): file names and lines, text null
+  bare <- write_view(read_rprof(rprof_sample("line.out"), source_text = FALSE))
+  without <- read_rprof(rprof_sample("line.out"), source_text = FALSE)
+  expect_identical(nrow(dm::dm_get_tables(without)$source_lines), 0L)
+  expect_identical(vapply(bare$files, `[[`, "", "name"), vapply(payload$files, `[[`, "", "name"))
+  expect_true(all(vapply(bare$files, function(f) is.null(f$text), TRUE)))
+  expect_identical(bare$lines, payload$lines)
+  # a node's lines are the lines of the frames merged into it: fib's nodes
+  # have lines of recursion.R only
+  tree <- view_tree(payload)
+  node <- decode_typed(payload$lines$node)
+  key <- decode_typed(payload$lines$key)
+  files <- vapply(payload$files, `[[`, "", "name")
+  line_file <- files[decode_typed(payload$lines$file) + 1]
+  fib <- which(tree$name == "fib") - 1
+  expect_true(all(node %in% (seq_along(tree$name) - 1)))
+  expect_true(all(basename(line_file[key[node %in% fib] + 1]) == "recursion.R"))
+  # the runs' step: the Rprof interval (5 ms)
+  expect_equal(decode_typed(payload$runs$step), 0.005)
+})
+
+test_that("database-backed profiles: the same view and speedscope file as in memory", {
+  skip_if_not_installed("DBI")
+  skip_if_not_installed("dbplyr")
+  x <- read_rprof(rprof_sample("memory.out"))
+  heap <- read_pprof(pprof_sample("heap.pb.gz"))
+  for (backend in c("sqlite", "postgres")) {
+    for (p in list(x, heap)) {
+      con <- local_db(backend)
+      db <- profile_db_append(con, p)
+      expect_true(is_db_profile(db))
+      expect_identical(write_view(db), write_view(p), label = backend)
+      a <- withr::local_tempfile(fileext = ".json")
+      b <- withr::local_tempfile(fileext = ".json")
+      write_speedscope(db, a)
+      write_speedscope(p, b)
+      # the same profiles, frames and samples (samples without a time in
+      # another order: their order means nothing)
+      from_db <- jsonlite::fromJSON(a, simplifyVector = FALSE)
+      in_memory <- jsonlite::fromJSON(b, simplifyVector = FALSE)
+      expect_identical(from_db$shared, in_memory$shared)
+      expect_identical(length(from_db$profiles), length(in_memory$profiles))
+      for (i in seq_along(in_memory$profiles)) {
+        expect_identical(
+          speedscope_samples(from_db$profiles[[i]]),
+          speedscope_samples(in_memory$profiles[[i]])
+        )
+      }
+    }
+  }
+})
+
 test_that("v1 objects and the widget", {
   v1 <- read_rprof(rprof_sample("1.out"), version = "1.0")
   payload <- write_view(v1)
@@ -145,19 +251,47 @@ test_that("v1 objects and the widget", {
   expect_s3_class(widget, "htmlwidget")
   expect_s3_class(widget$x$data, "json")
   expect_identical(jsonlite::fromJSON(widget$x$data, simplifyVector = FALSE), write_view(x))
+  deps <- htmlwidgets::getDependency("profile_view", "profile")
+  ours <- deps[[match("profile-view", vapply(deps, `[[`, "", "name"))]]
+  scripts <- c("pv-data.js", "pv-flame.js", "pv-panels.js", "profile-view.js")
+  expect_identical(unlist(ours$script), scripts)
+  dir <- system.file(ours$src$file, package = "profile")
+  expect_true(all(file.exists(file.path(dir, c(unlist(ours$script), ours$stylesheet)))))
 })
 
-test_that("the file is self-contained: libraries, styles and data inlined", {
+test_that("the file is self-contained: the view's own scripts, styles and data inlined", {
   x <- read_rprof(rprof_sample("1.out"))
   path <- withr::local_tempfile(fileext = ".html")
   profile_view(x, file = path)
   html <- paste(readLines(path, warn = FALSE, encoding = "UTF-8"), collapse = "\n")
   expect_false(grepl("<script[^>]+src=", html))
   expect_false(grepl("<link", html, fixed = TRUE))
+  expect_false(grepl("https?://", sub("<script type=\"application/json\".*", "", html)))
   expect_true(grepl("ProfileView.render", html, fixed = TRUE))
-  # d3 and d3-flame-graph are in it
-  expect_true(grepl("d3js.org", html, fixed = TRUE))
-  expect_true(grepl("d3-flame-graph", html, fixed = TRUE))
+  lib <- system.file("htmlwidgets", "lib", "profile-view", package = "profile")
+  for (f in c("pv-data.js", "pv-flame.js", "pv-panels.js", "profile-view.js", "profile-view.css")) {
+    first <- readLines(file.path(lib, f), n = 1)
+    expect_true(grepl(first, html, fixed = TRUE), label = f)
+  }
+  # nothing of d3
+  expect_false(grepl("d3js.org|d3-flame-graph", html))
+})
+
+test_that("the package ships no third-party JavaScript: only its own view files", {
+  lib <- system.file("htmlwidgets", package = "profile")
+  files <- sort(list.files(lib, recursive = TRUE))
+  expect_identical(files, sort(c(
+    "profile_view.js", "profile_view.yaml",
+    file.path("lib", "profile-view", c(
+      "pv-data.js", "pv-flame.js", "pv-panels.js", "profile-view.js", "profile-view.css"
+    ))
+  )))
+  # each is a readable source file that says it is the package's
+  for (f in files[grepl("[.](js|css)$", files)]) {
+    expect_match(readLines(file.path(lib, f), n = 2)[[1]], "profile", label = f)
+  }
+  yaml <- readLines(file.path(lib, "profile_view.yaml"))
+  expect_false(any(grepl("d3", yaml)))
 })
 
 test_that("profile_view() refuses bad arguments and files it can't write", {

@@ -19,6 +19,7 @@ mod envelope;
 mod folded;
 mod pprof;
 mod rapi;
+mod record;
 mod rprof;
 mod summary;
 mod text;
@@ -205,4 +206,5 @@ extendr_module! {
     use compact;
     use verbs;
     use view;
+    use record;
 }

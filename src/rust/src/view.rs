@@ -2,15 +2,20 @@
 //! of the browser view, its HTML file (written by the core's atomic writer), and
 //! speedscope files.
 
-use crate::args::{bad_argument, flag, required_path, required_string, Fields};
+use crate::args::{bad_argument, flag, number, required_path, required_string, strings, Fields};
 use crate::envelope::envelope;
+use crate::rapi::{int_vector, r_safe};
 use crate::text::{self, intern_strings};
 use extendr_api::prelude::*;
 use profile_core::sample_set::{DerivedType, SampleInput, SampleSet};
+use profile_core::source_text::{read_source_files, SourceTextLimits};
 use profile_core::speedscope::{self, SpeedscopeLabels};
 use profile_core::summary::StackColumns;
-use profile_core::view::{view_json, TimeRuns, ViewKeys, ViewLabels, ViewTree};
+use profile_core::view::{
+    line_values, view_json, TimeRuns, ViewData, ViewKeys, ViewLabels, ViewLines, ViewTree,
+};
 use profile_core::{output, ProfileError, StringPool};
+use std::path::{Path, PathBuf};
 
 /// The code of each `sample_values` row's type: its position (1-based) in
 /// `types`, 0 for the other types and NA. A compact `type` column is read by
@@ -88,8 +93,10 @@ fn sample_set_from_r(fields: &Fields) -> Result<SampleSet, ProfileError> {
 }
 
 /// The JSON text of the browser view. Besides the samples: `location_key`,
-/// `location_line`, `n_keys`, `key_name`, `key_file`, `type_unit`,
-/// `default_type` (1-based), `diff` and `title`.
+/// `location_line`, `n_keys`, `location_line_key`, `n_line_keys`, `key_name`,
+/// `key_file`, `type_unit`, `default_type` (1-based), `diff`, `title`, and the
+/// lines' `line_file` (1-based), `line_number`, `file_name` and `file_text` (a
+/// list of character vectors or NULL).
 /// @noRd
 #[extendr]
 fn ffi_profile_view_data(input: Robj) -> Robj {
@@ -100,20 +107,51 @@ fn ffi_profile_view_data(input: Robj) -> Robj {
             location_key: &fields.ints("location_key")?,
             location_line: &fields.ints("location_line")?,
             n_keys: fields.count("n_keys")?,
+            location_line_key: &fields.ints("location_line_key")?,
+            n_line_keys: fields.count("n_line_keys")?,
         };
         let tree = ViewTree::build(&samples, &keys)?;
         let runs = TimeRuns::build(&samples, &tree);
-        let labels = ViewLabels {
-            key_name: &fields.strings("key_name")?,
-            key_file: &fields.strings("key_file")?,
-            type_name: &fields.strings("types")?,
-            type_unit: &fields.strings("type_unit")?,
-            default_type: fields.count("default_type")?.saturating_sub(1),
-            diff: flag(fields.get("diff")?, "diff")?,
-            title: &required_string(fields.get("title")?, "title")?,
+        let line_sums = line_values(&samples, &keys)?;
+        let line_file: Vec<u32> = fields
+            .ints("line_file")?
+            .iter()
+            .map(|&f| f.saturating_sub(1).max(0) as u32)
+            .collect();
+        let file_text = optional_texts(fields.get("file_text")?)?;
+        let data = ViewData {
+            tree: &tree,
+            runs: runs.as_ref(),
+            line_values: &line_sums,
+            lines: ViewLines {
+                line_file: &line_file,
+                line_number: &fields.ints("line_number")?,
+                file_name: &fields.strings("file_name")?,
+                file_text: &file_text,
+            },
+            labels: ViewLabels {
+                key_name: &fields.strings("key_name")?,
+                key_file: &fields.strings("key_file")?,
+                type_name: &fields.strings("types")?,
+                type_unit: &fields.strings("type_unit")?,
+                default_type: fields.count("default_type")?.saturating_sub(1),
+                diff: flag(fields.get("diff")?, "diff")?,
+                title: &required_string(fields.get("title")?, "title")?,
+            },
         };
-        Ok(Robj::from(view_json(&tree, runs.as_ref(), &labels)?))
+        Ok(Robj::from(view_json(&data)?))
     })
+}
+
+/// A list whose elements are character vectors or NULL.
+fn optional_texts(list: &Robj) -> Result<Vec<Option<Vec<String>>>, ProfileError> {
+    let list = list.as_list().ok_or_else(|| bad_argument("file_text"))?;
+    list.values()
+        .map(|text| match text.is_null() {
+            true => Ok(None),
+            false => strings(&text, "file_text").map(Some),
+        })
+        .collect()
 }
 
 /// The 0-based frame of a 1-based code; out of range (refused by the core) for
@@ -158,6 +196,47 @@ fn ffi_profile_write_speedscope(input: Robj, path: Robj) -> Robj {
     })
 }
 
+/// The lines of the source files `paths` (a character vector) that can be
+/// read within the limits (see `profile_core::source_text`): `list(file, line,
+/// text)`, `file` the 1-based position in `paths`.
+/// @noRd
+#[extendr]
+fn ffi_source_text(paths: Robj, max_file_bytes: Robj, max_total_bytes: Robj) -> Robj {
+    envelope(|| {
+        let list = Strings::try_from(paths).map_err(|_| bad_argument("paths"))?;
+        let paths: Vec<Option<PathBuf>> = list.iter().map(text::path).collect();
+        let missing = PathBuf::new();
+        let paths: Vec<&Path> = paths
+            .iter()
+            .map(|p| p.as_deref().unwrap_or(missing.as_path()))
+            .collect();
+        let limits = SourceTextLimits {
+            max_file_bytes: whole_bytes(&max_file_bytes, "max_file_bytes")?,
+            max_total_bytes: whole_bytes(&max_total_bytes, "max_total_bytes")?,
+        };
+        let text = read_source_files(&paths, limits);
+        let file: Vec<i32> = text.file.iter().map(|&f| f as i32 + 1).collect();
+        let lines = Strings::from_values(text.text.iter().map(|t| Rstr::from(r_safe(t).as_ref())));
+        Ok(list!(
+            file = int_vector(&file)?,
+            line = int_vector(&text.line)?,
+            text = lines
+        )
+        .into())
+    })
+}
+
+/// A number of bytes given as a non-negative number.
+fn whole_bytes(x: &Robj, name: &str) -> Result<u64, ProfileError> {
+    let n = number(x, name)?;
+    if !(n >= 0.0 && n.is_finite()) {
+        return Err(ProfileError::argument(format!(
+            "`{name}` must be a non-negative number"
+        )));
+    }
+    Ok(n as u64)
+}
+
 /// Writes the bytes of the strings `pieces` (a character vector without NA),
 /// one after the other, to `path` with the core's atomic writer: the file of a
 /// view (`profile_view(file =)`) is complete or not there, and a file it
@@ -184,5 +263,6 @@ extendr_module! {
     mod view;
     fn ffi_profile_view_data;
     fn ffi_profile_write_speedscope;
+    fn ffi_source_text;
     fn ffi_profile_write_text;
 }

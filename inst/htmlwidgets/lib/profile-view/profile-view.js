@@ -1,460 +1,459 @@
-/* The browser view of the R package profile (profile_view()): a flame graph of
- * the merged call tree and, when samples have a time, a flame chart of the
- * samples in time order, drawn with d3-flame-graph. The data come from the
- * package's Rust core (src/rust/core/src/view.rs) as one JSON object whose
- * number columns are typed arrays (base64 of little-endian bytes), decoded
- * here without a JavaScript object per sample.
+/* The browser view of the R package profile, part 4 of 4: the view itself.
+ * A toolbar (sample type, views, search, zoom, source panel), a heading, the
+ * view shown (the flame graph, the flame chart of the samples in time order,
+ * the table of functions, the callers and callees of a function), and the
+ * source panel beside it. The view keeps the state that all of them share
+ * (sample type, search, selected function, selected line) and redraws what
+ * depends on it when it changes: selecting a function in any view selects it
+ * in all.
  *
- * ProfileView.render(element, data) draws into `element`; it returns an object
- * with resize(width, height). */
+ * ProfileView.render(element, data) draws into `element` and returns the
+ * view, whose resize() redraws it at its element's new size. */
 (function (global) {
   "use strict";
 
-  var ROOT_NAME = "root";
+  const PV = (global.ProfileView = global.ProfileView || {});
+  const el = PV.el;
 
-  // ---- data ------------------------------------------------------------------
+  const MODES = [
+    ["graph", "Flame graph", "The stacks of all samples merged, callers above callees; click to zoom"],
+    ["chart", "Time order", "The samples in the order they were taken (a flame chart), on a time axis"],
+    ["table", "Top", "Functions by self (flat) and total (cum) value"],
+    ["sandwich", "Sandwich", "The callers and the callees of the selected function"]
+  ];
 
-  // A typed array of the data: {const, length}, {type, length, base64}, or
-  // {start, step, steps} (value i is start + step * the sum of steps[0..i]).
-  function decodeArray(a) {
-    if (a.steps) {
-      var steps = decodeArray(a.steps);
-      var out = new Float64Array(steps.length);
-      var k = 0;
-      for (var j = 0; j < steps.length; j++) {
-        k += steps[j];
-        out[j] = a.start + a.step * k;
+  class View {
+    constructor(container, data) {
+      this.model = new PV.Model(data);
+      const m = this.model;
+      this.container = container;
+      this.type = m.defaultType;
+      this.mode = "graph";
+      this.term = "";
+      this.matched = new Uint8Array(m.nKeys + 1);
+      this.hasMatch = false;
+      this.selected = 0;
+      this.line = -1;
+      this.lineHit = null;
+      this.hasLines = m.lineFile.length > 0;
+      this.showSource = this.hasLines && m.files.some((f) => f.text);
+      container.classList.add("profile-view");
+      container.textContent = "";
+      container.__profileView = this;
+      this.buildToolbar();
+      this.heading = el("div", "pv-heading");
+      container.appendChild(this.heading);
+      const body = el("div", "pv-body");
+      this.main = el("div", "pv-main");
+      body.appendChild(this.main);
+      container.appendChild(body);
+      this.tooltip = el("div", "pv-tooltip");
+      container.appendChild(this.tooltip);
+      this.panes = {};
+      for (const [mode] of MODES) {
+        this.panes[mode] = el("div", "pv-pane pv-pane-" + mode);
+        this.main.appendChild(this.panes[mode]);
       }
-      return out;
-    }
-    if (Object.prototype.hasOwnProperty.call(a, "const")) {
-      return new Float64Array(a.length).fill(a["const"]);
-    }
-    var text = atob(a.base64);
-    var bytes = new Uint8Array(text.length);
-    for (var i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-    switch (a.type) {
-      case "u8":
-        return bytes;
-      case "u16":
-        return new Uint16Array(bytes.buffer);
-      case "i32":
-        return new Int32Array(bytes.buffer);
-      case "f64":
-        return new Float64Array(bytes.buffer);
-    }
-    throw new Error("profile view: unknown array type " + a.type);
-  }
-
-  // The decoded profile: node columns, value columns per sample type, runs.
-  function Model(data) {
-    this.title = data.title;
-    this.diff = data.diff;
-    this.types = data.types;
-    this.defaultType = data.default_type;
-    this.strings = data.strings;
-    this.keyName = decodeArray(data.keys.name);
-    this.keyFile = decodeArray(data.keys.file);
-    var tree = data.tree;
-    this.parent = decodeArray(tree.parent);
-    this.key = decodeArray(tree.key);
-    this.line = decodeArray(tree.line);
-    this.values = tree.values.map(function (v) {
-      return {
-        totalPos: decodeArray(v.total_pos),
-        totalNeg: decodeArray(v.total_neg),
-        selfPos: decodeArray(v.self_pos),
-        selfNeg: decodeArray(v.self_neg)
-      };
-    });
-    this.runs = data.runs && {
-      leaf: decodeArray(data.runs.leaf),
-      count: decodeArray(data.runs.count),
-      time: decodeArray(data.runs.time),
-      source: decodeArray(data.runs.source),
-      weight: data.runs.weight.map(decodeArray)
-    };
-    this.depth = new Int32Array(this.parent.length);
-    for (var i = 1; i < this.parent.length; i++) this.depth[i] = this.depth[this.parent[i]] + 1;
-  }
-
-  Model.prototype.name = function (node) {
-    return node === 0 ? ROOT_NAME : this.strings[this.keyName[this.key[node] - 1]];
-  };
-
-  Model.prototype.file = function (node) {
-    return node === 0 ? "" : this.strings[this.keyFile[this.key[node] - 1]];
-  };
-
-  // The flame graph's tree for sample type t: {id, v (width: the absolute
-  // values), d (difference), c (children)}; nodes without value left out.
-  Model.prototype.graphTree = function (t) {
-    var v = this.values[t];
-    var n = this.parent.length;
-    var objects = new Array(n);
-    for (var i = 0; i < n; i++) {
-      var width = v.totalPos[i] - v.totalNeg[i];
-      if (i > 0 && !(width > 0)) continue;
-      var node = { id: i, v: width, d: v.totalPos[i] + v.totalNeg[i], c: [] };
-      objects[i] = node;
-      if (i > 0) objects[this.parent[i]].c.push(node);
-    }
-    return objects[0];
-  };
-
-  // The flame chart's tree for sample type t: blocks of consecutive runs that
-  // share a frame at a depth, in time order: {id, v, c, t0, t1, n}.
-  Model.prototype.chartTree = function (t) {
-    var runs = this.runs;
-    var weight = runs.weight[t];
-    var root = { id: 0, v: 0, c: [], t0: NaN, t1: NaN, n: 0 };
-    var open = [root];
-    var path = [];
-    var source = -1;
-    for (var r = 0; r < runs.leaf.length; r++) {
-      var w = weight[r];
-      if (!(w > 0)) continue;
-      if (runs.source[r] !== source) {
-        source = runs.source[r];
-        open.length = 1;
-      }
-      path.length = 0;
-      for (var node = runs.leaf[r]; node !== 0; node = this.parent[node]) path.push(node);
-      path.reverse();
-      var same = 0;
-      while (same < path.length && same + 1 < open.length && open[same + 1].id === path[same]) same++;
-      open.length = same + 1;
-      for (var d = same; d < path.length; d++) {
-        var block = { id: path[d], v: 0, c: [], t0: runs.time[r], t1: runs.time[r], n: 0 };
-        open[d].c.push(block);
-        open.push(block);
-      }
-      for (var k = 0; k < open.length; k++) {
-        var b = open[k];
-        b.v += w;
-        b.n += runs.count[r];
-        if (isNaN(b.t0)) b.t0 = runs.time[r];
-        b.t1 = runs.time[r];
+      this.graph = new PV.FlameCanvas(this.panes.graph, this.canvasOptions(() => this.graph, false));
+      this.chart = null;
+      this.table = new PV.TopTable(this.panes.table, this);
+      this.sandwich = new PV.Sandwich(this.panes.sandwich, this);
+      this.source = new PV.SourcePanel(body, this);
+      this.draw();
+      if (global.ResizeObserver) {
+        let width = container.clientWidth;
+        new global.ResizeObserver(() => {
+          if (container.clientWidth !== width) {
+            width = container.clientWidth;
+            this.resize();
+          }
+        }).observe(container);
       }
     }
-    return root;
-  };
 
-  // ---- numbers ---------------------------------------------------------------
+    // ---- toolbar -------------------------------------------------------------
 
-  function groupDigits(x) {
-    var s = Math.abs(x) >= 1e15 ? x.toExponential(3) : (Math.round(x * 1000) / 1000).toString();
-    var parts = s.split(".");
-    parts[0] = parts[0].replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-    return parts.join(".");
-  }
-
-  function scaled(x, steps) {
-    var a = Math.abs(x);
-    for (var i = steps.length - 1; i > 0; i--) {
-      if (a >= steps[i][0]) return +(x / steps[i][0]).toPrecision(4) + " " + steps[i][1];
-    }
-    return groupDigits(x) + " " + steps[0][1];
-  }
-
-  var BYTES = [[1, "B"], [1024, "KiB"], [1048576, "MiB"], [1073741824, "GiB"], [1099511627776, "TiB"]];
-  var NANOS = [[1, "ns"], [1e3, "\u00b5s"], [1e6, "ms"], [1e9, "s"]];
-
-  function formatValue(x, unit) {
-    if (unit === "bytes") return scaled(x, BYTES);
-    if (unit === "nanoseconds") return scaled(x, NANOS);
-    if (unit === "count") return groupDigits(x);
-    return groupDigits(x) + " " + unit;
-  }
-
-  function formatPercent(part, whole) {
-    if (!(whole !== 0)) return "";
-    return (100 * part / whole).toFixed(2) + "%";
-  }
-
-  function signed(text, x) {
-    return x > 0 ? "+" + text : text;
-  }
-
-  // Growth red, shrinkage blue, the stronger the larger the difference is
-  // against the frame's width (both sides); no difference grey.
-  function diffColour(delta, width) {
-    var share = width > 0 ? Math.min(1, Math.abs(delta) / width) : 0;
-    var light = Math.round(220 * (1 - share));
-    if (delta > 0) return "rgb(255," + light + "," + light + ")";
-    if (delta < 0) return "rgb(" + light + "," + light + ",255)";
-    return "rgb(220,220,220)";
-  }
-
-  // ---- the view --------------------------------------------------------------
-
-  function el(tag, className, text) {
-    var e = document.createElement(tag);
-    if (className) e.className = className;
-    if (text !== undefined) e.textContent = text;
-    return e;
-  }
-
-  function View(container, data) {
-    this.model = new Model(data);
-    this.container = container;
-    this.type = this.model.defaultType;
-    this.mode = "graph";
-    this.term = "";
-    container.classList.add("profile-view");
-    container.textContent = "";
-    this.buildToolbar();
-    this.heading = el("div", "pv-heading");
-    this.chartBox = el("div", "pv-chart");
-    this.tooltip = el("div", "pv-tooltip");
-    container.appendChild(this.heading);
-    container.appendChild(this.chartBox);
-    container.appendChild(this.tooltip);
-    this.draw();
-  }
-
-  View.prototype.buildToolbar = function () {
-    var self = this;
-    var m = this.model;
-    var bar = el("div", "pv-toolbar");
-    var select = el("select", "pv-type");
-    select.title = "Sample type";
-    m.types.forEach(function (type, i) {
-      var option = el("option", null, type.name + " (" + type.unit + ")");
-      option.value = i;
-      select.appendChild(option);
-    });
-    select.value = this.type;
-    select.addEventListener("change", function () {
-      self.type = +select.value;
-      self.draw();
-    });
-    bar.appendChild(select);
-    if (m.runs) {
-      var views = el("span", "pv-views");
-      [["graph", "Flame graph"], ["chart", "Time order"]].forEach(function (v) {
-        var button = el("button", "pv-view-" + v[0], v[1]);
+    buildToolbar() {
+      const m = this.model;
+      const bar = el("div", "pv-toolbar");
+      const select = el("select", "pv-type");
+      select.title = "Sample type";
+      m.types.forEach((type, i) => {
+        const option = el("option", null, type.name + " (" + type.unit + ")");
+        option.value = i;
+        select.appendChild(option);
+      });
+      select.value = this.type;
+      select.addEventListener("change", () => {
+        this.type = +select.value;
+        this.draw();
+      });
+      bar.appendChild(select);
+      const views = el("span", "pv-views");
+      for (const [mode, label, title] of MODES) {
+        if (mode === "chart" && !m.runData) continue;
+        const button = el("button", "pv-view-" + mode, label);
         button.type = "button";
-        button.addEventListener("click", function () {
-          self.mode = v[0];
-          self.draw();
+        button.title = title;
+        button.addEventListener("click", () => {
+          this.mode = mode;
+          this.draw();
         });
         views.appendChild(button);
-      });
+      }
       bar.appendChild(views);
-    }
-    var search = el("input", "pv-search");
-    search.type = "search";
-    search.placeholder = "Search (regular expression)";
-    search.addEventListener("input", function () {
-      self.term = search.value;
-      self.search();
-    });
-    bar.appendChild(search);
-    var reset = el("button", "pv-reset", "Reset zoom");
-    reset.type = "button";
-    reset.addEventListener("click", function () {
-      if (self.chart) self.chart.resetZoom();
-    });
-    bar.appendChild(reset);
-    this.status = el("span", "pv-status");
-    bar.appendChild(this.status);
-    this.container.appendChild(bar);
-  };
-
-  View.prototype.unit = function () {
-    return this.model.types[this.type].unit;
-  };
-
-  View.prototype.drawHeading = function (root) {
-    var type = this.model.types[this.type];
-    var parts = [];
-    if (this.model.title) parts.push(this.model.title);
-    parts.push(type.name + " (" + type.unit + ")");
-    if (this.model.diff && this.mode === "graph") {
-      var v = this.model.values[this.type];
-      parts.push("difference " + signed(formatValue(v.totalPos[0] + v.totalNeg[0], type.unit), v.totalPos[0] + v.totalNeg[0]) +
-        " (profile " + formatValue(v.totalPos[0], type.unit) + ", base " + formatValue(-v.totalNeg[0], type.unit) + ")");
-    } else {
-      parts.push("total " + formatValue(root.v, type.unit));
-    }
-    if (this.mode === "chart") parts.push("samples in time order");
-    this.heading.textContent = parts.join(" \u00b7 ");
-    if (this.model.diff && this.mode === "graph") {
-      var legend = el("span", "pv-legend");
-      legend.appendChild(el("span", "pv-grow", "grows"));
-      legend.appendChild(el("span", "pv-shrink", "shrinks"));
-      this.heading.appendChild(legend);
-    }
-  };
-
-  View.prototype.draw = function () {
-    var self = this;
-    var m = this.model;
-    this.container.setAttribute("data-state", "drawing");
-    this.container.setAttribute("data-mode", this.mode);
-    this.container.setAttribute("data-type", m.types.length ? m.types[this.type].name : "");
-    if (this.chart) this.chart.destroy();
-    this.chartBox.textContent = "";
-    if (!m.types.length) {
-      this.heading.textContent = "The profile has no sample type to show.";
-      this.container.setAttribute("data-state", "drawn");
-      return;
-    }
-    var root = this.mode === "chart" ? m.chartTree(this.type) : m.graphTree(this.type);
-    this.drawHeading(root);
-    var width = Math.max(this.chartBox.clientWidth || this.container.clientWidth || 960, 200);
-    var chart = global.flamegraph["default"]()
-      .width(width)
-      .cellHeight(18)
-      .inverted(true)
-      .sort(false)
-      .minFrameSize(0.5)
-      .transitionDuration(0)
-      .getName(function (d) {
-        return m.name(d.data.id);
-      })
-      .tooltip(this.makeTooltip())
-      .setSearchMatch(function (d) {
-        return self.matches(m.name(d.data.id));
-      })
-      .setSearchHandler(function (results, sum, total) {
-        self.reportSearch(results, sum, total);
-      })
-      .setDetailsHandler(function () {});
-    if (m.diff && this.mode === "graph") {
-      chart.setColorMapper(function (d, original) {
-        return d.highlight ? original : diffColour(d.data.d, d.data.v);
+      const search = el("input", "pv-search");
+      search.type = "search";
+      search.placeholder = "Search (regular expression)";
+      search.addEventListener("input", () => this.search(search.value));
+      bar.appendChild(search);
+      const reset = el("button", "pv-reset", "Reset zoom");
+      reset.type = "button";
+      reset.addEventListener("click", () => {
+        const canvas = this.activeCanvas();
+        if (canvas) canvas.zoom(0);
+        this.finishDrawing();
       });
+      bar.appendChild(reset);
+      if (this.hasLines) {
+        const toggle = el("button", "pv-source-toggle", "Source");
+        toggle.type = "button";
+        toggle.title = "Show or hide the source panel";
+        toggle.addEventListener("click", () => {
+          this.showSource = !this.showSource;
+          this.draw();
+        });
+        bar.appendChild(toggle);
+      }
+      this.status = el("span", "pv-status");
+      bar.appendChild(this.status);
+      this.container.appendChild(bar);
+      this.bar = bar;
     }
-    this.chart = chart;
-    global.d3.select(this.chartBox).datum(root).call(chart);
-    if (this.term) this.search();
-    // Zooming animates once the first drawing is on screen.
-    window.requestAnimationFrame(function () {
-      window.requestAnimationFrame(function () {
-        chart.transitionDuration(300);
-        self.container.setAttribute("data-state", "drawn");
-        if (global.__profileViewDrawnAt === undefined) global.__profileViewDrawnAt = performance.now();
-      });
-    });
-  };
 
-  // The search term as a regular expression, or as plain text when it is not
-  // one; empty matches nothing.
-  View.prototype.matches = function (name) {
-    if (!this.pattern) return false;
-    return this.pattern.test(name);
-  };
+    // ---- drawing -------------------------------------------------------------
 
-  View.prototype.search = function () {
-    var term = this.term;
-    this.pattern = null;
-    if (term) {
-      try {
-        this.pattern = new RegExp(term);
-      } catch (e) {
-        var literal = term.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-        this.pattern = new RegExp(literal);
+    activeCanvas() {
+      return this.mode === "graph" ? this.graph : this.mode === "chart" ? this.chart : null;
+    }
+
+    draw() {
+      const m = this.model;
+      const c = this.container;
+      c.setAttribute("data-state", "drawing");
+      c.setAttribute("data-mode", this.mode);
+      c.setAttribute("data-type", m.types.length ? m.types[this.type].name : "");
+      for (const [mode] of MODES) {
+        this.panes[mode].style.display = mode === this.mode ? "" : "none";
+        const button = this.bar.querySelector(".pv-view-" + mode);
+        if (button) button.classList.toggle("pv-active", mode === this.mode);
+      }
+      this.source.box.style.display = this.showSource ? "" : "none";
+      const toggle = this.bar.querySelector(".pv-source-toggle");
+      if (toggle) toggle.classList.toggle("pv-active", this.showSource);
+      if (!m.types.length) {
+        this.heading.textContent = "The profile has no sample type to show.";
+        this.finishDrawing();
+        return;
+      }
+      this.drawHeading();
+      this.drawMode();
+      if (this.showSource) this.source.draw();
+      this.reportSearch();
+      this.finishDrawing();
+    }
+
+    drawMode() {
+      if (this.mode === "graph") {
+        const tree = this.model.graph(this.type);
+        if (this.graph.tree !== tree) this.graph.setTree(tree);
+        this.graph.draw();
+      } else if (this.mode === "chart") {
+        if (!this.chart) {
+          this.chart = new PV.FlameCanvas(this.panes.chart, this.canvasOptions(() => this.chart, false, true));
+          this.chart.setTree(this.model.chart());
+        }
+        this.chart.draw();
+      } else if (this.mode === "table") {
+        this.table.draw();
+      } else {
+        this.sandwich.draw();
       }
     }
-    if (!this.chart) return;
-    if (this.pattern) {
-      this.chart.search(term);
-    } else {
-      this.chart.clear();
-      this.status.textContent = "";
-    }
-  };
 
-  // The share of the matching frames (outermost matches only, so that nested
-  // matches count once), and in a diff their difference.
-  View.prototype.reportSearch = function (results, sum, total) {
-    var unit = this.unit();
-    var text = results.length + " frames match: " + formatValue(sum, unit) + " of " +
-      formatValue(total, unit) + " (" + formatPercent(sum, total) + ")";
-    if (this.model.diff && this.mode === "graph") {
-      var delta = 0;
-      results.forEach(function (d) {
-        for (var a = d.parent; a; a = a.parent) if (a.highlight) return;
-        delta += d.data.d;
+    // Marks the view drawn once the drawing is on screen (the browser tests
+    // and bench/view.R wait for it).
+    finishDrawing() {
+      const c = this.container;
+      global.requestAnimationFrame(() => {
+        c.setAttribute("data-state", "drawn");
+        if (global.__profileViewDrawnAt === undefined) global.__profileViewDrawnAt = performance.now();
       });
-      text += ", difference " + signed(formatValue(delta, unit), delta);
     }
-    this.status.textContent = text;
-    this.container.setAttribute("data-search-share", total > 0 ? sum / total : 0);
-  };
 
-  View.prototype.tooltipLines = function (d) {
-    var m = this.model;
-    var unit = this.unit();
-    var id = d.data.id;
-    var lines = [];
-    var file = m.file(id);
-    var line = id === 0 ? 0 : m.line[id];
-    if (file || line > 0) lines.push((file || "?") + (line > 0 ? ":" + line : ""));
-    var rootValue = this.chartRoot().v;
-    if (this.mode === "chart") {
-      var own = d.data.v - d.data.c.reduce(function (s, c) { return s + c.v; }, 0);
-      lines.push("total " + formatValue(d.data.v, unit) + " (" + formatPercent(d.data.v, rootValue) + ")");
-      lines.push("self " + formatValue(own, unit) + " (" + formatPercent(own, rootValue) + ")");
-      lines.push(d.data.n + (d.data.n === 1 ? " sample" : " samples") + ", from " + d.data.t0.toFixed(3) + " s to " + d.data.t1.toFixed(3) + " s");
+    drawHeading() {
+      const m = this.model;
+      const t = this.type;
+      const type = m.types[t];
+      const v = m.values[t];
+      const parts = [];
+      if (m.title) parts.push(m.title);
+      parts.push(type.name + " (" + type.unit + ")");
+      if (m.diff) {
+        const d = v.totalPos[0] + v.totalNeg[0];
+        parts.push("difference " + PV.signed(PV.formatValue(d, type.unit), d) + " (profile " +
+          PV.formatValue(v.totalPos[0], type.unit) + ", base " + PV.formatValue(-v.totalNeg[0], type.unit) + ")");
+      } else {
+        parts.push("total " + PV.formatValue(v.totalPos[0] + v.totalNeg[0], type.unit));
+      }
+      if (this.mode === "chart") parts.push("samples in time order");
+      this.heading.textContent = parts.join(" \u00b7 ");
+      if (m.diff) {
+        const legend = el("span", "pv-legend");
+        legend.appendChild(el("span", "pv-grow", "grows"));
+        legend.appendChild(el("span", "pv-shrink", "shrinks"));
+        this.heading.appendChild(legend);
+      }
+    }
+
+    resize() {
+      if (this.model.types.length) {
+        this.drawMode();
+        this.finishDrawing();
+      }
+    }
+
+    // What a flame canvas asks the view: labels, colours and highlights of its
+    // nodes, and what hovering and clicking do.
+    canvasOptions(canvas, inverted, timeAxis) {
+      const m = this.model;
+      // a colour per function name, computed once
+      const colours = new Array(m.nKeys + 1);
+      const nameColour = (k) => colours[k] || (colours[k] = PV.nameColour(m.keyLabel(k)));
+      return {
+        inverted,
+        axis: timeAxis ? (x) => PV.formatValue(x, "seconds") : null,
+        label: (i) => m.keyLabel(canvas().tree.key[i]),
+        colour: (i) => {
+          const tree = canvas().tree;
+          if (m.diff && tree.delta) return PV.diffColour(tree.delta[i], tree.w[i]);
+          // the call tree's root is grey; a sandwich's root is its function
+          return tree.key[i] === 0 ? "rgb(200,200,200)" : nameColour(tree.key[i]);
+        },
+        state: (i) => {
+          const tree = canvas().tree;
+          const k = tree.key[i];
+          const node = tree.node ? tree.node[i] : i;
+          // the sandwich's trees (no `node`) merge frames of several nodes
+          const lineDim = this.lineHit !== null && tree.node !== undefined && !this.lineHit[node];
+          return {
+            match: k !== 0 && this.matched[k] === 1,
+            selected: k !== 0 && k === this.selected,
+            dim: i !== 0 && lineDim
+          };
+        },
+        onHover: (i, event) => this.showTooltip(canvas(), i, event),
+        onLeave: () => {
+          this.tooltip.style.display = "none";
+        },
+        onClick: (i) => this.clicked(canvas(), i)
+      };
+    }
+
+    clicked(canvas, i) {
+      const tree = canvas.tree;
+      if (canvas === this.graph || canvas === this.chart) {
+        const node = tree.node ? tree.node[i] : i;
+        canvas.zoom(i, i === 0);
+        if (i !== 0) this.select(tree.key[i], { from: "frame", node });
+        else this.finishDrawing();
+      } else if (i !== 0) {
+        this.select(tree.key[i], { from: "sandwich" });
+      }
+    }
+
+    // ---- selection -------------------------------------------------------------
+
+    // Selects function key k everywhere; the source panel shows the line of
+    // the frame clicked, or the function's hottest line.
+    select(k, how) {
+      this.selected = k;
+      const line = how.node !== undefined ? this.hottestLine([how.node]) : this.hottestLine(this.nodesOf(k));
+      if (line >= 0 && this.hasLines) {
+        this.source.file = this.model.lineFile[line];
+        this.source.current = this.model.lineNumber[line];
+      }
+      this.draw();
+    }
+
+    nodesOf(k) {
+      const out = [];
+      for (let i = 1; i < this.model.n; i++) if (this.model.key[i] === k) out.push(i);
+      return out;
+    }
+
+    // The line key of the nodes' frames with the largest total, or -1.
+    hottestLine(nodes) {
+      const m = this.model;
+      const total = m.lines(this.type).total;
+      let best = -1;
+      for (const node of nodes) {
+        for (const k of m.linesOf(node)) {
+          if (best < 0 || Math.abs(total[k]) > Math.abs(total[best])) best = k;
+        }
+      }
+      return best;
+    }
+
+    // Selects source line key k (-1: none): the frames that ran it stand out.
+    selectLine(k) {
+      const m = this.model;
+      this.line = k;
+      this.lineHit = null;
+      if (k >= 0) {
+        this.lineHit = new Uint8Array(m.n);
+        for (let i = 1; i < m.n; i++) {
+          if (m.linesOf(i).indexOf(k) >= 0) this.lineHit[i] = 1;
+        }
+        this.source.current = m.lineNumber[k];
+      }
+      this.draw();
+    }
+
+    // ---- search ----------------------------------------------------------------
+
+    // The search term as a regular expression, or as plain text when it is
+    // not one; empty matches nothing.
+    search(term) {
+      const m = this.model;
+      this.term = term;
+      let pattern = null;
+      if (term) {
+        try {
+          pattern = new RegExp(term);
+        } catch {
+          pattern = new RegExp(term.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+        }
+      }
+      this.matched.fill(0);
+      this.hasMatch = false;
+      if (pattern) {
+        for (let k = 1; k <= m.nKeys; k++) {
+          if (pattern.test(m.keyLabel(k))) {
+            this.matched[k] = 1;
+            this.hasMatch = true;
+          }
+        }
+      }
+      // (the heading and the source panel do not show the search)
+      if (!m.types.length) return;
+      this.container.setAttribute("data-state", "drawing");
+      this.drawMode();
+      this.reportSearch();
+      this.finishDrawing();
+    }
+
+    matchesKey(k) {
+      return this.matched[k] === 1;
+    }
+
+    // The share of the frames that match (outermost matches only, so that
+    // nested ones count once) in the flame graph of the type, and in a diff
+    // their difference.
+    reportSearch() {
+      const c = this.container;
+      if (!this.term) {
+        this.status.textContent = "";
+        c.removeAttribute("data-search-share");
+        return;
+      }
+      const m = this.model;
+      const tree = m.graph(this.type);
+      const unit = m.types[this.type].unit;
+      let frames = 0;
+      let sum = 0;
+      let delta = 0;
+      for (let i = 1; i < tree.n; ) {
+        if (this.matched[tree.key[i]] === 1 && tree.w[i] > 0) {
+          frames++;
+          sum += tree.w[i];
+          delta += tree.delta[i];
+          for (let j = i + 1; j < tree.end[i]; j++) if (this.matched[tree.key[j]] === 1 && tree.w[j] > 0) frames++;
+          i = tree.end[i];
+        } else {
+          i++;
+        }
+      }
+      const total = tree.w[0];
+      let text = frames + " frames match: " + PV.formatValue(sum, unit) + " of " + PV.formatValue(total, unit) +
+        " (" + PV.formatPercent(sum, total) + ")";
+      if (m.diff) text += ", difference " + PV.signed(PV.formatValue(delta, unit), delta);
+      this.status.textContent = text;
+      c.setAttribute("data-search-share", total > 0 ? sum / total : 0);
+    }
+
+    // ---- tooltips --------------------------------------------------------------
+
+    tooltipLines(canvas, i) {
+      const m = this.model;
+      const tree = canvas.tree;
+      const t = this.type;
+      const unit = m.types[t].unit;
+      const base = m.percentBase(t);
+      const k = tree.key[i];
+      const lines = [];
+      const node = tree.node ? tree.node[i] : tree.node === null ? i : -1;
+      const file = m.keyFileName(k);
+      const line = node > 0 ? m.line[node] : 0;
+      if (file || line > 0) lines.push((file || "?") + (line > 0 ? ":" + line : ""));
+      const value = (x) => PV.formatValue(x, unit) + " (" + PV.formatPercent(x, base) + ")";
+      if (canvas === this.chart) {
+        const b = m.chartBlockValues(t, i);
+        lines.push("total " + value(b.total));
+        lines.push("self " + value(b.self));
+        lines.push(b.samples + (b.samples === 1 ? " sample" : " samples") + ", from " +
+          PV.formatValue(tree.x0[i], "seconds") + " to " + PV.formatValue(tree.x0[i] + tree.w[i], "seconds"));
+        return lines;
+      }
+      const total = tree.totalPos[i] + tree.totalNeg[i];
+      const own = tree.selfPos[i] + tree.selfNeg[i];
+      if (!m.diff) {
+        lines.push("total " + value(total));
+        lines.push("self " + value(own));
+        return lines;
+      }
+      const signedValue = (x) => PV.signed(PV.formatValue(x, unit), x) + " (" + PV.signed(PV.formatPercent(x, base), x) + " of base)";
+      lines.push("total " + signedValue(total));
+      lines.push("self " + signedValue(own));
+      lines.push("profile " + PV.formatValue(tree.totalPos[i], unit) + ", base " + PV.formatValue(-tree.totalNeg[i], unit));
       return lines;
     }
-    var v = m.values[this.type];
-    if (!m.diff) {
-      lines.push("total " + formatValue(v.totalPos[id], unit) + " (" + formatPercent(v.totalPos[id], rootValue) + ")");
-      lines.push("self " + formatValue(v.selfPos[id], unit) + " (" + formatPercent(v.selfPos[id], rootValue) + ")");
-      return lines;
-    }
-    var base = -v.totalNeg[0];
-    var total = v.totalPos[id] + v.totalNeg[id];
-    var own = v.selfPos[id] + v.selfNeg[id];
-    lines.push("total " + signed(formatValue(total, unit), total) + " (" + signed(formatPercent(total, base), total) + " of base)");
-    lines.push("self " + signed(formatValue(own, unit), own) + " (" + signed(formatPercent(own, base), own) + " of base)");
-    lines.push("profile " + formatValue(v.totalPos[id], unit) + ", base " + formatValue(-v.totalNeg[id], unit));
-    return lines;
-  };
 
-  View.prototype.chartRoot = function () {
-    return global.d3.select(this.chartBox).datum().data;
-  };
-
-  // A tooltip as d3-flame-graph wants one: a function with show() and hide().
-  View.prototype.makeTooltip = function () {
-    var self = this;
-    var box = this.tooltip;
-    function tip() {}
-    tip.show = function (event, d) {
+    showTooltip(canvas, i, event) {
+      const box = this.tooltip;
       box.textContent = "";
-      box.appendChild(el("div", "pv-tooltip-name", self.model.name(d.data.id)));
-      self.tooltipLines(d).forEach(function (line) {
-        box.appendChild(el("div", null, line));
-      });
-      var bounds = self.container.getBoundingClientRect();
+      box.appendChild(el("div", "pv-tooltip-name", this.model.keyLabel(canvas.tree.key[i])));
+      for (const line of this.tooltipLines(canvas, i)) box.appendChild(el("div", null, line));
+      const bounds = this.container.getBoundingClientRect();
       box.style.display = "block";
-      var left = event.clientX - bounds.left + 12;
+      let left = event.clientX - bounds.left + 12;
       if (left + box.offsetWidth > bounds.width) left = Math.max(0, event.clientX - bounds.left - box.offsetWidth - 12);
       box.style.left = left + "px";
       box.style.top = event.clientY - bounds.top + 16 + "px";
-      return tip;
-    };
-    tip.hide = function () {
-      box.style.display = "none";
-      return tip;
-    };
-    tip.destroy = tip.hide;
-    return tip;
-  };
+    }
 
-  View.prototype.resize = function () {
-    this.draw();
-  };
+    // ---- for tests -------------------------------------------------------------
 
-  global.ProfileView = {
-    render: function (element, data) {
-      return new View(element, data);
-    },
-    decodeArray: decodeArray
+    // The frames drawn by the canvas of the view shown (the flame graph or
+    // chart), or by the sandwich's callers or callees.
+    frames(which) {
+      const canvas = which === "callers" ? this.sandwich.callers.canvas
+        : which === "callees" ? this.sandwich.callees.canvas : this.activeCanvas();
+      return canvas ? canvas.frames() : [];
+    }
+  }
+
+  PV.render = function (element, data) {
+    return new View(element, data);
   };
 })(typeof window !== "undefined" ? window : this);

@@ -7,7 +7,7 @@
 //!   to new string ids), so every later string column is translated by indexing;
 //! - its `sources`, `samples` and `mappings` rows get new, consecutive ids, and the
 //!   rows of the tables that refer to them (`sample_values`, `sample_locations`,
-//!   `sample_types`, `sample_labels`, `source_comments`) are appended with their ids
+//!   `sample_types`, `sample_labels`, `source_comments`, `source_lines`) are appended with their ids
 //!   translated, keeping every extension column;
 //! - its functions and locations are merged with identical rows of earlier inputs
 //!   (unless [`CombineOptions::merge`] is off), so per-function analysis across runs
@@ -155,6 +155,7 @@ impl Combiner {
         append!(sample_types, "source_id" => &sources)?;
         append!(sample_labels, "sample_id" => &samples)?;
         append!(source_comments, "source_id" => &sources)?;
+        append!(source_lines, "source_id" => &sources)?;
 
         self.merge_meta(input, &strings)?;
         self.input_index += 1;

@@ -69,7 +69,9 @@ pub fn push_base64(out: &mut String, bytes: &[u8]) {
 /// Appends numbers as a typed array object, in the narrowest form that holds
 /// them exactly: `{"const":v,"length":n}` when all are equal, else
 /// `{"type":t,"length":n,"base64":...}` with `t` one of `u8`, `u16`, `i32`
-/// (whole numbers in range) or `f64`. The browser decodes it with
+/// (whole numbers in range) or `f64`, or, when it takes fewer bytes, the runs
+/// of equal values `{"length":n,"values":...,"lengths":...}` (two typed
+/// arrays: each run's value and length). The browser decodes it with
 /// `Uint8Array` & co. on the bytes.
 pub fn push_typed_array(out: &mut String, values: &[f64]) {
     let n = values.len();
@@ -81,41 +83,102 @@ pub fn push_typed_array(out: &mut String, values: &[f64]) {
             return;
         }
     }
-    let whole = values
-        .iter()
-        .all(|&v| v == v.trunc() && v.abs() <= i32::MAX as f64);
-    let (min, max) = values
-        .iter()
-        .fold((0.0f64, 0.0f64), |(lo, hi), &v| (lo.min(v), hi.max(v)));
-    let (kind, bytes): (&str, Vec<u8>) = if whole && min >= 0.0 && max <= u8::MAX as f64 {
-        ("u8", values.iter().map(|&v| v as u8).collect())
-    } else if whole && min >= 0.0 && max <= u16::MAX as f64 {
-        (
-            "u16",
-            values
-                .iter()
-                .flat_map(|&v| (v as u16).to_le_bytes())
-                .collect(),
-        )
-    } else if whole {
-        (
-            "i32",
-            values
-                .iter()
-                .flat_map(|&v| (v as i32).to_le_bytes())
-                .collect(),
-        )
-    } else {
-        (
-            "f64",
-            values.iter().flat_map(|&v| v.to_le_bytes()).collect(),
-        )
+    let width = Width::of(values);
+    if let Some((run_values, run_lengths)) = shorter_as_runs(values, width) {
+        out.push_str(&format!("{{\"length\":{n},\"values\":"));
+        push_typed_array(out, &run_values);
+        out.push_str(",\"lengths\":");
+        push_typed_array(out, &run_lengths);
+        out.push('}');
+        return;
+    }
+    let bytes: Vec<u8> = match width {
+        Width::U8 => values.iter().map(|&v| v as u8).collect(),
+        Width::U16 => values
+            .iter()
+            .flat_map(|&v| (v as u16).to_le_bytes())
+            .collect(),
+        Width::I32 => values
+            .iter()
+            .flat_map(|&v| (v as i32).to_le_bytes())
+            .collect(),
+        Width::F64 => values.iter().flat_map(|&v| v.to_le_bytes()).collect(),
     };
     out.push_str(&format!(
-        "{{\"type\":\"{kind}\",\"length\":{n},\"base64\":\""
+        "{{\"type\":\"{}\",\"length\":{n},\"base64\":\"",
+        width.name()
     ));
     push_base64(out, &bytes);
     out.push_str("\"}");
+}
+
+/// The narrowest type of a typed array that holds numbers exactly.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Width {
+    U8,
+    U16,
+    I32,
+    F64,
+}
+
+impl Width {
+    fn of(values: &[f64]) -> Width {
+        let whole = values
+            .iter()
+            .all(|&v| v == v.trunc() && v.abs() <= i32::MAX as f64);
+        let (min, max) = values
+            .iter()
+            .fold((0.0f64, 0.0f64), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+        match (whole, min >= 0.0, max) {
+            (true, true, max) if max <= u8::MAX as f64 => Width::U8,
+            (true, true, max) if max <= u16::MAX as f64 => Width::U16,
+            (true, _, _) => Width::I32,
+            _ => Width::F64,
+        }
+    }
+
+    fn bytes(self) -> usize {
+        match self {
+            Width::U8 => 1,
+            Width::U16 => 2,
+            Width::I32 => 4,
+            Width::F64 => 8,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Width::U8 => "u8",
+            Width::U16 => "u16",
+            Width::I32 => "i32",
+            Width::F64 => "f64",
+        }
+    }
+}
+
+/// The runs of equal values (each run's value and length) when writing them
+/// takes fewer bytes than writing every value (by a margin that pays for the
+/// second array's JSON), else None. Values are compared by their bits.
+fn shorter_as_runs(values: &[f64], width: Width) -> Option<(Vec<f64>, Vec<f64>)> {
+    let dense = values.len() * width.bytes();
+    let mut run_values: Vec<f64> = Vec::new();
+    let mut run_lengths: Vec<f64> = Vec::new();
+    for &v in values {
+        match (run_values.last(), run_lengths.last_mut()) {
+            (Some(last), Some(length)) if last.to_bits() == v.to_bits() => *length += 1.0,
+            _ => {
+                // give up as soon as the runs cannot be shorter
+                if (run_values.len() + 1) * (width.bytes() + 1) + 64 >= dense {
+                    return None;
+                }
+                run_values.push(v);
+                run_lengths.push(1.0);
+            }
+        }
+    }
+    let size =
+        run_values.len() * width.bytes() + run_lengths.len() * Width::of(&run_lengths).bytes();
+    (size + 64 < dense).then_some((run_values, run_lengths))
 }
 
 /// Appends numbers that grow in steps of one size, such as the times of
@@ -281,5 +344,23 @@ mod tests {
         assert!(typed(&[0.5, 1.0]).starts_with(r#"{"type":"f64","length":2,"#));
         assert!(typed(&[1e10, 1.0]).starts_with(r#"{"type":"f64""#));
         assert!(typed(&[f64::NAN, f64::NAN]).starts_with(r#"{"type":"f64""#));
+    }
+
+    #[test]
+    fn long_runs_of_equal_values_are_sent_as_runs() {
+        // 1000 ones, a 7, 1000 ones: three runs, far fewer bytes
+        let mut values = vec![1.0; 1000];
+        values.push(7.0);
+        values.extend(vec![1.0; 1000]);
+        assert_eq!(
+            typed(&values),
+            r#"{"length":2001,"values":{"type":"u8","length":3,"base64":"AQcB"},"lengths":{"type":"u16","length":3,"base64":"6AMBAOgD"}}"#
+        );
+        // values that change often stay dense
+        let alternating: Vec<f64> = (0..1000).map(|i| f64::from(i % 2)).collect();
+        assert!(typed(&alternating).starts_with(r#"{"type":"u8","length":1000,"base64""#));
+        // NaN runs compare by their bits
+        let nans = [vec![f64::NAN; 500], vec![0.5; 500]].concat();
+        assert!(typed(&nans).starts_with(r#"{"length":1000,"values":{"type":"f64","length":2,"#));
     }
 }

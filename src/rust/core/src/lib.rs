@@ -22,6 +22,7 @@ pub mod pprof;
 pub mod rprof;
 pub mod sample_set;
 pub mod schema;
+pub mod source_text;
 pub mod speedscope;
 pub mod summary;
 pub mod text;

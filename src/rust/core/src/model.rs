@@ -177,6 +177,18 @@ table!(
     }
 );
 
+table!(
+    /// The text of the source files that frames name, one row per line, as the
+    /// files were when the profile was read or recorded (`profile_record()`).
+    /// No format carries it: R reads it from the files (`R/source-text.R`).
+    SourceLines = "source_lines" {
+        source_id: Int = "source_id" [required not_na references("sources", "source_id")],
+        filename: Chr = "filename" [required not_na],
+        line: Int = "line" [required not_na positive],
+        text: Chr = "text" [required not_na],
+    }
+);
+
 /// A whole v2 profile.
 #[derive(Debug, Clone, Default)]
 pub struct Profile {
@@ -192,6 +204,7 @@ pub struct Profile {
     pub sample_labels: SampleLabels,
     pub mappings: Mappings,
     pub source_comments: SourceComments,
+    pub source_lines: SourceLines,
     /// Extension tables the profile does not have (one built in R from the
     /// required tables alone). Readers make every table, so it is empty for
     /// them. An extension column may refer to an absent table: validation
@@ -211,15 +224,16 @@ pub const REQUIRED_TABLES: [&str; 7] = [
 ];
 
 /// Names of the extension tables, in the order they follow the required ones.
-pub const EXTENSION_TABLES: [&str; 4] = [
+pub const EXTENSION_TABLES: [&str; 5] = [
     SampleTypes::NAME,
     SampleLabels::NAME,
     Mappings::NAME,
     SourceComments::NAME,
+    SourceLines::NAME,
 ];
 
 /// The rules of every table, in the order of [`Profile::tables`].
-pub const TABLE_RULES: [TableRules; 11] = [
+pub const TABLE_RULES: [TableRules; 12] = [
     Meta::RULES,
     Sources::RULES,
     Samples::RULES,
@@ -231,6 +245,7 @@ pub const TABLE_RULES: [TableRules; 11] = [
     SampleLabels::RULES,
     Mappings::RULES,
     SourceComments::RULES,
+    SourceLines::RULES,
 ];
 
 impl Profile {
@@ -267,6 +282,7 @@ impl Profile {
             (SampleLabels::NAME, self.sample_labels.columns()),
             (Mappings::NAME, self.mappings.columns()),
             (SourceComments::NAME, self.source_comments.columns()),
+            (SourceLines::NAME, self.source_lines.columns()),
         ]
     }
 
@@ -284,6 +300,7 @@ impl Profile {
             SampleLabels::NAME => self.sample_labels.columns_mut(),
             Mappings::NAME => self.mappings.columns_mut(),
             SourceComments::NAME => self.source_comments.columns_mut(),
+            SourceLines::NAME => self.source_lines.columns_mut(),
             _ => return None,
         })
     }

@@ -89,7 +89,7 @@ fn damage() -> impl Strategy<Value = Damage> {
     ]
 }
 
-const TABLES: [&str; 11] = [
+const TABLES: [&str; 12] = [
     "meta",
     "sources",
     "samples",
@@ -101,6 +101,7 @@ const TABLES: [&str; 11] = [
     "sample_labels",
     "mappings",
     "source_comments",
+    "source_lines",
 ];
 
 fn apply(p: &mut Profile, d: &Damage) {

@@ -275,6 +275,7 @@ mod tests {
                 "sample_labels.sample_id samples.sample_id",
                 "mappings.source_id sources.source_id",
                 "source_comments.source_id sources.source_id",
+                "source_lines.source_id sources.source_id",
             ]
         );
         assert_eq!(
@@ -289,6 +290,7 @@ mod tests {
                 ("locations", "inlined_into"),
                 ("functions", "function_id"),
                 ("mappings", "mapping_id"),
+                ("source_lines", "line"),
             ]
         );
         assert_eq!(
@@ -300,7 +302,7 @@ mod tests {
                 ("functions", "start_line")
             ]
         );
-        assert_eq!(NOT_NA.len(), 23);
+        assert_eq!(NOT_NA.len(), 27);
         assert_eq!(
             GAUGE_TYPES,
             ["small_vector_heap", "large_vector_heap", "node_heap"]
@@ -309,6 +311,6 @@ mod tests {
             .iter()
             .map(|t| required_column_count(t.name))
             .collect();
-        assert_eq!(counts, [2, 4, 2, 4, 3, 3, 5, 3, 5, 11, 2]);
+        assert_eq!(counts, [2, 4, 2, 4, 3, 3, 5, 3, 5, 11, 2, 4]);
     }
 }

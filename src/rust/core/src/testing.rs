@@ -308,6 +308,11 @@ pub(crate) fn random_profile(seed: u64) -> Profile {
             let comment = rng.pick(&["c1", "c2"]);
             row!(&mut p, source_comments, "source_id" => I(id(k)), "comment" => s(comment));
         }
+        if rng.chance(30) {
+            let text = rng.pick(&["f <- function() {", "}"]);
+            row!(&mut p, source_lines, "source_id" => I(id(k)), "filename" => s("a.R"),
+                "line" => I(rng.below(3) as i32 + 1), "text" => s(text));
+        }
     }
     let n_mappings = if n_sources > 0 { rng.below(3) } else { 0 };
     for k in 0..n_mappings {

@@ -1,7 +1,7 @@
 //! The data of the browser view (`profile_view()`): the merged call tree with the
-//! values of every sample type at once, and the samples in time order as runs of
-//! equal stacks, written as one JSON text whose number columns are typed arrays
-//! (see [`crate::json`]).
+//! values of every sample type at once, the values of each source line, and the
+//! samples in time order as runs of equal stacks, written as one JSON text whose
+//! number columns are typed arrays (see [`crate::json`]).
 //!
 //! Values are kept apart by sign: a diff profile holds the base's samples with
 //! negated values, so a node's positive part is what the profile has and its
@@ -12,15 +12,55 @@ use crate::error::{ProfileError, Result};
 use crate::json::{push_stepped_array, push_string, push_typed_array, push_typed_ints};
 use crate::sample_set::{try_filled, SampleSet};
 use crate::summary::{depth_first, inverse_order, PathTrie};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
-/// How frames are grouped into the tree's nodes: the key of each location row
-/// (`0..=n_keys`, 0 leaves the frame out) and its line (0 unknown).
+/// How frames are grouped into the tree's nodes and into source lines: the key
+/// of each location row (`0..=n_keys`, 0 leaves the frame out of the tree), its
+/// line (0 unknown), and its line key (`0..=n_line_keys`: a distinct file and
+/// line, 0 for a frame without a known line).
 #[derive(Debug, Clone, Copy)]
 pub struct ViewKeys<'a> {
     pub location_key: &'a [i32],
     pub location_line: &'a [i32],
     pub n_keys: usize,
+    pub location_line_key: &'a [i32],
+    pub n_line_keys: usize,
+}
+
+/// Sums of the positive and of the negative values of samples, per sample type
+/// and item (a node of the tree or a line), at `type * n_items + item`: `total`
+/// counts the samples whose stacks pass through the item (once per sample),
+/// `self` those whose stacks end at it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SignedSums {
+    pub total_pos: Vec<f64>,
+    pub total_neg: Vec<f64>,
+    pub self_pos: Vec<f64>,
+    pub self_neg: Vec<f64>,
+}
+
+impl SignedSums {
+    fn zeros(cells: usize, what: &str) -> Result<SignedSums> {
+        Ok(SignedSums {
+            total_pos: try_filled(cells, 0.0, what)?,
+            total_neg: try_filled(cells, 0.0, what)?,
+            self_pos: try_filled(cells, 0.0, what)?,
+            self_neg: try_filled(cells, 0.0, what)?,
+        })
+    }
+
+    /// Adds `w` to the self (or total) sums of `cell`, on the side of its sign.
+    fn add(&mut self, total: bool, cell: usize, w: f64) {
+        let column = match (total, w > 0.0) {
+            (true, true) => &mut self.total_pos,
+            (true, false) => &mut self.total_neg,
+            (false, true) => &mut self.self_pos,
+            (false, false) => &mut self.self_neg,
+        };
+        if let Some(x) = column.get_mut(cell) {
+            *x += w;
+        }
+    }
 }
 
 /// The merged call tree in depth-first order, siblings by key (node 0 the root,
@@ -32,15 +72,13 @@ pub struct ViewTree {
     /// The line of the node's frames when they all have the same one, else 0.
     pub line: Vec<i32>,
     pub n_types: usize,
-    /// Sums of the positive and of the negative values of the samples whose
-    /// stacks pass through the node (total) or end at it (self), at
-    /// `type * n_nodes + node`.
-    pub total_pos: Vec<f64>,
-    pub total_neg: Vec<f64>,
-    pub self_pos: Vec<f64>,
-    pub self_neg: Vec<f64>,
+    pub values: SignedSums,
     /// The node each sample's stack ends at, by position in the sample set.
     pub leaf: Vec<u32>,
+    /// The line keys of the frames of each node: pairs (node, line key), by
+    /// node, then by key; nodes whose frames have no known line have none.
+    pub node_line_node: Vec<u32>,
+    pub node_line_key: Vec<u32>,
 }
 
 /// A frame's line was not seen yet (lines of nodes are 0 when mixed or unknown).
@@ -55,61 +93,77 @@ impl ViewTree {
         self.key.is_empty()
     }
 
-    #[allow(
-        clippy::indexing_slicing,
-        reason = "order and new_index are permutations of the trie's nodes, line has one entry per \
-                  node, leaves are nodes; a cell t * n + node is below n_types * n"
-    )]
     pub fn build(samples: &SampleSet, keys: &ViewKeys<'_>) -> Result<ViewTree> {
-        let (trie, line, leaf) = merge_stacks(samples, keys)?;
+        let merged = merge_stacks(samples, keys)?;
+        let trie = &merged.trie;
         let order = depth_first(&trie.parent, &trie.key);
         let new_index = inverse_order(&order);
+        let renumber = |old: u32| new_index.get(old as usize).copied().unwrap_or(0);
         let n = order.len();
+        let at = |column: &[u32], old: u32| column.get(old as usize).copied().unwrap_or(0);
         let mut tree = ViewTree {
             parent: order
                 .iter()
-                .map(|&old| new_index[trie.parent[old as usize] as usize])
+                .map(|&old| renumber(at(&trie.parent, old)))
                 .collect(),
-            key: order.iter().map(|&old| trie.key[old as usize]).collect(),
-            line: order.iter().map(|&old| line[old as usize].max(0)).collect(),
+            key: order.iter().map(|&old| at(&trie.key, old)).collect(),
+            line: order
+                .iter()
+                .map(|&old| merged.line.get(old as usize).map_or(0, |&l| l.max(0)))
+                .collect(),
             n_types: samples.n_types,
-            leaf: leaf.iter().map(|&old| new_index[old as usize]).collect(),
+            leaf: merged.leaf.iter().map(|&old| renumber(old)).collect(),
             ..ViewTree::default()
         };
-        let cells = samples.n_types * n;
-        tree.self_pos = try_filled(cells, 0.0, "node values")?;
-        tree.self_neg = try_filled(cells, 0.0, "node values")?;
+        let mut pairs: Vec<(u32, u32)> = merged
+            .first_line_key
+            .iter()
+            .enumerate()
+            .filter(|&(_, &k)| k > 0)
+            .map(|(old, &k)| (renumber(old as u32), k))
+            .chain(
+                merged
+                    .more_line_keys
+                    .iter()
+                    .map(|&(old, k)| (renumber(old), k)),
+            )
+            .collect();
+        pairs.sort_unstable();
+        (tree.node_line_node, tree.node_line_key) = pairs.into_iter().unzip();
+        tree.values = SignedSums::zeros(samples.n_types * n, "node values")?;
         for t in 0..samples.n_types {
             for (i, &node) in tree.leaf.iter().enumerate() {
                 let w = samples.weight(t, i);
-                let cell = t * n + node as usize;
-                if w > 0.0 {
-                    tree.self_pos[cell] += w;
-                } else if w < 0.0 {
-                    tree.self_neg[cell] += w;
+                if w != 0.0 {
+                    tree.values.add(false, t * n + node as usize, w);
                 }
             }
         }
-        tree.total_pos = subtree_sums(&tree.parent, &tree.self_pos);
-        tree.total_neg = subtree_sums(&tree.parent, &tree.self_neg);
+        tree.values.total_pos = subtree_sums(&tree.parent, &tree.values.self_pos);
+        tree.values.total_neg = subtree_sums(&tree.parent, &tree.values.self_neg);
         Ok(tree)
     }
 }
 
-/// The stacks merged into a trie (frames of key 0 left out), the line of each
-/// node (`LINE_UNSEEN`, one line, or 0 when its frames have several) and the
-/// node each sample ends at.
-#[allow(
-    clippy::indexing_slicing,
-    reason = "line grows with the trie's nodes; frame is a position in the stack, which \
-              stack_lines has a line for"
-)]
-fn merge_stacks(
-    samples: &SampleSet,
-    keys: &ViewKeys<'_>,
-) -> Result<(PathTrie, Vec<i32>, Vec<u32>)> {
-    if keys.location_key.len() != samples.n_locations
-        || keys.location_line.len() != samples.n_locations
+/// The stacks merged into a trie (frames of key 0 left out), with what each
+/// trie node saw of its frames' lines and the node each sample ends at.
+struct Merged {
+    trie: PathTrie,
+    /// `LINE_UNSEEN`, the one line of the node's frames, or 0 when they have
+    /// several.
+    line: Vec<i32>,
+    /// The line key of the node's first frame with one (0: none yet), and the
+    /// other line keys of its frames.
+    first_line_key: Vec<u32>,
+    more_line_keys: FxHashSet<(u32, u32)>,
+    leaf: Vec<u32>,
+}
+
+fn check_keys(samples: &SampleSet, keys: &ViewKeys<'_>) -> Result<()> {
+    let n = samples.n_locations;
+    if keys.location_key.len() != n
+        || keys.location_line.len() != n
+        || keys.location_line_key.len() != n
     {
         return Err(ProfileError::invalid(
             "locations",
@@ -118,46 +172,87 @@ fn merge_stacks(
             "columns differ in length",
         ));
     }
-    if let Some(row) = keys
-        .location_key
-        .iter()
-        .position(|&k| k < 0 || k as usize > keys.n_keys)
+    let out_of_range = |column: &[i32], max: usize| {
+        column
+            .iter()
+            .position(|&k| k < 0 || k as usize > max)
+            .map(|row| {
+                ProfileError::invalid("locations", "(key)", Some(row + 1), "key out of range")
+            })
+    };
+    match out_of_range(keys.location_key, keys.n_keys)
+        .or_else(|| out_of_range(keys.location_line_key, keys.n_line_keys))
     {
-        return Err(ProfileError::invalid(
-            "locations",
-            "(key)",
-            Some(row + 1),
-            "frame key out of range",
-        ));
+        Some(e) => Err(e),
+        None => Ok(()),
     }
-    let mut trie = PathTrie::new();
-    let mut line = vec![0];
-    let mut leaf = try_filled(samples.len(), 0u32, "samples")?;
-    let (mut stack_keys, mut stack_lines) = (Vec::new(), Vec::new());
-    for (i, leaf) in leaf.iter_mut().enumerate() {
-        stack_keys.clear();
-        stack_lines.clear();
+}
+
+fn merge_stacks(samples: &SampleSet, keys: &ViewKeys<'_>) -> Result<Merged> {
+    check_keys(samples, keys)?;
+    let mut merged = Merged {
+        trie: PathTrie::new(),
+        line: vec![0],
+        first_line_key: vec![0],
+        more_line_keys: FxHashSet::default(),
+        leaf: try_filled(samples.len(), 0u32, "samples")?,
+    };
+    // Per frame of the stack kept: its key, line and line key.
+    let mut stack: Vec<(u32, i32, u32)> = Vec::new();
+    let mut stack_keys: Vec<u32> = Vec::new();
+    let mut last_other = (0u32, 0u32);
+    for i in 0..samples.len() {
+        stack.clear();
         for &row in samples.stack(i) {
             let row = row as usize;
             let key = keys.location_key.get(row).copied().unwrap_or(0);
             if key != 0 {
-                stack_keys.push(key as u32);
-                stack_lines.push(keys.location_line.get(row).copied().unwrap_or(0));
+                stack.push((
+                    key as u32,
+                    keys.location_line.get(row).copied().unwrap_or(0),
+                    keys.location_line_key.get(row).copied().unwrap_or(0) as u32,
+                ));
             }
         }
-        *leaf = trie.insert(&stack_keys, |node, frame| {
+        stack_keys.clear();
+        stack_keys.extend(stack.iter().map(|f| f.0));
+        let Merged {
+            trie,
+            line,
+            first_line_key,
+            more_line_keys,
+            ..
+        } = &mut merged;
+        let leaf = trie.insert(&stack_keys, |node, frame| {
             if node >= line.len() {
                 line.resize(node + 1, LINE_UNSEEN);
+                first_line_key.resize(node + 1, 0);
             }
-            let frame_line = stack_lines[frame];
-            if line[node] == LINE_UNSEEN {
-                line[node] = frame_line;
-            } else if line[node] != frame_line {
-                line[node] = 0;
+            let (_, frame_line, line_key) = stack.get(frame).copied().unwrap_or((0, 0, 0));
+            if let Some(l) = line.get_mut(node) {
+                if *l == LINE_UNSEEN {
+                    *l = frame_line;
+                } else if *l != frame_line {
+                    *l = 0;
+                }
+            }
+            if line_key > 0 {
+                if let Some(first) = first_line_key.get_mut(node) {
+                    if *first == 0 {
+                        *first = line_key;
+                    } else if *first != line_key && last_other != (node as u32, line_key) {
+                        // (the last pair inserted is not hashed again)
+                        last_other = (node as u32, line_key);
+                        more_line_keys.insert(last_other);
+                    }
+                }
             }
         });
+        if let Some(l) = merged.leaf.get_mut(i) {
+            *l = leaf;
+        }
     }
-    Ok((trie, line, leaf))
+    Ok(merged)
 }
 
 /// Per block of nodes (one per sample type), each node's value plus those of its
@@ -173,12 +268,60 @@ fn subtree_sums(parent: &[u32], own: &[f64]) -> Vec<f64> {
         return sums;
     }
     for block in sums.chunks_mut(n) {
-        for node in (1..n).rev() {
-            let p = parent[node] as usize;
-            block[p] += block[node];
+        for (node, &p) in parent.iter().enumerate().skip(1).rev() {
+            let value = block.get(node).copied().unwrap_or(0.0);
+            if let Some(sum) = block.get_mut(p as usize) {
+                *sum += value;
+            }
         }
     }
     sums
+}
+
+/// The values of each source line (a line key of [`ViewKeys`]), per sample
+/// type: `total` counts the samples with a frame at the line (once per
+/// sample), `self` those whose innermost frame with a known line is at it (the
+/// line of your code that was running, as `summaryRprof(lines = "show")` and
+/// `profile_summary(by = "line")` count it).
+pub fn line_values(samples: &SampleSet, keys: &ViewKeys<'_>) -> Result<SignedSums> {
+    check_keys(samples, keys)?;
+    let n = keys.n_line_keys;
+    let mut sums = SignedSums::zeros(samples.n_types * n, "line values")?;
+    // The last sample (position + 1) that counted each line key.
+    let mut counted = try_filled(n + 1, 0usize, "line keys")?;
+    let mut lines: Vec<usize> = Vec::new();
+    for i in 0..samples.len() {
+        lines.clear();
+        for &row in samples.stack(i) {
+            let k = keys
+                .location_line_key
+                .get(row as usize)
+                .copied()
+                .unwrap_or(0) as usize;
+            if k == 0 {
+                continue;
+            }
+            if let Some(last) = counted.get_mut(k) {
+                if *last != i + 1 {
+                    *last = i + 1;
+                    lines.push(k - 1);
+                }
+            }
+        }
+        for t in 0..samples.n_types {
+            let w = samples.weight(t, i);
+            if w == 0.0 {
+                continue;
+            }
+            if let Some(&innermost) = lines.first() {
+                sums.add(false, t * n + innermost, w);
+            }
+            for &k in &lines {
+                sums.add(true, t * n + k, w);
+            }
+        }
+    }
+    Ok(sums)
 }
 
 /// The samples that have a time, in time order, as runs of consecutive samples
@@ -194,6 +337,10 @@ pub struct TimeRuns {
     pub source: Vec<u32>,
     /// Sum of the absolute values of the run's samples, at `type * n_runs + run`.
     pub weight: Vec<f64>,
+    /// Per source (by number): the time a sample stands for, in seconds: the
+    /// smallest positive difference of the times of its consecutive samples
+    /// (Rprof's interval), else that of all sources, else 1.
+    pub step: Vec<f64>,
 }
 
 impl TimeRuns {
@@ -218,26 +365,46 @@ impl TimeRuns {
         let mut runs = TimeRuns::default();
         let mut first_sample = Vec::new();
         let mut source_number = 0u32;
-        let mut prev: Option<(i32, u32)> = None;
-        for i in (0..samples.len()).filter(|&i| !samples.time[i].is_nan()) {
-            let (source, leaf) = (samples.source[i], tree.leaf[i]);
-            if let Some((prev_source, prev_leaf)) = prev {
+        let mut prev: Option<(i32, u32, f64)> = None;
+        let mut step = f64::INFINITY;
+        let timed = (samples.time.iter().zip(&samples.source).zip(&tree.leaf))
+            .enumerate()
+            .filter(|(_, ((time, _), _))| !time.is_nan());
+        for (i, ((&time, &source), &leaf)) in timed {
+            if let Some((prev_source, prev_leaf, prev_time)) = prev {
+                if prev_source == source && time > prev_time {
+                    step = step.min(time - prev_time);
+                }
+                if prev_source != source {
+                    runs.step.push(step);
+                    step = f64::INFINITY;
+                    source_number += 1;
+                }
                 if prev_source == source && prev_leaf == leaf {
+                    prev = Some((source, leaf, time));
                     if let Some(count) = runs.count.last_mut() {
                         *count += 1;
                     }
                     continue;
                 }
-                if prev_source != source {
-                    source_number += 1;
-                }
             }
-            prev = Some((source, leaf));
+            prev = Some((source, leaf, time));
             first_sample.push(i);
             runs.leaf.push(leaf);
             runs.count.push(1);
-            runs.time.push(samples.time[i]);
+            runs.time.push(time);
             runs.source.push(source_number);
+        }
+        runs.step.push(step);
+        let known = runs
+            .step
+            .iter()
+            .copied()
+            .filter(|s| s.is_finite())
+            .fold(f64::INFINITY, f64::min);
+        let fallback = if known.is_finite() { known } else { 1.0 };
+        for s in runs.step.iter_mut().filter(|s| !s.is_finite()) {
+            *s = fallback;
         }
         for t in 0..samples.n_types {
             for (&first, &count) in first_sample.iter().zip(&runs.count) {
@@ -251,6 +418,17 @@ impl TimeRuns {
         }
         Some(runs)
     }
+}
+
+/// The source files of the lines: each line key's file (index into
+/// `file_name`, 0-based) and line number, and each file's name and text
+/// (`None`: the profile has none; line `l` is element `l - 1`).
+#[derive(Debug, Clone, Copy)]
+pub struct ViewLines<'a> {
+    pub line_file: &'a [u32],
+    pub line_number: &'a [i32],
+    pub file_name: &'a [String],
+    pub file_text: &'a [Option<Vec<String>>],
 }
 
 /// What the view shows besides numbers: the name and file of each key (index
@@ -267,22 +445,32 @@ pub struct ViewLabels<'a> {
     pub title: &'a str,
 }
 
+/// Everything [`view_json`] writes.
+#[derive(Debug, Clone, Copy)]
+pub struct ViewData<'a> {
+    pub tree: &'a ViewTree,
+    pub runs: Option<&'a TimeRuns>,
+    pub line_values: &'a SignedSums,
+    pub lines: ViewLines<'a>,
+    pub labels: ViewLabels<'a>,
+}
+
 /// The JSON text the browser view reads (`inst/htmlwidgets/lib/profile-view/`
 /// decodes it; the format version is its `"format"`).
-pub fn view_json(
-    tree: &ViewTree,
-    runs: Option<&TimeRuns>,
-    labels: &ViewLabels<'_>,
-) -> Result<String> {
+pub fn view_json(data: &ViewData<'_>) -> Result<String> {
+    let labels = &data.labels;
+    let lines = &data.lines;
     if labels.key_name.len() != labels.key_file.len()
         || labels.type_name.len() != labels.type_unit.len()
+        || lines.line_file.len() != lines.line_number.len()
+        || lines.file_name.len() != lines.file_text.len()
     {
         return Err(ProfileError::argument(
-            "labels of keys or types differ in length",
+            "labels of keys, types, lines or files differ in length",
         ));
     }
     let mut out = String::new();
-    out.push_str("{\"format\":1,\"title\":");
+    out.push_str("{\"format\":2,\"title\":");
     push_string(&mut out, labels.title);
     out.push_str(&format!(
         ",\"diff\":{},\"default_type\":{}",
@@ -298,10 +486,11 @@ pub fn view_json(
     }
     out.push(']');
     push_keys(&mut out, labels);
-    push_tree(&mut out, tree);
+    push_tree(&mut out, data.tree);
+    push_lines(&mut out, data.tree, data.line_values, lines);
     out.push_str(",\"runs\":");
-    match runs {
-        Some(runs) => push_runs(&mut out, runs, tree.n_types),
+    match data.runs {
+        Some(runs) => push_runs(&mut out, runs, data.tree.n_types),
         None => out.push_str("null"),
     }
     out.push('}');
@@ -337,23 +526,16 @@ fn push_keys<'a>(out: &mut String, labels: &ViewLabels<'a>) {
     out.push('}');
 }
 
-/// `"tree"`: node columns, then per sample type the value columns.
-fn push_tree(out: &mut String, tree: &ViewTree) {
-    out.push_str(",\"tree\":{\"parent\":");
-    push_typed_ints(out, &tree.parent);
-    out.push_str(",\"key\":");
-    push_typed_ints(out, &tree.key);
-    out.push_str(",\"line\":");
-    push_typed_ints(out, &tree.line);
-    out.push_str(",\"values\":");
-    let n = tree.len();
-    push_per_type(out, tree.n_types, |out, t| {
+/// Per sample type, an object of the four value columns of `sums` (blocks of
+/// `n` items).
+fn push_sums(out: &mut String, sums: &SignedSums, n_types: usize, n: usize) {
+    push_per_type(out, n_types, |out, t| {
         let block = |v: &Vec<f64>| v.get(t * n..(t + 1) * n).unwrap_or(&[]).to_vec();
         for (i, (name, column)) in [
-            ("total_pos", &tree.total_pos),
-            ("total_neg", &tree.total_neg),
-            ("self_pos", &tree.self_pos),
-            ("self_neg", &tree.self_neg),
+            ("total_pos", &sums.total_pos),
+            ("total_neg", &sums.total_neg),
+            ("self_pos", &sums.self_pos),
+            ("self_neg", &sums.self_neg),
         ]
         .into_iter()
         .enumerate()
@@ -365,7 +547,61 @@ fn push_tree(out: &mut String, tree: &ViewTree) {
         }
         out.push('}');
     });
+}
+
+/// `"tree"`: node columns, then per sample type the value columns.
+fn push_tree(out: &mut String, tree: &ViewTree) {
+    out.push_str(",\"tree\":{\"parent\":");
+    push_typed_ints(out, &tree.parent);
+    out.push_str(",\"key\":");
+    push_typed_ints(out, &tree.key);
+    out.push_str(",\"line\":");
+    push_typed_ints(out, &tree.line);
+    out.push_str(",\"values\":");
+    push_sums(out, &tree.values, tree.n_types, tree.len());
     out.push('}');
+}
+
+/// `"lines"`: each line key's file and number and per sample type its values,
+/// the (node, line key) pairs (line keys 0-based), and `"files"`: each file's
+/// name and text (null when the profile has none).
+fn push_lines(out: &mut String, tree: &ViewTree, sums: &SignedSums, lines: &ViewLines<'_>) {
+    out.push_str(",\"lines\":{\"file\":");
+    push_typed_ints(out, lines.line_file);
+    out.push_str(",\"line\":");
+    push_typed_ints(out, lines.line_number);
+    out.push_str(",\"values\":");
+    push_sums(out, sums, tree.n_types, lines.line_file.len());
+    out.push_str(",\"node\":");
+    push_typed_ints(out, &tree.node_line_node);
+    out.push_str(",\"key\":");
+    let keys: Vec<u32> = tree
+        .node_line_key
+        .iter()
+        .map(|&k| k.saturating_sub(1))
+        .collect();
+    push_typed_ints(out, &keys);
+    out.push_str("},\"files\":[");
+    for (i, (name, text)) in lines.file_name.iter().zip(lines.file_text).enumerate() {
+        out.push_str(if i == 0 { "{\"name\":" } else { ",{\"name\":" });
+        push_string(out, name);
+        out.push_str(",\"text\":");
+        match text {
+            Some(text) => {
+                out.push('[');
+                for (j, line) in text.iter().enumerate() {
+                    if j > 0 {
+                        out.push(',');
+                    }
+                    push_string(out, line);
+                }
+                out.push(']');
+            }
+            None => out.push_str("null"),
+        }
+        out.push('}');
+    }
+    out.push(']');
 }
 
 /// A JSON array of one element per sample type, each written by `push_one`.
@@ -380,7 +616,8 @@ fn push_per_type(out: &mut String, n_types: usize, mut push_one: impl FnMut(&mut
     out.push(']');
 }
 
-/// `"runs"`: run columns, then per sample type the runs' weights.
+/// `"runs"`: run columns, then per sample type the runs' weights, and each
+/// source's step.
 fn push_runs(out: &mut String, runs: &TimeRuns, n_types: usize) {
     out.push_str("{\"leaf\":");
     push_typed_ints(out, &runs.leaf);
@@ -390,6 +627,8 @@ fn push_runs(out: &mut String, runs: &TimeRuns, n_types: usize) {
     push_stepped_array(out, &runs.time);
     out.push_str(",\"source\":");
     push_typed_ints(out, &runs.source);
+    out.push_str(",\"step\":");
+    push_typed_array(out, &runs.step);
     out.push_str(",\"weight\":");
     let n = runs.len();
     push_per_type(out, n_types, |out, t| {
@@ -406,23 +645,30 @@ mod tests {
     use proptest::prelude::*;
 
     /// Locations 1..=4 are keys 1..=4 (4 = "main"), with lines 10, 20, 30, 40;
-    /// location 5 is key 1 at line 11.
-    fn keys() -> (Vec<i32>, Vec<i32>) {
-        (vec![1, 2, 3, 4, 1], vec![10, 20, 30, 40, 11])
+    /// location 5 is key 1 at line 11. Line keys: 1 for line 10, 2 for 11, 3
+    /// for 40 (lines 20 and 30 are left out: no file).
+    fn keys() -> (Vec<i32>, Vec<i32>, Vec<i32>) {
+        (
+            vec![1, 2, 3, 4, 1],
+            vec![10, 20, 30, 40, 11],
+            vec![1, 0, 0, 3, 2],
+        )
+    }
+
+    fn with_keys<T>(f: impl FnOnce(&ViewKeys<'_>) -> T) -> T {
+        let (key, line, line_key) = keys();
+        f(&ViewKeys {
+            location_key: &key,
+            location_line: &line,
+            n_keys: 4,
+            location_line_key: &line_key,
+            n_line_keys: 3,
+        })
     }
 
     fn view_of(c: &Columns, with_time: bool) -> (SampleSet, ViewTree) {
         let set = SampleSet::build(&c.input(with_time)).unwrap();
-        let (key, line) = keys();
-        let tree = ViewTree::build(
-            &set,
-            &ViewKeys {
-                location_key: &key,
-                location_line: &line,
-                n_keys: 4,
-            },
-        )
-        .unwrap();
+        let tree = with_keys(|keys| ViewTree::build(&set, keys)).unwrap();
         (set, tree)
     }
 
@@ -445,11 +691,35 @@ mod tests {
         // f is reached from locations 1 (line 10) and 5 (line 11): mixed
         assert_eq!(tree.line, vec![0, 40, 0, 20]);
         let n = tree.len();
-        assert_eq!(&tree.total_pos[..n], &[8.0, 8.0, 3.0, 1.0]);
-        assert_eq!(&tree.total_neg[..n], &[-2.0, -2.0, -2.0, 0.0]);
-        assert_eq!(&tree.self_pos[n..], &[0.0, 40.0, 30.0, 0.0]);
-        assert_eq!(&tree.self_neg[n..], &[0.0, 0.0, -20.0, 0.0]);
+        assert_eq!(&tree.values.total_pos[..n], &[8.0, 8.0, 3.0, 1.0]);
+        assert_eq!(&tree.values.total_neg[..n], &[-2.0, -2.0, -2.0, 0.0]);
+        assert_eq!(&tree.values.self_pos[n..], &[0.0, 40.0, 30.0, 0.0]);
+        assert_eq!(&tree.values.self_neg[n..], &[0.0, 0.0, -20.0, 0.0]);
         assert_eq!(tree.leaf, vec![2, 3, 1, 2]);
+        // main has line key 3; f has 1 and 2; g none
+        assert_eq!(tree.node_line_node, vec![1, 2, 2]);
+        assert_eq!(tree.node_line_key, vec![3, 1, 2]);
+    }
+
+    #[test]
+    fn lines_count_once_per_sample_self_at_the_innermost_known_line() {
+        // stacks innermost first: f@10;main@40, g;main@40 (g has no line key),
+        // f@10;f@11;main@40 (base), main@40
+        let c = Columns::of(
+            &[
+                (1, 0.0, vec![1, 4], vec![3.0]),
+                (1, 0.1, vec![2, 4], vec![1.0]),
+                (2, 0.0, vec![1, 5, 4], vec![-2.0]),
+                (1, 0.2, vec![4, 4], vec![4.0]),
+            ],
+            5,
+        );
+        let set = SampleSet::build(&c.input(false)).unwrap();
+        let sums = with_keys(|keys| line_values(&set, keys)).unwrap();
+        assert_eq!(sums.self_pos, vec![3.0, 0.0, 5.0]);
+        assert_eq!(sums.self_neg, vec![-2.0, 0.0, 0.0]);
+        assert_eq!(sums.total_pos, vec![3.0, 0.0, 8.0]);
+        assert_eq!(sums.total_neg, vec![-2.0, -2.0, -2.0]);
     }
 
     #[test]
@@ -473,6 +743,9 @@ mod tests {
         assert_eq!(runs.time, vec![0.0, 0.2, 0.3, 0.0]);
         assert_eq!(runs.source, vec![0, 0, 0, 1]);
         assert_eq!(runs.weight, vec![3.0, 1.0, 1.0, 1.0]);
+        // source 1 every 0.1 s; source 2 has one sample: the step of source 1
+        assert_eq!(runs.step.len(), 2);
+        assert!((runs.step[0] - 0.1).abs() < 1e-12 && runs.step[1] == runs.step[0]);
         let (set, tree) = view_of(&c, false);
         assert_eq!(TimeRuns::build(&set, &tree), None);
     }
@@ -505,13 +778,31 @@ mod tests {
             diff: false,
             title: "</script>",
         };
-        let json = view_json(&tree, runs.as_ref(), &labels).unwrap();
+        let line_sums = with_keys(|keys| line_values(&set, keys)).unwrap();
+        let file_name = ["a.R".to_string()];
+        let file_text = [Some(vec!["x <- 1".to_string(), "</script>".to_string()])];
+        let data = ViewData {
+            tree: &tree,
+            runs: runs.as_ref(),
+            line_values: &line_sums,
+            lines: ViewLines {
+                line_file: &[0, 0, 0],
+                line_number: &[10, 11, 40],
+                file_name: &file_name,
+                file_text: &file_text,
+            },
+            labels,
+        };
+        let json = view_json(&data).unwrap();
         assert!(json.starts_with(
-            r#"{"format":1,"title":"\u003c/script\u003e","diff":false,"default_type":0,"types":[{"name":"samples","unit":"count"}],"strings":["f","g","h","main","a.R",""],"keys":{"name":{"type":"u8","length":4,"base64":"AAECAw=="},"file":{"type":"u8","length":4,"base64":"BAUFBA=="}},"tree":{"parent":"#
+            r#"{"format":2,"title":"\u003c/script\u003e","diff":false,"default_type":0,"types":[{"name":"samples","unit":"count"}],"strings":["f","g","h","main","a.R",""],"keys":{"name":{"type":"u8","length":4,"base64":"AAECAw=="},"file":{"type":"u8","length":4,"base64":"BAUFBA=="}},"tree":{"parent":"#
         ));
         assert!(json.contains(r#""total_neg":{"const":0,"length":3}"#));
         assert!(json.contains(r#""runs":{"leaf":{"type":"u8","length":2,"base64":"AgE="},"count":{"const":1,"length":2}"#));
-        let no_runs = view_json(&tree, None, &labels).unwrap();
+        assert!(json.contains(r#""step":{"const":0.5,"length":1}"#));
+        assert!(json
+            .contains(r#""files":[{"name":"a.R","text":["x \u003c- 1","\u003c/script\u003e"]}]"#));
+        let no_runs = view_json(&ViewData { runs: None, ..data }).unwrap();
         assert!(no_runs.ends_with(r#""runs":null}"#));
     }
 
@@ -523,12 +814,20 @@ mod tests {
             location_key: &[2],
             location_line: &[0],
             n_keys: 1,
+            location_line_key: &[0],
+            n_line_keys: 0,
         };
         assert_eq!(ViewTree::build(&set, &bad).unwrap_err().kind(), "invalid");
+        let bad_line = ViewKeys {
+            location_key: &[1],
+            location_line_key: &[1],
+            ..bad
+        };
+        assert_eq!(line_values(&set, &bad_line).unwrap_err().kind(), "invalid");
         let ragged = ViewKeys {
             location_key: &[1],
             location_line: &[],
-            n_keys: 1,
+            ..bad
         };
         assert_eq!(
             ViewTree::build(&set, &ragged).unwrap_err().kind(),
@@ -550,13 +849,14 @@ mod tests {
 
     proptest! {
         /// Node totals agree with a direct count over the samples whose key path
-        /// starts with the node's path, per type and sign; runs cover every timed
-        /// sample's absolute weight once.
+        /// starts with the node's path, per type and sign, and lines' totals
+        /// and selves with a direct count; runs cover every timed sample's
+        /// absolute weight once.
         #[test]
         fn view_agrees_with_direct_count(samples in arb_samples()) {
             let c = Columns::of(&samples, 5);
             let (set, tree) = view_of(&c, true);
-            let (key_of, _) = keys();
+            let (key_of, _, _) = keys();
             let mut paths: Vec<Vec<u32>> = vec![vec![]];
             for i in 1..tree.len() {
                 let mut p = paths[tree.parent[i] as usize].clone();
@@ -573,8 +873,29 @@ mod tests {
                             if values[t] > 0.0 { pos += values[t] } else { neg += values[t] }
                         }
                     }
-                    prop_assert_eq!(tree.total_pos[t * n + node], pos);
-                    prop_assert_eq!(tree.total_neg[t * n + node], neg);
+                    prop_assert_eq!(tree.values.total_pos[t * n + node], pos);
+                    prop_assert_eq!(tree.values.total_neg[t * n + node], neg);
+                }
+            }
+            // Lines: total once per sample with a frame at the line, self at
+            // the sample's innermost frame with a line.
+            let (_, _, line_key_of) = keys();
+            let lines = with_keys(|k| line_values(&set, k)).unwrap();
+            for key in 1..=3i32 {
+                for t in 0..2 {
+                    let (mut total, mut own) = (0.0, 0.0);
+                    for (_, _, stack, values) in &samples {
+                        let line_keys: Vec<i32> = stack.iter().map(|&l| line_key_of[l as usize - 1]).collect();
+                        if line_keys.contains(&key) {
+                            total += values[t];
+                        }
+                        if line_keys.iter().find(|&&k| k > 0) == Some(&key) {
+                            own += values[t];
+                        }
+                    }
+                    let cell = t * 3 + key as usize - 1;
+                    prop_assert_eq!(lines.total_pos[cell] + lines.total_neg[cell], total);
+                    prop_assert_eq!(lines.self_pos[cell] + lines.self_neg[cell], own);
                 }
             }
             if let Some(runs) = TimeRuns::build(&set, &tree) {

@@ -1,0 +1,581 @@
+/* The browser view of the R package profile (profile_view()), part 1 of 4:
+ * the data. The package's Rust core (src/rust/core/src/view.rs) sends one JSON
+ * object whose number columns are typed arrays (base64 of little-endian
+ * bytes); this file decodes them into typed arrays, without a JavaScript object
+ * per sample or node, and computes what the views show from them: the flame
+ * graph's tree, the flame chart's blocks, the table of functions, the callers
+ * and callees of a function, and the values of source lines. It also formats
+ * numbers by their unit. Plain JavaScript (ES2019), no library. */
+(function (global) {
+  "use strict";
+
+  const PV = (global.ProfileView = global.ProfileView || {});
+
+  // ---- typed arrays ----------------------------------------------------------
+
+  // A typed array of the data: {const, length}, {type, length, base64},
+  // {length, values, lengths} (runs of equal values), or {start, step, steps}
+  // (value i is start + step * the sum of steps[0..i]).
+  function decodeArray(a) {
+    if (a.lengths) {
+      const values = decodeArray(a.values);
+      const lengths = decodeArray(a.lengths);
+      const out = new values.constructor(a.length);
+      let at = 0;
+      for (let r = 0; r < values.length; r++) {
+        out.fill(values[r], at, at + lengths[r]);
+        at += lengths[r];
+      }
+      return out;
+    }
+    if (a.steps) {
+      const steps = decodeArray(a.steps);
+      const out = new Float64Array(steps.length);
+      let k = 0;
+      for (let j = 0; j < steps.length; j++) {
+        k += steps[j];
+        out[j] = a.start + a.step * k;
+      }
+      return out;
+    }
+    if (Object.prototype.hasOwnProperty.call(a, "const")) {
+      return new Float64Array(a.length).fill(a["const"]);
+    }
+    const text = atob(a.base64);
+    const bytes = new Uint8Array(text.length);
+    for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+    switch (a.type) {
+      case "u8":
+        return bytes;
+      case "u16":
+        return new Uint16Array(bytes.buffer);
+      case "i32":
+        return new Int32Array(bytes.buffer);
+      case "f64":
+        return new Float64Array(bytes.buffer);
+      default:
+        throw new Error("profile view: unknown array type " + a.type);
+    }
+  }
+
+  // ---- numbers and units -----------------------------------------------------
+
+  function groupDigits(x) {
+    const s = Math.abs(x) >= 1e15 ? x.toExponential(3) : (Math.round(x * 1000) / 1000).toString();
+    const parts = s.split(".");
+    parts[0] = parts[0].replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+    return parts.join(".");
+  }
+
+  // Up to four significant digits (no trailing zeros), grouped when large.
+  function short(x) {
+    const a = Math.abs(x);
+    if (a >= 1000) return groupDigits(Math.round(x));
+    return String(+x.toPrecision(4));
+  }
+
+  // Seconds per unit of the time units profilers write.
+  const SECONDS = {
+    nanoseconds: 1e-9,
+    ns: 1e-9,
+    microseconds: 1e-6,
+    us: 1e-6,
+    milliseconds: 1e-3,
+    ms: 1e-3,
+    seconds: 1,
+    s: 1,
+    minutes: 60,
+    hours: 3600
+  };
+  const BYTES = [
+    [1, "B"],
+    [1024, "KiB"],
+    [1048576, "MiB"],
+    [1073741824, "GiB"],
+    [1099511627776, "TiB"],
+    [1125899906842624, "PiB"]
+  ];
+  const BYTE_UNITS = { bytes: 1, byte: 1, b: 1, kilobytes: 1024, megabytes: 1048576 };
+
+  function formatSeconds(s) {
+    const a = Math.abs(s);
+    if (a === 0) return "0 s";
+    if (a >= 1) return short(s) + " s";
+    if (a >= 1e-3) return short(s * 1e3) + " ms";
+    if (a >= 1e-6) return short(s * 1e6) + " \u00b5s";
+    return short(s * 1e9) + " ns";
+  }
+
+  function formatBytes(b) {
+    const a = Math.abs(b);
+    for (let i = BYTES.length - 1; i > 0; i--) {
+      if (a >= BYTES[i][0]) return short(b / BYTES[i][0]) + " " + BYTES[i][1];
+    }
+    return groupDigits(b) + " B";
+  }
+
+  // A value in its unit: time units as s, ms, µs or ns; bytes in binary units;
+  // counts as plain numbers; other units after the number.
+  function formatValue(x, unit) {
+    const u = String(unit || "").toLowerCase();
+    if (Object.prototype.hasOwnProperty.call(SECONDS, u)) return formatSeconds(x * SECONDS[u]);
+    if (Object.prototype.hasOwnProperty.call(BYTE_UNITS, u)) return formatBytes(x * BYTE_UNITS[u]);
+    if (u === "count" || u === "") return groupDigits(x);
+    return groupDigits(x) + " " + unit;
+  }
+
+  function formatPercent(part, whole) {
+    if (!(whole !== 0) || !isFinite(part / whole)) return "";
+    return ((100 * part) / whole).toFixed(2) + "%";
+  }
+
+  function signed(text, x) {
+    return x > 0 ? "+" + text : text;
+  }
+
+  // ---- trees for the flame renderer ------------------------------------------
+
+  // Subtree ends and depths of nodes in depth-first order (parents first):
+  // the subtree of node i is nodes i .. end[i] - 1.
+  function treeShape(parent) {
+    const n = parent.length;
+    const size = new Int32Array(n).fill(1);
+    for (let i = n - 1; i > 0; i--) size[parent[i]] += size[i];
+    const end = new Int32Array(n);
+    const depth = new Int32Array(n);
+    let maxDepth = 0;
+    for (let i = 0; i < n; i++) {
+      end[i] = i + size[i];
+      if (i > 0) {
+        depth[i] = depth[parent[i]] + 1;
+        if (depth[i] > maxDepth) maxDepth = depth[i];
+      }
+    }
+    return { end, depth, maxDepth };
+  }
+
+  // A tree the flame renderer draws: nodes in depth-first order, each with its
+  // function key, its extent [x0, x0 + w) on the axis, and a `delta` for the
+  // colours of a diff. `x0` is laid out from the widths (children side by side
+  // from their parent's start) unless given (the flame chart's times).
+  class FlameTree {
+    constructor(fields) {
+      Object.assign(this, fields);
+      this.n = this.parent.length;
+      const shape = treeShape(this.parent);
+      this.end = shape.end;
+      this.depth = shape.depth;
+      this.maxDepth = shape.maxDepth;
+      if (!this.x0) this.x0 = layout(this.parent, this.w);
+    }
+  }
+
+  // Each node starts where its previous sibling ends, the first at its
+  // parent's start.
+  function layout(parent, w) {
+    const n = parent.length;
+    const x0 = new Float64Array(n);
+    const next = new Float64Array(n);
+    for (let i = 1; i < n; i++) {
+      const p = parent[i];
+      x0[i] = next[p];
+      next[p] += w[i];
+      next[i] = x0[i];
+    }
+    return x0;
+  }
+
+  // Builds a tree of paths of keys (a trie) with signed values, for the
+  // callers and callees of a function; then as a FlameTree in depth-first
+  // order, siblings by key (keys are numbered in byte order of the names).
+  class TrieBuilder {
+    constructor(rootKey) {
+      this.parent = [0];
+      this.key = [rootKey];
+      this.children = [new Map()];
+      this.totalPos = [0];
+      this.totalNeg = [0];
+      this.selfPos = [0];
+      this.selfNeg = [0];
+    }
+
+    child(node, key) {
+      let c = this.children[node].get(key);
+      if (c === undefined) {
+        c = this.parent.length;
+        this.parent.push(node);
+        this.key.push(key);
+        this.children.push(new Map());
+        this.totalPos.push(0);
+        this.totalNeg.push(0);
+        this.selfPos.push(0);
+        this.selfNeg.push(0);
+        this.children[node].set(key, c);
+      }
+      return c;
+    }
+
+    finish() {
+      const order = [];
+      const todo = [0];
+      while (todo.length) {
+        const node = todo.pop();
+        order.push(node);
+        const kids = Array.from(this.children[node].entries());
+        kids.sort((a, b) => b[0] - a[0]);
+        for (const kid of kids) todo.push(kid[1]);
+      }
+      const n = order.length;
+      const index = new Int32Array(n);
+      order.forEach((old, i) => {
+        index[old] = i;
+      });
+      const pick = (column) => Float64Array.from(order, (old) => column[old]);
+      const totalPos = pick(this.totalPos);
+      const totalNeg = pick(this.totalNeg);
+      return new FlameTree({
+        parent: Int32Array.from(order, (old) => (old === 0 ? 0 : index[this.parent[old]])),
+        key: Int32Array.from(order, (old) => this.key[old]),
+        w: totalPos.map((p, i) => p - totalNeg[i]),
+        delta: totalPos.map((p, i) => p + totalNeg[i]),
+        totalPos,
+        totalNeg,
+        selfPos: pick(this.selfPos),
+        selfNeg: pick(this.selfNeg)
+      });
+    }
+  }
+
+  // ---- the model -------------------------------------------------------------
+
+  class Model {
+    constructor(data) {
+      if (data.format !== 2) throw new Error("profile view: unknown data format " + data.format);
+      this.title = data.title;
+      this.diff = data.diff;
+      this.types = data.types;
+      this.defaultType = data.default_type;
+      this.strings = data.strings;
+      this.keyName = decodeArray(data.keys.name);
+      this.keyFile = decodeArray(data.keys.file);
+      this.nKeys = this.keyName.length;
+      const tree = data.tree;
+      this.parent = decodeArray(tree.parent);
+      this.key = decodeArray(tree.key);
+      this.line = decodeArray(tree.line);
+      this.values = tree.values.map(decodeSums);
+      this.n = this.parent.length;
+      const shape = treeShape(this.parent);
+      this.end = shape.end;
+      this.depth = shape.depth;
+      const lines = data.lines;
+      this.lineFile = decodeArray(lines.file);
+      this.lineNumber = decodeArray(lines.line);
+      this.lineValues = lines.values.map(decodeSums);
+      this.nodeLines = groupPairs(decodeArray(lines.node), decodeArray(lines.key), this.n);
+      this.files = data.files;
+      this.runData = data.runs;
+      this.cache = {};
+    }
+
+    keyLabel(k) {
+      return k === 0 ? "root" : this.strings[this.keyName[k - 1]];
+    }
+
+    keyFileName(k) {
+      return k === 0 ? "" : this.strings[this.keyFile[k - 1]];
+    }
+
+    name(node) {
+      return this.keyLabel(this.key[node]);
+    }
+
+    // The line keys of a node's frames.
+    linesOf(node) {
+      const g = this.nodeLines;
+      return g.keys.subarray(g.start[node], g.start[node + 1]);
+    }
+
+    cached(name, t, make) {
+      const id = name + ":" + t;
+      if (!(id in this.cache)) this.cache[id] = make();
+      return this.cache[id];
+    }
+
+    // The total value of type t, and what percentages are of: the base's total
+    // in a diff (as go tool pprof -diff_base), else the total.
+    grandTotal(t) {
+      const v = this.values[t];
+      return v.totalPos[0] + v.totalNeg[0];
+    }
+
+    percentBase(t) {
+      const v = this.values[t];
+      return this.diff ? -v.totalNeg[0] : v.totalPos[0] + v.totalNeg[0];
+    }
+
+    // The flame graph of type t: the merged call tree, widths the absolute
+    // values of both sides of a diff.
+    graph(t) {
+      return this.cached("graph", t, () => {
+        const v = this.values[t];
+        return new FlameTree({
+          parent: this.parent,
+          key: this.key,
+          node: null,
+          w: v.totalPos.map((p, i) => p - v.totalNeg[i]),
+          delta: v.totalPos.map((p, i) => p + v.totalNeg[i]),
+          totalPos: v.totalPos,
+          totalNeg: v.totalNeg,
+          selfPos: v.selfPos,
+          selfNeg: v.selfNeg
+        });
+      });
+    }
+
+    // Per function key of type t: flat (self) and cum (total, counted once
+    // per sample however deep the function recurses: the nodes of the key
+    // that have no ancestor of the same key), both signed.
+    functions(t) {
+      return this.cached("functions", t, () => {
+        const v = this.values[t];
+        const flat = new Float64Array(this.nKeys + 1);
+        const cum = new Float64Array(this.nKeys + 1);
+        const open = new Int32Array(this.nKeys + 1);
+        const stack = [];
+        for (let i = 1; i < this.n; i++) {
+          while (stack.length && this.end[stack[stack.length - 1]] <= i) open[this.key[stack.pop()]]--;
+          const k = this.key[i];
+          flat[k] += v.selfPos[i] + v.selfNeg[i];
+          if (open[k] === 0) cum[k] += v.totalPos[i] + v.totalNeg[i];
+          open[k]++;
+          stack.push(i);
+        }
+        return { flat, cum };
+      });
+    }
+
+    // The nodes of key k that have no ancestor of the same key.
+    outermostNodes(k) {
+      const out = [];
+      for (let i = 1; i < this.n; ) {
+        if (this.key[i] === k) {
+          out.push(i);
+          i = this.end[i];
+        } else {
+          i++;
+        }
+      }
+      return out;
+    }
+
+    // The callers of function k (speedscope's Sandwich, go tool pprof's
+    // Peek): the stacks that lead to its outermost call in each sample, merged
+    // from k outwards (k is the root; its children are its direct callers).
+    callers(t, k) {
+      const v = this.values[t];
+      const trie = new TrieBuilder(k);
+      for (const node of this.outermostNodes(k)) {
+        const pos = v.totalPos[node];
+        const neg = v.totalNeg[node];
+        let at = 0;
+        trie.totalPos[0] += pos;
+        trie.totalNeg[0] += neg;
+        for (let a = this.parent[node]; a !== 0; a = this.parent[a]) {
+          at = trie.child(at, this.key[a]);
+          trie.totalPos[at] += pos;
+          trie.totalNeg[at] += neg;
+        }
+        trie.selfPos[at] += pos;
+        trie.selfNeg[at] += neg;
+      }
+      return trie.finish();
+    }
+
+    // The callees of function k: the subtrees of its outermost calls merged
+    // (k is the root; its children are what it calls directly).
+    callees(t, k) {
+      const v = this.values[t];
+      const trie = new TrieBuilder(k);
+      const at = new Int32Array(this.n);
+      for (const node of this.outermostNodes(k)) {
+        at[node] = 0;
+        for (let m = node; m < this.end[node]; m++) {
+          const here = m === node ? 0 : trie.child(at[this.parent[m]], this.key[m]);
+          at[m] = here;
+          trie.totalPos[here] += v.totalPos[m];
+          trie.totalNeg[here] += v.totalNeg[m];
+          trie.selfPos[here] += v.selfPos[m];
+          trie.selfNeg[here] += v.selfNeg[m];
+        }
+      }
+      return trie.finish();
+    }
+
+    // The runs of the samples in time order, decoded when first needed.
+    runs() {
+      if (!this.runData) return null;
+      if (!this.decodedRuns) {
+        const r = this.runData;
+        this.decodedRuns = {
+          leaf: decodeArray(r.leaf),
+          count: decodeArray(r.count),
+          time: decodeArray(r.time),
+          source: decodeArray(r.source),
+          step: decodeFloat(r.step),
+          weight: r.weight
+        };
+      }
+      return this.decodedRuns;
+    }
+
+    runWeights(t) {
+      const runs = this.runs();
+      if (!runs.decodedWeight) runs.decodedWeight = [];
+      if (!runs.decodedWeight[t]) runs.decodedWeight[t] = decodeFloat(runs.weight[t]);
+      return runs.decodedWeight[t];
+    }
+
+    // The flame chart: blocks of consecutive runs that share a frame at a
+    // depth, in time order, on an axis of seconds (each sample stands for its
+    // source's step; each source is drawn after the previous). A block covers
+    // runs r0[b] .. r1[b].
+    chart() {
+      if (this.chartTree) return this.chartTree;
+      const runs = this.runs();
+      const parent = [0];
+      const key = [0];
+      const node = [0];
+      const x0 = [0];
+      const x1 = [0];
+      const r0 = [0];
+      const r1 = [0];
+      const open = [0];
+      const path = [];
+      let source = -1;
+      let offset = 0;
+      let sourceEnd = 0;
+      for (let r = 0; r < runs.leaf.length; r++) {
+        if (runs.source[r] !== source) {
+          source = runs.source[r];
+          offset = sourceEnd;
+          open.length = 1;
+        }
+        const start = offset + runs.time[r];
+        const stop = start + runs.count[r] * runs.step[source];
+        if (stop > sourceEnd) sourceEnd = stop;
+        path.length = 0;
+        for (let m = runs.leaf[r]; m !== 0; m = this.parent[m]) path.push(m);
+        path.reverse();
+        let same = 0;
+        while (same < path.length && same + 1 < open.length && node[open[same + 1]] === path[same]) same++;
+        open.length = same + 1;
+        for (let d = same; d < path.length; d++) {
+          const b = parent.length;
+          parent.push(open[d]);
+          key.push(this.key[path[d]]);
+          node.push(path[d]);
+          x0.push(start);
+          x1.push(stop);
+          r0.push(r);
+          r1.push(r);
+          open.push(b);
+        }
+        for (let d = 0; d < open.length; d++) {
+          x1[open[d]] = stop;
+          r1[open[d]] = r;
+        }
+      }
+      const start = Float64Array.from(x0);
+      this.chartTree = new FlameTree({
+        parent: Int32Array.from(parent),
+        key: Int32Array.from(key),
+        node: Int32Array.from(node),
+        x0: start,
+        w: Float64Array.from(x1, (x, i) => x - start[i]),
+        delta: null,
+        r0: Int32Array.from(r0),
+        r1: Int32Array.from(r1)
+      });
+      return this.chartTree;
+    }
+
+    // The value of type t and the number of samples of a block of the chart,
+    // and the part of them whose stacks end at the block's frame.
+    chartBlockValues(t, b) {
+      const runs = this.runs();
+      const tree = this.chart();
+      const weight = this.runWeights(t);
+      const prefix = this.cached("runPrefix", t, () => {
+        const out = new Float64Array(weight.length + 1);
+        for (let r = 0; r < weight.length; r++) out[r + 1] = out[r] + weight[r];
+        return out;
+      });
+      let own = 0;
+      let samples = 0;
+      const leafNode = tree.node[b];
+      for (let r = tree.r0[b]; r <= tree.r1[b]; r++) {
+        samples += runs.count[r];
+        if (b !== 0 && runs.leaf[r] === leafNode) own += weight[r];
+      }
+      return { total: prefix[tree.r1[b] + 1] - prefix[tree.r0[b]], self: own, samples };
+    }
+
+    // Per line key of type t: self and total, signed.
+    lines(t) {
+      return this.cached("lines", t, () => {
+        const v = this.lineValues[t];
+        return {
+          self: v.selfPos.map((p, i) => p + v.selfNeg[i]),
+          total: v.totalPos.map((p, i) => p + v.totalNeg[i])
+        };
+      });
+    }
+
+    // The line keys of each file (index into `files`).
+    fileLines() {
+      if (!this.byFile) {
+        this.byFile = this.files.map(() => []);
+        for (let k = 0; k < this.lineFile.length; k++) this.byFile[this.lineFile[k]].push(k);
+      }
+      return this.byFile;
+    }
+
+    typeIndex(name) {
+      return this.types.findIndex((type) => type.name === name);
+    }
+  }
+
+  // Values as doubles (sums of both signs must not wrap around).
+  function decodeFloat(a) {
+    const x = decodeArray(a);
+    return x instanceof Float64Array ? x : Float64Array.from(x);
+  }
+
+  function decodeSums(v) {
+    return {
+      totalPos: decodeFloat(v.total_pos),
+      totalNeg: decodeFloat(v.total_neg),
+      selfPos: decodeFloat(v.self_pos),
+      selfNeg: decodeFloat(v.self_neg)
+    };
+  }
+
+  // (node, key) pairs sorted by node as an index: the keys of node i are
+  // keys[start[i] .. start[i + 1]].
+  function groupPairs(nodes, keys, n) {
+    const start = new Int32Array(n + 1);
+    for (let j = 0; j < nodes.length; j++) start[nodes[j] + 1]++;
+    for (let i = 0; i < n; i++) start[i + 1] += start[i];
+    return { start, keys: Int32Array.from(keys) };
+  }
+
+  Object.assign(PV, {
+    decodeArray,
+    formatValue,
+    formatPercent,
+    signed,
+    FlameTree,
+    Model
+  });
+})(typeof window !== "undefined" ? window : this);

@@ -1,0 +1,254 @@
+/* The browser view of the R package profile, part 2 of 4: the flame renderer.
+ * Draws a FlameTree (pv-data.js) on a canvas: one row per depth, each node as
+ * wide as its extent on the axis, the root at the top (or at the bottom when
+ * inverted), the part of the axis in view given by the zoom. Nodes narrower
+ * than half a pixel are left out with their subtrees (which are narrower
+ * still), so a drawing visits only what can be seen. What was drawn is kept
+ * (`frames()`) for hit testing, and for the package's browser tests. */
+(function (global) {
+  "use strict";
+
+  const PV = (global.ProfileView = global.ProfileView || {});
+
+  const ROW = 18;
+  const AXIS = 22;
+  const MIN_PX = 0.5;
+  const FONT = "12px sans-serif";
+  const TEXT = "rgb(0,0,0)";
+  const MATCH = "rgb(230,0,230)";
+  // The tallest canvas drawn (browsers limit their size); deeper rows are cut.
+  const MAX_HEIGHT = 16000;
+
+  // A colour of the flame palette (reds to yellows) for a name, the same for
+  // the same name everywhere.
+  function nameColour(name) {
+    let h = 2166136261;
+    for (let i = 0; i < name.length; i++) {
+      h ^= name.charCodeAt(i);
+      h = Math.imul(h, 16777619);
+    }
+    h >>>= 0;
+    const r = 205 + (h % 50);
+    const g = 80 + ((h >>> 8) % 130);
+    const b = 40 + ((h >>> 16) % 45);
+    return "rgb(" + r + "," + g + "," + b + ")";
+  }
+
+  // Growth red, shrinkage blue, the stronger the larger the difference is
+  // against the frame's width (both sides); no difference grey.
+  function diffColour(delta, width) {
+    const share = width > 0 ? Math.min(1, Math.abs(delta) / width) : 0;
+    const light = Math.round(220 * (1 - share));
+    if (delta > 0) return "rgb(255," + light + "," + light + ")";
+    if (delta < 0) return "rgb(" + light + "," + light + ",255)";
+    return "rgb(220,220,220)";
+  }
+
+  // Steps of a time axis (seconds): 1, 2 and 5 times powers of ten.
+  function niceStep(span, pixels) {
+    const rough = (span * 90) / Math.max(pixels, 1);
+    const power = Math.pow(10, Math.floor(Math.log10(rough)));
+    for (const m of [1, 2, 5, 10]) if (m * power >= rough) return m * power;
+    return 10 * power;
+  }
+
+  class FlameCanvas {
+    // options: inverted, axis (a function formatting axis values, or null),
+    // label(i), colour(i), state(i) -> {match, selected, dim}, onHover(i,
+    // event), onLeave(), onClick(i, event).
+    constructor(parent, options) {
+      this.options = options;
+      this.box = document.createElement("div");
+      this.box.className = "pv-flame";
+      this.canvas = document.createElement("canvas");
+      this.box.appendChild(this.canvas);
+      parent.appendChild(this.box);
+      this.tree = null;
+      this.zoomed = 0;
+      this.drawn = null;
+      this.canvas.addEventListener("mousemove", (e) => this.hover(e));
+      this.canvas.addEventListener("mouseleave", () => this.options.onLeave());
+      this.canvas.addEventListener("click", (e) => {
+        const i = this.hit(e);
+        if (i >= 0) this.options.onClick(i, e);
+      });
+    }
+
+    setTree(tree) {
+      this.tree = tree;
+      this.zoomed = 0;
+    }
+
+    // Shows node i's extent across the whole width (0: everything); draws
+    // unless `draw` is false.
+    zoom(i, draw = true) {
+      this.zoomed = i;
+      if (draw) this.draw();
+    }
+
+    width() {
+      return Math.max(this.box.clientWidth || this.box.parentNode.clientWidth || 960, 200);
+    }
+
+    // Where node i is drawn (rows from the top).
+    rowOf(i) {
+      const t = this.tree;
+      const row = this.options.inverted ? t.maxDepth - t.depth[i] : t.depth[i];
+      return (this.options.axis ? AXIS : 0) + row * ROW;
+    }
+
+    draw() {
+      const t = this.tree;
+      const o = this.options;
+      const width = this.width();
+      const ratio = global.devicePixelRatio || 1;
+      const height = Math.min((o.axis ? AXIS : 0) + (t.maxDepth + 1) * ROW, MAX_HEIGHT);
+      const canvas = this.canvas;
+      // (a new size reallocates the canvas: only when it changes)
+      if (canvas.width !== Math.round(width * ratio) || canvas.height !== Math.round(height * ratio)) {
+        canvas.width = Math.round(width * ratio);
+        canvas.height = Math.round(height * ratio);
+        canvas.style.width = width + "px";
+        canvas.style.height = height + "px";
+      }
+      const ctx = canvas.getContext("2d");
+      ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+      ctx.clearRect(0, 0, width, height);
+      ctx.font = FONT;
+      ctx.textBaseline = "middle";
+      const charWidth = ctx.measureText("abcdefghijklmnopqrstuvwxyz").width / 26;
+      const z = this.zoomed;
+      const from = t.x0[z];
+      const span = t.w[z] > 0 ? t.w[z] : 1;
+      const scale = width / span;
+      const drawn = { node: [], x: [], y: [], w: [], fill: [], faded: [], dim: [], selected: [], rows: new Map() };
+      // ancestors of the zoomed node are drawn faded
+      const ancestor = new Uint8Array(t.n);
+      for (let a = t.parent[z]; z !== 0; a = t.parent[a]) {
+        ancestor[a] = 1;
+        if (a === 0) break;
+      }
+      for (let i = 0; i < t.n; ) {
+        const a = t.x0[i];
+        const b = a + t.w[i];
+        if (!(t.w[i] > 0) || b <= from || a >= from + span) {
+          i = t.end[i];
+          continue;
+        }
+        let x = (a - from) * scale;
+        let w = t.w[i] * scale;
+        if (x < 0) {
+          w += x;
+          x = 0;
+        }
+        if (x + w > width) w = width - x;
+        if (w < MIN_PX) {
+          i = t.end[i];
+          continue;
+        }
+        const y = this.rowOf(i);
+        if (y + ROW > height) {
+          i = t.end[i];
+          continue;
+        }
+        const state = o.state(i);
+        const fill = state.match ? MATCH : o.colour(i);
+        const faded = ancestor[i] === 1;
+        ctx.globalAlpha = state.dim ? 0.25 : faded ? 0.6 : 1;
+        ctx.fillStyle = fill;
+        ctx.fillRect(x, y, Math.max(w - (w > 3 ? 1 : 0), MIN_PX), ROW - 1);
+        if (state.selected && w > 3) {
+          ctx.strokeStyle = "rgb(0,0,0)";
+          ctx.lineWidth = 2;
+          ctx.strokeRect(x + 1, y + 1, w - 3, ROW - 3);
+        }
+        if (w > 3 * charWidth + 6) {
+          const label = o.label(i);
+          const room = Math.floor((w - 6) / charWidth);
+          ctx.fillStyle = TEXT;
+          ctx.fillText(label.length > room ? label.slice(0, Math.max(room - 1, 1)) + "\u2026" : label, x + 3, y + ROW / 2);
+        }
+        ctx.globalAlpha = 1;
+        const k = drawn.node.length;
+        drawn.node.push(i);
+        drawn.x.push(x);
+        drawn.y.push(y);
+        drawn.w.push(w);
+        drawn.fill.push(fill);
+        drawn.faded.push(faded);
+        drawn.dim.push(state.dim);
+        drawn.selected.push(state.selected);
+        if (!drawn.rows.has(y)) drawn.rows.set(y, []);
+        drawn.rows.get(y).push(k);
+        i++;
+      }
+      if (o.axis) this.drawAxis(ctx, from, span, width);
+      this.drawn = drawn;
+    }
+
+    drawAxis(ctx, from, span, width) {
+      const step = niceStep(span, width);
+      ctx.fillStyle = "rgb(250,250,250)";
+      ctx.fillRect(0, 0, width, AXIS - 2);
+      ctx.strokeStyle = "rgb(150,150,150)";
+      ctx.fillStyle = "rgb(60,60,60)";
+      ctx.lineWidth = 1;
+      for (let v = Math.ceil(from / step) * step; v <= from + span; v += step) {
+        const x = Math.round(((v - from) / span) * width) + 0.5;
+        ctx.beginPath();
+        ctx.moveTo(x, AXIS - 8);
+        ctx.lineTo(x, AXIS - 2);
+        ctx.stroke();
+        if (x < width - 40) ctx.fillText(this.options.axis(v), x + 3, 8);
+      }
+    }
+
+    // The node under the pointer, or -1.
+    hit(event) {
+      if (!this.drawn) return -1;
+      const rect = this.canvas.getBoundingClientRect();
+      const x = event.clientX - rect.left;
+      const y = event.clientY - rect.top;
+      const d = this.drawn;
+      for (const [top, row] of d.rows) {
+        if (y < top || y >= top + ROW) continue;
+        let lo = 0;
+        let hi = row.length - 1;
+        while (lo <= hi) {
+          const mid = (lo + hi) >> 1;
+          const k = row[mid];
+          if (x < d.x[k]) hi = mid - 1;
+          else if (x >= d.x[k] + Math.max(d.w[k], 1)) lo = mid + 1;
+          else return d.node[k];
+        }
+      }
+      return -1;
+    }
+
+    hover(event) {
+      const i = this.hit(event);
+      this.canvas.style.cursor = i >= 0 ? "pointer" : "default";
+      if (i >= 0) this.options.onHover(i, event);
+      else this.options.onLeave();
+    }
+
+    // What was drawn last, for tests: per frame its node, label, place and fill.
+    frames() {
+      const d = this.drawn;
+      if (!d) return [];
+      return d.node.map((i, k) => ({
+        node: i,
+        name: this.options.label(i),
+        x: d.x[k],
+        y: d.y[k] - (this.options.axis ? AXIS : 0),
+        width: d.w[k],
+        fill: d.fill[k],
+        faded: d.faded[k],
+        dim: d.dim[k],
+        selected: d.selected[k]
+      }));
+    }
+  }
+
+  Object.assign(PV, { FlameCanvas, nameColour, diffColour, ROW });
+})(typeof window !== "undefined" ? window : this);

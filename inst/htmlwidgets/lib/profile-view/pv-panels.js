@@ -1,0 +1,383 @@
+/* The browser view of the R package profile, part 3 of 4: the views made of
+ * HTML rather than a canvas: the table of functions (go tool pprof's Top),
+ * the callers and callees of a function (speedscope's Sandwich, go tool
+ * pprof's Peek), and the source panel (lines of a file with their values).
+ * Each is a class drawn into an element and told the view's state (the
+ * sample type, the selected function, the selected line) by the view
+ * (profile-view.js), which it tells back what the user picks. */
+(function (global) {
+  "use strict";
+
+  const PV = (global.ProfileView = global.ProfileView || {});
+
+  function el(tag, className, text) {
+    const e = document.createElement(tag);
+    if (className) e.className = className;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function cell(row, text, className) {
+    const td = el("td", className, text);
+    row.appendChild(td);
+    return td;
+  }
+
+  // ---- Top: a table of functions --------------------------------------------
+
+  // The most rows a table shows (the largest first).
+  const MAX_ROWS = 2000;
+
+  const TOP_COLUMNS = [
+    ["flat", "flat", "Self: samples whose innermost frame is the function"],
+    ["flat_pct", "flat%", ""],
+    ["sum_pct", "sum%", "The flat% of this row and those above it"],
+    ["cum", "cum", "Total: samples with the function anywhere on the stack, once per sample"],
+    ["cum_pct", "cum%", ""],
+    ["name", "name", ""],
+    ["file", "file", ""]
+  ];
+
+  class TopTable {
+    constructor(parent, view) {
+      this.view = view;
+      this.box = el("div", "pv-table-box");
+      parent.appendChild(this.box);
+      this.sort = "flat";
+      this.descending = true;
+    }
+
+    // Function keys with a value, in the table's order: by the absolute value
+    // of the sort column (as go tool pprof sorts a diff), then by the other,
+    // then by name; or by name.
+    rows(t) {
+      const m = this.view.model;
+      const f = m.functions(t);
+      const keys = [];
+      for (let k = 1; k <= m.nKeys; k++) if (f.flat[k] !== 0 || f.cum[k] !== 0) keys.push(k);
+      const by = this.sort === "name" || this.sort === "file" ? this.sort : this.sort.startsWith("cum") ? "cum" : "flat";
+      const other = by === "cum" ? "flat" : "cum";
+      const text = (k) => (by === "file" ? m.keyFileName(k) : m.keyLabel(k));
+      const sign = this.descending ? 1 : -1;
+      keys.sort((a, b) => {
+        if (by === "name" || by === "file") {
+          const ta = text(a);
+          const tb = text(b);
+          return (ta < tb ? -1 : ta > tb ? 1 : a - b) * -sign;
+        }
+        const d = Math.abs(f[by][b]) - Math.abs(f[by][a]) || Math.abs(f[other][b]) - Math.abs(f[other][a]);
+        return d !== 0 ? d * sign : a - b;
+      });
+      return keys;
+    }
+
+    draw() {
+      const view = this.view;
+      const m = view.model;
+      const t = view.type;
+      const unit = m.types[t].unit;
+      const f = m.functions(t);
+      const base = m.percentBase(t);
+      const keys = this.rows(t);
+      this.box.textContent = "";
+      const table = el("table", "pv-top");
+      const head = el("tr");
+      for (const [id, label, title] of TOP_COLUMNS) {
+        const th = el("th", "pv-col-" + id, label);
+        if (title) th.title = title;
+        if (id !== "sum_pct" && id !== "flat_pct" && id !== "cum_pct") {
+          th.classList.add("pv-sortable");
+          if (this.sort === id) th.classList.add(this.descending ? "pv-desc" : "pv-asc");
+          th.addEventListener("click", () => {
+            this.descending = this.sort === id ? !this.descending : id !== "name" && id !== "file";
+            this.sort = id;
+            this.draw();
+          });
+        }
+        head.appendChild(th);
+      }
+      const thead = el("thead");
+      thead.appendChild(head);
+      table.appendChild(thead);
+      const body = el("tbody");
+      let sum = 0;
+      for (const k of keys.slice(0, MAX_ROWS)) {
+        sum += f.flat[k];
+        const row = el("tr");
+        row.dataset.name = m.keyLabel(k);
+        row.dataset.flat = f.flat[k];
+        row.dataset.cum = f.cum[k];
+        cell(row, PV.formatValue(f.flat[k], unit), "pv-num");
+        cell(row, PV.formatPercent(f.flat[k], base), "pv-num");
+        cell(row, PV.formatPercent(sum, base), "pv-num");
+        cell(row, PV.formatValue(f.cum[k], unit), "pv-num");
+        cell(row, PV.formatPercent(f.cum[k], base), "pv-num");
+        cell(row, m.keyLabel(k), "pv-name");
+        cell(row, m.keyFileName(k), "pv-file");
+        if (k === view.selected) row.classList.add("pv-selected");
+        if (view.matchesKey(k)) row.classList.add("pv-match");
+        row.addEventListener("click", () => view.select(k, { from: "table" }));
+        body.appendChild(row);
+      }
+      table.appendChild(body);
+      this.box.appendChild(table);
+      if (keys.length > MAX_ROWS) {
+        this.box.appendChild(el("p", "pv-note", "The " + MAX_ROWS + " first of " + keys.length + " functions."));
+      }
+      const selected = body.querySelector("tr.pv-selected");
+      if (selected && selected.scrollIntoView) selected.scrollIntoView({ block: "nearest" });
+    }
+  }
+
+  // ---- Sandwich: the callers and callees of one function ---------------------
+
+  class Sandwich {
+    constructor(parent, view) {
+      this.view = view;
+      this.box = el("div", "pv-sandwich");
+      parent.appendChild(this.box);
+      this.message = el("p", "pv-note");
+      this.box.appendChild(this.message);
+      this.heading = el("div", "pv-sandwich-heading");
+      this.box.appendChild(this.heading);
+      const half = (className, title, inverted) => {
+        const part = el("div", "pv-sandwich-part " + className);
+        part.appendChild(el("div", "pv-sandwich-title", title));
+        const peek = el("table", "pv-peek");
+        part.appendChild(peek);
+        this.box.appendChild(part);
+        const canvas = new PV.FlameCanvas(part, view.canvasOptions(() => canvas, inverted));
+        return { part, peek, canvas };
+      };
+      this.callers = half("pv-callers", "Callers (outermost call in each sample; the function at the bottom)", true);
+      this.callees = half("pv-callees", "Callees (what the function calls; the function at the top)", false);
+    }
+
+    draw() {
+      const view = this.view;
+      const m = view.model;
+      const k = view.selected;
+      const has = k > 0 && m.functions(view.type).cum[k] !== 0;
+      this.message.textContent = has ? "" : "Select a function (click a frame, or a row of the table) to see its callers and callees.";
+      for (const part of [this.callers, this.callees]) part.part.style.display = has ? "" : "none";
+      this.heading.textContent = "";
+      if (!has) return;
+      const t = view.type;
+      const unit = m.types[t].unit;
+      const f = m.functions(t);
+      this.heading.textContent = m.keyLabel(k) + ": total " + PV.formatValue(f.cum[k], unit) + " (" +
+        PV.formatPercent(f.cum[k], m.percentBase(t)) + "), self " + PV.formatValue(f.flat[k], unit);
+      this.drawHalf(this.callers, m.callers(t, k), "caller");
+      this.drawHalf(this.callees, m.callees(t, k), "callee");
+    }
+
+    // The tree of one half and its first level as a table (go tool pprof's
+    // Peek): each direct caller or callee with its value and share.
+    drawHalf(half, tree, what) {
+      const view = this.view;
+      const m = view.model;
+      const t = view.type;
+      const unit = m.types[t].unit;
+      half.peek.textContent = "";
+      const head = el("tr");
+      for (const label of [what, "value", "%"]) head.appendChild(el("th", null, label));
+      half.peek.appendChild(head);
+      const first = [];
+      for (let i = 1; i < tree.n; i++) if (tree.parent[i] === 0) first.push(i);
+      first.sort((a, b) => Math.abs(tree.delta[b]) - Math.abs(tree.delta[a]) || a - b);
+      const rootValue = tree.delta[0];
+      if (what === "callee" && tree.selfPos[0] + tree.selfNeg[0] !== 0) first.push(0);
+      for (const i of first) {
+        const value = i === 0 ? tree.selfPos[0] + tree.selfNeg[0] : tree.delta[i];
+        const row = el("tr", "pv-peek-row");
+        const name = i === 0 ? "(self)" : m.keyLabel(tree.key[i]);
+        row.dataset.name = name;
+        row.dataset.value = value;
+        cell(row, name, "pv-name");
+        cell(row, PV.formatValue(value, unit), "pv-num");
+        cell(row, PV.formatPercent(value, rootValue), "pv-num");
+        if (i > 0) row.addEventListener("click", () => view.select(tree.key[i], { from: "sandwich" }));
+        half.peek.appendChild(row);
+      }
+      half.canvas.setTree(tree);
+      half.canvas.draw();
+    }
+
+    canvases() {
+      return [this.callers.canvas, this.callees.canvas];
+    }
+  }
+
+  // ---- Source: the lines of a file with their values -------------------------
+
+  // Files longer than this show the lines with values and some around them.
+  const MAX_FULL_LINES = 3000;
+  const CONTEXT = 8;
+  const HOT_LINES = 3;
+
+  class SourcePanel {
+    constructor(parent, view) {
+      this.view = view;
+      this.box = el("div", "pv-source");
+      parent.appendChild(this.box);
+      const bar = el("div", "pv-source-bar");
+      this.select = el("select", "pv-file");
+      this.select.title = "Source file";
+      this.select.addEventListener("change", () => {
+        this.file = +this.select.value;
+        this.current = -1;
+        this.draw();
+      });
+      bar.appendChild(this.select);
+      this.box.appendChild(bar);
+      this.note = el("p", "pv-note");
+      this.box.appendChild(this.note);
+      this.lines = el("div", "pv-lines-box");
+      this.box.appendChild(this.lines);
+      this.file = -1;
+      this.current = -1;
+    }
+
+    // Files with values of the type, the largest first.
+    filesOf(t) {
+      const m = this.view.model;
+      const v = m.lines(t);
+      const byFile = m.fileLines();
+      const weight = byFile.map((keys) => keys.reduce((s, k) => Math.max(s, Math.abs(v.total[k])), 0));
+      return byFile
+        .map((keys, f) => f)
+        .filter((f) => weight[f] !== 0)
+        .sort((a, b) => weight[b] - weight[a] || a - b);
+    }
+
+    // Shows line key `k` (its file, scrolled to it and marked).
+    show(k) {
+      const m = this.view.model;
+      this.file = m.lineFile[k];
+      this.current = m.lineNumber[k];
+      this.draw();
+    }
+
+    draw() {
+      const view = this.view;
+      const m = view.model;
+      const t = view.type;
+      const files = this.filesOf(t);
+      if (this.file < 0 || files.indexOf(this.file) < 0) this.file = files.length ? files[0] : -1;
+      this.select.textContent = "";
+      for (const f of files) {
+        const option = el("option", null, m.files[f].name || "(no file name)");
+        option.value = f;
+        this.select.appendChild(option);
+      }
+      this.select.value = this.file;
+      this.lines.textContent = "";
+      if (this.file < 0) {
+        this.note.textContent = m.lineFile.length
+          ? "No line has a value of this sample type."
+          : "The profile has no line information.";
+        return;
+      }
+      const text = m.files[this.file].text;
+      this.note.textContent = text ? "" : "The text of this file is not in the profile (it was not found when the profile was read): lines and their values only.";
+      this.drawLines(text);
+    }
+
+    drawLines(text) {
+      const view = this.view;
+      const m = view.model;
+      const t = view.type;
+      const unit = m.types[t].unit;
+      const v = m.lines(t);
+      const base = m.percentBase(t);
+      const memoryType = m.typeIndex("alloc_size");
+      const memory = memoryType >= 0 && memoryType !== t ? m.lines(memoryType) : null;
+      // the lines of the file with a value of the type
+      const keyOf = new Map();
+      for (const k of m.fileLines()[this.file]) if (v.total[k] !== 0) keyOf.set(m.lineNumber[k], k);
+      let maxTotal = 0;
+      for (const k of keyOf.values()) maxTotal = Math.max(maxTotal, Math.abs(v.total[k]));
+      const hot = Array.from(keyOf.values())
+        .filter((k) => v.self[k] !== 0)
+        .sort((a, b) => Math.abs(v.self[b]) - Math.abs(v.self[a]))
+        .slice(0, HOT_LINES);
+      const numbers = this.lineNumbers(text, keyOf);
+      const table = el("table", "pv-lines");
+      const head = el("tr");
+      const columns = ["line", "self", "total"].concat(memory ? ["memory"] : [], ["code"]);
+      for (const c of columns) {
+        const th = el("th", "pv-col-" + c, c);
+        if (c === "memory") th.title = "alloc_size: bytes allocated on the line (total)";
+        head.appendChild(th);
+      }
+      table.appendChild(head);
+      let previous = 0;
+      let currentRow = null;
+      for (const n of numbers) {
+        if (previous && n > previous + 1) {
+          const gap = el("tr", "pv-gap");
+          cell(gap, "\u22ee", "pv-ln");
+          gap.lastChild.colSpan = columns.length;
+          table.appendChild(gap);
+        }
+        previous = n;
+        const k = keyOf.has(n) ? keyOf.get(n) : -1;
+        const row = el("tr");
+        row.dataset.line = n;
+        cell(row, String(n), "pv-ln");
+        const self = k >= 0 ? v.self[k] : 0;
+        const total = k >= 0 ? v.total[k] : 0;
+        cell(row, self !== 0 ? PV.formatValue(self, unit) : "", "pv-num pv-self");
+        const totalCell = cell(row, total !== 0 ? PV.formatValue(total, unit) : "", "pv-num pv-total");
+        if (memory) cell(row, k >= 0 && memory.total[k] !== 0 ? PV.formatValue(memory.total[k], "bytes") : "", "pv-num pv-mem");
+        cell(row, text && n <= text.length ? text[n - 1] : "", "pv-code");
+        if (k >= 0) {
+          row.dataset.key = k;
+          row.dataset.self = self;
+          row.dataset.total = total;
+          row.title = "self " + PV.formatValue(self, unit) + " (" + PV.formatPercent(self, base) + "), total " +
+            PV.formatValue(total, unit) + " (" + PV.formatPercent(total, base) + ")";
+          if (maxTotal > 0) {
+            const share = Math.round((100 * Math.abs(total)) / maxTotal);
+            totalCell.style.background = "linear-gradient(to left, rgba(230,90,40,0.35) " + share + "%, transparent " + share + "%)";
+          }
+          row.classList.add("pv-has-value");
+          row.addEventListener("click", () => view.selectLine(view.line === k ? -1 : k));
+        }
+        if (hot.indexOf(k) >= 0) row.classList.add("pv-hot");
+        if (k >= 0 && k === view.line) row.classList.add("pv-line-selected");
+        if (n === this.current) {
+          row.classList.add("pv-current");
+          currentRow = row;
+        }
+        table.appendChild(row);
+      }
+      this.lines.appendChild(table);
+      if (currentRow) {
+        const box = this.lines;
+        box.scrollTop = Math.max(0, currentRow.offsetTop - box.clientHeight / 3);
+      }
+    }
+
+    // The numbers of the lines shown: all lines of a text of moderate length
+    // (and lines with values past it), else those with values and some
+    // around them.
+    lineNumbers(text, keyOf) {
+      const valued = Array.from(keyOf.keys()).sort((a, b) => a - b);
+      const last = Math.max(text ? text.length : 0, valued.length ? valued[valued.length - 1] : 0);
+      if (text && text.length <= MAX_FULL_LINES) {
+        const out = [];
+        for (let n = 1; n <= text.length; n++) out.push(n);
+        return out.concat(valued.filter((n) => n > text.length));
+      }
+      if (!text) return valued;
+      const keep = new Set();
+      for (const n of valued) {
+        for (let j = Math.max(1, n - CONTEXT); j <= Math.min(last, n + CONTEXT); j++) keep.add(j);
+      }
+      return Array.from(keep).sort((a, b) => a - b);
+    }
+  }
+
+  Object.assign(PV, { TopTable, Sandwich, SourcePanel, el });
+})(typeof window !== "undefined" ? window : this);

@@ -1,0 +1,166 @@
+# profile_record(): code run under Rprof(), its profile with the text of the
+# code; the profiler always stopped, its file removed; a running profiler
+# refused. The oracle for what was recorded is R's own summaryRprof() of the
+# file (kept with `file`).
+
+# Functions of a script sourced with source references, in an environment of
+# their own; the script's path.
+known_functions <- function(dir) {
+  script <- file.path(dir, "known.R")
+  writeLines(c(
+    "grow <- function(n) {",
+    "  v <- c()",
+    "  for (i in seq_len(n)) v <- c(v, i)",
+    "  length(v)",
+    "}",
+    "",
+    "square_roots <- function(n) {",
+    "  total <- 0",
+    "  for (i in seq_len(n)) total <- total + sqrt(i)",
+    "  total",
+    "}"
+  ), script)
+  env <- new.env()
+  sys.source(script, envir = env, keep.source = TRUE)
+  list(env = env, script = script)
+}
+
+record_files <- function() {
+  list.files(tempdir(), pattern = "^profile-record-.*[.]out$")
+}
+
+test_that("a recording of known code shows its functions and lines, as summaryRprof() reads them", {
+  known <- known_functions(withr::local_tempdir())
+  file <- withr::local_tempfile(fileext = ".out")
+  known$env$recording <- file
+  before <- record_files()
+  x <- local(
+    profile_record(
+      {
+        g <- grow(2e4)
+        s <- square_roots(3e5)
+      },
+      interval = 0.005,
+      file = recording
+    ),
+    envir = known$env
+  )
+  expect_silent(validate_profile(x))
+  # the code ran where profile_record() was called
+  expect_identical(known$env$g, 20000L)
+  expect_false(profiler_running())
+  expect_identical(record_files(), before)
+  tables <- dm::dm_get_tables(x, keyed = FALSE)
+  expect_identical(tables$sources$source_type, "rprof")
+  # the file given is the source
+  expect_identical(tables$sources$source_uri, file)
+
+  # functions: those of the code, outermost the top level of the code; the
+  # caller's frames (test_that, local, profile_record) are cut off
+  summary <- profile_summary(x, n = Inf, sort = "total")
+  expect_identical(summary$name[[1]], "<top level>")
+  expect_identical(summary$total[[1]], attr(summary, "grand_total"))
+  expect_true(all(c("grow", "square_roots", "c") %in% summary$name))
+  expect_false(any(c("profile_record", "test_that", "local", "eval") %in% summary$name))
+  # the same counts as R's summary of the file, for the code's functions
+  oracle <- utils::summaryRprof(file)
+  interval <- oracle$sample.interval
+  for (f in c("grow", "square_roots", "c")) {
+    expected <- oracle$by.total[paste0('"', f, '"'), "total.time"] / interval
+    expect_equal(summary$total[summary$name == f], round(expected), label = f)
+  }
+  # lines: those of the script and of the code, as summaryRprof(lines = "show")
+  by_line <- profile_summary(x, by = "line", n = Inf)
+  by_line$key <- paste0(basename(by_line$filename), "#", by_line$line)
+  shown <- utils::summaryRprof(file, lines = "show")$by.line
+  shown <- shown[sub("#.*", "", rownames(shown)) %in% c("known.R", "<expr>"), ]
+  expect_setequal(by_line$key, rownames(shown))
+  m <- match(rownames(shown), by_line$key)
+  expect_equal(by_line$self[m], round(shown$self.time / interval))
+  expect_equal(by_line$total[m], round(shown$total.time / interval))
+  expect_true(all(c("known.R#3", "known.R#9") %in% by_line$key))
+
+  # the text of the script and of the code, kept
+  lines <- tables$source_lines
+  expect_identical(lines$text[lines$filename == known$script], readLines(known$script))
+  code <- lines$text[lines$filename == "<expr>"]
+  expect_match(code[[2]], "g <- grow(2e4)", fixed = TRUE)
+  expect_match(code[[3]], "s <- square_roots(3e5)", fixed = TRUE)
+  # memory profiling on by default
+  expect_true(all(c("alloc_size", "duplications") %in% tables$sample_values$type))
+})
+
+test_that("options: no memory, no lines, a value of expr that is not a block", {
+  x <- profile_record(for (i in 1:30) sum(runif(5e4)),
+    memory = FALSE, line = FALSE, gc = FALSE, interval = 0.002
+  )
+  # a temporary file: no source_uri
+  expect_true(is.na(dm::dm_get_tables(x)$sources$source_uri))
+  types <- unique(dm::dm_get_tables(x)$sample_values$type)
+  expect_identical(as.character(types), "samples")
+  expect_true(all(dm::dm_get_tables(x)$locations$line == 0L))
+  expect_match(dm::dm_get_tables(x)$sources$rprof_header, "^sample.interval=2000$")
+})
+
+test_that("an error inside expr stops the profiler, removes the file and is raised as it was", {
+  before <- record_files()
+  err <- tryCatch(
+    profile_record({
+      x <- sum(runif(1e5))
+      stop("boom inside")
+    }),
+    error = function(e) e
+  )
+  expect_identical(conditionMessage(err), "boom inside")
+  expect_false(inherits(err, "profile_error"))
+  expect_false(profiler_running())
+  expect_identical(record_files(), before)
+  # the profiler can be used again
+  expect_s3_class(profile_record(sum(sort(runif(1e6)))), "dm")
+})
+
+test_that("an interrupt inside expr stops the profiler and removes the file", {
+  before <- record_files()
+  interrupted <- tryCatch(
+    profile_record({
+      sum(runif(1e4))
+      rlang::interrupt()
+    }),
+    interrupt = function(i) TRUE
+  )
+  expect_true(interrupted)
+  expect_false(profiler_running())
+  expect_identical(record_files(), before)
+})
+
+test_that("a running profiler is refused with a classed error, and left running", {
+  skip_on_os("windows")
+  other <- withr::local_tempfile(fileext = ".out")
+  utils::Rprof(other)
+  on.exit(utils::Rprof(NULL), add = TRUE)
+  expect_true(profiler_running())
+  expect_profile_error(profile_record(sum(1:10)), "busy")
+  # the other profiler still runs, into its own file
+  expect_true(profiler_running())
+  utils::Rprof(NULL)
+  expect_false(profiler_running())
+  expect_s3_class(profile_record(sum(sort(runif(1e6)))), "dm")
+})
+
+test_that("profile_record() refuses bad arguments before starting", {
+  expect_profile_error(profile_record(1, "extra"), "argument")
+  expect_profile_error(profile_record(1, interval = 0), "argument")
+  # R's profiler ends the session for 1 s or more
+  expect_profile_error(profile_record(1, interval = 1), "argument")
+  expect_profile_error(profile_record(1, interval = "a"), "argument")
+  expect_profile_error(profile_record(1, memory = NA), "argument")
+  expect_profile_error(profile_record(1, file = NA_character_), "argument")
+  expect_profile_error(profile_record(1, file = file.path(tempfile(), "no", "x.out")), "io")
+  expect_false(profiler_running())
+})
+
+test_that("code too brief for a sample gives a warning and an empty profile", {
+  expect_warning(x <- profile_record(1 + 1, interval = 0.5), class = "profile_warning_no_samples")
+  expect_identical(nrow(dm::dm_get_tables(x)$samples), 0L)
+  expect_silent(validate_profile(x))
+})
