@@ -116,7 +116,14 @@ fn bundle(
     compact: bool,
 ) -> Result<Robj, ProfileError> {
     let strings = strings_vector(&p.strings);
-    let names: Vec<&'static str> = p.tables().iter().map(|(name, _)| *name).collect();
+    // Tables the profile does not have (of a format that does not fill them)
+    // are left out.
+    let names: Vec<&'static str> = p
+        .tables()
+        .iter()
+        .map(|(name, _)| *name)
+        .filter(|name| p.has_table(name))
+        .collect();
     let mut tables = Vec::new();
     for &name in &names {
         let compact_forms = if compact {

@@ -5,7 +5,7 @@
 //! those before it (see `dev/ARCHITECTURE.md`):
 //! `rapi` (R's C API), `envelope`, `compact` (compact columns), `text` (strings
 //! from R), `args`, `bundle` (profiles across the boundary), then one module per
-//! core module: `analysis`, `folded`, `rprof`, `pprof`, `combine`, `transform`,
+//! core module: `analysis`, `folded`, `rprof`, `pprof`, `otlp`, `combine`, `transform`,
 //! `view` (the browser view and speedscope files).
 
 use extendr_api::prelude::*;
@@ -18,6 +18,7 @@ mod combine;
 mod compact;
 mod envelope;
 mod folded;
+mod otlp;
 mod pprof;
 mod rapi;
 mod rprof;
@@ -163,6 +164,7 @@ extendr_module! {
     use folded;
     use rprof;
     use pprof;
+    use otlp;
     use combine;
     use compact;
     use transform;

@@ -17,6 +17,7 @@ pub mod input;
 pub mod json;
 pub mod memory;
 pub mod model;
+pub mod otlp;
 pub mod output;
 pub mod pprof;
 pub mod rprof;
@@ -28,6 +29,7 @@ mod threads;
 pub mod transform;
 pub mod validate;
 pub mod view;
+mod wire;
 
 #[cfg(test)]
 mod props;
