@@ -94,7 +94,8 @@ fn charge_r_copy(
                     // The sample types repeat a pattern: R gets them compact.
                     let cycles = compact
                         && (SampleValues::value_type.is(table, col)
-                            || SampleValues::unit.is(table, col));
+                            || SampleValues::unit.is(table, col)
+                            || crate::compact::all_na_link_column(table, col, v));
                     if !cycles {
                         codes_decoded += v.len() as u64 * 8;
                     }

@@ -179,6 +179,23 @@ pub enum ColMut<'a> {
 }
 
 impl ColMut<'_> {
+    fn len(&self) -> usize {
+        match self {
+            ColMut::Int(v) | ColMut::Lgl(v) => v.len(),
+            ColMut::Dbl(v) => v.len(),
+            ColMut::Chr(v) => v.len(),
+        }
+    }
+
+    /// Extends the column with NAs to `n` values.
+    fn pad_na(&mut self, n: usize) {
+        match self {
+            ColMut::Int(v) | ColMut::Lgl(v) => v.resize(n.max(v.len()), NA_INT),
+            ColMut::Dbl(v) => v.resize(n.max(v.len()), f64::NAN),
+            ColMut::Chr(v) => v.resize(n.max(v.len()), StrId::NA),
+        }
+    }
+
     /// Fill the column with `n` NAs (for an optional column absent from the input).
     pub fn fill_na(&mut self, n: usize) {
         match self {
@@ -839,6 +856,25 @@ impl Profile {
             LocationAttributes::NAME => self.location_attributes.columns_mut(),
             _ => return None,
         })
+    }
+
+    /// Extends every extension column shorter than its table's first column
+    /// with NAs, but the columns in `except`: readers leave the extension
+    /// columns of other formats unset (`samples$trace_id` in an Rprof read)
+    /// and call this once at the end.
+    pub fn pad_extension_columns(&mut self, except: &[ColumnId]) {
+        for rules in TABLE_RULES {
+            let Some(mut cols) = self.table_mut(rules.name) else {
+                continue;
+            };
+            let n = cols.first().map_or(0, |(_, c)| c.len());
+            for ((name, col), rule) in cols.iter_mut().zip(rules.columns) {
+                let skip = rule.required || except.iter().any(|id| id.is(rules.name, name));
+                if !skip && col.len() < n {
+                    col.pad_na(n);
+                }
+            }
+        }
     }
 
     /// Whether the profile has the table `name` (see `absent_tables`).

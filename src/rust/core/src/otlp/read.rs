@@ -165,6 +165,8 @@ struct Reader<'m, 'b> {
     spans: Vec<Option<(usize, usize)>>,
     /// Per stack index: the first source whose samples use it.
     stack_source: Vec<i32>,
+    /// Per `locations` row: whether its line's column is 0 (read as NA).
+    column_zero: Vec<bool>,
 }
 
 /// What profile-level attributes carry, beyond `source_attributes`.
@@ -201,6 +203,7 @@ fn read_message(
         attrs: Vec::new(),
         spans: Vec::new(),
         stack_source: vec![NA_INT; d.stack_table.len()],
+        column_zero: Vec::new(),
     };
     r.convert_attributes()?;
     r.check_dictionary()?;
@@ -208,6 +211,7 @@ fn read_message(
     r.functions_and_locations()?;
     r.samples(&groups)?;
     r.mappings()?;
+    r.pprof_columns();
     Ok(r.p)
 }
 
@@ -695,13 +699,24 @@ impl Reader<'_, '_> {
         }
         for profile in group {
             let (t, u) = self.sample_type(profile)?;
-            let ts_only =
-                !profile.samples.is_empty() && profile.samples.iter().all(|s| s.values.is_empty());
+            let samples = &profile.samples;
+            let ts_only = !samples.is_empty() && samples.iter().all(|s| s.values.is_empty());
+            // What the writer does without being told (see `write.rs`): then
+            // the column is NA, as in profiles of other formats.
+            let by_default = !samples.is_empty()
+                && samples.iter().all(|s| {
+                    !s.timestamps_unix_nano.is_empty() && s.values.iter().all(|&v| v == 1)
+                })
+                && self.p.str(u) == "count";
             let st = &mut self.p.sample_types;
             st.source_id.push(source_id);
             st.value_type.push(t);
             st.unit.push(u);
-            st.timestamps_only.push(i32::from(ts_only));
+            st.timestamps_only.push(if ts_only == by_default {
+                NA_INT
+            } else {
+                i32::from(ts_only)
+            });
         }
         Ok(())
     }
@@ -770,18 +785,18 @@ impl Reader<'_, '_> {
                     .strings
                     .try_intern(&hex_address(l.address), self.budget)?
             };
-            let mut is_folded = 0;
+            let mut is_folded = NA_INT;
             let mut rest = Vec::new();
             for &a in &l.attribute_indices {
                 let attr =
                     self.attr(a, "location_table", &|| format!("location_table entry {i}"))?;
-                if is_folded == 0
+                let value = self.p.str(attr.cells.value);
+                if is_folded == NA_INT
                     && self.p.str(attr.key) == keys::IS_FOLDED
                     && self.p.strings.get(attr.cells.kind) == Some("bool")
-                    && self.p.str(attr.cells.value) == "true"
                     && attr.unit.is_na()
                 {
-                    is_folded = 1;
+                    is_folded = i32::from(value == "true");
                 } else {
                     rest.push(attr);
                 }
@@ -794,7 +809,6 @@ impl Reader<'_, '_> {
                 next_inlined += 1;
             }
             ids.push(outer_id);
-            let t = &mut self.p.locations;
             for k in 0..n {
                 let (function_id, line, column) = match l.lines.get(k) {
                     None => (NA_INT, NA_INT, NA_INT),
@@ -804,9 +818,17 @@ impl Reader<'_, '_> {
                             "functions",
                         )?,
                         line_number(line.line),
-                        line_number(line.column),
+                        // "0 means unset"
+                        if line.column == 0 {
+                            NA_INT
+                        } else {
+                            line_number(line.column)
+                        },
                     ),
                 };
+                self.column_zero
+                    .push(l.lines.get(k).is_some_and(|line| line.column == 0));
+                let t = &mut self.p.locations;
                 t.location_id.push(ids.get(k).copied().unwrap_or(outer_id));
                 t.function_id.push(function_id);
                 t.line.push(line);
@@ -836,6 +858,61 @@ impl Reader<'_, '_> {
             }
         }
         Ok(())
+    }
+
+    /// Columns 0 of locations that only sources written from pprof use read
+    /// 0, as `read_pprof()` reads them (elsewhere 0 means unset: NA).
+    fn pprof_columns(&mut self) {
+        let p = &mut self.p;
+        let pprof: Vec<bool> = p
+            .sources
+            .source_type
+            .iter()
+            .map(|&t| p.strings.str(t) == "pprof")
+            .collect();
+        if !pprof.iter().any(|&x| x) {
+            return;
+        }
+        let rows = crate::id_index::IdIndex::try_first_rows(&p.locations.location_id);
+        let samples = crate::id_index::IdIndex::try_first_rows(&p.samples.sample_id);
+        let (Ok(rows), Ok(samples)) = (rows, samples) else {
+            return;
+        };
+        let mut other = vec![false; p.locations.nrow()];
+        let sl = &p.sample_locations;
+        for (&sample, &location) in sl.sample_id.iter().zip(&sl.location_id) {
+            let source = samples
+                .row(sample)
+                .and_then(|r| p.samples.source_id.get(r))
+                .and_then(|&s| usize::try_from(s - 1).ok());
+            let is_pprof = source.and_then(|s| pprof.get(s)).copied().unwrap_or(false);
+            if let (false, Some(r)) = (is_pprof, rows.row(location)) {
+                if let Some(x) = other.get_mut(r) {
+                    *x = true;
+                }
+            }
+        }
+        let all_pprof = pprof.iter().all(|&x| x);
+        let used = {
+            let mut used = vec![false; p.locations.nrow()];
+            for &location in &sl.location_id {
+                if let Some(x) = rows.row(location).and_then(|r| used.get_mut(r)) {
+                    *x = true;
+                }
+            }
+            used
+        };
+        for (r, column) in p.locations.column.iter_mut().enumerate() {
+            let zero = self.column_zero.get(r).copied().unwrap_or(false);
+            let by_pprof = if used.get(r) == Some(&true) {
+                other.get(r) == Some(&false)
+            } else {
+                all_pprof
+            };
+            if zero && by_pprof {
+                *column = 0;
+            }
+        }
     }
 
     /// The frames (location ids, leaf first) of stack `index`.
@@ -871,12 +948,13 @@ impl Reader<'_, '_> {
         Ok(())
     }
 
-    /// The samples of every source: one per observation.
+    /// The samples of every source: one per observation, in the order of
+    /// their timestamps when every observation of the source has one (a
+    /// writer that combines samples of equal identity lists a time series
+    /// by identity), else in the order of the file.
     fn samples(&mut self, groups: &[Vec<&proto::Profile>]) -> Result<()> {
         self.check_samples(groups)?;
         self.charge_samples(groups)?;
-        let mut frames = Vec::new();
-        let mut labels: Vec<Attr> = Vec::new();
         for (g, group) in groups.iter().enumerate() {
             let Some(lead) = group.first() else { continue };
             let source_id = next_id(g, "sources")?;
@@ -885,9 +963,16 @@ impl Reader<'_, '_> {
                 .iter()
                 .map(|p| self.sample_type(p))
                 .collect::<Result<_>>()?;
+            // Per sample of the file: its frames, labels and link.
+            let mut prepared = Vec::with_capacity(lead.samples.len());
+            let mut arena: Vec<i32> = Vec::new();
+            let mut frames = Vec::new();
             for (i, s) in lead.samples.iter().enumerate() {
                 let what = || format!("sample {i} of a Profile");
                 self.stack_frames(s.stack_index, &what, &mut frames)?;
+                self.budget
+                    .limits()
+                    .check_stack_depth(frames.len(), || format!("sample {i} of a Profile"))?;
                 if let Some(first) = usize::try_from(s.stack_index)
                     .ok()
                     .and_then(|k| self.stack_source.get_mut(k))
@@ -896,58 +981,79 @@ impl Reader<'_, '_> {
                         *first = source_id;
                     }
                 }
-                self.budget
-                    .limits()
-                    .check_stack_depth(frames.len(), || format!("sample {i} of a Profile"))?;
-                labels.clear();
-                for &a in &s.attribute_indices {
-                    labels.push(self.attr(a, "Sample", &what)?);
-                }
-                let (trace, span) = self.link(s.link_index, &what)?;
+                let start = arena.len();
+                arena.extend_from_slice(&frames);
+                let labels = s
+                    .attribute_indices
+                    .iter()
+                    .map(|&a| self.attr(a, "Sample", &what))
+                    .collect::<Result<Vec<Attr>>>()?;
+                let link = self.link(s.link_index, &what)?;
+                prepared.push((start, frames.len(), labels, link));
+            }
+            // The observations: (timestamp, sample, k).
+            let mut observations: Vec<(u64, usize, usize)> = Vec::new();
+            let mut all_timed = true;
+            for (i, s) in lead.samples.iter().enumerate() {
                 let n = s.values.len().max(s.timestamps_unix_nano.len());
+                all_timed &= !s.timestamps_unix_nano.is_empty();
                 for k in 0..n {
-                    let sample_id = next_id(self.p.samples.nrow(), "samples")?;
-                    let t = &mut self.p.samples;
+                    let ts = s.timestamps_unix_nano.get(k).copied().unwrap_or(0);
+                    observations.push((ts, i, k));
+                }
+            }
+            if all_timed {
+                observations.sort_by_key(|&(ts, _, _)| ts);
+            }
+            for (ts, i, k) in observations {
+                let (Some(s), Some((start, depth, labels, (trace, span)))) =
+                    (lead.samples.get(i), prepared.get(i))
+                else {
+                    continue;
+                };
+                let sample_id = next_id(self.p.samples.nrow(), "samples")?;
+                let t = &mut self.p.samples;
+                t.sample_id.push(sample_id);
+                t.source_id.push(source_id);
+                t.time.push(if s.timestamps_unix_nano.is_empty() {
+                    f64::NAN
+                } else {
+                    ts.saturating_sub(origin) as f64 / 1e9
+                });
+                t.trace_id.push(*trace);
+                t.span_id.push(*span);
+                for (profile, &(vt, unit)) in group.iter().zip(&types) {
+                    let value = profile
+                        .samples
+                        .get(i)
+                        .map_or(0, |ps| ps.values.get(k).copied().unwrap_or(1));
+                    let v = &mut self.p.sample_values;
+                    v.sample_id.push(sample_id);
+                    v.value_type.push(vt);
+                    v.unit.push(unit);
+                    v.value.push(value as f64);
+                }
+                let sl = &mut self.p.sample_locations;
+                let frames = arena.get(*start..*start + *depth).unwrap_or_default();
+                for (d, &location_id) in frames.iter().enumerate() {
+                    sl.sample_id.push(sample_id);
+                    // Within the depth limit, at most i32::MAX.
+                    sl.depth.push(d as i32 + 1);
+                    sl.location_id.push(location_id);
+                }
+                for a in labels {
+                    let t = &mut self.p.sample_labels;
                     t.sample_id.push(sample_id);
-                    t.source_id.push(source_id);
-                    t.time.push(match s.timestamps_unix_nano.get(k) {
-                        Some(&ts) => ts.saturating_sub(origin) as f64 / 1e9,
-                        None => f64::NAN,
-                    });
-                    t.trace_id.push(trace);
-                    t.span_id.push(span);
-                    for (profile, &(vt, unit)) in group.iter().zip(&types) {
-                        let value = profile
-                            .samples
-                            .get(i)
-                            .map_or(0, |ps| ps.values.get(k).copied().unwrap_or(1));
-                        let v = &mut self.p.sample_values;
-                        v.sample_id.push(sample_id);
-                        v.value_type.push(vt);
-                        v.unit.push(unit);
-                        v.value.push(value as f64);
-                    }
-                    let sl = &mut self.p.sample_locations;
-                    for (depth, &location_id) in frames.iter().enumerate() {
-                        sl.sample_id.push(sample_id);
-                        // Within the depth limit, at most i32::MAX.
-                        sl.depth.push(depth as i32 + 1);
-                        sl.location_id.push(location_id);
-                    }
-                    for a in &labels {
-                        let t = &mut self.p.sample_labels;
-                        t.sample_id.push(sample_id);
-                        push_attribute(
-                            &mut t.key,
-                            &mut t.value,
-                            &mut t.num,
-                            &mut t.num_unit,
-                            &mut t.kind,
-                            a.key,
-                            a.unit,
-                            a.cells,
-                        );
-                    }
+                    push_attribute(
+                        &mut t.key,
+                        &mut t.value,
+                        &mut t.num,
+                        &mut t.num_unit,
+                        &mut t.kind,
+                        a.key,
+                        a.unit,
+                        a.cells,
+                    );
                 }
             }
         }
@@ -1017,7 +1123,10 @@ impl Reader<'_, '_> {
                             })
                             .sum()
                     });
-                let per = p0.samples.element_bytes()
+                // A sample's row of each table, and its place in the order of
+                // the observations.
+                let per = 24
+                    + p0.samples.element_bytes()
                     + group.len() as u64 * p0.sample_values.element_bytes()
                     + depth * p0.sample_locations.element_bytes()
                     + s.attribute_indices.len() as u64 * p0.sample_labels.element_bytes();

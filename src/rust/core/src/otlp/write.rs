@@ -437,8 +437,10 @@ impl<'p> Writer<'p> {
             })
             .collect();
         let mut attrs = Vec::new();
-        if !matches!(at(&l.is_folded, first), NA_INT | 0) {
-            attrs.push(self.dict.bool_attribute(keys::IS_FOLDED, true)?);
+        // FALSE too (pprof's), so that it does not read back as NA (unknown).
+        let folded = at(&l.is_folded, first);
+        if folded != NA_INT {
+            attrs.push(self.dict.bool_attribute(keys::IS_FOLDED, folded != 0)?);
         }
         let mut attribute_rows = Vec::new();
         for &r in rows.iter().rev() {
@@ -1064,12 +1066,28 @@ impl SourceSamples {
         let first = first_equal_samples(p, &frames, &labels, |pos| scope_of.get(pos).copied());
         let mut groups: Vec<Vec<Vec<usize>>> = (0..n_sources).map(|_| Vec::new()).collect();
         let mut group_of = vec![usize::MAX; p.samples.nrow()];
+        // The last sample of each source so far.
+        let mut last: Vec<Option<usize>> = vec![None; n_sources];
         for (pos, &f) in first.iter().enumerate() {
             let src = source_of.get(pos).copied().unwrap_or(0);
             let Some(list) = groups.get_mut(src) else {
                 continue;
             };
-            let g = match group_of.get(f).copied() {
+            let timed = p.samples.time.get(pos).is_some_and(|t| !t.is_nan());
+            // Samples without a time join the equal sample right before them
+            // only: the order of the file is all that orders them.
+            let joins = if timed {
+                Some(f)
+            } else {
+                last.get(src)
+                    .copied()
+                    .flatten()
+                    .filter(|&prev| first.get(prev) == Some(&f))
+            };
+            if let Some(slot) = last.get_mut(src) {
+                *slot = Some(pos);
+            }
+            let g = match joins.and_then(|j| group_of.get(j).copied()) {
                 Some(g) if g != usize::MAX => g,
                 _ => {
                     list.push(Vec::new());

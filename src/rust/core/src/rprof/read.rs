@@ -90,7 +90,7 @@ fn parse_compact_in_chunks(
 ) -> Result<CompactRead> {
     let start = Start::read(bytes)?;
     if chunks > 1 {
-        return parallel::parse(start, source_uri, budget, chunks);
+        return padded(parallel::parse(start, source_uri, budget, chunks)?, budget);
     }
     let Start {
         body,
@@ -102,7 +102,18 @@ fn parse_compact_in_chunks(
     let mut reader = Reader::new(source_uri, expected_lines, budget)?;
     reader.start_segment(first, header)?;
     read_lines(&mut reader, lines)?;
-    Ok(reader.finish())
+    padded(reader.finish(), budget)
+}
+
+/// The read with the extension columns of other formats (OTLP's
+/// `samples$trace_id`, ...) filled with NA, charged to `budget` first; the
+/// compact column `samples$time` is left to the shape.
+fn padded(mut read: CompactRead, budget: &Budget) -> Result<CompactRead> {
+    let p = &mut read.parsed.profile;
+    let links = 2 * std::mem::size_of::<StrId>() as u64 * p.samples.sample_id.len() as u64;
+    budget.charge(links, || "the columns of the samples".to_string())?;
+    p.pad_extension_columns(&[crate::model::Samples::time]);
+    Ok(read)
 }
 
 /// [`parse_compact`] of bytes it owns (charged to `budget`): a large input is
@@ -128,7 +139,10 @@ pub fn parse_owned_compact_in_chunks(
     chunks: usize,
 ) -> Result<CompactRead> {
     if chunks > 1 {
-        return parallel::parse_owned(bytes, source_uri, budget, chunks);
+        return padded(
+            parallel::parse_owned(bytes, source_uri, budget, chunks)?,
+            budget,
+        );
     }
     parse_compact_in_chunks(&bytes, source_uri, budget, 1)
 }

@@ -1,0 +1,154 @@
+# Helpers of the OTLP tests: where the shared real files are, and profiles
+# compared "ids aside" (every id replaced by what it refers to).
+
+# The folder of the project's shared OTLP fixtures (`../shared/otlp` from a
+# clone, `../../shared/otlp` from a worktree, or PROFILE_OTLP_FILES), or NULL.
+otlp_shared_dir <- function() {
+  env <- Sys.getenv("PROFILE_OTLP_FILES")
+  candidates <- c(
+    if (nzchar(env)) env,
+    file.path(testthat::test_path(), c(
+      "../../../shared/otlp", "../../../../shared/otlp",
+      "../../../../../shared/otlp"
+    ))
+  )
+  found <- candidates[dir.exists(candidates)]
+  if (length(found)) normalizePath(found[[1]]) else NULL
+}
+
+# The path of a shared OTLP file, or a skip.
+otlp_shared_file <- function(file) {
+  dir <- otlp_shared_dir()
+  if (is.null(dir) || !file.exists(file.path(dir, file))) {
+    testthat::skip(paste("the shared OTLP file", file, "is absent (set PROFILE_OTLP_FILES)"))
+  }
+  file.path(dir, file)
+}
+
+# The package's sample files, named.
+otlp_sample_files <- function() {
+  rprof <- c("1.out", "memory.out", "line.out", "gc.out", "append.out", "all.out", "toplevel.out")
+  pprof <- c("cpu.pb.gz", "heap.pb.gz", "goroutine.pb.gz", "mutex.pb.gz", "block.pb.gz")
+  c(
+    stats::setNames(
+      system.file("samples", "rprof", rprof, package = "profile"),
+      paste0("rprof/", rprof)
+    ),
+    stats::setNames(
+      system.file("samples", "pprof", pprof, package = "profile"),
+      paste0("pprof/", pprof)
+    ),
+    "proto/1.out.prof.pb.gz" = system.file("samples", "proto", "1.out.prof.pb.gz", package = "profile")
+  )
+}
+
+otlp_read_sample <- function(path) {
+  if (grepl("rprof", path)) suppressWarnings(read_rprof(path)) else read_pprof(path)
+}
+
+# A text per row of `df` (its columns pasted, NA as "NA").
+row_text <- function(df) {
+  if (!ncol(df)) {
+    return(rep("", nrow(df)))
+  }
+  do.call(paste, c(lapply(df, function(x) {
+    if (is.double(x)) format(x, digits = 17) else as.character(x)
+  }), sep = "\x1f"))
+}
+
+# The columns of a table but its ids (and `extra`), those of `keep` only if given.
+without_ids <- function(df, ids) {
+  df[setdiff(names(df), ids)]
+}
+
+# A profile "ids aside": every table as a list of row texts in which each id is
+# replaced by the text of the row it refers to; per-sample tables in sample
+# order. `otlp_columns = FALSE` leaves out the columns and tables that only
+# OTLP fills (`scope_id`, `resources`, ...), for comparing a profile of
+# another format with itself read back from OTLP.
+profile_canonical <- function(x, otlp_columns = TRUE) {
+  t <- dm::dm_get_tables(x, keyed = FALSE)
+  t <- lapply(t, as.data.frame)
+  functions <- row_text(without_ids(t$functions, "function_id"))
+  names(functions) <- t$functions$function_id
+  mappings <- if (!is.null(t$mappings)) {
+    m <- row_text(without_ids(t$mappings, c("mapping_id", "source_id")))
+    stats::setNames(m, t$mappings$mapping_id)
+  }
+  loc <- t$locations
+  loc_text <- paste(
+    functions[as.character(loc$function_id)],
+    row_text(without_ids(loc, c("location_id", "function_id", "mapping_id", "inlined_into"))),
+    if (!is.null(loc$mapping_id)) mappings[as.character(loc$mapping_id)],
+    sep = "\x1e"
+  )
+  names(loc_text) <- loc$location_id
+  # a location with the chain it is inlined into
+  if (!is.null(loc$inlined_into)) {
+    chain <- loc_text
+    target <- as.character(loc$inlined_into)
+    for (i in seq_len(nrow(loc))) {
+      k <- target[[i]]
+      seen <- 0L
+      while (!is.na(k) && seen < nrow(loc)) {
+        chain[[i]] <- paste(chain[[i]], loc_text[[k]], sep = "\x1d")
+        k <- target[match(k, loc$location_id)]
+        seen <- seen + 1L
+      }
+    }
+    loc_text <- chain
+  }
+  source_pos <- match(t$samples$source_id, t$sources$source_id)
+  sample_pos <- function(ids) match(ids, t$samples$sample_id)
+  per_sample <- function(df, ids, text) {
+    out <- split(text, factor(sample_pos(ids), levels = seq_len(nrow(t$samples))))
+    vapply(out, function(x) paste(sort(x), collapse = "\x1c"), "")
+  }
+  sl <- t$sample_locations
+  sl <- sl[order(sl$sample_id, sl$depth), ]
+  stacks <- split(loc_text[as.character(sl$location_id)], factor(sample_pos(sl$sample_id), levels = seq_len(nrow(t$samples))))
+  stacks <- vapply(stacks, paste, "", collapse = "\x1c")
+  sv <- t$sample_values
+  values <- per_sample(sv, sv$sample_id, row_text(without_ids(sv, "sample_id")))
+  labels <- if (!is.null(t$sample_labels)) {
+    sl2 <- t$sample_labels
+    per_sample(sl2, sl2$sample_id, row_text(without_ids(sl2, "sample_id")))
+  }
+  otlp_only <- c("scope_id", "trace_id", "span_id", "time_origin_nanos", "profile_id",
+                 "dropped_attributes_count", "original_payload_format", "original_payload",
+                 "timestamps_only", "kind")
+  drop <- function(df) if (otlp_columns) df else df[setdiff(names(df), otlp_only)]
+  samples <- paste(source_pos, row_text(drop(without_ids(t$samples, c("sample_id", "source_id")))),
+                   stacks, values, if (!is.null(labels)) labels, sep = "\x1b")
+  per_source <- function(df) {
+    if (is.null(df)) return(NULL)
+    sort(paste(match(df$source_id, t$sources$source_id), row_text(drop(without_ids(df, "source_id")))))
+  }
+  out <- list(
+    meta = sort(row_text(t$meta)),
+    sources = row_text(drop(without_ids(t$sources, "source_id"))),
+    samples = samples,
+    functions = sort(unname(functions)),
+    locations = sort(unname(loc_text)),
+    mappings = sort(unname(mappings)),
+    sample_types = per_source(t$sample_types),
+    source_comments = if (!is.null(t$source_comments)) {
+      paste(match(t$source_comments$source_id, t$sources$source_id), t$source_comments$comment)
+    }
+  )
+  if (otlp_columns && !is.null(t$resources)) {
+    out$source_attributes <- per_source(t$source_attributes)
+    out$resources <- row_text(without_ids(t$resources, "resource_id"))
+    out$scopes <- row_text(without_ids(t$scopes, c("scope_id", "resource_id")))
+  }
+  out
+}
+
+# Expects two profiles to be equal ids aside (see profile_canonical()).
+expect_same_profile <- function(object, expected, otlp_columns = TRUE, label = NULL) {
+  a <- profile_canonical(object, otlp_columns)
+  b <- profile_canonical(expected, otlp_columns)
+  for (name in names(b)) {
+    testthat::expect_identical(a[[name]], b[[name]], label = paste(label, name))
+  }
+}
