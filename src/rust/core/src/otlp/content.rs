@@ -11,7 +11,8 @@
 //!   charged to the budget as it goes, see `decode.rs`).
 
 use crate::error::{ProfileError, Result};
-use crate::input::{Content, Limits, SNIFF_BYTES};
+use crate::input::{Content, SNIFF_BYTES};
+use crate::limits::Limits;
 
 /// What the data are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

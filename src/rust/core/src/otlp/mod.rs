@@ -30,7 +30,8 @@ pub use write::message_from_profile;
 
 use crate::budget::Budget;
 use crate::error::{ProfileError, Result};
-use crate::input::{self, Limits};
+use crate::input;
+use crate::limits::Limits;
 use crate::model::Profile;
 use crate::wire::Failure;
 use prost::Message;

@@ -28,7 +28,7 @@ use super::attributes::{self, Cells};
 use super::keys;
 use super::proto;
 use super::{unhex, DEFAULT_SCOPE_NAME};
-use crate::analysis::SampleFrames;
+use crate::summary::SampleFrames;
 use crate::budget::Budget;
 use crate::error::{ProfileError, Result};
 use crate::id_index::IdIndex;
