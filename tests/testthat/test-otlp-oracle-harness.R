@@ -1,0 +1,258 @@
+# The OTLP oracle itself is right (issue 23): its tools (tests/otlp, protoc)
+# and its R readings (helper-otlp-oracle.R, helper-otlp-semantics.R) checked
+# on the real files of shared/otlp against what their producers and Pyroscope
+# say. Nothing here uses read_otlp() or write_otlp().
+
+ebpf_bin <- function() otlp_shared_file("pyroscope", "otel-ebpf-profile.pb.bin")
+ebpf_json <- function() otlp_shared_file("pyroscope", "otel-ebpf-profile.pb.json")
+burn <- function(ext) otlp_shared_file("async-profiler-generated", paste0("burn.", ext))
+golden <- function(ext) {
+  name <- paste0("golden-profiles-roundtrip-expected.derived.", ext)
+  otlp_shared_file("otel-collector-contrib", name)
+}
+same_bytes <- function(a, b) {
+  identical(readBin(a, "raw", file.size(a)), readBin(b, "raw", file.size(b)))
+}
+
+test_that("protobufjs turns Go's protojson of the eBPF capture into Go's bytes, and back", {
+  skip_if_no_otlp_oracle()
+  # Go's proto.Marshal and protojson wrote the pair from one message: our
+  # schema's field numbers and types give the same bytes for every field the
+  # capture uses.
+  bin <- otlp_to_binary(ebpf_json(), strict = TRUE)
+  expect_equal(file.size(bin), 105244)
+  expect_true(same_bytes(bin, ebpf_bin()))
+  back <- jsonlite::fromJSON(otlp_to_json(ebpf_bin()), simplifyVector = FALSE)
+  expect_identical(back, jsonlite::fromJSON(ebpf_json(), simplifyVector = FALSE))
+})
+
+test_that("the collector's golden file converts to the same message as its binary form", {
+  skip_if_no_otlp_oracle()
+  skip_if_no_protoc()
+  bin <- otlp_to_binary(golden("json"), strict = TRUE)
+  differences <- otlp_raw_compare(otlp_decode_raw(bin), otlp_decode_raw(golden("pb")))
+  expect_identical(differences, character())
+  check <- otlp_check(golden("pb"))[[1]]
+  expect_true(check$ok)
+  # It breaks the zero-entry rule; the check says so without calling it broken.
+  expect_true(any(grepl("mappingTable[0] is not the zero value", check$warnings, fixed = TRUE)))
+  expect_true(any(grepl("locationTable[0] is not the zero value", check$warnings, fixed = TRUE)))
+  # Read literally, as the collector does: index 0 is the first entry.
+  canon <- otlp_canonical(golden("pb"))
+  p <- canon$resourceProfiles[[1]]$scopeProfiles[[1]]$profiles[[1]]
+  expect_identical(p$sampleType, list(type = "samples", unit = "count"))
+  expect_identical(p$samples[[1]]$stack[[1]]$address, "111")
+})
+
+test_that("strict OTLP/JSON refuses unknown keys and takes snake_case and hex ids", {
+  skip_if_no_otlp_oracle()
+  json <- withr::local_tempfile(fileext = ".json")
+  writeLines(paste0(
+    '{"resource_profiles": [], "dictionary": {"string_table": [""], "link_table": [{}, ',
+    '{"trace_id": "0102030405060708090a0b0c0d0e0f10", "spanId": "9999999999999999"}]}}'
+  ), json)
+  back <- jsonlite::fromJSON(otlp_to_json(otlp_to_binary(json)), simplifyVector = FALSE)
+  expect_identical(
+    back$dictionary$linkTable[[2]],
+    list(traceId = "0102030405060708090a0b0c0d0e0f10", spanId = "9999999999999999")
+  )
+  writeLines('{"resourceProfiles": [], "dictionaryy": {}}', json)
+  expect_error(otlp_to_binary(json, strict = TRUE), "unknown field \"dictionaryy\"")
+  expect_no_error(otlp_to_binary(json, strict = FALSE))
+  writeLines('{"dictionary": {"linkTable": [{"traceId": "AQIDBA=="}]}}', json)
+  expect_error(otlp_to_binary(json), "not a hex string")
+})
+
+test_that("the checker reads the current real files cleanly and counts what they hold", {
+  skip_if_no_otlp_oracle()
+  reports <- otlp_check(c(ebpf_bin(), ebpf_json(), burn("otlp.pb")))
+  for (r in reports) {
+    expect_true(r$ok, label = r$file)
+    expect_length(r$unknownFields, 0)
+  }
+  e <- reports[[1]]$counts
+  expect_identical(
+    c(e$resourceProfiles, e$profiles, e$samples, e$observations),
+    c(77L, 82L, 317L, 5321L)
+  )
+  expect_identical(reports[[2]]$counts, e)
+  b <- reports[[3]]$counts
+  # async-profiler: 14 samples, 247 events (PROVENANCE.md), padded varints read.
+  expect_identical(c(b$samples, b$observations), c(14L, 247L))
+})
+
+test_that("every older draft and corrupted file of history/ fails the check", {
+  skip_if_no_otlp_oracle()
+  files <- list.files(file.path(otlp_shared_dir(), "pyroscope", "history"), full.names = TRUE)
+  expect_length(files, 5)
+  reports <- otlp_check(files)
+  for (r in reports) {
+    expect_false(r$ok, label = basename(r$file))
+    expect_gt(length(r$wireErrors) + length(r$unknownFields), 0)
+  }
+})
+
+test_that("protoc --decode_raw (no schema) agrees with protobufjs on the eBPF capture", {
+  skip_if_no_otlp_oracle()
+  skip_if_no_protoc()
+  counts <- otlp_raw_counts(otlp_decode_raw(ebpf_bin()))
+  tables <- otlp_check(ebpf_bin())[[1]]$counts$tables
+  expect_identical(counts[["1"]], 77L)
+  expect_identical(counts[["1.2.2"]], 82L) # resource_profiles.scope_profiles.profiles
+  dictionary <- c(
+    mappingTable = "2.1", locationTable = "2.2", functionTable = "2.3", linkTable = "2.4",
+    stringTable = "2.5", attributeTable = "2.6", stackTable = "2.7"
+  )
+  for (name in names(dictionary)) {
+    expect_identical(counts[[dictionary[[name]]]], tables[[name]], label = name)
+  }
+  # The string table as protoc prints it, as bytes, is protobufjs's.
+  tree <- otlp_decode_raw(burn("otlp.pb"))
+  strings <- tree[["2"]][names(tree[["2"]]) == "5"]
+  literal <- otlp_canonical(burn("otlp.pb"), literal = TRUE)
+  expect_identical(
+    unname(vapply(strings, function(s) {
+      if (is.list(s)) NA_character_ else rawToChar(otlp_raw_bytes(s))
+    }, "")),
+    unlist(literal$dictionary$stringTable)
+  )
+})
+
+test_that("protoc --decode with our schema finds no unknown field in current files, some in v1.8", {
+  skip_if_no_otlp_oracle()
+  skip_if_no_protoc()
+  unknown <- function(lines) sum(grepl("^ *[0-9]+[:{ ]", lines))
+  expect_identical(unknown(otlp_protoc_decode(ebpf_bin())), 0L)
+  expect_identical(unknown(otlp_protoc_decode(burn("otlp.pb"))), 0L)
+  v18 <- otlp_shared_file("pyroscope", "history", "otel-ebpf-profile.otlp-v1.8.0.pb.bin.gz")
+  expect_gt(unknown(otlp_protoc_decode(v18)), 100)
+})
+
+test_that("the async-profiler OTLP file has its pprof and folded siblings' stacks and totals", {
+  skip_if_no_otlp_oracle()
+  otlp <- otlp_resolved_samples(burn("otlp.pb"))
+  expect_identical(nrow(otlp), 247L)
+  expect_true(all(otlp$value == 1))
+  expect_true(all(!is.na(otlp$timestamp)))
+  expect_identical(unique(otlp$type), "cpu")
+  pprof <- pprof_go_stacks(burn("pprof.pb"))
+  folded <- folded_stacks(burn("collapsed"))
+  expect_identical(sum(pprof$value), 247)
+  expect_identical(sum(folded$value), 247)
+  expect_identical(folded$value[order(folded$value)], c(23, 51, 173))
+  expect_identical(stack_totals(otlp$stack, otlp$value), stack_totals(pprof$stack, pprof$value))
+  expect_identical(stack_totals(otlp$stack, otlp$value), stack_totals(folded$stack, folded$value))
+  expect_identical(
+    function_totals(otlp$stack, otlp$value), function_totals(folded$stack, folded$value)
+  )
+  # Line numbers too: the folded file writes name:line per frame.
+  lines <- vapply(otlp$frames, function(f) paste0(f$name, ":", f$line, collapse = ";"), "")
+  expect_identical(stack_totals(lines, otlp$value), stack_totals(folded$stack_lines, folded$value))
+  # Threads as sample attributes.
+  expect_setequal(
+    unique(otlp$attributes), c("thread.name=[main tid=1]", "thread.name=[worker-1 tid=23]")
+  )
+})
+
+test_that("the eBPF capture's per-function totals are Pyroscope's query results", {
+  skip_if_no_otlp_oracle()
+  x <- otlp_resolved_samples(ebpf_bin())
+  expect_identical(nrow(x), 5321L)
+  # Pyroscope's service_name="unknown_service": the processes without
+  # process.executable.name (the others are named after their executable).
+  unknown <- !grepl("process.executable.name=", x$resource, fixed = TRUE)
+  cpu <- x[unknown & x$type == "samples", ]
+  off <- x[unknown & x$type == "off_cpu", ]
+  # CPU: timestamps-only samples, each event worth one period (50 ms).
+  expect_identical(nrow(cpu), 10L)
+  expect_true(all(is.na(cpu$timestamp) == FALSE & cpu$value == 1 & cpu$period == 5e7))
+  expect_identical(sum(cpu$value * cpu$period), 5e8)
+  expect_identical(
+    function_totals(cpu$stack, cpu$value * cpu$period),
+    pyroscope_function_totals(otlp_shared_file("pyroscope", "otel-ebpf-profile-cpu.out.json"))
+  )
+  # Off-CPU: per-event values in nanoseconds.
+  expect_identical(sum(off$value), 250725419905)
+  expect_identical(
+    function_totals(off$stack, off$value),
+    pyroscope_function_totals(otlp_shared_file("pyroscope", "otel-ebpf-profile-offcpu.out.json"))
+  )
+  # The executables' processes that Pyroscope's query left out.
+  expect_identical(sum(x$value[!unknown & x$type == "off_cpu"]), 16576829426)
+})
+
+test_that("canonical dumps do not depend on the order of the dictionary's entries", {
+  skip_if_no_otlp_oracle()
+  literal_text <- otlp_canonical_text(burn("otlp.pb"), literal = TRUE)
+  literal <- jsonlite::fromJSON(literal_text, simplifyVector = FALSE)
+  shuffled <- otlp_shuffle_dictionary(literal, seed = 23)
+  json <- withr::local_tempfile(fileext = ".json")
+  writeLines(jsonlite::toJSON(shuffled, auto_unbox = TRUE, digits = NA), json)
+  bin <- otlp_to_binary(json)
+  expect_false(identical(otlp_canonical_text(bin, literal = TRUE), literal_text))
+  expect_identical(otlp_canonical_text(bin), otlp_canonical_text(burn("otlp.pb")))
+  # Merging: the 14 uncombined samples are 3 identities (stack, thread), as
+  # the folded sibling has 3 stacks.
+  merged <- otlp_canonical(burn("otlp.pb"), merge = TRUE, sort = TRUE)
+  samples <- merged$resourceProfiles[[1]]$scopeProfiles[[1]]$profiles[[1]]$samples
+  expect_length(samples, 3)
+  expect_identical(sum(lengths(lapply(samples, `[[`, "timestampsUnixNano"))), 247L)
+  expect_identical(
+    otlp_canonical_text(bin, merge = TRUE, sort = TRUE),
+    otlp_canonical_text(burn("otlp.pb"), merge = TRUE, sort = TRUE)
+  )
+})
+
+test_that("JSON lines, gzip and the padded varints of async-profiler all read", {
+  skip_if_no_otlp_oracle()
+  dir <- withr::local_tempdir()
+  gz <- file.path(dir, "burn.pb.gz")
+  con <- gzfile(gz, "wb")
+  writeBin(readBin(burn("otlp.pb"), "raw", file.size(burn("otlp.pb"))), con)
+  close(con)
+  expect_identical(otlp_canonical_text(gz), otlp_canonical_text(burn("otlp.pb")))
+  # Re-encoding drops the padding (2596 bytes written, 2522 minimal without the
+  # explicit zero fields) and keeps the meaning.
+  again <- otlp_to_binary(otlp_to_json(burn("otlp.pb")))
+  expect_identical(file.size(again), 2522)
+  expect_identical(otlp_canonical_text(again), otlp_canonical_text(burn("otlp.pb")))
+  lines <- file.path(dir, "two.jsonl")
+  one <- readLines(otlp_to_json(burn("otlp.pb")))
+  writeLines(c(one, one), lines)
+  two <- otlp_canonical(lines)
+  expect_length(two$resourceProfiles, 2)
+  second <- otlp_to_binary(lines, line = 2)
+  expect_identical(otlp_canonical_text(second), otlp_canonical_text(burn("otlp.pb")))
+  expect_error(otlp_to_binary(lines), "holds 2 messages")
+})
+
+test_that("the mutation generator is deterministic and its labelled defects are real", {
+  skip_if_no_otlp_oracle()
+  seeds <- c(ebpf_bin(), burn("otlp.pb"), golden("pb"))
+  dir <- withr::local_tempdir()
+  cases <- otlp_mutated_cases(seeds, seed = 5, from = 0, to = 600, dir = file.path(dir, "a"))
+  expect_identical(nrow(cases), 600L)
+  again <- otlp_mutated_cases(seeds, seed = 5, from = 590, to = 600, dir = file.path(dir, "b"))
+  expect_identical(unname(tools::md5sum(again$path)), unname(tools::md5sum(cases$path[591:600])))
+  kinds <- sub("[+]gzip$", "", cases$kind)
+  expect_true(all(c("index", "lengths", "wiretype", "truncate", "bitflip", "length") %in% kinds))
+  reports <- otlp_check(cases$path)
+  defect <- cases$defect
+  index_errors <- vapply(reports, function(r) {
+    paste(c(r$indexErrors, r$wireErrors), collapse = "\n")
+  }, "")
+  ok <- vapply(reports, `[[`, TRUE, "ok")
+  found <- function(pattern, which) grepl(pattern, index_errors[which])
+  past <- defect == "index past the table"
+  negative <- defect == "negative index"
+  expect_gt(sum(past), 10)
+  expect_gt(sum(negative), 10)
+  expect_true(all(!ok[past | negative]))
+  neither <- defect == "sample with neither values nor timestamps"
+  expect_true(all(found("neither values nor timestamps", neither)))
+  mismatch <- defect == "values and timestamps of different lengths"
+  expect_true(all(found("values but [0-9]+ timestamps", mismatch)))
+  wire <- defect == "wrong wire type"
+  expect_true(all(found("wire type", wire)))
+  expect_true(all(!ok[defect == "invalid UTF-8"]))
+})
