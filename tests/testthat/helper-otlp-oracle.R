@@ -36,6 +36,28 @@ otlp_shared_file <- function(...) {
   path
 }
 
+# The OTLP files written by data-raw/otlp-samples.mjs: the package's sample
+# (inst/samples/otlp, e.g. "otep-0239.pb"; from the source tree when the
+# installed package predates it) ...
+otlp_sample_file <- function(name) {
+  path <- system.file("samples", "otlp", name, package = "profile")
+  if (!nzchar(path)) path <- test_path("..", "..", "inst", "samples", "otlp", name)
+  if (!file.exists(path)) stop("no OTLP sample file ", name)
+  path
+}
+
+# ... and the damaged copies of the tests: a data frame (file, defect, table,
+# index, where; see data-raw/README.md) with `path` added.
+otlp_defect_files <- function() {
+  dir <- test_path("fixtures", "otlp-defects")
+  defects <- utils::read.delim(
+    file.path(dir, "DEFECTS.tsv"),
+    colClasses = "character", na.strings = character()
+  )
+  defects$path <- file.path(dir, defects$file)
+  defects
+}
+
 # The folder of the node tool (tests/otlp, or PROFILE_OTLP_ORACLE_DIR).
 otlp_oracle_dir <- function() {
   env <- Sys.getenv("PROFILE_OTLP_ORACLE_DIR")
