@@ -16,7 +16,7 @@ use super::{hex_address, R_MAPPING_FILENAME};
 use crate::budget::{Budget, Growable};
 use crate::error::{ProfileError, Result};
 use crate::id_index::IdIndex;
-use crate::input::Limits;
+use crate::limits::Limits;
 use crate::model::{next_id, Profile, StrId, NA_INT};
 use crate::text::utf8_escaped;
 use prost::Message;

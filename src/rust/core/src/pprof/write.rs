@@ -20,12 +20,12 @@
 
 use super::proto;
 use super::{parse_hex_address, R_MAPPING_FILENAME};
-use crate::analysis::SampleFrames;
 use crate::error::{ProfileError, Result};
 use crate::id_index::IdIndex;
 use crate::identity::{first_equal_samples, LabelRows};
 use crate::model::{Profile, StrId, NA_INT};
 use crate::schema::GAUGE_TYPES;
+use crate::summary::SampleFrames;
 use crate::validate;
 use rustc_hash::FxHashMap;
 

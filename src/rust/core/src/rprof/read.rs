@@ -12,7 +12,7 @@ use super::{
 };
 use crate::budget::Budget;
 use crate::error::{ProfileError, Result};
-use crate::input::Limits;
+use crate::limits::Limits;
 use crate::model::{next_id, Profile, SampleLocations, SampleValues, Samples, StrId, NA_INT};
 use crate::text::utf8_escaped;
 use memchr::{memchr, memmem};

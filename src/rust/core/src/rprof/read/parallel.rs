@@ -33,7 +33,7 @@ use super::{
 };
 use crate::budget::Budget;
 use crate::error::{ProfileError, Result};
-use crate::input::Limits;
+use crate::limits::Limits;
 use crate::model::{too_many, NA_INT};
 use crate::rprof::MEMORY_TYPES;
 use crate::threads::{cores, in_parallel, MAX_THREADS};
