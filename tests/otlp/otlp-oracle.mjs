@@ -6,6 +6,7 @@
 //   node otlp-oracle.mjs canonical [--literal] [--merge] [--sort] [--implicit-values] [--pretty] IN [OUT]
 //   node otlp-oracle.mjs check [--strict] IN...      (or --paths: file names on standard input)
 //   node otlp-oracle.mjs proto DIR        our schema as .proto files (for protoc --decode)
+//   node otlp-oracle.mjs drafts IN...     which drafts' wire layouts each file parses under
 //
 // IN is binary OTLP (ProfilesData or ExportProfilesServiceRequest: the same
 // wire), OTLP/JSON (one message or one per line), either gzip-compressed or
@@ -19,6 +20,7 @@ import {
   OracleError, ProfilesData, readInput, inputMessages, toJson, canonical, checkIndices, walkWire,
   jsonToObject, stringify, root,
 } from "./otlp-lib.mjs";
+import { draftTypes } from "./otlp-drafts.mjs";
 
 function usage(msg) {
   process.stderr.write(`otlp-oracle: ${msg}\n`);
@@ -209,9 +211,46 @@ function protoCommand(argv) {
   }
 }
 
+// For each file, one JSON line: for each draft of the signal (v1.3, v1.5,
+// v1.7, v1.8, v1.9 and the current v1.10), the number of wire errors and
+// unknown fields when the bytes are walked with that draft's layout, and
+// `clean`: the drafts under which there are none. More than one clean draft
+// means the bytes alone cannot tell (see README.md).
+function draftsCommand(argv) {
+  const { opts, files } = parseArgs(argv, ["paths"]);
+  let list = files;
+  if (opts.paths) list = fs.readFileSync(0, "utf8").split("\n").filter((l) => l !== "");
+  if (!list.length) usage("drafts IN... | drafts --paths < LIST");
+  const types = draftTypes();
+  for (const file of list) {
+    const report = { file, drafts: {}, clean: [] };
+    let input;
+    try {
+      input = readInput(file);
+    } catch (e) {
+      report.readError = e.message;
+      process.stdout.write(JSON.stringify(report) + "\n");
+      continue;
+    }
+    if (input.format !== "protobuf") {
+      report.readError = "not a binary file";
+    } else {
+      for (const [name, type] of Object.entries(types)) {
+        const wire = walkWire(input.bytes, type);
+        report.drafts[name] = {
+          wireErrors: wire.errors.length, unknownFields: wire.unknown.length,
+          first: wire.errors[0] || (wire.unknown[0] && `unknown field ${wire.unknown[0].path}`) || null,
+        };
+        if (!wire.errors.length && !wire.unknown.length) report.clean.push(name);
+      }
+    }
+    process.stdout.write(JSON.stringify(report) + "\n");
+  }
+}
+
 const snake = (s) => s.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase());
 
-const commands = { proto: protoCommand, "to-json": toJsonCommand, "to-binary": toBinaryCommand, canonical: canonicalCommand, check: checkCommand };
+const commands = { drafts: draftsCommand, proto: protoCommand, "to-json": toJsonCommand, "to-binary": toBinaryCommand, canonical: canonicalCommand, check: checkCommand };
 const [command, ...rest] = process.argv.slice(2);
 if (!commands[command]) usage(`command must be one of ${Object.keys(commands).join(", ")}`);
 try {

@@ -135,18 +135,71 @@ otlp_to_binary <- function(path, out = tempfile(fileext = ".pb"), strict = TRUE,
 # (OTLP/JSON with the dictionary). merge: samples of equal identity combined;
 # sort: samples and their observations in a fixed order; implicit_values: a
 # timestamps-only sample gets the value 1 per timestamp. See tests/otlp/README.md.
+# Dumps are kept for the R session, by file (path, size, time) and options.
 otlp_canonical_text <- function(path, literal = FALSE, merge = FALSE, sort = FALSE,
                                 implicit_values = FALSE) {
   args <- c(
     "canonical", if (literal) "--literal", if (merge) "--merge", if (sort) "--sort",
     if (implicit_values) "--implicit-values", shQuote(path)
   )
-  paste(otlp_node(args), collapse = "\n")
+  info <- file.info(path)
+  key <- paste(c(normalizePath(path), info$size, format(info$mtime, "%OS6"), args), collapse = "|")
+  if (is.null(otlp_dumps[[key]])) otlp_dumps[[key]] <- paste(otlp_node(args), collapse = "\n")
+  otlp_dumps[[key]]
 }
+otlp_dumps <- new.env(parent = emptyenv())
 
 # The same, parsed (nested lists as in the JSON).
 otlp_canonical <- function(path, ...) {
   jsonlite::fromJSON(otlp_canonical_text(path, ...), simplifyVector = FALSE)
+}
+
+# Whether two files (any form) hold the same message, field by field with
+# indices as they are: their literal dumps compared after leaving out empty
+# objects that are not array elements (a message field present but empty
+# means what an absent one means; an empty table entry keeps its place).
+# Returns the differences found by all.equal() (character(), none, when the
+# same).
+otlp_same_message <- function(a, b) {
+  prune <- function(x) {
+    if (!is.list(x)) {
+      return(x)
+    }
+    named <- !is.null(names(x))
+    x <- lapply(x, prune)
+    if (named) {
+      empty <- vapply(x, function(e) is.list(e) && !length(e) && !is.null(names(e)), TRUE)
+      x <- x[!empty]
+    }
+    x
+  }
+  dump <- function(path) prune(otlp_canonical(path, literal = TRUE))
+  same <- all.equal(dump(a), dump(b))
+  if (isTRUE(same)) character() else same
+}
+
+# Whether two files hold the same profiles whatever their dictionaries' order
+# and however their writers grouped observations into samples: their
+# canonical dumps with merge, sort and implicit values (tests/otlp/README.md)
+# compared. Returns character() when the same, else the two dumps' first
+# differing lines.
+otlp_same_profiles <- function(a, b) {
+  dump <- function(path) {
+    text <- otlp_canonical_text(path, merge = TRUE, sort = TRUE, implicit_values = TRUE)
+    strsplit(jsonlite::prettify(text, indent = 1), "\n")[[1]]
+  }
+  x <- dump(a)
+  y <- dump(b)
+  if (identical(x, y)) {
+    return(character())
+  }
+  n <- min(length(x), length(y))
+  first <- which(x[seq_len(n)] != y[seq_len(n)])[1]
+  if (is.na(first)) first <- n + 1L
+  c(
+    sprintf("%d against %d lines; first difference at line %d:", length(x), length(y), first),
+    paste("a:", x[first]), paste("b:", y[first])
+  )
 }
 
 # The oracle's check of each of `paths`: a list of reports (one per path, named
@@ -155,6 +208,17 @@ otlp_canonical <- function(path, ...) {
 # one node process for all paths.
 otlp_check <- function(paths, strict = FALSE) {
   out <- otlp_node(c("check", "--paths", if (strict) "--strict"), input = paths, ok = 0:1)
+  reports <- lapply(out, jsonlite::fromJSON, simplifyVector = TRUE)
+  names(reports) <- vapply(reports, function(r) r$file, "")
+  reports
+}
+
+# Which drafts' wire layouts each of `paths` (binary) parses under without a
+# wire error or an unknown field: a list (by path) of reports with `clean`
+# (draft names among "v1.3", "v1.5", "v1.7", "v1.8", "v1.9", "v1.10", the
+# current one) and per draft the counts (tests/otlp/otlp-drafts.mjs).
+otlp_drafts <- function(paths) {
+  out <- otlp_node(c("drafts", "--paths"), input = paths)
   reports <- lapply(out, jsonlite::fromJSON, simplifyVector = TRUE)
   names(reports) <- vapply(reports, function(r) r$file, "")
   reports

@@ -315,3 +315,66 @@ test_that("each damaged OTEP file has exactly the defect DEFECTS.tsv names", {
   wire <- reports[[which(defects$defect == "wrong wire type")]]
   expect_match(wire$wireErrors, "stackIndex .*wire type 2")
 })
+
+test_that("otlp_same_message() and otlp_same_profiles() tell forms and groupings apart", {
+  skip_if_no_otlp_oracle()
+  # The same message in its two forms (the eBPF capture's pair).
+  expect_identical(otlp_same_message(ebpf_bin(), ebpf_json()), character())
+  # async-profiler writes explicit zeros; OTLP/JSON leaves them out: the same.
+  expect_identical(otlp_same_message(burn("otlp.pb"), otlp_to_json(burn("otlp.pb"))), character())
+  expect_gt(length(otlp_same_message(burn("otlp.pb"), ebpf_bin())), 0)
+  # Uncombined samples against the same observations combined, with values
+  # of 1 written out and the dictionary shuffled: the same profiles, not the
+  # same message.
+  literal <- otlp_canonical(burn("otlp.pb"), literal = TRUE)
+  samples <- literal$resourceProfiles[[1]]$scopeProfiles[[1]]$profiles[[1]]$samples
+  key <- vapply(samples, function(s) paste(s$stackIndex, unlist(s$attributeIndices)), "")
+  combined <- lapply(split(samples, factor(key, unique(key))), function(group) {
+    times <- unlist(lapply(group, `[[`, "timestampsUnixNano"))
+    s <- group[[1]]
+    s$timestampsUnixNano <- as.list(times)
+    s$values <- as.list(rep("1", length(times)))
+    s
+  })
+  literal$resourceProfiles[[1]]$scopeProfiles[[1]]$profiles[[1]]$samples <- unname(combined)
+  json <- withr::local_tempfile(fileext = ".json")
+  writeLines(
+    jsonlite::toJSON(otlp_shuffle_dictionary(literal, seed = 1), auto_unbox = TRUE, digits = NA),
+    json
+  )
+  expect_length(combined, 3)
+  expect_gt(length(otlp_same_message(json, burn("otlp.pb"))), 0)
+  expect_identical(otlp_same_profiles(json, burn("otlp.pb")), character())
+  # One timestamp changed: different profiles.
+  first <- literal$resourceProfiles[[1]]$scopeProfiles[[1]]$profiles[[1]]$samples[[1]]
+  first$timestampsUnixNano[[1]] <- "1"
+  literal$resourceProfiles[[1]]$scopeProfiles[[1]]$profiles[[1]]$samples[[1]] <- first
+  writeLines(jsonlite::toJSON(literal, auto_unbox = TRUE, digits = NA), json)
+  expect_match(otlp_same_profiles(json, burn("otlp.pb"))[[1]], "first difference")
+})
+
+test_that("the drafts' layouts tell each history file's draft, and where bytes cannot tell", {
+  skip_if_no_otlp_oracle()
+  history <- list.files(file.path(otlp_shared_dir(), "pyroscope", "history"), full.names = TRUE)
+  current <- c(ebpf_bin(), burn("otlp.pb"), golden("pb"), otlp_sample_file("otep-0239.pb"))
+  reports <- otlp_drafts(c(history, current))
+  clean <- lapply(reports, `[[`, "clean")
+  for (f in history) {
+    # The draft in the file's name (v1.5.0 -> v1.5) is among the clean ones,
+    # the current layout is not.
+    draft <- sub("^.*otlp-(v[0-9]+[.][0-9]+)[.]0[.].*$", "\\1", basename(f))
+    expect_true(draft %in% clean[[f]], label = basename(f))
+    expect_false("v1.10" %in% clean[[f]], label = basename(f))
+  }
+  # v1.5 and v1.7 files are told apart by their bytes; v1.8 and v1.9 are not.
+  expect_identical(unname(unlist(clean[grepl("v1[.]5[.]0", names(clean))])), "v1.5")
+  expect_identical(unique(unlist(clean[grepl("v1[.]7[.]0", names(clean))])), "v1.7")
+  expect_identical(unique(unlist(clean[grepl("v1[.]8[.]0", names(clean))])), c("v1.8", "v1.9"))
+  # Current files with values are only current; timestamps-only ones
+  # (async-profiler, the collector's) also parse under the v1.8/v1.9 layouts,
+  # where their attribute indices would be read as values.
+  expect_identical(clean[[ebpf_bin()]], "v1.10")
+  expect_identical(clean[[otlp_sample_file("otep-0239.pb")]], "v1.10")
+  expect_identical(clean[[burn("otlp.pb")]], c("v1.8", "v1.9", "v1.10"))
+  expect_identical(clean[[golden("pb")]], c("v1.8", "v1.9", "v1.10"))
+})
