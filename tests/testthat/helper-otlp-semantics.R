@@ -109,7 +109,23 @@ otlp_resolved_samples <- function(x, ...) {
   out$span_id <- each("span_id")
   out$value <- unlist(lapply(samples, `[[`, "values"))
   out$timestamp <- unlist(lapply(samples, `[[`, "times"))
+  out$time <- otlp_nanos_between(out$time_unix_nano, out$timestamp) / 1e9
   rownames(out) <- NULL
+  out
+}
+
+# to - from for nanosecond counts given as decimal text (up to 20 digits),
+# as a double: exact while the difference is below 2^53 ns (104 days). NA
+# where `to` is NA.
+otlp_nanos_between <- function(from, to) {
+  split <- function(x) {
+    x <- formatC(x, width = 20, flag = "0")
+    list(high = as.numeric(substr(x, 1L, 11L)), low = as.numeric(substr(x, 12L, 20L)))
+  }
+  a <- split(from)
+  b <- split(ifelse(is.na(to), "0", to))
+  out <- (b$high - a$high) * 1e9 + (b$low - a$low)
+  out[is.na(to)] <- NA_real_
   out
 }
 
@@ -154,6 +170,55 @@ otlp_sample_columns <- function(s, profile) {
     span_id = s[["link"]][["spanId"]] %||% NA_character_,
     values = values, times = times
   )
+}
+
+# ---- the same rows from a v2 profile -----------------------------------------
+
+# One row per sample and sample type of a v2 profile (`x`, a dm), from its
+# core tables only, in the columns of otlp_resolved_samples() that the core
+# tables hold: source_id, sample_id, type, unit, value, stack (function names
+# by depth, leaf first, joined by ";"), attributes (sample_labels as
+# otlp_attributes_text() writes them: "key=value" for strings,
+# "key=number [unit]" for numbers, sorted by key), trace_id, span_id (NA when
+# the columns are absent) and time. Resources, scopes and the other extension
+# data of OTLP are not core tables: compare those separately.
+v2_observations <- function(x) {
+  t <- dm::dm_get_tables(x)
+  samples <- as.data.frame(t$samples)
+  sv <- as.data.frame(t$sample_values)
+  sl <- as.data.frame(t$sample_locations)
+  sl <- sl[order(sl$sample_id, sl$depth), ]
+  function_id <- t$locations$function_id[match(sl$location_id, t$locations$location_id)]
+  names <- t$functions$name[match(function_id, t$functions$function_id)]
+  names[is.na(names)] <- ""
+  stack <- tapply(names, factor(sl$sample_id, samples$sample_id), paste, collapse = ";")
+  stack[is.na(stack)] <- ""
+  lab <- as.data.frame(t$sample_labels)
+  unit <- ifelse(is.na(lab$num_unit) | lab$num_unit == "", "", paste0(" [", lab$num_unit, "]"))
+  number <- paste0(lab$key, "=", formatC(lab$num, digits = 17, format = "g"), unit)
+  text <- ifelse(is.na(lab$value), number, paste0(lab$key, "=", lab$value))
+  text <- text[order(lab$sample_id, lab$key, text, method = "radix")]
+  ids <- lab$sample_id[order(lab$sample_id, lab$key, text, method = "radix")]
+  attributes <- tapply(text, factor(ids, samples$sample_id), paste, collapse = ", ")
+  attributes[is.na(attributes)] <- ""
+  k <- match(sv$sample_id, samples$sample_id)
+  column <- function(name) if (name %in% names(samples)) samples[[name]][k] else rep(NA, length(k))
+  data.frame(
+    source_id = samples$source_id[k], sample_id = sv$sample_id, type = sv$type, unit = sv$unit,
+    value = sv$value, stack = unname(stack[k]), attributes = unname(attributes[k]),
+    trace_id = as.character(column("trace_id")), span_id = as.character(column("span_id")),
+    time = as.numeric(column("time"))
+  )
+}
+
+# The rows of a data frame in a fixed order, for comparing two readings of the
+# same observations (columns: those to compare), row names dropped.
+observation_columns <- c("type", "unit", "stack", "attributes", "trace_id", "span_id", "value")
+observation_table <- function(df, columns = observation_columns) {
+  df <- as.data.frame(df)[columns]
+  df <- df[do.call(order, c(unname(as.list(df)), method = "radix")), , drop = FALSE]
+  rownames(df) <- NULL
+  df
 }
 
 # ---- totals ------------------------------------------------------------------

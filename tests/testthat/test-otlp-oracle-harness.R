@@ -378,3 +378,22 @@ test_that("the drafts' layouts tell each history file's draft, and where bytes c
   expect_identical(clean[[burn("otlp.pb")]], c("v1.8", "v1.9", "v1.10"))
   expect_identical(clean[[golden("pb")]], c("v1.8", "v1.9", "v1.10"))
 })
+
+test_that("v2_observations() reads the v2 tables as otlp_resolved_samples() reads OTLP", {
+  # On a pprof file, against Go's parser (no OTLP reader involved): stacks,
+  # values and labels per sample type.
+  x <- read_pprof(sample_path("pprof", "cpu.pb.gz"))
+  obs <- v2_observations(x)
+  go <- pprof_go_stacks(sample_path("pprof", "cpu.pb.gz"))
+  cpu <- obs[obs$type == "cpu", ]
+  expect_identical(stack_totals(cpu$stack, cpu$value), stack_totals(go$stack, go$values[, 2]))
+  expect_true(any(grepl("^phase=compute, worker=fib$", obs$attributes)))
+  expect_identical(observation_table(obs), observation_table(obs[rev(seq_len(nrow(obs))), ]))
+  reversed <- obs[rev(seq_len(nrow(obs))), ]
+  expect_false(identical(obs$stack, reversed$stack))
+  # Exact nanosecond differences, also past 2^53 ns since the epoch.
+  expect_identical(
+    otlp_nanos_between(c("1795626774441110136", "1"), c("1795626775525595012", NA)),
+    c(1084484876, NA)
+  )
+})
