@@ -12,7 +12,7 @@
 
 # The folder of the real OTLP files (shared/otlp beside the package source, or
 # PROFILE_SHARED_DIR/otlp); skips when it is absent.
-otlp_shared_dir <- function() {
+otlp_oracle_shared_dir <- function() {
   env <- Sys.getenv("PROFILE_SHARED_DIR")
   candidates <- c(
     if (nzchar(env)) file.path(env, "otlp"),
@@ -29,9 +29,9 @@ otlp_shared_dir <- function() {
   normalizePath(found[[1]])
 }
 
-# A file of shared/otlp, e.g. otlp_shared_file("pyroscope", "otel-ebpf-profile.pb.bin").
-otlp_shared_file <- function(...) {
-  path <- file.path(otlp_shared_dir(), ...)
+# A file of shared/otlp, e.g. otlp_oracle_shared_file("pyroscope", "otel-ebpf-profile.pb.bin").
+otlp_oracle_shared_file <- function(...) {
+  path <- file.path(otlp_oracle_shared_dir(), ...)
   if (!file.exists(path)) skip(paste("missing real OTLP file", path))
   path
 }

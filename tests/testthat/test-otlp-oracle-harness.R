@@ -3,12 +3,18 @@
 # on the real files of shared/otlp against what their producers and Pyroscope
 # say. Nothing here uses read_otlp() or write_otlp().
 
-ebpf_bin <- function() otlp_shared_file("pyroscope", "otel-ebpf-profile.pb.bin")
-ebpf_json <- function() otlp_shared_file("pyroscope", "otel-ebpf-profile.pb.json")
-burn <- function(ext) otlp_shared_file("async-profiler-generated", paste0("burn.", ext))
+ebpf_bin <- function() otlp_oracle_shared_file("pyroscope", "otel-ebpf-profile.pb.bin")
+ebpf_json <- function() otlp_oracle_shared_file("pyroscope", "otel-ebpf-profile.pb.json")
+burn <- function(ext) otlp_oracle_shared_file("async-profiler-generated", paste0("burn.", ext))
 golden <- function(ext) {
   name <- paste0("golden-profiles-roundtrip-expected.derived.", ext)
-  otlp_shared_file("otel-collector-contrib", name)
+  otlp_oracle_shared_file("otel-collector-contrib", name)
+}
+pyroscope_out <- function(kind) {
+  otlp_oracle_shared_file("pyroscope", paste0("otel-ebpf-profile-", kind, ".out.json"))
+}
+history_files <- function() {
+  list.files(file.path(otlp_oracle_shared_dir(), "pyroscope", "history"), full.names = TRUE)
 }
 same_bytes <- function(a, b) {
   identical(readBin(a, "raw", file.size(a)), readBin(b, "raw", file.size(b)))
@@ -83,7 +89,7 @@ test_that("the checker reads the current real files cleanly and counts what they
 
 test_that("every older draft and corrupted file of history/ fails the check", {
   skip_if_no_otlp_oracle()
-  files <- list.files(file.path(otlp_shared_dir(), "pyroscope", "history"), full.names = TRUE)
+  files <- history_files()
   expect_length(files, 5)
   reports <- otlp_check(files)
   for (r in reports) {
@@ -124,7 +130,7 @@ test_that("protoc --decode with our schema finds no unknown field in current fil
   unknown <- function(lines) sum(grepl("^ *[0-9]+[:{ ]", lines))
   expect_identical(unknown(otlp_protoc_decode(ebpf_bin())), 0L)
   expect_identical(unknown(otlp_protoc_decode(burn("otlp.pb"))), 0L)
-  v18 <- otlp_shared_file("pyroscope", "history", "otel-ebpf-profile.otlp-v1.8.0.pb.bin.gz")
+  v18 <- otlp_oracle_shared_file("pyroscope", "history", "otel-ebpf-profile.otlp-v1.8.0.pb.bin.gz")
   expect_gt(unknown(otlp_protoc_decode(v18)), 100)
 })
 
@@ -169,13 +175,13 @@ test_that("the eBPF capture's per-function totals are Pyroscope's query results"
   expect_identical(sum(cpu$value * cpu$period), 5e8)
   expect_identical(
     function_totals(cpu$stack, cpu$value * cpu$period),
-    pyroscope_function_totals(otlp_shared_file("pyroscope", "otel-ebpf-profile-cpu.out.json"))
+    pyroscope_function_totals(pyroscope_out("cpu"))
   )
   # Off-CPU: per-event values in nanoseconds.
   expect_identical(sum(off$value), 250725419905)
   expect_identical(
     function_totals(off$stack, off$value),
-    pyroscope_function_totals(otlp_shared_file("pyroscope", "otel-ebpf-profile-offcpu.out.json"))
+    pyroscope_function_totals(pyroscope_out("offcpu"))
   )
   # The executables' processes that Pyroscope's query left out.
   expect_identical(sum(x$value[!unknown & x$type == "off_cpu"]), 16576829426)
@@ -355,7 +361,7 @@ test_that("otlp_same_message() and otlp_same_profiles() tell forms and groupings
 
 test_that("the drafts' layouts tell each history file's draft, and where bytes cannot tell", {
   skip_if_no_otlp_oracle()
-  history <- list.files(file.path(otlp_shared_dir(), "pyroscope", "history"), full.names = TRUE)
+  history <- history_files()
   current <- c(ebpf_bin(), burn("otlp.pb"), golden("pb"), otlp_sample_file("otep-0239.pb"))
   reports <- otlp_drafts(c(history, current))
   clean <- lapply(reports, `[[`, "clean")
