@@ -20,8 +20,9 @@ debs=(
   r-cran-profvis r-cran-roxygen2 r-cran-bench r-cran-lobstr r-cran-knitr
   r-cran-rmarkdown r-cran-rprotobuf r-cran-png
   # oracles and backends of the tests: Go's own pprof parser, a browser for the
-  # viewer, SQLite and a PostgreSQL server for profiles in a database
-  golang-github-google-pprof-dev chromium
+  # viewer, SQLite and a PostgreSQL server for profiles in a database, protoc
+  # (--decode_raw and --decode) for OTLP profiles
+  golang-github-google-pprof-dev chromium protobuf-compiler
   r-cran-htmlwidgets r-cran-jsonlite r-cran-dbi r-cran-dbplyr r-cran-rsqlite
   postgresql libpq-dev
 )
@@ -64,8 +65,9 @@ if [ -n "$vendor" ]; then
   cp "$vendor/vendor.tar.xz" src/rust/vendor.tar.xz
 fi
 
-# profile_view()'s JavaScript libraries (shipped in the package) and the browser
-# tests' npm modules, at pinned versions; never committed.
+# profile_view()'s JavaScript libraries (shipped in the package), the browser
+# tests' npm modules and the OTLP oracle's protobufjs, at pinned versions;
+# never committed.
 echo "== JavaScript libraries (dev/vendor-js.sh)"
 bash dev/vendor-js.sh
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Fetches the third-party JavaScript of profile_view() from npm, at pinned
 # versions, into inst/htmlwidgets/lib/ (shipped in the package, never
-# committed: .gitignore lists the directories), and the browser tests' tools
-# into tests/browser/node_modules/ (development only: git- and
-# R-build-ignored). Run by dev/install.sh and dev/check.sh; needs npm and the
-# registry. Skips what is already there at the pinned version.
+# committed: .gitignore lists the directories), the browser tests' tools
+# into tests/browser/node_modules/ and the OTLP oracle's protobufjs into
+# tests/otlp/node_modules/ (development only: git- and R-build-ignored). Run
+# by dev/install.sh and dev/check.sh; needs npm and the registry. Skips what
+# is already there at the pinned version.
 #
 #   bash dev/vendor-js.sh            # both
 #   bash dev/vendor-js.sh --lib      # only the package's libraries
@@ -52,11 +53,14 @@ vendor d3-flame-graph "$D3_FLAME_GRAPH" "$lib/d3-flame-graph" dist/d3-flamegraph
 
 [ "$only_lib" = yes ] && exit 0
 
-# The browser tests' tools, at the versions of tests/browser/package.json.
-if [ -f tests/browser/node_modules/.package-lock.json ] &&
-  [ tests/browser/node_modules/.package-lock.json -nt tests/browser/package.json ]; then
-  echo "vendor-js: tests/browser/node_modules is current"
-else
-  echo "vendor-js: npm install in tests/browser"
-  (cd tests/browser && npm install --silent --no-package-lock >/dev/null)
-fi
+# The test tools' npm modules, at the versions of each folder's package.json:
+# the browser tests (tests/browser) and the OTLP oracle (tests/otlp).
+for dir in tests/browser tests/otlp; do
+  if [ -f "$dir/node_modules/.package-lock.json" ] &&
+    [ "$dir/node_modules/.package-lock.json" -nt "$dir/package.json" ]; then
+    echo "vendor-js: $dir/node_modules is current"
+  else
+    echo "vendor-js: npm install in $dir"
+    (cd "$dir" && npm install --silent --no-package-lock >/dev/null)
+  fi
+done
