@@ -171,7 +171,7 @@ read_otlp <- function(path, ..., version = "2.0", source_uri = path,
       path = path
     )
     if (version == "1.0") {
-      v1_from_v2_tables(decode_bundle(bundle), frames = pprof_v1_frames)
+      v1_from_v2_tables(decode_bundle(bundle), counts = otlp_v1_counts, frames = pprof_v1_frames)
     } else {
       dm_from_bundle(bundle)
     }
@@ -199,4 +199,19 @@ write_otlp <- function(x, path, format = c("protobuf", "json")) {
     )
   })
   invisible(x)
+}
+
+# v1 holds sample counts: every sample must have a samples/count value.
+otlp_v1_counts <- function(tables, call) {
+  sv <- tables$sample_values
+  counted <- sv$sample_id[sv$type == "samples" & sv$unit == "count"]
+  if (!all(tables$samples$sample_id %in% counted)) {
+    abort_without_v1_counts(
+      "Version 1.0 holds only sample counts: every sample needs a value of type {.val samples/count}.",
+      types = unique(paste0(sv$type, "/", sv$unit)),
+      hint = "Read it with {.code version = \"2.0\"}, which keeps every sample type.",
+      call = call
+    )
+  }
+  v1_counts_of_samples(tables, call)
 }

@@ -195,7 +195,7 @@ v2_observations <- function(x) {
   stack[is.na(stack)] <- ""
   lab <- as.data.frame(t$sample_labels)
   unit <- ifelse(is.na(lab$num_unit) | lab$num_unit == "", "", paste0(" [", lab$num_unit, "]"))
-  number <- paste0(lab$key, "=", formatC(lab$num, digits = 17, format = "g"), unit)
+  number <- paste0(lab$key, "=", trimws(formatC(lab$num, digits = 17, format = "g")), unit)
   text <- ifelse(is.na(lab$value), number, paste0(lab$key, "=", lab$value))
   text <- text[order(lab$sample_id, lab$key, text, method = "radix")]
   ids <- lab$sample_id[order(lab$sample_id, lab$key, text, method = "radix")]

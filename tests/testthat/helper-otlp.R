@@ -66,7 +66,7 @@ without_ids <- function(df, ids) {
 # order. `otlp_columns = FALSE` leaves out the columns and tables that only
 # OTLP fills (`scope_id`, `resources`, ...), for comparing a profile of
 # another format with itself read back from OTLP.
-profile_canonical <- function(x, otlp_columns = TRUE) {
+profile_canonical <- function(x, otlp_columns = TRUE, source_uri = TRUE) {
   t <- dm::dm_get_tables(x, keyed = FALSE)
   t <- lapply(t, as.data.frame)
   functions <- row_text(without_ids(t$functions, "function_id"))
@@ -118,6 +118,7 @@ profile_canonical <- function(x, otlp_columns = TRUE) {
                  "dropped_attributes_count", "original_payload_format", "original_payload",
                  "timestamps_only", "kind")
   drop <- function(df) if (otlp_columns) df else df[setdiff(names(df), otlp_only)]
+  if (!source_uri) t$sources$source_uri <- NULL
   samples <- paste(source_pos, row_text(drop(without_ids(t$samples, c("sample_id", "source_id")))),
                    stacks, values, if (!is.null(labels)) labels, sep = "\x1b")
   per_source <- function(df) {
@@ -145,9 +146,12 @@ profile_canonical <- function(x, otlp_columns = TRUE) {
 }
 
 # Expects two profiles to be equal ids aside (see profile_canonical()).
-expect_same_profile <- function(object, expected, otlp_columns = TRUE, label = NULL) {
-  a <- profile_canonical(object, otlp_columns)
-  b <- profile_canonical(expected, otlp_columns)
+# `source_uri = FALSE` leaves out where the sources were read from (a file
+# read from OTLP is a source of the file read).
+expect_same_profile <- function(object, expected, otlp_columns = TRUE, source_uri = TRUE,
+                                label = NULL) {
+  a <- profile_canonical(object, otlp_columns, source_uri)
+  b <- profile_canonical(expected, otlp_columns, source_uri)
   for (name in names(b)) {
     testthat::expect_identical(a[[name]], b[[name]], label = paste(label, name))
   }

@@ -137,6 +137,14 @@ fn entry<'t, T>(
         .ok_or_else(|| dangling(holder, column, &what(), index.into(), target, table.len()))
 }
 
+/// The v2 id of entry `index` of a dictionary table of `len` entries: the
+/// index itself, and for entry 0 (read only where it is referred to) `len`,
+/// the first index after the table.
+fn entry_id(index: usize, len: usize, what: &str) -> Result<i32> {
+    let id = if index == 0 { len } else { index };
+    i32::try_from(id).map_err(|_| crate::model::too_many(what))
+}
+
 /// A line number (or column, start line) as a v2 integer: 0 (unknown) or
 /// positive; NA where R's integers cannot hold it.
 fn line_number(value: i64) -> i32 {
@@ -167,6 +175,35 @@ struct Reader<'m, 'b> {
     stack_source: Vec<i32>,
     /// Per `locations` row: whether its line's column is 0 (read as NA).
     column_zero: Vec<bool>,
+    /// Whether index 0 of `mapping_index`, `link_index` and `unit_strindex`
+    /// means none: where entry 0 of its table is the zero value, as the
+    /// proto requires (else it is taken as it is, as other indices are).
+    zero: ZeroMeansNone,
+}
+
+/// See [`Reader::zero`].
+#[derive(Clone, Copy)]
+struct ZeroMeansNone {
+    mapping: bool,
+    link: bool,
+    unit: bool,
+}
+
+impl ZeroMeansNone {
+    fn of(d: &proto::ProfilesDictionary) -> Self {
+        let zero_bytes = |b: &[u8]| b.iter().all(|&x| x == 0);
+        ZeroMeansNone {
+            mapping: d
+                .mapping_table
+                .first()
+                .is_none_or(|m| *m == proto::Mapping::default()),
+            link: d
+                .link_table
+                .first()
+                .is_none_or(|l| zero_bytes(&l.trace_id) && zero_bytes(&l.span_id)),
+            unit: d.string_table.first().is_none_or(|s| s.is_empty()),
+        }
+    }
 }
 
 /// What profile-level attributes carry, beyond `source_attributes`.
@@ -204,6 +241,7 @@ fn read_message(
         spans: Vec::new(),
         stack_source: vec![NA_INT; d.stack_table.len()],
         column_zero: Vec::new(),
+        zero: ZeroMeansNone::of(d),
     };
     r.convert_attributes()?;
     r.check_dictionary()?;
@@ -248,7 +286,7 @@ impl Reader<'_, '_> {
         for (i, a) in d.attribute_table.iter().enumerate() {
             let what = || format!("attribute_table entry {i}");
             let key = self.string(a.key_strindex, "attribute_table", "key_strindex", &what)?;
-            let unit = if a.unit_strindex == 0 {
+            let unit = if a.unit_strindex == 0 && self.zero.unit {
                 StrId::NA
             } else {
                 self.string(a.unit_strindex, "attribute_table", "unit_strindex", &what)?
@@ -763,20 +801,23 @@ impl Reader<'_, '_> {
                 &what,
             )?;
             let t = &mut self.p.functions;
-            t.function_id.push(next_id(i, "functions")?);
+            t.function_id
+                .push(entry_id(i, d.function_table.len(), "functions")?);
             t.name.push(name);
             t.system_name.push(system_name);
             t.filename.push(filename);
             t.start_line.push(line_number(f.start_line));
         }
         self.spans = vec![None; d.location_table.len()];
+        // Inlined lines are numbered after every entry (and entry 0's id).
         let mut next_inlined = d.location_table.len();
         for (i, l) in d.location_table.iter().enumerate().skip(first_location) {
-            let outer_id = next_id(i, "locations")?;
-            let mapping_id = if l.mapping_index == 0 {
+            let outer_id = entry_id(i, d.location_table.len(), "locations")?;
+            let mapping_id = if l.mapping_index == 0 && self.zero.mapping {
                 NA_INT
             } else {
-                next_id(usize::try_from(l.mapping_index).unwrap_or(0), "mappings")?
+                let m = usize::try_from(l.mapping_index).unwrap_or(0);
+                entry_id(m, d.mapping_table.len(), "mappings")?
             };
             let address = if l.address == 0 {
                 StrId::NA
@@ -813,8 +854,9 @@ impl Reader<'_, '_> {
                 let (function_id, line, column) = match l.lines.get(k) {
                     None => (NA_INT, NA_INT, NA_INT),
                     Some(line) => (
-                        next_id(
+                        entry_id(
                             usize::try_from(line.function_index).unwrap_or(0),
+                            d.function_table.len(),
                             "functions",
                         )?,
                         line_number(line.line),
@@ -1141,7 +1183,7 @@ impl Reader<'_, '_> {
 
     /// Trace and span ids of link `index` (NA, NA for 0: no link).
     fn link(&mut self, index: i32, what: &dyn Fn() -> String) -> Result<(StrId, StrId)> {
-        if index == 0 {
+        if index == 0 && self.zero.link {
             return Ok((StrId::NA, StrId::NA));
         }
         let l = entry(
@@ -1162,8 +1204,9 @@ impl Reader<'_, '_> {
         Ok((id(&l.trace_id)?, id(&l.span_id)?))
     }
 
-    /// Mappings (entries 1..), each in the first source whose samples use it
-    /// (else the first source); none when there are no sources.
+    /// Mappings (entries 1.., and 0 unless it is the zero value), each in
+    /// the first source whose samples use it (else the first source); none
+    /// when there are no sources.
     fn mappings(&mut self) -> Result<()> {
         let d = self.d;
         let Some(&first_source) = self.p.sources.source_id.first() else {
@@ -1194,8 +1237,9 @@ impl Reader<'_, '_> {
                 }
             }
         }
-        for (i, m) in d.mapping_table.iter().enumerate().skip(1) {
-            let mapping_id = next_id(i, "mappings")?;
+        let first = usize::from(self.zero.mapping);
+        for (i, m) in d.mapping_table.iter().enumerate().skip(first) {
+            let mapping_id = entry_id(i, d.mapping_table.len(), "mappings")?;
             let what = || format!("mapping_table entry {i}");
             let filename = self.string(
                 m.filename_strindex,
