@@ -74,13 +74,20 @@
 #'
 #' # Reading
 #'
-#' Indices are taken as the file gives them: entry 0 of a table is what
-#' index 0 refers to (it should be the table's zero value), except
-#' `mapping_index` and `link_index`, where 0 means none; entries of the
-#' dictionary become rows with id = index + 1. Every index is checked: a
+#' Indices are taken as the file gives them: index 0 refers to entry 0 of its
+#' table, which the format requires to be the table's zero value (`""`,
+#' `Function{}`, ...). Where it is (as in every file a current writer
+#' makes), a `mapping_index`, `link_index` or `unit_strindex` of 0 means none,
+#' as the format defines them; where it is not (the OpenTelemetry collector's
+#' golden test file has a mapping and a string there), index 0 means entry 0,
+#' as the collector reads it. Entries of the dictionary become rows whose ids
+#' are their indices (entry 0, when it is referred to, gets the id after the
+#' last index). Every index is checked, also in entries no sample uses: a
 #' negative one, or one past the end of its table, is an error of class
 #' `profile_error_invalid` naming the table and the index. So is a sample with
-#' neither values nor timestamps, or with different numbers of them.
+#' neither values nor timestamps, or with different numbers of them. Strings
+#' must be UTF-8, as protobuf requires of them (the collector refuses such a
+#' file too): another string is a `profile_error_format`.
 #'
 #' The profiles signal changed its messages between releases, several times
 #' reusing field numbers: a file of an older draft (v1.3's `v1experimental`

@@ -170,7 +170,8 @@ impl Traces {
         }
         if let Some(at) = self.string_keyed_attributes {
             return Some((
-                "v1.6/v1.7 (attribute tables of KeyValue, samples with location ranges)",
+                "v1.7 (a ProfilesDictionary with attribute tables of KeyValue, samples with \
+                 location ranges)",
                 at,
             ));
         }
@@ -334,6 +335,19 @@ impl<'b> Decoder<'b> {
         Ok(v)
     }
 
+    /// The bytes of a string field, which must be UTF-8 (as protobuf
+    /// runtimes require of proto3 strings), charged first.
+    fn string(&mut self, f: &Field<'_>) -> Decoded<Vec<u8>> {
+        let (content, offset) = f.bytes()?;
+        if let Err(e) = std::str::from_utf8(content) {
+            return Err(Failure::Defect(
+                offset + e.valid_up_to(),
+                format!("{} is not valid UTF-8 text", f.name()),
+            ));
+        }
+        self.bytes(f)
+    }
+
     /// Numbers of a repeated varint field, added to `out` (reserved by the
     /// count pass, else charged here).
     fn numbers<T>(
@@ -465,7 +479,7 @@ impl<'b> Decoder<'b> {
                     self.push(&mut d.link_table, v, what)?;
                 }
                 5 => {
-                    let v = self.bytes(&f)?;
+                    let v = self.string(&f)?;
                     self.push(&mut d.string_table, v, what)?;
                 }
                 6 => {
@@ -497,7 +511,7 @@ impl<'b> Decoder<'b> {
                     let s = self.scope_profiles(&f)?;
                     self.push(&mut r.scope_profiles, s, "ResourceProfiles")?;
                 }
-                3 => r.schema_url = self.bytes(&f)?,
+                3 => r.schema_url = self.string(&f)?,
                 _ => {}
             }
         }
@@ -519,7 +533,7 @@ impl<'b> Decoder<'b> {
                     let p = self.profile(&f)?;
                     self.push(&mut s.profiles, p, "ScopeProfiles")?;
                 }
-                3 => s.schema_url = self.bytes(&f)?,
+                3 => s.schema_url = self.string(&f)?,
                 _ => {}
             }
         }
@@ -549,7 +563,7 @@ impl<'b> Decoder<'b> {
                 6 => p.period = f.int64()?,
                 7 => p.profile_id = self.bytes(&f)?,
                 8 => p.dropped_attributes_count = f.uint32()?,
-                9 => p.original_payload_format = self.bytes(&f)?,
+                9 => p.original_payload_format = self.string(&f)?,
                 10 => p.original_payload = self.bytes(&f)?,
                 11 => self.numbers(&f, &mut p.attribute_indices, |v| v as i32)?,
                 _ => {}
@@ -733,7 +747,7 @@ impl<'b> Decoder<'b> {
         let mut fields = f.message("AnyValue")?;
         while let Some(f) = fields.next_field()? {
             let value = match f.number {
-                1 => Value::StringValue(self.bytes(&f)?),
+                1 => Value::StringValue(self.string(&f)?),
                 2 => Value::BoolValue(f.bool()?),
                 3 => Value::IntValue(f.int64()?),
                 4 => Value::DoubleValue(f.double()?),
@@ -787,7 +801,7 @@ impl<'b> Decoder<'b> {
         let mut fields = f.message("KeyValue")?;
         while let Some(f) = fields.next_field()? {
             match f.number {
-                1 => kv.key = self.bytes(&f)?,
+                1 => kv.key = self.string(&f)?,
                 2 => kv.value = Some(self.any_value(&f)?),
                 3 => kv.key_strindex = f.int32()?,
                 _ => {}
@@ -811,8 +825,8 @@ impl<'b> Decoder<'b> {
         let mut fields = f.message("InstrumentationScope")?;
         while let Some(f) = fields.next_field()? {
             match f.number {
-                1 => s.name = self.bytes(&f)?,
-                2 => s.version = self.bytes(&f)?,
+                1 => s.name = self.string(&f)?,
+                2 => s.version = self.string(&f)?,
                 3 => self.key_values(&mut s.attributes, &f)?,
                 4 => s.dropped_attributes_count = f.uint32()?,
                 _ => {}
@@ -855,14 +869,14 @@ impl<'b> Decoder<'b> {
         let mut fields = f.message("EntityRef")?;
         while let Some(f) = fields.next_field()? {
             match f.number {
-                1 => e.schema_url = self.bytes(&f)?,
-                2 => e.r#type = self.bytes(&f)?,
+                1 => e.schema_url = self.string(&f)?,
+                2 => e.r#type = self.string(&f)?,
                 3 => {
-                    let k = self.bytes(&f)?;
+                    let k = self.string(&f)?;
                     self.push(&mut e.id_keys, k, "EntityRef")?;
                 }
                 4 => {
-                    let k = self.bytes(&f)?;
+                    let k = self.string(&f)?;
                     self.push(&mut e.description_keys, k, "EntityRef")?;
                 }
                 _ => {}

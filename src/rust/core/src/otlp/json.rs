@@ -744,6 +744,10 @@ impl Parser<'_, '_, '_> {
             let mut buf = [0u8; 4];
             out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
         }
+        if std::str::from_utf8(&out).is_err() {
+            self.pos = start;
+            return Err(self.defect("a string is not valid UTF-8 text"));
+        }
         self.pos = end + 1;
         Ok(out)
     }

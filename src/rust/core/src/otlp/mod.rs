@@ -247,6 +247,9 @@ fn decode_binary(
     match result {
         Ok(m) => Ok(m),
         Err(Failure::Memory(e)) => Err(e),
+        Err(Failure::Defect(..)) if looks_like_text(content.head()) => {
+            Err(not_otlp(content.head(), "it is text, but not OTLP/JSON"))
+        }
         Err(Failure::Defect(at, what)) => Err(ProfileError::format(
             Some(format!("byte offset {at}{of_data}")),
             format!("not a valid OTLP protobuf message: {what}"),

@@ -117,7 +117,8 @@ fn dangling(
     let message = if index < 0 {
         format!("{what} has the negative index {index} into {target}")
     } else {
-        format!("{what} refers to entry {index} of {target}, which has {len} entries")
+        let entries = if len == 1 { "entry" } else { "entries" };
+        format!("{what} refers to entry {index} of {target}, which has {len} {entries}")
     };
     invalid(holder, column, message)
 }
@@ -179,6 +180,8 @@ struct Reader<'m, 'b> {
     /// means none: where entry 0 of its table is the zero value, as the
     /// proto requires (else it is taken as it is, as other indices are).
     zero: ZeroMeansNone,
+    /// Per source: where its first Profile is (resource, scope, profile).
+    group_paths: Vec<(usize, usize, usize)>,
 }
 
 /// See [`Reader::zero`].
@@ -242,6 +245,7 @@ fn read_message(
         stack_source: vec![NA_INT; d.stack_table.len()],
         column_zero: Vec::new(),
         zero: ZeroMeansNone::of(d),
+        group_paths: Vec::new(),
     };
     r.convert_attributes()?;
     r.check_dictionary()?;
@@ -449,7 +453,7 @@ impl Reader<'_, '_> {
                     cells,
                 );
             }
-            for sp in &rp.scope_profiles {
+            for (si, sp) in rp.scope_profiles.iter().enumerate() {
                 let scope_id = next_id(scope_rows, "scopes")?;
                 scope_rows += 1;
                 let default_type = self.scope(sp, scope_id, resource_id)?;
@@ -465,6 +469,7 @@ impl Reader<'_, '_> {
                         types.push(t);
                         group.push(next);
                     }
+                    self.group_paths.push((ri, si, start));
                     start += group.len();
                     self.source(&group, scope_id, default_type, source_uri)?;
                     groups.push(group);
@@ -1010,11 +1015,12 @@ impl Reader<'_, '_> {
             let mut arena: Vec<i32> = Vec::new();
             let mut frames = Vec::new();
             for (i, s) in lead.samples.iter().enumerate() {
-                let what = || format!("sample {i} of a Profile");
+                let path = self.sample_path(g, 0, i);
+                let what = || path.clone();
                 self.stack_frames(s.stack_index, &what, &mut frames)?;
                 self.budget
                     .limits()
-                    .check_stack_depth(frames.len(), || format!("sample {i} of a Profile"))?;
+                    .check_stack_depth(frames.len(), || path.clone())?;
                 if let Some(first) = usize::try_from(s.stack_index)
                     .ok()
                     .and_then(|k| self.stack_source.get_mut(k))
@@ -1102,6 +1108,15 @@ impl Reader<'_, '_> {
         Ok(())
     }
 
+    /// Where sample `i` of Profile `j` of source `g` is in the message.
+    fn sample_path(&self, g: usize, j: usize, i: usize) -> String {
+        let (r, s, k) = self.group_paths.get(g).copied().unwrap_or_default();
+        format!(
+            "resource_profiles[{r}].scope_profiles[{s}].profiles[{}].samples[{i}]",
+            k + j
+        )
+    }
+
     /// Every sample of every Profile has observations, as many values as
     /// timestamps when it has both.
     fn check_samples(&self, groups: &[Vec<&proto::Profile>]) -> Result<()> {
@@ -1109,17 +1124,7 @@ impl Reader<'_, '_> {
             for (j, profile) in group.iter().enumerate() {
                 for (i, s) in profile.samples.iter().enumerate() {
                     let (nv, nt) = (s.values.len(), s.timestamps_unix_nano.len());
-                    let which = || {
-                        if group.len() > 1 {
-                            format!(
-                                "sample {i} of the Profile of sample type {} of source {}",
-                                j + 1,
-                                g + 1
-                            )
-                        } else {
-                            format!("sample {i} of the Profile of source {}", g + 1)
-                        }
-                    };
+                    let which = || self.sample_path(g, j, i);
                     if nv == 0 && nt == 0 {
                         return Err(invalid(
                             "Sample",

@@ -28,13 +28,13 @@ use super::attributes::{self, Cells};
 use super::keys;
 use super::proto;
 use super::{unhex, DEFAULT_SCOPE_NAME};
-use crate::summary::SampleFrames;
 use crate::budget::Budget;
 use crate::error::{ProfileError, Result};
 use crate::id_index::IdIndex;
 use crate::identity::{first_equal_samples, LabelRows};
 use crate::model::{Profile, StrId, NA_INT};
 use crate::pprof::parse_hex_address;
+use crate::summary::SampleFrames;
 use prost::Message;
 use rustc_hash::FxHashMap;
 
