@@ -51,6 +51,8 @@ pub struct OtlpContent {
     /// Top-level fields of other numbers (a pprof file, an older draft).
     pub(crate) other_fields: u64,
     head: Vec<u8>,
+    /// The white space seen before the kind is known (less than the sniff).
+    white: Vec<u8>,
 }
 
 const HEAD_BYTES: usize = 256;
@@ -69,6 +71,7 @@ impl OtlpContent {
             first_known: None,
             other_fields: 0,
             head: Vec::new(),
+            white: Vec::new(),
         }
     }
 
@@ -94,8 +97,8 @@ impl OtlpContent {
         Some(Some(v))
     }
 
-    fn walk(&mut self, piece: &[u8]) -> Result<()> {
-        let start = self.offset;
+    /// Walks `piece`, which starts at byte offset `start` of the data.
+    fn walk(&mut self, piece: &[u8], start: u64) -> Result<()> {
         let mut pos = 0usize;
         while let Some(&byte) = piece.get(pos) {
             let here = start + pos as u64;
@@ -200,19 +203,41 @@ impl Content for OtlpContent {
             let first = piece
                 .iter()
                 .position(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
-            if let Some(i) = first {
-                let rest = piece.get(i..).unwrap_or_default();
-                self.kind = if rest.starts_with(b"{") || rest.starts_with(b"\xef\xbb\xbf") {
-                    Kind::Json
-                } else {
-                    Kind::Protobuf
-                };
-            } else if self.offset + piece.len() as u64 >= SNIFF_BYTES as u64 {
-                return Err(super::not_otlp(&self.head, "it holds only white space"));
+            let sniff = SNIFF_BYTES as u64;
+            match first {
+                Some(i) if self.offset + (i as u64) < sniff => {
+                    // JSON starts with `{` (or a byte order mark).
+                    let byte = piece.get(i).copied().unwrap_or(0);
+                    self.kind = if byte == b'{' || byte == 0xef {
+                        Kind::Json
+                    } else {
+                        Kind::Protobuf
+                    };
+                    if self.kind == Kind::Protobuf {
+                        // White space is protobuf too (0x0a is field 1): the
+                        // bytes before this piece are walked first.
+                        let before = std::mem::take(&mut self.white);
+                        let at = self.offset.saturating_sub(before.len() as u64);
+                        self.walk(&before, at)?;
+                    }
+                }
+                Some(_) => {
+                    return Err(super::not_otlp(
+                        &self.head,
+                        "it starts with white space only",
+                    ))
+                }
+                None if self.offset + piece.len() as u64 >= sniff => {
+                    return Err(super::not_otlp(
+                        &self.head,
+                        "it starts with white space only",
+                    ));
+                }
+                None => self.white.extend_from_slice(piece),
             }
         }
         if self.kind == Kind::Protobuf {
-            self.walk(piece)?;
+            self.walk(piece, self.offset)?;
         }
         self.offset += piece.len() as u64;
         self.check_sniff()?;

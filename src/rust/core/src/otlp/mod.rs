@@ -160,16 +160,40 @@ fn read_data(
     }
     let mut decoder = decode::Decoder::new(budget);
     let messages = match content.kind {
-        content::Kind::Json => {
-            let (messages, traces) =
-                json::read_messages(&data, &mut decoder).map_err(|f| json_failure(f, &data))?;
-            if let Some((draft, at)) = traces.draft {
-                return Err(draft_error(draft, &line_column(&data, at)));
+        content::Kind::Json => match json::read_messages(&data, &mut decoder) {
+            Ok((messages, traces)) => {
+                if let Some((draft, at)) = traces.draft {
+                    return Err(draft_error(draft, &line_column(&data, at)));
+                }
+                messages
             }
-            messages
-        }
+            // Binary data can look like JSON at first: a ProfilesData whose
+            // first field (0x0a, a new line) has 123 bytes ("{").
+            Err(Failure::Defect(..)) if data.first() == Some(&0x0a) => {
+                budget.release(decoder.charged);
+                decoder = decode::Decoder::new(budget);
+                let binary = decode_binary(&data, content, compressed, &mut decoder);
+                match binary {
+                    Ok(m) => vec![m],
+                    Err(_) => {
+                        budget.release(decoder.charged);
+                        decoder = decode::Decoder::new(budget);
+                        let e = json::read_messages(&data, &mut decoder).err();
+                        return Err(e.map_or_else(
+                            || ProfileError::format(None, "not valid OTLP/JSON"),
+                            |f| json_failure(f, &data),
+                        ));
+                    }
+                }
+            }
+            Err(f) => return Err(json_failure(f, &data)),
+        },
         _ => vec![decode_binary(&data, content, compressed, &mut decoder)?],
     };
+    let mut messages = messages;
+    for m in &mut messages {
+        with_zero_entries(m);
+    }
     let sample_hint = decoder.traces.sample_unpacked_value.is_some();
     if let Cow::Owned(data) = data {
         budget.release(data.len() as u64);
@@ -184,6 +208,25 @@ fn read_data(
     drop(messages);
     budget.release(decoder.charged);
     Ok(p)
+}
+
+/// `m` with a dictionary whose every table has at least its entry 0, the
+/// zero value: index 0 into a table the message leaves out or empty refers to
+/// it.
+pub(crate) fn with_zero_entries(m: &mut proto::ProfilesData) {
+    let d = m.dictionary.get_or_insert_with(Default::default);
+    fn zero<T: Default>(t: &mut Vec<T>) {
+        if t.is_empty() {
+            t.push(T::default());
+        }
+    }
+    zero(&mut d.mapping_table);
+    zero(&mut d.location_table);
+    zero(&mut d.function_table);
+    zero(&mut d.link_table);
+    zero(&mut d.string_table);
+    zero(&mut d.attribute_table);
+    zero(&mut d.stack_table);
 }
 
 /// A content error of a file whose samples look like those of the v1.8/v1.9

@@ -230,6 +230,17 @@ fn read_message(
     source_uri: Option<&str>,
     budget: &Budget,
 ) -> Result<Profile> {
+    // Index 0 into an empty table refers to its zero value (readers of a
+    // file give messages whose tables have it, see `super::with_zero_entries`).
+    let padded;
+    let m = if needs_zero_entries(m) {
+        let mut copy = m.clone();
+        super::with_zero_entries(&mut copy);
+        padded = copy;
+        &padded
+    } else {
+        m
+    };
     let empty = proto::ProfilesDictionary::default();
     let d = m.dictionary.as_ref().unwrap_or(&empty);
     let mut p = Profile::new();
@@ -255,6 +266,18 @@ fn read_message(
     r.mappings()?;
     r.pprof_columns();
     Ok(r.p)
+}
+
+fn needs_zero_entries(m: &proto::ProfilesData) -> bool {
+    m.dictionary.as_ref().is_none_or(|d| {
+        d.mapping_table.is_empty()
+            || d.location_table.is_empty()
+            || d.function_table.is_empty()
+            || d.link_table.is_empty()
+            || d.string_table.is_empty()
+            || d.attribute_table.is_empty()
+            || d.stack_table.is_empty()
+    })
 }
 
 /// The string table interned, charged to the budget.
@@ -463,7 +486,12 @@ impl Reader<'_, '_> {
                     let mut types = vec![self.sample_type(lead)?.0];
                     for next in sp.profiles.iter().skip(start + 1) {
                         let t = self.sample_type(next)?.0;
-                        if types.contains(&t) || !agree(lead, next) {
+                        // A Profile without a type is a source of its own.
+                        if types.contains(&t)
+                            || typeless(lead)
+                            || typeless(next)
+                            || !agree(lead, next)
+                        {
                             break;
                         }
                         types.push(t);
@@ -741,6 +769,9 @@ impl Reader<'_, '_> {
             );
         }
         for profile in group {
+            if typeless(profile) {
+                continue;
+            }
             let (t, u) = self.sample_type(profile)?;
             let samples = &profile.samples;
             let ts_only = !samples.is_empty() && samples.iter().all(|s| s.values.is_empty());
@@ -1071,6 +1102,9 @@ impl Reader<'_, '_> {
                 t.trace_id.push(*trace);
                 t.span_id.push(*span);
                 for (profile, &(vt, unit)) in group.iter().zip(&types) {
+                    if typeless(profile) {
+                        continue;
+                    }
                     let value = profile
                         .samples
                         .get(i)
@@ -1364,6 +1398,16 @@ fn time_origin(lead: &proto::Profile) -> Option<u64> {
     } else {
         min
     })
+}
+
+/// Whether a Profile measures nothing: no sample type and every value 0 (what
+/// the writer makes of a source without sample types, whose samples have no
+/// values).
+fn typeless(p: &proto::Profile) -> bool {
+    p.sample_type.is_none()
+        && p.samples
+            .iter()
+            .all(|s| !s.values.is_empty() && s.values.iter().all(|&v| v == 0))
 }
 
 /// Whether Profile `b` can be a sample type of the source whose first

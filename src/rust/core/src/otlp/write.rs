@@ -835,13 +835,22 @@ impl<'p> Writer<'p> {
             .get(src)
             .map(Vec::as_slice)
             .unwrap_or_default();
+        // A source without sample types: one Profile without one, its
+        // samples with the value 0 (see the reader's `typeless`).
+        let no_type = [SourceType {
+            name: StrId::NA,
+            unit: StrId::NA,
+            timestamps_only: Some(false),
+        }];
+        let typed = !types.is_empty();
+        let types = if typed { types } else { &no_type[..] };
         let all_timed = groups
             .iter()
             .flatten()
             .all(|&pos| p.samples.time.get(pos).is_some_and(|t| !t.is_nan()));
         let n_obs: usize = groups.iter().map(Vec::len).sum();
         for (col, ty) in types.iter().enumerate() {
-            let value = |pos: usize| samples.value(pos, col);
+            let value = |pos: usize| if typed { samples.value(pos, col) } else { 0.0 };
             let ts_only = n_obs > 0
                 && all_timed
                 && groups.iter().flatten().all(|&pos| value(pos) == 1.0)
@@ -849,11 +858,16 @@ impl<'p> Writer<'p> {
                     Some(flag) => flag,
                     None => self.str(ty.unit) == "count",
                 };
-            let mut profile = proto::Profile {
-                sample_type: Some(proto::ValueType {
+            let sample_type = if typed {
+                Some(proto::ValueType {
                     type_strindex: self.dict.string(self.str(ty.name))?,
                     unit_strindex: self.dict.string(self.str(ty.unit))?,
-                }),
+                })
+            } else {
+                None
+            };
+            let mut profile = proto::Profile {
+                sample_type,
                 samples: Vec::with_capacity(groups.len()),
                 ..template.clone()
             };
@@ -889,9 +903,6 @@ impl<'p> Writer<'p> {
                 });
             }
             out.push(profile);
-        }
-        if types.is_empty() {
-            out.push(template);
         }
         Ok(())
     }
