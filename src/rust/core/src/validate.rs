@@ -397,9 +397,10 @@ fn check_pprof_numbers(p: &Profile) -> Result<()> {
         ("time_nanos", &p.sources.time_nanos),
         ("time_origin_nanos", &p.sources.time_origin_nanos),
     ] {
-        if let Some(row) = times
+        if let Some((row, &v)) = times
             .iter()
-            .position(|&v| !v.is_na() && parse_nanos(p.str(v)).is_none())
+            .enumerate()
+            .find(|(_, &v)| !v.is_na() && parse_nanos(p.str(v)).is_none())
         {
             return Err(ProfileError::invalid(
                 "sources",
@@ -407,7 +408,7 @@ fn check_pprof_numbers(p: &Profile) -> Result<()> {
                 Some(row + 1),
                 format!(
                     "must be nanoseconds since the epoch as an integer, found \"{}\"",
-                    p.str(times[row])
+                    p.str(v)
                 ),
             ));
         }

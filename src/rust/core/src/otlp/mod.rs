@@ -75,11 +75,11 @@ pub enum Format {
 
 /// Bytes as lower-case hex text.
 pub fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let digit = |x: u8| char::from_digit(u32::from(x), 16).unwrap_or('0');
     let mut s = String::with_capacity(bytes.len() * 2);
     for &b in bytes {
-        s.push(DIGITS[usize::from(b >> 4)] as char);
-        s.push(DIGITS[usize::from(b & 15)] as char);
+        s.push(digit(b >> 4));
+        s.push(digit(b & 15));
     }
     s
 }

@@ -82,16 +82,16 @@ fn drop_repeated_attributes(p: &mut Profile) {
         ($table:ident, $id:ident) => {{
             let t = &p.$table;
             let mut seen = rustc_hash::FxHashSet::default();
-            let keep: Vec<bool> = (0..t.nrow())
-                .map(|r| {
-                    seen.insert((
-                        t.$id[r],
-                        t.key[r],
-                        t.value[r],
-                        t.num[r].to_bits(),
-                        t.num_unit[r],
-                        t.kind[r],
-                    ))
+            let keep: Vec<bool> = t
+                .$id
+                .iter()
+                .zip(&t.key)
+                .zip(&t.value)
+                .zip(&t.num)
+                .zip(&t.num_unit)
+                .zip(&t.kind)
+                .map(|(((((id, key), value), num), unit), kind)| {
+                    seen.insert((id, key, value, num.to_bits(), unit, kind))
                 })
                 .collect();
             p.$table.retain_rows(&keep);

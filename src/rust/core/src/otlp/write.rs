@@ -190,6 +190,10 @@ fn rows_by_id(ids: &[i32]) -> FxHashMap<i32, Vec<usize>> {
     m
 }
 
+/// A resource row (None: the default resource) with its scopes, each a
+/// scope row (None: the default scope) with its sources (rows).
+type ResourceSources = (Option<usize>, Vec<(Option<usize>, Vec<usize>)>);
+
 struct Writer<'p> {
     p: &'p Profile,
     budget: Budget,
@@ -514,7 +518,7 @@ impl<'p> Writer<'p> {
         let scope_rows = IdIndex::try_first_rows(&p.scopes.scope_id)?;
         let resource_rows = IdIndex::try_first_rows(&p.resources.resource_id)?;
         // (resource row, scope row) of each source; None: the default.
-        let mut order: Vec<(Option<usize>, Vec<(Option<usize>, Vec<usize>)>)> = Vec::new();
+        let mut order: Vec<ResourceSources> = Vec::new();
         for src in 0..s.nrow() {
             let scope = s
                 .scope_id
@@ -1020,15 +1024,15 @@ impl SourceSamples {
                 .ok_or_else(|| internal(format!("sample {sid} is unknown")))?;
             let src = source_of.get(pos).copied().unwrap_or(0);
             let name = sv.value_type.get(r).copied().unwrap_or(StrId::NA);
-            if !col_of.contains_key(&(src, name)) {
-                if let Some(list) = types.get_mut(src) {
-                    col_of.insert((src, name), list.len());
-                    list.push(SourceType {
-                        name,
-                        unit: sv.unit.get(r).copied().unwrap_or(StrId::NA),
-                        timestamps_only: None,
-                    });
-                }
+            if let (std::collections::hash_map::Entry::Vacant(slot), Some(list)) =
+                (col_of.entry((src, name)), types.get_mut(src))
+            {
+                slot.insert(list.len());
+                list.push(SourceType {
+                    name,
+                    unit: sv.unit.get(r).copied().unwrap_or(StrId::NA),
+                    timestamps_only: None,
+                });
             }
             sample_row.push(pos);
         }
