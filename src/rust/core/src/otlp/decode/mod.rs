@@ -215,7 +215,10 @@ impl<'b> Decoder<'b> {
 
     /// Pushes onto a vector reserved by a count pass (or grown, charged).
     pub(crate) fn push<T>(&mut self, out: &mut Vec<T>, value: T, what: &str) -> Decoded<()> {
-        self.room(out, 1, what)?;
+        if out.len() == out.capacity() {
+            // Doubling, from 4 elements.
+            self.room(out, out.len().max(4), what)?;
+        }
         out.push(value);
         Ok(())
     }
@@ -429,14 +432,9 @@ impl<'b> Decoder<'b> {
     }
 
     fn sample(&mut self, f: &Field<'_>) -> Decoded<proto::Sample> {
-        let (data, base) = f.bytes()?;
-        let c = Self::counts::<6>(data, base, "Sample", &[2, 4, 5])?;
-        let mut s = proto::Sample {
-            attribute_indices: self.vec_of(c[2], "Sample")?,
-            values: self.vec_of(c[4], "Sample")?,
-            timestamps_unix_nano: self.vec_of(c[5], "Sample")?,
-            ..Default::default()
-        };
+        // Its lists are packed: each is reserved exactly when it comes (a
+        // count pass would walk every sample twice).
+        let mut s = proto::Sample::default();
         let mut fields = f.message("Sample")?;
         while let Some(f) = fields.next_field()? {
             self.traces.observe("Sample", f.number, f.wire_type, f.at);
@@ -456,12 +454,7 @@ impl<'b> Decoder<'b> {
     }
 
     fn mapping(&mut self, f: &Field<'_>) -> Decoded<proto::Mapping> {
-        let (data, base) = f.bytes()?;
-        let c = Self::counts::<6>(data, base, "Mapping", &[5])?;
-        let mut m = proto::Mapping {
-            attribute_indices: self.vec_of(c[5], "Mapping")?,
-            ..Default::default()
-        };
+        let mut m = proto::Mapping::default();
         let mut fields = f.message("Mapping")?;
         while let Some(f) = fields.next_field()? {
             match f.number {
@@ -543,11 +536,7 @@ impl<'b> Decoder<'b> {
     }
 
     fn stack(&mut self, f: &Field<'_>) -> Decoded<proto::Stack> {
-        let (data, base) = f.bytes()?;
-        let c = Self::counts::<2>(data, base, "Stack", &[1])?;
-        let mut s = proto::Stack {
-            location_indices: self.vec_of(c[1], "Stack")?,
-        };
+        let mut s = proto::Stack::default();
         let mut fields = f.message("Stack")?;
         while let Some(f) = fields.next_field()? {
             if f.number == 1 {

@@ -167,22 +167,15 @@ impl Parser<'_, '_, '_> {
         Ok(())
     }
 
-    /// The elements of an array of messages or strings into `out`, counted
-    /// first (the array is walked once to count its elements, then read).
+    /// The elements of an array into `out`.
     pub(super) fn list<T>(
         &mut self,
         out: &mut Vec<T>,
         what: &str,
         mut element: impl FnMut(&mut Self) -> Decoded<T>,
     ) -> Decoded<()> {
-        let start = self.pos;
-        let mut n = 0usize;
-        self.array(|p| {
-            n += 1;
-            p.skip_value()
-        })?;
-        self.dec.room(out, n, what)?;
-        self.pos = start;
+        // Grown by doubling (charged as it grows): counting the elements
+        // first would walk every nested list once per level above it.
         self.array(|p| {
             let v = element(p)?;
             p.dec.push(out, v, what)

@@ -305,6 +305,16 @@ impl Reader<'_, '_> {
         if !pprof.iter().any(|&x| x) {
             return;
         }
+        if pprof.iter().all(|&x| x) {
+            // Every location is of a pprof source: no need to look which.
+            let zero = self.column_zero.iter().chain(std::iter::repeat(&false));
+            for (column, &z) in p.locations.column.iter_mut().zip(zero) {
+                if z {
+                    *column = 0;
+                }
+            }
+            return;
+        }
         let rows = crate::id_index::IdIndex::try_first_rows(&p.locations.location_id);
         let samples = crate::id_index::IdIndex::try_first_rows(&p.samples.sample_id);
         let (Ok(rows), Ok(samples)) = (rows, samples) else {

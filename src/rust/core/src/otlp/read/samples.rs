@@ -1,9 +1,8 @@
 //! The samples of each source, one per observation.
 
 use super::{entry, invalid, push_attribute, time_origin, typeless, Attr, Reader};
-use crate::budget::Growable;
 use crate::error::Result;
-use crate::model::{next_id, Profile, StrId, NA_INT};
+use crate::model::{next_id, StrId, NA_INT};
 use crate::otlp::proto;
 
 impl Reader<'_, '_> {
@@ -46,7 +45,7 @@ impl Reader<'_, '_> {
     /// by identity), else in the order of the file.
     pub(super) fn samples(&mut self, groups: &[Vec<&proto::Profile>]) -> Result<()> {
         self.check_samples(groups)?;
-        self.charge_samples(groups)?;
+        self.reserve_samples(groups)?;
         for (g, group) in groups.iter().enumerate() {
             let Some(lead) = group.first() else { continue };
             let source_id = next_id(g, "sources")?;
@@ -196,12 +195,15 @@ impl Reader<'_, '_> {
         Ok(())
     }
 
-    /// Charges the budget for the rows of the sample tables.
-    pub(super) fn charge_samples(&self, groups: &[Vec<&proto::Profile>]) -> Result<()> {
-        let p0 = Profile::default();
-        let mut total: u64 = 0;
+    /// Reserves the rows of the sample tables, charged to the budget first
+    /// (and the order of the observations of the largest source).
+    pub(super) fn reserve_samples(&mut self, groups: &[Vec<&proto::Profile>]) -> Result<()> {
+        let (mut rows, mut values, mut frames, mut labels, mut largest) =
+            (0u64, 0u64, 0u64, 0u64, 0u64);
         for group in groups {
             let Some(lead) = group.first() else { continue };
+            let mut in_group = 0u64;
+            let typed = group.iter().filter(|p| !typeless(p)).count() as u64;
             for s in &lead.samples {
                 let n = s.values.len().max(s.timestamps_unix_nano.len()) as u64;
                 let depth: u64 = usize::try_from(s.stack_index)
@@ -218,20 +220,25 @@ impl Reader<'_, '_> {
                             })
                             .sum()
                     });
-                // A sample's row of each table, and its place in the order of
-                // the observations.
-                let per = 24
-                    + p0.samples.element_bytes()
-                    + group.len() as u64 * p0.sample_values.element_bytes()
-                    + depth * p0.sample_locations.element_bytes()
-                    + s.attribute_indices.len() as u64 * p0.sample_labels.element_bytes();
-                total = total.saturating_add(n.saturating_mul(per));
+                in_group = in_group.saturating_add(n);
+                values = values.saturating_add(n.saturating_mul(typed));
+                frames = frames.saturating_add(n.saturating_mul(depth));
+                labels = labels.saturating_add(n.saturating_mul(s.attribute_indices.len() as u64));
             }
+            rows = rows.saturating_add(in_group);
+            largest = largest.max(in_group);
         }
-        // The columns grow by doubling: up to twice their rows.
-        self.budget.charge(total.saturating_mul(2), || {
-            "the samples of the profile".to_string()
-        })
+        let what = || "the samples of the profile".to_string();
+        let count = |x: u64| usize::try_from(x).map_err(|_| crate::model::too_many("samples"));
+        // (timestamp, sample, observation) of each observation of a source
+        self.budget.charge(largest.saturating_mul(24), what)?;
+        let p = &mut self.p;
+        self.budget.room(&mut p.samples, count(rows)?, what)?;
+        self.budget
+            .room(&mut p.sample_values, count(values)?, what)?;
+        self.budget
+            .room(&mut p.sample_locations, count(frames)?, what)?;
+        self.budget.room(&mut p.sample_labels, count(labels)?, what)
     }
 
     /// Trace and span ids of link `index` (NA, NA for 0: no link).
