@@ -19,6 +19,8 @@
 #' The messages are those of the current `profiles/v1development` schema of
 #' `opentelemetry-proto` (releases v1.10.0 and later):
 #'
+# Rows of a markdown table cannot be wrapped:
+# nolint start: line_length_linter.
 #' | OTLP | v2 profile |
 #' |---|---|
 #' | `ResourceProfiles` (`Resource`) | a row of `resources`; its attributes in `resource_attributes` |
@@ -34,6 +36,7 @@
 #' | `Location` with its `Line`s | a row of `locations` per line, innermost first, linked by `inlined_into` (as for pprof); its attributes in `location_attributes` |
 #' | `Function` | a row of `functions` |
 #' | `Mapping` | a row of `mappings`; its attributes in `mapping_attributes` |
+# nolint end
 #'
 #' Several `Profile`s of one scope are one source when they follow each other
 #' and agree sample by sample (stack, attributes, link, timestamps and number
@@ -188,7 +191,8 @@ read_otlp <- function(path, ..., version = "2.0", source_uri = path,
 #' @rdname read_otlp
 #' @export
 write_otlp <- function(x, path, format = c("protobuf", "json")) {
-  with_profile_errors("invalid", "Can't write {.arg x} as the OTLP file {.file {path}}.", path = path, {
+  message <- "Can't write {.arg x} as the OTLP file {.file {path}}."
+  with_profile_errors("invalid", message, path = path, {
     path <- check_file_path(path)
     format <- rlang::arg_match(format)
     if (inherits(x, "profile_data")) {
@@ -214,7 +218,10 @@ otlp_v1_counts <- function(tables, call) {
   counted <- sv$sample_id[sv$type == "samples" & sv$unit == "count"]
   if (!all(tables$samples$sample_id %in% counted)) {
     abort_without_v1_counts(
-      "Version 1.0 holds only sample counts: every sample needs a value of type {.val samples/count}.",
+      paste(
+        "Version 1.0 holds only sample counts:",
+        "every sample needs a value of type {.val samples/count}."
+      ),
       types = unique(paste0(sv$type, "/", sv$unit)),
       hint = "Read it with {.code version = \"2.0\"}, which keeps every sample type.",
       call = call

@@ -16,7 +16,8 @@ args <- commandArgs(trailingOnly = TRUE)
 n <- if (length(args)) as.numeric(args[[1]]) else 1e6
 suppressPackageStartupMessages(library(profile))
 
-base <- dm::dm_get_tables(read_pprof(system.file("samples", "pprof", "cpu.pb.gz", package = "profile")))
+cpu <- system.file("samples", "pprof", "cpu.pb.gz", package = "profile")
+base <- dm::dm_get_tables(read_pprof(cpu))
 m <- nrow(base$samples)
 reps <- ceiling(n / m)
 grow <- function(df, ids) {

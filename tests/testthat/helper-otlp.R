@@ -38,7 +38,10 @@ otlp_sample_files <- function() {
       system.file("samples", "pprof", pprof, package = "profile"),
       paste0("pprof/", pprof)
     ),
-    "proto/1.out.prof.pb.gz" = system.file("samples", "proto", "1.out.prof.pb.gz", package = "profile")
+    "proto/1.out.prof.pb.gz" = system.file(
+      "samples", "proto", "1.out.prof.pb.gz",
+      package = "profile"
+    )
   )
 }
 
@@ -61,14 +64,9 @@ without_ids <- function(df, ids) {
   df[setdiff(names(df), ids)]
 }
 
-# A profile "ids aside": every table as a list of row texts in which each id is
-# replaced by the text of the row it refers to; per-sample tables in sample
-# order. `otlp_columns = FALSE` leaves out the columns and tables that only
-# OTLP fills (`scope_id`, `resources`, ...), for comparing a profile of
-# another format with itself read back from OTLP.
-profile_canonical <- function(x, otlp_columns = TRUE, source_uri = TRUE) {
-  t <- dm::dm_get_tables(x, keyed = FALSE)
-  t <- lapply(t, as.data.frame)
+# The locations of tables `t` as texts, by location id: each row's function
+# and mapping written out, followed by the rows it is inlined into.
+location_texts <- function(t) {
   functions <- row_text(without_ids(t$functions, "function_id"))
   names(functions) <- t$functions$function_id
   mappings <- if (!is.null(t$mappings)) {
@@ -83,56 +81,80 @@ profile_canonical <- function(x, otlp_columns = TRUE, source_uri = TRUE) {
     sep = "\x1e"
   )
   names(loc_text) <- loc$location_id
-  # a location with the chain it is inlined into
-  if (!is.null(loc$inlined_into)) {
-    chain <- loc_text
-    target <- as.character(loc$inlined_into)
-    for (i in seq_len(nrow(loc))) {
-      k <- target[[i]]
-      seen <- 0L
-      while (!is.na(k) && seen < nrow(loc)) {
-        chain[[i]] <- paste(chain[[i]], loc_text[[k]], sep = "\x1d")
-        k <- target[match(k, loc$location_id)]
-        seen <- seen + 1L
-      }
-    }
-    loc_text <- chain
+  if (is.null(loc$inlined_into)) {
+    return(loc_text)
   }
-  source_pos <- match(t$samples$source_id, t$sources$source_id)
-  sample_pos <- function(ids) match(ids, t$samples$sample_id)
-  per_sample <- function(df, ids, text) {
-    out <- split(text, factor(sample_pos(ids), levels = seq_len(nrow(t$samples))))
-    vapply(out, function(x) paste(sort(x), collapse = "\x1c"), "")
+  chain <- loc_text
+  target <- as.character(loc$inlined_into)
+  for (i in seq_len(nrow(loc))) {
+    k <- target[[i]]
+    seen <- 0L
+    while (!is.na(k) && seen < nrow(loc)) {
+      chain[[i]] <- paste(chain[[i]], loc_text[[k]], sep = "\x1d")
+      k <- target[match(k, loc$location_id)]
+      seen <- seen + 1L
+    }
+  }
+  chain
+}
+
+# The columns that only OTLP fills.
+otlp_only_columns <- c(
+  "scope_id", "trace_id", "span_id", "time_origin_nanos", "profile_id",
+  "dropped_attributes_count", "original_payload_format", "original_payload",
+  "timestamps_only", "kind"
+)
+
+# Each sample of tables `t` as one text: source position, its columns, its
+# stack (location texts), values and labels.
+sample_texts <- function(t, loc_text, drop) {
+  levels <- seq_len(nrow(t$samples))
+  sample_pos <- function(ids) factor(match(ids, t$samples$sample_id), levels = levels)
+  per_sample <- function(ids, text) {
+    vapply(split(text, sample_pos(ids)), function(x) paste(sort(x), collapse = "\x1c"), "")
   }
   sl <- t$sample_locations
   sl <- sl[order(sl$sample_id, sl$depth), ]
-  stacks <- split(loc_text[as.character(sl$location_id)], factor(sample_pos(sl$sample_id), levels = seq_len(nrow(t$samples))))
+  stacks <- split(loc_text[as.character(sl$location_id)], sample_pos(sl$sample_id))
   stacks <- vapply(stacks, paste, "", collapse = "\x1c")
   sv <- t$sample_values
-  values <- per_sample(sv, sv$sample_id, row_text(without_ids(sv, "sample_id")))
-  labels <- if (!is.null(t$sample_labels)) {
-    sl2 <- t$sample_labels
-    per_sample(sl2, sl2$sample_id, row_text(without_ids(sl2, "sample_id")))
-  }
-  otlp_only <- c("scope_id", "trace_id", "span_id", "time_origin_nanos", "profile_id",
-                 "dropped_attributes_count", "original_payload_format", "original_payload",
-                 "timestamps_only", "kind")
-  drop <- function(df) if (otlp_columns) df else df[setdiff(names(df), otlp_only)]
+  values <- per_sample(sv$sample_id, row_text(without_ids(sv, "sample_id")))
+  lab <- t$sample_labels
+  labels <- if (!is.null(lab)) per_sample(lab$sample_id, row_text(without_ids(lab, "sample_id")))
+  source_pos <- match(t$samples$source_id, t$sources$source_id)
+  columns <- row_text(drop(without_ids(t$samples, c("sample_id", "source_id"))))
+  paste(source_pos, columns, stacks, values, if (!is.null(labels)) labels, sep = "\x1b")
+}
+
+# A profile "ids aside": every table as a list of row texts in which each id is
+# replaced by the text of the row it refers to; per-sample tables in sample
+# order. `otlp_columns = FALSE` leaves out the columns and tables that only
+# OTLP fills (`scope_id`, `resources`, ...), for comparing a profile of
+# another format with itself read back from OTLP; `source_uri = FALSE` leaves
+# out where the sources were read from.
+profile_canonical <- function(x, otlp_columns = TRUE, source_uri = TRUE) {
+  t <- lapply(dm::dm_get_tables(x, keyed = FALSE), as.data.frame)
+  drop <- function(df) if (otlp_columns) df else df[setdiff(names(df), otlp_only_columns)]
   if (!source_uri) t$sources$source_uri <- NULL
-  samples <- paste(source_pos, row_text(drop(without_ids(t$samples, c("sample_id", "source_id")))),
-                   stacks, values, if (!is.null(labels)) labels, sep = "\x1b")
+  loc_text <- location_texts(t)
   per_source <- function(df) {
-    if (is.null(df)) return(NULL)
-    sort(paste(match(df$source_id, t$sources$source_id), row_text(drop(without_ids(df, "source_id")))))
+    if (is.null(df)) {
+      return(NULL)
+    }
+    source <- match(df$source_id, t$sources$source_id)
+    sort(paste(source, row_text(drop(without_ids(df, "source_id")))))
   }
   out <- list(
     meta = sort(row_text(t$meta)),
     sources = row_text(drop(without_ids(t$sources, "source_id"))),
-    samples = samples,
-    functions = sort(unname(functions)),
+    samples = sample_texts(t, loc_text, drop),
+    functions = sort(row_text(without_ids(t$functions, "function_id"))),
     locations = sort(unname(loc_text)),
-    mappings = sort(unname(mappings)),
+    mappings = if (!is.null(t$mappings)) {
+      sort(row_text(without_ids(t$mappings, c("mapping_id", "source_id"))))
+    },
     sample_types = per_source(t$sample_types),
+    # in order
     source_comments = if (!is.null(t$source_comments)) {
       paste(match(t$source_comments$source_id, t$sources$source_id), t$source_comments$comment)
     }
@@ -145,7 +167,6 @@ profile_canonical <- function(x, otlp_columns = TRUE, source_uri = TRUE) {
   out
 }
 
-# Expects two profiles to be equal ids aside (see profile_canonical()).
 # `source_uri = FALSE` leaves out where the sources were read from (a file
 # read from OTLP is a source of the file read).
 expect_same_profile <- function(object, expected, otlp_columns = TRUE, source_uri = TRUE,

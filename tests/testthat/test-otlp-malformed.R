@@ -83,7 +83,10 @@ test_that("a field that claims more than the size limit is refused before it is 
   con <- gzfile(path, "wb")
   writeBin(as.raw(c(0x0a, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20, 0x00)), con)
   close(con)
-  expect_error(read_otlp(path), class = "profile_error_limit", regexp = "claims 1099511627776 bytes")
+  expect_error(
+    read_otlp(path),
+    class = "profile_error_limit", regexp = "claims 1099511627776 bytes"
+  )
 })
 
 # Reads each of `paths` with read_otlp() in one child R process capped at
@@ -105,8 +108,15 @@ read_otlp_cases_in_child <- function(paths, address_space = 4e6, max_memory = 2^
     "out <- vector('list', length(paths))",
     "for (i in seq_along(paths)) {",
     "  writeLines(paths[[i]], log); flush(log)",
-    "  res <- tryCatch({ x <- read_otlp(paths[[i]]); validate_profile(x); 'ok' }, error = identity)",
-    "  out[[i]] <- if (inherits(res, 'error')) c(paste(class(res), collapse = ' '), conditionMessage(res)) else c('ok', '')",
+    "  res <- tryCatch(",
+    "    { x <- read_otlp(paths[[i]]); validate_profile(x); 'ok' },",
+    "    error = identity",
+    "  )",
+    "  out[[i]] <- if (inherits(res, 'error')) {",
+    "    c(paste(class(res), collapse = ' '), conditionMessage(res))",
+    "  } else {",
+    "    c('ok', '')",
+    "  }",
     "}",
     "close(log)",
     sprintf("saveRDS(out, %s)", deparse(report))
@@ -119,7 +129,8 @@ read_otlp_cases_in_child <- function(paths, address_space = 4e6, max_memory = 2^
   output <- suppressWarnings(system2("bash", c("-c", shQuote(command)), stdout = TRUE, env = env))
   if (!file.exists(report)) {
     last <- if (file.exists(progress)) utils::tail(readLines(progress), 1) else "(none)"
-    testthat::fail(paste(c("read_otlp() ended the R process, reading", last, output), collapse = "\n"))
+    message <- c("read_otlp() ended the R process, reading", last, output)
+    testthat::fail(paste(message, collapse = "\n"))
     return(NULL)
   }
   res <- readRDS(report)
@@ -136,7 +147,9 @@ test_that("mutated real files are read or refused with a classed error, never an
   seeds <- c(
     otlp_oracle_shared_file("pyroscope", "otel-ebpf-profile.pb.bin"),
     otlp_oracle_shared_file("async-profiler-generated", "burn.otlp.pb"),
-    otlp_oracle_shared_file("otel-collector-contrib", "golden-profiles-roundtrip-expected.derived.pb"),
+    otlp_oracle_shared_file(
+      "otel-collector-contrib", "golden-profiles-roundtrip-expected.derived.pb"
+    ),
     otlp_sample_file("otep-0239.pb")
   )
   total <- otlp_mutation_count()
@@ -167,7 +180,10 @@ test_that("mutated real files are read or refused with a classed error, never an
   labelled <- nzchar(res$defect)
   expect_gt(sum(labelled), total / 20)
   read_anyway <- labelled & res$class == "ok"
-  expect_false(any(read_anyway), label = paste(utils::head(res$label[read_anyway]), collapse = "\n"))
+  expect_false(
+    any(read_anyway),
+    label = paste(utils::head(res$label[read_anyway]), collapse = "\n")
+  )
   # Both outcomes occur: the mutations do not all break the files.
   expect_gt(sum(res$class == "ok"), 0)
   expect_gt(sum(res$class != "ok"), 0)

@@ -9,6 +9,10 @@ ebpf <- function(ext = "pb.bin") {
 
 burn <- function(ext) otlp_oracle_shared_file("async-profiler-generated", paste0("burn.", ext))
 
+pyroscope_out <- function(kind) {
+  otlp_oracle_shared_file("pyroscope", paste0("otel-ebpf-profile-", kind, ".out.json"))
+}
+
 test_that("the eBPF capture reads: binary and Go's protojson alike, every observation", {
   x <- read_otlp(ebpf())
   expect_silent(validate_profile(x))
@@ -43,7 +47,8 @@ test_that("the eBPF capture's per-function totals are Pyroscope's query results"
   # Pyroscope's service_name="unknown_service": the processes whose resource
   # has no process.executable.name.
   named <- t$resource_attributes$resource_id[t$resource_attributes$key == "process.executable.name"]
-  sources <- t$sources$source_id[!t$scopes$resource_id[match(t$sources$scope_id, t$scopes$scope_id)] %in% named]
+  resource_of <- t$scopes$resource_id[match(t$sources$scope_id, t$scopes$scope_id)]
+  sources <- t$sources$source_id[!resource_of %in% named]
   obs <- v2_observations(x)
   obs <- obs[obs$source_id %in% sources, ]
   period <- t$sources$period[match(obs$source_id, t$sources$source_id)]
@@ -52,13 +57,13 @@ test_that("the eBPF capture's per-function totals are Pyroscope's query results"
   cpu_ns <- cpu$value * period[obs$type == "samples"]
   expect_identical(
     function_totals(cpu$stack, cpu_ns),
-    pyroscope_function_totals(otlp_oracle_shared_file("pyroscope", "otel-ebpf-profile-cpu.out.json"))
+    pyroscope_function_totals(pyroscope_out("cpu"))
   )
   off <- obs[obs$type == "off_cpu", ]
   expect_identical(sum(off$value), 250725419905)
   expect_identical(
     function_totals(off$stack, off$value),
-    pyroscope_function_totals(otlp_oracle_shared_file("pyroscope", "otel-ebpf-profile-offcpu.out.json"))
+    pyroscope_function_totals(pyroscope_out("offcpu"))
   )
   # profile_summary() of the off-CPU time of those processes gives the same
   # self time per function name.
@@ -66,7 +71,7 @@ test_that("the eBPF capture's per-function totals are Pyroscope's query results"
   s <- profile_summary(y, type = "off_cpu", n = Inf, by = "function")
   ours <- tapply(s$self, s$name, sum)
   ours <- ours[ours > 0]
-  pyro <- pyroscope_function_totals(otlp_oracle_shared_file("pyroscope", "otel-ebpf-profile-offcpu.out.json"))
+  pyro <- pyroscope_function_totals(pyroscope_out("offcpu"))
   pyro <- stats::setNames(pyro$self, pyro$name)[pyro$self > 0]
   expect_identical(sort(names(ours)), sort(names(pyro)))
   expect_equal(as.numeric(ours[sort(names(ours))]), as.numeric(pyro[sort(names(pyro))]))
@@ -165,7 +170,9 @@ test_that("JSON lines, gzip, snake_case and base64 ids read as the message they 
   expect_identical(nrow(t$samples), 4L)
   expect_identical(nrow(t$functions), 3L) # merged
   # snake_case keys and a trace id in base64 (a plain protobuf JSON encoder)
-  snake <- gsub("traceId\":\"01020304010203040102030401020304", "trace_id\":\"AQIDBAECAwQBAgMEAQIDBA==", json)
+  snake <- gsub(
+    "traceId\":\"01020304010203040102030401020304", "trace_id\":\"AQIDBAECAwQBAgMEAQIDBA==", json
+  )
   snake <- gsub("stackIndex", "stack_index", snake, fixed = TRUE)
   path <- tempfile(fileext = ".json")
   writeLines(snake, path)

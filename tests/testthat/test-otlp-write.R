@@ -1,7 +1,7 @@
 # write_otlp() on every sample file of the package, judged by protoc (no
 # schema, and our own .proto), protobufjs (helper-otlp-oracle.R) and go tool
 # pprof; and the round trips v2 -> OTLP -> v2, OTLP -> v2 -> OTLP and
-# pprof -> OTLP -> pprof.
+# pprof to OTLP and back.
 
 written <- new.env(parent = emptyenv())
 
@@ -66,7 +66,8 @@ test_that("a Profile per sample type, stacks and strings stored once", {
   expect_false(anyDuplicated(strings) > 0)
   stacks <- vapply(d$stackTable, function(s) paste(unlist(s$locationIndices), collapse = " "), "")
   expect_false(anyDuplicated(stacks) > 0)
-  for (table in c("mappingTable", "locationTable", "functionTable", "attributeTable", "stackTable")) {
+  tables <- c("mappingTable", "locationTable", "functionTable", "attributeTable", "stackTable")
+  for (table in tables) {
     expect_length(d[[table]][[1]], 0)
   }
   # Rprof ticks: timestamps only for samples/count, values for the others.
@@ -96,7 +97,8 @@ test_that("OTLP -> v2 -> OTLP gives the same profiles for every real file", {
   # A file written from OTLP reads and writes back to the very same message.
   once <- tempfile(fileext = ".pb")
   twice <- tempfile(fileext = ".pb")
-  write_otlp(read_otlp(ebpf_file <- otlp_oracle_shared_file("pyroscope", "otel-ebpf-profile.pb.bin")), once)
+  ebpf_file <- otlp_oracle_shared_file("pyroscope", "otel-ebpf-profile.pb.bin")
+  write_otlp(read_otlp(ebpf_file), once)
   write_otlp(read_otlp(once), twice)
   expect_identical(otlp_same_message(twice, once), character())
   expect_same_profile(read_otlp(once), read_otlp(ebpf_file), source_uri = FALSE)
@@ -201,7 +203,8 @@ test_that("attributes of every kind, with units, and links round-trip", {
 test_that("the profile read from OTLP works with the other functions of the package", {
   x <- read_otlp(otlp_oracle_shared_file("pyroscope", "otel-ebpf-profile.pb.bin"))
   y <- read_otlp(otlp_sample_file("otep-0239.pb"))
-  both <- combine_profiles(x, y, read_rprof(system.file("samples", "rprof", "1.out", package = "profile")))
+  rprof <- read_rprof(system.file("samples", "rprof", "1.out", package = "profile"))
+  both <- combine_profiles(x, y, rprof)
   expect_silent(validate_profile(both))
   expect_identical(nrow(dm::dm_get_tables(both)$resources), 78L)
   s <- profile_summary(x, type = "off_cpu")
