@@ -75,10 +75,32 @@ marks <- bench::mark(
   check = FALSE, min_iterations = 5, max_iterations = 5, filter_gc = FALSE
 )
 times <- stats::setNames(as.numeric(marks$median), as.character(marks$expression))
-cat("\nMedian time (s) of 5 runs, and against the pprof function of the same kind:\n")
+# CPU time (user + system) of the same calls: wall time includes the disk
+# (the writers sync the file, and an OTLP file is larger than a pprof one) and
+# the other processes of a shared machine.
+cpu_time <- function(expr) {
+  t <- system.time(expr, gcFirst = FALSE)
+  t[["user.self"]] + t[["sys.self"]]
+}
+cpu <- c(
+  read_pprof = stats::median(replicate(5, cpu_time(read_pprof(files[["pprof"]])))),
+  read_otlp = stats::median(replicate(5, cpu_time(read_otlp(files[["otlp"]])))),
+  read_otlp_gz = stats::median(replicate(5, cpu_time(read_otlp(files[["otlp_gz"]])))),
+  read_otlp_json = stats::median(replicate(5, cpu_time(read_otlp(files[["json"]])))),
+  write_pprof = stats::median(replicate(5, cpu_time(write_pprof(x, files[["pprof"]])))),
+  write_otlp = stats::median(replicate(5, cpu_time(write_otlp(x, files[["otlp"]])))),
+  write_otlp_gz = stats::median(replicate(5, cpu_time(write_otlp(x, files[["otlp_gz"]])))),
+  write_otlp_json = stats::median(replicate(5, cpu_time(write_otlp(x, files[["json"]], format = "json"))))
+)
+cat("\nMedian wall time (bench::mark) and CPU time of 5 runs (s), each against the pprof\n")
+cat("function of the same kind:\n")
+cat(sprintf("  %-16s %8s %7s %8s %7s\n", "", "wall", "ratio", "cpu", "ratio"))
 for (k in names(times)) {
-  against <- if (startsWith(k, "read")) times[["read_pprof"]] else times[["write_pprof"]]
-  cat(sprintf("  %-16s %7.2f s  %5.2fx\n", k, times[[k]], times[[k]] / against))
+  base <- if (startsWith(k, "read")) "read_pprof" else "write_pprof"
+  cat(sprintf(
+    "  %-16s %7.2fs %6.2fx %7.2fs %6.2fx\n", k, times[[k]], times[[k]] / times[[base]],
+    cpu[[k]], cpu[[k]] / cpu[[base]]
+  ))
 }
 
 size_of <- function(y) {
