@@ -82,15 +82,16 @@ cpu_time <- function(expr) {
   t <- system.time(expr, gcFirst = FALSE)
   t[["user.self"]] + t[["sys.self"]]
 }
+cpu5 <- function(f) stats::median(replicate(5, cpu_time(f())))
 cpu <- c(
-  read_pprof = stats::median(replicate(5, cpu_time(read_pprof(files[["pprof"]])))),
-  read_otlp = stats::median(replicate(5, cpu_time(read_otlp(files[["otlp"]])))),
-  read_otlp_gz = stats::median(replicate(5, cpu_time(read_otlp(files[["otlp_gz"]])))),
-  read_otlp_json = stats::median(replicate(5, cpu_time(read_otlp(files[["json"]])))),
-  write_pprof = stats::median(replicate(5, cpu_time(write_pprof(x, files[["pprof"]])))),
-  write_otlp = stats::median(replicate(5, cpu_time(write_otlp(x, files[["otlp"]])))),
-  write_otlp_gz = stats::median(replicate(5, cpu_time(write_otlp(x, files[["otlp_gz"]])))),
-  write_otlp_json = stats::median(replicate(5, cpu_time(write_otlp(x, files[["json"]], format = "json"))))
+  read_pprof = cpu5(function() read_pprof(files[["pprof"]])),
+  read_otlp = cpu5(function() read_otlp(files[["otlp"]])),
+  read_otlp_gz = cpu5(function() read_otlp(files[["otlp_gz"]])),
+  read_otlp_json = cpu5(function() read_otlp(files[["json"]])),
+  write_pprof = cpu5(function() write_pprof(x, files[["pprof"]])),
+  write_otlp = cpu5(function() write_otlp(x, files[["otlp"]])),
+  write_otlp_gz = cpu5(function() write_otlp(x, files[["otlp_gz"]])),
+  write_otlp_json = cpu5(function() write_otlp(x, files[["json"]], format = "json"))
 )
 cat("\nMedian wall time (bench::mark) and CPU time of 5 runs (s), each against the pprof\n")
 cat("function of the same kind:\n")
