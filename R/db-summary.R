@@ -21,7 +21,8 @@ db_value_types <- function(values) {
     "SELECT \"type\", \"unit\", MIN(\"sample_id\") AS \"first_sample\"",
     "FROM {values} AS \"v\" GROUP BY \"type\", \"unit\""
   ), values = values)
-  pairs <- pairs[order(pairs$first_sample, pairs$type, pairs$unit, method = "radix"), , drop = FALSE]
+  in_order <- order(pairs$first_sample, pairs$type, pairs$unit, method = "radix")
+  pairs <- pairs[in_order, , drop = FALSE]
   tibble::new_tibble(list(type = pairs$type, unit = pairs$unit), nrow = nrow(pairs))
 }
 
@@ -30,28 +31,42 @@ db_value_types <- function(values) {
 # makes in memory: no NA value, one value of the type per sample.
 db_values_of_type <- function(values, type, message, call) {
   con <- values$con
-  chosen <- sql_fill("(SELECT \"sample_id\", \"value\" FROM {values} AS \"v\" WHERE \"type\" = {type})",
+  chosen <- sql_fill(
+    "(SELECT \"sample_id\", \"value\" FROM {values} AS \"v\" WHERE \"type\" = {type})",
     values = values, type = sql_string(con, type)
   )
   counts <- db_query(con, paste(
-    "SELECT SUM(\"value\") AS \"grand_total\", COUNT(*) AS \"n_rows\", COUNT(\"value\") AS \"n_values\",",
+    "SELECT SUM(\"value\") AS \"grand_total\", COUNT(*)",
+    "AS \"n_rows\", COUNT(\"value\") AS \"n_values\",",
     "COUNT(DISTINCT \"sample_id\") AS \"n_samples\" FROM {chosen} AS \"c\""
   ), chosen = chosen)
   fail <- function(column, sample_id, what) {
     abort_profile("invalid", message, call = call, detail = sprintf(
-      "table `sample_values`, column `%s`, a row with sample_id %s: %s", column, format_id(sample_id), what
+      "table `sample_values`, column `%s`, a row with sample_id %s: %s",
+      column, format_id(sample_id), what
     ))
   }
   if (db_number(counts$n_values) < db_number(counts$n_rows)) {
-    row <- db_query(con, "SELECT \"sample_id\" FROM {chosen} AS \"c\" WHERE \"value\" IS NULL LIMIT 1", chosen = chosen)
+    row <- db_query(
+      con,
+      "SELECT \"sample_id\" FROM {chosen} AS \"c\" WHERE \"value\" IS NULL LIMIT 1",
+      chosen = chosen
+    )
     fail("value", row$sample_id, "is NA")
   }
   if (db_number(counts$n_samples) < db_number(counts$n_rows)) {
     row <- db_query(con,
-      "SELECT \"sample_id\" FROM {chosen} AS \"c\" GROUP BY \"sample_id\" HAVING COUNT(*) > 1 LIMIT 1",
+      paste(
+        "SELECT \"sample_id\" FROM {chosen} AS \"c\" GROUP BY \"sample_id\" HAVING COUNT(*) > 1",
+        "LIMIT 1"
+      ),
       chosen = chosen
     )
-    fail("sample_id", row$sample_id, sprintf("sample %s has two values of the chosen type", format_id(row$sample_id)))
+    fail(
+      "sample_id",
+      row$sample_id,
+      sprintf("sample %s has two values of the chosen type", format_id(row$sample_id))
+    )
   }
   list(chosen = chosen, grand_total = db_number(counts$grand_total))
 }
@@ -72,20 +87,25 @@ db_key_totals <- function(parts, type, location_key, n_keys, call) {
   } else {
     paste(
       "SELECT \"f\".\"sample_id\", \"f\".\"key\" FROM \"frames\" AS \"f\" INNER JOIN",
-      "(SELECT \"sample_id\", MIN(\"depth\") AS \"depth\" FROM \"frames\" GROUP BY \"sample_id\") AS \"m\"",
+      "(SELECT \"sample_id\", MIN(\"depth\") AS \"depth\" FROM \"frames\"",
+      "GROUP BY \"sample_id\") AS \"m\"",
       "ON \"f\".\"sample_id\" = \"m\".\"sample_id\" AND \"f\".\"depth\" = \"m\".\"depth\""
     )
   }
   sums <- db_query(con, paste(
     "WITH \"chosen\" AS {chosen},",
-    "\"frames\" AS (SELECT \"s\".\"sample_id\", \"s\".\"depth\", \"k\".\"key\" FROM {stack} AS \"s\"",
+    "\"frames\" AS (SELECT \"s\".\"sample_id\", \"s\".\"depth\", \"k\".\"key\"",
+    "FROM {stack} AS \"s\"",
     "INNER JOIN {keys} AS \"k\" ON \"s\".\"location_id\" = \"k\".\"location_id\")",
-    "SELECT 1 AS \"self\", \"i\".\"key\", SUM(\"c\".\"value\") AS \"value\" FROM ({innermost}) AS \"i\"",
-    "INNER JOIN \"chosen\" AS \"c\" ON \"i\".\"sample_id\" = \"c\".\"sample_id\" GROUP BY \"i\".\"key\"",
+    "SELECT 1 AS \"self\", \"i\".\"key\", SUM(\"c\".\"value\") AS \"value\"",
+    "FROM ({innermost}) AS \"i\"",
+    "INNER JOIN \"chosen\" AS \"c\" ON \"i\".\"sample_id\" = \"c\".\"sample_id\"",
+    "GROUP BY \"i\".\"key\"",
     "UNION ALL",
     "SELECT 0 AS \"self\", \"d\".\"key\", SUM(\"c\".\"value\") AS \"value\"",
     "FROM (SELECT DISTINCT \"sample_id\", \"key\" FROM \"frames\") AS \"d\"",
-    "INNER JOIN \"chosen\" AS \"c\" ON \"d\".\"sample_id\" = \"c\".\"sample_id\" GROUP BY \"d\".\"key\""
+    "INNER JOIN \"chosen\" AS \"c\" ON \"d\".\"sample_id\" = \"c\".\"sample_id\"",
+    "GROUP BY \"d\".\"key\""
   ), chosen = values$chosen, stack = parts$stack, keys = sql_name(con, keys), innermost = innermost)
   per_key <- function(rows) {
     out <- numeric(n_keys)
@@ -111,7 +131,8 @@ stacks_in_memory <- function(parts, type, call = rlang::caller_env()) {
   con <- parts$values$con
   grouped <- db_query(con, paste(
     "SELECT \"s\".\"stack\", SUM(\"c\".\"value\") AS \"value\" FROM {chosen} AS \"c\"",
-    "LEFT JOIN ({stacks}) AS \"s\" ON \"c\".\"sample_id\" = \"s\".\"sample_id\" GROUP BY \"s\".\"stack\""
+    "LEFT JOIN ({stacks}) AS \"s\" ON \"c\".\"sample_id\" = \"s\".\"sample_id\"",
+    "GROUP BY \"s\".\"stack\""
   ), chosen = values$chosen, stacks = db_stack_signatures(parts$stack))
   grouped <- grouped[order(grouped$stack, method = "radix"), , drop = FALSE]
   n <- nrow(grouped)

@@ -32,13 +32,17 @@ profile_for_writing <- function(x, call = rlang::caller_env()) {
   }
   gauges <- paste(sql_string(con, v2_schema()$gauge_types), collapse = ", ")
   rows <- db_query(con, paste(
-    "SELECT \"p\".\"source_id\", \"p\".\"stack\", \"p\".\"labels\", \"v\".\"type\", \"v\".\"unit\",",
+    "SELECT \"p\".\"source_id\", \"p\".\"stack\",",
+    "\"p\".\"labels\", \"v\".\"type\", \"v\".\"unit\",",
     "SUM(\"v\".\"value\") AS \"value\", MIN(\"p\".\"sample_id\") AS \"first_sample\" FROM",
-    "(SELECT \"s\".\"sample_id\", \"s\".\"source_id\", \"t\".\"stack\", {labels} AS \"labels\" FROM {samples} AS \"s\"",
-    "LEFT JOIN ({stacks}) AS \"t\" ON \"s\".\"sample_id\" = \"t\".\"sample_id\" {labels_join}) AS \"p\"",
+    "(SELECT \"s\".\"sample_id\", \"s\".\"source_id\", \"t\".\"stack\", {labels} AS \"labels\"",
+    "FROM {samples} AS \"s\"",
+    "LEFT JOIN ({stacks}) AS \"t\"",
+    "ON \"s\".\"sample_id\" = \"t\".\"sample_id\" {labels_join}) AS \"p\"",
     "LEFT JOIN (SELECT * FROM {values} AS \"w\" WHERE \"type\" NOT IN ({gauges})) AS \"v\"",
     "ON \"p\".\"sample_id\" = \"v\".\"sample_id\"",
-    "GROUP BY \"p\".\"source_id\", \"p\".\"stack\", \"p\".\"labels\", \"v\".\"type\", \"v\".\"unit\""
+    "GROUP BY \"p\".\"source_id\", \"p\".\"stack\",",
+    "\"p\".\"labels\", \"v\".\"type\", \"v\".\"unit\""
   ),
   labels = labels, samples = db$samples, stacks = db_stack_signatures(db$sample_locations),
   labels_join = labels_join, values = db$sample_values, gauges = gauges
@@ -46,7 +50,9 @@ profile_for_writing <- function(x, call = rlang::caller_env()) {
   rows$source_id <- as_column_type(rows$source_id, "integer")
   aggregated <- aggregated_sample_tables(rows, local)
   if (labelled) {
-    aggregated$sample_labels <- label_rows_of_sets(aggregated$label_sets, label_sets$dictionary, local$sample_labels)
+    aggregated$sample_labels <- label_rows_of_sets(
+      aggregated$label_sets, label_sets$dictionary, local$sample_labels
+    )
   }
   for (t in intersect(names(local), per_sample_tables)) {
     local[[t]] <- as_schema_types(aggregated[[t]], t)
@@ -63,7 +69,10 @@ write_by_sources <- function(x, path, write, batch_samples = 1e6, call = rlang::
   validate_db(x, call = call)
   tables <- db_profile_tables(x, call = call)
   counts <- db_query(tables$db$samples$con,
-    "SELECT \"source_id\", COUNT(*) AS \"n_samples\" FROM {samples} AS \"s\" GROUP BY \"source_id\"",
+    paste(
+      "SELECT \"source_id\", COUNT(*) AS \"n_samples\" FROM {samples} AS \"s\"",
+      "GROUP BY \"source_id\""
+    ),
     samples = tables$db$samples
   )
   sources <- tables$local$sources$source_id
@@ -74,7 +83,10 @@ write_by_sources <- function(x, path, write, batch_samples = 1e6, call = rlang::
   part <- tempfile()
   on.exit(unlink(c(out, part)))
   if (!file.create(out, showWarnings = FALSE)) {
-    abort_profile("io", "Can't create a file in the directory of {.file {path}}.", path = path, call = call)
+    abort_profile(
+      "io", "Can't create a file in the directory of {.file {path}}.",
+      path = path, call = call
+    )
   }
   for (ids in split(sources, batch)) {
     write(local_profile(dm::dm_filter(x, sources = .data$source_id %in% !!ids)), part)
@@ -139,11 +151,11 @@ aggregated_sample_tables <- function(rows, local) {
     unit = rows$unit[has_value][value_order],
     value = as.double(rows$value[has_value][value_order])
   ))
-  stacks <- rows$stack[heads][order_of_samples]
+  stacks <- stack_rows_of_signatures(rows$stack[heads][order_of_samples])
   list(
     samples = samples,
     sample_values = sample_values,
-    sample_locations = with_columns_of(local$sample_locations, as.list(stack_rows_of_signatures(stacks))),
+    sample_locations = with_columns_of(local$sample_locations, as.list(stacks)),
     label_sets = rows$labels[heads][order_of_samples]
   )
 }
@@ -153,8 +165,11 @@ aggregated_sample_tables <- function(rows, local) {
 label_rows_of_sets <- function(sets, dictionary, template) {
   numbers <- strsplit(ifelse(is.na(sets), "", sets), ",", fixed = TRUE)
   label_id <- as.integer(unlist(numbers, use.names = FALSE))
-  rows <- dictionary[match(label_id, dictionary$label_id), setdiff(names(dictionary), "label_id"), drop = FALSE]
-  with_columns_of(template, c(list(sample_id = rep(seq_along(sets), lengths(numbers))), as.list(rows)))
+  columns <- setdiff(names(dictionary), "label_id")
+  rows <- dictionary[match(label_id, dictionary$label_id), columns, drop = FALSE]
+  with_columns_of(
+    template, c(list(sample_id = rep(seq_along(sets), lengths(numbers))), as.list(rows))
+  )
 }
 
 # A table with the columns of `template` (a table with no rows): those in

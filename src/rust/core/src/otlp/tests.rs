@@ -73,7 +73,9 @@ fn seed_files(format: Format) -> &'static [Vec<u8>] {
         };
         files.extend(real.iter().filter_map(|f| shared_otlp(f)));
         for rprof in crate::testing::rprof_files().iter().take(3) {
-            let p = crate::rprof::parse(rprof, Some("r")).unwrap().profile;
+            let p = crate::testing::read_rprof(rprof, Some("r"))
+                .unwrap()
+                .profile;
             files.push(encode(&p, format).unwrap());
         }
         for pprof in crate::testing::pprof_messages().iter().take(3) {
