@@ -142,51 +142,8 @@ impl<'a> Fields<'a> {
                 self.pos += n;
                 Value::Varint(v)
             }
-            FIXED64 | FIXED32 => {
-                let size = if wire_type == FIXED64 { 8 } else { 4 };
-                let Some(bytes) = rest.get(..size) else {
-                    return Err(
-                        self.defect(value_at, format!("the value of {} is cut off", name()))
-                    );
-                };
-                self.pos += size;
-                let le = bytes
-                    .iter()
-                    .rev()
-                    .fold(0u64, |acc, &b| (acc << 8) | u64::from(b));
-                if wire_type == FIXED64 {
-                    Value::Fixed64(le)
-                } else {
-                    Value::Fixed32
-                }
-            }
-            LENGTH_DELIMITED => {
-                let (len, n) = varint(rest).ok_or_else(|| {
-                    self.defect(
-                        value_at,
-                        format!("the length of {} is cut off or malformed", name()),
-                    )
-                })?;
-                let remaining = rest.len() - n;
-                if len > remaining as u64 {
-                    return Err(self.defect(
-                        value_at,
-                        format!(
-                            "{} claims {len} bytes, but only {remaining} remain in its {} message \
-                             (truncated or corrupt data)",
-                            name(),
-                            self.message
-                        ),
-                    ));
-                }
-                let start = self.pos + n;
-                let content = self
-                    .data
-                    .get(start..start + len as usize)
-                    .unwrap_or_default();
-                self.pos = start + len as usize;
-                Value::Bytes(content, self.base + start)
-            }
+            FIXED64 | FIXED32 => self.fixed(value_at, number, wire_type == FIXED64)?,
+            LENGTH_DELIMITED => self.length_delimited(value_at, number)?,
             3 | 4 => {
                 return Err(self.defect(
                     at,
@@ -212,6 +169,59 @@ impl<'a> Fields<'a> {
             message: self.message,
             schema: self.schema,
         }))
+    }
+
+    /// The fixed64 (`wide`) or fixed32 value of field `number` starting at
+    /// `value_at`, which the reader then passes.
+    fn fixed(&mut self, value_at: usize, number: u64, wide: bool) -> Decoded<Value<'a>> {
+        let size = if wide { 8 } else { 4 };
+        let rest = self.data.get(value_at..).unwrap_or_default();
+        let Some(bytes) = rest.get(..size) else {
+            let name = field_name(self.schema, self.message, number);
+            return Err(self.defect(value_at, format!("the value of {name} is cut off")));
+        };
+        self.pos = value_at + size;
+        let le = bytes
+            .iter()
+            .rev()
+            .fold(0u64, |acc, &b| (acc << 8) | u64::from(b));
+        Ok(if wide {
+            Value::Fixed64(le)
+        } else {
+            Value::Fixed32
+        })
+    }
+
+    /// The bytes of a length-delimited value of field `number` starting at
+    /// `value_at` (the position of its length), which the reader then passes.
+    fn length_delimited(&mut self, value_at: usize, number: u64) -> Decoded<Value<'a>> {
+        let rest = self.data.get(value_at..).unwrap_or_default();
+        let name = || field_name(self.schema, self.message, number);
+        let (len, n) = varint(rest).ok_or_else(|| {
+            self.defect(
+                value_at,
+                format!("the length of {} is cut off or malformed", name()),
+            )
+        })?;
+        let remaining = rest.len() - n;
+        if len > remaining as u64 {
+            return Err(self.defect(
+                value_at,
+                format!(
+                    "{} claims {len} bytes, but only {remaining} remain in its {} message \
+                     (truncated or corrupt data)",
+                    name(),
+                    self.message
+                ),
+            ));
+        }
+        let start = value_at + n;
+        let content = self
+            .data
+            .get(start..start + len as usize)
+            .unwrap_or_default();
+        self.pos = start + len as usize;
+        Ok(Value::Bytes(content, self.base + start))
     }
 }
 
