@@ -8,10 +8,39 @@
 
 `%||%` <- function(a, b) if (is.null(a)) b else a
 
+# ---- skips that CI does not allow ---------------------------------------------
+
+# Skips with `message`, except where PROFILE_OTLP_REQUIRE_ORACLES is "true"
+# (dev/test.sh sets it in CI, where dev/install.sh installs every oracle and
+# ../shared is beside the clone): there a missing oracle or real file is an
+# error, so that a broken install step cannot pass as skipped tests. R CMD
+# check of the built package (no tests/otlp/node_modules, no ../shared) skips.
+otlp_skip <- function(message) {
+  if (identical(Sys.getenv("PROFILE_OTLP_REQUIRE_ORACLES"), "true")) {
+    stop("PROFILE_OTLP_REQUIRE_ORACLES is true, and ", message, call. = FALSE)
+  }
+  testthat::skip(message)
+}
+
+# Skips (CI: fails) unless go, for go tool pprof, is installed.
+otlp_skip_if_no_go <- function() {
+  if (!nzchar(Sys.which("go"))) otlp_skip("Go is not installed (needed for `go tool pprof`)")
+}
+
+# Skips (CI: fails) unless jsonlite is installed.
+otlp_skip_if_no_jsonlite <- function() {
+  if (!requireNamespace("jsonlite", quietly = TRUE)) otlp_skip("jsonlite is not installed")
+}
+
+# Skips (CI: fails) unless RSQLite is installed.
+otlp_skip_if_no_rsqlite <- function() {
+  if (!requireNamespace("RSQLite", quietly = TRUE)) otlp_skip("RSQLite is not installed")
+}
+
 # ---- where things are --------------------------------------------------------
 
 # The folder of the real OTLP files (shared/otlp beside the package source, or
-# PROFILE_SHARED_DIR/otlp); skips when it is absent.
+# PROFILE_SHARED_DIR/otlp); skips (CI: fails) when it is absent.
 otlp_oracle_shared_dir <- function() {
   env <- Sys.getenv("PROFILE_SHARED_DIR")
   candidates <- c(
@@ -21,7 +50,7 @@ otlp_oracle_shared_dir <- function() {
   )
   found <- candidates[dir.exists(candidates)]
   if (!length(found)) {
-    skip(paste(
+    otlp_skip(paste(
       "the real OTLP files (shared/otlp) are not beside the source tree",
       "(set PROFILE_SHARED_DIR)"
     ))
@@ -32,7 +61,7 @@ otlp_oracle_shared_dir <- function() {
 # A file of shared/otlp, e.g. otlp_oracle_shared_file("pyroscope", "otel-ebpf-profile.pb.bin").
 otlp_oracle_shared_file <- function(...) {
   path <- file.path(otlp_oracle_shared_dir(), ...)
-  if (!file.exists(path)) skip(paste("missing real OTLP file", path))
+  if (!file.exists(path)) otlp_skip(paste("missing real OTLP file", path))
   path
 }
 
@@ -64,23 +93,23 @@ otlp_oracle_dir <- function() {
   normalizePath(if (nzchar(env)) env else test_path("..", "otlp"), mustWork = FALSE)
 }
 
-# Skips unless node and the tool's npm modules (protobufjs) are installed.
+# Skips (CI: fails) unless node and the tool's npm modules (protobufjs) are installed.
 skip_if_no_otlp_oracle <- function() {
-  skip_if_not_installed("jsonlite")
-  if (!nzchar(Sys.which("node"))) skip("node is not installed: the OTLP oracle needs node")
+  otlp_skip_if_no_jsonlite()
+  if (!nzchar(Sys.which("node"))) otlp_skip("node is not installed: the OTLP oracle needs node")
   modules <- file.path(otlp_oracle_dir(), "node_modules", "protobufjs")
   if (!dir.exists(modules)) {
-    skip(paste(
+    otlp_skip(paste(
       "the OTLP oracle's npm modules are missing:",
       "run `bash dev/vendor-js.sh` in the source tree"
     ))
   }
 }
 
-# Skips unless protoc (Debian's protobuf-compiler) is installed.
+# Skips (CI: fails) unless protoc (Debian's protobuf-compiler) is installed.
 skip_if_no_protoc <- function() {
   if (!nzchar(Sys.which("protoc"))) {
-    skip("protoc is not installed (Debian package protobuf-compiler)")
+    otlp_skip("protoc is not installed (Debian package protobuf-compiler)")
   }
 }
 

@@ -16,19 +16,23 @@ otlp_shared_dir <- function() {
   if (length(found)) normalizePath(found[[1]]) else NULL
 }
 
-# The path of a shared OTLP file, or a skip.
+# The path of a shared OTLP file, or a skip (CI: an error).
 otlp_shared_file <- function(file) {
   dir <- otlp_shared_dir()
   if (is.null(dir) || !file.exists(file.path(dir, file))) {
-    testthat::skip(paste("the shared OTLP file", file, "is absent (set PROFILE_OTLP_FILES)"))
+    otlp_skip(paste("the shared OTLP file", file, "is absent (set PROFILE_OTLP_FILES)"))
   }
   file.path(dir, file)
 }
 
 # The package's sample files, named.
 otlp_sample_files <- function() {
-  rprof <- c("1.out", "memory.out", "line.out", "gc.out", "append.out", "all.out", "toplevel.out")
+  rprof <- c(
+    "1.out", "memory.out", "line.out", "gc.out", "append.out", "all.out", "toplevel.out",
+    "incomplete.out"
+  )
   pprof <- c("cpu.pb.gz", "heap.pb.gz", "goroutine.pb.gz", "mutex.pb.gz", "block.pb.gz")
+  second <- c("cpu.pb.gz", "heap.pb.gz")
   c(
     stats::setNames(
       system.file("samples", "rprof", rprof, package = "profile"),
@@ -38,6 +42,10 @@ otlp_sample_files <- function() {
       system.file("samples", "pprof", pprof, package = "profile"),
       paste0("pprof/", pprof)
     ),
+    stats::setNames(
+      system.file("samples", "pprof-second-run", second, package = "profile"),
+      paste0("pprof-second-run/", second)
+    ),
     "proto/1.out.prof.pb.gz" = system.file(
       "samples", "proto", "1.out.prof.pb.gz",
       package = "profile"
@@ -46,7 +54,7 @@ otlp_sample_files <- function() {
 }
 
 otlp_read_sample <- function(path) {
-  if (grepl("rprof", path)) suppressWarnings(read_rprof(path)) else read_pprof(path)
+  if (grepl("/rprof/", path, fixed = TRUE)) suppressWarnings(read_rprof(path)) else read_pprof(path)
 }
 
 # A text per row of `df` (its columns pasted, NA as "NA").

@@ -143,7 +143,7 @@ read_otlp_cases_in_child <- function(paths, address_space = 4e6, max_memory = 2^
 
 test_that("mutated real files are read or refused with a classed error, never an abort", {
   skip_if_no_otlp_oracle()
-  skip_unless_capped_processes_work()
+  skip_unless_capped_processes()
   seeds <- c(
     otlp_oracle_shared_file("pyroscope", "otel-ebpf-profile.pb.bin"),
     otlp_oracle_shared_file("async-profiler-generated", "burn.otlp.pb"),

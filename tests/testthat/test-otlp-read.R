@@ -41,7 +41,7 @@ test_that("the eBPF capture reads: binary and Go's protojson alike, every observ
 })
 
 test_that("the eBPF capture's per-function totals are Pyroscope's query results", {
-  skip_if_not_installed("jsonlite")
+  otlp_skip_if_no_jsonlite()
   x <- read_otlp(ebpf())
   t <- dm::dm_get_tables(x)
   # Pyroscope's service_name="unknown_service": the processes whose resource
@@ -78,7 +78,7 @@ test_that("the eBPF capture's per-function totals are Pyroscope's query results"
 })
 
 test_that("the async-profiler file has its pprof and folded siblings' stacks and totals", {
-  skip_if_not_installed("jsonlite")
+  otlp_skip_if_no_jsonlite()
   x <- read_otlp(burn("otlp.pb"))
   t <- dm::dm_get_tables(x)
   # Padded varints, timestamps-only samples, samples of equal identity not
@@ -96,7 +96,7 @@ test_that("the async-profiler file has its pprof and folded siblings' stacks and
   expect_identical(
     function_totals(obs$stack, obs$value), function_totals(folded$stack, folded$value)
   )
-  skip_if_no_go()
+  otlp_skip_if_no_go()
   pprof <- pprof_go_stacks(burn("pprof.pb"))
   expect_identical(stack_totals(obs$stack, obs$value), stack_totals(pprof$stack, pprof$value))
   # ... and so does the file write_pprof() makes of it, for go tool pprof.
