@@ -27,6 +27,32 @@ test_that("every sample file reads back from OTLP with the tables it had (ids as
   }
 })
 
+# The decode_raw `tree` of the file written from `w$x` (protoc, no schema)
+# holds a Profile per sample type of each source, the dictionary tables as
+# protobufjs counts them, and the string table protobufjs reads, byte for byte.
+expect_raw_tables <- function(tree, w, name) {
+  counts <- otlp_raw_counts(tree)
+  count <- function(path) if (is.na(counts[path])) 0L else counts[[path]]
+  types <- dm::dm_get_tables(w$x)$sample_types
+  expect_identical(count("1.2.2"), nrow(types), label = paste(name, "profiles"))
+  tables <- otlp_check(w$bin)[[1]]$counts$tables
+  dictionary <- c(
+    mappingTable = "2.1", locationTable = "2.2", functionTable = "2.3", linkTable = "2.4",
+    stringTable = "2.5", attributeTable = "2.6", stackTable = "2.7"
+  )
+  for (table in names(dictionary)) {
+    expect_identical(count(dictionary[[table]]), tables[[table]], label = paste(name, table))
+  }
+  strings <- tree[["2"]][names(tree[["2"]]) == "5"]
+  raw <- unname(vapply(strings, function(s) {
+    if (is.list(s)) NA_character_ else rawToChar(otlp_raw_bytes(s))
+  }, ""))
+  literal <- unlist(otlp_canonical(w$bin, literal = TRUE)$dictionary$stringTable)
+  shown <- !is.na(raw)
+  expect_identical(raw[shown], literal[shown], label = paste(name, "strings"))
+  expect_gt(sum(shown), length(raw) / 2)
+}
+
 test_that("what write_otlp() writes decodes with protoc and protobufjs, holding the v2 tables", {
   skip_if_no_otlp_oracle()
   skip_if_no_protoc()
@@ -35,6 +61,7 @@ test_that("what write_otlp() writes decodes with protoc and protobufjs, holding 
     # protoc without a schema, and with ours: no unknown field.
     tree <- otlp_decode_raw(w$bin)
     expect_true(length(tree) > 0, label = name)
+    expect_raw_tables(tree, w, name)
     decoded <- otlp_protoc_decode(w$bin)
     expect_false(any(grepl("^\\s*[0-9]+:", decoded)), label = paste(name, "unknown fields"))
     # protobufjs: no wire, index or verify error, entry 0 of every table its
@@ -83,15 +110,22 @@ test_that("OTLP -> v2 -> OTLP gives the same profiles for every real file", {
     c("pyroscope", "otel-ebpf-profile.pb.bin"),
     c("pyroscope", "otel-ebpf-profile.pb.json"),
     c("async-profiler-generated", "burn.otlp.pb"),
+    c("async-profiler-generated", "burn.otlp.derived.json"),
     c("otel-collector-contrib", "golden-profiles-roundtrip-expected.derived.pb"),
     c("otel-collector-contrib", "golden-profiles-roundtrip-expected.derived.json")
   )
-  for (f in files) {
-    path <- do.call(otlp_oracle_shared_file, as.list(f))
+  paths <- c(
+    vapply(files, function(f) do.call(otlp_oracle_shared_file, as.list(f)), ""),
+    otlp_sample_file("otep-0239.pb"), otlp_sample_file("otep-0239.json")
+  )
+  for (path in paths) {
     for (format in c("protobuf", "json")) {
       out <- tempfile(fileext = if (format == "json") ".json" else ".pb")
       write_otlp(read_otlp(path), out, format = format)
-      expect_identical(otlp_same_profiles(out, path), character(), label = paste(f[[2]], format))
+      expect_identical(
+        otlp_same_profiles(out, path), character(),
+        label = paste(basename(path), format)
+      )
     }
   }
   # A file written from OTLP reads and writes back to the very same message.
@@ -114,8 +148,8 @@ test_that("timestamps come back to the nanosecond", {
 })
 
 test_that("pprof -> OTLP -> pprof shows the same in go tool pprof -raw", {
-  skip_if_no_go()
-  files <- otlp_sample_files()[grepl("^(pprof|proto)/", names(otlp_sample_files()))]
+  otlp_skip_if_no_go()
+  files <- otlp_sample_files()[grepl("^(pprof|proto)", names(otlp_sample_files()))]
   # ... and a file with every pprof field: comments, drop and keep frames,
   # doc URL, default sample type, a build id, mapping flags, a folded
   # location, inlined frames and numeric labels with units.
@@ -220,4 +254,24 @@ test_that("the profile read from OTLP works with the other functions of the pack
   for (writer in list(write_pprof, write_rprof, write_speedscope, write_folded)) {
     expect_silent(writer(x, tempfile()))
   }
+})
+
+test_that("profiles read from OTLP append to a database, each with its resources and scopes", {
+  otlp_skip_if_no_rsqlite()
+  y <- read_otlp(otlp_sample_file("otep-0239.pb"))
+  con <- DBI::dbConnect(RSQLite::SQLite(), ":memory:")
+  on.exit(DBI::dbDisconnect(con))
+  profile_db_append(con, y)
+  profile_db_append(con, y)
+  tables <- function(t) DBI::dbReadTable(con, t)
+  # Real SQLite holds two resources and two scopes (the second append's keys
+  # follow the first's), each source in its own scope, as combining the two does.
+  both <- dm::dm_get_tables(combine_profiles(y, y))
+  expect_identical(nrow(tables("resources")), nrow(both$resources))
+  expect_identical(sort(tables("resources")$resource_id), 1:2)
+  expect_identical(sort(tables("scopes")$resource_id), 1:2)
+  expect_identical(sort(unique(tables("sources")$scope_id)), 1:2)
+  expect_identical(
+    tables("resources")$schema_url, as.character(both$resources$schema_url)
+  )
 })
