@@ -298,7 +298,9 @@ db_insert_profile <- function(con, tables, merge) {
   new_ids <- list(
     sources = after("sources", "source_id"),
     samples = after("samples", "sample_id"),
-    mappings = after("mappings", "mapping_id")
+    mappings = after("mappings", "mapping_id"),
+    resources = after("resources", "resource_id"),
+    scopes = after("scopes", "scope_id")
   )
   functions <- db_function_ids(con, tables$functions, merge)
   new_ids$functions <- function(id) functions$ids[id]

@@ -97,6 +97,16 @@ ffi_pprof_read <- function(path, source_uri, max_size, max_memory, compact) .Cal
 #' @noRd
 ffi_pprof_write <- function(bundle, path, aggregate) .Call(wrap__ffi_pprof_write, bundle, path, aggregate)
 
+#' Reads an OTLP file (binary or JSON, gzip or plain) into a bundle, with
+#' compact columns if `compact` is TRUE, within `max_memory` bytes.
+#' @noRd
+ffi_otlp_read <- function(path, source_uri, max_size, max_memory, compact) .Call(wrap__ffi_otlp_read, path, source_uri, max_size, max_memory, compact)
+
+#' Writes a bundle as an OTLP file (atomically): `format` "protobuf" or
+#' "json", gzip-compressed if `gzip` is TRUE.
+#' @noRd
+ffi_otlp_write <- function(bundle, path, format, gzip) .Call(wrap__ffi_otlp_write, bundle, path, format, gzip)
+
 #' A new combiner (an external pointer) for `ffi_profile_combine_add()`.
 #' @noRd
 ffi_profile_combine_start <- function(merge) .Call(wrap__ffi_profile_combine_start, merge)

@@ -23,9 +23,10 @@
 # nolint end
 #'
 #' Ids are positive integers. The depths of a sample run 1..n without gaps.
-#' `source_type` is one of `"rprof"`, `"pprof"`, `"v1"` (converted from a v1
-#' object), `"folded"` or `"manual"`. `NA` is not allowed in ids, `source_type`,
-#' and the `type`, `unit` and `value` of sample values.
+#' `source_type` is one of `"rprof"`, `"pprof"`, `"otlp"` (OpenTelemetry
+#' profiles), `"v1"` (converted from a v1 object), `"folded"` or `"manual"`.
+#' `NA` is not allowed in ids, `source_type`, and the `type`, `unit` and
+#' `value` of sample values.
 #'
 #' # Sample values
 #'
@@ -100,6 +101,22 @@
 #' | `mappings` | `mapping_id`, `source_id`, `memory_start`, `memory_limit`, `file_offset` (chr, `"0x..."`), `filename`, `build_id` (chr), `has_functions`, `has_filenames`, `has_line_numbers`, `has_inline_frames` (lgl) | PK `mapping_id`; FK `source_id` |
 #' | `source_comments` | `source_id`, `comment`: pprof comments, in order | FK `source_id` |
 #' | `source_lines` | `source_id`, `filename` (chr), `line` (int, from 1), `text` (chr): the text of the source files that frames name, one row per line | FK `source_id` |
+#' | `resources` | `resource_id`, `schema_url` (chr), `dropped_attributes_count` (int), `entity_refs` (chr: OTLP/JSON text, `NA` for none): an OTLP `ResourceProfiles` with its `Resource` | PK `resource_id` |
+#' | `scopes` | `scope_id`, `resource_id`, `name`, `version`, `schema_url` (chr), `dropped_attributes_count` (int): an OTLP `ScopeProfiles` with its `InstrumentationScope` | PK `scope_id`; FK `resource_id` |
+#' | `resource_attributes`, `scope_attributes`, `source_attributes`, `mapping_attributes`, `location_attributes` | the id of the row the attribute belongs to (`resource_id`, `scope_id`, `source_id`, `mapping_id`, `location_id`), then the columns of `sample_labels`: OTLP attributes | FK to their table |
+#'
+#' The last seven tables (after `source_lines`) are those of OpenTelemetry profiles: [read_otlp()]
+#' writes them, readers of other formats leave them out (a profile that has
+#' them keeps them through [combine_profiles()] and the verbs).
+#'
+#' `sample_labels` and the attribute tables hold an attribute value of any
+#' kind: a string in `value`, an integer in `num` (as pprof labels are, `kind`
+#' `NA`), or a value of another kind that `kind` names: `"int"` (an integer
+#' beyond 2^53, exact as text in `value`, rounded in `num`), `"bool"`
+#' (`value` `"true"` or `"false"`), `"double"` (`num`), `"bytes"` (`value` in
+#' lower-case hex), `"array"` and `"kvlist"` (`value` the OTLP/JSON text of the
+#' value, such as `{"arrayValue":{"values":[{"intValue":"1"}]}}`) and
+#' `"empty"` (no value). `num_unit` is the unit of an attribute of any kind.
 # nolint end
 #'
 #' `source_lines` keeps the code the profile ran, for the source panel of
@@ -123,14 +140,25 @@
 #' written with `Rprof(append = TRUE)` starts a new source. `diff_base` (lgl)
 #' marks the sources of a difference ([profile_diff()]): `TRUE` for those of
 #' the base, whose values are negated, `FALSE` for the others, `NA` outside a
-#' difference.
+#' difference. From OpenTelemetry profiles ([read_otlp()]): `scope_id` (int, FK
+#' to `scopes`), `profile_id` (chr, hex), `dropped_attributes_count` (int),
+#' `original_payload_format` (chr), `original_payload` (chr, hex) and
+#' `time_origin_nanos` (chr: the instant `samples$time` counts from, in
+#' nanoseconds since the epoch, where it is not `time_nanos`).
 #'
 #' Extension column of `samples`: `time` (dbl), the time of the sample in
 #' seconds from the start of its source, or `NA` where the format has none
 #' (pprof, folded stacks, v1 objects). For Rprof, tick `i` of a source is at
 #' `(i - 1) * interval` (the header's `sample.interval`); the Rprof writer
 #' writes the samples in order, which is their time. It must be `NA` or a finite
-#' number `>= 0`.
+#' number `>= 0`. OpenTelemetry profiles give it from the samples' timestamps.
+#' Also from OpenTelemetry profiles: `trace_id` and `span_id` (chr), the trace
+#' and span a sample is linked to, in hex (32 and 16 digits).
+#'
+#' Extension column of `sample_types`: `timestamps_only` (lgl), whether the
+#' OpenTelemetry Profile of that type records its observations by their
+#' timestamps only (each counting 1); `NA` where [write_otlp()] decides (see
+#' there).
 #'
 #' Extension columns of `locations`: `address` (chr, `"0x..."`), `mapping_id`
 #' (int, FK to `mappings`), `is_folded` (lgl), `column` (int) and `inlined_into`

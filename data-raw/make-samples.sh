@@ -19,3 +19,7 @@ sh data-raw/go-samples.sh
 echo "== profile 1.0.4 reference (inst/samples/proto)"
 Rscript data-raw/install-profile-1.0.4.R
 Rscript data-raw/proto-samples.R
+
+echo "== OTLP samples (inst/samples/otlp) and damaged OTLP files (tests/testthat/fixtures/otlp-defects)"
+bash dev/vendor-js.sh
+node data-raw/otlp-samples.mjs

@@ -20,8 +20,9 @@ debs=(
   r-cran-profvis r-cran-roxygen2 r-cran-bench r-cran-lobstr r-cran-knitr
   r-cran-rmarkdown r-cran-rprotobuf r-cran-png
   # oracles and backends of the tests: Go's own pprof parser, a browser for the
-  # viewer, SQLite and a PostgreSQL server for profiles in a database
-  golang-github-google-pprof-dev chromium
+  # viewer, SQLite and a PostgreSQL server for profiles in a database, protoc
+  # (--decode_raw and --decode) for OTLP profiles
+  golang-github-google-pprof-dev chromium protobuf-compiler
   r-cran-htmlwidgets r-cran-jsonlite r-cran-dbi r-cran-dbplyr r-cran-rsqlite
   postgresql libpq-dev
   # the house rules' R lints (dev/lint.R); styler, the formatter, is CRAN's (below)
@@ -74,8 +75,9 @@ if [ -n "$vendor" ]; then
   cp "$vendor/vendor.tar.xz" src/rust/vendor.tar.xz
 fi
 
-# The browser tests' npm modules, at pinned versions; never committed.
-echo "== the browser tests' npm modules (dev/vendor-js.sh)"
+# The test tools' npm modules (browser tests, the OTLP oracle's protobufjs), at
+# pinned versions; never committed.
+echo "== the test tools' npm modules (dev/vendor-js.sh)"
 bash dev/vendor-js.sh
 
 echo "== R CMD INSTALL"

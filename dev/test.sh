@@ -32,6 +32,20 @@ if [ "${CI:-}" = "true" ] && [ -z "${PROFILE_ORACLE_CASES:-}" ]; then
   export PROFILE_ORACLE_CASES=20000
 fi
 echo "pprof oracle cases: ${PROFILE_ORACLE_CASES:-2000 (local default)}"
+# The mutation tests of OTLP files (tests/otlp/otlp-mutate.mjs,
+# otlp_mutation_count() in helper-otlp-oracle.R): 10 000 damaged files in CI,
+# 2000 locally, unless PROFILE_OTLP_MUTATIONS says otherwise.
+if [ "${CI:-}" = "true" ] && [ -z "${PROFILE_OTLP_MUTATIONS:-}" ]; then
+  export PROFILE_OTLP_MUTATIONS=10000
+fi
+echo "OTLP mutation cases: ${PROFILE_OTLP_MUTATIONS:-2000 (local default)}"
+# In CI the OTLP tests' oracles (protoc, node with tests/otlp's protobufjs, go,
+# RSQLite) and the real files of ../shared/otlp must be there: a missing one
+# fails the test instead of skipping it (otlp_skip() in helper-otlp-oracle.R).
+if [ "${CI:-}" = "true" ] && [ -z "${PROFILE_OTLP_REQUIRE_ORACLES:-}" ]; then
+  export PROFILE_OTLP_REQUIRE_ORACLES=true
+fi
+echo "OTLP oracles required: ${PROFILE_OTLP_REQUIRE_ORACLES:-no (skipped when missing)}"
 Rscript dev/run-tests.R
 
 if [ "$house_rules" != ok ]; then

@@ -94,7 +94,8 @@ fn charge_r_copy(
                     // The sample types repeat a pattern: R gets them compact.
                     let cycles = compact
                         && (SampleValues::value_type.is(table, col)
-                            || SampleValues::unit.is(table, col));
+                            || SampleValues::unit.is(table, col)
+                            || crate::compact::all_na_link_column(table, col, v));
                     if !cycles {
                         codes_decoded += v.len() as u64 * 8;
                     }
@@ -116,7 +117,14 @@ fn bundle(
     compact: bool,
 ) -> Result<Robj, ProfileError> {
     let strings = strings_vector(&p.strings);
-    let names: Vec<&'static str> = p.tables().iter().map(|(name, _)| *name).collect();
+    // Tables the profile does not have (of a format that does not fill them)
+    // are left out.
+    let names: Vec<&'static str> = p
+        .tables()
+        .iter()
+        .map(|(name, _)| *name)
+        .filter(|name| p.has_table(name))
+        .collect();
     let mut tables = Vec::new();
     for &name in &names {
         let compact_forms = if compact {

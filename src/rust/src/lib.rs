@@ -5,7 +5,7 @@
 //! those before it (see `dev/ARCHITECTURE.md`):
 //! `rapi` (R's C API), `envelope`, `compact` (compact columns), `text` (strings
 //! from R), `args`, `bundle` (profiles across the boundary), then one module per
-//! core module: `summary`, `folded`, `rprof`, `pprof`, `combine`, `verbs`,
+//! core module: `summary`, `folded`, `rprof`, `pprof`, `otlp`, `combine`, `verbs`,
 //! `view` (the browser view and speedscope files).
 
 use extendr_api::prelude::*;
@@ -17,6 +17,7 @@ mod combine;
 mod compact;
 mod envelope;
 mod folded;
+mod otlp;
 mod pprof;
 mod rapi;
 mod record;
@@ -202,6 +203,7 @@ extendr_module! {
     use folded;
     use rprof;
     use pprof;
+    use otlp;
     use combine;
     use compact;
     use verbs;

@@ -140,8 +140,12 @@ impl Combiner {
             };
         }
 
+        let resources = renumber!(resources, resource_id)?;
+        append!(resources, "resource_id" => &resources)?;
+        let scopes = renumber!(scopes, scope_id)?;
+        append!(scopes, "scope_id" => &scopes, "resource_id" => &resources)?;
         let sources = renumber!(sources, source_id)?;
-        append!(sources, "source_id" => &sources)?;
+        append!(sources, "source_id" => &sources, "scope_id" => &scopes)?;
         let mappings = renumber!(mappings, mapping_id)?;
         append!(mappings, "mapping_id" => &mappings, "source_id" => &sources)?;
 
@@ -156,6 +160,16 @@ impl Combiner {
         append!(sample_labels, "sample_id" => &samples)?;
         append!(source_comments, "source_id" => &sources)?;
         append!(source_lines, "source_id" => &sources)?;
+        append!(resource_attributes, "resource_id" => &resources)?;
+        append!(scope_attributes, "scope_id" => &scopes)?;
+        append!(source_attributes, "source_id" => &sources)?;
+        append!(mapping_attributes, "mapping_id" => &mappings)?;
+        append!(location_attributes, "location_id" => &locations)?;
+        // The tables of OpenTelemetry profiles are in the result if an input
+        // has them (the others always are).
+        self.out
+            .absent_tables
+            .retain(|t| input.absent_tables.contains(t));
 
         self.merge_meta(input, &strings)?;
         self.input_index += 1;

@@ -230,6 +230,7 @@ pub fn read_folded_with_limits(
             sl.location_id.push(loc);
         }
     }
+    p.pad_extension_columns(&[]);
     Ok(p)
 }
 

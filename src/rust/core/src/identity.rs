@@ -12,8 +12,8 @@ use rustc_hash::{FxHashMap, FxHasher};
 use std::hash::{Hash, Hasher};
 
 /// A label as a comparable key: key, string value, the number by its bits (NA
-/// as one NaN), unit.
-pub(crate) type LabelKey = (StrId, StrId, u64, StrId);
+/// as one NaN), unit, kind (of an OTLP attribute).
+pub(crate) type LabelKey = (StrId, StrId, u64, StrId, StrId);
 
 /// The rows of `sample_labels` of each sample (by its row in `samples`), in
 /// table order; rows of unknown samples are left out.
@@ -78,7 +78,13 @@ fn label_keys(p: &Profile, rows: &[usize], out: &mut Vec<LabelKey>) {
             num.to_bits()
         };
         let text = |col: &[StrId]| col.get(row).copied().unwrap_or(StrId::NA);
-        (text(&sl.key), text(&sl.value), bits, text(&sl.num_unit))
+        (
+            text(&sl.key),
+            text(&sl.value),
+            bits,
+            text(&sl.num_unit),
+            text(&sl.kind),
+        )
     }));
     out.sort_unstable();
 }

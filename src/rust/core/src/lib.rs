@@ -17,6 +17,7 @@ pub mod json;
 pub mod limits;
 pub mod memory;
 pub mod model;
+pub mod otlp;
 pub mod output;
 pub mod pprof;
 pub mod rprof;
@@ -30,6 +31,7 @@ mod threads;
 pub mod validate;
 pub mod verbs;
 pub mod view;
+mod wire;
 
 #[cfg(test)]
 mod props;

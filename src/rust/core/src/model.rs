@@ -68,6 +68,21 @@ table!(
         /// sources of the base, whose values are negated, FALSE for the others;
         /// NA outside a difference.
         diff_base: Lgl = "diff_base",
+        /// OTLP: the `scopes` row (instrumentation scope, in a resource) of
+        /// the Profiles the source was read from.
+        scope_id: Int = "scope_id" [positive references("scopes", "scope_id")],
+        /// OTLP `Profile.profile_id` as lower-case hex text.
+        profile_id: Chr = "profile_id",
+        /// OTLP `Profile.dropped_attributes_count`.
+        dropped_attributes_count: Int = "dropped_attributes_count" [non_negative],
+        /// OTLP `Profile.original_payload_format` ("jfr", "pprof", ...).
+        original_payload_format: Chr = "original_payload_format",
+        /// OTLP `Profile.original_payload` as lower-case hex text.
+        original_payload: Chr = "original_payload",
+        /// The instant `samples$time` counts from, in nanoseconds since the
+        /// epoch as exact text, where it is not `time_nanos` (OTLP sample
+        /// timestamps before the profile's start time, or a start time of 0).
+        time_origin_nanos: Chr = "time_origin_nanos",
     }
 );
 
@@ -80,6 +95,10 @@ table!(
         /// segment is at `(i - 1) * interval`); NaN (NA) where the format has
         /// no time.
         time: Dbl = "time" [non_negative],
+        /// OTLP: the trace the sample is linked to (`Link.trace_id`), 32 hex digits.
+        trace_id: Chr = "trace_id",
+        /// OTLP: the span the sample is linked to (`Link.span_id`), 16 hex digits.
+        span_id: Chr = "span_id",
     }
 );
 
@@ -138,17 +157,25 @@ table!(
         source_id: Int = "source_id" [required not_na references("sources", "source_id")],
         value_type: Chr = "type" [required not_na],
         unit: Chr = "unit" [required not_na],
+        /// OTLP: TRUE when the Profile of this type records observations by
+        /// their timestamps only (each counts 1), FALSE when it has values.
+        timestamps_only: Lgl = "timestamps_only",
     }
 );
 
 table!(
-    /// pprof sample labels: a string `value` or a number `num` with `num_unit`.
+    /// pprof sample labels: a string `value` or a number `num` with `num_unit`;
+    /// OTLP sample attributes, whose other kinds `kind` names.
     SampleLabels = "sample_labels" {
         sample_id: Int = "sample_id" [required not_na references("samples", "sample_id")],
         key: Chr = "key" [required not_na],
         value: Chr = "value" [required],
         num: Dbl = "num" [required],
         num_unit: Chr = "num_unit" [required],
+        /// NA for a string (`value`) or an integer (`num`), as pprof labels
+        /// are; else the kind of an OTLP attribute value (see
+        /// [`crate::otlp::attributes`]).
+        kind: Chr = "kind",
     }
 );
 
@@ -189,6 +216,69 @@ table!(
     }
 );
 
+/// Declares an attribute table of OTLP: attributes of the rows of `$holder`,
+/// one row per attribute, as `sample_labels` holds a sample's.
+macro_rules! attribute_table {
+    ($(#[$doc:meta])* $Name:ident = $tname:literal, $id:ident = $idcol:literal -> $holder:literal) => {
+        table!(
+            $(#[$doc])*
+            $Name = $tname {
+                $id: Int = $idcol [required not_na references($holder, $idcol)],
+                key: Chr = "key" [required not_na],
+                value: Chr = "value" [required],
+                num: Dbl = "num" [required],
+                num_unit: Chr = "num_unit" [required],
+                kind: Chr = "kind",
+            }
+        );
+    };
+}
+
+table!(
+    /// OTLP resources (`ResourceProfiles` with their `Resource`).
+    Resources = "resources" {
+        resource_id: Int = "resource_id" [required not_na positive primary_key],
+        schema_url: Chr = "schema_url" [required],
+        dropped_attributes_count: Int = "dropped_attributes_count" [required non_negative],
+        /// `Resource.entity_refs` as OTLP/JSON text (NA when there are none).
+        entity_refs: Chr = "entity_refs",
+    }
+);
+
+table!(
+    /// OTLP instrumentation scopes (`ScopeProfiles` with their
+    /// `InstrumentationScope`), each in a resource.
+    Scopes = "scopes" {
+        scope_id: Int = "scope_id" [required not_na positive primary_key],
+        resource_id: Int = "resource_id" [required not_na references("resources", "resource_id")],
+        name: Chr = "name" [required],
+        version: Chr = "version" [required],
+        schema_url: Chr = "schema_url" [required],
+        dropped_attributes_count: Int = "dropped_attributes_count" [required non_negative],
+    }
+);
+
+attribute_table!(
+    /// OTLP resource attributes.
+    ResourceAttributes = "resource_attributes", resource_id = "resource_id" -> "resources"
+);
+attribute_table!(
+    /// OTLP instrumentation scope attributes.
+    ScopeAttributes = "scope_attributes", scope_id = "scope_id" -> "scopes"
+);
+attribute_table!(
+    /// OTLP profile attributes (of the Profiles a source was read from).
+    SourceAttributes = "source_attributes", source_id = "source_id" -> "sources"
+);
+attribute_table!(
+    /// OTLP mapping attributes.
+    MappingAttributes = "mapping_attributes", mapping_id = "mapping_id" -> "mappings"
+);
+attribute_table!(
+    /// OTLP location attributes (on the outermost row of a location's lines).
+    LocationAttributes = "location_attributes", location_id = "location_id" -> "locations"
+);
+
 /// A whole v2 profile.
 #[derive(Debug, Clone, Default)]
 pub struct Profile {
@@ -205,6 +295,13 @@ pub struct Profile {
     pub mappings: Mappings,
     pub source_comments: SourceComments,
     pub source_lines: SourceLines,
+    pub resources: Resources,
+    pub scopes: Scopes,
+    pub resource_attributes: ResourceAttributes,
+    pub scope_attributes: ScopeAttributes,
+    pub source_attributes: SourceAttributes,
+    pub mapping_attributes: MappingAttributes,
+    pub location_attributes: LocationAttributes,
     /// Extension tables the profile does not have (one built in R from the
     /// required tables alone). Readers make every table, so it is empty for
     /// them. An extension column may refer to an absent table: validation
@@ -224,16 +321,35 @@ pub const REQUIRED_TABLES: [&str; 7] = [
 ];
 
 /// Names of the extension tables, in the order they follow the required ones.
-pub const EXTENSION_TABLES: [&str; 5] = [
+pub const EXTENSION_TABLES: [&str; 12] = [
     SampleTypes::NAME,
     SampleLabels::NAME,
     Mappings::NAME,
     SourceComments::NAME,
     SourceLines::NAME,
+    Resources::NAME,
+    Scopes::NAME,
+    ResourceAttributes::NAME,
+    ScopeAttributes::NAME,
+    SourceAttributes::NAME,
+    MappingAttributes::NAME,
+    LocationAttributes::NAME,
+];
+
+/// The extension tables that only OpenTelemetry profiles fill: readers of
+/// other formats leave them out ([`Profile::absent_tables`]).
+pub const OTLP_TABLES: [&str; 7] = [
+    Resources::NAME,
+    Scopes::NAME,
+    ResourceAttributes::NAME,
+    ScopeAttributes::NAME,
+    SourceAttributes::NAME,
+    MappingAttributes::NAME,
+    LocationAttributes::NAME,
 ];
 
 /// The rules of every table, in the order of [`Profile::tables`].
-pub const TABLE_RULES: [TableRules; 12] = [
+pub const TABLE_RULES: [TableRules; 19] = [
     Meta::RULES,
     Sources::RULES,
     Samples::RULES,
@@ -246,12 +362,24 @@ pub const TABLE_RULES: [TableRules; 12] = [
     Mappings::RULES,
     SourceComments::RULES,
     SourceLines::RULES,
+    Resources::RULES,
+    Scopes::RULES,
+    ResourceAttributes::RULES,
+    ScopeAttributes::RULES,
+    SourceAttributes::RULES,
+    MappingAttributes::RULES,
+    LocationAttributes::RULES,
 ];
 
 impl Profile {
-    /// An empty profile whose meta holds `version` = "2.0".
+    /// An empty profile whose meta holds `version` = "2.0", without the
+    /// tables of OpenTelemetry profiles ([`OTLP_TABLES`]: the OTLP reader
+    /// adds them).
     pub fn new() -> Self {
-        let mut p = Profile::default();
+        let mut p = Profile {
+            absent_tables: OTLP_TABLES.to_vec(),
+            ..Profile::default()
+        };
         let k = p.strings.intern("version");
         let v = p.strings.intern("2.0");
         p.meta.key.push(k);
@@ -283,6 +411,13 @@ impl Profile {
             (Mappings::NAME, self.mappings.columns()),
             (SourceComments::NAME, self.source_comments.columns()),
             (SourceLines::NAME, self.source_lines.columns()),
+            (Resources::NAME, self.resources.columns()),
+            (Scopes::NAME, self.scopes.columns()),
+            (ResourceAttributes::NAME, self.resource_attributes.columns()),
+            (ScopeAttributes::NAME, self.scope_attributes.columns()),
+            (SourceAttributes::NAME, self.source_attributes.columns()),
+            (MappingAttributes::NAME, self.mapping_attributes.columns()),
+            (LocationAttributes::NAME, self.location_attributes.columns()),
         ]
     }
 
@@ -301,8 +436,34 @@ impl Profile {
             Mappings::NAME => self.mappings.columns_mut(),
             SourceComments::NAME => self.source_comments.columns_mut(),
             SourceLines::NAME => self.source_lines.columns_mut(),
+            Resources::NAME => self.resources.columns_mut(),
+            Scopes::NAME => self.scopes.columns_mut(),
+            ResourceAttributes::NAME => self.resource_attributes.columns_mut(),
+            ScopeAttributes::NAME => self.scope_attributes.columns_mut(),
+            SourceAttributes::NAME => self.source_attributes.columns_mut(),
+            MappingAttributes::NAME => self.mapping_attributes.columns_mut(),
+            LocationAttributes::NAME => self.location_attributes.columns_mut(),
             _ => return None,
         })
+    }
+
+    /// Extends every extension column shorter than its table's first column
+    /// with NAs, but the columns in `except`: readers leave the extension
+    /// columns of other formats unset (`samples$trace_id` in an Rprof read)
+    /// and call this once at the end.
+    pub fn pad_extension_columns(&mut self, except: &[ColumnId]) {
+        for rules in TABLE_RULES {
+            let Some(mut cols) = self.table_mut(rules.name) else {
+                continue;
+            };
+            let n = cols.first().map_or(0, |(_, c)| c.len());
+            for ((name, col), rule) in cols.iter_mut().zip(rules.columns) {
+                let skip = rule.required || except.iter().any(|id| id.is(rules.name, name));
+                if !skip && col.len() < n {
+                    col.pad_na(n);
+                }
+            }
+        }
     }
 
     /// Whether the profile has the table `name` (see `absent_tables`).

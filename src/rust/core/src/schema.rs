@@ -36,7 +36,12 @@ pub struct ForeignKey {
 pub const FOREIGN_KEYS: &[ForeignKey] = &foreign_keys::<{ count_where(Rule::References) }>();
 
 /// The values `sources.source_type` may take.
-pub const SOURCE_TYPES: &[&str] = &["rprof", "pprof", "v1", "manual", "folded"];
+pub const SOURCE_TYPES: &[&str] = &["rprof", "pprof", "v1", "manual", "folded", "otlp"];
+
+/// The values of the `kind` column of `sample_labels` and of the OTLP
+/// attribute tables (NA: a string `value` or an integer `num`).
+pub const ATTRIBUTE_KINDS: &[&str] =
+    &["int", "bool", "double", "bytes", "array", "kvlist", "empty"];
 
 /// Sample value types of Rprof's memory profiling, in the order the v2 format
 /// lists them, with their units. The first three are the heap sizes at the tick:

@@ -78,6 +78,25 @@ fn read_all(dir: &str, decompress: bool) -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// The real OTLP files of the project's shared fixtures (`../shared/otlp`
+/// from a clone, `../../shared/otlp` from a worktree, or
+/// `PROFILE_OTLP_FILES`), None where they are absent.
+pub fn shared_otlp_dir() -> Option<PathBuf> {
+    if let Ok(dir) = std::env::var("PROFILE_OTLP_FILES") {
+        return Some(PathBuf::from(dir)).filter(|d| d.is_dir());
+    }
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../..");
+    ["../shared/otlp", "../../shared/otlp"]
+        .iter()
+        .map(|rel| root.join(rel))
+        .find(|d| d.is_dir())
+}
+
+/// The bytes of a file of the shared OTLP fixtures, None where absent.
+pub fn shared_otlp(file: &str) -> Option<Vec<u8>> {
+    std::fs::read(shared_otlp_dir()?.join(file)).ok()
+}
+
 /// The Rprof files R recorded (inst/samples/rprof), but the gzip-compressed one.
 pub fn rprof_files() -> &'static [Vec<u8>] {
     static FILES: std::sync::OnceLock<Vec<Vec<u8>>> = std::sync::OnceLock::new();

@@ -212,6 +212,7 @@ fn check_rows(p: &Profile) -> Result<()> {
     check_depths(&p.sample_locations.sample_id, &p.sample_locations.depth)?;
     check_inline_chains(&p.locations.location_id, &p.locations.inlined_into)?;
     check_pprof_numbers(p)?;
+    check_otlp_text(p)?;
     check_source_types(p)?;
     check_version(p)?;
     Ok(())
@@ -407,17 +408,102 @@ fn check_pprof_numbers(p: &Profile) -> Result<()> {
             ));
         }
     }
-    let times = &p.sources.time_nanos;
-    if let Some((row, v)) = first_bad(times, |v| !v.is_na() && p.str(v).parse::<i64>().is_err()) {
-        return Err(ProfileError::invalid(
+    for (col, times) in [
+        ("time_nanos", &p.sources.time_nanos),
+        ("time_origin_nanos", &p.sources.time_origin_nanos),
+    ] {
+        if let Some((row, &v)) = times
+            .iter()
+            .enumerate()
+            .find(|(_, &v)| !v.is_na() && parse_nanos(p.str(v)).is_none())
+        {
+            return Err(ProfileError::invalid(
+                "sources",
+                col,
+                Some(row + 1),
+                format!(
+                    "must be nanoseconds since the epoch as an integer, found \"{}\"",
+                    p.str(v)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Nanoseconds since the epoch as text: pprof's `int64` or OTLP's `fixed64`.
+pub fn parse_nanos(text: &str) -> Option<i128> {
+    let n: i128 = text.parse().ok()?;
+    (i128::from(i64::MIN)..=i128::from(u64::MAX))
+        .contains(&n)
+        .then_some(n)
+}
+
+/// Whether `text` is lower- or upper-case hex digits, `digits` of them (any
+/// even number when None).
+fn is_hex(text: &str, digits: Option<usize>) -> bool {
+    text.bytes().all(|b| b.is_ascii_hexdigit())
+        && digits.map_or(text.len() % 2 == 0, |d| text.len() == d)
+}
+
+/// What OTLP fields kept as text must be: ids and payloads as hex, attribute
+/// kinds from the list of [`schema::ATTRIBUTE_KINDS`].
+fn check_otlp_text(p: &Profile) -> Result<()> {
+    let hex: [(&str, &str, &[StrId], Option<usize>); 4] = [
+        ("samples", "trace_id", &p.samples.trace_id, Some(32)),
+        ("samples", "span_id", &p.samples.span_id, Some(16)),
+        ("sources", "profile_id", &p.sources.profile_id, None),
+        (
             "sources",
-            "time_nanos",
-            Some(row + 1),
-            format!(
-                "must be nanoseconds since the epoch as an integer, found \"{}\"",
-                p.str(v)
-            ),
-        ));
+            "original_payload",
+            &p.sources.original_payload,
+            None,
+        ),
+    ];
+    for (table, col, values, digits) in hex {
+        if let Some((row, v)) = values
+            .iter()
+            .enumerate()
+            .find(|(_, v)| !v.is_na() && !is_hex(p.str(**v), digits))
+        {
+            let what = digits.map_or("an even number of".to_string(), |d| d.to_string());
+            return Err(ProfileError::invalid(
+                table,
+                col,
+                Some(row + 1),
+                format!("must be {what} hex digits, found \"{}\"", p.str(*v)),
+            ));
+        }
+    }
+    let kinds: [(&str, &[StrId]); 6] = [
+        ("sample_labels", &p.sample_labels.kind),
+        ("resource_attributes", &p.resource_attributes.kind),
+        ("scope_attributes", &p.scope_attributes.kind),
+        ("source_attributes", &p.source_attributes.kind),
+        ("mapping_attributes", &p.mapping_attributes.kind),
+        ("location_attributes", &p.location_attributes.kind),
+    ];
+    for (table, values) in kinds {
+        if let Some((row, v)) = values
+            .iter()
+            .enumerate()
+            .find(|(_, v)| !v.is_na() && !schema::ATTRIBUTE_KINDS.contains(&p.str(**v)))
+        {
+            return Err(ProfileError::invalid(
+                table,
+                "kind",
+                Some(row + 1),
+                format!(
+                    "must be NA or one of {}, found \"{}\"",
+                    schema::ATTRIBUTE_KINDS
+                        .iter()
+                        .map(|t| format!("\"{t}\""))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    p.str(*v)
+                ),
+            ));
+        }
     }
     Ok(())
 }

@@ -69,6 +69,13 @@ pub fn compact_columns(
             shared = Some((runs, data));
         }
     }
+    for (slot, (name, col)) in out.iter_mut().zip(cols) {
+        if let ColRef::Chr(codes) = col {
+            if all_na_link_column(table, name, codes) {
+                *slot = cycle_vector(&[StrId::NA], codes.len(), pool);
+            }
+        }
+    }
     let Some((runs, data)) = shared else {
         return Ok(out);
     };
@@ -97,6 +104,15 @@ pub fn compact_columns(
         }
     }
     Ok(out)
+}
+
+/// Whether `codes` is a column of OTLP links (`samples$trace_id`, `span_id`)
+/// that holds no link: R gets it as a `cycle` of NA, which takes no memory
+/// per row (profiles of other formats have no links).
+pub fn all_na_link_column(table: &str, name: &str, codes: &[StrId]) -> bool {
+    (Samples::trace_id.is(table, name) || Samples::span_id.is(table, name))
+        && !codes.is_empty()
+        && codes.iter().all(|c| c.is_na())
 }
 
 /// The compact columns of a compact read (see [`CompactColumn`]), made from the

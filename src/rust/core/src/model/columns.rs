@@ -57,6 +57,23 @@ pub enum ColMut<'a> {
 }
 
 impl ColMut<'_> {
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            ColMut::Int(v) | ColMut::Lgl(v) => v.len(),
+            ColMut::Dbl(v) => v.len(),
+            ColMut::Chr(v) => v.len(),
+        }
+    }
+
+    /// Extends the column with NAs to `n` values.
+    pub(crate) fn pad_na(&mut self, n: usize) {
+        match self {
+            ColMut::Int(v) | ColMut::Lgl(v) => v.resize(n.max(v.len()), NA_INT),
+            ColMut::Dbl(v) => v.resize(n.max(v.len()), f64::NAN),
+            ColMut::Chr(v) => v.resize(n.max(v.len()), StrId::NA),
+        }
+    }
+
     /// Fill the column with `n` NAs (for an optional column absent from the input).
     pub fn fill_na(&mut self, n: usize) {
         match self {

@@ -21,7 +21,7 @@ pub use write::{message_from_profile, WriteOptions, MAX_VALUES};
 
 use crate::budget::Budget;
 use crate::error::{ProfileError, Result};
-use crate::input;
+use crate::input::{self, Content};
 use crate::limits::Limits;
 use crate::model::Profile;
 use prost::Message;
@@ -88,7 +88,7 @@ fn read_data(
     let decoded = content.decode_memory();
     budget.charge(decoded, || "the decoded pprof message".to_string())?;
     let message = decode::decode(&data).map_err(|failure| match failure {
-        decode::Failure::Memory(what) => ProfileError::limit(what),
+        decode::Failure::Memory(e) => e,
         decode::Failure::Defect(offset, what) => {
             if let Some(what) = what_it_is(&data) {
                 return not_pprof(what);
@@ -118,6 +118,21 @@ fn read_data(
     drop(message);
     budget.release(decoded);
     Ok(p)
+}
+
+/// The decoded message of (decompressed) pprof data, if they are one; its
+/// memory is charged to `budget` while it is decoded (for a reader of
+/// another format that asks whether its data are pprof).
+pub(crate) fn decode_message(data: &[u8], budget: &Budget) -> Option<proto::Profile> {
+    let mut content = PprofContent::new(budget.limits());
+    content.whole(data).ok()?;
+    let need = content.decode_memory();
+    budget
+        .charge(need, || "the decoded pprof message".to_string())
+        .ok()?;
+    let m = decode::decode(data).ok();
+    budget.release(need);
+    m
 }
 
 /// The profile as an uncompressed pprof protobuf message.

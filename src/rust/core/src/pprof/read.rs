@@ -220,6 +220,7 @@ pub fn profile_from_message_within(
         budget,
     )?;
     restore_r_system_names(&mut p)?;
+    p.pad_extension_columns(&[]);
     Ok(p)
 }
 

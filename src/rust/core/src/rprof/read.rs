@@ -88,6 +88,22 @@ impl<'a> ParseOptions<'a> {
 /// as they have been read, before the per-sample columns are written, which
 /// lowers the peak memory of a large read by the size of the input.
 pub fn parse(bytes: Cow<'_, [u8]>, options: &ParseOptions<'_>) -> Result<CompactRead> {
+    padded(parse_unpadded(bytes, options)?, options.budget)
+}
+
+/// The read with the extension columns of other formats (OTLP's
+/// `samples$trace_id`, ...) filled with NA, charged to `budget` first; the
+/// compact column `samples$time` is left to the shape.
+fn padded(mut read: CompactRead, budget: &Budget) -> Result<CompactRead> {
+    let p = &mut read.parsed.profile;
+    let links = 2 * std::mem::size_of::<crate::StrId>() as u64 * p.samples.sample_id.len() as u64;
+    budget.charge(links, || "the columns of the samples".to_string())?;
+    p.pad_extension_columns(&[crate::model::Samples::time]);
+    Ok(read)
+}
+
+/// [`parse`] without the extension columns of other formats.
+fn parse_unpadded(bytes: Cow<'_, [u8]>, options: &ParseOptions<'_>) -> Result<CompactRead> {
     let ParseOptions {
         source_uri,
         budget,

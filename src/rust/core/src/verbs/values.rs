@@ -412,6 +412,7 @@ fn label_samples(p: &mut Profile, (key, value): (&str, &str)) {
         sl.num.push(f64::NAN);
         sl.num_unit.push(StrId::NA);
     }
+    p.pad_extension_columns(&[]);
 }
 
 /// Keeps the samples whose `time` (seconds from the start of their source) is
