@@ -126,19 +126,25 @@ profile_db_append <- function(con, x, ..., merge = TRUE) {
     if (!rlang::is_bool(merge)) {
       abort_argument("{.arg merge} must be {.code TRUE} or {.code FALSE}.")
     }
+    check_db_layout(con)
     inputs <- lapply(list(x, ...), local_profile)
     profile <- do.call(combine_profiles_impl, c(inputs, list(merge = merge)))
+    check_not_diff(profile)
     tables <- dm::dm_get_tables(profile, keyed = FALSE)
-    completed <- FALSE
-    DBI::dbWithTransaction(con, {
-      db_create_tables(con, tables)
-      db_insert_profile(con, tables, merge = merge)
-      completed <- TRUE
+    prepared <- db_prepared_rows(tables)
+    busy <- db_sqlite_busy(con)
+    on.exit(busy())
+    db_transaction(con, {
+      db_lock(con)
+      # checked again under the lock: another writer may have created the
+      # tables in the meantime
+      layout <- check_db_layout(con)
+      if (layout == "none") {
+        db_create_layout(con, n_slots = max(1L, prepared$n_slots))
+      }
+      db_add_columns(con, tables, prepared$n_slots)
+      db_insert_profile(con, tables, prepared, merge = merge)
     })
-    # dbWithTransaction() rolls back on an interrupt and returns
-    if (!completed) {
-      abort_profile("io", "The append was interrupted; the database is unchanged.")
-    }
     profile_db(con)
   })
 }
@@ -149,7 +155,8 @@ profile_db <- function(con) {
   with_profile_errors("io", "Can't read the profile tables of the database.", {
     check_db_connection(con)
     schema <- v2_schema()
-    present <- schema$tables[vapply(schema$tables, function(t) DBI::dbExistsTable(con, t), logical(1))]
+    relations <- db_relations(con)$name
+    present <- schema$tables[schema$tables %in% relations]
     missing <- setdiff(schema$required_tables, present)
     if (length(missing)) {
       abort_profile("invalid",
@@ -163,12 +170,55 @@ profile_db <- function(con) {
   })
 }
 
+# The layout of the database, when appending to it can go ahead: none yet,
+# or the current one. A database of an earlier layout is left as it is.
+check_db_layout <- function(con, call = rlang::caller_env()) {
+  layout <- db_layout(con)
+  if (layout == "2.1") {
+    abort_profile("unsupported", c(
+      "The database has the layout of profile 2.1 (each sample with its whole stack).",
+      i = "Run {.code profile_db_upgrade(con)} once to upgrade it in place; nothing was changed."
+    ), call = call)
+  }
+  if (!layout %in% c("none", db_layout_version)) {
+    abort_profile("unsupported",
+      "The database's profile tables have a layout this version does not know ({.val {layout}}).",
+      layout = layout, call = call
+    )
+  }
+  layout
+}
+
+# A difference of two profiles (profile_diff()) has the base's values negated:
+# added to a database of runs, it would subtract the base from every total.
+check_not_diff <- function(profile, call = rlang::caller_env()) {
+  base <- dm::dm_get_tables(profile, keyed = FALSE)$sources[["diff_base"]]
+  if (!is.null(base) && any(!is.na(base))) {
+    abort_argument(c(
+      "Can't append a difference of profiles (made by {.fn profile_diff}) to a database of runs.",
+      i = "Append the two profiles, and take their difference from the database."
+    ), call = call)
+  }
+}
+
+# SQLite: the connection waits for another connection's write lock (up to
+# db_sqlite_busy_ms) while appending; the function returned restores the
+# connection's own timeout.
+db_sqlite_busy <- function(con) {
+  if (db_dialect(con) != "sqlite") {
+    return(function() invisible())
+  }
+  before <- DBI::dbGetQuery(con, "PRAGMA busy_timeout")[[1L]]
+  DBI::dbExecute(con, sprintf("PRAGMA busy_timeout = %d", max(before, db_sqlite_busy_ms)))
+  function() try(DBI::dbExecute(con, sprintf("PRAGMA busy_timeout = %d", before)), silent = TRUE)
+}
+
 check_db_connection <- function(con, call = rlang::caller_env()) {
   rlang::check_installed(c("DBI", "dbplyr"), "to keep profiles in a database.", call = call)
   if (!inherits(con, "DBIConnection")) {
     abort_argument("{.arg con} must be a DBI connection, not {.obj_type_friendly {con}}.", con = con, call = call)
   }
-  if (!DBI::dbIsValid(con)) {
+  if (!db_is_valid(con)) {
     abort_argument("{.arg con} is a connection that is closed.", call = call)
   }
 }
@@ -204,33 +254,6 @@ db_table_order <- function() {
   out
 }
 
-# Creates the tables of the format that the database lacks (with every column
-# of the format) and adds the columns of `tables` that its tables lack.
-db_create_tables <- function(con, tables) {
-  for (t in db_table_order()) {
-    if (!DBI::dbExistsTable(con, t)) {
-      for (statement in db_create_table_sql(con, t)) {
-        DBI::dbExecute(con, statement)
-      }
-      if (t == "meta") {
-        DBI::dbAppendTable(con, "meta", data.frame(key = "version", value = "2.0"))
-      }
-    } else if (!is.null(tables[[t]])) {
-      wanted <- tables[[t]]
-      if (t %in% db_ordered_tables) {
-        wanted$position <- rep(NA_integer_, nrow(wanted))
-      }
-      for (col in setdiff(names(wanted), DBI::dbListFields(con, t))) {
-        DBI::dbExecute(con, sprintf(
-          "ALTER TABLE %s ADD COLUMN %s %s",
-          DBI::dbQuoteIdentifier(con, t), DBI::dbQuoteIdentifier(con, col),
-          DBI::dbDataType(con, wanted[[col]])
-        ))
-      }
-    }
-  }
-}
-
 # CREATE TABLE (with the table's keys and unique pairs) and CREATE INDEX
 # statements for table `t` of the format.
 db_create_table_sql <- function(con, t) {
@@ -246,6 +269,8 @@ db_create_table_sql <- function(con, t) {
   }
   pk <- schema$primary_keys
   fk <- schema$foreign_keys
+  # a key into a view of the layout refers to the table under it
+  fk$ref_table[fk$ref_table %in% db_view_tables] <- db_physical$samples
   constraints <- c(
     if (any(pk$table == t)) sprintf("PRIMARY KEY (%s)", q(pk$column[pk$table == t])),
     if (!is.null(db_unique_columns[[t]])) sprintf("UNIQUE (%s)", q(db_unique_columns[[t]])),
@@ -263,13 +288,48 @@ db_create_table_sql <- function(con, t) {
 # ---------------------------------------------------------------------------
 # Rows
 
+# What an append computes before it starts its transaction: the distinct
+# stacks of the combined profile (`frames`, location ids of the combined
+# profile, concatenated; `lengths`), the stack of each sample (`stack`, in
+# the order of `samples`), each source's value slots (`slots`: `source_id`,
+# `slot`, `type`, `unit`; numbered by first appearance in the source's
+# samples) and the values in them (`values`, a matrix of a row per sample and
+# a column per slot, NA where a sample has no value of the slot's type).
+db_prepared_rows <- function(tables) {
+  samples <- tables$samples
+  n <- nrow(samples)
+  frames <- tables$sample_locations
+  frames <- frames[order(frames$sample_id, frames$depth, method = "radix"), , drop = FALSE]
+  row <- match(frames$sample_id, samples$sample_id)
+  per_sample <- split(frames$location_id, factor(row, levels = seq_len(n)))
+  signature <- vapply(per_sample, paste, character(1), collapse = ",", USE.NAMES = FALSE)
+  stack <- vctrs::vec_group_id(signature)
+  first <- !duplicated(stack)
+  distinct <- per_sample[first][order(stack[first])]
+
+  values <- tables$sample_values
+  value_row <- match(values$sample_id, samples$sample_id)
+  source_id <- samples$source_id[value_row]
+  pair <- vctrs::vec_group_id(data.frame(source_id = source_id, type = values$type, unit = values$unit))
+  heads <- !duplicated(pair)
+  slots <- data.frame(source_id = source_id[heads], type = values$type[heads], unit = values$unit[heads])
+  slots <- slots[order(pair[heads]), , drop = FALSE]
+  slots$slot <- stats::ave(seq_len(nrow(slots)), slots$source_id, FUN = seq_along)
+  n_slots <- if (nrow(slots)) max(slots$slot) else 0L
+  matrix <- matrix(NA_real_, n, n_slots)
+  matrix[cbind(value_row, slots$slot[pair])] <- values$value
+  list(
+    frames = unlist(distinct, use.names = FALSE), lengths = lengths(distinct),
+    stack = as.integer(stack), slots = slots, values = matrix, n_slots = as.integer(n_slots)
+  )
+}
+
 # Appends the tables of a combined profile (ids 1..n in every table) after the
 # rows of the database, with new ids (see "Appending" in ?profile_db_append).
-db_insert_profile <- function(con, tables, merge) {
+db_insert_profile <- function(con, tables, prepared, merge) {
   largest <- function(t, col) {
     found <- DBI::dbGetQuery(con, sprintf(
-      "SELECT MAX(%s) AS %s FROM %s",
-      DBI::dbQuoteIdentifier(con, col), DBI::dbQuoteIdentifier(con, "largest"), DBI::dbQuoteIdentifier(con, t)
+      "SELECT MAX(%s) AS %s FROM %s", sql_name(con, col), sql_name(con, "largest"), sql_name(con, t)
     ))
     db_number(found$largest)
   }
@@ -279,7 +339,7 @@ db_insert_profile <- function(con, tables, merge) {
   }
   new_ids <- list(
     sources = after("sources", "source_id"),
-    samples = after("samples", "sample_id"),
+    samples = after(db_physical$samples, "sample_id"),
     mappings = after("mappings", "mapping_id")
   )
   functions <- db_function_ids(con, tables$functions, merge)
@@ -295,11 +355,75 @@ db_insert_profile <- function(con, tables, merge) {
   for (t in intersect(db_ordered_tables, names(tables))) {
     tables[[t]]$position <- as.integer(largest(t, "position") + seq_len(nrow(tables[[t]])))
   }
-  for (t in db_table_order()) {
-    if (!is.null(tables[[t]]) && nrow(tables[[t]])) {
-      db_insert_rows(con, t, tables[[t]])
+  layout_rows <- db_layout_rows(con, tables, prepared, new_ids, locations$ids)
+  per_sample <- c(db_view_tables, "sample_labels")
+  for (t in c(setdiff(db_table_order(), per_sample), names(layout_rows), "sample_labels")) {
+    rows <- if (t %in% names(layout_rows)) layout_rows[[t]] else tables[[t]]
+    if (!is.null(rows) && nrow(rows)) {
+      db_insert_rows(con, t, rows)
     }
   }
+}
+
+# The rows of the layout's tables for an append: the value types and slots
+# new to the database, the stacks new to it (found by their frames) and the
+# samples with their stack ids and values.
+db_layout_rows <- function(con, tables, prepared, new_ids, location_ids) {
+  p <- db_physical
+  # value types: each (type, unit) once
+  types <- as_schema_types(DBI::dbReadTable(con, p$types), "sample_values")
+  types$type_id <- as_column_type(types$type_id, "integer")
+  slots <- prepared$slots
+  found <- vctrs::vec_match(slots[c("type", "unit")], types[c("type", "unit")])
+  new_types <- vctrs::vec_unique(slots[is.na(found), c("type", "unit"), drop = FALSE])
+  new_types$type_id <- as.integer(max(c(0, types$type_id)) + seq_len(nrow(new_types)))
+  types <- rbind(types[c("type_id", "type", "unit")], new_types[c("type_id", "type", "unit")])
+  slot_rows <- data.frame(
+    source_id = new_ids$sources(slots$source_id), slot = as.integer(slots$slot),
+    type_id = types$type_id[vctrs::vec_match(slots[c("type", "unit")], types[c("type", "unit")])]
+  )
+  stacks <- db_stack_ids(con, prepared, location_ids)
+  samples <- tables$samples
+  samples$stack_id <- stacks$ids[prepared$stack]
+  if (prepared$n_slots) {
+    values <- as.data.frame(prepared$values)
+    names(values) <- db_slot_names(prepared$n_slots)
+    samples <- cbind(as.data.frame(samples), values)
+  }
+  rows <- list(types = new_types[c("type_id", "type", "unit")], slots = slot_rows, stacks = stacks$new_stacks, frames = stacks$new_frames, samples = samples)
+  names(rows) <- unlist(p[names(rows)])
+  rows
+}
+
+# The database's id of each distinct stack of an append (`ids`) and the rows
+# of the stacks new to it: stacks are looked up by their frames (the
+# database's location ids, innermost first, as text), a batch at a time.
+db_stack_ids <- function(con, prepared, location_ids) {
+  frames <- location_ids[prepared$frames]
+  stack_of_frame <- rep(seq_along(prepared$lengths), prepared$lengths)
+  text <- vapply(split(frames, factor(stack_of_frame, levels = seq_along(prepared$lengths))),
+    paste, character(1),
+    collapse = ",", USE.NAMES = FALSE
+  )
+  ids <- rep(NA_integer_, length(text))
+  batch <- cumsum(nchar(text) + 4) %/% 2e5
+  for (b in split(seq_along(text), batch)) {
+    stored <- DBI::dbGetQuery(con, sprintf(
+      "SELECT \"stack_id\", \"frames\" FROM %s WHERE \"frames\" IN (%s)",
+      sql_name(con, db_physical$stacks), paste(sql_string(con, text[b]), collapse = ", ")
+    ))
+    ids[b] <- as_column_type(stored$stack_id, "integer")[match(text[b], stored$frames)]
+  }
+  new <- which(is.na(ids))
+  largest <- DBI::dbGetQuery(con, sprintf("SELECT MAX(\"stack_id\") AS \"largest\" FROM %s", sql_name(con, db_physical$stacks)))
+  ids[new] <- as.integer(db_number(largest$largest) + seq_along(new))
+  in_new <- stack_of_frame %in% new
+  depth <- sequence(prepared$lengths)
+  list(
+    ids = ids,
+    new_stacks = data.frame(stack_id = ids[new], frames = text[new], n_frames = as.integer(prepared$lengths[new])),
+    new_frames = data.frame(stack_id = ids[stack_of_frame[in_new]], depth = as.integer(depth[in_new]), location_id = as.integer(frames[in_new]))
+  )
 }
 
 # The id columns of `tables` (primary and foreign keys) translated by the
@@ -404,8 +528,4 @@ db_new_meta <- function(con, meta, first_source) {
     }
   }
   tibble::tibble(key = out_key, value = out_value)
-}
-
-db_insert_rows <- function(con, table, rows) {
-  DBI::dbAppendTable(con, table, as.data.frame(rows))
 }

@@ -8,9 +8,147 @@
 db_profile_parts_tables <- function(x, call) {
   tables <- db_profile_tables(x, call = call)
   local <- tables$local
-  local$sample_locations <- tables$db$sample_locations
-  local$sample_values <- tables$db$sample_values
+  stacks <- db_stack_source(x)
+  if (is.null(stacks)) {
+    local$sample_locations <- tables$db$sample_locations
+    local$sample_values <- tables$db$sample_values
+  } else {
+    # the stack ids and value slots of the layout (R/db-layout.R)
+    local$sample_locations <- stacks
+    local$sample_values <- stacks
+  }
   local
+}
+
+# ---------------------------------------------------------------------------
+# The layout's tables read directly
+
+# The layout's tables under a database-backed profile (R/db-layout.R), when
+# its per-sample tables are the layout's views, whole or narrowed to the
+# samples of its `samples` table (as dm::dm_filter() on `sources` or
+# `samples` narrows them): `con` and `where`, a condition on the rows of
+# profile_samples (alias "p"; TRUE for all). NULL otherwise: a profile whose
+# stacks or values were filtered row by row is read through the views.
+db_stack_source <- function(x) {
+  tables <- dm::dm_get_tables(x, keyed = FALSE)
+  if (!all(db_view_tables %in% names(tables))) {
+    return(NULL)
+  }
+  con <- dbplyr::remote_con(tables$samples)
+  if (!identical(db_layout(con), db_layout_version)) {
+    return(NULL)
+  }
+  render <- function(tbl) as.character(dbplyr::sql_render(tbl))
+  whole <- function(t) render(dplyr::tbl(con, t))
+  for (t in c("sample_values", "sample_locations")) {
+    sql <- render(tables[[t]])
+    by_samples <- render(dplyr::semi_join(dplyr::tbl(con, t), tables$samples, by = "sample_id"))
+    if (!identical(sql, whole(t)) && !identical(sql, by_samples)) {
+      return(NULL)
+    }
+  }
+  samples <- render(tables$samples)
+  where <- if (identical(samples, whole("samples"))) {
+    "1 = 1"
+  } else {
+    sprintf("\"p\".\"sample_id\" IN (SELECT \"sample_id\" FROM (%s) AS \"s\")", samples)
+  }
+  structure(list(con = con, where = where), class = "profile_db_stacks")
+}
+
+is_db_stacks <- function(x) {
+  inherits(x, "profile_db_stacks")
+}
+
+# The value slots of the sources (`source_id`, `slot`, `type`, `unit`).
+db_slots <- function(con) {
+  p <- db_physical
+  slots <- DBI::dbGetQuery(con, sql_fill(paste(
+    "SELECT \"v\".\"source_id\", \"v\".\"slot\", \"t\".\"type\", \"t\".\"unit\"",
+    "FROM {slots} AS \"v\" INNER JOIN {types} AS \"t\" ON \"t\".\"type_id\" = \"v\".\"type_id\""
+  ), slots = sql_name(con, p$slots), types = sql_name(con, p$types)))
+  slots$source_id <- as_column_type(slots$source_id, "integer")
+  slots$slot <- as_column_type(slots$slot, "integer")
+  slots[order(slots$source_id, slots$slot), , drop = FALSE]
+}
+
+# The distinct (type, unit) pairs of the profile's values, in order of the
+# first source that has them and its slots.
+db_stacks_value_types <- function(stacks) {
+  con <- stacks$con
+  slots <- db_slots(con)
+  if (stacks$where != "1 = 1") {
+    present <- DBI::dbGetQuery(con, sprintf(
+      "SELECT DISTINCT \"p\".\"source_id\" FROM %s AS \"p\" WHERE %s",
+      sql_name(con, db_physical$samples), stacks$where
+    ))
+    slots <- slots[slots$source_id %in% as_column_type(present$source_id, "integer"), , drop = FALSE]
+  }
+  pairs <- vctrs::vec_unique(slots[c("type", "unit")])
+  tibble::new_tibble(list(type = pairs$type, unit = pairs$unit), nrow = nrow(pairs))
+}
+
+# An SQL expression of the value of sample type `type` of a row of
+# profile_samples ("p"): its source's slot of that type, NULL where its
+# source has none.
+db_slot_value <- function(con, type) {
+  slots <- db_slots(con)
+  mine <- slots[slots$type == type, , drop = FALSE]
+  column <- function(slot) paste0("\"p\".", sql_name(con, paste0("value_", slot)))
+  if (!nrow(mine)) {
+    return("NULL")
+  }
+  if (length(unique(mine$slot)) == 1L && setequal(mine$source_id, slots$source_id)) {
+    return(column(mine$slot[[1L]]))
+  }
+  cases <- vapply(split(mine$source_id, mine$slot), function(ids) {
+    paste(ids, collapse = ", ")
+  }, character(1))
+  paste0("CASE", paste0(
+    " WHEN \"p\".\"source_id\" IN (", cases, ") THEN ", column(names(cases)),
+    collapse = ""
+  ), " END")
+}
+
+# The frames of stacks (`stack_id`, `depth`, `location_id`), a batch of ids at
+# a time.
+db_stack_frames <- function(con, stack_ids) {
+  batches <- split(stack_ids, ceiling(seq_along(stack_ids) / 5000))
+  rows <- lapply(batches, function(ids) {
+    DBI::dbGetQuery(con, sprintf(
+      "SELECT \"stack_id\", \"depth\", \"location_id\" FROM %s WHERE \"stack_id\" IN (%s)",
+      sql_name(con, db_physical$frames), paste(ids, collapse = ", ")
+    ))
+  })
+  rows <- do.call(rbind, c(list(data.frame(stack_id = integer(), depth = integer(), location_id = integer())), rows))
+  for (col in names(rows)) rows[[col]] <- as_column_type(rows[[col]], "integer")
+  rows
+}
+
+# The stacks of sample type `type` with their summed values, summed per
+# stack id in the database: what stacks_in_memory() returns.
+db_stacks_in_memory <- function(parts, type) {
+  stacks <- parts$values
+  con <- stacks$con
+  grouped <- DBI::dbGetQuery(con, sprintf(paste(
+    "SELECT \"p\".\"stack_id\" AS \"stack_id\", SUM(%s) AS \"value\" FROM %s AS \"p\"",
+    "WHERE %s GROUP BY \"p\".\"stack_id\""
+  ), db_slot_value(con, type), sql_name(con, db_physical$samples), stacks$where))
+  grouped <- grouped[!is.na(grouped$value), , drop = FALSE]
+  stack_id <- as_column_type(grouped$stack_id, "integer")
+  stack_id <- stack_id[order(stack_id)]
+  value <- as.double(grouped$value)[order(as_column_type(grouped$stack_id, "integer"))]
+  frames <- db_stack_frames(con, stack_id)
+  sample_id <- match(frames$stack_id, stack_id)
+  o <- order(sample_id, frames$depth, method = "radix")
+  n <- length(stack_id)
+  parts$stack <- tibble::new_tibble(list(
+    sample_id = sample_id[o], depth = frames$depth[o], location_id = frames$location_id[o]
+  ), nrow = length(o))
+  parts$values <- tibble::new_tibble(list(
+    sample_id = seq_len(n), type = rep(type, n), value = value
+  ), nrow = n)
+  parts
 }
 
 # The distinct (type, unit) pairs of sample_values, in order of the first
@@ -104,6 +242,9 @@ db_key_totals <- function(parts, type, location_key, n_keys, call) {
 # database-backed profile, one sample per distinct stack with the summed value
 # of its samples (what call trees and folded stacks are made of).
 stacks_in_memory <- function(parts, type, call = rlang::caller_env()) {
+  if (is_db_stacks(parts$values)) {
+    return(db_stacks_in_memory(parts, type))
+  }
   if (!is_db_table(parts$values)) {
     return(parts)
   }

@@ -175,6 +175,15 @@ as_column_type <- function(v, type) {
     v <- as.double(v)
   }
   whole <- function(v) all(is.na(v) | (v == trunc(v) & abs(v) <= .Machine$integer.max))
+  if (is.logical(v) && type != "logical" && all(is.na(v))) {
+    # a column of no rows or only NULLs, whose type the driver cannot tell
+    return(switch(type,
+      integer = as.integer(v),
+      double = as.double(v),
+      character = as.character(v),
+      v
+    ))
+  }
   switch(type,
     logical = if (is.numeric(v) && all(v %in% c(0, 1, NA))) as.logical(v) else v,
     integer = if (is.double(v) && whole(v)) as.integer(v) else v,

@@ -55,6 +55,9 @@ value_types <- function(values) {
   if (is_db_table(values)) {
     return(db_value_types(values))
   }
+  if (is_db_stacks(values)) {
+    return(db_stacks_value_types(values))
+  }
   pairs <- rust_value(
     ffi_profile_value_types(as.character(values$type), as.character(values$unit)),
     "Can't read the sample types."
@@ -157,6 +160,8 @@ frame_key_totals <- function(parts, type, location_key, n_keys, call = rlang::ca
   if (is_db_table(parts$values)) {
     return(db_key_totals(parts, type, location_key, n_keys, call = call))
   }
+  # the layout's values summed per stack id in the database, then in memory
+  parts <- stacks_in_memory(parts, type, call = call)
   input <- stack_input(parts, type, location_key, n_keys)
   rust_value(ffi_profile_key_totals(input), "Can't summarise the profile.", call = call)
 }
