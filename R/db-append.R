@@ -390,9 +390,32 @@ db_layout_rows <- function(con, tables, prepared, new_ids, location_ids) {
     names(values) <- db_slot_names(prepared$n_slots)
     samples <- cbind(as.data.frame(samples), values)
   }
-  rows <- list(types = new_types[c("type_id", "type", "unit")], slots = slot_rows, stacks = stacks$new_stacks, frames = stacks$new_frames, samples = samples)
+  rows <- list(
+    types = new_types[c("type_id", "type", "unit")], slots = slot_rows,
+    stacks = stacks$new_stacks, frames = stacks$new_frames, samples = samples,
+    source_stacks = db_source_stack_rows(samples, prepared$n_slots)
+  )
   names(rows) <- unlist(p[names(rows)])
   rows
+}
+
+# The rows of profile_source_stacks of the rows of profile_samples `samples`:
+# per source and stack, the number of samples and the sums of each slot (NA
+# where none of them has a value in it).
+db_source_stack_rows <- function(samples, n_slots) {
+  key <- data.frame(source_id = samples$source_id, stack_id = samples$stack_id)
+  group <- vctrs::vec_group_id(key)
+  out <- key[!duplicated(group), , drop = FALSE]
+  out <- out[order(unique(group)), , drop = FALSE]
+  out$n_samples <- tabulate(group, nbins = nrow(out))
+  for (name in db_slot_names(n_slots)) {
+    v <- samples[[name]]
+    sums <- rowsum(ifelse(is.na(v), 0, v), group, reorder = TRUE)[, 1L]
+    any_value <- rowsum(as.integer(!is.na(v)), group, reorder = TRUE)[, 1L] > 0
+    out[[name]] <- ifelse(any_value, unname(sums), NA_real_)
+  }
+  rownames(out) <- NULL
+  out
 }
 
 # The database's id of each distinct stack of an append (`ids`) and the rows

@@ -15,6 +15,11 @@
 #   location ids innermost first joined by commas, unique, which is how an
 #   append finds the stacks stored already; `n_frames`), and
 #   `profile_stack_frames` its frames (`stack_id`, `depth`, `location_id`);
+# - `profile_source_stacks`: per source and stack, the number of samples and
+#   the sums of their values in each slot (`source_id`, `stack_id`,
+#   `n_samples`, `value_1`, ...), written with the samples by the append
+#   that adds them: what summaries of whole sources read, so that they group
+#   the distinct stacks of each source rather than every sample;
 # - `profile_db_info`: the layout's version (`key` "layout"); its row is also
 #   what appends lock, one at a time, on databases without advisory locks.
 #
@@ -35,6 +40,7 @@ db_physical <- list(
   frames = "profile_stack_frames",
   types = "profile_value_types",
   slots = "profile_value_slots",
+  source_stacks = "profile_source_stacks",
   info = "profile_db_info"
 )
 
@@ -240,11 +246,11 @@ db_layout_tables_sql <- function(con, n_slots = 1L) {
   c(
     create(p$info, c(paste(q("key"), chr, "NOT NULL"), paste(q("value"), chr)), sprintf("PRIMARY KEY (%s)", q("key"))),
     create(
-      p$types, c(paste(q("type_id"), int, "NOT NULL"), paste(q(c("type", "unit")), chr, "NOT NULL")),
+      p$types, c(paste(q("type_id"), int, "NOT NULL"), paste(sql_name(con, c("type", "unit")), chr, "NOT NULL")),
       c(sprintf("PRIMARY KEY (%s)", q("type_id")), sprintf("UNIQUE (%s)", q(c("type", "unit"))))
     ),
     create(
-      p$slots, paste(q(c("source_id", "slot", "type_id")), int, "NOT NULL"),
+      p$slots, paste(sql_name(con, c("source_id", "slot", "type_id")), int, "NOT NULL"),
       c(
         sprintf("PRIMARY KEY (%s)", q(c("source_id", "slot"))),
         sprintf("UNIQUE (%s)", q(c("source_id", "type_id"))),
@@ -257,7 +263,7 @@ db_layout_tables_sql <- function(con, n_slots = 1L) {
     ),
     stacks_index,
     create(
-      p$frames, paste(q(c("stack_id", "depth", "location_id")), int, "NOT NULL"),
+      p$frames, paste(sql_name(con, c("stack_id", "depth", "location_id")), int, "NOT NULL"),
       c(
         sprintf("PRIMARY KEY (%s)", q(c("stack_id", "depth"))),
         fk("stack_id", p$stacks, "stack_id"), fk("location_id", "locations", "location_id")
@@ -265,13 +271,24 @@ db_layout_tables_sql <- function(con, n_slots = 1L) {
     ),
     create(
       p$samples,
-      c(sample_columns, paste(q("stack_id"), int, "NOT NULL"), paste(q(db_slot_names(n_slots)), dbl)),
+      c(sample_columns, paste(q("stack_id"), int, "NOT NULL"), paste(sql_name(con, db_slot_names(n_slots)), dbl)),
       c(
         sprintf("PRIMARY KEY (%s)", q("sample_id")),
         fk("source_id", "sources", "source_id"), fk("stack_id", p$stacks, "stack_id")
       )
     ),
-    sprintf("CREATE INDEX %s ON %s (%s)", q("profile_samples_source_id"), q(p$samples), q("source_id"))
+    sprintf("CREATE INDEX %s ON %s (%s)", q("profile_samples_source_id"), q(p$samples), q("source_id")),
+    create(
+      p$source_stacks,
+      c(
+        paste(sql_name(con, c("source_id", "stack_id", "n_samples")), int, "NOT NULL"),
+        paste(sql_name(con, db_slot_names(n_slots)), dbl)
+      ),
+      c(
+        sprintf("PRIMARY KEY (%s)", q(c("source_id", "stack_id"))),
+        fk("source_id", "sources", "source_id"), fk("stack_id", p$stacks, "stack_id")
+      )
+    )
   )
 }
 
@@ -365,7 +382,10 @@ db_add_columns <- function(con, tables, n_slots) {
   have <- db_columns(con, db_physical$samples)
   slots <- db_slot_count(have)
   if (n_slots > slots) {
-    for (name in db_slot_names(n_slots)[-seq_len(slots)]) add(db_physical$samples, name, double())
+    for (name in db_slot_names(n_slots)[-seq_len(slots)]) {
+      add(db_physical$samples, name, double())
+      add(db_physical$source_stacks, name, double())
+    }
     added <- TRUE
   }
   if (added) {

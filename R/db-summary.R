@@ -48,12 +48,23 @@ db_stack_source <- function(x) {
     }
   }
   samples <- render(tables$samples)
-  where <- if (identical(samples, whole("samples"))) {
+  by_sources <- render(dplyr::semi_join(dplyr::tbl(con, "samples"), tables$sources, by = "source_id"))
+  all_samples <- identical(samples, whole("samples"))
+  where <- if (all_samples) {
     "1 = 1"
   } else {
     sprintf("\"p\".\"sample_id\" IN (SELECT \"sample_id\" FROM (%s) AS \"s\")", samples)
   }
-  structure(list(con = con, where = where), class = "profile_db_stacks")
+  # whole sources: their sums per stack serve
+  sources <- if (all_samples) {
+    "1 = 1"
+  } else if (identical(samples, by_sources)) {
+    sprintf(
+      "\"p\".\"source_id\" IN (SELECT \"source_id\" FROM (%s) AS \"s\")",
+      render(tables$sources)
+    )
+  }
+  structure(list(con = con, where = where, sources = sources), class = "profile_db_stacks")
 }
 
 is_db_stacks <- function(x) {
@@ -130,10 +141,13 @@ db_stack_frames <- function(con, stack_ids) {
 db_stacks_in_memory <- function(parts, type) {
   stacks <- parts$values
   con <- stacks$con
+  # per source and stack where whole sources are summarised, else per sample
+  table <- if (is.null(stacks$sources)) db_physical$samples else db_physical$source_stacks
+  where <- if (is.null(stacks$sources)) stacks$where else stacks$sources
   grouped <- DBI::dbGetQuery(con, sprintf(paste(
     "SELECT \"p\".\"stack_id\" AS \"stack_id\", SUM(%s) AS \"value\" FROM %s AS \"p\"",
     "WHERE %s GROUP BY \"p\".\"stack_id\""
-  ), db_slot_value(con, type), sql_name(con, db_physical$samples), stacks$where))
+  ), db_slot_value(con, type), sql_name(con, table), where))
   grouped <- grouped[!is.na(grouped$value), , drop = FALSE]
   stack_id <- as_column_type(grouped$stack_id, "integer")
   stack_id <- stack_id[order(stack_id)]

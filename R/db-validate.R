@@ -10,8 +10,107 @@ validate_db <- function(x, call = rlang::caller_env()) {
   # Every rule of the small tables, in Rust as for a profile in memory (the
   # per-sample tables have no rows here, so no rule involves them).
   rust_value(ffi_profile_validate_v2(bundle_from_tables(tables$local)), "Invalid v2 profile.", call = call)
-  db_check_per_sample_rows(tables$db, call = call)
+  stacks <- db_stack_source(x)
+  if (is.null(stacks)) {
+    db_check_per_sample_rows(tables$db, call = call)
+  } else {
+    db_check_layout_rows(stacks, tables, call = call)
+  }
   invisible(x)
+}
+
+# The rules of db_check_per_sample_rows() on the tables of the layout
+# (R/db-layout.R) where the views are the per-sample tables: the rows of
+# profile_samples once (NA, positive ids and times, sources and stacks that
+# exist; a sample id is unique by the table's primary key), the frames of
+# each stored stack once (depths 1..n, locations that exist) and the value
+# slots of each source (one type of a name per source). Values are never NA
+# in the view (a slot without a value is no row), and every row of the views
+# belongs to a sample.
+db_check_layout_rows <- function(stacks, tables, call) {
+  con <- stacks$con
+  p <- db_physical
+  fail <- function(table, column, sample_id, message) {
+    abort_profile("invalid", "Invalid v2 profile.", call = call, detail = sprintf(
+      "table `%s`, column `%s`, a row with sample_id %s: %s",
+      table, column, format_id(sample_id), message
+    ))
+  }
+  samples <- tables$db$samples
+  db_check_column_rules(list(samples = samples), "samples", fail)
+  from <- sprintf("FROM %s AS \"p\" WHERE %s", sql_name(con, p$samples), stacks$where)
+  sources <- DBI::dbGetQuery(con, paste("SELECT DISTINCT \"p\".\"source_id\"", from))$source_id
+  dangling <- setdiff(as_column_type(sources, "integer"), tables$local$sources$source_id)
+  if (length(dangling)) {
+    row <- DBI::dbGetQuery(con, sprintf(
+      "SELECT \"p\".\"sample_id\" %s AND \"p\".\"source_id\" = %s LIMIT 1", from, format_id(dangling[[1L]])
+    ))
+    fail("samples", "source_id", row$sample_id, sprintf(
+      "value %s has no match in `sources`.`source_id`", format_id(dangling[[1L]])
+    ))
+  }
+  no_stack <- DBI::dbGetQuery(con, paste(
+    "SELECT \"p\".\"sample_id\", \"p\".\"stack_id\"", from, "AND NOT EXISTS",
+    sprintf("(SELECT 1 FROM %s AS \"s\" WHERE \"s\".\"stack_id\" = \"p\".\"stack_id\")", sql_name(con, p$stacks)),
+    "LIMIT 1"
+  ))
+  if (nrow(no_stack)) {
+    fail("sample_locations", "sample_id", no_stack$sample_id, sprintf(
+      "its stack %s is not stored (table `%s`)", format_id(no_stack$stack_id), p$stacks
+    ))
+  }
+  db_check_stored_stacks(con, tables$local$locations$location_id, fail)
+  slots <- db_slots(con)
+  repeated <- vctrs::vec_duplicate_detect(slots[c("source_id", "type")])
+  if (any(repeated)) {
+    source <- slots$source_id[repeated][[1L]]
+    row <- DBI::dbGetQuery(con, sprintf("SELECT \"p\".\"sample_id\" %s AND \"p\".\"source_id\" = %s LIMIT 1", from, source))
+    fail("sample_values", "type", row$sample_id, sprintf(
+      "(`sample_id`, `type`) must be unique but type \"%s\" occurs more than once", slots$type[repeated][[1L]]
+    ))
+  }
+  if ("sample_labels" %in% names(tables$db)) {
+    db_check_column_rules(tables$db, "sample_labels", fail)
+    db_check_keys(tables$db, "sample_labels", fail)
+  }
+}
+
+# Depths 1..n and existing locations in the stored stacks (whose rows are
+# reported by the first sample that has the stack).
+db_check_stored_stacks <- function(con, location_ids, fail) {
+  p <- db_physical
+  bad <- DBI::dbGetQuery(con, sprintf(paste(
+    "SELECT \"stack_id\", COUNT(*) AS \"n_rows\", MIN(\"depth\") AS \"lowest\", MAX(\"depth\") AS \"highest\"",
+    "FROM %s GROUP BY \"stack_id\" HAVING MIN(\"depth\") < 1 OR MAX(\"depth\") > COUNT(*) LIMIT 1"
+  ), sql_name(con, p$frames)))
+  first_sample <- function(stack_id) {
+    DBI::dbGetQuery(con, sprintf(
+      "SELECT MIN(\"sample_id\") AS \"sample_id\" FROM %s WHERE \"stack_id\" = %s",
+      sql_name(con, p$samples), format_id(stack_id)
+    ))$sample_id
+  }
+  if (nrow(bad)) {
+    n <- db_number(bad$n_rows)
+    found <- c(bad$lowest, bad$highest)[c(bad$lowest < 1, bad$highest > n)]
+    sample <- first_sample(bad$stack_id)
+    fail("sample_locations", "depth", sample, sprintf(
+      "sample %s has %s frames, so depths must run 1..%s without gaps, found %s",
+      format_id(sample), format_id(n), format_id(n), format_id(found[[1L]])
+    ))
+  }
+  used <- DBI::dbGetQuery(con, sprintf(
+    "SELECT DISTINCT \"location_id\" FROM %s", sql_name(con, p$frames)
+  ))$location_id
+  dangling <- setdiff(as_column_type(used, "integer"), location_ids)
+  if (length(dangling)) {
+    stack <- DBI::dbGetQuery(con, sprintf(
+      "SELECT MIN(\"stack_id\") AS \"stack_id\" FROM %s WHERE \"location_id\" = %s",
+      sql_name(con, p$frames), format_id(dangling[[1L]])
+    ))$stack_id
+    fail("sample_locations", "location_id", first_sample(stack), sprintf(
+      "value %s has no match in `locations`.`location_id`", format_id(dangling[[1L]])
+    ))
+  }
 }
 
 # The rules of the format for the rows of the per-sample tables, as SQL, in

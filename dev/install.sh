@@ -24,6 +24,8 @@ debs=(
   golang-github-google-pprof-dev chromium
   r-cran-htmlwidgets r-cran-jsonlite r-cran-dbi r-cran-dbplyr r-cran-rsqlite
   postgresql libpq-dev
+  # the other PostgreSQL driver the database functions are tested with
+  r-cran-rpostgresql
 )
 missing=()
 for d in "${debs[@]}"; do

@@ -5,16 +5,18 @@
 #   con <- local_db("duckdb")     # duckdb, if installed
 #   con <- local_db("postgres")   # a database of a PostgreSQL cluster that the
 #                                 # test run starts (once) and stops at its end
+#   con <- local_db("rpostgresql") # the same through the RPostgreSQL driver
 #
 # Each skips the test, saying why, when its backend cannot run here.
 
-db_backends <- c("sqlite", "duckdb", "postgres")
+db_backends <- c("sqlite", "duckdb", "postgres", "rpostgresql")
 
 local_db <- function(backend, env = parent.frame()) {
   switch(backend,
     sqlite = local_sqlite(env),
     duckdb = local_duckdb(env),
-    postgres = local_postgres(env)
+    postgres = local_postgres(env),
+    rpostgresql = local_postgres(env, driver = "RPostgreSQL")
   )
 }
 
@@ -54,10 +56,11 @@ local_duckdb <- function(env = parent.frame()) {
 
 # A new database in the test run's PostgreSQL cluster, dropped at the end of
 # the test.
-local_postgres <- function(env = parent.frame()) {
+local_postgres <- function(env = parent.frame(), driver = "RPostgres") {
   # (loading lubridate, which RPostgres imports, asks timedatectl for the time
   # zone when TZ is unset, with a warning where systemd does not run)
   withr::with_envvar(c(TZ = "UTC"), testthat::skip_if_not_installed("RPostgres"))
+  testthat::skip_if_not_installed(driver)
   cluster <- postgres_cluster()
   if (!is.null(cluster$skip)) {
     testthat::skip(cluster$skip)
@@ -66,10 +69,10 @@ local_postgres <- function(env = parent.frame()) {
   name <- sprintf("profile_test_%d", cluster$databases)
   admin <- postgres_connect(cluster, "postgres")
   DBI::dbExecute(admin, paste("CREATE DATABASE", name))
-  con <- postgres_connect(cluster, name)
+  con <- postgres_connect(cluster, name, driver)
   withr::defer(
     {
-      if (DBI::dbIsValid(con)) DBI::dbDisconnect(con)
+      try(DBI::dbDisconnect(con), silent = TRUE)
       # connections of the test that are still open (a second connection)
       DBI::dbExecute(admin, sprintf(
         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '%s' AND pid <> pg_backend_pid()",
@@ -83,7 +86,12 @@ local_postgres <- function(env = parent.frame()) {
   con
 }
 
-postgres_connect <- function(cluster, dbname) {
+postgres_connect <- function(cluster, dbname, driver = "RPostgres") {
+  if (driver == "RPostgreSQL") {
+    return(DBI::dbConnect(RPostgreSQL::PostgreSQL(),
+      host = "127.0.0.1", port = cluster$port, user = "postgres", dbname = dbname
+    ))
+  }
   # The time zone given, and TZ set while connecting: RPostgres checks the
   # zone with lubridate, which otherwise asks the system (timedatectl, with a
   # warning where systemd does not run).
