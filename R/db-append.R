@@ -19,21 +19,45 @@
 #' @details
 #' # Tables
 #'
-#' The tables are those of the v2 format (see [profile_v2]), with the same
-#' names and columns, in the default schema of the connection: the seven
-#' required tables and the extension tables (`sample_types`, `sample_labels`,
-#' `mappings`, `source_comments`), each with every column the format knows.
-#' They are created with their primary keys, their foreign keys (as the `dm`
-#' keys of a profile in memory, plus `locations.inlined_into` and
-#' `mappings.source_id`), the unique pairs of the format (`sample_id` and
-#' `type` in `sample_values`, `sample_id` and `depth` in `sample_locations`,
-#' `source_id` and `type` in `sample_types`) and an index on
-#' `samples.source_id` and `sample_labels.sample_id`, so that what one source
-#' or sample owns is found without reading the whole table. A table that is
-#' there already (made by an earlier version of this package, or by
-#' [dm::copy_dm_to()]) is used as it is; a column of the format it lacks is
-#' added (`ALTER TABLE ... ADD COLUMN`, without constraints), and a table it
-#' lacks is created.
+#' What the database shows is the v2 format (see [profile_v2]), with the same
+#' names and columns, in the default schema of the connection: `meta`,
+#' `sources`, `locations`, `functions` and the extension tables
+#' (`sample_types`, `sample_labels`, `mappings`, `source_comments`) are
+#' tables, each with every column the format knows, their primary and
+#' foreign keys and the unique pairs of the format; `samples`,
+#' `sample_values` and `sample_locations` are views, so that any query of
+#' them (dplyr, dm, SQL) sees the per-sample tables of the format.
+#'
+#' # Layout
+#'
+#' Under the views, each distinct stack is stored once, as fleets of
+#' profilers (and the OpenTelemetry and Firefox profile formats) do:
+#'
+#' - `profile_stacks` has one row per distinct stack (`stack_id`, its
+#'   location ids innermost first as text in `frames`, unique, and
+#'   `n_frames`), and `profile_stack_frames` its frames (`stack_id`,
+#'   `depth`, `location_id`);
+#' - `profile_samples` has one row per sample: the columns of `samples`, its
+#'   `stack_id`, and its values in the columns `value_1`, `value_2`, ...: a
+#'   *slot* per sample type of its source, NULL where the sample has no value
+#'   of that type; `profile_value_slots` says which type each slot of a
+#'   source holds (`source_id`, `slot`, `type_id`) and `profile_value_types`
+#'   names the types (`type_id`, `type`, `unit`);
+#' - `profile_source_stacks` has, per source and stack, the number of samples
+#'   and the sums of each slot, written by the append that adds the samples:
+#'   summaries of whole sources (the whole database, or sources chosen with
+#'   [dm::dm_filter()]) add up these rows, not every sample;
+#' - `profile_db_info` holds the layout's version (`key` "layout", value
+#'   "2.2").
+#'
+#' A sample costs one row of a few numbers, whatever the depth of its stack
+#' and the number of its sample types; a stack costs its frames once. A
+#' database written by profile 2.1, which stored each sample's stack and
+#' values as rows of `sample_locations` and `sample_values`, is read as it is
+#' (by `profile_db()` and every function that takes its profile);
+#' `profile_db_append()` refuses it, changing nothing, until
+#' [profile_db_upgrade()] has upgraded it in place. Runs are removed by
+#' [profile_db_delete()].
 #'
 #' # Appending
 #'
@@ -58,12 +82,23 @@
 #'   value for a key adds it under `<key>@<id>`, where `<id>` is the
 #'   `source_id` of the first source of that append.
 #'
-#' All of it happens in one transaction ([DBI::dbWithTransaction()]): an append
-#' that fails or is interrupted (an invalid profile, a lost connection, a
-#' database error, an interrupt) leaves the database as it was. Appends from
-#' several connections at once are serialised by the database; where it cannot
-#' (SQLite's lock is taken when writing starts), one of them fails with the
-#' database's error and changes nothing.
+#' - the stacks of the samples are looked up among those stored (by their
+#'   frames, in the database: only the stacks of this append are queried),
+#'   and the stacks new to the database are added;
+#' - a difference of profiles ([profile_diff()], whose base's values are
+#'   negated) is refused: added to the runs of a database it would subtract
+#'   the base from every total. Append the two profiles and take their
+#'   difference from the database (see `vignette("profile-database")`).
+#'
+#' All of it happens in one transaction: an append that fails or is
+#' interrupted (an invalid profile, a lost connection, a database error, an
+#' interrupt) leaves the database as it was. Many writers may append at once:
+#' appends, deletes and upgrades wait for each other (PostgreSQL: a
+#' transaction-level advisory lock; SQLite: the write lock, taken when the
+#' transaction starts, waiting up to 10 minutes for another writer; other
+#' databases: a row lock on `profile_db_info`), so ids stay unique and no
+#' append fails because another one runs. The lock is held by the
+#' transaction alone: readers are never blocked.
 #'
 #' # What runs where
 #'
@@ -81,13 +116,20 @@
 #' (such as [profile_focus()]) and [combine_profiles()] read the whole profile
 #' into memory; filter it with [dm::dm_filter()] first to read a part.
 #'
-#' The SQL is plain SQL written by the package over the queries of the `dm`'s
-#' tables (so a `dm` filtered with [dm::dm_filter()] is summarised as
-#' filtered), and runs on SQLite and PostgreSQL (the package is tested on both)
-#' and on DuckDB (tested where the duckdb package is installed); grouping
-#' stacks uses `group_concat()` in SQLite and `string_agg()` elsewhere. A
-#' profile copied with [dm::copy_dm_to()] or opened with [dm::dm_from_con()]
-#' is taken as well (its tables need not have keys in the database).
+#' Summaries, flame graphs, [write_folded()], [write_pprof()] and validation
+#' read the layout's tables: values are added up per stack id in the
+#' database, and only the distinct stacks come back to R. A `dm` narrowed
+#' with [dm::dm_filter()] is summarised as narrowed: by sources (their sums
+#' per stack), by samples (the samples' rows), or, where the per-sample
+#' tables themselves were filtered row by row, through the views.
+#'
+#' The SQL is plain SQL written by the package, and uses only DBI generics
+#' that every driver has (or falls back where one lacks them): it is tested
+#' on SQLite (RSQLite), PostgreSQL (RPostgres and RPostgreSQL) and DuckDB
+#' (where the duckdb package is installed). A profile copied with
+#' [dm::copy_dm_to()] or opened with [dm::dm_from_con()] is taken as well
+#' (its tables need not have keys in the database), and summarised through
+#' its tables with the SQL of profile 2.1.
 #'
 #' @param con A DBI connection ([DBI::dbConnect()]).
 #' @param x,... Profiles: v2 profiles (`dm` objects, in memory or in a
@@ -101,6 +143,8 @@
 #'   gives an error of class `profile_error_invalid`, a database that refuses
 #'   the rows one of class `profile_error_io` whose parent is the database's
 #'   error (see [profile_error]).
+#' @seealso [profile_db_delete()], [profile_db_upgrade()],
+#'   `vignette("profile-database")`.
 #' @export
 #' @examplesIf requireNamespace("RSQLite", quietly = TRUE) && requireNamespace("dbplyr", quietly = TRUE)
 #' con <- DBI::dbConnect(RSQLite::SQLite(), ":memory:")

@@ -199,6 +199,12 @@ check_v2_table_list <- function(tables, call = rlang::caller_env()) {
       if (!col %in% names(df)) next
       want <- spec$col_type[[j]]
       v <- df[[col]]
+      if (want == "logical" && is_logical_as_number(v)) {
+        # a logical column collected from a database without a boolean type
+        # (SQLite: 0, 1 and NULL)
+        v <- as.logical(v)
+        tables[[t]][[col]] <- v
+      }
       ok <- switch(want,
         integer = is.integer(v) && !is.factor(v),
         double = is.double(v),
@@ -214,6 +220,10 @@ check_v2_table_list <- function(tables, call = rlang::caller_env()) {
     }
   }
   tables
+}
+
+is_logical_as_number <- function(v) {
+  (is.integer(v) || is.double(v)) && !is.factor(v) && all(v %in% c(0, 1, NA))
 }
 
 # The dm must carry the keys of the format (dm verbs keep them; dm() alone does not).

@@ -24,7 +24,7 @@ write_db_21 <- function(con, profiles) {
     if (t %in% c("sample_types", "source_comments")) {
       rows$position <- seq_len(nrow(rows))
     }
-    if (nrow(rows)) DBI::dbAppendTable(con, t, rows)
+    if (nrow(rows)) db_insert_rows(con, t, rows)
   }
   invisible(combined)
 }
