@@ -476,13 +476,13 @@ db_stack_ids <- function(con, prepared, location_ids) {
   batch <- cumsum(nchar(text) + 4) %/% 2e5
   for (b in split(seq_along(text), batch)) {
     stored <- DBI::dbGetQuery(con, sprintf(
-      "SELECT \"stack_id\", \"frames\" FROM %s WHERE \"frames\" IN (%s)",
+      'SELECT "stack_id", "frames" FROM %s WHERE "frames" IN (%s)',
       sql_name(con, db_physical$stacks), paste(sql_string(con, text[b]), collapse = ", ")
     ))
     ids[b] <- as_column_type(stored$stack_id, "integer")[match(text[b], stored$frames)]
   }
   new <- which(is.na(ids))
-  largest <- DBI::dbGetQuery(con, sprintf("SELECT MAX(\"stack_id\") AS \"largest\" FROM %s", sql_name(con, db_physical$stacks)))
+  largest <- DBI::dbGetQuery(con, sprintf('SELECT MAX("stack_id") AS "largest" FROM %s', sql_name(con, db_physical$stacks)))
   ids[new] <- as.integer(db_number(largest$largest) + seq_along(new))
   in_new <- stack_of_frame %in% new
   depth <- sequence(prepared$lengths)

@@ -69,7 +69,7 @@ db_is_valid <- function(con) {
   tryCatch(DBI::dbIsValid(con), error = function(e) {
     tryCatch(
       {
-        DBI::dbGetQuery(con, "SELECT 1 AS \"one\"")
+        DBI::dbGetQuery(con, 'SELECT 1 AS "one"')
         TRUE
       },
       error = function(e) FALSE
@@ -85,8 +85,8 @@ db_relations <- function(con) {
     )),
     postgres = ,
     duckdb = DBI::dbGetQuery(con, paste(
-      "SELECT \"table_name\" AS \"name\", \"table_type\" AS \"type\"",
-      "FROM \"information_schema\".\"tables\" WHERE \"table_schema\" = current_schema()"
+      'SELECT "table_name" AS "name", "table_type" AS "type"',
+      'FROM "information_schema"."tables" WHERE "table_schema" = current_schema()'
     )),
     {
       names <- DBI::dbListTables(con)
@@ -142,7 +142,7 @@ db_sqlite_busy_ms <- 600000L
 # transaction ends (SQLite's transaction holds the write lock already).
 db_lock <- function(con) {
   if (db_dialect(con) == "postgres") {
-    DBI::dbGetQuery(con, "SELECT pg_advisory_xact_lock(7303429125) AS \"locked\"")
+    DBI::dbGetQuery(con, 'SELECT pg_advisory_xact_lock(7303429125) AS "locked"')
   } else if (db_physical$info %in% db_relations(con)$name) {
     DBI::dbExecute(con, sql_fill(
       "UPDATE {info} SET \"value\" = \"value\" WHERE \"key\" = 'layout'",
@@ -304,24 +304,24 @@ db_views_sql <- function(con, columns) {
   sample_columns <- intersect(v2_schema()$columns$samples$name, columns)
   slots <- seq_len(db_slot_count(columns))
   value <- sprintf(
-    "CASE \"v\".\"slot\" %s END",
-    paste(sprintf("WHEN %d THEN \"p\".%s", slots, sql_name(con, paste0("value_", slots))), collapse = " ")
+    'CASE "v"."slot" %s END',
+    paste(sprintf('WHEN %d THEN "p".%s', slots, sql_name(con, paste0("value_", slots))), collapse = " ")
   )
   c(
     samples = sprintf("CREATE VIEW %s AS SELECT %s FROM %s", q("samples"), q(sample_columns), q(p$samples)),
     sample_values = paste(
       sprintf("CREATE VIEW %s AS", q("sample_values")),
-      "SELECT \"p\".\"sample_id\" AS \"sample_id\", \"t\".\"type\" AS \"type\", \"t\".\"unit\" AS \"unit\",",
-      sprintf("%s AS \"value\" FROM %s AS \"p\"", value, q(p$samples)),
-      sprintf("INNER JOIN %s AS \"v\" ON \"v\".\"source_id\" = \"p\".\"source_id\"", q(p$slots)),
-      sprintf("INNER JOIN %s AS \"t\" ON \"t\".\"type_id\" = \"v\".\"type_id\"", q(p$types)),
+      'SELECT "p"."sample_id" AS "sample_id", "t"."type" AS "type", "t"."unit" AS "unit",',
+      sprintf('%s AS "value" FROM %s AS "p"', value, q(p$samples)),
+      sprintf('INNER JOIN %s AS "v" ON "v"."source_id" = "p"."source_id"', q(p$slots)),
+      sprintf('INNER JOIN %s AS "t" ON "t"."type_id" = "v"."type_id"', q(p$types)),
       sprintf("WHERE %s IS NOT NULL", value)
     ),
     sample_locations = paste(
       sprintf("CREATE VIEW %s AS", q("sample_locations")),
-      "SELECT \"p\".\"sample_id\" AS \"sample_id\", \"f\".\"depth\" AS \"depth\",",
-      sprintf("\"f\".\"location_id\" AS \"location_id\" FROM %s AS \"p\"", q(p$samples)),
-      sprintf("INNER JOIN %s AS \"f\" ON \"f\".\"stack_id\" = \"p\".\"stack_id\"", q(p$frames))
+      'SELECT "p"."sample_id" AS "sample_id", "f"."depth" AS "depth",',
+      sprintf('"f"."location_id" AS "location_id" FROM %s AS "p"', q(p$samples)),
+      sprintf('INNER JOIN %s AS "f" ON "f"."stack_id" = "p"."stack_id"', q(p$frames))
     )
   )
 }

@@ -87,28 +87,28 @@ db_delete_sources <- function(con, ids) {
   for (batch in split(ids, ceiling(seq_along(ids) / 500))) {
     sources <- in_list(batch)
     stacks <- ints(DBI::dbGetQuery(con, sql_fill(
-      "SELECT DISTINCT \"stack_id\" FROM {table} WHERE \"source_id\" IN ({sources})",
+      'SELECT DISTINCT "stack_id" FROM {table} WHERE "source_id" IN ({sources})',
       table = n(p$source_stacks), sources = sources
     ))$stack_id)
     if ("sample_labels" %in% db_relations(con)$name) {
       run(
-        "DELETE FROM \"sample_labels\" WHERE \"sample_id\" IN (SELECT \"sample_id\" FROM {samples} WHERE \"source_id\" IN ({sources}))",
+        'DELETE FROM "sample_labels" WHERE "sample_id" IN (SELECT "sample_id" FROM {samples} WHERE "source_id" IN ({sources}))',
         samples = n(p$samples), sources = sources
       )
     }
     for (t in c(p$source_stacks, p$samples)) {
-      run("DELETE FROM {table} WHERE \"source_id\" IN ({sources})", table = n(t), sources = sources)
+      run('DELETE FROM {table} WHERE "source_id" IN ({sources})', table = n(t), sources = sources)
     }
     db_delete_unused_stacks(con, stacks)
     for (t in c(p$slots, "sample_types", "source_comments")) {
-      run("DELETE FROM {table} WHERE \"source_id\" IN ({sources})", table = n(t), sources = sources)
+      run('DELETE FROM {table} WHERE "source_id" IN ({sources})', table = n(t), sources = sources)
     }
     db_delete_unused_locations(con, batch)
-    run("DELETE FROM \"mappings\" WHERE \"source_id\" IN ({sources})", sources = sources)
-    run("DELETE FROM \"sources\" WHERE \"source_id\" IN ({sources})", sources = sources)
+    run('DELETE FROM "mappings" WHERE "source_id" IN ({sources})', sources = sources)
+    run('DELETE FROM "sources" WHERE "source_id" IN ({sources})', sources = sources)
   }
   run(
-    "DELETE FROM {types} WHERE \"type_id\" NOT IN (SELECT \"type_id\" FROM {slots})",
+    'DELETE FROM {types} WHERE "type_id" NOT IN (SELECT "type_id" FROM {slots})',
     types = n(p$types), slots = n(p$slots)
   )
 }
@@ -119,13 +119,13 @@ db_delete_unused_stacks <- function(con, stacks) {
   for (batch in split(stacks, ceiling(seq_along(stacks) / 2000))) {
     list <- paste(batch, collapse = ", ")
     kept <- DBI::dbGetQuery(con, sprintf(
-      "SELECT DISTINCT \"stack_id\" FROM %s WHERE \"stack_id\" IN (%s)", sql_name(con, p$source_stacks), list
+      'SELECT DISTINCT "stack_id" FROM %s WHERE "stack_id" IN (%s)', sql_name(con, p$source_stacks), list
     ))$stack_id
     gone <- setdiff(batch, as_column_type(kept, "integer"))
     if (length(gone)) {
       for (t in c(p$frames, p$stacks)) {
         DBI::dbExecute(con, sprintf(
-          "DELETE FROM %s WHERE \"stack_id\" IN (%s)", sql_name(con, t), paste(gone, collapse = ", ")
+          'DELETE FROM %s WHERE "stack_id" IN (%s)', sql_name(con, t), paste(gone, collapse = ", ")
         ))
       }
     }
@@ -139,12 +139,12 @@ db_delete_unused_stacks <- function(con, stacks) {
 db_delete_unused_locations <- function(con, ids) {
   locations <- as_schema_types(DBI::dbReadTable(con, "locations"), "locations")
   used <- as_column_type(DBI::dbGetQuery(con, sprintf(
-    "SELECT DISTINCT \"location_id\" FROM %s", sql_name(con, db_physical$frames)
+    'SELECT DISTINCT "location_id" FROM %s', sql_name(con, db_physical$frames)
   ))$location_id, "integer")
   keep <- locations$location_id %in% used
   if (!is.null(locations$mapping_id)) {
     mappings <- DBI::dbGetQuery(con, sprintf(
-      "SELECT \"mapping_id\" FROM \"mappings\" WHERE \"source_id\" NOT IN (%s)", paste(ids, collapse = ", ")
+      'SELECT "mapping_id" FROM "mappings" WHERE "source_id" NOT IN (%s)', paste(ids, collapse = ", ")
     ))$mapping_id
     # a location of a mapping of a source that stays, stays
     keep <- keep | (!is.na(locations$mapping_id) & locations$mapping_id %in% as_column_type(mappings, "integer"))
@@ -160,14 +160,14 @@ db_delete_unused_locations <- function(con, ids) {
   gone <- locations$location_id[!keep]
   for (batch in split(gone, ceiling(seq_along(gone) / 2000))) {
     DBI::dbExecute(con, sprintf(
-      "DELETE FROM \"locations\" WHERE \"location_id\" IN (%s)", paste(batch, collapse = ", ")
+      'DELETE FROM "locations" WHERE "location_id" IN (%s)', paste(batch, collapse = ", ")
     ))
   }
   functions <- setdiff(locations$function_id[!keep], locations$function_id[keep])
   functions <- functions[!is.na(functions)]
   for (batch in split(functions, ceiling(seq_along(functions) / 2000))) {
     DBI::dbExecute(con, sprintf(
-      "DELETE FROM \"functions\" WHERE \"function_id\" IN (%s)", paste(batch, collapse = ", ")
+      'DELETE FROM "functions" WHERE "function_id" IN (%s)', paste(batch, collapse = ", ")
     ))
   }
 }

@@ -53,14 +53,14 @@ db_stack_source <- function(x) {
   where <- if (all_samples) {
     "1 = 1"
   } else {
-    sprintf("\"p\".\"sample_id\" IN (SELECT \"sample_id\" FROM (%s) AS \"s\")", samples)
+    sprintf('"p"."sample_id" IN (SELECT "sample_id" FROM (%s) AS "s")', samples)
   }
   # whole sources: their sums per stack serve
   sources <- if (all_samples) {
     "1 = 1"
   } else if (identical(samples, by_sources)) {
     sprintf(
-      "\"p\".\"source_id\" IN (SELECT \"source_id\" FROM (%s) AS \"s\")",
+      '"p"."source_id" IN (SELECT "source_id" FROM (%s) AS "s")',
       render(tables$sources)
     )
   }
@@ -75,8 +75,8 @@ is_db_stacks <- function(x) {
 db_slots <- function(con) {
   p <- db_physical
   slots <- DBI::dbGetQuery(con, sql_fill(paste(
-    "SELECT \"v\".\"source_id\", \"v\".\"slot\", \"t\".\"type\", \"t\".\"unit\"",
-    "FROM {slots} AS \"v\" INNER JOIN {types} AS \"t\" ON \"t\".\"type_id\" = \"v\".\"type_id\""
+    'SELECT "v"."source_id", "v"."slot", "t"."type", "t"."unit"',
+    'FROM {slots} AS "v" INNER JOIN {types} AS "t" ON "t"."type_id" = "v"."type_id"'
   ), slots = sql_name(con, p$slots), types = sql_name(con, p$types)))
   slots$source_id <- as_column_type(slots$source_id, "integer")
   slots$slot <- as_column_type(slots$slot, "integer")
@@ -90,7 +90,7 @@ db_stacks_value_types <- function(stacks) {
   slots <- db_slots(con)
   if (stacks$where != "1 = 1") {
     present <- DBI::dbGetQuery(con, sprintf(
-      "SELECT DISTINCT \"p\".\"source_id\" FROM %s AS \"p\" WHERE %s",
+      'SELECT DISTINCT "p"."source_id" FROM %s AS "p" WHERE %s',
       sql_name(con, db_physical$samples), stacks$where
     ))
     slots <- slots[slots$source_id %in% as_column_type(present$source_id, "integer"), , drop = FALSE]
@@ -105,7 +105,7 @@ db_stacks_value_types <- function(stacks) {
 db_slot_value <- function(con, type) {
   slots <- db_slots(con)
   mine <- slots[slots$type == type, , drop = FALSE]
-  column <- function(slot) paste0("\"p\".", sql_name(con, paste0("value_", slot)))
+  column <- function(slot) paste0('"p".', sql_name(con, paste0("value_", slot)))
   if (!nrow(mine)) {
     return("NULL")
   }
@@ -116,7 +116,7 @@ db_slot_value <- function(con, type) {
     paste(ids, collapse = ", ")
   }, character(1))
   paste0("CASE", paste0(
-    " WHEN \"p\".\"source_id\" IN (", cases, ") THEN ", column(names(cases)),
+    ' WHEN "p"."source_id" IN (', cases, ") THEN ", column(names(cases)),
     collapse = ""
   ), " END")
 }
@@ -127,7 +127,7 @@ db_stack_frames <- function(con, stack_ids) {
   batches <- split(stack_ids, ceiling(seq_along(stack_ids) / 5000))
   rows <- lapply(batches, function(ids) {
     DBI::dbGetQuery(con, sprintf(
-      "SELECT \"stack_id\", \"depth\", \"location_id\" FROM %s WHERE \"stack_id\" IN (%s)",
+      'SELECT "stack_id", "depth", "location_id" FROM %s WHERE "stack_id" IN (%s)',
       sql_name(con, db_physical$frames), paste(ids, collapse = ", ")
     ))
   })
@@ -145,8 +145,8 @@ db_stacks_in_memory <- function(parts, type) {
   table <- if (is.null(stacks$sources)) db_physical$samples else db_physical$source_stacks
   where <- if (is.null(stacks$sources)) stacks$where else stacks$sources
   grouped <- DBI::dbGetQuery(con, sprintf(paste(
-    "SELECT \"p\".\"stack_id\" AS \"stack_id\", SUM(%s) AS \"value\" FROM %s AS \"p\"",
-    "WHERE %s GROUP BY \"p\".\"stack_id\""
+    'SELECT "p"."stack_id" AS "stack_id", SUM(%s) AS "value" FROM %s AS "p"',
+    'WHERE %s GROUP BY "p"."stack_id"'
   ), db_slot_value(con, type), sql_name(con, table), where))
   grouped <- grouped[!is.na(grouped$value), , drop = FALSE]
   stack_id <- as_column_type(grouped$stack_id, "integer")
@@ -170,8 +170,8 @@ db_stacks_in_memory <- function(parts, type) {
 # order to tell apart the types of one sample).
 db_value_types <- function(values) {
   pairs <- db_query(values$con, paste(
-    "SELECT \"type\", \"unit\", MIN(\"sample_id\") AS \"first_sample\"",
-    "FROM {values} AS \"v\" GROUP BY \"type\", \"unit\""
+    'SELECT "type", "unit", MIN("sample_id") AS "first_sample"',
+    'FROM {values} AS "v" GROUP BY "type", "unit"'
   ), values = values)
   pairs <- pairs[order(pairs$first_sample, pairs$type, pairs$unit, method = "radix"), , drop = FALSE]
   tibble::new_tibble(list(type = pairs$type, unit = pairs$unit), nrow = nrow(pairs))
@@ -182,12 +182,12 @@ db_value_types <- function(values) {
 # makes in memory: no NA value, one value of the type per sample.
 db_values_of_type <- function(values, type, message, call) {
   con <- values$con
-  chosen <- sql_fill("(SELECT \"sample_id\", \"value\" FROM {values} AS \"v\" WHERE \"type\" = {type})",
+  chosen <- sql_fill('(SELECT "sample_id", "value" FROM {values} AS "v" WHERE "type" = {type})',
     values = values, type = sql_string(con, type)
   )
   counts <- db_query(con, paste(
-    "SELECT SUM(\"value\") AS \"grand_total\", COUNT(*) AS \"n_rows\", COUNT(\"value\") AS \"n_values\",",
-    "COUNT(DISTINCT \"sample_id\") AS \"n_samples\" FROM {chosen} AS \"c\""
+    'SELECT SUM("value") AS "grand_total", COUNT(*) AS "n_rows", COUNT("value") AS "n_values",',
+    'COUNT(DISTINCT "sample_id") AS "n_samples" FROM {chosen} AS "c"'
   ), chosen = chosen)
   fail <- function(column, sample_id, what) {
     abort_profile("invalid", message, call = call, detail = sprintf(
@@ -195,12 +195,12 @@ db_values_of_type <- function(values, type, message, call) {
     ))
   }
   if (db_number(counts$n_values) < db_number(counts$n_rows)) {
-    row <- db_query(con, "SELECT \"sample_id\" FROM {chosen} AS \"c\" WHERE \"value\" IS NULL LIMIT 1", chosen = chosen)
+    row <- db_query(con, 'SELECT "sample_id" FROM {chosen} AS "c" WHERE "value" IS NULL LIMIT 1', chosen = chosen)
     fail("value", row$sample_id, "is NA")
   }
   if (db_number(counts$n_samples) < db_number(counts$n_rows)) {
     row <- db_query(con,
-      "SELECT \"sample_id\" FROM {chosen} AS \"c\" GROUP BY \"sample_id\" HAVING COUNT(*) > 1 LIMIT 1",
+      'SELECT "sample_id" FROM {chosen} AS "c" GROUP BY "sample_id" HAVING COUNT(*) > 1 LIMIT 1',
       chosen = chosen
     )
     fail("sample_id", row$sample_id, sprintf("sample %s has two values of the chosen type", format_id(row$sample_id)))
@@ -220,24 +220,24 @@ db_key_totals <- function(parts, type, location_key, n_keys, call) {
   on.exit(db_drop_table(con, keys))
   # The innermost counted frame: depth 1 when every frame counts.
   innermost <- if (all(location_key > 0L)) {
-    "SELECT \"sample_id\", \"key\" FROM \"frames\" WHERE \"depth\" = 1"
+    'SELECT "sample_id", "key" FROM "frames" WHERE "depth" = 1'
   } else {
     paste(
-      "SELECT \"f\".\"sample_id\", \"f\".\"key\" FROM \"frames\" AS \"f\" INNER JOIN",
-      "(SELECT \"sample_id\", MIN(\"depth\") AS \"depth\" FROM \"frames\" GROUP BY \"sample_id\") AS \"m\"",
-      "ON \"f\".\"sample_id\" = \"m\".\"sample_id\" AND \"f\".\"depth\" = \"m\".\"depth\""
+      'SELECT "f"."sample_id", "f"."key" FROM "frames" AS "f" INNER JOIN',
+      '(SELECT "sample_id", MIN("depth") AS "depth" FROM "frames" GROUP BY "sample_id") AS "m"',
+      'ON "f"."sample_id" = "m"."sample_id" AND "f"."depth" = "m"."depth"'
     )
   }
   sums <- db_query(con, paste(
-    "WITH \"chosen\" AS {chosen},",
-    "\"frames\" AS (SELECT \"s\".\"sample_id\", \"s\".\"depth\", \"k\".\"key\" FROM {stack} AS \"s\"",
-    "INNER JOIN {keys} AS \"k\" ON \"s\".\"location_id\" = \"k\".\"location_id\")",
-    "SELECT 1 AS \"self\", \"i\".\"key\", SUM(\"c\".\"value\") AS \"value\" FROM ({innermost}) AS \"i\"",
-    "INNER JOIN \"chosen\" AS \"c\" ON \"i\".\"sample_id\" = \"c\".\"sample_id\" GROUP BY \"i\".\"key\"",
+    'WITH "chosen" AS {chosen},',
+    '"frames" AS (SELECT "s"."sample_id", "s"."depth", "k"."key" FROM {stack} AS "s"',
+    'INNER JOIN {keys} AS "k" ON "s"."location_id" = "k"."location_id")',
+    'SELECT 1 AS "self", "i"."key", SUM("c"."value") AS "value" FROM ({innermost}) AS "i"',
+    'INNER JOIN "chosen" AS "c" ON "i"."sample_id" = "c"."sample_id" GROUP BY "i"."key"',
     "UNION ALL",
-    "SELECT 0 AS \"self\", \"d\".\"key\", SUM(\"c\".\"value\") AS \"value\"",
-    "FROM (SELECT DISTINCT \"sample_id\", \"key\" FROM \"frames\") AS \"d\"",
-    "INNER JOIN \"chosen\" AS \"c\" ON \"d\".\"sample_id\" = \"c\".\"sample_id\" GROUP BY \"d\".\"key\""
+    'SELECT 0 AS "self", "d"."key", SUM("c"."value") AS "value"',
+    'FROM (SELECT DISTINCT "sample_id", "key" FROM "frames") AS "d"',
+    'INNER JOIN "chosen" AS "c" ON "d"."sample_id" = "c"."sample_id" GROUP BY "d"."key"'
   ), chosen = values$chosen, stack = parts$stack, keys = sql_name(con, keys), innermost = innermost)
   per_key <- function(rows) {
     out <- numeric(n_keys)
@@ -265,8 +265,8 @@ stacks_in_memory <- function(parts, type, call = rlang::caller_env()) {
   values <- db_values_of_type(parts$values, type, "Can't build the call tree.", call)
   con <- parts$values$con
   grouped <- db_query(con, paste(
-    "SELECT \"s\".\"stack\", SUM(\"c\".\"value\") AS \"value\" FROM {chosen} AS \"c\"",
-    "LEFT JOIN ({stacks}) AS \"s\" ON \"c\".\"sample_id\" = \"s\".\"sample_id\" GROUP BY \"s\".\"stack\""
+    'SELECT "s"."stack", SUM("c"."value") AS "value" FROM {chosen} AS "c"',
+    'LEFT JOIN ({stacks}) AS "s" ON "c"."sample_id" = "s"."sample_id" GROUP BY "s"."stack"'
   ), chosen = values$chosen, stacks = db_stack_signatures(parts$stack))
   grouped <- grouped[order(grouped$stack, method = "radix"), , drop = FALSE]
   n <- nrow(grouped)

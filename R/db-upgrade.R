@@ -101,9 +101,9 @@ db_upgrade_tables <- function(con) {
 db_upgrade_slots <- function(con, old) {
   n <- function(x) sql_name(con, x)
   pairs <- DBI::dbGetQuery(con, sprintf(paste(
-    "SELECT \"s\".\"source_id\" AS \"source_id\", \"v\".\"type\" AS \"type\", \"v\".\"unit\" AS \"unit\",",
-    "MIN(\"v\".\"sample_id\") AS \"first_sample\" FROM %s AS \"v\" INNER JOIN %s AS \"s\"",
-    "ON \"s\".\"sample_id\" = \"v\".\"sample_id\" GROUP BY \"s\".\"source_id\", \"v\".\"type\", \"v\".\"unit\""
+    'SELECT "s"."source_id" AS "source_id", "v"."type" AS "type", "v"."unit" AS "unit",',
+    'MIN("v"."sample_id") AS "first_sample" FROM %s AS "v" INNER JOIN %s AS "s"',
+    'ON "s"."sample_id" = "v"."sample_id" GROUP BY "s"."source_id", "v"."type", "v"."unit"'
   ), n(old[["sample_values"]]), n(old[["samples"]])))
   pairs$source_id <- as_column_type(pairs$source_id, "integer")
   pairs <- pairs[order(pairs$source_id, as.double(pairs$first_sample), pairs$type, pairs$unit, method = "radix"), , drop = FALSE]
@@ -123,11 +123,11 @@ db_upgrade_stacks <- function(con, old) {
   per_sample <- "profile_upgrade_stacks"
   DBI::dbExecute(con, sprintf(
     "CREATE TEMPORARY TABLE %s AS %s", n(per_sample),
-    db_concatenated(locations, "frames", "CAST(\"location_id\" AS TEXT)", "\"depth\"")
+    db_concatenated(locations, "frames", 'CAST("location_id" AS TEXT)', '"depth"')
   ))
   distinct <- DBI::dbGetQuery(con, sprintf(paste(
     "SELECT COALESCE(\"t\".\"frames\", '') AS \"frames\", MIN(\"s\".\"sample_id\") AS \"first_sample\"",
-    "FROM %s AS \"s\" LEFT JOIN %s AS \"t\" ON \"t\".\"sample_id\" = \"s\".\"sample_id\"",
+    'FROM %s AS "s" LEFT JOIN %s AS "t" ON "t"."sample_id" = "s"."sample_id"',
     "GROUP BY COALESCE(\"t\".\"frames\", '')"
   ), n(old[["samples"]]), n(per_sample)))
   distinct <- distinct[order(as.double(distinct$first_sample)), , drop = FALSE]
@@ -150,30 +150,30 @@ db_upgrade_samples <- function(con, old, n_slots, stacks) {
   columns <- intersect(db_columns(con, old[["samples"]]), v2_schema()$columns$samples$name)
   slots <- db_slot_names(n_slots)
   pivot <- paste(sprintf(
-    "MAX(CASE WHEN \"l\".\"slot\" = %d THEN \"v\".\"value\" END) AS %s", seq_len(n_slots), n(slots)
+    'MAX(CASE WHEN "l"."slot" = %d THEN "v"."value" END) AS %s', seq_len(n_slots), n(slots)
   ), collapse = ", ")
   DBI::dbExecute(con, sprintf(
     paste(
-      "INSERT INTO %s (%s, \"stack_id\", %s)",
-      "SELECT %s, \"k\".\"stack_id\", %s FROM %s AS \"s\"",
-      "LEFT JOIN %s AS \"t\" ON \"t\".\"sample_id\" = \"s\".\"sample_id\"",
+      'INSERT INTO %s (%s, "stack_id", %s)',
+      'SELECT %s, "k"."stack_id", %s FROM %s AS "s"',
+      'LEFT JOIN %s AS "t" ON "t"."sample_id" = "s"."sample_id"',
       "INNER JOIN %s AS \"k\" ON \"k\".\"frames\" = COALESCE(\"t\".\"frames\", '')",
-      "LEFT JOIN (SELECT \"v\".\"sample_id\" AS \"sample_id\", %s FROM %s AS \"v\"",
-      "INNER JOIN %s AS \"w\" ON \"w\".\"sample_id\" = \"v\".\"sample_id\"",
-      "INNER JOIN (SELECT \"o\".\"source_id\", \"o\".\"slot\", \"y\".\"type\", \"y\".\"unit\" FROM %s AS \"o\"",
-      "INNER JOIN %s AS \"y\" ON \"y\".\"type_id\" = \"o\".\"type_id\") AS \"l\"",
-      "ON \"l\".\"source_id\" = \"w\".\"source_id\" AND \"l\".\"type\" = \"v\".\"type\" AND \"l\".\"unit\" = \"v\".\"unit\"",
-      "GROUP BY \"v\".\"sample_id\") AS \"q\" ON \"q\".\"sample_id\" = \"s\".\"sample_id\""
+      'LEFT JOIN (SELECT "v"."sample_id" AS "sample_id", %s FROM %s AS "v"',
+      'INNER JOIN %s AS "w" ON "w"."sample_id" = "v"."sample_id"',
+      'INNER JOIN (SELECT "o"."source_id", "o"."slot", "y"."type", "y"."unit" FROM %s AS "o"',
+      'INNER JOIN %s AS "y" ON "y"."type_id" = "o"."type_id") AS "l"',
+      'ON "l"."source_id" = "w"."source_id" AND "l"."type" = "v"."type" AND "l"."unit" = "v"."unit"',
+      'GROUP BY "v"."sample_id") AS "q" ON "q"."sample_id" = "s"."sample_id"'
     ),
     n(p$samples), paste(n(columns), collapse = ", "), paste(n(slots), collapse = ", "),
-    paste0("\"s\".", n(columns), collapse = ", "), paste0("\"q\".", n(slots), collapse = ", "),
+    paste0('"s".', n(columns), collapse = ", "), paste0('"q".', n(slots), collapse = ", "),
     n(old[["samples"]]), n(stacks), n(p$stacks), pivot, n(old[["sample_values"]]), n(old[["samples"]]),
     n(p$slots), n(p$types)
   ))
   DBI::dbExecute(con, paste("DROP TABLE", n(stacks)))
   sums <- paste(sprintf("SUM(%s)", n(slots)), collapse = ", ")
   DBI::dbExecute(con, sprintf(
-    "INSERT INTO %s (\"source_id\", \"stack_id\", \"n_samples\", %s) SELECT \"source_id\", \"stack_id\", COUNT(*), %s FROM %s GROUP BY \"source_id\", \"stack_id\"",
+    'INSERT INTO %s ("source_id", "stack_id", "n_samples", %s) SELECT "source_id", "stack_id", COUNT(*), %s FROM %s GROUP BY "source_id", "stack_id"',
     n(p$source_stacks), paste(n(slots), collapse = ", "), sums, n(p$samples)
   ))
 }

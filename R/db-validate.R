@@ -38,20 +38,20 @@ db_check_layout_rows <- function(stacks, tables, call) {
   }
   samples <- tables$db$samples
   db_check_column_rules(list(samples = samples), "samples", fail)
-  from <- sprintf("FROM %s AS \"p\" WHERE %s", sql_name(con, p$samples), stacks$where)
-  sources <- DBI::dbGetQuery(con, paste("SELECT DISTINCT \"p\".\"source_id\"", from))$source_id
+  from <- sprintf('FROM %s AS "p" WHERE %s', sql_name(con, p$samples), stacks$where)
+  sources <- DBI::dbGetQuery(con, paste('SELECT DISTINCT "p"."source_id"', from))$source_id
   dangling <- setdiff(as_column_type(sources, "integer"), tables$local$sources$source_id)
   if (length(dangling)) {
     row <- DBI::dbGetQuery(con, sprintf(
-      "SELECT \"p\".\"sample_id\" %s AND \"p\".\"source_id\" = %s LIMIT 1", from, format_id(dangling[[1L]])
+      'SELECT "p"."sample_id" %s AND "p"."source_id" = %s LIMIT 1', from, format_id(dangling[[1L]])
     ))
     fail("samples", "source_id", row$sample_id, sprintf(
       "value %s has no match in `sources`.`source_id`", format_id(dangling[[1L]])
     ))
   }
   no_stack <- DBI::dbGetQuery(con, paste(
-    "SELECT \"p\".\"sample_id\", \"p\".\"stack_id\"", from, "AND NOT EXISTS",
-    sprintf("(SELECT 1 FROM %s AS \"s\" WHERE \"s\".\"stack_id\" = \"p\".\"stack_id\")", sql_name(con, p$stacks)),
+    'SELECT "p"."sample_id", "p"."stack_id"', from, "AND NOT EXISTS",
+    sprintf('(SELECT 1 FROM %s AS "s" WHERE "s"."stack_id" = "p"."stack_id")', sql_name(con, p$stacks)),
     "LIMIT 1"
   ))
   if (nrow(no_stack)) {
@@ -64,9 +64,9 @@ db_check_layout_rows <- function(stacks, tables, call) {
   repeated <- vctrs::vec_duplicate_detect(slots[c("source_id", "type")])
   if (any(repeated)) {
     source <- slots$source_id[repeated][[1L]]
-    row <- DBI::dbGetQuery(con, sprintf("SELECT \"p\".\"sample_id\" %s AND \"p\".\"source_id\" = %s LIMIT 1", from, source))
+    row <- DBI::dbGetQuery(con, sprintf('SELECT "p"."sample_id" %s AND "p"."source_id" = %s LIMIT 1', from, source))
     fail("sample_values", "type", row$sample_id, sprintf(
-      "(`sample_id`, `type`) must be unique but type \"%s\" occurs more than once", slots$type[repeated][[1L]]
+      '(`sample_id`, `type`) must be unique but type "%s" occurs more than once', slots$type[repeated][[1L]]
     ))
   }
   if ("sample_labels" %in% names(tables$db)) {
@@ -80,12 +80,12 @@ db_check_layout_rows <- function(stacks, tables, call) {
 db_check_stored_stacks <- function(con, location_ids, fail) {
   p <- db_physical
   bad <- DBI::dbGetQuery(con, sprintf(paste(
-    "SELECT \"stack_id\", COUNT(*) AS \"n_rows\", MIN(\"depth\") AS \"lowest\", MAX(\"depth\") AS \"highest\"",
-    "FROM %s GROUP BY \"stack_id\" HAVING MIN(\"depth\") < 1 OR MAX(\"depth\") > COUNT(*) LIMIT 1"
+    'SELECT "stack_id", COUNT(*) AS "n_rows", MIN("depth") AS "lowest", MAX("depth") AS "highest"',
+    'FROM %s GROUP BY "stack_id" HAVING MIN("depth") < 1 OR MAX("depth") > COUNT(*) LIMIT 1'
   ), sql_name(con, p$frames)))
   first_sample <- function(stack_id) {
     DBI::dbGetQuery(con, sprintf(
-      "SELECT MIN(\"sample_id\") AS \"sample_id\" FROM %s WHERE \"stack_id\" = %s",
+      'SELECT MIN("sample_id") AS "sample_id" FROM %s WHERE "stack_id" = %s',
       sql_name(con, p$samples), format_id(stack_id)
     ))$sample_id
   }
@@ -99,12 +99,12 @@ db_check_stored_stacks <- function(con, location_ids, fail) {
     ))
   }
   used <- DBI::dbGetQuery(con, sprintf(
-    "SELECT DISTINCT \"location_id\" FROM %s", sql_name(con, p$frames)
+    'SELECT DISTINCT "location_id" FROM %s', sql_name(con, p$frames)
   ))$location_id
   dangling <- setdiff(as_column_type(used, "integer"), location_ids)
   if (length(dangling)) {
     stack <- DBI::dbGetQuery(con, sprintf(
-      "SELECT MIN(\"stack_id\") AS \"stack_id\" FROM %s WHERE \"location_id\" = %s",
+      'SELECT MIN("stack_id") AS "stack_id" FROM %s WHERE "location_id" = %s',
       sql_name(con, p$frames), format_id(dangling[[1L]])
     ))$stack_id
     fail("sample_locations", "location_id", first_sample(stack), sprintf(
@@ -170,9 +170,9 @@ db_check_column_rules <- function(db, present, fail) {
   for (t in unique(checks$table)) {
     mine <- which(checks$table == t)
     flags <- vapply(seq_along(mine), function(k) {
-      sprintf("MAX(CASE WHEN %s THEN 1 ELSE 0 END) AS \"rule_%d\"", breaks(mine[[k]]), k)
+      sprintf('MAX(CASE WHEN %s THEN 1 ELSE 0 END) AS "rule_%d"', breaks(mine[[k]]), k)
     }, character(1))
-    found <- db_query(db[[t]]$con, "SELECT {flags} FROM {table} AS \"t\"",
+    found <- db_query(db[[t]]$con, 'SELECT {flags} FROM {table} AS "t"',
       flags = paste(flags, collapse = ", "), table = db[[t]]
     )
     broken[mine] <- vapply(seq_along(mine), function(k) db_number(found[[k]]) > 0, logical(1))
@@ -183,7 +183,7 @@ db_check_column_rules <- function(db, present, fail) {
   first <- which(broken)[[1L]]
   t <- checks$table[[first]]
   col <- checks$column[[first]]
-  row <- db_query(db[[t]]$con, "SELECT * FROM {table} AS \"t\" WHERE {breaks} LIMIT 1",
+  row <- db_query(db[[t]]$con, 'SELECT * FROM {table} AS "t" WHERE {breaks} LIMIT 1',
     table = db[[t]], breaks = breaks(first)
   )
   fail(t, col, row$sample_id, rules[[checks$rule[[first]]]]$message(row[[col]]))
@@ -197,7 +197,7 @@ db_check_keys <- function(db, present, fail) {
   for (i in which(pk$table %in% present)) {
     table <- db[[pk$table[[i]]]]
     row <- db_query(table$con,
-      "SELECT {column} AS \"id\" FROM {table} AS \"t\" GROUP BY {column} HAVING COUNT(*) > 1 LIMIT 1",
+      'SELECT {column} AS "id" FROM {table} AS "t" GROUP BY {column} HAVING COUNT(*) > 1 LIMIT 1',
       table = table, column = sql_name(table$con, pk$column[[i]])
     )
     if (nrow(row)) {
@@ -208,9 +208,9 @@ db_check_keys <- function(db, present, fail) {
   for (i in which(fk$table %in% present & fk$ref_table %in% names(db))) {
     child <- db[[fk$table[[i]]]]
     row <- db_query(child$con, paste(
-      "SELECT \"c\".\"sample_id\" AS \"sample_id\", \"c\".{column} AS \"id\" FROM {child} AS \"c\"",
-      "WHERE \"c\".{column} IS NOT NULL",
-      "AND NOT EXISTS (SELECT 1 FROM {parent} AS \"p\" WHERE \"p\".{ref_column} = \"c\".{column}) LIMIT 1"
+      'SELECT "c"."sample_id" AS "sample_id", "c".{column} AS "id" FROM {child} AS "c"',
+      'WHERE "c".{column} IS NOT NULL',
+      'AND NOT EXISTS (SELECT 1 FROM {parent} AS "p" WHERE "p".{ref_column} = "c".{column}) LIMIT 1'
     ),
     child = child, parent = db[[fk$ref_table[[i]]]],
     column = sql_name(child$con, fk$column[[i]]), ref_column = sql_name(child$con, fk$ref_column[[i]])
@@ -225,12 +225,12 @@ db_check_keys <- function(db, present, fail) {
 
 db_check_unique_types <- function(values, fail) {
   row <- db_query(values$con, paste(
-    "SELECT \"sample_id\", \"type\" FROM {values} AS \"v\"",
-    "GROUP BY \"sample_id\", \"type\" HAVING COUNT(*) > 1 LIMIT 1"
+    'SELECT "sample_id", "type" FROM {values} AS "v"',
+    'GROUP BY "sample_id", "type" HAVING COUNT(*) > 1 LIMIT 1'
   ), values = values)
   if (nrow(row)) {
     fail("sample_values", "type", row$sample_id, sprintf(
-      "(`sample_id`, `type`) must be unique but (%s, \"%s\") occurs more than once",
+      '(`sample_id`, `type`) must be unique but (%s, "%s") occurs more than once',
       format_id(row$sample_id), row$type
     ))
   }
@@ -239,9 +239,9 @@ db_check_unique_types <- function(values, fail) {
 # Depths run 1..n in each sample: all of them within 1..n and n distinct ones.
 db_check_depths <- function(stack, fail) {
   row <- db_query(stack$con, paste(
-    "SELECT \"sample_id\", COUNT(*) AS \"n_rows\", MIN(\"depth\") AS \"lowest\", MAX(\"depth\") AS \"highest\"",
-    "FROM {stack} AS \"s\" GROUP BY \"sample_id\"",
-    "HAVING MIN(\"depth\") < 1 OR MAX(\"depth\") > COUNT(*) OR COUNT(DISTINCT \"depth\") < COUNT(*) LIMIT 1"
+    'SELECT "sample_id", COUNT(*) AS "n_rows", MIN("depth") AS "lowest", MAX("depth") AS "highest"',
+    'FROM {stack} AS "s" GROUP BY "sample_id"',
+    'HAVING MIN("depth") < 1 OR MAX("depth") > COUNT(*) OR COUNT(DISTINCT "depth") < COUNT(*) LIMIT 1'
   ), stack = stack)
   if (!nrow(row)) {
     return(invisible())
@@ -255,8 +255,8 @@ db_check_depths <- function(stack, fail) {
     ))
   }
   repeated <- db_query(stack$con, paste(
-    "SELECT \"depth\" FROM {stack} AS \"s\" WHERE \"sample_id\" = {sample}",
-    "GROUP BY \"depth\" HAVING COUNT(*) > 1 LIMIT 1"
+    'SELECT "depth" FROM {stack} AS "s" WHERE "sample_id" = {sample}',
+    'GROUP BY "depth" HAVING COUNT(*) > 1 LIMIT 1'
   ), stack = stack, sample = format_id(row$sample_id))
   fail("sample_locations", "depth", row$sample_id, sprintf(
     "(`sample_id`, `depth`) must be unique but (%s, %s) occurs more than once",

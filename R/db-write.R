@@ -22,10 +22,10 @@ profile_for_writing <- function(x, call = rlang::caller_env()) {
   if (labelled) {
     label_sets <- db_label_sets(db$sample_labels)
     labels_join <- sql_fill(
-      "LEFT JOIN ({sets}) AS \"l\" ON \"s\".\"sample_id\" = \"l\".\"sample_id\"",
+      'LEFT JOIN ({sets}) AS "l" ON "s"."sample_id" = "l"."sample_id"',
       sets = label_sets$sets
     )
-    labels <- "\"l\".\"labels\""
+    labels <- '"l"."labels"'
   } else {
     labels_join <- ""
     labels <- "CAST(NULL AS TEXT)"
@@ -34,19 +34,19 @@ profile_for_writing <- function(x, call = rlang::caller_env()) {
   rows <- if (is.null(stacks)) {
     gauges <- paste(sql_string(con, v2_schema()$gauge_types), collapse = ", ")
     db_query(con, paste(
-      "SELECT \"p\".\"source_id\", \"p\".\"stack\", \"p\".\"labels\", \"v\".\"type\", \"v\".\"unit\",",
-      "SUM(\"v\".\"value\") AS \"value\", MIN(\"p\".\"sample_id\") AS \"first_sample\" FROM",
-      "(SELECT \"s\".\"sample_id\", \"s\".\"source_id\", \"t\".\"stack\", {labels} AS \"labels\" FROM {samples} AS \"s\"",
-      "LEFT JOIN ({stacks}) AS \"t\" ON \"s\".\"sample_id\" = \"t\".\"sample_id\" {labels_join}) AS \"p\"",
-      "LEFT JOIN (SELECT * FROM {values} AS \"w\" WHERE \"type\" NOT IN ({gauges})) AS \"v\"",
-      "ON \"p\".\"sample_id\" = \"v\".\"sample_id\"",
-      "GROUP BY \"p\".\"source_id\", \"p\".\"stack\", \"p\".\"labels\", \"v\".\"type\", \"v\".\"unit\""
+      'SELECT "p"."source_id", "p"."stack", "p"."labels", "v"."type", "v"."unit",',
+      'SUM("v"."value") AS "value", MIN("p"."sample_id") AS "first_sample" FROM',
+      '(SELECT "s"."sample_id", "s"."source_id", "t"."stack", {labels} AS "labels" FROM {samples} AS "s"',
+      'LEFT JOIN ({stacks}) AS "t" ON "s"."sample_id" = "t"."sample_id" {labels_join}) AS "p"',
+      'LEFT JOIN (SELECT * FROM {values} AS "w" WHERE "type" NOT IN ({gauges})) AS "v"',
+      'ON "p"."sample_id" = "v"."sample_id"',
+      'GROUP BY "p"."source_id", "p"."stack", "p"."labels", "v"."type", "v"."unit"'
     ),
     labels = labels, samples = db$samples, stacks = db_stack_signatures(db$sample_locations),
     labels_join = labels_join, values = db$sample_values, gauges = gauges
     )
   } else {
-    db_layout_rows_for_writing(stacks, labels, sub("\"s\".", "\"p\".", labels_join, fixed = TRUE))
+    db_layout_rows_for_writing(stacks, labels, sub('"s".', '"p".', labels_join, fixed = TRUE))
   }
   rows$source_id <- as_column_type(rows$source_id, "integer")
   aggregated <- aggregated_sample_tables(rows, local)
@@ -68,7 +68,7 @@ write_by_sources <- function(x, path, write, batch_samples = 1e6, call = rlang::
   validate_db(x, call = call)
   tables <- db_profile_tables(x, call = call)
   counts <- db_query(tables$db$samples$con,
-    "SELECT \"source_id\", COUNT(*) AS \"n_samples\" FROM {samples} AS \"s\" GROUP BY \"source_id\"",
+    'SELECT "source_id", COUNT(*) AS "n_samples" FROM {samples} AS "s" GROUP BY "source_id"',
     samples = tables$db$samples
   )
   sources <- tables$local$sources$source_id
@@ -182,11 +182,11 @@ db_layout_rows_for_writing <- function(stacks, labels, labels_join) {
   p <- db_physical
   n_slots <- db_slot_count(db_columns(con, p$samples))
   slot_names <- db_slot_names(n_slots)
-  sums <- paste(sprintf("SUM(\"p\".%s) AS %s", sql_name(con, slot_names), sql_name(con, slot_names)), collapse = ", ")
+  sums <- paste(sprintf('SUM("p".%s) AS %s', sql_name(con, slot_names), sql_name(con, slot_names)), collapse = ", ")
   grouped <- DBI::dbGetQuery(con, sprintf(paste(
-    "SELECT \"p\".\"source_id\" AS \"source_id\", \"p\".\"stack_id\" AS \"stack_id\", %s AS \"labels\", %s,",
-    "MIN(\"p\".\"sample_id\") AS \"first_sample\" FROM %s AS \"p\" %s WHERE %s",
-    "GROUP BY \"p\".\"source_id\", \"p\".\"stack_id\", %s"
+    'SELECT "p"."source_id" AS "source_id", "p"."stack_id" AS "stack_id", %s AS "labels", %s,',
+    'MIN("p"."sample_id") AS "first_sample" FROM %s AS "p" %s WHERE %s',
+    'GROUP BY "p"."source_id", "p"."stack_id", %s'
   ), labels, sums, sql_name(con, p$samples), labels_join, stacks$where, labels))
   grouped$source_id <- as_column_type(grouped$source_id, "integer")
   stack_id <- as_column_type(grouped$stack_id, "integer")
