@@ -5,7 +5,7 @@
 # Summaries: the parts of R/stacks.R, with the per-sample tables left in the
 # database (`stack` and `values` are db_table()s).
 
-db_profile_parts_tables <- function(x, call) {
+db_summary_parts_tables <- function(x, call) {
   tables <- db_profile_tables(x, call = call)
   local <- tables$local
   stacks <- db_stack_source(x)

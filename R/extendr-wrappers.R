@@ -155,14 +155,14 @@ ffi_profile_label_pairs <- function(bundle) .Call(wrap__ffi_profile_label_pairs,
 #' one, `patterns` NULL for a numeric range (the regular expressions to match
 #' otherwise).
 #' @noRd
-ffi_profile_label_filter <- function(filter) .Call(wrap__ffi_profile_label_filter, filter)
+ffi_profile_parse_label_filter <- function(filter) .Call(wrap__ffi_profile_parse_label_filter, filter)
 
 #' Keeps the samples that meet the label filter `focus` and not `ignore`
 #' (each a string, or NA for none), with, for regular expressions, the flags
 #' of the label pairs they matched (`focus_clauses`, `ignore_clauses`: lists
 #' of logical vectors, see `LabelCondition::new()`).
 #' @noRd
-ffi_profile_filter_labels <- function(bundle, focus, focus_clauses, ignore, ignore_clauses, compact) .Call(wrap__ffi_profile_filter_labels, bundle, focus, focus_clauses, ignore, ignore_clauses, compact)
+ffi_profile_apply_label_filter <- function(bundle, focus, focus_clauses, ignore, ignore_clauses, compact) .Call(wrap__ffi_profile_apply_label_filter, bundle, focus, focus_clauses, ignore, ignore_clauses, compact)
 
 #' Keeps the sample types named in `types` (a character vector).
 #' @noRd

@@ -67,7 +67,7 @@ profile_flamegraph <- function(x, type = NULL,
   }
   # What to draw, under the package's errors; drawing errors are the device's.
   with_profile_errors("invalid", "Can't draw a flame graph of {.arg x}.", {
-    parts <- profile_parts(x)
+    parts <- summary_parts(x)
     sample_type <- choose_sample_type(parts, type)
     is_diff <- length(parts$base_samples) > 0
     tree <- call_tree_of(parts, sample_type)

@@ -43,7 +43,7 @@
 write_folded <- function(x, path, type = NULL) {
   with_profile_errors("invalid", "Can't write {.arg x} as folded stacks to {.file {path}}.", path = path, {
     path <- check_file_path(path)
-    parts <- profile_parts(x)
+    parts <- summary_parts(x)
     sample_type <- choose_sample_type(parts, type)
     parts <- stacks_in_memory(parts, sample_type$type)
     keys <- keys_by_name(location_frames(parts))

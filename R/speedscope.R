@@ -35,7 +35,7 @@
 write_speedscope <- function(x, path) {
   with_profile_errors("invalid", "Can't write {.arg x} as a speedscope file to {.file {path}}.", path = path, {
     path <- check_file_path(path)
-    parts <- profile_parts(x)
+    parts <- summary_parts(x)
     types <- view_types(parts)
     default_type <- if (nrow(types)) default_type_position(parts, types, NULL) else 1L
     frames <- location_frames(parts)

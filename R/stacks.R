@@ -1,6 +1,6 @@
-# Looking at a profile: what summaries, flame graphs and folded stacks share. The
+# The summary family: what summaries, flame graphs and folded stacks share. The
 # frames and the values of one sample type are taken from a v2 dm or a v1 object
-# in the long form the Rust core reads (src/rust/core/src/analysis.rs); grouping,
+# in the long form the Rust core reads (src/rust/core/src/summary.rs); grouping,
 # counting recursion once, and merging stacks into a call tree happen there.
 
 # The tables these functions need, in the same shape for v1 and v2 profiles:
@@ -8,14 +8,14 @@
 # and what the sources say about sample types (declared order, default type).
 # Only what R must check is checked here (tables, columns, types); the core
 # refuses broken stacks and keys.
-profile_parts <- function(x, call = rlang::caller_env()) {
+summary_parts <- function(x, call = rlang::caller_env()) {
   if (inherits(x, "profile_data")) {
     validate_v1(x, call = call)
     # one v2 sample per v1 row, with the row's value
     tables <- v2_tables_from_v1(x, repeat_rows = FALSE)
   } else if (is_db_profile(x)) {
     # `stack` and `values` stay in the database (lazy tables)
-    tables <- db_profile_parts_tables(x, call = call)
+    tables <- db_summary_parts_tables(x, call = call)
   } else if (is_v2(x)) {
     tables <- check_v2_tables(x, call = call)
   } else {

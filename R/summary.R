@@ -66,7 +66,7 @@ profile_summary <- function(x, type = NULL, n = 10,
     abort_argument("{.arg n} must be a single number >= 0 (or {.code Inf}).")
   }
   with_profile_errors("invalid", "Can't summarise {.arg x}.", {
-    parts <- profile_parts(x)
+    parts <- summary_parts(x)
     sample_type <- choose_sample_type(parts, type)
     frames <- location_frames(parts)
     group_columns <- switch(by,

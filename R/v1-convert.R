@@ -1,5 +1,5 @@
 # Conversions between v1 objects (R/v1-object.R) and v2 tables. v1 -> v2:
-# profile_v2_from_v1(), and the tables the writers and the looking functions take
+# profile_v2_from_v1(), and the tables the writers and the summary functions take
 # from a v1 object. v2 -> v1: one conversion, v1_from_v2_tables(), with the rules
 # of each reader (read_rprof() and read_pprof() with version = "1.0") as
 # arguments.

@@ -238,7 +238,7 @@ profile_filter_labels <- function(x, focus = NULL, ignore = NULL) {
     given <- !vapply(filters, is.null, logical(1))
     text <- function(f) if (is.null(f)) NA_character_ else as_valid_utf8(f)
     apply_verb(tables, function(bundle, compact) {
-      ffi_profile_filter_labels(
+      ffi_profile_apply_label_filter(
         bundle, text(focus), clauses$focus, text(ignore), clauses$ignore, compact
       )
     }, call = call, patterns = vapply(filters, text, ""), reported = given)
@@ -296,7 +296,7 @@ label_clauses <- function(filter, pairs, call) {
   if (is.null(filter)) {
     return(list())
   }
-  parsed <- rust_value(ffi_profile_label_filter(as_valid_utf8(filter)), "Can't read a label filter.", call = call)
+  parsed <- rust_value(ffi_profile_parse_label_filter(as_valid_utf8(filter)), "Can't read a label filter.", call = call)
   if (is.null(parsed$patterns)) {
     return(list())
   }
@@ -316,7 +316,7 @@ label_clauses <- function(filter, pairs, call) {
 # The verbs' shared steps. A verb takes the tables of its input
 # (verb_tables()), works out which locations its pattern matches
 # (locations_matching()), and has its native function change the per-sample
-# tables (apply_verb()); src/rust/core/src/transform/ does the work.
+# tables (apply_verb()); src/rust/core/src/verbs/ does the work.
 # filter_by_pattern() is the three steps for the verbs that take a pattern.
 
 # The verbs with a pattern: ffi_profile_filter() does the verb `verb`

@@ -159,7 +159,7 @@ default_type_position <- function(parts, types, type) {
 
 # The JSON text of the view (made in Rust: src/rust/core/src/view.rs).
 view_data <- function(x, type, title, call = rlang::caller_env()) {
-  parts <- profile_parts(x, call = call)
+  parts <- summary_parts(x, call = call)
   types <- view_types(parts)
   default_type <- if (nrow(types)) default_type_position(parts, types, type) else 1L
   frames <- location_frames(parts)

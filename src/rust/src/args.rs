@@ -3,7 +3,7 @@
 
 use crate::text;
 use extendr_api::prelude::*;
-use profile_core::input::Limits;
+use profile_core::limits::Limits;
 use profile_core::ProfileError;
 use std::path::PathBuf;
 

@@ -1,9 +1,9 @@
 //! Binding for the core's `folded` module: folded (collapsed) stacks.
 
-use crate::analysis::stacks_from_r;
 use crate::args::{flag, limits, optional_string, required_path, required_string, strings};
 use crate::bundle::profile_to_r;
 use crate::envelope::envelope;
+use crate::summary::stacks_from_r;
 use extendr_api::prelude::*;
 use profile_core::budget::Budget;
 use profile_core::folded::{self, FoldedSource};

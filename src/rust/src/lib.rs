@@ -5,13 +5,12 @@
 //! those before it (see `dev/ARCHITECTURE.md`):
 //! `rapi` (R's C API), `envelope`, `compact` (compact columns), `text` (strings
 //! from R), `args`, `bundle` (profiles across the boundary), then one module per
-//! core module: `analysis`, `folded`, `rprof`, `pprof`, `combine`, `transform`,
+//! core module: `summary`, `folded`, `rprof`, `pprof`, `combine`, `verbs`,
 //! `view` (the browser view and speedscope files).
 
 use extendr_api::prelude::*;
 use profile_core::schema;
 
-mod analysis;
 mod args;
 mod bundle;
 mod combine;
@@ -21,8 +20,9 @@ mod folded;
 mod pprof;
 mod rapi;
 mod rprof;
+mod summary;
 mod text;
-mod transform;
+mod verbs;
 mod view;
 
 use envelope::envelope;
@@ -90,14 +90,14 @@ fn column_list_of(columns: &[(&str, &str)]) -> Robj {
 /// The core's limits that the R side applies or documents (sizes in bytes, as
 /// doubles: R integers stop at 2^31 - 1).
 fn limits() -> Robj {
-    use profile_core::{budget, input, pprof};
+    use profile_core::{input, limits, pprof};
     list!(
-        max_size = input::DEFAULT_MAX_BYTES as f64,
-        max_memory = budget::DEFAULT_MAX_MEMORY as f64,
+        max_size = limits::DEFAULT_MAX_BYTES as f64,
+        max_memory = limits::DEFAULT_MAX_MEMORY as f64,
         sniff_bytes = input::SNIFF_BYTES as f64,
         eager_min_bytes = input::EAGER_MIN_BYTES as f64,
         eager_ratio = input::EAGER_RATIO as f64,
-        max_stack_depth = input::DEFAULT_MAX_STACK_DEPTH as f64,
+        max_stack_depth = limits::DEFAULT_MAX_STACK_DEPTH as f64,
         pprof_frames_per_byte = pprof::MAX_FRAMES_PER_BYTE as f64,
         pprof_min_max_frames = pprof::MIN_MAX_FRAMES as f64,
         pprof_max_values = pprof::MAX_VALUES as f64
@@ -159,12 +159,12 @@ extendr_module! {
     fn ffi_profile_debug_panic;
     fn ffi_profile_debug_alloc;
     fn ffi_profile_validate_v2;
-    use analysis;
+    use summary;
     use folded;
     use rprof;
     use pprof;
     use combine;
     use compact;
-    use transform;
+    use verbs;
     use view;
 }

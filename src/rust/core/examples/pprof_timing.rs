@@ -1,5 +1,5 @@
 // Times the phases of reading and writing a pprof file (for bench/README.md).
-use profile_core::input::Limits;
+use profile_core::limits::Limits;
 use profile_core::pprof;
 use std::time::Instant;
 

@@ -2,7 +2,7 @@
 // pass and in 2 … 4 chunks on as many threads, with the CPU time they took (Linux:
 // from /proc/self/stat), and checks that every chunk count gives the same result.
 //   cargo run --release -p profile-core --example rprof_timing FILE [RUNS [CHUNKS...]]
-use profile_core::input::Limits;
+use profile_core::limits::Limits;
 use profile_core::rprof;
 use std::time::{Duration, Instant};
 

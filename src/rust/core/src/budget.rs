@@ -17,17 +17,10 @@
 //! Rust cannot report (a hash map growing) would end the R session.
 
 use crate::error::{ProfileError, Result};
-use crate::input::Limits;
+use crate::limits::Limits;
 use std::collections::{HashMap, TryReserveError};
 use std::hash::{BuildHasher, Hash};
 use std::sync::atomic::{AtomicU64, Ordering};
-
-/// Default of [`Limits::max_memory`]: 4 GiB. A real Rprof recording of 1e7
-/// samples with memory and line profiling (a file of about 1 GB) is charged
-/// about 1.6 GB by its read (`bench/README.md`), so the default reads it with
-/// room to spare, while a decompression bomb (which claims far more) is refused
-/// long before the machine runs short.
-pub const DEFAULT_MAX_MEMORY: u64 = 4 << 30;
 
 /// Address space a read leaves unclaimed for what its budget does not see:
 /// R's own small allocations, the stacks and allocator arenas of the threads

@@ -10,11 +10,12 @@
 //! Tools that do not know the rule show these sequences as they are; reading turns
 //! them back, and keeps any other backslash literally (as other tools write them).
 
-use crate::analysis::{CallTree, Stacks};
 use crate::budget::Budget;
 use crate::error::{ProfileError, Result};
-use crate::input::{decompress_content, AnyContent, Limits};
+use crate::input::{decompress_content, AnyContent};
+use crate::limits::Limits;
 use crate::model::{next_id, Profile, StrId, NA_INT};
+use crate::summary::{CallTree, Stacks};
 use crate::text::utf8_escaped;
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
@@ -284,7 +285,7 @@ pub fn read_file(path: &Path, source: &FoldedSource<'_>, limits: &Limits) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::StackInput;
+    use crate::summary::StackInput;
     use pretty_assertions::assert_eq;
     use proptest::prelude::*;
 

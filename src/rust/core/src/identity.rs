@@ -2,12 +2,12 @@
 //! every depth) and the same labels, in any order. The pprof writer sums such
 //! samples of Rprof sources into one pprof sample (as `go tool pprof` merges
 //! samples by their locations and labels); `profile_aggregate()` merges them
-//! within each source (`transform::aggregate`). Both ask
+//! within each source (`verbs::aggregate`). Both ask
 //! [`first_equal_samples`], so the two agree on what "the same" is.
 
-use crate::analysis::SampleFrames;
 use crate::id_index::IdIndex;
 use crate::model::{Profile, StrId};
+use crate::summary::SampleFrames;
 use rustc_hash::{FxHashMap, FxHasher};
 use std::hash::{Hash, Hasher};
 

@@ -6,7 +6,6 @@
 //! between R vectors and [`model::Profile`]; every rule lives here so that it is
 //! tested by `cargo test` alone.
 
-pub mod analysis;
 pub mod budget;
 pub mod combine;
 pub mod error;
@@ -15,6 +14,7 @@ mod id_index;
 mod identity;
 pub mod input;
 pub mod json;
+pub mod limits;
 pub mod memory;
 pub mod model;
 pub mod output;
@@ -23,10 +23,11 @@ pub mod rprof;
 pub mod sample_set;
 pub mod schema;
 pub mod speedscope;
+pub mod summary;
 pub mod text;
 mod threads;
-pub mod transform;
 pub mod validate;
+pub mod verbs;
 pub mod view;
 
 #[cfg(test)]

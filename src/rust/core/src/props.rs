@@ -2,17 +2,17 @@
 //! make validation, the writers, combining, the analysis of stacks or the verbs
 //! panic.
 
-use crate::analysis::{key_totals, CallTree, StackInput, Stacks};
 use crate::combine::{combine, CombineOptions};
-use crate::input::Limits;
+use crate::limits::Limits;
 use crate::model::{ColMut, Profile, StrId, NA_INT};
+use crate::summary::{key_totals, CallTree, StackInput, Stacks};
 use crate::testing;
-use crate::transform::{aggregate, diff, scale_values, time_window};
-use crate::transform::{
+use crate::verbs::{aggregate, diff, scale_values, time_window};
+use crate::verbs::{
     filter_by_labels, keep_sample_types, location_lines_kept, LabelCondition, LabelFilter,
     LabelPairs,
 };
-use crate::transform::{
+use crate::verbs::{
     frames_cut_at_match, Cut, FrameFilter, LocationSet, LocationTexts, SampleFilter,
 };
 use crate::{pprof, rprof, validate};

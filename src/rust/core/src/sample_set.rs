@@ -2,11 +2,11 @@
 //! types at once, in the order a time-ordered view shows them: by source, then by
 //! time where samples have one. The browser view ([`crate::view`]) and the
 //! speedscope writer ([`crate::speedscope`]) are made from it; summaries and flame
-//! graphs of one type use [`crate::analysis::Stacks`] instead.
+//! graphs of one type use [`crate::summary::Stacks`] instead.
 
-use crate::analysis::SampleFrames;
 use crate::error::{ProfileError, Result};
 use crate::id_index::IdIndex;
+use crate::summary::SampleFrames;
 
 /// The columns a [`SampleSet`] is gathered from: the long form of the v2 tables.
 #[derive(Debug, Clone, Copy)]

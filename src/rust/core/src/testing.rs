@@ -7,7 +7,8 @@
 //! enough for quick local runs. proptest's own `PROPTEST_CASES`, if set, still
 //! overrides every count (proptest applies it after the configuration).
 
-use crate::input::{self, Limits};
+use crate::input;
+use crate::limits::Limits;
 use crate::model::{ColMut, Profile, StrId, NA_INT};
 use proptest::prelude::*;
 use std::path::PathBuf;

@@ -8,10 +8,10 @@
 //! negative part what the base has; their sum is the difference, their absolute
 //! sum the width a view gives the node.
 
-use crate::analysis::{depth_first, inverse_order, PathTrie};
 use crate::error::{ProfileError, Result};
 use crate::json::{push_stepped_array, push_string, push_typed_array, push_typed_ints};
 use crate::sample_set::{try_filled, SampleSet};
+use crate::summary::{depth_first, inverse_order, PathTrie};
 use rustc_hash::FxHashMap;
 
 /// How frames are grouped into the tree's nodes: the key of each location row

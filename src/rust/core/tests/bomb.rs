@@ -3,7 +3,8 @@
 //! use, so the test sees the peak (the binary runs this one test only).
 
 use profile_core::budget::Budget;
-use profile_core::input::{decompress, decompress_content, Limits, EAGER_MIN_BYTES, EAGER_RATIO};
+use profile_core::input::{decompress, decompress_content, EAGER_MIN_BYTES, EAGER_RATIO};
+use profile_core::limits::Limits;
 use profile_core::rprof::RprofContent;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::Write;

@@ -1,5 +1,5 @@
 use super::*;
-use crate::model::{Functions, Locations};
+use crate::model::{ColRef, Functions, Locations, NA_INT};
 use crate::testing::{
     random_profile, row, s,
     Val::{D, I},

@@ -19,7 +19,8 @@
 //! reads the same compressed or not (but for the claims).
 
 use crate::error::{ProfileError, Result};
-use crate::input::{Content, Limits, SNIFF_BYTES};
+use crate::input::{Content, SNIFF_BYTES};
+use crate::limits::Limits;
 
 const VARINT: u8 = 0;
 const FIXED64: u8 = 1;

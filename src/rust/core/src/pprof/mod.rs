@@ -21,7 +21,8 @@ pub use write::{message_from_profile, WriteOptions, MAX_VALUES};
 
 use crate::budget::Budget;
 use crate::error::{ProfileError, Result};
-use crate::input::{self, Limits};
+use crate::input;
+use crate::limits::Limits;
 use crate::model::Profile;
 use prost::Message;
 use std::borrow::Cow;

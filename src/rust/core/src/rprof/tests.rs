@@ -1,6 +1,6 @@
 use super::*;
 use crate::budget::Budget;
-use crate::input::Limits;
+use crate::limits::Limits;
 use crate::model::{ColumnId, Profile, StrId, NA_INT};
 use crate::validate::validate;
 use pretty_assertions::assert_eq;

@@ -15,7 +15,8 @@
 //! ([`SampleShape::expand`]); every other reader of the crate returns them
 //! written.
 
-use super::{Ids, Parsed};
+use super::reader::Ids;
+use super::Parsed;
 use crate::budget::Budget;
 use crate::error::Result;
 use crate::model::{ColumnId, Profile, SampleLocations, SampleValues, Samples, StrId};

@@ -124,7 +124,8 @@ impl Content for RprofContent {
 mod tests {
     use super::*;
     use crate::budget::Budget;
-    use crate::input::{decompress_owned, Limits};
+    use crate::input::decompress_owned;
+    use crate::limits::Limits;
     use crate::rprof::{parse, parse_owned_compact};
     use crate::testing::{self, cuts, damaged_file, gzip, pieces, rprof_files};
     use proptest::prelude::*;

@@ -5,13 +5,13 @@
 //! [`time_window`] (`profile_window()`: the samples taken in an interval of time).
 
 use super::keep::{keep_samples, ragged, SampleRows};
-use crate::analysis::SampleFrames;
 use crate::combine::{combine, CombineOptions};
 use crate::error::{ProfileError, Result};
 use crate::id_index::IdIndex;
 use crate::identity::{first_equal_samples, LabelRows};
 use crate::model::{Profile, SampleLabels, SampleLocations, SampleValues, Samples, StrId, NA_INT};
 use crate::schema::GAUGE_TYPES;
+use crate::summary::SampleFrames;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Multiplies the values of the sample types named in `types` (every type

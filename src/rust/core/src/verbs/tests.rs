@@ -581,7 +581,7 @@ proptest! {
 
 #[test]
 fn a_profile_emptied_by_a_verb_is_written_with_its_sample_types() {
-    use crate::input::Limits;
+    use crate::limits::Limits;
     let mut p = crate::rprof::parse(&crate::testing::rprof_files()[0], Some("x"))
         .unwrap()
         .profile;

@@ -1,4 +1,4 @@
-//! Binding for the core's `transform` module: the verbs from profile to
+//! Binding for the core's `verbs` module: the verbs from profile to
 //! profile (R side: `R/verbs.R`).
 //!
 //! A verb sends the tables it changes, the per-sample ones, with `locations`
@@ -17,8 +17,8 @@ use crate::envelope::envelope;
 use crate::rapi::{code_vector, strings_vector};
 use extendr_api::prelude::*;
 use profile_core::budget::Budget;
-use profile_core::transform::{aggregate, diff, scale_values, time_window};
-use profile_core::transform::{
+use profile_core::verbs::{aggregate, diff, scale_values, time_window};
+use profile_core::verbs::{
     filter_by_labels, keep_sample_types, FrameFilter, LabelCondition, LabelFilter, LabelPairs,
     LabelTest, LocationTexts, SampleFilter,
 };
@@ -102,7 +102,7 @@ fn ffi_profile_label_pairs(bundle: Robj) -> Robj {
 /// otherwise).
 /// @noRd
 #[extendr]
-fn ffi_profile_label_filter(filter: Robj) -> Robj {
+fn ffi_profile_parse_label_filter(filter: Robj) -> Robj {
     envelope(|| {
         let filter = label_filter(&filter)?
             .ok_or_else(|| ProfileError::argument("`filter` must not be NA"))?;
@@ -120,7 +120,7 @@ fn ffi_profile_label_filter(filter: Robj) -> Robj {
 /// of logical vectors, see `LabelCondition::new()`).
 /// @noRd
 #[extendr]
-fn ffi_profile_filter_labels(
+fn ffi_profile_apply_label_filter(
     bundle: Robj,
     focus: Robj,
     focus_clauses: Robj,
@@ -317,7 +317,7 @@ fn logical_flags(x: &Robj, what: &str) -> Result<Vec<bool>, ProfileError> {
 }
 
 extendr_module! {
-    mod transform;
+    mod verbs;
     fn ffi_profile_location_texts;
     fn ffi_profile_filter;
     fn ffi_profile_scale;
@@ -325,7 +325,7 @@ extendr_module! {
     fn ffi_profile_diff;
     fn ffi_profile_window;
     fn ffi_profile_label_pairs;
-    fn ffi_profile_label_filter;
-    fn ffi_profile_filter_labels;
+    fn ffi_profile_parse_label_filter;
+    fn ffi_profile_apply_label_filter;
     fn ffi_profile_select_types;
 }

@@ -1,9 +1,9 @@
-# Benchmark: looking at a large profile (issue 9). profile_summary() by function
+# Benchmark: the summary family on a large profile (issue 9). profile_summary() by function
 # and by location, the flame graph (drawn to a null PDF device), write_folded()
 # and read_folded() on a v2 profile of 300,000 samples.
 #
 # Usage, from the package root after installing into .rlib:
-#   R_LIBS=.rlib Rscript bench/look.R [n_samples]
+#   R_LIBS=.rlib Rscript bench/summary.R [n_samples]
 #
 # Two profiles: inst/samples/rprof/line.out (a real Rprof file: stacks of 5 to 80
 # frames, recursion, line references) with its samples repeated until there are

@@ -1,4 +1,4 @@
-//! Binding for the core's `analysis` module: self and total values per frame key,
+//! Binding for the core's `summary` module: self and total values per frame key,
 //! and call trees.
 
 use crate::args::optional_string;
@@ -7,7 +7,7 @@ use crate::envelope::envelope;
 use crate::rapi::{double_values, int_vector, integer_values, r_safe};
 use crate::text::{intern_strings, named_elements};
 use extendr_api::prelude::*;
-use profile_core::analysis::{key_totals, CallTree, StackInput, Stacks};
+use profile_core::summary::{key_totals, CallTree, StackInput, Stacks};
 use profile_core::{ProfileError, StrId, StringPool};
 
 fn bad_argument(what: &str) -> ProfileError {
@@ -208,7 +208,7 @@ fn ffi_profile_call_tree(stacks: Robj) -> Robj {
 }
 
 extendr_module! {
-    mod analysis;
+    mod summary;
     fn ffi_profile_key_totals;
     fn ffi_profile_value_types;
     fn ffi_profile_call_tree;

@@ -1,11 +1,11 @@
-// Times the verbs of the transform module on a profile read from an Rprof file,
+// Times the verbs (the `verbs` module) on a profile read from an Rprof file,
 // against validation of the same profile (for bench/README.md):
-// cargo run --release -p profile-core --example transform_timing FILE
-use profile_core::transform::{aggregate, diff, scale_values, time_window};
-use profile_core::transform::{
+// cargo run --release -p profile-core --example verbs_timing FILE
+use profile_core::verbs::{aggregate, diff, scale_values, time_window};
+use profile_core::verbs::{
     frames_in, keep_frames, keep_samples, samples_with_frame_in, EmptyStacks,
 };
-use profile_core::transform::{keep_sample_types, FrameFilter, LocationSet, SampleFilter};
+use profile_core::verbs::{keep_sample_types, FrameFilter, LocationSet, SampleFilter};
 use profile_core::{rprof, Profile};
 use std::time::{Duration, Instant};
 
@@ -40,9 +40,7 @@ fn time(p: &Profile, runs: usize, mut work: impl FnMut(&mut Profile)) -> Duratio
 }
 
 fn main() {
-    let path = std::env::args()
-        .nth(1)
-        .expect("usage: transform_timing FILE");
+    let path = std::env::args().nth(1).expect("usage: verbs_timing FILE");
     let p = rprof::parse(&std::fs::read(&path).unwrap(), None)
         .unwrap()
         .profile;

@@ -40,10 +40,10 @@
 mod keep;
 mod labels;
 mod matching;
-mod types;
+mod pattern_verbs;
+mod select_types;
 pub mod units;
 mod values;
-mod verbs;
 
 pub use keep::{keep_frames, keep_samples, EmptyStacks};
 pub use labels::{
@@ -55,9 +55,9 @@ pub use matching::{
     LocationTexts,
 };
 pub use matching::{location_lines_kept, simple_name};
-pub use types::keep_sample_types;
+pub use pattern_verbs::{FrameFilter, SampleFilter};
+pub use select_types::keep_sample_types;
 pub use values::{aggregate, diff, scale_values, time_window, DIFF_BASE_LABEL};
-pub use verbs::{FrameFilter, SampleFilter};
 
 #[cfg(test)]
 mod tests;
