@@ -199,8 +199,8 @@ profile_db <- function(con) {
   with_profile_errors("io", "Can't read the profile tables of the database.", {
     check_db_connection(con)
     schema <- v2_schema()
-    relations <- db_relations(con)$name
-    present <- schema$tables[schema$tables %in% relations]
+    columns <- db_all_columns(con)
+    present <- schema$tables[schema$tables %in% names(columns)]
     missing <- setdiff(schema$required_tables, present)
     if (length(missing)) {
       abort_profile("invalid",
@@ -208,7 +208,8 @@ profile_db <- function(con) {
         missing = missing
       )
     }
-    tables <- lapply(present, function(t) dplyr::tbl(con, t))
+    # the columns given, so that dbplyr does not ask for each table's
+    tables <- lapply(present, function(t) dplyr::tbl(con, t, vars = columns[[t]]))
     names(tables) <- present
     keyed_dm(tables)
   })
@@ -354,9 +355,10 @@ db_prepared_rows <- function(tables) {
   values <- tables$sample_values
   value_row <- match(values$sample_id, samples$sample_id)
   source_id <- samples$source_id[value_row]
-  pair <- vctrs::vec_group_id(data.frame(source_id = source_id, type = values$type, unit = values$unit))
+  keys <- data.frame(source_id = source_id, type = values$type, unit = values$unit)
+  pair <- vctrs::vec_group_id(keys)
   heads <- !duplicated(pair)
-  slots <- data.frame(source_id = source_id[heads], type = values$type[heads], unit = values$unit[heads])
+  slots <- keys[heads, , drop = FALSE]
   slots <- slots[order(pair[heads]), , drop = FALSE]
   slots$slot <- stats::ave(seq_len(nrow(slots)), slots$source_id, FUN = seq_along)
   n_slots <- if (nrow(slots)) max(slots$slot) else 0L
@@ -482,14 +484,21 @@ db_stack_ids <- function(con, prepared, location_ids) {
     ids[b] <- as_column_type(stored$stack_id, "integer")[match(text[b], stored$frames)]
   }
   new <- which(is.na(ids))
-  largest <- DBI::dbGetQuery(con, sprintf('SELECT MAX("stack_id") AS "largest" FROM %s', sql_name(con, db_physical$stacks)))
+  largest <- DBI::dbGetQuery(con, sprintf(
+    'SELECT MAX("stack_id") AS "largest" FROM %s', sql_name(con, db_physical$stacks)
+  ))
   ids[new] <- as.integer(db_number(largest$largest) + seq_along(new))
   in_new <- stack_of_frame %in% new
   depth <- sequence(prepared$lengths)
   list(
     ids = ids,
-    new_stacks = data.frame(stack_id = ids[new], frames = text[new], n_frames = as.integer(prepared$lengths[new])),
-    new_frames = data.frame(stack_id = ids[stack_of_frame[in_new]], depth = as.integer(depth[in_new]), location_id = as.integer(frames[in_new]))
+    new_stacks = data.frame(
+      stack_id = ids[new], frames = text[new], n_frames = as.integer(prepared$lengths[new])
+    ),
+    new_frames = data.frame(
+      stack_id = ids[stack_of_frame[in_new]], depth = as.integer(depth[in_new]),
+      location_id = as.integer(frames[in_new])
+    )
   )
 }
 

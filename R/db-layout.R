@@ -99,6 +99,26 @@ db_relations <- function(con) {
   )
 }
 
+# The columns of every table and view of the default schema, in their order:
+# a named list (one query where the database has an information schema).
+db_all_columns <- function(con) {
+  rows <- switch(db_dialect(con),
+    postgres = ,
+    duckdb = DBI::dbGetQuery(con, paste(
+      'SELECT "table_name", "column_name" FROM "information_schema"."columns"',
+      'WHERE "table_schema" = current_schema() ORDER BY "table_name", "ordinal_position"'
+    )),
+    NULL
+  )
+  if (is.null(rows)) {
+    names <- db_relations(con)$name
+    columns <- lapply(names, function(t) db_columns(con, t))
+    names(columns) <- names
+    return(columns)
+  }
+  split(as.character(rows$column_name), factor(rows$table_name, levels = unique(rows$table_name)))
+}
+
 # The columns of a table or view.
 db_columns <- function(con, table) {
   names(DBI::dbGetQuery(con, sprintf("SELECT * FROM %s WHERE 1 = 0", sql_name(con, table))))
@@ -142,7 +162,10 @@ db_sqlite_busy_ms <- 600000L
 # transaction ends (SQLite's transaction holds the write lock already).
 db_lock <- function(con) {
   if (db_dialect(con) == "postgres") {
-    DBI::dbGetQuery(con, 'SELECT pg_advisory_xact_lock(7303429125) AS "locked"')
+    # (the function returns void, which RPostgreSQL cannot read)
+    DBI::dbGetQuery(con, paste(
+      'SELECT 1 AS "locked" FROM (SELECT pg_advisory_xact_lock(7303429125)) AS "l"'
+    ))
   } else if (db_physical$info %in% db_relations(con)$name) {
     DBI::dbExecute(con, sql_fill(
       "UPDATE {info} SET \"value\" = \"value\" WHERE \"key\" = 'layout'",
@@ -226,27 +249,42 @@ db_layout_tables_sql <- function(con, n_slots = 1L) {
   dbl <- type(double())
   chr <- type(character())
   create <- function(table, columns, constraints) {
-    sprintf("CREATE TABLE %s (\n  %s\n)", q(table), paste(c(columns, constraints), collapse = ",\n  "))
+    body <- paste(c(columns, constraints), collapse = ",\n  ")
+    sprintf("CREATE TABLE %s (\n  %s\n)", q(table), body)
   }
   fk <- function(column, table, ref) {
     sprintf("FOREIGN KEY (%s) REFERENCES %s (%s)", q(column), q(table), q(ref))
   }
   p <- db_physical
   spec <- v2_schema()$columns$samples
-  prototypes <- list(integer = integer(), double = double(), character = character(), logical = logical())
+  prototypes <- list(
+    integer = integer(), double = double(), character = character(), logical = logical()
+  )
   sample_columns <- vapply(seq_along(spec$name), function(j) {
     paste(q(spec$name[[j]]), type(prototypes[[spec$col_type[[j]]]]))
   }, character(1))
   stacks_index <- if (db_dialect(con) == "postgres") {
     # a B-tree entry is limited to a third of a page; a hash index is not
-    sprintf("CREATE INDEX %s ON %s USING hash (%s)", q("profile_stacks_frames"), q(p$stacks), q("frames"))
+    sprintf(
+      "CREATE INDEX %s ON %s USING hash (%s)",
+      q("profile_stacks_frames"), q(p$stacks), q("frames")
+    )
   } else {
-    sprintf("CREATE UNIQUE INDEX %s ON %s (%s)", q("profile_stacks_frames"), q(p$stacks), q("frames"))
+    sprintf(
+      "CREATE UNIQUE INDEX %s ON %s (%s)", q("profile_stacks_frames"), q(p$stacks), q("frames")
+    )
   }
   c(
-    create(p$info, c(paste(q("key"), chr, "NOT NULL"), paste(q("value"), chr)), sprintf("PRIMARY KEY (%s)", q("key"))),
     create(
-      p$types, c(paste(q("type_id"), int, "NOT NULL"), paste(sql_name(con, c("type", "unit")), chr, "NOT NULL")),
+      p$info, c(paste(q("key"), chr, "NOT NULL"), paste(q("value"), chr)),
+      sprintf("PRIMARY KEY (%s)", q("key"))
+    ),
+    create(
+      p$types,
+      c(
+        paste(q("type_id"), int, "NOT NULL"),
+        paste(sql_name(con, c("type", "unit")), chr, "NOT NULL")
+      ),
       c(sprintf("PRIMARY KEY (%s)", q("type_id")), sprintf("UNIQUE (%s)", q(c("type", "unit"))))
     ),
     create(
@@ -258,7 +296,11 @@ db_layout_tables_sql <- function(con, n_slots = 1L) {
       )
     ),
     create(
-      p$stacks, c(paste(q("stack_id"), int, "NOT NULL"), paste(q("frames"), chr, "NOT NULL"), paste(q("n_frames"), int)),
+      p$stacks,
+      c(
+        paste(q("stack_id"), int, "NOT NULL"), paste(q("frames"), chr, "NOT NULL"),
+        paste(q("n_frames"), int)
+      ),
       sprintf("PRIMARY KEY (%s)", q("stack_id"))
     ),
     stacks_index,
@@ -271,13 +313,18 @@ db_layout_tables_sql <- function(con, n_slots = 1L) {
     ),
     create(
       p$samples,
-      c(sample_columns, paste(q("stack_id"), int, "NOT NULL"), paste(sql_name(con, db_slot_names(n_slots)), dbl)),
+      c(
+        sample_columns, paste(q("stack_id"), int, "NOT NULL"),
+        paste(sql_name(con, db_slot_names(n_slots)), dbl)
+      ),
       c(
         sprintf("PRIMARY KEY (%s)", q("sample_id")),
         fk("source_id", "sources", "source_id"), fk("stack_id", p$stacks, "stack_id")
       )
     ),
-    sprintf("CREATE INDEX %s ON %s (%s)", q("profile_samples_source_id"), q(p$samples), q("source_id")),
+    sprintf(
+      "CREATE INDEX %s ON %s (%s)", q("profile_samples_source_id"), q(p$samples), q("source_id")
+    ),
     create(
       p$source_stacks,
       c(
@@ -305,13 +352,19 @@ db_views_sql <- function(con, columns) {
   slots <- seq_len(db_slot_count(columns))
   value <- sprintf(
     'CASE "v"."slot" %s END',
-    paste(sprintf('WHEN %d THEN "p".%s', slots, sql_name(con, paste0("value_", slots))), collapse = " ")
+    paste(
+      sprintf('WHEN %d THEN "p".%s', slots, sql_name(con, paste0("value_", slots))),
+      collapse = " "
+    )
   )
   c(
-    samples = sprintf("CREATE VIEW %s AS SELECT %s FROM %s", q("samples"), q(sample_columns), q(p$samples)),
+    samples = sprintf(
+      "CREATE VIEW %s AS SELECT %s FROM %s", q("samples"), q(sample_columns), q(p$samples)
+    ),
     sample_values = paste(
       sprintf("CREATE VIEW %s AS", q("sample_values")),
-      'SELECT "p"."sample_id" AS "sample_id", "t"."type" AS "type", "t"."unit" AS "unit",',
+      'SELECT "p"."sample_id" AS "sample_id",',
+      '"t"."type" AS "type", "t"."unit" AS "unit",',
       sprintf('%s AS "value" FROM %s AS "p"', value, q(p$samples)),
       sprintf('INNER JOIN %s AS "v" ON "v"."source_id" = "p"."source_id"', q(p$slots)),
       sprintf('INNER JOIN %s AS "t" ON "t"."type_id" = "v"."type_id"', q(p$types)),
@@ -361,26 +414,26 @@ db_create_layout <- function(con, n_slots = 1L) {
 # replaces the views if profile_samples changed.
 db_add_columns <- function(con, tables, n_slots) {
   added <- FALSE
+  known <- db_all_columns(con)
   add <- function(table, column, prototype) {
     DBI::dbExecute(con, sprintf(
       "ALTER TABLE %s ADD COLUMN %s %s",
       sql_name(con, table), sql_name(con, column), DBI::dbDataType(con, prototype)
     ))
   }
-  for (t in intersect(names(tables), setdiff(db_table_order(), c("sample_values", "sample_locations")))) {
+  formats <- setdiff(db_table_order(), c("sample_values", "sample_locations"))
+  for (t in intersect(names(tables), formats)) {
     physical <- if (t == "samples") db_physical$samples else t
     wanted <- tables[[t]]
     if (t %in% db_ordered_tables) {
       wanted$position <- rep(NA_integer_, nrow(wanted))
     }
-    have <- db_columns(con, physical)
-    for (col in setdiff(names(wanted), have)) {
+    for (col in setdiff(names(wanted), known[[physical]])) {
       add(physical, col, wanted[[col]])
       added <- added || t == "samples"
     }
   }
-  have <- db_columns(con, db_physical$samples)
-  slots <- db_slot_count(have)
+  slots <- db_slot_count(known[[db_physical$samples]])
   if (n_slots > slots) {
     for (name in db_slot_names(n_slots)[-seq_len(slots)]) {
       add(db_physical$samples, name, double())

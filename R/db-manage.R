@@ -53,7 +53,8 @@ profile_db_delete <- function(con, sources) {
 # The source ids given to profile_db_delete().
 db_source_ids <- function(sources, call = rlang::caller_env()) {
   if (inherits(sources, "dm")) {
-    sources <- dplyr::collect(dplyr::select(dm::dm_get_tables(sources, keyed = FALSE)$sources, "source_id"))
+    table <- dm::dm_get_tables(sources, keyed = FALSE)$sources
+    sources <- dplyr::collect(dplyr::select(table, "source_id"))
   }
   if (is.data.frame(sources)) {
     if (!"source_id" %in% names(sources)) {
@@ -66,7 +67,10 @@ db_source_ids <- function(sources, call = rlang::caller_env()) {
   }
   if (!is.numeric(sources) || anyNA(sources) || any(sources != trunc(sources))) {
     abort_argument(
-      "{.arg sources} must be source ids, a data frame of them or a profile, not {.obj_type_friendly {sources}}.",
+      paste(
+        "{.arg sources} must be source ids, a data frame of them or a profile,",
+        "not {.obj_type_friendly {sources}}."
+      ),
       sources = sources, call = call
     )
   }
@@ -92,7 +96,10 @@ db_delete_sources <- function(con, ids) {
     ))$stack_id)
     if ("sample_labels" %in% db_relations(con)$name) {
       run(
-        'DELETE FROM "sample_labels" WHERE "sample_id" IN (SELECT "sample_id" FROM {samples} WHERE "source_id" IN ({sources}))',
+        paste(
+          'DELETE FROM "sample_labels" WHERE "sample_id" IN',
+          '(SELECT "sample_id" FROM {samples} WHERE "source_id" IN ({sources}))'
+        ),
         samples = n(p$samples), sources = sources
       )
     }
@@ -119,13 +126,15 @@ db_delete_unused_stacks <- function(con, stacks) {
   for (batch in split(stacks, ceiling(seq_along(stacks) / 2000))) {
     list <- paste(batch, collapse = ", ")
     kept <- DBI::dbGetQuery(con, sprintf(
-      'SELECT DISTINCT "stack_id" FROM %s WHERE "stack_id" IN (%s)', sql_name(con, p$source_stacks), list
+      'SELECT DISTINCT "stack_id" FROM %s WHERE "stack_id" IN (%s)',
+      sql_name(con, p$source_stacks), list
     ))$stack_id
     gone <- setdiff(batch, as_column_type(kept, "integer"))
     if (length(gone)) {
       for (t in c(p$frames, p$stacks)) {
         DBI::dbExecute(con, sprintf(
-          'DELETE FROM %s WHERE "stack_id" IN (%s)', sql_name(con, t), paste(gone, collapse = ", ")
+          'DELETE FROM %s WHERE "stack_id" IN (%s)',
+          sql_name(con, t), paste(gone, collapse = ", ")
         ))
       }
     }
@@ -144,10 +153,12 @@ db_delete_unused_locations <- function(con, ids) {
   keep <- locations$location_id %in% used
   if (!is.null(locations$mapping_id)) {
     mappings <- DBI::dbGetQuery(con, sprintf(
-      'SELECT "mapping_id" FROM "mappings" WHERE "source_id" NOT IN (%s)', paste(ids, collapse = ", ")
+      'SELECT "mapping_id" FROM "mappings" WHERE "source_id" NOT IN (%s)',
+      paste(ids, collapse = ", ")
     ))$mapping_id
     # a location of a mapping of a source that stays, stays
-    keep <- keep | (!is.na(locations$mapping_id) & locations$mapping_id %in% as_column_type(mappings, "integer"))
+    kept_mappings <- as_column_type(mappings, "integer")
+    keep <- keep | (!is.na(locations$mapping_id) & locations$mapping_id %in% kept_mappings)
   }
   if (!is.null(locations$inlined_into)) {
     repeat {

@@ -39,16 +39,18 @@ db_stack_source <- function(x) {
     return(NULL)
   }
   render <- function(tbl) as.character(dbplyr::sql_render(tbl))
-  whole <- function(t) render(dplyr::tbl(con, t))
+  plain <- function(t) dplyr::tbl(con, t, vars = colnames(tables[[t]]))
+  whole <- function(t) render(plain(t))
   for (t in c("sample_values", "sample_locations")) {
     sql <- render(tables[[t]])
-    by_samples <- render(dplyr::semi_join(dplyr::tbl(con, t), tables$samples, by = "sample_id"))
+    by_samples <- render(dplyr::semi_join(plain(t), tables$samples, by = "sample_id"))
     if (!identical(sql, whole(t)) && !identical(sql, by_samples)) {
       return(NULL)
     }
   }
   samples <- render(tables$samples)
-  by_sources <- render(dplyr::semi_join(dplyr::tbl(con, "samples"), tables$sources, by = "source_id"))
+  by_sources <- dplyr::semi_join(plain("samples"), tables$sources, by = "source_id")
+  by_sources <- render(by_sources)
   all_samples <- identical(samples, whole("samples"))
   where <- if (all_samples) {
     "1 = 1"
@@ -93,7 +95,8 @@ db_stacks_value_types <- function(stacks) {
       'SELECT DISTINCT "p"."source_id" FROM %s AS "p" WHERE %s',
       sql_name(con, db_physical$samples), stacks$where
     ))
-    slots <- slots[slots$source_id %in% as_column_type(present$source_id, "integer"), , drop = FALSE]
+    present <- as_column_type(present$source_id, "integer")
+    slots <- slots[slots$source_id %in% present, , drop = FALSE]
   }
   pairs <- vctrs::vec_unique(slots[c("type", "unit")])
   tibble::new_tibble(list(type = pairs$type, unit = pairs$unit), nrow = nrow(pairs))
@@ -131,7 +134,8 @@ db_stack_frames <- function(con, stack_ids) {
       sql_name(con, db_physical$frames), paste(ids, collapse = ", ")
     ))
   })
-  rows <- do.call(rbind, c(list(data.frame(stack_id = integer(), depth = integer(), location_id = integer())), rows))
+  none <- data.frame(stack_id = integer(), depth = integer(), location_id = integer())
+  rows <- do.call(rbind, c(list(none), rows))
   for (col in names(rows)) rows[[col]] <- as_column_type(rows[[col]], "integer")
   rows
 }

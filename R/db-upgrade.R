@@ -72,7 +72,8 @@ db_upgrade_tables <- function(con) {
   }
   types <- vctrs::vec_unique(slots[c("type", "unit")])
   types$type_id <- seq_len(nrow(types))
-  slots$type_id <- types$type_id[vctrs::vec_match(slots[c("type", "unit")], types[c("type", "unit")])]
+  pair <- c("type", "unit")
+  slots$type_id <- types$type_id[vctrs::vec_match(slots[pair], types[pair])]
   db_insert_rows(con, p$types, types[c("type_id", "type", "unit")])
   db_insert_rows(con, p$slots, slots[c("source_id", "slot", "type_id")])
   stacks <- db_upgrade_stacks(con, old)
@@ -81,9 +82,11 @@ db_upgrade_tables <- function(con) {
     # the old table's index keeps its name
     DBI::dbExecute(con, sprintf("DROP INDEX IF EXISTS %s", n("sample_labels_sample_id")))
     for (statement in db_create_table_sql(con, "sample_labels")) DBI::dbExecute(con, statement)
-    columns <- paste(n(intersect(db_columns(con, "sample_labels"), db_columns(con, old[["sample_labels"]]))), collapse = ", ")
+    columns <- intersect(db_columns(con, "sample_labels"), db_columns(con, old[["sample_labels"]]))
+    columns <- paste(n(columns), collapse = ", ")
     DBI::dbExecute(con, sprintf(
-      "INSERT INTO %s (%s) SELECT %s FROM %s", n("sample_labels"), columns, columns, n(old[["sample_labels"]])
+      "INSERT INTO %s (%s) SELECT %s FROM %s",
+      n("sample_labels"), columns, columns, n(old[["sample_labels"]])
     ))
   }
   cascade <- if (db_dialect(con) == "postgres") " CASCADE" else ""
@@ -101,12 +104,16 @@ db_upgrade_tables <- function(con) {
 db_upgrade_slots <- function(con, old) {
   n <- function(x) sql_name(con, x)
   pairs <- DBI::dbGetQuery(con, sprintf(paste(
-    'SELECT "s"."source_id" AS "source_id", "v"."type" AS "type", "v"."unit" AS "unit",',
+    'SELECT "s"."source_id" AS "source_id",',
+    '"v"."type" AS "type", "v"."unit" AS "unit",',
     'MIN("v"."sample_id") AS "first_sample" FROM %s AS "v" INNER JOIN %s AS "s"',
-    'ON "s"."sample_id" = "v"."sample_id" GROUP BY "s"."source_id", "v"."type", "v"."unit"'
+    'ON "s"."sample_id" = "v"."sample_id"',
+    'GROUP BY "s"."source_id", "v"."type", "v"."unit"'
   ), n(old[["sample_values"]]), n(old[["samples"]])))
   pairs$source_id <- as_column_type(pairs$source_id, "integer")
-  pairs <- pairs[order(pairs$source_id, as.double(pairs$first_sample), pairs$type, pairs$unit, method = "radix"), , drop = FALSE]
+  first <- as.double(pairs$first_sample)
+  o <- order(pairs$source_id, first, pairs$type, pairs$unit, method = "radix")
+  pairs <- pairs[o, , drop = FALSE]
   pairs$slot <- as.integer(stats::ave(seq_len(nrow(pairs)), pairs$source_id, FUN = seq_along))
   data.frame(source_id = pairs$source_id, slot = pairs$slot, type = pairs$type, unit = pairs$unit)
 }
@@ -126,7 +133,8 @@ db_upgrade_stacks <- function(con, old) {
     db_concatenated(locations, "frames", 'CAST("location_id" AS TEXT)', '"depth"')
   ))
   distinct <- DBI::dbGetQuery(con, sprintf(paste(
-    "SELECT COALESCE(\"t\".\"frames\", '') AS \"frames\", MIN(\"s\".\"sample_id\") AS \"first_sample\"",
+    "SELECT COALESCE(\"t\".\"frames\", '') AS \"frames\",",
+    'MIN("s"."sample_id") AS "first_sample"',
     'FROM %s AS "s" LEFT JOIN %s AS "t" ON "t"."sample_id" = "s"."sample_id"',
     "GROUP BY COALESCE(\"t\".\"frames\", '')"
   ), n(old[["samples"]]), n(per_sample)))
@@ -134,7 +142,9 @@ db_upgrade_stacks <- function(con, old) {
   text <- distinct$frames
   entries <- strsplit(text, ",", fixed = TRUE)
   stack_id <- seq_along(text)
-  db_insert_rows(con, p$stacks, data.frame(stack_id = stack_id, frames = text, n_frames = lengths(entries)))
+  db_insert_rows(con, p$stacks, data.frame(
+    stack_id = stack_id, frames = text, n_frames = lengths(entries)
+  ))
   db_insert_rows(con, p$frames, data.frame(
     stack_id = rep(stack_id, lengths(entries)), depth = sequence(lengths(entries)),
     location_id = as.integer(unlist(entries, use.names = FALSE))
@@ -160,20 +170,26 @@ db_upgrade_samples <- function(con, old, n_slots, stacks) {
       "INNER JOIN %s AS \"k\" ON \"k\".\"frames\" = COALESCE(\"t\".\"frames\", '')",
       'LEFT JOIN (SELECT "v"."sample_id" AS "sample_id", %s FROM %s AS "v"',
       'INNER JOIN %s AS "w" ON "w"."sample_id" = "v"."sample_id"',
-      'INNER JOIN (SELECT "o"."source_id", "o"."slot", "y"."type", "y"."unit" FROM %s AS "o"',
+      'INNER JOIN (SELECT "o"."source_id", "o"."slot", "y"."type", "y"."unit"',
+    'FROM %s AS "o"',
       'INNER JOIN %s AS "y" ON "y"."type_id" = "o"."type_id") AS "l"',
-      'ON "l"."source_id" = "w"."source_id" AND "l"."type" = "v"."type" AND "l"."unit" = "v"."unit"',
+      'ON "l"."source_id" = "w"."source_id"',
+    'AND "l"."type" = "v"."type" AND "l"."unit" = "v"."unit"',
       'GROUP BY "v"."sample_id") AS "q" ON "q"."sample_id" = "s"."sample_id"'
     ),
     n(p$samples), paste(n(columns), collapse = ", "), paste(n(slots), collapse = ", "),
     paste0('"s".', n(columns), collapse = ", "), paste0('"q".', n(slots), collapse = ", "),
-    n(old[["samples"]]), n(stacks), n(p$stacks), pivot, n(old[["sample_values"]]), n(old[["samples"]]),
+    n(old[["samples"]]), n(stacks), n(p$stacks), pivot, n(old[["sample_values"]]),
+  n(old[["samples"]]),
     n(p$slots), n(p$types)
   ))
   DBI::dbExecute(con, paste("DROP TABLE", n(stacks)))
   sums <- paste(sprintf("SUM(%s)", n(slots)), collapse = ", ")
   DBI::dbExecute(con, sprintf(
-    'INSERT INTO %s ("source_id", "stack_id", "n_samples", %s) SELECT "source_id", "stack_id", COUNT(*), %s FROM %s GROUP BY "source_id", "stack_id"',
+    paste(
+      'INSERT INTO %s ("source_id", "stack_id", "n_samples", %s)',
+      'SELECT "source_id", "stack_id", COUNT(*), %s FROM %s GROUP BY "source_id", "stack_id"'
+    ),
     n(p$source_stacks), paste(n(slots), collapse = ", "), sums, n(p$samples)
   ))
 }

@@ -51,7 +51,9 @@ db_check_layout_rows <- function(stacks, tables, call) {
   }
   no_stack <- DBI::dbGetQuery(con, paste(
     'SELECT "p"."sample_id", "p"."stack_id"', from, "AND NOT EXISTS",
-    sprintf('(SELECT 1 FROM %s AS "s" WHERE "s"."stack_id" = "p"."stack_id")', sql_name(con, p$stacks)),
+    sprintf(
+      '(SELECT 1 FROM %s AS "s" WHERE "s"."stack_id" = "p"."stack_id")', sql_name(con, p$stacks)
+    ),
     "LIMIT 1"
   ))
   if (nrow(no_stack)) {
@@ -64,9 +66,12 @@ db_check_layout_rows <- function(stacks, tables, call) {
   repeated <- vctrs::vec_duplicate_detect(slots[c("source_id", "type")])
   if (any(repeated)) {
     source <- slots$source_id[repeated][[1L]]
-    row <- DBI::dbGetQuery(con, sprintf('SELECT "p"."sample_id" %s AND "p"."source_id" = %s LIMIT 1', from, source))
+    row <- DBI::dbGetQuery(con, sprintf(
+      'SELECT "p"."sample_id" %s AND "p"."source_id" = %s LIMIT 1', from, source
+    ))
     fail("sample_values", "type", row$sample_id, sprintf(
-      '(`sample_id`, `type`) must be unique but type "%s" occurs more than once', slots$type[repeated][[1L]]
+      '(`sample_id`, `type`) must be unique but type "%s" occurs more than once',
+      slots$type[repeated][[1L]]
     ))
   }
   if ("sample_labels" %in% names(tables$db)) {

@@ -182,7 +182,8 @@ db_layout_rows_for_writing <- function(stacks, labels, labels_join) {
   p <- db_physical
   n_slots <- db_slot_count(db_columns(con, p$samples))
   slot_names <- db_slot_names(n_slots)
-  sums <- paste(sprintf('SUM("p".%s) AS %s', sql_name(con, slot_names), sql_name(con, slot_names)), collapse = ", ")
+  quoted <- sql_name(con, slot_names)
+  sums <- paste(sprintf('SUM("p".%s) AS %s', quoted, quoted), collapse = ", ")
   grouped <- DBI::dbGetQuery(con, sprintf(paste(
     'SELECT "p"."source_id" AS "source_id", "p"."stack_id" AS "stack_id", %s AS "labels", %s,',
     'MIN("p"."sample_id") AS "first_sample" FROM %s AS "p" %s WHERE %s',
@@ -206,14 +207,22 @@ db_layout_rows_for_writing <- function(stacks, labels, labels_join) {
     r <- by_source[[as.character(slots$source_id[[i]])]]
     value <- as.double(grouped[[paste0("value_", slots$slot[[i]])]][r])
     r <- r[!is.na(value)]
-    data.frame(row = r, type = rep(slots$type[[i]], length(r)), unit = rep(slots$unit[[i]], length(r)), value = value[!is.na(value)])
+    data.frame(
+      row = r, type = rep(slots$type[[i]], length(r)), unit = rep(slots$unit[[i]], length(r)),
+      value = value[!is.na(value)]
+    )
   })
-  long <- do.call(rbind, c(list(data.frame(row = integer(), type = character(), unit = character(), value = double())), pieces))
+  none <- data.frame(row = integer(), type = character(), unit = character(), value = double())
+  long <- do.call(rbind, c(list(none), pieces))
   empty <- setdiff(seq_len(nrow(grouped)), long$row)
-  long <- rbind(long, data.frame(row = empty, type = rep(NA_character_, length(empty)), unit = rep(NA_character_, length(empty)), value = rep(NA_real_, length(empty))))
+  long <- rbind(long, data.frame(
+    row = empty, type = rep(NA_character_, length(empty)),
+    unit = rep(NA_character_, length(empty)), value = rep(NA_real_, length(empty))
+  ))
   data.frame(
-    source_id = grouped$source_id[long$row], stack = stack[long$row], labels = grouped$labels[long$row],
-    type = long$type, unit = long$unit, value = long$value, first_sample = as.double(grouped$first_sample)[long$row],
+    source_id = grouped$source_id[long$row], stack = stack[long$row],
+    labels = grouped$labels[long$row], type = long$type, unit = long$unit, value = long$value,
+    first_sample = as.double(grouped$first_sample)[long$row],
     stringsAsFactors = FALSE
   )
 }

@@ -275,7 +275,7 @@ db_temporary_table <- function(con, location_id, key) {
   DBI::dbExecute(con, sprintf(
     "CREATE TEMPORARY TABLE %s (\"location_id\" INTEGER PRIMARY KEY, \"key\" INTEGER)", sql_name(con, name)
   ))
-  DBI::dbAppendTable(con, name, data.frame(location_id = as.integer(location_id), key = as.integer(key)))
+  db_insert_rows(con, name, data.frame(location_id = as.integer(location_id), key = as.integer(key)))
   name
 }
 

@@ -203,7 +203,8 @@ concurrent_appends <- function(cluster, dbname, drivers, n) {
     sample_path("rprof", c("1.out", "memory.out", "gc.out")),
     sample_path("pprof", c("cpu.pb.gz", "heap.pb.gz", "goroutine.pb.gz"))
   )
-  libs <- paste(.libPaths(), collapse = .Platform$path.sep)
+  # the library of the profile package under test first
+  libs <- paste(c(dirname(find.package("profile")), .libPaths()), collapse = .Platform$path.sep)
   processes <- lapply(seq_along(drivers), function(i) {
     withr::with_envvar(c(R_LIBS = libs), processx::process$new(
       file.path(R.home("bin"), "Rscript"),
