@@ -171,16 +171,16 @@ db_upgrade_samples <- function(con, old, n_slots, stacks) {
       'LEFT JOIN (SELECT "v"."sample_id" AS "sample_id", %s FROM %s AS "v"',
       'INNER JOIN %s AS "w" ON "w"."sample_id" = "v"."sample_id"',
       'INNER JOIN (SELECT "o"."source_id", "o"."slot", "y"."type", "y"."unit"',
-    'FROM %s AS "o"',
+      'FROM %s AS "o"',
       'INNER JOIN %s AS "y" ON "y"."type_id" = "o"."type_id") AS "l"',
       'ON "l"."source_id" = "w"."source_id"',
-    'AND "l"."type" = "v"."type" AND "l"."unit" = "v"."unit"',
+      'AND "l"."type" = "v"."type" AND "l"."unit" = "v"."unit"',
       'GROUP BY "v"."sample_id") AS "q" ON "q"."sample_id" = "s"."sample_id"'
     ),
     n(p$samples), paste(n(columns), collapse = ", "), paste(n(slots), collapse = ", "),
     paste0('"s".', n(columns), collapse = ", "), paste0('"q".', n(slots), collapse = ", "),
     n(old[["samples"]]), n(stacks), n(p$stacks), pivot, n(old[["sample_values"]]),
-  n(old[["samples"]]),
+    n(old[["samples"]]),
     n(p$slots), n(p$types)
   ))
   DBI::dbExecute(con, paste("DROP TABLE", n(stacks)))

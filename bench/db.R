@@ -27,15 +27,20 @@
 
 args <- commandArgs(trailingOnly = TRUE)
 count <- if (length(args) >= 1L) as.integer(args[[1L]]) else 1000L
-sets <- if (length(args) >= 2L) strsplit(args[[2L]], ",", fixed = TRUE)[[1L]] else c("same", "mixed")
-backends <- if (length(args) >= 3L) strsplit(args[[3L]], ",", fixed = TRUE)[[1L]] else c("sqlite", "postgres")
+listed <- function(i, default) {
+  if (length(args) >= i) strsplit(args[[i]], ",", fixed = TRUE)[[1L]] else default
+}
+sets <- listed(2L, c("same", "mixed"))
+backends <- listed(3L, c("sqlite", "postgres"))
 stopifnot(!is.na(count), count >= 10L, count %% 10L == 0L)
 
 # Extra settings of the PostgreSQL server, e.g. "-c autovacuum=off".
 server_settings <- Sys.getenv("PROFILE_BENCH_PG_SETTINGS")
 
 suppressPackageStartupMessages(library(profile))
-version <- as.character(utils::packageVersion("profile"))
+# the build: 2.1's database layout, or 2.2's (which has profile_db_upgrade())
+layout <- if (exists("profile_db_upgrade", asNamespace("profile"))) "2.2" else "2.1"
+version <- paste0(utils::packageVersion("profile"), " (database layout ", layout, ")")
 workloads <- c(
   "rounds", "strings", "frames", "matrices", "sorting", "functional", "parsing",
   "environments", "recursion", "numeric"
@@ -115,7 +120,10 @@ shown <- function(x) {
   split_at <- regexpr(" [^ ]*$", lines)
   list(
     summary = data.frame(name = s$name, self = s$self, total = s$total),
-    folded = data.frame(stack = substr(lines, 1L, split_at - 1L), value = as.numeric(substring(lines, split_at + 1L)))
+    folded = data.frame(
+      stack = substr(lines, 1L, split_at - 1L),
+      value = as.numeric(substring(lines, split_at + 1L))
+    )
   )
 }
 
@@ -166,7 +174,11 @@ bench_one <- function(backend, set) {
     "\n== profile %s, %s, set %s: %d appends of %s (%s samples each)%s; load %s\n",
     version, backend, set, count, paste(names, collapse = ", "),
     paste(unique(vapply(runs, function(r) nrow(r$samples), 1L)), collapse = "/"),
-    if (backend == "postgres" && nzchar(server_settings)) paste0("; server: ", server_settings) else "",
+    if (backend == "postgres" && nzchar(server_settings)) {
+      paste0("; server: ", server_settings)
+    } else {
+      ""
+    },
     load_now()
   ))
   seconds <- numeric(count)
@@ -197,22 +209,37 @@ bench_one <- function(backend, set) {
     tenth, first, tenth, last, last / first, sum(seconds)
   ))
   cat("append: median seconds of each tenth:", sprintf("%.3f", by_tenth), "\n")
-  cat(sprintf("database: %s samples, %.0f MB (%.0f bytes a sample)\n", big(samples), size_mb, size_mb * 2^20 / samples))
   cat(sprintf(
-    "profile_summary() %.1f s, write_folded() %.1f s, validate_profile() %.1f s of the whole database\n",
+    "database: %s samples, %.0f MB (%.0f bytes a sample)\n",
+    big(samples), size_mb, size_mb * 2^20 / samples
+  ))
+  cat(sprintf(
+    paste(
+      "profile_summary() %.1f s, write_folded() %.1f s, validate_profile() %.1f s",
+      "of the whole database\n"
+    ),
     summary_s, folded_s, validate_s
   ))
-  cat(sprintf("results equal the recordings' times their counts: summary %s, folded stacks %s\n", equal_summary, equal_folded))
   cat(sprintf(
-    "RESULT version=%s backend=%s set=%s appends=%d first=%.3f last=%.3f ratio=%.2f total=%.0f size_mb=%.0f summary=%.2f folded=%.2f validate=%.2f equal=%s load=%s\n",
-    version, backend, set, count, first, last, last / first, sum(seconds), size_mb, summary_s, folded_s,
+    "results equal the recordings' times their counts: summary %s, folded stacks %s\n",
+    equal_summary, equal_folded
+  ))
+  cat(sprintf(
+    paste(
+      "RESULT layout=%s version=%s backend=%s set=%s appends=%d first=%.3f last=%.3f",
+      "ratio=%.2f total=%.0f size_mb=%.0f summary=%.2f folded=%.2f validate=%.2f equal=%s",
+      "load=%s\n"
+    ),
+    layout, utils::packageVersion("profile"), backend, set, count, first, last, last / first,
+    sum(seconds), size_mb, summary_s, folded_s,
     validate_s, equal_summary && equal_folded, gsub(" ", "/", load_now())
   ))
   print(utils::head(as.data.frame(summary)[c("name", "self", "self_pct", "total", "total_pct")], 5))
 }
 
 cat(sprintf(
-  "bench/db.R: profile %s; %s; R %s; %s; load %s\n", version, format(Sys.time(), tz = "UTC", usetz = TRUE),
-  getRversion(), paste(Sys.info()[c("sysname", "release")], collapse = " "), readLines("/proc/loadavg")
+  "bench/db.R: profile %s; %s; R %s; %s; load %s\n",
+  version, format(Sys.time(), tz = "UTC", usetz = TRUE), getRversion(),
+  paste(Sys.info()[c("sysname", "release")], collapse = " "), readLines("/proc/loadavg")
 ))
 for (set in sets) for (backend in backends) bench_one(backend, set)

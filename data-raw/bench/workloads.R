@@ -17,7 +17,8 @@ workloads <- list(
     counts <- table(substr(tokens, 1, 2))
     upper <- toupper(gsub("[aeiou]", "_", tokens))
     found <- regmatches(text, gregexpr("[a-e]{2,}", text))[[1]]
-    length(counts) + length(upper) + length(found) + nchar(sprintf("%s-%d", words, seq_along(words)))[[1]]
+    labelled <- sprintf("%s-%d", words, seq_along(words))
+    length(counts) + length(upper) + length(found) + nchar(labelled)[[1]]
   },
   frames = function() {
     n <- 3000

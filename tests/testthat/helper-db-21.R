@@ -34,7 +34,9 @@ create_table_sql_21 <- function(con, t) {
   schema <- v2_schema()
   q <- function(x) paste(DBI::dbQuoteIdentifier(con, x), collapse = ", ")
   spec <- schema$columns[[t]]
-  prototypes <- list(integer = integer(), double = double(), character = character(), logical = logical())
+  prototypes <- list(
+    integer = integer(), double = double(), character = character(), logical = logical()
+  )
   columns <- vapply(seq_along(spec$name), function(j) {
     paste(q(spec$name[[j]]), DBI::dbDataType(con, prototypes[[spec$col_type[[j]]]]))
   }, character(1))
@@ -58,7 +60,8 @@ create_table_sql_21 <- function(con, t) {
       )
     }, character(1))
   )
-  create <- sprintf("CREATE TABLE %s (\n  %s\n)", q(t), paste(c(columns, constraints), collapse = ",\n  "))
+  body <- paste(c(columns, constraints), collapse = ",\n  ")
+  create <- sprintf("CREATE TABLE %s (\n  %s\n)", q(t), body)
   indexes <- vapply(indexed[[t]], function(col) {
     sprintf("CREATE INDEX %s ON %s (%s)", q(paste0(t, "_", col)), q(t), q(col))
   }, character(1))

@@ -27,7 +27,7 @@ everything_shown <- function(x, types = summable_types) {
 }
 
 for (backend in c("sqlite", "postgres", "rpostgresql", "duckdb")) {
-  test_that(paste0(backend, ": each distinct stack is stored once; the views show every sample's"), {
+  test_that(paste0(backend, ": each distinct stack is stored once; the views show all samples"), {
     con <- local_db(backend)
     x <- profiles[[4]] # memory.out: five sample types
     db <- profile_db_append(con, x)
@@ -35,7 +35,9 @@ for (backend in c("sqlite", "postgres", "rpostgresql", "duckdb")) {
     db <- profile_db_append(con, x)
     twice <- db_row_counts(con)
     # stacks, frames, types and locations are not stored again
-    stored_once <- c("profile_stacks", "profile_stack_frames", "profile_value_types", "locations", "functions")
+    stored_once <- c(
+      "profile_stacks", "profile_stack_frames", "profile_value_types", "locations", "functions"
+    )
     expect_equal(twice[stored_once], once[stored_once])
     expect_equal(twice[["profile_samples"]], 2 * once[["profile_samples"]])
     stacks <- dm::dm_get_tables(x)$sample_locations
@@ -52,11 +54,14 @@ for (backend in c("sqlite", "postgres", "rpostgresql", "duckdb")) {
     collected <- collected_tables(db)
     expected <- dm::dm_get_tables(combine_profiles(x, x))
     for (t in names(expected)) {
-      expect_equal(as.data.frame(collected[[t]]), as.data.frame(expected[[t]]), ignore_attr = TRUE, info = t)
+      expect_equal(as.data.frame(collected[[t]]), as.data.frame(expected[[t]]),
+        ignore_attr = TRUE, info = t
+      )
     }
     # a dplyr query over the views gives what it gives in memory
     by_type <- function(v) {
-      out <- dplyr::collect(dplyr::summarise(dplyr::group_by(v, type), total = sum(value, na.rm = TRUE)))
+      grouped <- dplyr::group_by(v, type)
+      out <- dplyr::collect(dplyr::summarise(grouped, total = sum(value, na.rm = TRUE)))
       out[order(out$type), ]
     }
     expect_equal(by_type(db$sample_values), by_type(expected$sample_values), ignore_attr = TRUE)
@@ -90,7 +95,8 @@ for (backend in c("sqlite", "postgres", "rpostgresql", "duckdb")) {
     for (p in all[-c(2, 4)]) alone <- profile_db_append(others, p)
     # by id, then through a filter of the dm
     db <- profile_db_delete(con, 2L)
-    db <- profile_db_delete(con, dm::dm_filter(db, sources = source_uri == !!sample_path("pprof", "cpu.pb.gz")))
+    cpu <- sample_path("pprof", "cpu.pb.gz")
+    db <- profile_db_delete(con, dm::dm_filter(db, sources = source_uri == !!cpu))
     expect_identical(content_counts(con), content_counts(others))
     expect_silent(validate_profile(db))
     expect_identical(everything_shown(db), everything_shown(alone))
@@ -113,7 +119,9 @@ for (backend in c("sqlite", "postgres", "rpostgresql", "duckdb")) {
     suppressMessages(trace("db_delete_unused_locations",
       tracer = quote(stop("the disk is full")), where = asNamespace("profile"), print = FALSE
     ))
-    withr::defer(suppressMessages(untrace("db_delete_unused_locations", where = asNamespace("profile"))))
+    withr::defer(suppressMessages(
+      untrace("db_delete_unused_locations", where = asNamespace("profile"))
+    ))
     err <- expect_error(profile_db_delete(con, 2L), class = "profile_error_io")
     expect_match(conditionMessage(err$parent), "the disk is full")
     expect_identical(db_row_counts(con), before)
@@ -133,8 +141,9 @@ for (backend in c("sqlite", "postgres", "rpostgresql", "duckdb")) {
     expect_identical(shown, everything_shown(combined))
     before <- db_row_counts(con)
     relations <- db_relations(con)
-    err <- expect_error(profile_db_append(con, profiles[[2]]), "profile_db_upgrade", class = "profile_error_unsupported")
-    expect_error(profile_db_delete(con, 1L), "profile_db_upgrade", class = "profile_error_unsupported")
+    refused <- "profile_error_unsupported"
+    expect_error(profile_db_append(con, profiles[[2]]), "profile_db_upgrade", class = refused)
+    expect_error(profile_db_delete(con, 1L), "profile_db_upgrade", class = refused)
     expect_identical(db_row_counts(con), before)
 
     # an upgrade that fails half-way leaves the 2.1 tables as they were
@@ -144,7 +153,9 @@ for (backend in c("sqlite", "postgres", "rpostgresql", "duckdb")) {
     expect_error(profile_db_upgrade(con), class = "profile_error_io")
     suppressMessages(untrace("db_upgrade_samples", where = asNamespace("profile")))
     expect_identical(db_row_counts(con), before)
-    expect_identical(db_relations(con)[order(db_relations(con)$name), ], relations[order(relations$name), ], ignore_attr = TRUE)
+    after <- db_relations(con)
+    by_name <- function(r) r[order(r$name), ]
+    expect_identical(by_name(after), by_name(relations), ignore_attr = TRUE)
 
     db <- profile_db_upgrade(con)
     expect_identical(db_layout(con), "2.2")
@@ -165,7 +176,10 @@ for (backend in c("sqlite", "postgres", "rpostgresql", "duckdb")) {
 
 test_that("sqlite: a database written by profile 2.1 itself is upgraded with the same summaries", {
   path <- withr::local_tempfile(fileext = ".sqlite")
-  files <- c(sample_path("rprof", c("1.out", "memory.out", "line.out")), sample_path("pprof", c("cpu.pb.gz", "heap.pb.gz")))
+  files <- c(
+    sample_path("rprof", c("1.out", "memory.out", "line.out")),
+    sample_path("pprof", c("cpu.pb.gz", "heap.pb.gz"))
+  )
   write_db_21_installed(path, files)
   con <- local_sqlite(path = path)
   expect_identical(db_layout(con), "2.1")
@@ -217,7 +231,8 @@ concurrent_appends <- function(cluster, dbname, drivers, n) {
 }
 
 for (drivers in list(c("RPostgres", "RPostgres"), c("RPostgres", "RPostgreSQL"))) {
-  test_that(paste("postgres: two processes appending at once (", paste(drivers, collapse = " and "), ")"), {
+  label <- paste(drivers, collapse = " and ")
+  test_that(paste0("postgres: two processes appending at once (", label, ")"), {
     skip_if_not_installed("processx")
     skip_if_not_installed(drivers[[2]])
     con <- local_db("postgres")
@@ -231,7 +246,8 @@ for (drivers in list(c("RPostgres", "RPostgres"), c("RPostgres", "RPostgreSQL"))
     expect_identical(sort(sources$source_id), seq_len(2L * n))
     # no lost rows: each process's files, n / 3 times each
     rprof <- lapply(sample_path("rprof", c("1.out", "memory.out", "gc.out")), read_rprof)
-    pprof <- lapply(sample_path("pprof", c("cpu.pb.gz", "heap.pb.gz", "goroutine.pb.gz")), read_pprof)
+    go_files <- sample_path("pprof", c("cpu.pb.gz", "heap.pb.gz", "goroutine.pb.gz"))
+    pprof <- lapply(go_files, read_pprof)
     expected <- combine_profiles(c(rep(rprof, n / 3), rep(pprof, n / 3)))
     counts <- db_row_counts(con)
     expect_equal(counts[["samples"]], nrow(dm::dm_get_tables(expected)$samples))
