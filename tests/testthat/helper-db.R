@@ -88,9 +88,14 @@ local_postgres <- function(env = parent.frame(), driver = "RPostgres") {
 
 postgres_connect <- function(cluster, dbname, driver = "RPostgres") {
   if (driver == "RPostgreSQL") {
-    return(DBI::dbConnect(RPostgreSQL::PostgreSQL(),
+    con <- DBI::dbConnect(RPostgreSQL::PostgreSQL(),
       host = "127.0.0.1", port = cluster$port, user = "postgres", dbname = dbname
-    ))
+    )
+    # dbplyr warns, once per session, that RPostgreSQL has "an old dbplyr
+    # interface": taken here, not by the first function a test expects to be
+    # silent
+    suppressWarnings(dplyr::tbl(con, dplyr::sql('SELECT 1 AS "one"')))
+    return(con)
   }
   # The time zone given, and TZ set while connecting: RPostgres checks the
   # zone with lubridate, which otherwise asks the system (timedatectl, with a
