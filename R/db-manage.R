@@ -18,7 +18,7 @@
 #'   invisibly.
 #' @seealso [profile_db_append()], [profile_db_upgrade()].
 #' @export
-#' @examplesIf requireNamespace("RSQLite", quietly = TRUE) && requireNamespace("dbplyr", quietly = TRUE)
+#' @examplesIf rlang::is_installed(c("RSQLite", "dbplyr"))
 #' con <- DBI::dbConnect(RSQLite::SQLite(), ":memory:")
 #' files <- system.file("samples/rprof", c("1.out", "gc.out", "line.out"), package = "profile")
 #' for (f in files) db <- profile_db_append(con, read_rprof(f))

@@ -15,7 +15,7 @@
 #'   invisibly. A database in the current layout is left as it is.
 #' @seealso [profile_db_append()], [profile_db_delete()].
 #' @export
-#' @examplesIf requireNamespace("RSQLite", quietly = TRUE) && requireNamespace("dbplyr", quietly = TRUE)
+#' @examplesIf rlang::is_installed(c("RSQLite", "dbplyr"))
 #' # A database in the layout of profile 2.1: the seven tables as tables
 #' # (here made by dm::copy_dm_to(), which stores a profile the same way)
 #' con <- DBI::dbConnect(RSQLite::SQLite(), ":memory:")
