@@ -1,11 +1,32 @@
 # Argument checks shared by the file readers and writers. Each raises an error of
 # class `profile_error_argument` naming the argument.
 
+# The arguments of a reader (read_rprof(), read_pprof()), checked in the order
+# of its signature: `...` empty, then `path` (a readable file, last: the file
+# system is asked once the values are known to be good), `version`,
+# `source_uri`, `max_size`, and the option `profile.max_memory`. Returns the
+# checked values.
+check_read_args <- function(path, ..., version, source_uri, max_size, call = rlang::caller_env()) {
+  check_dots_unused(..., call = call)
+  path <- check_file_path(path, call = call)
+  args <- list(
+    version = check_version_arg(version, call = call),
+    source_uri = check_source_uri(source_uri, call = call),
+    max_size = check_max_size(max_size, call = call),
+    max_memory = default_max_memory(call = call)
+  )
+  check_readable_file(path, call = call)
+  args
+}
+
 check_dots_unused <- function(..., call = rlang::caller_env()) {
   n <- ...length()
   if (n > 0L) {
     abort_argument(
-      "{n} unused argument{?s} in {.code ...}; the options are named: {.arg version}, {.arg source_uri}, {.arg max_size}.",
+      paste(
+        "{n} unused argument{?s} in {.code ...}; the options are named: {.arg version},",
+        "{.arg source_uri}, {.arg max_size}."
+      ),
       n = n, call = call
     )
   }
@@ -54,7 +75,10 @@ check_readable_file <- function(path, call = rlang::caller_env()) {
     abort_profile("io", "Can't read {.file {path}}: it is a directory.", path = path, call = call)
   }
   if (!file.exists(path)) {
-    abort_profile("io", "Can't read {.file {path}}: the file does not exist.", path = path, call = call)
+    abort_profile(
+      "io", "Can't read {.file {path}}: the file does not exist.",
+      path = path, call = call
+    )
   }
   if (file.access(path, 4L) != 0L) {
     abort_profile("io", "Can't read {.file {path}}: permission denied.", path = path, call = call)
@@ -82,7 +106,10 @@ default_max_size <- function() {
 default_max_memory <- function(call = rlang::caller_env()) {
   max_memory <- getOption("profile.max_memory", v2_schema()$limits$max_memory)
   if (!is.numeric(max_memory) || length(max_memory) != 1L || is.na(max_memory) || max_memory < 0) {
-    abort_argument("The option {.code profile.max_memory} must be a non-negative number of bytes.", call = call)
+    abort_argument(
+      "The option {.code profile.max_memory} must be a non-negative number of bytes.",
+      call = call
+    )
   }
   min(as.double(max_memory), 2^62)
 }

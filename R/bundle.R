@@ -24,40 +24,49 @@ bundle_from_tables <- function(tables) {
   schema <- v2_schema()
   known <- intersect(names(tables), schema$tables)
   as_codes <- !isTRUE(l10n_info()[["UTF-8"]])
-  strings <- character()
-  if (as_codes) {
-    chr_values <- list()
-    for (t in known) {
-      for (col in intersect(names(tables[[t]]), schema$columns[[t]]$name)) {
-        v <- tables[[t]][[col]]
-        if (is.character(v)) chr_values[[length(chr_values) + 1L]] <- vctrs::vec_unique(v)
-      }
-    }
-    strings <- unique(unlist(chr_values, use.names = FALSE))
-    strings <- strings[!is.na(strings)]
-  }
+  strings <- if (as_codes) bundle_strings(tables[known], schema) else character()
   out <- lapply(known, function(t) {
-    df <- tables[[t]]
     # Only the columns the schema knows cross (Rust ignores others): their names
     # are plain ASCII, whatever names a user's extra columns have.
-    cols <- as.list(df)[intersect(names(df), schema$columns[[t]]$name)]
-    for (col in names(cols)) {
-      v <- cols[[col]]
-      if (is.character(v)) {
-        if (as_codes) cols[[col]] <- match(v, strings, incomparables = NA)
-      } else if (is.factor(v)) {
-        # not a valid column type; let validation report it as such
-        cols[[col]] <- as.character(v)
-      } else if (!is.null(attributes(v))) {
-        # (only then: stripping NULL attributes still copies a shared column)
-        attributes(v) <- NULL
-        cols[[col]] <- v
-      }
-    }
-    cols
+    df <- tables[[t]]
+    bundle_columns(as.list(df)[intersect(names(df), schema$columns[[t]]$name)], strings, as_codes)
   })
   names(out) <- known
   list(strings = as_valid_utf8(strings), tables = out)
+}
+
+# The distinct strings of the character columns of `tables` that the schema
+# knows (no NA): what the codes of a bundle point into.
+bundle_strings <- function(tables, schema) {
+  chr_values <- list()
+  for (t in names(tables)) {
+    for (col in intersect(names(tables[[t]]), schema$columns[[t]]$name)) {
+      v <- tables[[t]][[col]]
+      if (is.character(v)) chr_values[[length(chr_values) + 1L]] <- vctrs::vec_unique(v)
+    }
+  }
+  strings <- unique(unlist(chr_values, use.names = FALSE))
+  strings[!is.na(strings)]
+}
+
+# The columns `cols` (a list) as they cross: character columns as they are,
+# or as codes into `strings` if `as_codes`; factors as character; other
+# columns without attributes.
+bundle_columns <- function(cols, strings, as_codes) {
+  for (col in names(cols)) {
+    v <- cols[[col]]
+    if (is.character(v)) {
+      if (as_codes) cols[[col]] <- match(v, strings, incomparables = NA)
+    } else if (is.factor(v)) {
+      # not a valid column type; let validation report it as such
+      cols[[col]] <- as.character(v)
+    } else if (!is.null(attributes(v))) {
+      # (only then: stripping NULL attributes still copies a shared column)
+      attributes(v) <- NULL
+      cols[[col]] <- v
+    }
+  }
+  cols
 }
 
 # Whether Rust may send compact columns (see "Compact columns" in ?profile_v2):
@@ -65,7 +74,10 @@ bundle_from_tables <- function(tables) {
 compact_columns_option <- function(call = rlang::caller_env()) {
   compact <- getOption("profile.compact", TRUE)
   if (!rlang::is_bool(compact)) {
-    abort_argument("The option {.code profile.compact} must be {.code TRUE} or {.code FALSE}.", call = call)
+    abort_argument(
+      "The option {.code profile.compact} must be {.code TRUE} or {.code FALSE}.",
+      call = call
+    )
   }
   compact
 }

@@ -64,7 +64,9 @@
 #' mixed <- combine_profiles(a, heap)
 #' unique(mixed$sample_values[c("type", "unit")])
 combine_profiles <- function(..., merge = TRUE) {
-  with_profile_errors("invalid", "Can't combine the profiles.", combine_profiles_impl(..., merge = merge))
+  with_profile_errors(
+    "invalid", "Can't combine the profiles.", combine_profiles_impl(..., merge = merge)
+  )
 }
 
 combine_profiles_impl <- function(..., merge, call = rlang::caller_env()) {
@@ -79,7 +81,10 @@ combine_profiles_impl <- function(..., merge, call = rlang::caller_env()) {
   labels <- input_labels(inputs, in_list)
 
   n <- length(inputs)
-  combiner <- rust_value(ffi_profile_combine_start(merge), "Can't combine the profiles.", call = call)
+  combiner <- rust_value(
+    ffi_profile_combine_start(merge), "Can't combine the profiles.",
+    call = call
+  )
   dropped <- character()
   cli::cli_progress_bar("Combining profiles", total = n, clear = TRUE)
   for (i in seq_len(n)) {
@@ -96,7 +101,7 @@ combine_profiles_impl <- function(..., merge, call = rlang::caller_env()) {
         "{.fn combine_profiles} dropped tables and columns that are not part of the v2 format:",
         i = "{.field {dropped}}"
       ),
-      class = "profile_warning_dropped"
+      class = c("profile_warning_dropped", "profile_warning")
     )
   }
   bundle <- rust_value(
@@ -133,10 +138,7 @@ input_labels <- function(inputs, in_list) {
 # input is added.) Errors name the input by `label`.
 combine_input_tables <- function(x, label, call) {
   if (!inherits(x, c("dm", "profile_data"))) {
-    abort_argument(
-      "{label} must be a profile (a v2 {.cls dm} or a v1 {.cls profile_data}), not {.obj_type_friendly {x}}.",
-      label = label, x = x, call = call
-    )
+    abort_not_profile(x, "{label}", label = label, call = call)
   }
   with_input_label(
     {

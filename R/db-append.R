@@ -146,7 +146,7 @@
 #' @seealso [profile_db_delete()], [profile_db_upgrade()],
 #'   `vignette("profile-database")`.
 #' @export
-#' @examplesIf requireNamespace("RSQLite", quietly = TRUE) && requireNamespace("dbplyr", quietly = TRUE)
+#' @examplesIf rlang::is_installed(c("RSQLite", "dbplyr"))
 #' con <- DBI::dbConnect(RSQLite::SQLite(), ":memory:")
 #' files <- system.file("samples/rprof", c("1.out", "gc.out", "line.out"), package = "profile")
 #' for (f in files) db <- profile_db_append(con, read_rprof(f))
@@ -204,7 +204,10 @@ profile_db <- function(con) {
     missing <- setdiff(schema$required_tables, present)
     if (length(missing)) {
       abort_profile("invalid",
-        "The database has no profile: the tables {.field {missing}} are missing (see {.fn profile_db_append}).",
+        paste(
+          "The database has no profile: the tables {.field {missing}} are missing (see",
+          "{.fn profile_db_append})."
+        ),
         missing = missing
       )
     }
@@ -261,7 +264,10 @@ db_sqlite_busy <- function(con) {
 check_db_connection <- function(con, call = rlang::caller_env()) {
   rlang::check_installed(c("DBI", "dbplyr"), "to keep profiles in a database.", call = call)
   if (!inherits(con, "DBIConnection")) {
-    abort_argument("{.arg con} must be a DBI connection, not {.obj_type_friendly {con}}.", con = con, call = call)
+    abort_argument(
+      "{.arg con} must be a DBI connection, not {.obj_type_friendly {con}}.",
+      con = con, call = call
+    )
   }
   if (!db_is_valid(con)) {
     abort_argument("{.arg con} is a connection that is closed.", call = call)
@@ -305,7 +311,9 @@ db_create_table_sql <- function(con, t) {
   schema <- v2_schema()
   q <- function(x) paste(DBI::dbQuoteIdentifier(con, x), collapse = ", ")
   spec <- schema$columns[[t]]
-  prototypes <- list(integer = integer(), double = double(), character = character(), logical = logical())
+  prototypes <- list(
+    integer = integer(), double = double(), character = character(), logical = logical()
+  )
   columns <- vapply(seq_along(spec$name), function(j) {
     paste(q(spec$name[[j]]), DBI::dbDataType(con, prototypes[[spec$col_type[[j]]]]))
   }, character(1))
@@ -320,10 +328,17 @@ db_create_table_sql <- function(con, t) {
     if (any(pk$table == t)) sprintf("PRIMARY KEY (%s)", q(pk$column[pk$table == t])),
     if (!is.null(db_unique_columns[[t]])) sprintf("UNIQUE (%s)", q(db_unique_columns[[t]])),
     vapply(which(fk$table == t), function(i) {
-      sprintf("FOREIGN KEY (%s) REFERENCES %s (%s)", q(fk$column[[i]]), q(fk$ref_table[[i]]), q(fk$ref_column[[i]]))
+      sprintf(
+        "FOREIGN KEY (%s) REFERENCES %s (%s)",
+        q(fk$column[[i]]),
+        q(fk$ref_table[[i]]),
+        q(fk$ref_column[[i]])
+      )
     }, character(1))
   )
-  create <- sprintf("CREATE TABLE %s (\n  %s\n)", q(t), paste(c(columns, constraints), collapse = ",\n  "))
+  create <- sprintf(
+    "CREATE TABLE %s (\n  %s\n)", q(t), paste(c(columns, constraints), collapse = ",\n  ")
+  )
   indexes <- vapply(db_indexed_columns[[t]], function(col) {
     sprintf("CREATE INDEX %s ON %s (%s)", q(paste0(t, "_", col)), q(t), q(col))
   }, character(1))
@@ -395,7 +410,10 @@ db_insert_profile <- function(con, tables, prepared, merge) {
   tables <- db_renumbered(tables, new_ids, skip = "functions")
   locations <- db_location_ids(con, tables$locations, merge)
   tables$locations <- locations$new_rows
-  tables <- db_renumbered(tables, list(locations = function(id) locations$ids[id]), skip = "locations")
+  tables <- db_renumbered(
+    tables, list(locations = function(id) locations$ids[id]),
+    skip = "locations"
+  )
   first_source <- new_ids$sources(1L)
   tables$meta <- db_new_meta(con, tables$meta, first_source)
   for (t in intersect(db_ordered_tables, names(tables))) {
@@ -564,7 +582,10 @@ db_location_ids <- function(con, locations, merge) {
     if (!is.null(keys$inlined_into)) {
       keys$inlined_into <- resolved[keys$inlined_into]
     }
-    found <- if (merge && nrow(existing)) vctrs::vec_match(keys, existing[match_on]) else rep(NA_integer_, length(ready))
+    found <- rep(NA_integer_, length(ready))
+    if (merge && nrow(existing)) {
+      found <- vctrs::vec_match(keys, existing[match_on])
+    }
     resolved[ready] <- ifelse(is.na(found), -ready, existing$location_id[found])
   }
   new <- resolved < 0L

@@ -41,12 +41,8 @@ db_stack_source <- function(x) {
   render <- function(tbl) as.character(dbplyr::sql_render(tbl))
   plain <- function(t) dplyr::tbl(con, t, vars = colnames(tables[[t]]))
   whole <- function(t) render(plain(t))
-  for (t in c("sample_values", "sample_locations")) {
-    sql <- render(tables[[t]])
-    by_samples <- render(dplyr::semi_join(plain(t), tables$samples, by = "sample_id"))
-    if (!identical(sql, whole(t)) && !identical(sql, by_samples)) {
-      return(NULL)
-    }
+  if (!db_views_follow_samples(tables, plain, render)) {
+    return(NULL)
   }
   samples <- render(tables$samples)
   by_sources <- dplyr::semi_join(plain("samples"), tables$sources, by = "source_id")
@@ -67,6 +63,19 @@ db_stack_source <- function(x) {
     )
   }
   structure(list(con = con, where = where, sources = sources), class = "profile_db_stacks")
+}
+
+# Whether the views `sample_values` and `sample_locations` of a profile's
+# `tables` are whole, or narrowed to the samples of its `samples` table.
+db_views_follow_samples <- function(tables, plain, render) {
+  for (t in c("sample_values", "sample_locations")) {
+    sql <- render(tables[[t]])
+    by_samples <- render(dplyr::semi_join(plain(t), tables$samples, by = "sample_id"))
+    if (!identical(sql, render(plain(t))) && !identical(sql, by_samples)) {
+      return(FALSE)
+    }
+  }
+  TRUE
 }
 
 is_db_stacks <- function(x) {
@@ -177,7 +186,8 @@ db_value_types <- function(values) {
     'SELECT "type", "unit", MIN("sample_id") AS "first_sample"',
     'FROM {values} AS "v" GROUP BY "type", "unit"'
   ), values = values)
-  pairs <- pairs[order(pairs$first_sample, pairs$type, pairs$unit, method = "radix"), , drop = FALSE]
+  in_order <- order(pairs$first_sample, pairs$type, pairs$unit, method = "radix")
+  pairs <- pairs[in_order, , drop = FALSE]
   tibble::new_tibble(list(type = pairs$type, unit = pairs$unit), nrow = nrow(pairs))
 }
 
@@ -195,11 +205,15 @@ db_values_of_type <- function(values, type, message, call) {
   ), chosen = chosen)
   fail <- function(column, sample_id, what) {
     abort_profile("invalid", message, call = call, detail = sprintf(
-      "table `sample_values`, column `%s`, a row with sample_id %s: %s", column, format_id(sample_id), what
+      "table `sample_values`, column `%s`, a row with sample_id %s: %s",
+      column, format_id(sample_id), what
     ))
   }
   if (db_number(counts$n_values) < db_number(counts$n_rows)) {
-    row <- db_query(con, 'SELECT "sample_id" FROM {chosen} AS "c" WHERE "value" IS NULL LIMIT 1', chosen = chosen)
+    row <- db_query(
+      con, 'SELECT "sample_id" FROM {chosen} AS "c" WHERE "value" IS NULL LIMIT 1',
+      chosen = chosen
+    )
     fail("value", row$sample_id, "is NA")
   }
   if (db_number(counts$n_samples) < db_number(counts$n_rows)) {
@@ -207,7 +221,11 @@ db_values_of_type <- function(values, type, message, call) {
       'SELECT "sample_id" FROM {chosen} AS "c" GROUP BY "sample_id" HAVING COUNT(*) > 1 LIMIT 1',
       chosen = chosen
     )
-    fail("sample_id", row$sample_id, sprintf("sample %s has two values of the chosen type", format_id(row$sample_id)))
+    fail(
+      "sample_id",
+      row$sample_id,
+      sprintf("sample %s has two values of the chosen type", format_id(row$sample_id))
+    )
   }
   list(chosen = chosen, grand_total = db_number(counts$grand_total))
 }

@@ -9,7 +9,10 @@ validate_db <- function(x, call = rlang::caller_env()) {
   check_v2_keys(x, tables$local, call = call)
   # Every rule of the small tables, in Rust as for a profile in memory (the
   # per-sample tables have no rows here, so no rule involves them).
-  rust_value(ffi_profile_validate_v2(bundle_from_tables(tables$local)), "Invalid v2 profile.", call = call)
+  rust_value(
+    ffi_profile_validate_v2(bundle_from_tables(tables$local)), "Invalid v2 profile.",
+    call = call
+  )
   stacks <- db_stack_source(x)
   if (is.null(stacks)) {
     db_check_per_sample_rows(tables$db, call = call)
@@ -166,7 +169,8 @@ db_check_column_rules <- function(db, present, fail) {
     data.frame(rule = rep(rule, length(cols$table)), table = cols$table, column = cols$column)
   }))
   checks <- checks[checks$table %in% present, , drop = FALSE]
-  checks <- checks[mapply(function(t, col) col %in% db[[t]]$columns, checks$table, checks$column), , drop = FALSE]
+  present_columns <- mapply(function(t, col) col %in% db[[t]]$columns, checks$table, checks$column)
+  checks <- checks[present_columns, , drop = FALSE]
   breaks <- function(i) {
     con <- db[[checks$table[[i]]]]$con
     sql_fill(rules[[checks$rule[[i]]]]$breaks, column = sql_name(con, checks$column[[i]]))
@@ -206,7 +210,12 @@ db_check_keys <- function(db, present, fail) {
       table = table, column = sql_name(table$con, pk$column[[i]])
     )
     if (nrow(row)) {
-      fail(pk$table[[i]], pk$column[[i]], row$id, sprintf("is the primary key but %s occurs more than once", format_id(row$id)))
+      fail(
+        pk$table[[i]],
+        pk$column[[i]],
+        row$id,
+        sprintf("is the primary key but %s occurs more than once", format_id(row$id))
+      )
     }
   }
   fk <- schema$foreign_keys
@@ -218,11 +227,15 @@ db_check_keys <- function(db, present, fail) {
       'AND NOT EXISTS (SELECT 1 FROM {parent} AS "p" WHERE "p".{ref_column} = "c".{column}) LIMIT 1'
     ),
     child = child, parent = db[[fk$ref_table[[i]]]],
-    column = sql_name(child$con, fk$column[[i]]), ref_column = sql_name(child$con, fk$ref_column[[i]])
+    column = sql_name(child$con, fk$column[[i]]),
+    ref_column = sql_name(child$con, fk$ref_column[[i]])
     )
     if (nrow(row)) {
       fail(fk$table[[i]], fk$column[[i]], row$sample_id, sprintf(
-        "value %s has no match in `%s`.`%s`", format_id(row$id), fk$ref_table[[i]], fk$ref_column[[i]]
+        "value %s has no match in `%s`.`%s`",
+        format_id(row$id),
+        fk$ref_table[[i]],
+        fk$ref_column[[i]]
       ))
     }
   }
@@ -246,7 +259,8 @@ db_check_depths <- function(stack, fail) {
   row <- db_query(stack$con, paste(
     'SELECT "sample_id", COUNT(*) AS "n_rows", MIN("depth") AS "lowest", MAX("depth") AS "highest"',
     'FROM {stack} AS "s" GROUP BY "sample_id"',
-    'HAVING MIN("depth") < 1 OR MAX("depth") > COUNT(*) OR COUNT(DISTINCT "depth") < COUNT(*) LIMIT 1'
+    'HAVING MIN("depth") < 1 OR MAX("depth") > COUNT(*)',
+    'OR COUNT(DISTINCT "depth") < COUNT(*) LIMIT 1'
   ), stack = stack)
   if (!nrow(row)) {
     return(invisible())

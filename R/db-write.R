@@ -36,7 +36,8 @@ profile_for_writing <- function(x, call = rlang::caller_env()) {
     db_query(con, paste(
       'SELECT "p"."source_id", "p"."stack", "p"."labels", "v"."type", "v"."unit",',
       'SUM("v"."value") AS "value", MIN("p"."sample_id") AS "first_sample" FROM',
-      '(SELECT "s"."sample_id", "s"."source_id", "t"."stack", {labels} AS "labels" FROM {samples} AS "s"',
+      '(SELECT "s"."sample_id", "s"."source_id", "t"."stack", {labels} AS "labels"',
+      'FROM {samples} AS "s"',
       'LEFT JOIN ({stacks}) AS "t" ON "s"."sample_id" = "t"."sample_id" {labels_join}) AS "p"',
       'LEFT JOIN (SELECT * FROM {values} AS "w" WHERE "type" NOT IN ({gauges})) AS "v"',
       'ON "p"."sample_id" = "v"."sample_id"',
@@ -51,7 +52,9 @@ profile_for_writing <- function(x, call = rlang::caller_env()) {
   rows$source_id <- as_column_type(rows$source_id, "integer")
   aggregated <- aggregated_sample_tables(rows, local)
   if (labelled) {
-    aggregated$sample_labels <- label_rows_of_sets(aggregated$label_sets, label_sets$dictionary, local$sample_labels)
+    aggregated$sample_labels <- label_rows_of_sets(
+      aggregated$label_sets, label_sets$dictionary, local$sample_labels
+    )
   }
   for (t in intersect(names(local), per_sample_tables)) {
     local[[t]] <- as_schema_types(aggregated[[t]], t)
@@ -79,7 +82,10 @@ write_by_sources <- function(x, path, write, batch_samples = 1e6, call = rlang::
   part <- tempfile()
   on.exit(unlink(c(out, part)))
   if (!file.create(out, showWarnings = FALSE)) {
-    abort_profile("io", "Can't create a file in the directory of {.file {path}}.", path = path, call = call)
+    abort_profile(
+      "io", "Can't create a file in the directory of {.file {path}}.",
+      path = path, call = call
+    )
   }
   for (ids in split(sources, batch)) {
     write(local_profile(dm::dm_filter(x, sources = .data$source_id %in% !!ids)), part)
@@ -144,11 +150,11 @@ aggregated_sample_tables <- function(rows, local) {
     unit = rows$unit[has_value][value_order],
     value = as.double(rows$value[has_value][value_order])
   ))
-  stacks <- rows$stack[heads][order_of_samples]
+  stacks <- stack_rows_of_signatures(rows$stack[heads][order_of_samples])
   list(
     samples = samples,
     sample_values = sample_values,
-    sample_locations = with_columns_of(local$sample_locations, as.list(stack_rows_of_signatures(stacks))),
+    sample_locations = with_columns_of(local$sample_locations, as.list(stacks)),
     label_sets = rows$labels[heads][order_of_samples]
   )
 }
@@ -158,8 +164,11 @@ aggregated_sample_tables <- function(rows, local) {
 label_rows_of_sets <- function(sets, dictionary, template) {
   numbers <- strsplit(ifelse(is.na(sets), "", sets), ",", fixed = TRUE)
   label_id <- as.integer(unlist(numbers, use.names = FALSE))
-  rows <- dictionary[match(label_id, dictionary$label_id), setdiff(names(dictionary), "label_id"), drop = FALSE]
-  with_columns_of(template, c(list(sample_id = rep(seq_along(sets), lengths(numbers))), as.list(rows)))
+  columns <- setdiff(names(dictionary), "label_id")
+  rows <- dictionary[match(label_id, dictionary$label_id), columns, drop = FALSE]
+  with_columns_of(
+    template, c(list(sample_id = rep(seq_along(sets), lengths(numbers))), as.list(rows))
+  )
 }
 
 # A table with the columns of `template` (a table with no rows): those in

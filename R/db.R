@@ -76,7 +76,9 @@ db_in_profile_order <- function(df, table) {
 per_sample_rows_in_order <- function(local) {
   by <- function(df, ...) df[order(..., method = "radix"), , drop = FALSE]
   local$samples <- by(local$samples, local$samples$sample_id)
-  local$sample_locations <- by(local$sample_locations, local$sample_locations$sample_id, local$sample_locations$depth)
+  local$sample_locations <- by(
+    local$sample_locations, local$sample_locations$sample_id, local$sample_locations$depth
+  )
   if (!is.null(local$sample_labels)) {
     local$sample_labels <- by(local$sample_labels, local$sample_labels$sample_id)
   }
@@ -104,7 +106,11 @@ per_sample_rows_in_order <- function(local) {
 # costs more than most of these queries take to run.
 db_table <- function(tbl) {
   structure(
-    list(con = dbplyr::remote_con(tbl), sql = as.character(dbplyr::sql_render(tbl)), columns = colnames(tbl)),
+    list(
+      con = dbplyr::remote_con(tbl),
+      sql = as.character(dbplyr::sql_render(tbl)),
+      columns = colnames(tbl)
+    ),
     class = "profile_db_table"
   )
 }
@@ -175,14 +181,8 @@ as_column_type <- function(v, type) {
     v <- as.double(v)
   }
   whole <- function(v) all(is.na(v) | (v == trunc(v) & abs(v) <= .Machine$integer.max))
-  if (is.logical(v) && type != "logical" && all(is.na(v))) {
-    # a column of no rows or only NULLs, whose type the driver cannot tell
-    return(switch(type,
-      integer = as.integer(v),
-      double = as.double(v),
-      character = as.character(v),
-      v
-    ))
+  if (is_untyped_column(v, type)) {
+    return(as.vector(v, type))
   }
   switch(type,
     logical = if (is.numeric(v) && all(v %in% c(0, 1, NA))) as.logical(v) else v,
@@ -190,6 +190,12 @@ as_column_type <- function(v, type) {
     double = if (is.integer(v)) as.double(v) else v,
     v
   )
+}
+
+# A column of no rows or only NULLs, whose type the driver cannot tell (it
+# comes back logical).
+is_untyped_column <- function(v, type) {
+  is.logical(v) && type != "logical" && all(is.na(v))
 }
 
 # A count or sum collected from a database as a double (0 for SQL's NULL sum
@@ -209,7 +215,9 @@ db_number <- function(v) {
 # only make equal stacks group together (SQLite before 3.44 has no ORDER BY in
 # aggregates: its rows are fed in the order of an ordered subquery).
 db_stack_signatures <- function(stack) {
-  db_concatenated(stack, "stack", "CAST(\"depth\" AS TEXT) || ':' || CAST(\"location_id\" AS TEXT)", "\"depth\"")
+  db_concatenated(
+    stack, "stack", "CAST(\"depth\" AS TEXT) || ':' || CAST(\"location_id\" AS TEXT)", "\"depth\""
+  )
 }
 
 # The rows of sample_locations of the stacks written by db_stack_signatures():
@@ -238,9 +246,15 @@ db_concatenated <- function(table, name, entry, order_by) {
       "(SELECT * FROM {table} AS \"r\" ORDER BY \"sample_id\", {order_by}) GROUP BY \"sample_id\""
     )
   } else {
-    "SELECT \"sample_id\", string_agg({entry}, ',' ORDER BY {order_by}) AS {name} FROM {table} AS \"r\" GROUP BY \"sample_id\""
+    paste(
+      "SELECT \"sample_id\", string_agg({entry}, ',' ORDER BY {order_by}) AS {name}",
+      "FROM {table} AS \"r\" GROUP BY \"sample_id\""
+    )
   }
-  sql_fill(template, entry = entry, name = sql_name(table$con, name), table = table, order_by = order_by)
+  sql_fill(
+    template,
+    entry = entry, name = sql_name(table$con, name), table = table, order_by = order_by
+  )
 }
 
 # The distinct labels of sample_labels numbered (`dictionary`, collected), and
@@ -248,9 +262,15 @@ db_concatenated <- function(table, name, entry, order_by) {
 # and `labels`).
 db_label_sets <- function(labels) {
   con <- labels$con
-  columns <- paste(sql_name(con, intersect(v2_schema()$columns$sample_labels$name[-1L], labels$columns)), collapse = ", ")
+  columns <- paste(
+    sql_name(con, intersect(v2_schema()$columns$sample_labels$name[-1L], labels$columns)),
+    collapse = ", "
+  )
   numbered <- list(con = con, sql = sql_fill(
-    "SELECT \"sample_id\", {columns}, DENSE_RANK() OVER (ORDER BY {columns}) AS \"label_id\" FROM {labels} AS \"l\"",
+    paste(
+      "SELECT \"sample_id\", {columns}, DENSE_RANK() OVER (ORDER BY {columns}) AS \"label_id\"",
+      "FROM {labels} AS \"l\""
+    ),
     columns = columns, labels = labels
   ))
   class(numbered) <- "profile_db_table"
@@ -258,8 +278,9 @@ db_label_sets <- function(labels) {
     columns = columns, numbered = numbered
   )
   dictionary$label_id <- as_column_type(dictionary$label_id, "integer")
+  dictionary <- dictionary[order(dictionary$label_id), , drop = FALSE]
   list(
-    dictionary = as_schema_types(dictionary[order(dictionary$label_id), , drop = FALSE], "sample_labels"),
+    dictionary = as_schema_types(dictionary, "sample_labels"),
     sets = db_concatenated(numbered, "labels", "CAST(\"label_id\" AS TEXT)", "\"label_id\"")
   )
 }
@@ -273,9 +294,12 @@ db_temporary_table <- function(con, location_id, key) {
   db_env$temporary <- db_env$temporary + 1L
   name <- sprintf("profile_keys_%d_%d", Sys.getpid(), db_env$temporary)
   DBI::dbExecute(con, sprintf(
-    "CREATE TEMPORARY TABLE %s (\"location_id\" INTEGER PRIMARY KEY, \"key\" INTEGER)", sql_name(con, name)
+    "CREATE TEMPORARY TABLE %s (\"location_id\" INTEGER PRIMARY KEY, \"key\" INTEGER)",
+    sql_name(con, name)
   ))
-  db_insert_rows(con, name, data.frame(location_id = as.integer(location_id), key = as.integer(key)))
+  db_insert_rows(
+    con, name, data.frame(location_id = as.integer(location_id), key = as.integer(key))
+  )
   name
 }
 

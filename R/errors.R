@@ -1,4 +1,4 @@
-#' Errors raised by profile, and the limits that protect memory
+#' Errors and warnings of profile, and the limits that protect memory
 #'
 #' @description
 #' Every error raised by this package is a condition of class `profile_error`,
@@ -22,9 +22,9 @@
 #'   option of this package set to a value it cannot take (such as
 #'   `profile.compact`, see [profile_v2]). The functions check their arguments
 #'   before any work, and the native code checks them again.
-#' - `profile_error_internal`: a bug in this package (an unexpected R error, or
-#'   a panic in its Rust code, which is caught and never ends the R session);
-#'   please report it.
+#' - `profile_error_internal`: a bug in this package (an unexpected R error, a
+#'   state its Rust code should never reach, or a panic in its Rust code, which
+#'   is caught and never ends the R session); please report it.
 #'
 #' The message names the file or argument and says what is wrong, with the
 #' place where there is one: `line 12` (lines count from 1), `byte offset 4711`
@@ -86,6 +86,27 @@
 #' temporary file is removed and a file that was already there keeps its
 #' bytes. A replaced file keeps its permissions.
 #'
+#' # Warnings
+#'
+#' Every warning of this package is a condition of class `profile_warning`,
+#' and also of a subclass naming its kind. Their texts stay as they are (those
+#' of [read_rprof()] are profile 1.0.x's): match on the class.
+#'
+#' - `profile_warning_incomplete` ([read_rprof()]): a line was cut off (the
+#'   profiled process was killed); it is read up to its last complete frame.
+#'   The text: ``Incomplete sampling information, increase bufsize in `Rprof()`
+#'   or `start_profiler()` call``.
+#' - `profile_warning_unexpected` ([read_rprof()]): text that is not a frame
+#'   in a line, which is read without it. The text: `Removing unexpected
+#'   incomplete sampling information.`
+#' - `profile_warning_undefined_file` ([read_rprof()]): a line profiling
+#'   reference to a file number that no `#File` line names; the frame's file
+#'   name is left empty.
+#' - `profile_warning_no_match` (the verbs of [profile_verbs]): a pattern or
+#'   label filter matched no sample.
+#' - `profile_warning_dropped` ([combine_profiles()]): tables and columns that
+#'   are not part of the v2 format were dropped.
+#'
 #' # Encoding
 #'
 #' Names and paths are UTF-8 in R. Bytes from files that are not valid UTF-8
@@ -109,6 +130,15 @@
 #'
 #' # A limit
 #' try(read_rprof(system.file("samples/rprof/1.out", package = "profile"), max_size = 100))
+#'
+#' # A warning, by its class
+#' x <- withCallingHandlers(
+#'   read_rprof(system.file("samples/rprof/incomplete.out", package = "profile")),
+#'   profile_warning_incomplete = function(w) {
+#'     message("a line was cut off")
+#'     invokeRestart("muffleWarning")
+#'   }
+#' )
 NULL
 
 # Raises a profile_error of the given kind. `message` is a cli template written in
@@ -156,6 +186,19 @@ abort_argument <- function(message, call = rlang::caller_env(), ...) {
   abort_profile("argument", message, call = call, ...)
 }
 
+# The error for `x`, an argument that is not a profile. `subject` is the cli
+# template that names it (`{.arg x}`, `{.arg {arg}}`, `{label}`), with its values
+# in `...`.
+abort_not_profile <- function(x, subject = "{.arg x}", ..., call = rlang::caller_env()) {
+  abort_argument(
+    paste(
+      subject, "must be a profile (a v2 {.cls dm} or a v1 {.cls profile_data}),",
+      "not {.obj_type_friendly {x}}."
+    ),
+    x = x, ..., call = call
+  )
+}
+
 # Runs `expr`, the body of an exported function, so that every error it raises is
 # a profile_error. The package's own errors pass unchanged. Any other error (an R
 # or package function failing on an input nobody foresaw) becomes a profile_error
@@ -166,9 +209,48 @@ with_profile_errors <- function(kind, message, expr, ..., call = rlang::caller_e
     if (inherits(e, "profile_error")) {
       return()
     }
-    if (grepl("cannot allocate", conditionMessage(e), fixed = TRUE)) {
+    if (is_allocation_failure(e)) {
       kind <- "limit"
     }
     abort_profile(kind, message, ..., parent = e, call = call)
   })
+}
+
+# R's messages for memory it could not get (message ids of its "R" domain, in
+# src/main/memory.c and elsewhere). R raises them as plain errors, without a
+# class, in the session's language.
+r_allocation_messages <- c(
+  "cannot allocate vector of size %0.1f Gb",
+  "cannot allocate vector of size %0.1f Mb",
+  "cannot allocate vector of size %0.f Kb",
+  "cannot allocate vector of length %d",
+  "cannot allocate memory block of size %0.1f Gb",
+  "cannot allocate memory block of size %0.f Tb",
+  "vector memory exhausted (limit reached?)",
+  "cons memory exhausted (limit reached?)",
+  "memory exhausted (limit reached?)"
+)
+
+# Whether `e` is R failing to allocate memory, in any language: its message
+# matched against R's messages as the session translates them (gettext() in R's
+# domain, the translation R used for the error), and against the untranslated
+# words that other packages' English messages share.
+is_allocation_failure <- function(e) {
+  text <- conditionMessage(e)
+  if (grepl("cannot allocate", text, fixed = TRUE)) {
+    return(TRUE)
+  }
+  translated <- unique(gettext(r_allocation_messages, domain = "R", trim = FALSE))
+  any(vapply(translated, function(template) {
+    grepl(template_pattern(template), text, perl = TRUE)
+  }, logical(1)))
+}
+
+# A regular expression that matches the text sprintf() makes from `template`:
+# its literal parts in order, anything where a conversion (`%d`, `%0.1f`,
+# `%1$s`) stands.
+template_pattern <- function(template) {
+  literal <- strsplit(template, "%[0-9]*\\$?[-+ #0-9.]*[a-zA-Z]", perl = TRUE)[[1]]
+  literal <- gsub("([][{}()*+?.\\\\^$|])", "\\\\\\1", literal, perl = TRUE)
+  paste(literal, collapse = ".*")
 }

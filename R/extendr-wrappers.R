@@ -16,6 +16,11 @@ ffi_profile_schema <- function() .Call(wrap__ffi_profile_schema)
 #' @noRd
 ffi_profile_debug_panic <- function(message) .Call(wrap__ffi_profile_debug_panic, message)
 
+#' Returns the core's error for a state that cannot happen, with `message`
+#' (tests show that it becomes an R error of class `profile_error_internal`).
+#' @noRd
+ffi_profile_debug_internal <- function(message) .Call(wrap__ffi_profile_debug_internal, message)
+
 #' A new double vector of `length` values (tests show that a vector R cannot
 #' allocate is an error of class `profile_error_limit`, not R's own error
 #' jumping over Rust's frames).
@@ -179,6 +184,13 @@ ffi_profile_view_data <- function(input) .Call(wrap__ffi_profile_view_data, inpu
 #' (1-based), `source_id`, `source_name`, `source_is_base`, `name`, `exporter`.
 #' @noRd
 ffi_profile_write_speedscope <- function(input, path) .Call(wrap__ffi_profile_write_speedscope, input, path)
+
+#' Writes the bytes of the strings `pieces` (a character vector without NA),
+#' one after the other, to `path` with the core's atomic writer: the file of a
+#' view (`profile_view(file =)`) is complete or not there, and a file it
+#' replaces keeps its permissions.
+#' @noRd
+ffi_profile_write_text <- function(pieces, path) .Call(wrap__ffi_profile_write_text, pieces, path)
 
 
 # nolint end

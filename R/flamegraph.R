@@ -55,16 +55,7 @@ profile_flamegraph <- function(x, type = NULL,
                                icicle = FALSE, min_width = 0.0005, main = NULL,
                                cex = 0.7, palette = flame_palette) {
   colour_by <- check_choice(colour_by, c("auto", "file", "package", "function"), "colour_by")
-  if (!is.numeric(min_width) || length(min_width) != 1 || is.na(min_width) ||
-    min_width < 0 || min_width >= 1) {
-    abort_argument("{.arg min_width} must be a single number in [0, 1).")
-  }
-  if (!rlang::is_bool(icicle)) {
-    abort_argument("{.arg icicle} must be {.code TRUE} or {.code FALSE}.")
-  }
-  if (!is.function(palette)) {
-    abort_argument("{.arg palette} must be a function of the number of colours.")
-  }
+  check_flamegraph_args(min_width, icicle, palette)
   # What to draw, under the package's errors; drawing errors are the device's.
   with_profile_errors("invalid", "Can't draw a flame graph of {.arg x}.", {
     parts <- summary_parts(x)
@@ -85,17 +76,7 @@ profile_flamegraph <- function(x, type = NULL,
       self = tree$self_value[shown],
       total = tree$total[shown]
     ), nrow = sum(shown))
-    if (is_diff) {
-      frames$group <- ifelse(frames$total > 0, "growth", ifelse(frames$total < 0, "shrinkage", NA_character_))
-      frames$colour <- diff_colours(frames$total / extent$total[shown])
-    } else {
-      if (colour_by == "auto") {
-        has_file <- nzchar(frames$filename[frames$depth > 0])
-        colour_by <- if (length(has_file) && mean(has_file) >= 0.5) "file" else "function"
-      }
-      frames$group <- frame_group(frames, colour_by)
-      frames$colour <- group_colours(frames$group, palette)
-    }
+    frames <- with_frame_colours(frames, if (is_diff) extent$total[shown], colour_by, palette)
   })
 
   if (is.null(main)) {
@@ -106,6 +87,46 @@ profile_flamegraph <- function(x, type = NULL,
   }
   draw_flamegraph(frames, icicle = icicle, main = main, cex = cex)
   invisible(frames)
+}
+
+# The arguments of profile_flamegraph() that its other checks leave.
+check_flamegraph_args <- function(min_width, icicle, palette, call = rlang::caller_env()) {
+  if (!is_fraction(min_width)) {
+    abort_argument("{.arg min_width} must be a single number in [0, 1).", call = call)
+  }
+  if (!rlang::is_bool(icicle)) {
+    abort_argument("{.arg icicle} must be {.code TRUE} or {.code FALSE}.", call = call)
+  }
+  if (!is.function(palette)) {
+    abort_argument("{.arg palette} must be a function of the number of colours.", call = call)
+  }
+}
+
+# Whether `x` is a single number in [0, 1).
+is_fraction <- function(x) {
+  is.numeric(x) && length(x) == 1 && !is.na(x) && x >= 0 && x < 1
+}
+
+# `frames` with the columns `group` and `colour`. For a difference
+# (`absolute_total`: each frame's absolute value, the width it is drawn with)
+# the colour says growth or shrinkage and how much; otherwise it stands for the
+# frame's file, package or function (`colour_by`; "auto": file where most
+# frames have one).
+with_frame_colours <- function(frames, absolute_total, colour_by, palette) {
+  if (!is.null(absolute_total)) {
+    frames$group <- ifelse(
+      frames$total > 0, "growth", ifelse(frames$total < 0, "shrinkage", NA_character_)
+    )
+    frames$colour <- diff_colours(frames$total / absolute_total)
+    return(frames)
+  }
+  if (colour_by == "auto") {
+    has_file <- nzchar(frames$filename[frames$depth > 0])
+    colour_by <- if (length(has_file) && mean(has_file) >= 0.5) "file" else "function"
+  }
+  frames$group <- frame_group(frames, colour_by)
+  frames$colour <- group_colours(frames$group, palette)
+  frames
 }
 
 #' @rdname profile_flamegraph
@@ -152,7 +173,9 @@ diff_colours <- function(change) {
 frame_group <- function(frames, colour_by) {
   group <- switch(colour_by,
     "function" = frames$name,
-    file = ifelse(!is.na(frames$filename) & nzchar(frames$filename), frames$filename, NA_character_),
+    file = ifelse(
+      !is.na(frames$filename) & nzchar(frames$filename), frames$filename, NA_character_
+    ),
     package = package_of(frames$name, frames$filename)
   )
   group[frames$depth == 0L] <- NA_character_

@@ -41,7 +41,8 @@
 #' y <- read_folded(path)
 #' profile_summary(y, n = 5)
 write_folded <- function(x, path, type = NULL) {
-  with_profile_errors("invalid", "Can't write {.arg x} as folded stacks to {.file {path}}.", path = path, {
+  message <- "Can't write {.arg x} as folded stacks to {.file {path}}."
+  with_profile_errors("invalid", message, path = path, {
     path <- check_file_path(path)
     parts <- summary_parts(x)
     sample_type <- choose_sample_type(parts, type)

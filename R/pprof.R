@@ -169,20 +169,19 @@
 #' write_pprof(v1, out)
 read_pprof <- function(path, ..., version = "2.0", source_uri = path,
                        max_size = default_max_size()) {
-  with_profile_errors("internal", "Can't read the pprof file {.file {path}}.", path = path, {
-    check_dots_unused(...)
-    path <- check_file_path(path)
-    version <- check_version_arg(version)
-    source_uri <- check_source_uri(source_uri)
-    max_size <- check_max_size(max_size)
-    max_memory <- default_max_memory()
-    check_readable_file(path)
+  message <- "Can't read the pprof file {.file {path}}."
+  with_profile_errors("internal", message, path = path, {
+    args <- check_read_args(path, ...,
+      version = version, source_uri = source_uri, max_size = max_size
+    )
     bundle <- rust_value(
-      ffi_pprof_read(native_path(path), source_uri, max_size, max_memory, compact_columns_option()),
-      "Can't read the pprof file {.file {path}}.",
+      ffi_pprof_read(
+        native_path(path), args$source_uri, args$max_size, args$max_memory, compact_columns_option()
+      ),
+      message,
       path = path
     )
-    if (version == "1.0") {
+    if (args$version == "1.0") {
       v1_from_pprof(decode_bundle(bundle))
     } else {
       dm_from_bundle(bundle)
@@ -193,7 +192,8 @@ read_pprof <- function(path, ..., version = "2.0", source_uri = path,
 #' @rdname read_pprof
 #' @export
 write_pprof <- function(x, path) {
-  with_profile_errors("invalid", "Can't write {.arg x} as the pprof file {.file {path}}.", path = path, {
+  message <- "Can't write {.arg x} as the pprof file {.file {path}}."
+  with_profile_errors("invalid", message, path = path, {
     path <- check_file_path(path)
     if (inherits(x, "profile_data")) {
       validate_v1(x)

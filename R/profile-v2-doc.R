@@ -9,6 +9,8 @@
 #'
 #' # Required tables, in this order
 #'
+# Rows of a markdown table cannot be wrapped:
+# nolint start: line_length_linter.
 #' | table | columns | keys |
 #' |---|---|---|
 #' | `meta` | `key` (chr), `value` (chr) | PK `key`; the row `version` = `"2.0"` is required |
@@ -18,6 +20,7 @@
 #' | `sample_locations` | `sample_id` (int), `depth` (int, 1 = innermost), `location_id` (int) | FKs `sample_id`, `location_id`; unique (`sample_id`, `depth`) |
 #' | `locations` | `location_id` (int), `function_id` (int, `NA` allowed), `line` (int, 0 unknown, `NA` allowed) | PK `location_id`; FK `function_id` |
 #' | `functions` | `function_id` (int), `name`, `system_name`, `filename` (chr), `start_line` (int) | PK `function_id` |
+# nolint end
 #'
 #' Ids are positive integers. The depths of a sample run 1..n without gaps.
 #' `source_type` is one of `"rprof"`, `"pprof"`, `"v1"` (converted from a v1
@@ -30,6 +33,8 @@
 #' pprof sample types keep their own names and units (`cpu`/`nanoseconds`,
 #' `alloc_space`/`bytes`, ...). Rprof memory profiling adds, per sample:
 #'
+# Rows of a markdown table cannot be wrapped:
+# nolint start: line_length_linter.
 #' | type | unit | value |
 #' |---|---|---|
 #' | `small_vector_heap` | bytes | small vector heap at the tick (a gauge) |
@@ -37,16 +42,18 @@
 #' | `node_heap` | bytes | node heap at the tick (a gauge) |
 #' | `duplications` | count | calls to duplicate since the previous tick |
 #' | `alloc_size` | bytes | growth of the three heaps since the previous tick of the same source (0 for the first) |
+# nolint end
 #'
 #' Gauges are levels, not amounts: summing them over samples means nothing, so
 #' writers never present them as summable values. `alloc_size` summed per
 #' function gives what `utils::summaryRprof(memory = "both")` reports as
 #' `mem.total`.
 #'
-#' Where no type is asked for, [profile_summary()], [profile_flamegraph()] and
-#' [write_folded()] look at the type `go tool pprof` shows: the sources'
-#' `default_sample_type` (the first source that has one, among the types that
-#' can be summed), else the last type the profile declares that can be summed.
+#' Where no type is asked for, the summaries ([profile_summary()],
+#' [profile_flamegraph()] and [write_folded()]) look at the type `go tool pprof`
+#' shows: the sources' `default_sample_type` (the first source that has one,
+#' among the types that can be summed), else the last type the profile declares
+#' that can be summed.
 #' Rprof sources have `default_sample_type = "samples"`.
 #'
 #' # The top level (Rprof)
@@ -75,12 +82,15 @@
 #' (the table refers to itself) and `mappings.source_id` (it would close a
 #' cycle through `samples` and `locations`).
 #'
+# Rows of a markdown table cannot be wrapped:
+# nolint start: line_length_linter.
 #' | table | columns | keys |
 #' |---|---|---|
 #' | `sample_types` | `source_id`, `type`, `unit`: the sample types a source declares, in its order (kept even when it has no samples) | FK `source_id`; unique (`source_id`, `type`) |
 #' | `sample_labels` | `sample_id`, `key`, `value` (chr), `num` (dbl), `num_unit` (chr): pprof labels, a string `value` or a number `num` | FK `sample_id` |
 #' | `mappings` | `mapping_id`, `source_id`, `memory_start`, `memory_limit`, `file_offset` (chr, `"0x..."`), `filename`, `build_id` (chr), `has_functions`, `has_filenames`, `has_line_numbers`, `has_inline_frames` (lgl) | PK `mapping_id`; FK `source_id` |
 #' | `source_comments` | `source_id`, `comment`: pprof comments, in order | FK `source_id` |
+# nolint end
 #'
 #' Extension columns of `sources`: `period_type`, `period_unit` (chr), `period`,
 #' `duration_nanos` (dbl), `time_nanos` (chr: the exact pprof `time_nanos`, which

@@ -75,8 +75,9 @@
 #' as R wrote it: the same header, `#File` lines just before the first line that
 #' uses them, line references (the top level's after the outermost frame), the
 #' memory prefix from the heap gauges, the frame names. The `time` column is not
-#' written: the order of the lines is the time. Other profiles (from pprof, v1 objects, built by hand) get a header
-#' made from their content (`sample.interval` from `period` when it is in
+#' written: the order of the lines is the time. Other profiles (from pprof, v1
+#' objects, built by hand) get a header made from their content
+#' (`sample.interval` from `period` when it is in
 #' nanoseconds, else 20000; `line profiling` when frames have files or lines),
 #' and each sample is written as many times as its `samples` count says, since
 #' an Rprof line is one tick.
@@ -118,26 +119,22 @@
 #' read_rprof(system.file("samples/rprof/1.out", package = "profile"), version = "1.0")
 read_rprof <- function(path, ..., version = "2.0", source_uri = path,
                        max_size = default_max_size()) {
-  with_profile_errors("internal", "Can't read the Rprof file {.file {path}}.", path = path, {
-    check_dots_unused(...)
-    path <- check_file_path(path)
-    source_uri <- check_source_uri(source_uri)
-    version <- check_version_arg(version)
-    max_size <- check_max_size(max_size)
-    max_memory <- default_max_memory()
-    check_readable_file(path)
+  message <- "Can't read the Rprof file {.file {path}}."
+  with_profile_errors("internal", message, path = path, {
+    args <- check_read_args(path, ...,
+      version = version, source_uri = source_uri, max_size = max_size
+    )
     file <- native_path(path)
-    v1 <- identical(version, "1.0")
+    v1 <- identical(args$version, "1.0")
+    input <- rprof_input(file, path, args$max_size, args$max_memory)
     res <- rust_value(
-      ffi_rprof_read(rprof_input(file, path, max_size, max_memory), source_uri, max_size, max_memory, v1,
+      ffi_rprof_read(input, args$source_uri, args$max_size, args$max_memory, v1,
         compact = compact_columns_option(), from_shape = TRUE
       ),
-      "Can't read the Rprof file {.file {path}}.",
+      message,
       path = path
     )
-    for (w in res$warnings) {
-      warning(w, call. = FALSE)
-    }
+    warn_rprof(res$warnings)
     if (v1) {
       v1_from_rprof(decode_bundle(res$bundle), res$sample_lines, readLines(file, warn = FALSE))
     } else {
@@ -146,10 +143,23 @@ read_rprof <- function(path, ..., version = "2.0", source_uri = path,
   })
 }
 
+# The warnings of an Rprof read (their texts, from Rust), each raised with the
+# class of its kind (`profile_warning_incomplete`, ...; see ?profile_error) and
+# `profile_warning`. The texts are profile 1.0.4's, which users match on.
+warn_rprof <- function(texts) {
+  kinds <- v2_schema()$rprof_warnings
+  for (text in texts) {
+    kind <- names(kinds)[match(text, unlist(kinds))]
+    class <- c(if (!is.na(kind)) paste0("profile_warning_", kind), "profile_warning")
+    warning(warningCondition(text, class = class))
+  }
+}
+
 #' @rdname read_rprof
 #' @export
 write_rprof <- function(x, path) {
-  with_profile_errors("invalid", "Can't write {.arg x} as the Rprof file {.file {path}}.", path = path, {
+  message <- "Can't write {.arg x} as the Rprof file {.file {path}}."
+  with_profile_errors("invalid", message, path = path, {
     path <- check_file_path(path)
     if (is_db_profile(x)) {
       # one segment per source: written a few sources at a time
@@ -183,7 +193,9 @@ write_rprof <- function(x, path) {
 # (for messages).
 rprof_input <- function(file, path, max_size, max_memory, call = rlang::caller_env()) {
   magic <- tryCatch(readBin(file, "raw", 6L), error = function(e) {
-    abort_profile("io", "Can't read {.file {path}}.", detail = conditionMessage(e), path = path, call = call)
+    abort_profile("io", "Can't read {.file {path}}.",
+      detail = conditionMessage(e), path = path, call = call
+    )
   })
   xz_magic <- as.raw(c(0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00))
   open_decompressed <- if (length(magic) >= 3L && identical(magic[1:3], charToRaw("BZh"))) {
@@ -194,11 +206,15 @@ rprof_input <- function(file, path, max_size, max_memory, call = rlang::caller_e
     return(file)
   }
   message <- "Can't read the Rprof file {.file {path}}."
-  stream <- rust_value(ffi_rprof_stream_start(max_size, max_memory), message, path = path, call = call)
+  stream <- rust_value(
+    ffi_rprof_stream_start(max_size, max_memory), message,
+    path = path, call = call
+  )
   take <- function(piece) {
     rust_value(ffi_rprof_stream_take(stream, piece), message, path = path, call = call)
   }
-  read_connection_limited(function() open_decompressed(file, "rb"), max_size, path, take = take, call = call)
+  open <- function() open_decompressed(file, "rb")
+  read_connection_limited(open, max_size, path, take = take, call = call)
 }
 
 # All bytes of a binary connection (`open()` opens it anew), refusing more than
@@ -209,8 +225,8 @@ rprof_input <- function(file, path, max_size, max_memory, call = rlang::caller_e
 # are only counted, and data within the limit are read a second time into a
 # vector of the exact size. A decompression bomb is thus refused without being
 # held in memory.
-read_connection_limited <- function(open, max_size, path, take = function(piece) NULL, chunk_size = 2^23,
-                                    call = rlang::caller_env()) {
+read_connection_limited <- function(open, max_size, path, take = function(piece) NULL,
+                                    chunk_size = 2^23, call = rlang::caller_env()) {
   fail <- function(e) {
     abort_profile("format", "Can't decompress {.file {path}}.",
       detail = conditionMessage(e), path = path, call = call
@@ -220,7 +236,8 @@ read_connection_limited <- function(open, max_size, path, take = function(piece)
     tryCatch(withCallingHandlers(readBin(con, "raw", n), warning = fail), error = fail)
   }
   limits <- v2_schema()$limits
-  eager <- min(max_size, max(limits$eager_min_bytes, limits$eager_ratio * file.size(path.expand(path))))
+  plausible <- limits$eager_ratio * file.size(path.expand(path))
+  eager <- min(max_size, max(limits$eager_min_bytes, plausible))
   con <- open()
   on.exit(close(con), add = TRUE)
   chunks <- list()

@@ -33,7 +33,8 @@
 #' write_speedscope(x, path)
 #' substr(readLines(path, warn = FALSE), 1, 200)
 write_speedscope <- function(x, path) {
-  with_profile_errors("invalid", "Can't write {.arg x} as a speedscope file to {.file {path}}.", path = path, {
+  message <- "Can't write {.arg x} as a speedscope file to {.file {path}}."
+  with_profile_errors("invalid", message, path = path, {
     path <- check_file_path(path)
     parts <- summary_parts(x)
     types <- view_types(parts)

@@ -19,10 +19,7 @@ summary_parts <- function(x, call = rlang::caller_env()) {
   } else if (is_v2(x)) {
     tables <- check_v2_tables(x, call = call)
   } else {
-    abort_argument(
-      "{.arg x} must be a profile (a v2 {.cls dm} or a v1 {.cls profile_data}), not {.obj_type_friendly {x}}.",
-      x = x, call = call
-    )
+    abort_not_profile(x, call = call)
   }
   # Names as valid UTF-8 (the package's rule for strings in other encodings or
   # with invalid bytes): sorting and matching them needs it.
@@ -66,10 +63,11 @@ value_types <- function(values) {
 }
 
 # The sample type to look at, with its unit: `type` if given, else the one `go
-# tool pprof` shows (SPEC section 5): the sources' default sample type, else the
-# profile's last sample type, in the order a pprof file written from it lists
-# them (declared types, then the others as they appear). Gauges are refused: a
-# heap size summed over samples means nothing; the defaults pass them over.
+# tool pprof` shows ("Sample values" in ?profile_v2): the sources' default
+# sample type, else the profile's last sample type, in the order a pprof file
+# written from it lists them (declared types, then the others as they appear).
+# Gauges are refused: a heap size summed over samples means nothing; the
+# defaults pass them over.
 choose_sample_type <- function(parts, type = NULL, call = rlang::caller_env()) {
   pairs <- value_types(parts$values)
   present <- unique(pairs$type)
@@ -80,7 +78,10 @@ choose_sample_type <- function(parts, type = NULL, call = rlang::caller_env()) {
   in_file_order <- setdiff(union(declared, present), gauges)
   if (rlang::is_string(type) && type %in% gauges) {
     abort_argument(c(
-      "Sample type {.val {type}} is a gauge (a level at each sample), not an amount: its values cannot be added up.",
+      paste(
+        "Sample type {.val {type}} is a gauge (a level at each sample), not an amount: its",
+        "values cannot be added up."
+      ),
       i = "Summable types of this profile: {.val {summable}}."
     ), type = type, summable = summable, call = call)
   }
@@ -103,7 +104,10 @@ choose_sample_type <- function(parts, type = NULL, call = rlang::caller_env()) {
   unit <- unique(pairs$unit[pairs$type %in% type])
   if (length(unit) > 1) {
     abort_profile("unsupported",
-      "Sample type {.val {type}} comes in several units ({.val {unit}}); their values cannot be added up.",
+      paste(
+        "Sample type {.val {type}} comes in several units ({.val {unit}}); their values cannot",
+        "be added up."
+      ),
       type = type, unit = unit, call = call
     )
   }

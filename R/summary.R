@@ -85,7 +85,10 @@ profile_summary <- function(x, type = NULL, n = 10,
 
     grand_total <- totals$grand_total
     # Of a difference, percentages are of the base's total, as in Go's -top.
-    percent_of <- if (length(parts$base_samples)) base_total(parts, sample_type$type) else grand_total
+    percent_of <- grand_total
+    if (length(parts$base_samples)) {
+      percent_of <- base_total(parts, sample_type$type)
+    }
     percent <- function(v) if (percent_of == 0) rep(NA_real_, length(v)) else 100 * v / percent_of
     out <- groups
     out$self <- totals$self_value
@@ -94,7 +97,10 @@ profile_summary <- function(x, type = NULL, n = 10,
     out$total_pct <- percent(out$total)
     out <- out[out$self != 0 | out$total != 0, , drop = FALSE]
     # By absolute value, as Go sorts: a difference's largest shrinkage counts.
-    value_order <- if (sort == "self") list(-abs(out$self), -abs(out$total)) else list(-abs(out$total), -abs(out$self))
+    value_order <- list(-abs(out$total), -abs(out$self))
+    if (sort == "self") {
+      value_order <- rev(value_order)
+    }
     # ties in the byte order of the row's name, file and line
     rank <- do.call(order, c(value_order, unname(as.list(out[group_columns])), method = "radix"))
     n_groups <- nrow(out)
@@ -137,9 +143,10 @@ tbl_sum.profile_summary <- function(x, ...) {
     line = "lines",
     source = "files"
   )
+  total <- format(attr(x, "grand_total"), big.mark = ",", scientific = FALSE)
   c(
     "Profile summary" = sprintf("%s (%s) by %s", type, unit, by),
-    "Total" = sprintf("%s %s", format(attr(x, "grand_total"), big.mark = ",", scientific = FALSE), unit),
+    "Total" = sprintf("%s %s", total, unit),
     "Rows" = sprintf(
       "top %d of %d %s by %s value", nrow(x), attr(x, "n_groups"), groups, attr(x, "sort")
     )

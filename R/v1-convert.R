@@ -5,7 +5,7 @@
 # arguments.
 
 # ---------------------------------------------------------------------------
-# v1 -> v2
+# From v1 to v2
 
 #' Convert a v1 profile to v2
 #'
@@ -94,7 +94,9 @@ v2_tables_from_v1 <- function(x, repeat_rows = TRUE) {
       source_timestamp = NA_real_
     ),
     # v1 has no time per sample
-    samples = tibble::tibble(sample_id = seq_len(n), source_id = rep(1L, n), time = rep(NA_real_, n)),
+    samples = tibble::tibble(
+      sample_id = seq_len(n), source_id = rep(1L, n), time = rep(NA_real_, n)
+    ),
     sample_values = tibble::tibble(
       sample_id = seq_len(n), type = rep("samples", n), unit = rep("count", n),
       value = if (repeat_rows) rep(1, n) else as.double(value)
@@ -158,7 +160,7 @@ pprof_tables_from_v1 <- function(x) {
 }
 
 # ---------------------------------------------------------------------------
-# v2 -> v1
+# From v2 to v1
 
 # The v1 object for v2 tables: one v1 sample per v2 sample (in the order of the
 # `samples` table) with its count as `value`, and its stack innermost first. What
@@ -211,7 +213,10 @@ v1_samples <- function(ids, value, stack_sample_id, stack_location_id) {
   # Profiles have 10^5 and more samples, so this avoids what is slow per call:
   # factor() (the grouping factor is made directly) and tibble::new_tibble()
   # (the tibbles are made by setting their attributes).
-  group <- structure(match(stack_sample_id, ids), levels = as.character(seq_along(ids)), class = "factor")
+  group <- structure(
+    match(stack_sample_id, ids),
+    levels = as.character(seq_along(ids)), class = "factor"
+  )
   groups <- split(stack_location_id, group)
   tbl_class <- c("tbl_df", "tbl", "data.frame")
   locations <- lapply(unname(groups), function(l) {
@@ -233,7 +238,10 @@ v1_counts_of_samples <- function(tables, call) {
   is_count <- sample_values$type == "samples" & sample_values$unit == "count"
   if (nrow(samples) > 0L && !any(is_count)) {
     abort_without_v1_counts(
-      "The v1 format holds only sample counts (type {.val samples}, unit {.val count}), and this profile has none.",
+      paste(
+        "The v1 format holds only sample counts (type {.val samples}, unit {.val count}), and",
+        "this profile has none."
+      ),
       types = unique(paste0(sample_values$type, "/", sample_values$unit)),
       hint = "Use the v2 format (version = \"2.0\"), which keeps every sample type.",
       call = call
@@ -291,7 +299,7 @@ v1_ids_kept <- function(tables) {
 }
 
 # ---------------------------------------------------------------------------
-# v2 -> v1: pprof
+# From v2 to v1: pprof
 
 # The v1 object that profile 1.0.x's read_pprof() returned, from the tables the
 # v2 reader read: the first sample type, one v1 sample per pprof sample, one v1
@@ -336,7 +344,7 @@ pprof_v1_frames <- function(tables) {
 }
 
 # ---------------------------------------------------------------------------
-# v2 -> v1: Rprof
+# From v2 to v1: Rprof
 
 # The v1 object profile 1.0.x's read_rprof() returned, from the v2 tables of the
 # same file, the file line each sample was read from, and the lines of the file

@@ -1,7 +1,7 @@
 # The v1 object (class profile_data), the format of profile 1.0.x: its class,
-# printing, summary and plot methods, validation, and its dm view. Conversions
-# between v1 and v2 are in R/v1-convert.R, 1.0.x's internal names in
-# R/v1-legacy.R.
+# printing, summary and plot methods, validation, and its dm view. The
+# conversions between v1 and v2 are in R/v1-convert.R; 1.0.x's internal names
+# are in R/v1-legacy.R.
 
 #' The v1 profile format (profile 1.0.x)
 #'
@@ -122,7 +122,10 @@ validate_v1 <- function(x, call = rlang::caller_env()) {
 
   if (!is.list(x)) {
     invalid(
-      "A profile must be a v2 {.cls dm} or a v1 {.cls profile_data} list, not {.obj_type_friendly {x}}.",
+      paste(
+        "A profile must be a v2 {.cls dm} or a v1 {.cls profile_data} list, not",
+        "{.obj_type_friendly {x}}."
+      ),
       x = x
     )
   }
@@ -131,12 +134,42 @@ validate_v1 <- function(x, call = rlang::caller_env()) {
     invalid("A v1 profile must have class {.cls profile_data}, not {.cls {cls}}.", cls = cls)
   }
   check_v1_components(x, invalid)
+  check_v1_meta(x, invalid)
+  stacks <- check_v1_samples(.subset2(x, "samples"), invalid)
+  locations <- .subset2(x, "locations")
+  check_v1_locations(locations, invalid)
+  functions <- .subset2(x, "functions")
+  check_v1_functions(functions, invalid)
 
+  # References, once both sides are known to be well-formed. `%in%` matches NA
+  # to NA, as 1.0.x did.
+  check_v1_stack_references(stacks, .subset2(locations, "location_id"), invalid)
+  function_id <- .subset2(locations, "function_id")
+  bad <- first_failing(is.na(function_id) | function_id %in% .subset2(functions, "function_id"))
+  if (!is.na(bad)) {
+    id <- function_id[[bad]]
+    invalid(
+      paste(
+        "Table {.field locations}, column {.field function_id}, row {bad}: function {id} is not",
+        "in table {.field functions}."
+      ),
+      bad = bad, id = id
+    )
+  }
+  invisible(x)
+}
+
+# The tables `meta` (a version) and `sample_types` (samples/count) of a v1
+# object.
+check_v1_meta <- function(x, invalid) {
   meta <- check_v1_one_row_table(x, "meta", "the version", c(key = "version"), invalid)
   version <- .subset2(meta, "value")
   if (!version_parses(version)) {
     invalid(
-      "Table {.field meta}, column {.field value}, row 1: {.val {version}} is not a version number (see {.fn package_version}).",
+      paste(
+        "Table {.field meta}, column {.field value}, row 1: {.val {version}} is not a version",
+        "number (see {.fn package_version})."
+      ),
       version = version
     )
   }
@@ -144,8 +177,11 @@ validate_v1 <- function(x, call = rlang::caller_env()) {
     invalid,
     note = "v1 holds only sample counts; the v2 format holds any sample type."
   )
+}
 
-  samples <- .subset2(x, "samples")
+# The table `samples` of a v1 object, and the stacks in its `locations`
+# column, which it returns.
+check_v1_samples <- function(samples, invalid) {
   check_v1_table_columns(samples, "samples", invalid)
   check_v1_column_type(samples, "samples", "value", is.integer, "an integer vector", invalid)
   check_v1_column_type(samples, "samples", "locations", is.list, "a list of tibbles", invalid)
@@ -155,15 +191,16 @@ validate_v1 <- function(x, call = rlang::caller_env()) {
   )
   stacks <- .subset2(samples, "locations")
   check_v1_stacks(stacks, invalid)
+  stacks
+}
 
-  locations <- .subset2(x, "locations")
+check_v1_locations <- function(locations, invalid) {
   check_v1_table_columns(locations, "locations", invalid)
   for (col in v1_required_columns$locations) {
     check_v1_column_type(locations, "locations", col, is.integer, "an integer vector", invalid)
   }
-  location_ids <- .subset2(locations, "location_id")
   check_v1_rows(
-    locations, "locations", "location_id", !duplicated(location_ids),
+    locations, "locations", "location_id", !duplicated(.subset2(locations, "location_id")),
     "{.val {value}} already occurs in an earlier row (it must be unique).", invalid
   )
   line <- .subset2(locations, "line")
@@ -171,17 +208,21 @@ validate_v1 <- function(x, call = rlang::caller_env()) {
     locations, "locations", "line", is.na(line) | line >= 0,
     "must not be negative, not {.val {value}}.", invalid
   )
+}
 
-  functions <- .subset2(x, "functions")
+check_v1_functions <- function(functions, invalid) {
   check_v1_table_columns(functions, "functions", invalid)
-  check_v1_column_type(functions, "functions", "function_id", is.integer, "an integer vector", invalid)
+  check_v1_column_type(
+    functions, "functions", "function_id", is.integer, "an integer vector", invalid
+  )
   for (col in c("name", "system_name", "filename")) {
     check_v1_column_type(functions, "functions", col, is.character, "a character vector", invalid)
   }
-  check_v1_column_type(functions, "functions", "start_line", is.integer, "an integer vector", invalid)
-  function_ids <- .subset2(functions, "function_id")
+  check_v1_column_type(
+    functions, "functions", "start_line", is.integer, "an integer vector", invalid
+  )
   check_v1_rows(
-    functions, "functions", "function_id", !duplicated(function_ids),
+    functions, "functions", "function_id", !duplicated(.subset2(functions, "function_id")),
     "{.val {value}} already occurs in an earlier row (it must be unique).", invalid
   )
   check_v1_rows(
@@ -196,20 +237,6 @@ validate_v1 <- function(x, call = rlang::caller_env()) {
     functions, "functions", "start_line", .subset2(functions, "start_line") >= 0,
     "must not be negative or NA, not {.val {value}}.", invalid
   )
-
-  # References, once both sides are known to be well-formed. `%in%` matches NA
-  # to NA, as 1.0.x did.
-  check_v1_stack_references(stacks, location_ids, invalid)
-  function_id <- .subset2(locations, "function_id")
-  bad <- first_failing(is.na(function_id) | function_id %in% function_ids)
-  if (!is.na(bad)) {
-    id <- function_id[[bad]]
-    invalid(
-      "Table {.field locations}, column {.field function_id}, row {bad}: function {id} is not in table {.field functions}.",
-      bad = bad, id = id
-    )
-  }
-  invisible(x)
 }
 
 check_v1_components <- function(x, invalid) {
@@ -223,7 +250,10 @@ check_v1_components <- function(x, invalid) {
   }
   if (!identical(components, v1_tables)) {
     invalid(c(
-      "A v1 profile must have the components {.field {v1_tables}}, in this order; components after them must have names starting with a dot.",
+      paste(
+        "A v1 profile must have the components {.field {v1_tables}}, in this order; components",
+        "after them must have names starting with a dot."
+      ),
       i = "It has {.field {nms}}."
     ), v1_tables = v1_tables, nms = nms)
   }
@@ -231,7 +261,10 @@ check_v1_components <- function(x, invalid) {
     part <- .subset2(x, name)
     if (!tibble::is_tibble(part)) {
       invalid(
-        "Component {.field {name}} of a v1 profile must be a tibble, not {.obj_type_friendly {part}}.",
+        paste(
+          "Component {.field {name}} of a v1 profile must be a tibble, not",
+          "{.obj_type_friendly {part}}."
+        ),
         name = name, part = part
       )
     }
@@ -263,7 +296,10 @@ check_v1_table_columns <- function(df, table, invalid) {
   leading <- names_before_dotted_tail(have)
   if (is.null(leading) || !names_match_recycled(leading, want)) {
     invalid(c(
-      "Table {.field {table}} must have the columns {.field {want}}, in this order; columns after them must have names starting with a dot.",
+      paste(
+        "Table {.field {table}} must have the columns {.field {want}}, in this order; columns",
+        "after them must have names starting with a dot."
+      ),
       i = "It has {.field {have}}."
     ), table = table, want = want, have = if (length(have)) have else "no columns")
   }
@@ -273,7 +309,10 @@ check_v1_column_type <- function(df, table, col, is_type, type_name, invalid) {
   v <- .subset2(df, col)
   if (!is_type(v)) {
     invalid(
-      "Table {.field {table}}, column {.field {col}} must be {type_name}, not {.obj_type_friendly {v}}.",
+      paste(
+        "Table {.field {table}}, column {.field {col}} must be {type_name}, not",
+        "{.obj_type_friendly {v}}."
+      ),
       table = table, col = col, type_name = type_name, v = v
     )
   }
@@ -296,7 +335,9 @@ check_v1_rows <- function(df, table, col, ok, problem, invalid, ...) {
   row <- first_failing(ok)
   if (!is.na(row)) {
     value <- .subset2(df, col)[[row]]
-    problem[[1]] <- paste0("Table {.field {table}}, column {.field {col}}, row {row}: ", problem[[1]])
+    problem[[1]] <- paste0(
+      "Table {.field {table}}, column {.field {col}}, row {row}: ", problem[[1]]
+    )
     invalid(problem, table = table, col = col, row = row, value = value, ...)
   }
 }
@@ -315,13 +356,11 @@ version_parses <- function(version) {
 # "integer" (1.0.x compared the classes of all columns to "integer", which
 # fails for a tibble with no column or more than one).
 check_v1_stacks <- function(stacks, invalid) {
-  is_tbl <- vapply(stacks, tibble::is_tibble, logical(1))
-  row <- first_failing(is_tbl)
+  row <- first_failing(vapply(stacks, tibble::is_tibble, logical(1)))
   if (!is.na(row)) {
     stack <- stacks[[row]]
-    invalid(
-      "Table {.field samples}, column {.field locations}, row {row}: must be a tibble, not {.obj_type_friendly {stack}}.",
-      row = row, stack = stack
+    invalid_stack(invalid, row, "must be a tibble, not {.obj_type_friendly {stack}}.",
+      stack = stack
     )
   }
   one_integer_column <- vapply(stacks, function(stack) {
@@ -330,18 +369,15 @@ check_v1_stacks <- function(stacks, invalid) {
   }, logical(1))
   row <- first_failing(one_integer_column)
   if (!is.na(row)) {
-    invalid(
-      "Table {.field samples}, column {.field locations}, row {row}: must be a tibble with one integer column {.field location_id}.",
-      row = row
-    )
+    invalid_stack(invalid, row, "must be a tibble with one integer column {.field location_id}.")
   }
   named <- vapply(stacks, function(stack) identical(names(stack), "location_id"), logical(1))
   row <- first_failing(named)
   if (!is.na(row)) {
     have <- names(stacks[[row]])
-    invalid(
-      "Table {.field samples}, column {.field locations}, row {row}: the column must be named {.field location_id}, not {.field {have}}.",
-      row = row, have = have
+    invalid_stack(invalid, row,
+      "the column must be named {.field location_id}, not {.field {have}}.",
+      have = have
     )
   }
 }
@@ -353,11 +389,17 @@ check_v1_stack_references <- function(stacks, location_ids, invalid) {
   if (!is.na(pos)) {
     row <- findInterval(pos - 1L, cumsum(lengths(ids))) + 1L
     id <- unlist(ids, use.names = FALSE)[[pos]]
-    invalid(
-      "Table {.field samples}, column {.field locations}, row {row}: location {id} is not in table {.field locations}.",
-      row = row, id = id
-    )
+    invalid_stack(invalid, row, "location {id} is not in table {.field locations}.", id = id)
   }
+}
+
+# The error for the stack of row `row` of `samples` (its `locations` cell):
+# `problem`, a cli template with its values in `...`.
+invalid_stack <- function(invalid, row, problem, ...) {
+  invalid(
+    paste("Table {.field samples}, column {.field locations}, row {row}:", problem),
+    row = row, ...
+  )
 }
 
 # ---------------------------------------------------------------------------
@@ -396,7 +438,10 @@ dm_from_profile <- function(x) {
 dm_from_v1 <- function(x, call = rlang::caller_env()) {
   if (!inherits(x, "profile_data")) {
     abort_argument(
-      "{.arg x} must be a v1 {.cls profile_data} object or a v2 {.cls dm}, not {.obj_type_friendly {x}}.",
+      paste(
+        "{.arg x} must be a v1 {.cls profile_data} object or a v2 {.cls dm}, not",
+        "{.obj_type_friendly {x}}."
+      ),
       x = x, call = call
     )
   }

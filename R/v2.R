@@ -52,26 +52,37 @@ new_profile_v2_impl <- function(meta, sources, samples, sample_values, sample_lo
     abort_argument("Extension tables passed to {.fn new_profile_v2} must be named.", call = call)
   }
   if (anyDuplicated(names(extra)) || any(names(extra) %in% names(tables))) {
-    abort_argument("Extension tables passed to {.fn new_profile_v2} must have names of their own.", call = call)
+    abort_argument(
+      "Extension tables passed to {.fn new_profile_v2} must have names of their own.",
+      call = call
+    )
   }
   tables <- c(tables, extra)
   for (t in names(tables)) {
-    df <- tables[[t]]
-    if (!is.data.frame(df)) {
-      abort_argument("Table {.field {t}} must be a data frame.", t = t, call = call)
-    }
-    cols <- names(df)
-    if (anyNA(cols) || any(cols == "") || anyDuplicated(cols)) {
-      abort_profile("invalid",
-        "The columns of table {.field {t}} must have names, each name once; it has {.field {cols}}.",
-        t = t, cols = cols, call = call
-      )
-    }
-    tables[[t]] <- tibble::as_tibble(df)
+    tables[[t]] <- table_as_tibble(tables[[t]], t, call)
   }
   x <- dm_from_v2_tables(tables)
   validate_v2(x, call = call)
   x
+}
+
+# `df`, the table `t` given to new_profile_v2(), as a tibble: a data frame
+# whose columns have names, each name once.
+table_as_tibble <- function(df, t, call) {
+  if (!is.data.frame(df)) {
+    abort_argument("Table {.field {t}} must be a data frame.", t = t, call = call)
+  }
+  cols <- names(df)
+  if (anyNA(cols) || any(cols == "") || anyDuplicated(cols)) {
+    abort_profile("invalid",
+      paste(
+        "The columns of table {.field {t}} must have names, each name once; it has",
+        "{.field {cols}}."
+      ),
+      t = t, cols = cols, call = call
+    )
+  }
+  tibble::as_tibble(df)
 }
 
 # The keyed dm from a named list of tibbles (required tables first). No validation.
@@ -160,7 +171,8 @@ validate_v2 <- function(x, call = rlang::caller_env()) {
 # the required columns in order, the column types.
 check_v2_tables <- function(x, call = rlang::caller_env()) {
   if (!inherits(x, "dm")) {
-    abort_profile("invalid", "A v2 profile must be a {.cls dm} object, not {.obj_type_friendly {x}}.",
+    abort_profile(
+      "invalid", "A v2 profile must be a {.cls dm} object, not {.obj_type_friendly {x}}.",
       x = x, call = call
     )
   }
@@ -194,32 +206,39 @@ check_v2_table_list <- function(tables, call = rlang::caller_env()) {
         i = "It has {.field {names(df)}}."
       ), t = t, req_cols = req_cols, df = df)
     }
-    for (j in seq_along(spec$name)) {
-      col <- spec$name[[j]]
-      if (!col %in% names(df)) next
-      want <- spec$col_type[[j]]
-      v <- df[[col]]
-      if (want == "logical" && is_logical_as_number(v)) {
-        # a logical column collected from a database without a boolean type
-        # (SQLite: 0, 1 and NULL)
-        v <- as.logical(v)
-        tables[[t]][[col]] <- v
-      }
-      ok <- switch(want,
-        integer = is.integer(v) && !is.factor(v),
-        double = is.double(v),
-        character = is.character(v),
-        logical = is.logical(v)
-      )
-      if (!ok) {
-        invalid(
-          "Table {.field {t}}, column {.field {col}} must be {want}, not {.obj_type_friendly {v}}.",
-          t = t, col = col, want = want, v = v
-        )
-      }
-    }
+    tables[[t]] <- check_v2_column_types(t, df, spec, invalid)
   }
   tables
+}
+
+# The columns of table `t` (`df`) against their types in the format (`spec`);
+# `invalid` raises the error. Returns `df`, where a logical column collected
+# from a database without a boolean type (SQLite: 0, 1 and NULL) is made
+# logical.
+check_v2_column_types <- function(t, df, spec, invalid) {
+  for (j in seq_along(spec$name)) {
+    col <- spec$name[[j]]
+    if (!col %in% names(df)) next
+    want <- spec$col_type[[j]]
+    v <- df[[col]]
+    if (want == "logical" && is_logical_as_number(v)) {
+      v <- as.logical(v)
+      df[[col]] <- v
+    }
+    ok <- switch(want,
+      integer = is.integer(v) && !is.factor(v),
+      double = is.double(v),
+      character = is.character(v),
+      logical = is.logical(v)
+    )
+    if (!ok) {
+      invalid(
+        "Table {.field {t}}, column {.field {col}} must be {want}, not {.obj_type_friendly {v}}.",
+        t = t, col = col, want = want, v = v
+      )
+    }
+  }
+  df
 }
 
 is_logical_as_number <- function(v) {
@@ -228,6 +247,11 @@ is_logical_as_number <- function(v) {
 
 # The dm must carry the keys of the format (dm verbs keep them; dm() alone does not).
 check_v2_keys <- function(x, tables, call) {
+  check_v2_primary_keys(x, tables, call)
+  check_v2_foreign_keys(x, tables, call)
+}
+
+check_v2_primary_keys <- function(x, tables, call) {
   schema <- v2_schema()
   pks <- dm::dm_get_all_pks(x)
   pk <- schema$primary_keys
@@ -238,11 +262,18 @@ check_v2_keys <- function(x, tables, call) {
     if (nrow(row) != 1 || !identical(unlist(row$pk_col), pk$column[[i]])) {
       col <- pk$column[[i]]
       abort_profile("invalid",
-        "Table {.field {t}} must have the primary key {.field {col}} set (see {.fn new_profile_v2}).",
+        paste(
+          "Table {.field {t}} must have the primary key {.field {col}} set (see",
+          "{.fn new_profile_v2})."
+        ),
         call = call, t = t, col = col
       )
     }
   }
+}
+
+check_v2_foreign_keys <- function(x, tables, call) {
+  schema <- v2_schema()
   fks <- dm::dm_get_all_fks(x)
   fk <- schema$foreign_keys
   for (i in dm_recorded_fks()) {
@@ -254,7 +285,10 @@ check_v2_keys <- function(x, tables, call) {
       vapply(fks$child_fk_cols, function(k) identical(unlist(k), col), logical(1))
     if (!any(hit)) {
       abort_profile("invalid",
-        "Table {.field {child}} must have the foreign key {.field {col}} to {.field {parent_table}} set (see {.fn new_profile_v2}).",
+        paste(
+          "Table {.field {child}} must have the foreign key {.field {col}} to",
+          "{.field {parent_table}} set (see {.fn new_profile_v2})."
+        ),
         call = call, child = child, col = col, parent_table = parent
       )
     }

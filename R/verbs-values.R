@@ -66,7 +66,10 @@ profile_scale <- function(x, factor, types = NULL) {
     }
     if (!is.null(types) && (!is.character(types) || anyNA(types) || !length(types))) {
       abort_argument(
-        "{.arg types} must be {.code NULL} or a character vector of sample types, not {.obj_type_friendly {types}}.",
+        paste(
+          "{.arg types} must be {.code NULL} or a character vector of sample types, not",
+          "{.obj_type_friendly {types}}."
+        ),
         types = types, call = call
       )
     }
@@ -95,7 +98,9 @@ profile_diff <- function(x, base) {
     x_tables <- verb_tables(x, call)
     base_tables <- verb_tables(base, call, arg = "base")
     bundle <- rust_value(
-      ffi_profile_diff(bundle_from_tables(x_tables), bundle_from_tables(base_tables), compact_columns_option(call)),
+      ffi_profile_diff(
+        bundle_from_tables(x_tables), bundle_from_tables(base_tables), compact_columns_option(call)
+      ),
       "Can't subtract {.arg base} from {.arg x}.",
       call = call
     )
@@ -121,11 +126,16 @@ profile_window <- function(x, from = NULL, to = NULL) {
     if (is.null(times) || (length(times) && all(is.na(times)))) {
       abort_argument(c(
         "{.arg x} has no sample times, so it can't be cut into a time window.",
-        i = "{.field samples$time} is {if (is.null(times)) 'absent' else 'NA for every sample'}; only Rprof files record when each sample was taken."
+        i = paste(
+          "{.field samples$time} is {if (is.null(times)) 'absent' else 'NA for every sample'};",
+          "only Rprof files record when each sample was taken."
+        )
       ), times = times, call = call)
     }
     apply_verb(tables, function(bundle, compact) {
-      ffi_profile_window(bundle, if (!is.null(from)) as.double(from), if (!is.null(to)) as.double(to), compact)
+      ffi_profile_window(
+        bundle, if (!is.null(from)) as.double(from), if (!is.null(to)) as.double(to), compact
+      )
     }, call = call)
   })
 }
@@ -134,7 +144,10 @@ profile_window <- function(x, from = NULL, to = NULL) {
 check_window_bound <- function(bound, arg, call) {
   if (!is.null(bound) && (!is.numeric(bound) || length(bound) != 1L || is.na(bound))) {
     abort_argument(
-      "{.arg {arg}} must be {.code NULL} or a single number of seconds, not {.obj_type_friendly {bound}}.",
+      paste(
+        "{.arg {arg}} must be {.code NULL} or a single number of seconds, not",
+        "{.obj_type_friendly {bound}}."
+      ),
       arg = arg, bound = bound, call = call
     )
   }

@@ -255,7 +255,10 @@ profile_select_types <- function(x, types) {
     tables <- verb_tables(x, call)
     if (!is.character(types) || !length(types) || anyNA(types)) {
       abort_argument(
-        "{.arg types} must be a character vector of sample types without NA, not {.obj_type_friendly {types}}.",
+        paste(
+          "{.arg types} must be a character vector of sample types without NA, not",
+          "{.obj_type_friendly {types}}."
+        ),
         types = types, call = call
       )
     }
@@ -270,8 +273,11 @@ profile_select_types <- function(x, types) {
 check_label_filter <- function(filter, arg, call) {
   if (!is.null(filter) && (!rlang::is_string(filter) || !nzchar(filter))) {
     abort_argument(
-      paste0("{.arg ", arg, "} must be NULL or a single non-empty string (a label filter), not {.obj_type_friendly {filter}}."),
-      filter = filter, call = call
+      paste(
+        "{.arg {arg}} must be NULL or a single non-empty string (a label filter),",
+        "not {.obj_type_friendly {filter}}."
+      ),
+      arg = arg, filter = filter, call = call
     )
   }
 }
@@ -296,7 +302,10 @@ label_clauses <- function(filter, pairs, call) {
   if (is.null(filter)) {
     return(list())
   }
-  parsed <- rust_value(ffi_profile_parse_label_filter(as_valid_utf8(filter)), "Can't read a label filter.", call = call)
+  parsed <- rust_value(
+    ffi_profile_parse_label_filter(as_valid_utf8(filter)), "Can't read a label filter.",
+    call = call
+  )
   if (is.null(parsed$patterns)) {
     return(list())
   }
@@ -309,7 +318,8 @@ label_clauses <- function(filter, pairs, call) {
     for (pattern in patterns) found <- found | grepl(pattern, pairs$value, perl = TRUE)
     return(list(found & pairs$key == key))
   }
-  lapply(patterns, function(pattern) grepl(pattern, paste0(pairs$key, ":", pairs$value), perl = TRUE))
+  texts <- paste0(pairs$key, ":", pairs$value)
+  lapply(patterns, function(pattern) grepl(pattern, texts, perl = TRUE))
 }
 
 # ---------------------------------------------------------------------------
@@ -323,7 +333,8 @@ label_clauses <- function(filter, pairs, call) {
 # ("focus", "ignore", "hide", "show") with the flags of the locations that
 # `pattern` matches in their texts of the kinds `kinds`.
 filter_by_pattern <- function(x, pattern, verb, kinds = frame_texts, call = rlang::caller_env()) {
-  with_profile_errors("invalid", "Can't apply {.code {verb}} to {.arg x}.", verb = verb, call = call, {
+  message <- "Can't apply {.code {verb}} to {.arg x}."
+  with_profile_errors("invalid", message, verb = verb, call = call, {
     tables <- verb_tables(x, call)
     matched <- locations_matching(tables, check_pattern(pattern, call), kinds, call = call)
     apply_verb(
@@ -342,10 +353,7 @@ verb_tables <- function(x, call, arg = "x") {
   if (inherits(x, "profile_data")) {
     x <- profile_v2_from_v1(x)
   } else if (!is_v2(x)) {
-    abort_argument(
-      "{.arg {arg}} must be a profile (a v2 {.cls dm} or a v1 {.cls profile_data}), not {.obj_type_friendly {x}}.",
-      arg = arg, x = x, call = call
-    )
+    abort_not_profile(x, "{.arg {arg}}", arg = arg, call = call)
   }
   check_v2_tables(local_profile(x), call = call)
 }
@@ -355,7 +363,10 @@ verb_tables <- function(x, call, arg = "x") {
 check_pattern <- function(pattern, call) {
   if (!rlang::is_string(pattern) || !nzchar(pattern)) {
     abort_argument(
-      "{.arg pattern} must be a single non-empty string (a regular expression), not {.obj_type_friendly {pattern}}.",
+      paste(
+        "{.arg pattern} must be a single non-empty string (a regular expression), not",
+        "{.obj_type_friendly {pattern}}."
+      ),
       pattern = pattern, call = call
     )
   }
@@ -410,8 +421,8 @@ per_sample_tables <- c("samples", "sample_values", "sample_locations", "sample_l
 # columns it had that the format knows. A verb with patterns returns
 # `list(bundle, matched)`: a `profile_warning_no_match` for each of its
 # `patterns` (where `reported`) that matched no sample.
-apply_verb <- function(tables, run, call, changes = per_sample_tables, patterns = NULL, reported = TRUE,
-                       with = "locations") {
+apply_verb <- function(tables, run, call, changes = per_sample_tables, patterns = NULL,
+                       reported = TRUE, with = "locations") {
   sent <- intersect(c(changes, with), names(tables))
   result <- rust_value(
     run(bundle_from_tables(tables[sent]), compact_columns_option(call)),
@@ -436,7 +447,7 @@ warn_no_match <- function(patterns, call) {
   if (length(patterns)) {
     cli::cli_warn(
       "{cli::qty(length(patterns))}The pattern{?s} {.val {patterns}} matched no sample{?s}.",
-      class = "profile_warning_no_match", patterns = patterns, call = call
+      class = c("profile_warning_no_match", "profile_warning"), patterns = patterns, call = call
     )
   }
 }

@@ -94,7 +94,10 @@ profile_view <- function(x, type = NULL, ..., file = NULL, title = NULL,
 check_dots_empty_view <- function(..., call = rlang::caller_env()) {
   if (...length() > 0L) {
     abort_argument(
-      "{.arg ...} must be empty; the options after it are named: {.arg file}, {.arg title}, {.arg width}, {.arg height}.",
+      paste(
+        "{.arg ...} must be empty; the options after it are named: {.arg file}, {.arg title},",
+        "{.arg width}, {.arg height}."
+      ),
       call = call
     )
   }
@@ -182,7 +185,13 @@ view_data <- function(x, type, title, call = rlang::caller_env()) {
 view_title <- function(parts) {
   uri <- parts$sources$source_uri
   uri <- uri[!is.na(uri)]
-  if (length(uri) == 1L) basename(uri) else if (length(uri) > 1L) sprintf("%d sources", length(uri)) else ""
+  if (length(uri) == 1L) {
+    basename(uri)
+  } else if (length(uri) > 1L) {
+    sprintf("%d sources", length(uri))
+  } else {
+    ""
+  }
 }
 
 # The directory of the view's JavaScript and CSS in the installed package.
@@ -207,7 +216,10 @@ check_view_libraries <- function(call = rlang::caller_env()) {
   if (length(missing)) {
     abort_profile("unsupported", c(
       "The view's JavaScript libraries are missing from the installed package: {.file {missing}}.",
-      i = "A package built from a git checkout gets them from {.code bash dev/vendor-js.sh} (needs npm)."
+      i = paste(
+        "A package built from a git checkout gets them from {.code bash dev/vendor-js.sh}",
+        "(needs npm)."
+      )
     ), missing = missing, call = call)
   }
   paths
@@ -253,29 +265,11 @@ html_escape <- function(text) {
 }
 
 # Writes the UTF-8 strings `pieces` one after the other (their bytes as they
-# are) to a temporary file beside `path`, then renames it to `path`.
+# are) to `path` with the core's atomic writer: a temporary file beside `path`,
+# renamed once complete; a file it replaces keeps its permissions.
 write_text_atomic <- function(pieces, path, call = rlang::caller_env()) {
   path <- native_path(path)
-  dir <- dirname(path)
-  if (!dir.exists(dir)) {
-    abort_profile("io", "Can't write {.file {path}}: the directory does not exist.", path = path, call = call)
-  }
-  if (dir.exists(path)) {
-    abort_profile("io", "Can't write {.file {path}}: it is a directory.", path = path, call = call)
-  }
-  tmp <- tempfile(paste0(".", basename(path), ".tmp-"), tmpdir = dir)
-  on.exit(unlink(tmp), add = TRUE)
-  written <- tryCatch(
-    {
-      con <- file(tmp, open = "wb")
-      tryCatch(for (piece in pieces) writeBin(charToRaw(piece), con), finally = close(con))
-      TRUE
-    },
-    error = function(e) FALSE,
-    warning = function(w) FALSE
-  )
-  if (!written || !file.rename(tmp, path)) {
-    abort_profile("io", "Can't write {.file {path}}.", path = path, call = call)
-  }
+  res <- ffi_profile_write_text(pieces, path)
+  rust_value(res, "Can't write {.file {path}}.", path = path, call = call)
   invisible(path)
 }

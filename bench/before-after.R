@@ -33,7 +33,12 @@ ops <- c(
   "write_rprof 300k" = "write_rprof(x300k, out)",
   "read_pprof cpu (sample)" = "read_pprof(system.file('samples/pprof/cpu.pb.gz', package = 'profile'))",
   "read_pprof 300k as pprof" = "read_pprof(file.path(d, 'rprof-300k.pb.gz'))",
-  "write_pprof 300k" = "write_pprof(x300k, out_pb)"
+  "write_pprof 300k" = "write_pprof(x300k, out_pb)",
+  "validate_profile 300k" = "validate_profile(x300k)",
+  "profile_summary 300k" = "profile_summary(x300k)",
+  "write_folded 300k" = "write_folded(x300k, out_folded)",
+  "write_speedscope 300k" = "write_speedscope(x300k, out_json)",
+  "combine_profiles 300k x 2" = "combine_profiles(x300k, x300k)"
 )
 
 child <- tempfile(fileext = ".R")
@@ -42,6 +47,7 @@ writeLines(c(
   "suppressPackageStartupMessages(library(profile, lib.loc = args[[1]]))",
   "d <- args[[2]]; reps <- as.integer(args[[3]])",
   "out <- tempfile(fileext = '.out'); out_pb <- tempfile(fileext = '.pb.gz')",
+  "out_folded <- tempfile(fileext = '.folded'); out_json <- tempfile(fileext = '.json')",
   "x300k <- read_rprof(file.path(d, 'rprof-300k.out'))",
   "if (!file.exists(file.path(d, 'rprof-300k.pb.gz'))) write_pprof(x300k, file.path(d, 'rprof-300k.pb.gz'))",
   sprintf("ops <- %s", paste(deparse(ops), collapse = "")),

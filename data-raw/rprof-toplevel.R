@@ -14,7 +14,11 @@
 # block as it runs it, not of a lone top-level call.
 
 out <- commandArgs(trailingOnly = TRUE)[[1L]]
-for (f in sort(list.files(file.path("data-raw", "rprof-workloads"), pattern = "[.]R$", full.names = TRUE))) {
+workloads <- list.files(
+  file.path("data-raw", "rprof-workloads"),
+  pattern = "[.]R$", full.names = TRUE
+)
+for (f in sort(workloads)) {
   source(f, keep.source = TRUE)
 }
 # The expressions below are parsed after this has run: they get source
@@ -23,7 +27,9 @@ options(keep.source = TRUE)
 set.seed(20240601)
 
 Rprof(out, interval = 0.005, line.profiling = TRUE, memory.profiling = TRUE)
-{
+# The top-level block the header speaks of (not a call such as local(), which
+# would be a frame of its own).
+{ # nolint: brace_linter.
   # Lines that end in the top-level reference.
   keep_going <- budget(1)
   while (keep_going()) time_round()

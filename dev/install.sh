@@ -26,6 +26,8 @@ debs=(
   postgresql libpq-dev
   # the other PostgreSQL driver the database functions are tested with
   r-cran-rpostgresql
+  # the house rules' R lints (dev/lint.R); styler, the formatter, is CRAN's (below)
+  r-cran-lintr
 )
 missing=()
 for d in "${debs[@]}"; do
@@ -46,7 +48,9 @@ echo "== CRAN packages"
 # RPostgres (CRAN; built against libpq-dev) is the PostgreSQL driver of the
 # tests: the DBI driver that dbplyr and dm are tested against, which Debian's
 # older RPostgreSQL is not.
-Rscript dev/install-cran.R dm RPostgres
+# styler (not in Debian) formats the R code and checks its formatting
+# (dev/style.R, in dev/house-rules.sh).
+Rscript dev/install-cran.R dm RPostgres styler
 
 # CRAN profile 1.0.4 goes into its own library (same package name as this one); the
 # comparison tests look for it there and are skipped without it.

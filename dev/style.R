@@ -21,13 +21,23 @@ files <- unlist(lapply(style_dirs, function(dir) {
 files <- setdiff(files, "R/extendr-wrappers.R")
 files <- files[!grepl("node_modules", files, fixed = TRUE)]
 
+# Two processes, each styling half of the files (styler works file by file).
+# styler's cache (on by default, in ~/.cache/R/R.cache/styler) skips the
+# files it has already seen formatted, so a second check takes seconds.
 style <- function(dry) {
-  styler::style_file(
-    files,
-    style = styler::tidyverse_style,
-    strict = TRUE,
-    dry = dry
-  )
+  halves <- split(files, seq_along(files) %% 2L)
+  results <- parallel::mclapply(halves, function(part) {
+    result <- NULL
+    utils::capture.output(
+      result <- styler::style_file(part, style = styler::tidyverse_style, strict = TRUE, dry = dry)
+    )
+    result
+  }, mc.cores = 2L)
+  failed <- vapply(results, inherits, logical(1), "try-error")
+  if (any(failed)) {
+    stop("styler failed: ", conditionMessage(attr(results[[which(failed)[1]]], "condition")))
+  }
+  do.call(rbind, results)
 }
 
 if (check) {
@@ -43,5 +53,10 @@ if (check) {
   }
   message("styler: ", length(files), " R files formatted")
 } else {
-  invisible(style("off"))
+  result <- style("off")
+  changed <- result$file[result$changed]
+  message(
+    "styler: ", length(files), " R files, ", length(changed), " reformatted",
+    if (length(changed)) ":\n  ", paste(changed, collapse = "\n  ")
+  )
 }

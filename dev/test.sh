@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
-# Runs every test: the Rust core's `cargo test` (incl. property tests), then the R
-# test suite against the installed package. Exits non-zero if anything fails.
+# Runs every test: the house rules (formatting and lints, dev/house-rules.sh),
+# the Rust core's `cargo test` (incl. property tests), then the R test suite
+# against the installed package. Exits non-zero if anything fails; a broken
+# house rule fails the run after the tests have run, with the fixing command
+# printed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:$HOME/.cargo/bin"
+
+echo "== house rules (dev/house-rules.sh)"
+house_rules=ok
+bash dev/house-rules.sh || house_rules=failed
 
 echo "== cargo test (profile-core, and the binding's shape tests)"
 # Property tests run 100 000 cases each in CI (10 000 for the three that read
@@ -26,3 +33,8 @@ if [ "${CI:-}" = "true" ] && [ -z "${PROFILE_ORACLE_CASES:-}" ]; then
 fi
 echo "pprof oracle cases: ${PROFILE_ORACLE_CASES:-2000 (local default)}"
 Rscript dev/run-tests.R
+
+if [ "$house_rules" != ok ]; then
+  echo "dev/test.sh: the house rules failed (see \"== house rules\" above for the fixing commands)" >&2
+  exit 1
+fi

@@ -6,7 +6,7 @@
 // is a run per sample and `depth` counts 1, 2, ... along each run; in
 // `sample_values` every sample usually has one row per sample type, so
 // `sample_id` is a run of equal length per sample and `type` and `unit` repeat
-// one short pattern. Three kinds of compact column keep that shape (one integer
+// one short pattern. Four kinds of compact column keep that shape (one integer
 // per sample, one string per sample type) instead of one value per row, so that
 // a profile's size grows with its samples, not with its frames and values:
 // `runs` (the run's value for each row), `run_seq` (1, 2, ... within each run),
@@ -15,6 +15,10 @@
 // `samples$source_id`) and `cycle` (a string pattern repeated). They give R an
 // ordinary vector (kept as data2) only when R asks for a pointer to the data;
 // element access, regions, subsetting and duplication work on the compact form.
+// The methods every kind has alike are written once, as macros
+// (COMPACT_METHODS and the ones after it) over each kind's typed accessors:
+// its length, its element at a row, its class and, for the numeric kinds, a
+// fill of a range of rows.
 //
 // Written in C, not Rust: R may longjmp out of an allocation made inside these
 // methods, which must not cross Rust frames. The Rust binding finds the shapes
@@ -116,6 +120,104 @@ static SEXP materialise(SEXP x, SEXPTYPE type, R_xlen_t length, fill_t fill) {
     return data2;
 }
 
+// An index as a 0-based row, or -1 for NA or out of range (R then gives NA).
+static R_xlen_t index_row(SEXP indx, R_xlen_t k, R_xlen_t length) {
+    if (TYPEOF(indx) == INTSXP) {
+        int i = INTEGER_ELT(indx, k);
+        return (i == NA_INTEGER || i < 1 || (R_xlen_t) i > length) ? -1 : (R_xlen_t) i - 1;
+    }
+    double d = REAL_ELT(indx, k);
+    return (ISNAN(d) || d < 1 || d >= (double) length + 1) ? -1 : (R_xlen_t) d - 1;
+}
+
+// How COMPACT_METHODS writes element `k` of a new vector `out` whose data
+// pointer `DEST(out)` (taken once) is `dest`: through the pointer for numbers,
+// through R's setter for strings (which have no writable data pointer).
+#define INT_DEST(out) ((void *) INTEGER(out))
+#define REAL_DEST(out) ((void *) REAL(out))
+#define STRING_DEST(out) NULL
+#define SET_INT(out, dest, k, v) (((int *) (dest))[k] = (v))
+#define SET_REAL(out, dest, k, v) (((double *) (dest))[k] = (v))
+#define SET_STRING(out, dest, k, v) SET_STRING_ELT(out, k, v)
+
+// The methods of a compact kind `K` that are alike for every kind, from its
+// typed accessors K##_compact_length(x) (rows of the compact form),
+// K##_elt_compact(x, i) (row i of the compact form, or the type's NA outside
+// it) and K##_class_of(x) (its ALTREP class), for elements of C type `ctype`
+// in vectors of `sexptype`, read with R's `ELT` and `RO` (read-only data
+// pointer), written with `DEST` and `SET` (see above), NA being `na`. Once R has expanded a vector (its
+// data2), Length, Dataptr_or_null and Elt answer from the expansion, and
+// Extract_subset and Duplicate leave the work to R.
+#define COMPACT_METHODS(K, ctype, sexptype, ELT, RO, DEST, SET, na)              \
+    static R_xlen_t K##_Length(SEXP x) {                                         \
+        SEXP data2 = R_altrep_data2(x);                                          \
+        if (data2 != R_NilValue) return XLENGTH(data2);                          \
+        return K##_compact_length(x);                                            \
+    }                                                                            \
+                                                                                 \
+    static const void *K##_Dataptr_or_null(SEXP x) {                             \
+        SEXP data2 = R_altrep_data2(x);                                          \
+        return data2 == R_NilValue ? NULL : (const void *) RO(data2);            \
+    }                                                                            \
+                                                                                 \
+    static ctype K##_Elt(SEXP x, R_xlen_t i) {                                   \
+        SEXP data2 = R_altrep_data2(x);                                          \
+        if (data2 != R_NilValue) return ELT(data2, i);                           \
+        return K##_elt_compact(x, i);                                            \
+    }                                                                            \
+                                                                                 \
+    static SEXP K##_Extract_subset(SEXP x, SEXP indx, SEXP call) {               \
+        if (R_altrep_data2(x) != R_NilValue) return NULL;                        \
+        if (TYPEOF(indx) != INTSXP && TYPEOF(indx) != REALSXP) return NULL;      \
+        R_xlen_t n = XLENGTH(indx), length = K##_compact_length(x);              \
+        SEXP out = PROTECT(allocVector(sexptype, n));                            \
+        void *dest = DEST(out);                                                  \
+        (void) dest;                                                             \
+        for (R_xlen_t k = 0; k < n; k++) {                                       \
+            R_xlen_t row = index_row(indx, k, length);                           \
+            SET(out, dest, k, row < 0 ? (na) : K##_elt_compact(x, row));         \
+        }                                                                        \
+        UNPROTECT(1);                                                            \
+        return out;                                                              \
+    }                                                                            \
+                                                                                 \
+    /* The compact data is never modified, so a copy can share it. */           \
+    static SEXP K##_Duplicate(SEXP x, Rboolean deep) {                           \
+        if (R_altrep_data2(x) != R_NilValue) return NULL;                        \
+        return R_new_altrep(K##_class_of(x), R_altrep_data1(x), R_NilValue);     \
+    }
+
+// Dataptr and Get_region of a numeric compact kind `K` (`ctype` int or
+// double, in vectors of `sexptype`, whose data pointer is `PTR` and whose
+// region reader is `GET_REGION`), from its fill K##_fill (see fill_t).
+#define COMPACT_NUMERIC_METHODS(K, ctype, sexptype, PTR, GET_REGION)             \
+    static void *K##_Dataptr(SEXP x, Rboolean writeable) {                       \
+        return PTR(materialise(x, sexptype, K##_compact_length(x), K##_fill));   \
+    }                                                                            \
+                                                                                 \
+    static R_xlen_t K##_Get_region(SEXP x, R_xlen_t i, R_xlen_t n, ctype *buf) { \
+        SEXP data2 = R_altrep_data2(x);                                          \
+        if (data2 != R_NilValue) return GET_REGION(data2, i, n, buf);            \
+        R_xlen_t count = region_count(K##_compact_length(x), i, n);              \
+        K##_fill(x, i, count, buf);                                              \
+        return count;                                                            \
+    }
+
+// Registers the methods of COMPACT_METHODS, Dataptr, No_NA and Inspect of kind
+// `K` for the class `cls` of ALTREP type `alt` (altinteger, altreal or
+// altstring).
+#define SET_COMPACT_METHODS(cls, K, alt)                                         \
+    do {                                                                         \
+        R_set_altrep_Length_method(cls, K##_Length);                             \
+        R_set_altrep_Inspect_method(cls, K##_Inspect);                           \
+        R_set_altrep_Duplicate_method(cls, K##_Duplicate);                       \
+        R_set_altvec_Dataptr_method(cls, K##_Dataptr);                           \
+        R_set_altvec_Dataptr_or_null_method(cls, K##_Dataptr_or_null);          \
+        R_set_altvec_Extract_subset_method(cls, K##_Extract_subset);             \
+        R_set_##alt##_Elt_method(cls, K##_Elt);                                  \
+        R_set_##alt##_No_NA_method(cls, K##_No_NA);                              \
+    } while (0)
+
 // Rows [from, from + n) of the column into `out` (int): a walk along the runs.
 static void runs_fill(SEXP x, R_xlen_t from, R_xlen_t n, void *dest) {
     int *out = dest;
@@ -143,34 +245,16 @@ static int runs_elt_compact(SEXP x, R_xlen_t i) {
     return run_value(&r, run);
 }
 
-static R_xlen_t runs_Length(SEXP x) {
-    SEXP data2 = R_altrep_data2(x);
-    if (data2 != R_NilValue) return XLENGTH(data2);
+static R_xlen_t runs_compact_length(SEXP x) {
     return runs_of(x).length;
 }
 
-static void *runs_Dataptr(SEXP x, Rboolean writeable) {
-    return INTEGER(materialise(x, INTSXP, runs_of(x).length, runs_fill));
+static R_altrep_class_t runs_class_of(SEXP x) {
+    return R_altrep_inherits(x, run_seq_class) ? run_seq_class : runs_class;
 }
 
-static const void *runs_Dataptr_or_null(SEXP x) {
-    SEXP data2 = R_altrep_data2(x);
-    return data2 == R_NilValue ? NULL : INTEGER(data2);
-}
-
-static int runs_Elt(SEXP x, R_xlen_t i) {
-    SEXP data2 = R_altrep_data2(x);
-    if (data2 != R_NilValue) return INTEGER_ELT(data2, i);
-    return runs_elt_compact(x, i);
-}
-
-static R_xlen_t runs_Get_region(SEXP x, R_xlen_t i, R_xlen_t n, int *buf) {
-    SEXP data2 = R_altrep_data2(x);
-    if (data2 != R_NilValue) return INTEGER_GET_REGION(data2, i, n, buf);
-    R_xlen_t count = region_count(runs_of(x).length, i, n);
-    runs_fill(x, i, count, buf);
-    return count;
-}
+COMPACT_METHODS(runs, int, INTSXP, INTEGER_ELT, INTEGER_RO, INT_DEST, SET_INT, NA_INTEGER)
+COMPACT_NUMERIC_METHODS(runs, int, INTSXP, INTEGER, INTEGER_GET_REGION)
 
 static int runs_Is_sorted(SEXP x) {
     // Only known without looking: run values 1..n_runs in order. (Depths
@@ -184,37 +268,6 @@ static int runs_No_NA(SEXP x) {
     if (R_altrep_data2(x) != R_NilValue) return 0;
     // depths are never NA, nor are the implicit values 1..n_runs
     return R_altrep_inherits(x, run_seq_class) || runs_of(x).values == NULL;
-}
-
-// An index as a 0-based row, or -1 for NA or out of range (R then gives NA).
-static R_xlen_t index_row(SEXP indx, R_xlen_t k, R_xlen_t length) {
-    if (TYPEOF(indx) == INTSXP) {
-        int i = INTEGER_ELT(indx, k);
-        return (i == NA_INTEGER || i < 1 || (R_xlen_t) i > length) ? -1 : (R_xlen_t) i - 1;
-    }
-    double d = REAL_ELT(indx, k);
-    return (ISNAN(d) || d < 1 || d >= (double) length + 1) ? -1 : (R_xlen_t) d - 1;
-}
-
-static SEXP runs_Extract_subset(SEXP x, SEXP indx, SEXP call) {
-    if (R_altrep_data2(x) != R_NilValue) return NULL;
-    if (TYPEOF(indx) != INTSXP && TYPEOF(indx) != REALSXP) return NULL;
-    R_xlen_t n = XLENGTH(indx), length = runs_of(x).length;
-    SEXP out = PROTECT(allocVector(INTSXP, n));
-    int *dest = INTEGER(out);
-    for (R_xlen_t k = 0; k < n; k++) {
-        R_xlen_t row = index_row(indx, k, length);
-        dest[k] = row < 0 ? NA_INTEGER : runs_elt_compact(x, row);
-    }
-    UNPROTECT(1);
-    return out;
-}
-
-static SEXP runs_Duplicate(SEXP x, Rboolean deep) {
-    // The compact data is never modified, so a copy can share it.
-    if (R_altrep_data2(x) != R_NilValue) return NULL;
-    R_altrep_class_t cls = R_altrep_inherits(x, run_seq_class) ? run_seq_class : runs_class;
-    return R_new_altrep(cls, R_altrep_data1(x), R_NilValue);
 }
 
 static Rboolean runs_Inspect(SEXP x, int pre, int deep, int pvec,
@@ -276,57 +329,20 @@ static double run_steps_elt_compact(SEXP x, R_xlen_t i) {
     return run_step_value(&s, run_of_row(&s.runs, i), i);
 }
 
-static R_xlen_t run_steps_Length(SEXP x) {
-    SEXP data2 = R_altrep_data2(x);
-    if (data2 != R_NilValue) return XLENGTH(data2);
+static R_xlen_t run_steps_compact_length(SEXP x) {
     return run_steps_of(x).runs.length;
 }
 
-static void *run_steps_Dataptr(SEXP x, Rboolean writeable) {
-    return REAL(materialise(x, REALSXP, run_steps_of(x).runs.length, run_steps_fill));
+static R_altrep_class_t run_steps_class_of(SEXP x) {
+    return run_steps_class;
 }
 
-static const void *run_steps_Dataptr_or_null(SEXP x) {
-    SEXP data2 = R_altrep_data2(x);
-    return data2 == R_NilValue ? NULL : REAL(data2);
-}
-
-static double run_steps_Elt(SEXP x, R_xlen_t i) {
-    SEXP data2 = R_altrep_data2(x);
-    if (data2 != R_NilValue) return REAL_ELT(data2, i);
-    return run_steps_elt_compact(x, i);
-}
-
-static R_xlen_t run_steps_Get_region(SEXP x, R_xlen_t i, R_xlen_t n, double *buf) {
-    SEXP data2 = R_altrep_data2(x);
-    if (data2 != R_NilValue) return REAL_GET_REGION(data2, i, n, buf);
-    R_xlen_t count = region_count(run_steps_of(x).runs.length, i, n);
-    run_steps_fill(x, i, count, buf);
-    return count;
-}
+COMPACT_METHODS(run_steps, double, REALSXP, REAL_ELT, REAL_RO, REAL_DEST, SET_REAL, NA_REAL)
+COMPACT_NUMERIC_METHODS(run_steps, double, REALSXP, REAL, REAL_GET_REGION)
 
 static int run_steps_No_NA(SEXP x) {
     // finite steps and divisor (checked by the constructor) give no NA
     return R_altrep_data2(x) == R_NilValue;
-}
-
-static SEXP run_steps_Extract_subset(SEXP x, SEXP indx, SEXP call) {
-    if (R_altrep_data2(x) != R_NilValue) return NULL;
-    if (TYPEOF(indx) != INTSXP && TYPEOF(indx) != REALSXP) return NULL;
-    R_xlen_t n = XLENGTH(indx), length = run_steps_of(x).runs.length;
-    SEXP out = PROTECT(allocVector(REALSXP, n));
-    double *dest = REAL(out);
-    for (R_xlen_t k = 0; k < n; k++) {
-        R_xlen_t row = index_row(indx, k, length);
-        dest[k] = row < 0 ? NA_REAL : run_steps_elt_compact(x, row);
-    }
-    UNPROTECT(1);
-    return out;
-}
-
-static SEXP run_steps_Duplicate(SEXP x, Rboolean deep) {
-    if (R_altrep_data2(x) != R_NilValue) return NULL;
-    return R_new_altrep(run_steps_class, R_altrep_data1(x), R_NilValue);
 }
 
 static Rboolean run_steps_Inspect(SEXP x, int pre, int deep, int pvec,
@@ -352,11 +368,11 @@ static SEXP cycle_elt_compact(SEXP x, R_xlen_t i) {
     return STRING_ELT(pattern, i % XLENGTH(pattern));
 }
 
-static R_xlen_t cycle_Length(SEXP x) {
-    SEXP data2 = R_altrep_data2(x);
-    if (data2 != R_NilValue) return XLENGTH(data2);
-    return cycle_compact_length(x);
+static R_altrep_class_t cycle_class_of(SEXP x) {
+    return cycle_class;
 }
+
+COMPACT_METHODS(cycle, SEXP, STRSXP, STRING_ELT, STRING_PTR_RO, STRING_DEST, SET_STRING, NA_STRING)
 
 static SEXP cycle_materialise(SEXP x) {
     SEXP data2 = R_altrep_data2(x);
@@ -374,17 +390,6 @@ static void *cycle_Dataptr(SEXP x, Rboolean writeable) {
     return (void *) STRING_PTR_RO(cycle_materialise(x));
 }
 
-static const void *cycle_Dataptr_or_null(SEXP x) {
-    SEXP data2 = R_altrep_data2(x);
-    return data2 == R_NilValue ? NULL : STRING_PTR_RO(data2);
-}
-
-static SEXP cycle_Elt(SEXP x, R_xlen_t i) {
-    SEXP data2 = R_altrep_data2(x);
-    if (data2 != R_NilValue) return STRING_ELT(data2, i);
-    return cycle_elt_compact(x, i);
-}
-
 static void cycle_Set_elt(SEXP x, R_xlen_t i, SEXP value) {
     SET_STRING_ELT(cycle_materialise(x), i, value);
 }
@@ -395,24 +400,6 @@ static int cycle_No_NA(SEXP x) {
     for (R_xlen_t k = 0; k < XLENGTH(pattern); k++)
         if (STRING_ELT(pattern, k) == NA_STRING) return 0;
     return 1;
-}
-
-static SEXP cycle_Extract_subset(SEXP x, SEXP indx, SEXP call) {
-    if (R_altrep_data2(x) != R_NilValue) return NULL;
-    if (TYPEOF(indx) != INTSXP && TYPEOF(indx) != REALSXP) return NULL;
-    R_xlen_t n = XLENGTH(indx), length = cycle_compact_length(x);
-    SEXP out = PROTECT(allocVector(STRSXP, n));
-    for (R_xlen_t k = 0; k < n; k++) {
-        R_xlen_t row = index_row(indx, k, length);
-        SET_STRING_ELT(out, k, row < 0 ? NA_STRING : cycle_elt_compact(x, row));
-    }
-    UNPROTECT(1);
-    return out;
-}
-
-static SEXP cycle_Duplicate(SEXP x, Rboolean deep) {
-    if (R_altrep_data2(x) != R_NilValue) return NULL;
-    return R_new_altrep(cycle_class, R_altrep_data1(x), R_NilValue);
 }
 
 static Rboolean cycle_Inspect(SEXP x, int pre, int deep, int pvec,
@@ -426,16 +413,9 @@ static Rboolean cycle_Inspect(SEXP x, int pre, int deep, int pvec,
 // ---- registration and constructors ----------------------------------------
 
 static void set_runs_methods(R_altrep_class_t cls) {
-    R_set_altrep_Length_method(cls, runs_Length);
-    R_set_altrep_Inspect_method(cls, runs_Inspect);
-    R_set_altrep_Duplicate_method(cls, runs_Duplicate);
-    R_set_altvec_Dataptr_method(cls, runs_Dataptr);
-    R_set_altvec_Dataptr_or_null_method(cls, runs_Dataptr_or_null);
-    R_set_altvec_Extract_subset_method(cls, runs_Extract_subset);
-    R_set_altinteger_Elt_method(cls, runs_Elt);
+    SET_COMPACT_METHODS(cls, runs, altinteger);
     R_set_altinteger_Get_region_method(cls, runs_Get_region);
     R_set_altinteger_Is_sorted_method(cls, runs_Is_sorted);
-    R_set_altinteger_No_NA_method(cls, runs_No_NA);
 }
 
 void profile_register_altrep_classes(DllInfo *dll) {
@@ -445,26 +425,12 @@ void profile_register_altrep_classes(DllInfo *dll) {
     set_runs_methods(run_seq_class);
 
     run_steps_class = R_make_altreal_class("profile_run_steps", "profile", dll);
-    R_set_altrep_Length_method(run_steps_class, run_steps_Length);
-    R_set_altrep_Inspect_method(run_steps_class, run_steps_Inspect);
-    R_set_altrep_Duplicate_method(run_steps_class, run_steps_Duplicate);
-    R_set_altvec_Dataptr_method(run_steps_class, run_steps_Dataptr);
-    R_set_altvec_Dataptr_or_null_method(run_steps_class, run_steps_Dataptr_or_null);
-    R_set_altvec_Extract_subset_method(run_steps_class, run_steps_Extract_subset);
-    R_set_altreal_Elt_method(run_steps_class, run_steps_Elt);
+    SET_COMPACT_METHODS(run_steps_class, run_steps, altreal);
     R_set_altreal_Get_region_method(run_steps_class, run_steps_Get_region);
-    R_set_altreal_No_NA_method(run_steps_class, run_steps_No_NA);
 
     cycle_class = R_make_altstring_class("profile_cycle", "profile", dll);
-    R_set_altrep_Length_method(cycle_class, cycle_Length);
-    R_set_altrep_Inspect_method(cycle_class, cycle_Inspect);
-    R_set_altrep_Duplicate_method(cycle_class, cycle_Duplicate);
-    R_set_altvec_Dataptr_method(cycle_class, cycle_Dataptr);
-    R_set_altvec_Dataptr_or_null_method(cycle_class, cycle_Dataptr_or_null);
-    R_set_altvec_Extract_subset_method(cycle_class, cycle_Extract_subset);
-    R_set_altstring_Elt_method(cycle_class, cycle_Elt);
+    SET_COMPACT_METHODS(cycle_class, cycle, altstring);
     R_set_altstring_Set_elt_method(cycle_class, cycle_Set_elt);
-    R_set_altstring_No_NA_method(cycle_class, cycle_No_NA);
 }
 
 // Does `data` describe runs that cover exactly `length` rows? Checked here, in

@@ -45,7 +45,12 @@ bomb_file <- function(name, head, unit, total = 2^31, open = gzfile) {
 # The start of a valid pprof message: the sample type samples/count, and the
 # string table's first entries.
 pprof_head <- function() {
-  c(pb_len(1, c(pb_int(1, 1), pb_int(2, 2))), pb_len(6, ""), pb_len(6, "samples"), pb_len(6, "count"))
+  c(
+    pb_len(1, c(pb_int(1, 1), pb_int(2, 2))),
+    pb_len(6, ""),
+    pb_len(6, "samples"),
+    pb_len(6, "count")
+  )
 }
 
 # A field of the string table (6) claiming `n` bytes, without them.
@@ -66,7 +71,11 @@ bomb <- function(name) {
     "length.pb.gz" = bomb_file(name, c(pprof_head(), string_claiming(2^40)), raw(1)),
     "string.pb.gz" = bomb_file(name, c(pprof_head(), string_claiming(3 * 2^30)), raw(1)),
     # lines of 1000 frames
-    "stacks.out.gz" = bomb_file(name, "sample.interval=20000\n", c(rep(charToRaw("\"f\" "), 1000), charToRaw("\n"))),
+    "stacks.out.gz" = bomb_file(
+      name, "sample.interval=20000\n", c(rep(charToRaw("\"f\" "), 1000), charToRaw("\n"))
+    ),
+
+
     # one stack of 1.2 million frames, over the depth limit
     "deep.out.gz" = bomb_file(name, "sample.interval=20000\n", charToRaw("\"f\" "), total = 4.8e6),
     # a location with 100 000 inlined lines, in the stack of many samples
@@ -103,10 +112,15 @@ read_in_capped_process <- function(reader, path, address_space = 4e6) {
     "  as.numeric(gsub('[^0-9]', '', grep('^VmHWM:', status, value = TRUE))) * 1024",
     "}",
     "before <- peak()",
-    sprintf("time <- system.time(res <- tryCatch({ %s(%s); 'ok' }, error = identity))", reader, deparse(path)),
+    sprintf(
+      "time <- system.time(res <- tryCatch({ %s(%s); 'ok' }, error = identity))",
+      reader,
+      deparse(path)
+    ),
     "failed <- inherits(res, 'error')",
     "out <- list(",
-    "  class = if (failed) class(res) else 'ok', message = if (failed) conditionMessage(res) else '',",
+    "  class = if (failed) class(res) else 'ok',",
+    "  message = if (failed) conditionMessage(res) else '',",
     "  seconds = time[['elapsed']], peak = peak() - before",
     ")",
     sprintf("saveRDS(out, %s)", deparse(report))
@@ -120,13 +134,18 @@ read_in_capped_process <- function(reader, path, address_space = 4e6) {
   env <- c(paste0("R_LIBS=", paste(.libPaths(), collapse = .Platform$path.sep)), "R_TESTS=")
   output <- suppressWarnings(system2("bash", c("-c", shQuote(command)), stdout = TRUE, env = env))
   if (!file.exists(report)) {
-    testthat::fail(paste(c(sprintf("%s(%s) ended the R process:", reader, basename(path)), output), collapse = "\n"))
+    testthat::fail(
+      paste(
+        c(sprintf("%s(%s) ended the R process:", reader, basename(path)), output),
+        collapse = "\n"
+      )
+    )
     return(NULL)
   }
   readRDS(report)
 }
 
-skip_unless_capped_processes_work <- function() {
+skip_unless_capped_processes <- function() {
   testthat::skip_on_cran()
   testthat::skip_on_os(c("windows", "mac", "solaris"))
   testthat::skip_if_not(file.exists("/proc/self/status"), "no /proc/self/status (VmHWM)")

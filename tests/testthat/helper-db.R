@@ -1,11 +1,11 @@
 # Databases for the tests of R/db.R and R/db-append.R: an empty database of
 # each backend, closed (and dropped) when the test ends.
 #
-#   con <- local_db("sqlite")     # RSQLite, a file in a temporary directory
-#   con <- local_db("duckdb")     # duckdb, if installed
-#   con <- local_db("postgres")   # a database of a PostgreSQL cluster that the
-#                                 # test run starts (once) and stops at its end
-#   con <- local_db("rpostgresql") # the same through the RPostgreSQL driver
+# - `local_db("sqlite")`: RSQLite, a file in a temporary directory;
+# - `local_db("duckdb")`: duckdb, if installed;
+# - `local_db("postgres")`: a database of a PostgreSQL cluster that the test
+#   run starts (once) and stops at its end;
+# - `local_db("rpostgresql")`: the same through the RPostgreSQL driver.
 #
 # Each skips the test, saying why, when its backend cannot run here.
 
@@ -39,7 +39,10 @@ local_sqlite <- function(env = parent.frame(), path = tempfile(fileext = ".sqlit
 local_duckdb <- function(env = parent.frame()) {
   pkg <- "duckdb"
   if (!requireNamespace(pkg, quietly = TRUE)) {
-    testthat::skip("duckdb is not installed (CRAN duckdb 2.0.0 needs DBI >= 1.2 and a source build of about 35 min, 66 CPU-min, on the project machine; CI does not install it)")
+    testthat::skip(paste(
+      "duckdb is not installed (CRAN duckdb 2.0.0 needs DBI >= 1.2 and a source build of",
+      "about 35 min, 66 CPU-min, on the project machine; CI does not install it)"
+    ))
   }
   driver <- getExportedValue(pkg, "duckdb")
   path <- tempfile(fileext = ".duckdb")
@@ -75,7 +78,10 @@ local_postgres <- function(env = parent.frame(), driver = "RPostgres") {
       try(DBI::dbDisconnect(con), silent = TRUE)
       # connections of the test that are still open (a second connection)
       DBI::dbExecute(admin, sprintf(
-        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '%s' AND pid <> pg_backend_pid()",
+        paste(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity",
+          "WHERE datname = '%s' AND pid <> pg_backend_pid()"
+        ),
         name
       ))
       DBI::dbExecute(admin, paste("DROP DATABASE", name))
@@ -128,14 +134,10 @@ start_postgres_cluster <- function() {
     cluster$skip <- "PostgreSQL's server programs (initdb, pg_ctl) are not installed"
     return(cluster)
   }
-  as_user <- character()
-  if (identical(Sys.info()[["effective_user"]], "root")) {
-    # initdb refuses to run as root
-    if (!nzchar(Sys.which("runuser")) || system2("id", c("-u", "postgres"), stdout = FALSE, stderr = FALSE) != 0) {
-      cluster$skip <- "running as root without a `postgres` user (and runuser) to run the server as"
-      return(cluster)
-    }
-    as_user <- c("-u", "postgres", "--")
+  as_user <- postgres_run_as()
+  if (is.null(as_user)) {
+    cluster$skip <- "running as root without a `postgres` user (and runuser) to run the server as"
+    return(cluster)
   }
   dir <- tempfile("profile-pg-", tmpdir = "/tmp")
   if (!dir.create(dir) || !Sys.chmod(dir, "0777", use_umask = FALSE)) {
@@ -145,20 +147,23 @@ start_postgres_cluster <- function() {
   run <- function(program, args) {
     command <- if (length(as_user)) "runuser" else file.path(bin, program)
     args <- if (length(as_user)) c(as_user, file.path(bin, program), args) else args
-    system2(command, shQuote(args), stdout = file.path(dir, "setup.log"), stderr = file.path(dir, "setup.log"))
+    system2(
+      command,
+      shQuote(args),
+      stdout = file.path(dir, "setup.log"),
+      stderr = file.path(dir, "setup.log")
+    )
   }
   data <- file.path(dir, "data")
-  if (run("initdb", c("-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-locale")) != 0) {
-    cluster$skip <- paste("initdb failed:", paste(readLines(file.path(dir, "setup.log")), collapse = " "))
-    unlink(dir, recursive = TRUE)
-    return(cluster)
+  init <- c("-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-locale")
+  if (run("initdb", init) != 0) {
+    return(failed_cluster(cluster, dir, "initdb failed:", "setup.log"))
   }
   port <- free_port()
   options <- sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off", port, dir)
-  if (run("pg_ctl", c("-D", data, "-o", options, "-l", file.path(dir, "server.log"), "-w", "start")) != 0) {
-    cluster$skip <- paste("pg_ctl start failed:", paste(readLines(file.path(dir, "server.log")), collapse = " "))
-    unlink(dir, recursive = TRUE)
-    return(cluster)
+  start <- c("-D", data, "-o", options, "-l", file.path(dir, "server.log"), "-w", "start")
+  if (run("pg_ctl", start) != 0) {
+    return(failed_cluster(cluster, dir, "pg_ctl start failed:", "server.log"))
   }
   cluster$port <- port
   cluster$dir <- dir
@@ -170,6 +175,26 @@ start_postgres_cluster <- function() {
     },
     envir = testthat::teardown_env()
   )
+  cluster
+}
+
+# The arguments of runuser that run the server as the user `postgres` when this
+# session is root (initdb refuses to run as root): character() when it is not,
+# NULL when there is no such user or no runuser.
+postgres_run_as <- function() {
+  if (!identical(Sys.info()[["effective_user"]], "root")) {
+    return(character())
+  }
+  can <- nzchar(Sys.which("runuser")) &&
+    system2("id", c("-u", "postgres"), stdout = FALSE, stderr = FALSE) == 0
+  if (can) c("-u", "postgres", "--")
+}
+
+# `cluster` with the reason it cannot start (`what`, then the log file `log`
+# of `dir`); the cluster's directory is removed.
+failed_cluster <- function(cluster, dir, what, log) {
+  cluster$skip <- paste(what, paste(readLines(file.path(dir, log)), collapse = " "))
+  unlink(dir, recursive = TRUE)
   cluster
 }
 
@@ -212,7 +237,9 @@ db_row_counts <- function(con) {
   )
   tables <- intersect(c(v2_schema()$tables, layout), db_relations(con)$name)
   counts <- vapply(tables, function(t) {
-    as.numeric(DBI::dbGetQuery(con, paste("SELECT COUNT(*) AS n FROM", DBI::dbQuoteIdentifier(con, t)))$n)
+    as.numeric(
+      DBI::dbGetQuery(con, paste("SELECT COUNT(*) AS n FROM", DBI::dbQuoteIdentifier(con, t)))$n
+    )
   }, numeric(1))
   counts
 }

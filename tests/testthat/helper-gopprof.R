@@ -2,11 +2,10 @@
 # write_pprof() after a verb must show the same `-top` rows and `-traces` as go
 # tool pprof given the verb's flag on the profile before the verb.
 #
-#   expect_go_agrees(original, ours, flags = "-focus=main\\.fib")
-#
-# compares go tool pprof's reports of `ours` with those of `original` (a pprof
-# file) under `flags`, for the last sample type of `original` (the one Go shows
-# unless the file names a default) or, with `types = "all"`, for each of them.
+# `expect_go_agrees(original, ours, flags = "-focus=main\\.fib")` compares go
+# tool pprof's reports of `ours` with those of `original` (a pprof file) under
+# `flags`, for the last sample type of `original` (the one Go shows unless the
+# file names a default) or, with `types = "all"`, for each of them.
 # The pieces can be used alone: go_top() and go_traces() read the reports into
 # data frames, go_sample_types() lists a file's types. go_pprof() and
 # skip_if_no_go() are in helper-pprof.R. Each report is one run of go tool
@@ -20,7 +19,9 @@ go_sample_types <- function(path) {
     lines <- go_pprof("raw", path)
     pairs <- strsplit(trimws(lines[[match("Samples:", lines) + 1L]]), " +")[[1]]
     parts <- strsplit(pairs, "/", fixed = TRUE)
-    go_types_seen[[key]] <- data.frame(type = vapply(parts, `[`, "", 1), unit = vapply(parts, `[`, "", 2))
+    go_types_seen[[key]] <- data.frame(
+      type = vapply(parts, `[`, "", 1), unit = vapply(parts, `[`, "", 2)
+    )
   }
   go_types_seen[[key]]
 }
@@ -88,7 +89,10 @@ go_traces <- function(path, type, unit, flags = character()) {
       value = go_number(sub(frame_line, "\\1", frames[[1]]))
     )
   })
-  out <- do.call(rbind, c(list(data.frame(labels = character(), frames = character(), value = numeric())), samples))
+  out <- do.call(
+    rbind,
+    c(list(data.frame(labels = character(), frames = character(), value = numeric())), samples)
+  )
   if (!nrow(out)) {
     return(out)
   }
@@ -115,7 +119,10 @@ expect_same_rows <- function(ours, theirs, label) {
   same <- isTRUE(all.equal(ours, theirs, check.attributes = FALSE))
   show <- function(rows) paste0("  ", gsub("\n", " < ", utils::head(rows, 8)), collapse = "\n")
   testthat::expect(same, sprintf(
-    "%s: %d rows from the verb, %d from go tool pprof.\nOnly from the verb:\n%s\nOnly from go tool pprof:\n%s",
+    paste0(
+      "%s: %d rows from the verb, %d from go tool pprof.\n",
+      "Only from the verb:\n%s\nOnly from go tool pprof:\n%s"
+    ),
     label, nrow(ours), nrow(theirs), show(only_ours), show(only_theirs)
   ))
   invisible(ours)
@@ -133,7 +140,9 @@ expect_go_agrees <- function(original, ours, flags, label = paste(basename(origi
     type <- types$type[[i]]
     unit <- types$unit[[i]]
     what <- paste0(label, " (", type, ")")
-    expect_same_rows(go_top(ours, type, unit), go_top(original, type, unit, flags), paste(what, "-top"))
+    expect_same_rows(
+      go_top(ours, type, unit), go_top(original, type, unit, flags), paste(what, "-top")
+    )
     if (traces) {
       expect_same_rows(
         go_traces(ours, type, unit), go_traces(original, type, unit, flags), paste(what, "-traces")

@@ -10,7 +10,10 @@ expect_profile_error <- function(expr, kind, ...) {
   testthat::expect_identical(err$kind, kind)
   msg <- conditionMessage(err)
   for (part in c(...)) {
-    testthat::expect_true(grepl(part, msg, fixed = TRUE), info = paste0("message: ", msg, "\nexpected: ", part))
+    testthat::expect_true(
+      grepl(part, msg, fixed = TRUE),
+      info = paste0("message: ", msg, "\nexpected: ", part)
+    )
   }
   invisible(err)
 }
@@ -80,7 +83,11 @@ peak_memory_reset <- function() {
 }
 
 peak_memory <- function() {
-  status <- tryCatch(readLines("/proc/self/status"), error = function(e) character(), warning = function(w) character())
+  status <- tryCatch(
+    readLines("/proc/self/status"),
+    error = function(e) character(),
+    warning = function(w) character()
+  )
   hwm <- grep("^VmHWM:", status, value = TRUE)
   if (!length(hwm)) {
     return(NULL)

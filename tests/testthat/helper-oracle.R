@@ -39,7 +39,10 @@ oracle_programs <- function() {
     log <- tempfile()
     status <- withr::with_dir(
       file.path(sources, paste0("pprof-", name)),
-      system2("go", c("build", "-o", shQuote(programs[[name]]), "."), env = env, stdout = log, stderr = log)
+      system2(
+        "go", c("build", "-o", shQuote(programs[[name]]), "."),
+        env = env, stdout = log, stderr = log
+      )
     )
     if (status != 0) {
       stop("building the pprof oracle failed:\n", paste(readLines(log), collapse = "\n"))
@@ -100,7 +103,9 @@ oracle_mutated_cases <- function(program, seeds, seed, from, to, dir) {
   data.frame(
     path = field(1L),
     kind = field(3L),
-    label = sprintf("case %s (seed %d, %s of %s: %s)", basename(field(1L)), seed, field(3L), field(2L), field(4L))
+    label = sprintf(
+      "case %s (seed %d, %s of %s: %s)", basename(field(1L)), seed, field(3L), field(2L), field(4L)
+    )
   )
 }
 
@@ -122,7 +127,13 @@ oracle_r_result <- function(path) {
   x <- tryCatch(
     read_pprof(path),
     profile_error = function(e) list(error = e),
-    error = function(e) list(wrong = paste0("an error of class ", paste(class(e), collapse = "/"), ": ", conditionMessage(e)))
+    error = function(e) {
+      list(
+        wrong = paste0(
+          "an error of class ", paste(class(e), collapse = "/"), ": ", conditionMessage(e)
+        )
+      )
+    }
   )
   if (inherits(x, "dm")) {
     dump <- tryCatch(oracle_dump_v2(x), error = function(e) NULL)
@@ -144,7 +155,10 @@ oracle_quote <- function(x) {
   odd <- grepl("[\x01-\x1f\x7f]", x, useBytes = TRUE)
   if (any(odd)) {
     for (code in c(1:31, 127)) {
-      x[odd] <- gsub(rawToChar(as.raw(code)), sprintf("\\x%02x", code), x[odd], fixed = TRUE, useBytes = TRUE)
+      x[odd] <- gsub(
+        rawToChar(as.raw(code)), sprintf("\\x%02x", code), x[odd],
+        fixed = TRUE, useBytes = TRUE
+      )
     }
   }
   x <- if (length(x)) paste0("\"", x, "\"") else character()
@@ -239,17 +253,31 @@ oracle_sample_lines <- function(t) {
   numeric <- is.na(lab$value)
   label_text <- ifelse(
     numeric,
-    paste(" numlabel", oracle_quote(lab$key), oracle_number(lab$num), oracle_quote(oracle_or(lab$num_unit, ""))),
+    paste(
+      " numlabel",
+      oracle_quote(lab$key),
+      oracle_number(lab$num),
+      oracle_quote(oracle_or(lab$num_unit, ""))
+    ),
     paste(" label", oracle_quote(lab$key), oracle_quote(oracle_or(lab$value, "")))
   )
-  label_rank <- order(match(lab$sample_id, samples), numeric, lab$key, seq_len(nrow(lab)), method = "radix")
+  label_rank <- order(
+    match(lab$sample_id, samples), numeric, lab$key, seq_len(nrow(lab)),
+    method = "radix"
+  )
 
   parts <- data.frame(
-    sample = c(seq_along(samples), seq_along(samples), match(sl$sample_id, samples), match(lab$sample_id[label_rank], samples)),
+    sample = c(
+      seq_along(samples),
+      seq_along(samples),
+      match(sl$sample_id, samples),
+      match(lab$sample_id[label_rank], samples)
+    ),
     section = rep(1:4, c(length(samples), length(samples), nrow(sl), nrow(lab))),
     rank = c(integer(2L * length(samples)), sl$depth, seq_len(nrow(lab))),
     text = c(
-      paste("sample", seq_along(samples)), paste0(" value", ifelse(nzchar(value_text), " ", ""), value_text),
+      paste("sample", seq_along(samples)),
+      paste0(" value", ifelse(nzchar(value_text), " ", ""), value_text),
       frame_text, label_text[label_rank]
     )
   )

@@ -103,7 +103,10 @@ pprof_view_of_v2 <- function(x) {
       lab$value[rows]
     }
     by_key <- split(text, lab$key[rows])
-    paste(sort(paste0(names(by_key), ":[", vapply(by_key, paste, "", collapse = " "), "]")), collapse = " ")
+    paste(
+      sort(paste0(names(by_key), ":[", vapply(by_key, paste, "", collapse = " "), "]")),
+      collapse = " "
+    )
   }
   labels <- vapply(t$samples$sample_id, function(id) {
     rows <- which(lab$sample_id == id)
@@ -173,7 +176,9 @@ pprof_message <- function(strings = c("", "samples", "count", "f", "g", "file.go
     pb_len(3, c(pb_int(1, label_key), pb_int(2, 7)))
   )
   line <- function(fn, l) pb_len(4, c(pb_int(1, fn), pb_int(2, l)))
-  loc1 <- c(pb_int(1, location_ids[[1]]), line(line_functions[[1]], 10), line(line_functions[[2]], 20))
+  loc1 <- c(
+    pb_int(1, location_ids[[1]]), line(line_functions[[1]], 10), line(line_functions[[2]], 20)
+  )
   loc2 <- c(pb_int(1, location_ids[[2]]), line(line_functions[[3]], 30))
   fun <- function(id, name) c(pb_int(1, id), pb_int(2, name), pb_int(3, name), pb_int(4, 5))
   c(

@@ -8,9 +8,10 @@
 # its own (env var PROFILE_104_LIB, default ~/.cache/profile-1.0.4, then
 # /opt/profile-1.0.4) and is never loaded into the test process.
 #
-#   profile104_read(path)                      # 1.0.4's read_rprof(path)
-#   profile104_read(path, fun = "read_pprof")
-#   profile104_call("validate_profile", list(list(x1), list(x2)))
+# - `profile104_read(path)`: 1.0.4's `read_rprof(path)`;
+# - `profile104_read(path, fun = "read_pprof")`: its `read_pprof(path)`;
+# - `profile104_call("validate_profile", list(list(x1), list(x2)))`: any of its
+#   functions.
 #
 # Tests that use them call skip_if_no_profile104() first (the functions skip
 # too, when 1.0.4 is not available). A comparison whose reference cannot run
@@ -71,9 +72,15 @@ profile104_cannot_run <- function(needs = character()) {
   if (!exists(key, envir = profile104_cache, inherits = FALSE)) {
     code <- paste(
       "args <- commandArgs(trailingOnly = TRUE)",
-      "loaded <- tryCatch({ loadNamespace('profile', lib.loc = args[[1]]); '' }, error = conditionMessage)",
+      "loaded <- tryCatch({",
+      "  loadNamespace('profile', lib.loc = args[[1]]); ''",
+      "}, error = conditionMessage)",
       "missing <- Filter(function(p) !requireNamespace(p, quietly = TRUE), args[-1])",
-      "cat(if (nzchar(loaded)) paste('load', loaded) else if (length(missing)) paste('missing', paste(missing, collapse = ', ')) else 'ok')",
+      "cat(if (nzchar(loaded)) {",
+      "  paste('load', loaded)",
+      "} else if (length(missing)) {",
+      "  paste('missing', paste(missing, collapse = ', '))",
+      "} else 'ok')",
       sep = "\n"
     )
     script <- tempfile(fileext = ".R")
@@ -94,7 +101,10 @@ profile104_cannot_run <- function(needs = character()) {
         " (R CMD check --as-cran gives the tests the declared dependencies only)"
       )
     } else {
-      paste("profile 1.0.4 cannot be loaded in the library paths the tests run with:", sub("^load ", "", out))
+      paste(
+        "profile 1.0.4 cannot be loaded in the library paths the tests run with:",
+        sub("^load ", "", out)
+      )
     }
     assign(key, reason, envir = profile104_cache)
   }

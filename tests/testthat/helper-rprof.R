@@ -3,7 +3,14 @@
 # profiles with Rprof(). CRAN profile 1.0.4 runs through helper-profile104.R.
 
 rprof_sample_files <- c(
-  "1.out", "memory.out", "gc.out", "line.out", "all.out", "append.out", "incomplete.out", "toplevel.out"
+  "1.out",
+  "memory.out",
+  "gc.out",
+  "line.out",
+  "all.out",
+  "append.out",
+  "incomplete.out",
+  "toplevel.out"
 )
 
 # The lines of an Rprof file, split into segments (one per header), each with its

@@ -24,7 +24,9 @@ v2_from_stacks <- function(stacks, values = 1, type = "samples", unit = "count",
       source_timestamp = NA_real_, ...
     ),
     samples = tibble::tibble(sample_id = seq_len(n), source_id = 1L),
-    sample_values = tibble::tibble(sample_id = seq_len(n), type = type, unit = unit, value = as.double(values)),
+    sample_values = tibble::tibble(
+      sample_id = seq_len(n), type = type, unit = unit, value = as.double(values)
+    ),
     sample_locations = tibble::tibble(
       sample_id = rep(seq_len(n), depth_count),
       depth = sequence(depth_count),
@@ -44,7 +46,12 @@ v2_from_stacks <- function(stacks, values = 1, type = "samples", unit = "count",
 with_second_type <- function(x, type, unit, values) {
   tables <- dm::dm_get_tables(x, keyed = FALSE)
   n <- nrow(tables$samples)
-  extra <- tibble::tibble(sample_id = tables$samples$sample_id, type = type, unit = unit, value = rep_len(as.double(values), n))
+  extra <- tibble::tibble(
+    sample_id = tables$samples$sample_id,
+    type = type,
+    unit = unit,
+    value = rep_len(as.double(values), n)
+  )
   tables$sample_values <- rbind(tables$sample_values, extra)
   do.call(new_profile_v2, tables)
 }

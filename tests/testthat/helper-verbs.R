@@ -10,7 +10,9 @@ write_pprof_tmp <- function(x) {
   path
 }
 
-verbs <- list(focus = profile_focus, ignore = profile_ignore, hide = profile_hide, show = profile_show)
+verbs <- list(
+  focus = profile_focus, ignore = profile_ignore, hide = profile_hide, show = profile_show
+)
 
 # Each verb of `with` (named by their flags) with each pattern on `x`, written
 # to pprof, against go tool pprof with the verb's flag on `original` (a pprof

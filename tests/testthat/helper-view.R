@@ -91,10 +91,16 @@ skip_if_no_browser <- function() {
   }
   chromium <- Sys.getenv("PROFILE_CHROMIUM", "/usr/bin/chromium")
   if (!file.exists(chromium)) {
-    skip(paste("chromium is not installed at", chromium, "(set PROFILE_CHROMIUM): browser tests skipped"))
+    skip(
+      paste(
+        "chromium is not installed at", chromium, "(set PROFILE_CHROMIUM): browser tests skipped"
+      )
+    )
   }
   if (!dir.exists(file.path(browser_test_dir(), "node_modules", "playwright-core"))) {
-    skip("the browser tests' npm modules are missing: run `bash dev/vendor-js.sh` in the source tree")
+    skip(
+      "the browser tests' npm modules are missing: run `bash dev/vendor-js.sh` in the source tree"
+    )
   }
 }
 

@@ -54,7 +54,10 @@ expect_unique_keys <- function(x) {
     c("sources", "source_id"), c("samples", "sample_id"), c("locations", "location_id"),
     c("functions", "function_id"), c("mappings", "mapping_id"), c("meta", "key")
   )) {
-    expect_identical(anyDuplicated(t[[key[[1]]]][[key[[2]]]]), 0L, label = paste(key, collapse = "."))
+    expect_identical(
+      anyDuplicated(t[[key[[1]]]][[key[[2]]]]), 0L,
+      label = paste(key, collapse = ".")
+    )
   }
   expect_identical(anyDuplicated(t$sample_values[c("sample_id", "type")]), 0L)
   expect_identical(anyDuplicated(t$sample_locations[c("sample_id", "depth")]), 0L)
@@ -179,11 +182,22 @@ test_that("profiles of different formats and sample types combine", {
     samples <- x$samples$sample_id[x$samples$source_id == id]
     sort(unique(x$sample_values$type[x$sample_values$sample_id %in% samples]))
   }
-  expect_identical(types_of_source(2L), c("alloc_objects", "alloc_space", "inuse_objects", "inuse_space"))
+  expect_identical(
+    types_of_source(2L), c("alloc_objects", "alloc_space", "inuse_objects", "inuse_space")
+  )
   expect_identical(types_of_source(3L), c("cpu", "samples"))
   expect_identical(
     types_of_source(1L),
-    sort(c("samples", "small_vector_heap", "large_vector_heap", "node_heap", "duplications", "alloc_size"))
+    sort(
+      c(
+        "samples",
+        "small_vector_heap",
+        "large_vector_heap",
+        "node_heap",
+        "duplications",
+        "alloc_size"
+      )
+    )
   )
 
   # Mappings and labels follow their sources and samples.
@@ -285,6 +299,7 @@ test_that("tables the format does not know are dropped with a warning", {
   tables$notes <- tibble::tibble(note = "mine")
   with_notes <- do.call(new_profile_v2, tables)
   expect_warning(x <- combine_profiles(with_notes, a), class = "profile_warning_dropped")
+  expect_warning(combine_profiles(with_notes, a), class = "profile_warning")
   expect_false("notes" %in% names(x))
   expect_silent(validate_profile(x))
 })

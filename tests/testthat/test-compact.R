@@ -201,7 +201,9 @@ test_that("the classes' methods survive garbage collection at every allocation",
 # compact forms in them. Both must give the same tables.
 read_both_ways <- function(path) {
   read <- function(from_shape) {
-    res <- rust_value(ffi_rprof_read(path, path, check_max_size(Inf), default_max_memory(), FALSE, TRUE, from_shape))
+    res <- rust_value(
+      ffi_rprof_read(path, path, check_max_size(Inf), default_max_memory(), FALSE, TRUE, from_shape)
+    )
     decode_bundle(res$bundle)
   }
   list(from_shape = read(TRUE), full = read(FALSE))
@@ -239,7 +241,11 @@ test_that("compact columns made from a read's shape are those found in its writt
     one = c(lines[[1]], stack_lines[[1]]),
     trailing_empty = c(lines[[1]], stack_lines[1:5], ":100:200:300:0:", ":100:200:300:0:"),
     # memory and plain segments (R appends segments with Rprof(append = TRUE))
-    mixed = c(lines, "sample.interval=20000", readLines(system.file("samples/rprof/1.out", package = "profile"))[-1]),
+    mixed = c(
+      lines,
+      "sample.interval=20000",
+      readLines(system.file("samples/rprof/1.out", package = "profile"))[-1]
+    ),
     header_only = lines[[1]],
     # over 2 MB: read in chunks on both cores
     large = c(lines[[1]], rep_len(stack_lines, 120 * length(stack_lines)))
@@ -248,9 +254,21 @@ test_that("compact columns made from a read's shape are those found in its writt
     path <- withr::local_tempfile(fileext = ".out")
     writeLines(cases[[name]], path)
     forms <- switch(name,
-      large = list(`sample_values$type` = "cycle", `sample_locations$depth` = "run_seq", `samples$time` = "run_steps"),
+      large = list(
+        `sample_values$type` = "cycle",
+        `sample_locations$depth` = "run_seq",
+        `samples$time` = "run_steps"
+      ),
+
+
       # samples with and without memory values: no single pattern of types
-      mixed = list(`sample_values$type` = "none", `sample_values$sample_id` = "runs", `samples$time` = "run_steps"),
+      mixed = list(
+        `sample_values$type` = "none",
+        `sample_values$sample_id` = "runs",
+        `samples$time` = "run_steps"
+      ),
+
+
       # a sample: nothing to keep compact
       one = list(`samples$time` = "none"),
       list()

@@ -3,9 +3,10 @@
 # Where 1.0.4 is right, the v1 objects must be identical (ids, order, types,
 # dotted columns) to what 1.0.4 gives in the C locale: 1.0.4's ids follow the
 # collation of the locale (sort() and merge()), ours are always in byte order
-# (SPEC section 2: ids are deterministic). Where it is wrong, SPEC section 2 lists the wanted fixes; for
-# those files the test applies 1.0.4's defects to our output, derived from the
-# file itself, and then expects 1.0.4's stacks exactly:
+# (ids are deterministic: dev/ARCHITECTURE.md, "Conventions"). Where it is
+# wrong (the defects ?read_rprof lists under `version = "1.0"`), the test
+# applies 1.0.4's defects to our output, derived from the file itself, and then
+# expects 1.0.4's stacks exactly:
 #
 # - memory.out, all.out, append.out (3rd session): 1.0.4 drops the innermost
 #   frame of every line with a memory prefix (`:small:large:nodes:dups:` is
@@ -18,7 +19,9 @@
 # - Frames 1.0.4 drops leave their functions out of its tables, and shift the
 #   ids of the others, so for these files functions are compared by content.
 
-rprof_files <- c("1.out", "gc.out", "incomplete.out", "line.out", "memory.out", "all.out", "append.out")
+rprof_files <- c(
+  "1.out", "gc.out", "incomplete.out", "line.out", "memory.out", "all.out", "append.out"
+)
 rprof_files_with_fixes <- c("line.out", "memory.out", "all.out", "append.out")
 
 # Our frames with 1.0.4's defects applied (see the top of the file).
@@ -39,7 +42,8 @@ test_that("Rprof files read as version 1.0 are those of profile 1.0.4", {
   for (file in setdiff(rprof_files, rprof_files_with_fixes)) {
     path <- sample_path("rprof", file)
     theirs <- suppressWarnings(profile104_read(path))
-    ours <- if (file == "incomplete.out") suppressWarnings(read_rprof(path, version = "1.0")) else read_rprof(path, version = "1.0")
+    read_ours <- function() read_rprof(path, version = "1.0")
+    ours <- if (file == "incomplete.out") suppressWarnings(read_ours()) else read_ours()
     # everything, down to the `.rprof` component and the `.file_id` column
     expect_identical(unclass(ours), unclass(theirs), info = file)
   }
@@ -55,7 +59,9 @@ test_that("where 1.0.4 is wrong, only its documented defects separate us", {
     expect_identical(v1_frames(theirs), expected, info = file)
     expect_true(all(theirs$samples$value == 1L) && all(ours$samples$value == 1L), info = file)
     # functions 1.0.4 kept are ours, by content
-    fn <- function(x) paste(x$functions$name, x$functions$system_name, x$functions$filename, sep = "|")
+    fn <- function(x) {
+      paste(x$functions$name, x$functions$system_name, x$functions$filename, sep = "|")
+    }
     expect_true(all(fn(theirs) %in% fn(ours)), info = file)
   }
 })

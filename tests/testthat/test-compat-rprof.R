@@ -3,7 +3,10 @@
 
 rprof_samples <- c("1.out", "gc.out", "line.out", "memory.out", "all.out", "append.out")
 
-test_that("read_rprof(version = '1.0') gives valid v1 objects, one sample of value 1 per stack line", {
+test_that(paste(
+  "read_rprof(version = '1.0') gives valid v1 objects, one sample of value 1 per stack",
+  "line"
+), {
   for (file in rprof_samples) {
     path <- sample_path("rprof", file)
     x <- expect_silent(read_rprof(path, version = "1.0"))

@@ -85,13 +85,23 @@ test_that("narrow frames are left out; labels fit or are cut", {
 })
 
 test_that("colour groups: file, package, function", {
-  x <- v2_from_stacks(c("main;utils::head;stats:::median.default", "main;f@x.go:1", "main;crypto/sha256.(*digest).Write@y.go:2"))
+  x <- v2_from_stacks(
+    c(
+      "main;utils::head;stats:::median.default",
+      "main;f@x.go:1",
+      "main;crypto/sha256.(*digest).Write@y.go:2"
+    )
+  )
   grDevices::pdf(NULL)
   withr::defer(grDevices::dev.off())
   frames <- profile_flamegraph(x, colour_by = "package")
   group <- stats::setNames(frames$group, frames$name)
   expect_identical(
-    unname(group[c("utils::head", "stats:::median.default", "f", "crypto/sha256.(*digest).Write", "main")]),
+    unname(
+      group[c(
+        "utils::head", "stats:::median.default", "f", "crypto/sha256.(*digest).Write", "main"
+      )]
+    ),
     c("utils", "stats", "f", "crypto/sha256", NA)
   )
   expect_identical(frames$colour[frames$name == "main"], "grey80")
@@ -103,9 +113,18 @@ test_that("plot() of a v1 object draws its flame graph; bad arguments are refuse
   v1 <- structure(list(
     meta = tibble::tibble(key = "version", value = "1.0"),
     sample_types = tibble::tibble(type = "samples", unit = "count"),
-    samples = tibble::tibble(value = c(3L, 1L), locations = list(tibble::tibble(location_id = 2:1), tibble::tibble(location_id = 1L))),
+    samples = tibble::tibble(
+      value = c(3L, 1L),
+      locations = list(tibble::tibble(location_id = 2:1), tibble::tibble(location_id = 1L))
+    ),
     locations = tibble::tibble(location_id = 1:2, function_id = 1:2, line = 0L),
-    functions = tibble::tibble(function_id = 1:2, name = c("main", "f"), system_name = c("main", "f"), filename = "", start_line = 0L)
+    functions = tibble::tibble(
+      function_id = 1:2,
+      name = c("main", "f"),
+      system_name = c("main", "f"),
+      filename = "",
+      start_line = 0L
+    )
   ), class = "profile_data")
   grDevices::pdf(NULL)
   withr::defer(grDevices::dev.off())
@@ -119,7 +138,10 @@ test_that("plot() of a v1 object draws its flame graph; bad arguments are refuse
 
 test_that("flame graphs of real profiles render", {
   skip_if_not_installed("png")
-  for (x in list(read_rprof(sample_path("rprof", "line.out")), read_pprof(sample_path("pprof", "cpu.pb.gz")))) {
+  profiles <- list(
+    read_rprof(sample_path("rprof", "line.out")), read_pprof(sample_path("pprof", "cpu.pb.gz"))
+  )
+  for (x in profiles) {
     path <- withr::local_tempfile(fileext = ".png")
     grDevices::png(path, width = 800, height = 400)
     frames <- profile_flamegraph(x)

@@ -51,7 +51,8 @@ test_that("type and unit of read_folded(), and writing another type", {
   two <- with_second_type(v2_from_stacks(c("main;f", "main")), "alloc_size", "bytes", c(10, 20))
   write_folded(two, out, type = "alloc_size")
   expect_identical(readLines(out), c("main 20", "main;f 10"))
-  expect_error(write_folded(with_second_type(two, "node_heap", "bytes", 1), out, type = "node_heap"),
+  expect_error(
+    write_folded(with_second_type(two, "node_heap", "bytes", 1), out, type = "node_heap"),
     class = "profile_error_argument"
   )
 })
@@ -60,12 +61,19 @@ test_that("frame names with ; \\ and newlines are escaped and come back", {
   names <- c("a;b", "back\\slash", "two\nlines", "cr\rhere", "plain")
   x <- new_profile_v2(
     meta = tibble::tibble(key = "version", value = "2.0"),
-    sources = tibble::tibble(source_id = 1L, source_type = "manual", source_uri = NA_character_, source_timestamp = NA_real_),
+    sources = tibble::tibble(
+      source_id = 1L,
+      source_type = "manual",
+      source_uri = NA_character_,
+      source_timestamp = NA_real_
+    ),
     samples = tibble::tibble(sample_id = 1L, source_id = 1L),
     sample_values = tibble::tibble(sample_id = 1L, type = "samples", unit = "count", value = 1),
     sample_locations = tibble::tibble(sample_id = 1L, depth = 1:5, location_id = 1:5),
     locations = tibble::tibble(location_id = 1:5, function_id = 1:5, line = 0L),
-    functions = tibble::tibble(function_id = 1:5, name = names, system_name = names, filename = "", start_line = 0L)
+    functions = tibble::tibble(
+      function_id = 1:5, name = names, system_name = names, filename = "", start_line = 0L
+    )
   )
   path <- withr::local_tempfile(fileext = ".folded")
   write_folded(x, path)
@@ -99,13 +107,18 @@ test_that("bad folded input gives classed errors naming file and line", {
   expect_error(read_folded(c("a", "b")), class = "profile_error_argument")
 
   x <- v2_from_stacks("main;f")
-  expect_error(write_folded(x, file.path(tempdir(), "no", "such", "dir.folded")), class = "profile_error_io")
+  expect_error(
+    write_folded(x, file.path(tempdir(), "no", "such", "dir.folded")),
+    class = "profile_error_io"
+  )
   # a path that is a directory is refused, and nothing is left behind
   dir <- withr::local_tempfile()
   dir.create(dir)
   expect_error(write_folded(x, dir), class = "profile_error_io")
   expect_identical(list.files(dir, all.files = TRUE, no.. = TRUE), character())
-  expect_identical(list.files(dirname(dir), pattern = basename(dir), all.files = TRUE), basename(dir))
+  expect_identical(
+    list.files(dirname(dir), pattern = basename(dir), all.files = TRUE), basename(dir)
+  )
 })
 
 test_that("an empty file is an empty profile", {
@@ -124,7 +137,9 @@ test_that("folded stacks of a real Rprof file match the file, line by line", {
   # no quotes inside names, so each frame is a quoted string, innermost first.
   raw <- readLines(path)[-1]
   frames <- regmatches(raw, gregexpr('"[^"]*"', raw))
-  stacks <- vapply(frames, function(f) paste(rev(gsub('"', "", f, fixed = TRUE)), collapse = ";"), "")
+  stacks <- vapply(
+    frames, function(f) paste(rev(gsub('"', "", f, fixed = TRUE)), collapse = ";"), ""
+  )
   counts <- table(stacks[nzchar(stacks)])
   expected <- paste(names(counts), as.integer(counts))
   written <- readLines(out)
@@ -153,7 +168,8 @@ test_that("folded stacks of real Rprof files match stacks computed from the v2 t
   for (file in c("line.out", "memory.out", "all.out", "append.out")) {
     x <- read_rprof(sample_path("rprof", file))
     out <- withr::local_tempfile(fileext = ".folded")
-    for (type in intersect(c("samples", "alloc_size", "duplications"), dm::dm_get_tables(x)$sample_values$type)) {
+    types <- dm::dm_get_tables(x)$sample_values$type
+    for (type in intersect(c("samples", "alloc_size", "duplications"), types)) {
       write_folded(x, out, type = type)
       written <- readLines(out)
       expected <- folded_from_tables(x, type)

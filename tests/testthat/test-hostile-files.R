@@ -60,8 +60,13 @@ test_that("truncated gzip, gzip of garbage, the gzip magic alone", {
   dir <- local_dir()
   # Each reader reads on to the cut in data of its format; the other one's
   # data it refuses from their first bytes.
-  rprof_gz <- gzip_file(dir, "memory.out.gz", readBin(sample_path("rprof", "memory.out"), "raw", 1e6))
-  for (sample in c(sample_path("pprof", "cpu.pb.gz"), sample_path("proto", "1.out.prof.pb.gz"), rprof_gz)) {
+  rprof_gz <- gzip_file(
+    dir, "memory.out.gz", readBin(sample_path("rprof", "memory.out"), "raw", 1e6)
+  )
+  samples <- c(
+    sample_path("pprof", "cpu.pb.gz"), sample_path("proto", "1.out.prof.pb.gz"), rprof_gz
+  )
+  for (sample in samples) {
     gz <- readBin(sample, "raw", file.size(sample))
     cut <- hostile_file(dir, "cut.gz", gz[seq_len(length(gz) %/% 2)])
     read <- if (identical(sample, rprof_gz)) read_rprof else read_pprof
@@ -79,9 +84,13 @@ test_that("truncated gzip, gzip of garbage, the gzip magic alone", {
   }
   # a valid gzip stream followed by junk
   cpu <- sample_path("pprof", "cpu.pb.gz")
-  tail_junk <- hostile_file(dir, "junk.gz", readBin(cpu, "raw", 1e6), charToRaw("junk after the stream"))
+  tail_junk <- hostile_file(
+    dir, "junk.gz", readBin(cpu, "raw", 1e6), charToRaw("junk after the stream")
+  )
   expect_profile_error(read_pprof(tail_junk), "format", "junk.gz", "gzip")
-  rprof_junk <- hostile_file(dir, "junk.out.gz", readBin(rprof_gz, "raw", 1e6), charToRaw("junk after the stream"))
+  rprof_junk <- hostile_file(
+    dir, "junk.out.gz", readBin(rprof_gz, "raw", 1e6), charToRaw("junk after the stream")
+  )
   expect_profile_error(read_rprof(rprof_junk), "format", "junk.out.gz", "gzip")
 })
 
@@ -89,7 +98,9 @@ test_that("bzip2 and xz files of garbage (decompressed by R)", {
   dir <- local_dir()
   bz <- hostile_file(dir, "garbage.bz2", "BZh9", random_bytes(500, 1))
   expect_profile_error(read_rprof(bz), "format", "garbage.bz2")
-  xz <- hostile_file(dir, "garbage.xz", as.raw(c(0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00)), random_bytes(500, 2))
+  xz <- hostile_file(
+    dir, "garbage.xz", as.raw(c(0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00)), random_bytes(500, 2)
+  )
   expect_profile_error(read_rprof(xz), "format", "garbage.xz")
   # a valid bzip2 stream of nothing
   empty_bz <- file.path(dir, "empty.bz2")
@@ -127,8 +138,12 @@ test_that("a decompression bomb is refused quickly, with memory bounded by the f
     expect_lt(peak_memory() - before, 1e9)
   }
   # A small limit refuses a smaller bomb at once.
-  small_rprof <- gzip_file(dir, "small.gz", c(charToRaw("sample.interval=20000\n"), rep(charToRaw(" "), 2e6)))
-  expect_profile_error(read_rprof(small_rprof, max_size = 1e6), "limit", "small.gz", "1000000 bytes")
+  small_rprof <- gzip_file(
+    dir, "small.gz", c(charToRaw("sample.interval=20000\n"), rep(charToRaw(" "), 2e6))
+  )
+  expect_profile_error(
+    read_rprof(small_rprof, max_size = 1e6), "limit", "small.gz", "1000000 bytes"
+  )
   small <- gzip_file(dir, "small.pb.gz", c(pprof_head(), raw(2e6)))
   expect_profile_error(read_pprof(small, max_size = 1e6), "limit", "small.pb.gz", "1000000 bytes")
   withr::with_options(list(profile.max_size = 1e6), {
@@ -162,13 +177,19 @@ test_that("legacy profiles that are not protobuf", {
     writeBin(as.integer(c(w, 0)), raw(), endian = "little")
   })))
   expect_profile_error(read_pprof(gperf), "format", "cpu.prof", "legacy gperftools CPU profile")
-  text <- hostile_file(dir, "heap.txt", "heap profile:    1:   262144 [     1:   262144] @ heap_v2/524288\n")
+  text <- hostile_file(
+    dir, "heap.txt", "heap profile:    1:   262144 [     1:   262144] @ heap_v2/524288\n"
+  )
   expect_profile_error(read_pprof(text), "format", "heap.txt", "legacy text profile")
-  go_text <- gzip_file(dir, "goroutine.gz", charToRaw("goroutine profile: total 6\n1 @ 0x43a1f6 0x4066bd\n"))
+  go_text <- gzip_file(
+    dir, "goroutine.gz", charToRaw("goroutine profile: total 6\n1 @ 0x43a1f6 0x4066bd\n")
+  )
   expect_profile_error(read_pprof(go_text), "format", "goroutine.gz", "legacy text profile")
   # An Rprof file is not pprof, and a pprof file is not Rprof.
   expect_profile_error(read_pprof(sample_path("rprof", "1.out")), "format", "1.out", "text")
-  expect_profile_error(read_rprof(sample_path("pprof", "cpu.pb.gz")), "format", "cpu.pb.gz", "line 1")
+  expect_profile_error(
+    read_rprof(sample_path("pprof", "cpu.pb.gz")), "format", "cpu.pb.gz", "line 1"
+  )
 })
 
 test_that("Rprof with binary garbage or NUL bytes: the line and byte offset", {
@@ -214,7 +235,9 @@ test_that("a 50 MB single line: no header, or a stack over the depth limit", {
   has_peak <- peak_memory_reset()
   before <- peak_memory()
   time <- system.time(
-    expect_profile_error(read_rprof(deep), "limit", "deep.out", "line 2", "more than 1000000 frames")
+    expect_profile_error(
+      read_rprof(deep), "limit", "deep.out", "line 2", "more than 1000000 frames"
+    )
   )
   expect_lt(time[["elapsed"]], 30)
   if (has_peak && !is.null(before)) {

@@ -34,7 +34,9 @@ test_that("paths that are not valid UTF-8 or are marked latin1", {
   # the file has the bytes of the name given, not an escaped name
   expect_identical(charToRaw(list.files(dir)), charToRaw("bad\xff%s.out"))
   expect_s3_class(read_rprof(bad), "dm")
-  expect_identical(dm::dm_get_tables(read_rprof(bad))$sources$source_uri[[1]], paste0(dir, "/bad<ff>%s.out"))
+  expect_identical(
+    dm::dm_get_tables(read_rprof(bad))$sources$source_uri[[1]], paste0(dir, "/bad<ff>%s.out")
+  )
   garbage <- paste0(dir, "/gar\xfe.pb")
   writeBin(random_bytes(50, 9), garbage)
   expect_profile_error(read_pprof(garbage), "format", "gar<fe>.pb")
@@ -51,7 +53,9 @@ test_that("names from files with %s, %n, braces and NUL reach R intact in errors
   name <- c(charToRaw("%s%n{x}"), as.raw(c(0x00, 0xff)))
   msg <- c(pb_len(1, c(pb_int(1, 1), pb_int(2, 2))), pb_len(6, name), pb_len(6, "count"))
   path <- write_raw(msg)
-  expect_profile_error(read_pprof(path), "format", "the first entry of the string table is \"%s%n{x}<00><ff>\"")
+  expect_profile_error(
+    read_pprof(path), "format", "the first entry of the string table is \"%s%n{x}<00><ff>\""
+  )
 
   # Declared twice as a sample type (Go reads that; the second one gets a
   # suffix), the name reaches R intact as data.
@@ -76,15 +80,27 @@ test_that("a panic in Rust becomes an R error of class profile_error_internal", 
     profile:::rust_value(res, "Rust panicked.")
   }
   msg <- paste0("boom %s%n%n %p {x} \xff")
-  err <- expect_profile_error(panic(msg), "internal", "Rust panicked.", "please report", "boom %s%n%n %p {x} <ff>")
+  err <- expect_profile_error(
+    panic(msg), "internal", "Rust panicked.", "please report", "boom %s%n%n %p {x} <ff>"
+  )
   # a payload that is not a string
   expect_profile_error(panic(""), "internal", "unknown panic")
   # the session goes on: the package still works after panics
   expect_s3_class(read_rprof(sample_path("rprof", "1.out")), "dm")
 })
 
+test_that("a state the Rust code never reaches is an R error of class profile_error_internal", {
+  res <- profile:::ffi_profile_debug_internal("columns %s {x} do not line up")
+  expect_profile_error(
+    profile:::rust_value(res, "Rust failed."),
+    "internal", "Rust failed.", "please report", "columns %s {x} do not line up"
+  )
+})
+
 test_that("source_uri in any encoding is stored as valid UTF-8", {
   x <- read_rprof(sample_path("rprof", "1.out"), source_uri = "uri\xff%s")
   expect_identical(dm::dm_get_tables(x)$sources$source_uri[[1]], "uri<ff>%s")
-  expect_profile_error(read_rprof(sample_path("rprof", "1.out"), source_uri = 1), "argument", "source_uri")
+  expect_profile_error(
+    read_rprof(sample_path("rprof", "1.out"), source_uri = 1), "argument", "source_uri"
+  )
 })

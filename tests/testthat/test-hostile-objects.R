@@ -15,7 +15,8 @@ not_profiles <- list(
   environment = new.env(), `function` = identity, raw = raw(3),
   dm_empty = dm::dm(), dm_other = dm::dm(a = data.frame(x = 1)),
   v1_class_only = structure(list(), class = "profile_data"),
-  v1_wrong_parts = structure(list(meta = 1, sample_types = 2, samples = 3, locations = 4, functions = 5),
+  v1_wrong_parts = structure(
+    list(meta = 1, sample_types = 2, samples = 3, locations = 4, functions = 5),
     class = "profile_data"
   )
 )
@@ -160,12 +161,16 @@ test_that("new_profile_v2() with tables that are not data frames or have odd nam
   unnamed <- t$samples
   names(unnamed)[[2]] <- ""
   expect_profile_error(make("samples", unnamed), "invalid", "samples")
-  expect_profile_error(do.call(new_profile_v2, c(t, list(data.frame(a = 1)))), "argument", "must be named")
+  expect_profile_error(
+    do.call(new_profile_v2, c(t, list(data.frame(a = 1)))), "argument", "must be named"
+  )
   expect_profile_error(
     do.call(new_profile_v2, c(t, list(x = data.frame(a = 1), x = data.frame(b = 2)))),
     "argument", "names of their own"
   )
-  expect_profile_error(make("samples", tibble::tibble(sample_id = 1:3, source_id = 9L)), "invalid", "source_id")
+  expect_profile_error(
+    make("samples", tibble::tibble(sample_id = 1:3, source_id = 9L)), "invalid", "source_id"
+  )
 })
 
 test_that("strings in any encoding are passed on as valid UTF-8 (invalid bytes as <xx>)", {

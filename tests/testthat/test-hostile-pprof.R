@@ -11,7 +11,9 @@ expect_pprof_error <- function(bytes, kind, ...) {
 test_that("truncated protobuf: the offset of the cut", {
   msg <- pprof_message()
   for (cut in c(3L, 10L, length(msg) %/% 2L, length(msg) - 1L)) {
-    err <- expect_pprof_error(msg[seq_len(cut)], "format", "not a valid pprof protobuf message", "byte offset")
+    err <- expect_pprof_error(
+      msg[seq_len(cut)], "format", "not a valid pprof protobuf message", "byte offset"
+    )
     offset <- as.numeric(sub(".*byte offset ([0-9]+).*", "\\1", conditionMessage(err)))
     expect_lt(offset, cut)
   }
@@ -26,29 +28,57 @@ test_that("a length claiming 2^62 bytes is refused at once", {
   huge <- c(as.raw(0x12), as.raw(c(rep(0x80, 8), 0x40)))
   msg <- c(pprof_message(), huge, charToRaw("more"))
   time <- system.time(
-    expect_pprof_error(msg, "format", paste0("byte offset ", length(pprof_message()) + 1), "4611686018427387904")
+    expect_pprof_error(
+      msg, "format", paste0("byte offset ", length(pprof_message()) + 1), "4611686018427387904"
+    )
   )
   expect_lt(time[["elapsed"]], 5)
 })
 
 test_that("string index out of range", {
-  expect_pprof_error(pprof_message(function_name = 99), "format", "the name of function 1 refers to string 99")
-  expect_pprof_error(pprof_message(label_key = 8), "format", "the key of label 1 of sample 1 refers to string 8")
+  expect_pprof_error(
+    pprof_message(function_name = 99), "format", "the name of function 1 refers to string 99"
+  )
+  expect_pprof_error(
+    pprof_message(label_key = 8), "format", "the key of label 1 of sample 1 refers to string 8"
+  )
   expect_pprof_error(pprof_message(label_key = 2^40), "format", "refers to string 1099511627776")
 })
 
 test_that("location and function id 0", {
-  expect_pprof_error(pprof_message(location_ids = c(0, 2), stack = 2), "format", "location 1 (in file order) has id 0")
-  expect_pprof_error(pprof_message(function_ids = c(1, 0), line_functions = c(1, 1, 1)), "format", "function 2 (in file order) has id 0")
+  expect_pprof_error(
+    pprof_message(location_ids = c(0, 2), stack = 2),
+    "format",
+    "location 1 (in file order) has id 0"
+  )
+  expect_pprof_error(
+    pprof_message(function_ids = c(1, 0), line_functions = c(1, 1, 1)),
+    "format",
+    "function 2 (in file order) has id 0"
+  )
   expect_pprof_error(pprof_message(stack = c(1, 0)), "format", "sample 1 refers to location 0")
-  expect_pprof_error(pprof_message(line_functions = c(1, 0, 2)), "format", "line 2 of location 1 has no function")
+  expect_pprof_error(
+    pprof_message(line_functions = c(1, 0, 2)), "format", "line 2 of location 1 has no function"
+  )
 })
 
 test_that("dangling and duplicate ids", {
-  expect_pprof_error(pprof_message(stack = c(1, 7)), "format", "sample 1 refers to location 7, which is not in the profile")
-  expect_pprof_error(pprof_message(line_functions = c(1, 9, 2)), "format", "refers to function 9, which is not in the profile")
-  expect_pprof_error(pprof_message(location_ids = c(2, 2)), "format", "location id 2 occurs more than once")
-  expect_pprof_error(pprof_message(function_ids = c(1, 1)), "format", "function id 1 occurs more than once")
+  expect_pprof_error(
+    pprof_message(stack = c(1, 7)),
+    "format",
+    "sample 1 refers to location 7, which is not in the profile"
+  )
+  expect_pprof_error(
+    pprof_message(line_functions = c(1, 9, 2)),
+    "format",
+    "refers to function 9, which is not in the profile"
+  )
+  expect_pprof_error(
+    pprof_message(location_ids = c(2, 2)), "format", "location id 2 occurs more than once"
+  )
+  expect_pprof_error(
+    pprof_message(function_ids = c(1, 1)), "format", "function id 1 occurs more than once"
+  )
   expect_pprof_error(pprof_message(location_ids = c(2^63, 2^63)), "format", "occurs more than once")
 })
 
@@ -62,21 +92,35 @@ test_that("a mapping id that names no mapping means no mapping, as in Go's parse
 
 test_that("the string table must start with the empty string, as Go's parser requires", {
   strings <- c("", "samples", "count", "f", "g", "file.go", "worker", "w")
-  expect_pprof_error(pprof_message(strings = c("x", strings[-1])), "format", "first entry of the string table is \"x\"")
+  expect_pprof_error(
+    pprof_message(strings = c("x", strings[-1])),
+    "format",
+    "first entry of the string table is \"x\""
+  )
   no_strings <- pb_len(1, c(pb_int(1, 0), pb_int(2, 0)))
   expect_pprof_error(no_strings, "format", "the string table is empty")
 })
 
 test_that("value and sample type counts that differ", {
-  expect_pprof_error(pprof_message(values = c(5, 6)), "format", "sample 1 has 2 values, but the profile declares 1 sample types")
+  expect_pprof_error(
+    pprof_message(values = c(5, 6)),
+    "format",
+    "sample 1 has 2 values, but the profile declares 1 sample types"
+  )
   expect_pprof_error(pprof_message(values = numeric()), "format", "sample 1 has 0 values")
 })
 
 test_that("wrong wire types and field numbers", {
   # Profile.sample (field 2) as a varint
-  expect_pprof_error(c(pprof_message(), pb_int(2, 5)), "format", "field 2 (Profile.sample) has wire type 0")
+  expect_pprof_error(
+    c(pprof_message(), pb_int(2, 5)), "format", "field 2 (Profile.sample) has wire type 0"
+  )
   # group wire types, which Go's parser refuses also in fields it does not know
-  expect_pprof_error(c(pprof_message(), as.raw(c(0xab, 0x01))), "format", "field 21 of a Profile message uses the group wire type 3")
+  expect_pprof_error(
+    c(pprof_message(), as.raw(c(0xab, 0x01))),
+    "format",
+    "field 21 of a Profile message uses the group wire type 3"
+  )
   # field number 0 is a field Go's parser does not know: skipped, as Go does
   plain <- dm::dm_get_tables(read_pprof(write_raw(pprof_message())))
   skipped <- dm::dm_get_tables(read_pprof(write_raw(c(pprof_message(), as.raw(c(0x02, 0x00))))))

@@ -7,7 +7,11 @@ test_that("combine_profiles() with things that are not profiles, or broken ones"
     NULL, 1, "a", data.frame(x = 1), new.env(), dm::dm(), identity,
     structure(list(), class = "profile_data")
   )) {
-    expect_profile_error(combine_profiles(x, bad), c("argument", "invalid")[[1 + inherits(bad, c("dm", "profile_data"))]], "Argument 2")
+    expect_profile_error(
+      combine_profiles(x, bad),
+      c("argument", "invalid")[[1 + inherits(bad, c("dm", "profile_data"))]],
+      "Argument 2"
+    )
   }
   broken <- dm::dm_zoom_to(x, sample_locations)
   broken <- dm::dm_update_zoomed(dplyr::mutate(broken, location_id = location_id + 100L))
@@ -40,7 +44,9 @@ test_that("summary and flame graph of things that are not profiles, or broken on
   broken <- dm::dm_update_zoomed(dplyr::mutate(broken, depth = depth + 3L))
   for (bad in list(NULL, 1, "a", data.frame(x = 1), dm::dm())) {
     expect_profile_error(profile_summary(bad), c("argument", "invalid")[[1 + inherits(bad, "dm")]])
-    expect_profile_error(write_folded(bad, tempfile()), c("argument", "invalid")[[1 + inherits(bad, "dm")]])
+    expect_profile_error(
+      write_folded(bad, tempfile()), c("argument", "invalid")[[1 + inherits(bad, "dm")]]
+    )
   }
   expect_profile_error(profile_summary(broken), "invalid", "depth")
   expect_profile_error(profile_summary(tiny_v2(), by = "nope"), "argument", "by")
@@ -50,7 +56,9 @@ test_that("summary and flame graph of things that are not profiles, or broken on
   withr::defer(dev.off())
   expect_profile_error(profile_flamegraph(broken), "invalid", "depth")
   expect_profile_error(profile_flamegraph(tiny_v2(), colour_by = 1), "argument", "colour_by")
-  expect_profile_error(profile_flamegraph(tiny_v2(), palette = function(n) stop("no colours")), "invalid", "no colours")
+  expect_profile_error(
+    profile_flamegraph(tiny_v2(), palette = function(n) stop("no colours")), "invalid", "no colours"
+  )
 })
 
 test_that("folded files: missing, a directory, garbage, NUL bytes, a bomb, a deep stack", {

@@ -53,7 +53,9 @@ test_that("a pprof writer limit", {
   n <- 2^15
   tables <- dm::dm_get_tables(tiny_v2())
   tables$samples <- tibble::tibble(sample_id = seq_len(n), source_id = 1L)
-  tables$sample_values <- tibble::tibble(sample_id = seq_len(n), type = paste0("t", seq_len(n)), unit = "count", value = 1)
+  tables$sample_values <- tibble::tibble(
+    sample_id = seq_len(n), type = paste0("t", seq_len(n)), unit = "count", value = 1
+  )
   tables$sample_locations <- tibble::tibble(sample_id = 1L, depth = 1L, location_id = 1L)
   x <- do.call(new_profile_v2, as.list(tables))
   t <- local_target()
@@ -65,7 +67,9 @@ test_that("targets that cannot be written", {
   dir <- local_dir()
   x <- tiny_v2()
   expect_profile_error(write_rprof(x, dir), "io", basename(dir), "directory")
-  expect_profile_error(write_pprof(x, file.path(dir, "no", "such", "dir.pb.gz")), "io", "does not exist")
+  expect_profile_error(
+    write_pprof(x, file.path(dir, "no", "such", "dir.pb.gz")), "io", "does not exist"
+  )
   expect_profile_error(write_rprof(x, NA_character_), "argument", "path")
   expect_profile_error(write_pprof(x, c("a", "b")), "argument", "path")
   expect_identical(all_files(dir), character())

@@ -31,7 +31,9 @@ test_that("?profile_error states the core's limits", {
   has(sprintf("from their first %g KiB", limits$sniff_bytes / 2^10))
   has(sprintf("more than %g times the size of the file", limits$eager_ratio))
   has(sprintf("more than %g MiB", limits$eager_min_bytes / 2^20))
-  has(sprintf("at most %s frames", format(limits$max_stack_depth, big.mark = " ", scientific = FALSE)))
+  has(
+    sprintf("at most %s frames", format(limits$max_stack_depth, big.mark = " ", scientific = FALSE))
+  )
   has(sprintf(
     "%g frames per byte of the file (or 2^%g frames in all",
     limits$pprof_frames_per_byte, log2(limits$pprof_min_max_frames)

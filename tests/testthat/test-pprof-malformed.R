@@ -11,20 +11,35 @@ test_that("the hand-built message is valid (so the cases below test one defect e
 })
 
 test_that("string indices out of range", {
-  expect_format_error(pprof_message(function_name = 99), "the name of function 1 refers to string 99")
-  expect_format_error(pprof_message(label_key = 8), "the key of label 1 of sample 1 refers to string 8")
+  expect_format_error(
+    pprof_message(function_name = 99), "the name of function 1 refers to string 99"
+  )
+  expect_format_error(
+    pprof_message(label_key = 8), "the key of label 1 of sample 1 refers to string 8"
+  )
 })
 
 test_that("ids that are 0", {
-  expect_format_error(pprof_message(location_ids = c(0, 2), stack = 2), "location 1 (in file order) has id 0")
-  expect_format_error(pprof_message(function_ids = c(1, 0), line_functions = c(1, 1, 1)), "function 2 (in file order) has id 0")
+  expect_format_error(
+    pprof_message(location_ids = c(0, 2), stack = 2), "location 1 (in file order) has id 0"
+  )
+  expect_format_error(
+    pprof_message(function_ids = c(1, 0), line_functions = c(1, 1, 1)),
+    "function 2 (in file order) has id 0"
+  )
   expect_format_error(pprof_message(stack = c(1, 0)), "sample 1 refers to location 0")
-  expect_format_error(pprof_message(line_functions = c(1, 0, 2)), "line 2 of location 1 has no function")
+  expect_format_error(
+    pprof_message(line_functions = c(1, 0, 2)), "line 2 of location 1 has no function"
+  )
 })
 
 test_that("ids that refer to nothing", {
-  expect_format_error(pprof_message(stack = c(1, 7)), "sample 1 refers to location 7, which is not in the profile")
-  expect_format_error(pprof_message(line_functions = c(1, 9, 2)), "refers to function 9, which is not in the profile")
+  expect_format_error(
+    pprof_message(stack = c(1, 7)), "sample 1 refers to location 7, which is not in the profile"
+  )
+  expect_format_error(
+    pprof_message(line_functions = c(1, 9, 2)), "refers to function 9, which is not in the profile"
+  )
 })
 
 test_that("duplicate ids", {
@@ -33,7 +48,10 @@ test_that("duplicate ids", {
 })
 
 test_that("values that do not match the sample types", {
-  expect_format_error(pprof_message(values = c(5, 6)), "sample 1 has 2 values, but the profile declares 1 sample types")
+  expect_format_error(
+    pprof_message(values = c(5, 6)),
+    "sample 1 has 2 values, but the profile declares 1 sample types"
+  )
 })
 
 test_that("truncated data", {
@@ -47,15 +65,24 @@ test_that("truncated data", {
 test_that("files that are not pprof protobuf", {
   # gperftools' legacy binary CPU profile: header words 0, 3, 0, period, 0
   words <- c(0, 3, 0, 10000, 0, 1, 1, 4195792)
-  legacy <- unlist(lapply(words, function(w) writeBin(as.integer(c(w, 0)), raw(), endian = "little")))
+  legacy <- unlist(
+    lapply(words, function(w) writeBin(as.integer(c(w, 0)), raw(), endian = "little"))
+  )
   expect_format_error(legacy, "legacy gperftools CPU profile")
-  expect_format_error(charToRaw("heap profile:    1:   262144 [     1:   262144] @ heap_v2/524288\n"), "legacy text profile")
-  expect_format_error(charToRaw("goroutine profile: total 6\n1 @ 0x43a1f6 0x4066bd\n"), "legacy text profile")
+  expect_format_error(
+    charToRaw("heap profile:    1:   262144 [     1:   262144] @ heap_v2/524288\n"),
+    "legacy text profile"
+  )
+  expect_format_error(
+    charToRaw("goroutine profile: total 6\n1 @ 0x43a1f6 0x4066bd\n"), "legacy text profile"
+  )
   expect_format_error(raw(), "empty")
   path <- write_raw(raw())
   expect_error(read_pprof(path), class = "profile_error_format")
   # a gzip file holding text
-  expect_error(read_pprof(write_gz(charToRaw(strrep("not a profile\n", 100)))), "legacy text profile")
+  expect_error(
+    read_pprof(write_gz(charToRaw(strrep("not a profile\n", 100)))), "legacy text profile"
+  )
 })
 
 test_that("decompression bombs are refused; max_size raises the limit", {

@@ -16,25 +16,29 @@ oracle_disagreement <- function(go, r) {
   if (!is.null(r$wrong)) {
     return(paste("read_pprof() gave", r$wrong))
   }
-  if (go_refuses && !is.null(r$error)) {
+  r_refuses <- !is.null(r$error)
+  if (go_refuses != r_refuses) {
+    return(if (go_refuses) {
+      paste0("Go refuses (", go, "), read_pprof() reads it")
+    } else {
+      paste0("Go reads it, read_pprof() refuses: ", conditionMessage(r$error))
+    })
+  }
+  if (go_refuses || identical(go, r$dump)) {
     return(NULL)
   }
-  if (go_refuses) {
-    return(paste0("Go refuses (", go, "), read_pprof() reads it"))
-  }
-  if (!is.null(r$error)) {
-    return(paste0("Go reads it, read_pprof() refuses: ", conditionMessage(r$error)))
-  }
-  if (identical(go, r$dump)) {
-    return(NULL)
-  }
-  n <- max(length(go), length(r$dump))
-  at <- which(vapply(seq_len(n), function(i) !identical(go[i], r$dump[i]), TRUE))[[1]]
+  dump_difference(go, r$dump)
+}
+
+# Where two dumps (`go`, `ours`: lines) differ first, with the lines around.
+dump_difference <- function(go, ours) {
+  n <- max(length(go), length(ours))
+  at <- which(vapply(seq_len(n), function(i) !identical(go[i], ours[i]), TRUE))[[1]]
   shown <- seq(max(1L, at - 2L), min(n, at + 2L))
   paste0(
-    "the dumps differ from line ", at, " (Go ", length(go), " lines, R ", length(r$dump), "):\n",
+    "the dumps differ from line ", at, " (Go ", length(go), " lines, R ", length(ours), "):\n",
     "  Go: ", paste(go[shown], collapse = "\n      "), "\n",
-    "  R:  ", paste(r$dump[shown], collapse = "\n      ")
+    "  R:  ", paste(ours[shown], collapse = "\n      ")
   )
 }
 
@@ -84,7 +88,10 @@ test_that("read_pprof() reads exactly what Go's parser reads", {
 
   n_total <- length(seeds) + n_cases
   cat(sprintf(
-    "\npprof oracle: %d cases (%d real files, %d mutations, seed %d; read by both %d, refused by both %d), %d disagreements\n",
+    paste(
+      "\npprof oracle: %d cases (%d real files, %d mutations, seed %d;",
+      "read by both %d, refused by both %d), %d disagreements\n"
+    ),
     n_total, length(seeds), n_cases, seed, both[["read"]], both[["refused"]], length(disagreements)
   ))
   # The mutations must test both ways: a run where (nearly) everything is

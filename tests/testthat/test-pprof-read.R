@@ -64,7 +64,9 @@ test_that("profile fields are those go tool pprof reports", {
   src <- dm::dm_get_tables(read_pprof(path))$sources
   expect_identical(src$source_type, "pprof")
   expect_identical(src$source_uri, path)
-  header <- function(name) sub(paste0("^", name, ": "), "", grep(paste0("^", name, ":"), raw, value = TRUE))
+  header <- function(name) {
+    sub(paste0("^", name, ": "), "", grep(paste0("^", name, ":"), raw, value = TRUE))
+  }
   expect_identical(paste(src$period_type, src$period_unit), header("PeriodType"))
   expect_identical(format(src$period, scientific = FALSE), header("Period"))
   expect_equal(src$duration_nanos / 1e9, as.numeric(header("Duration")), tolerance = 0.01)
@@ -80,7 +82,9 @@ test_that("profile fields are those go tool pprof reports", {
 test_that("source_uri and the path are independent", {
   path <- sample_path("pprof", "goroutine.pb.gz")
   x <- read_pprof(path, source_uri = "https://example.org/debug/pprof/goroutine")
-  expect_identical(dm::dm_get_tables(x)$sources$source_uri, "https://example.org/debug/pprof/goroutine")
+  expect_identical(
+    dm::dm_get_tables(x)$sources$source_uri, "https://example.org/debug/pprof/goroutine"
+  )
   x <- read_pprof(path, source_uri = NA)
   expect_identical(dm::dm_get_tables(x)$sources$source_uri, NA_character_)
 })
@@ -141,7 +145,7 @@ test_that("mappings and addresses are kept as text", {
   path <- sample_path("pprof", "cpu.pb.gz")
   t <- dm::dm_get_tables(read_pprof(path))
   raw <- go_pprof("raw", path)
-  # "1: 0x400000/0x4ce000/0x0 /tmp/profile-go-samples/profilesamples  [FN]"
+  # the first mapping, as in: 1: 0x400000/0x4ce000/0x0 /tmp/profile-go-samples/profilesamples  [FN]
   m <- raw[match("Mappings", raw) + 1L]
   parts <- strsplit(sub("^[0-9]+: ", "", m), "[/ ]+")[[1]]
   # (pprof shows the mappings that locations use: here the first)

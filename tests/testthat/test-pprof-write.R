@@ -19,7 +19,10 @@ test_that("go tool pprof shows the same samples, labels and stacks in the rewrit
     out <- withr::local_tempfile(fileext = ".pb.gz")
     write_pprof(read_pprof(sample_path(file)), out)
     for (mode in c("raw", "traces")) {
-      expect_identical(go_pprof(mode, out), go_pprof(mode, sample_path(file)), info = paste(file, mode))
+      expect_identical(
+        go_pprof(mode, out), go_pprof(mode, sample_path(file)),
+        info = paste(file, mode)
+      )
     }
   }
 })
@@ -43,7 +46,9 @@ test_that("a failed write leaves the target as it was and no temporary file", {
   expect_identical(readLines(out), "old content")
   expect_identical(list.files(dir, all.files = TRUE, no.. = TRUE), "profile.pb.gz")
   expect_error(
-    write_pprof(read_pprof(sample_path("pprof", "mutex.pb.gz")), file.path(dir, "missing", "x.pb.gz")),
+    write_pprof(
+      read_pprof(sample_path("pprof", "mutex.pb.gz")), file.path(dir, "missing", "x.pb.gz")
+    ),
     class = "profile_error_io"
   )
 })
@@ -86,7 +91,9 @@ rprof_like_v2 <- function() {
       depth = sequence(lengths(stacks)),
       location_id = unlist(stacks)
     ),
-    locations = tibble::tibble(location_id = seq_along(names), function_id = seq_along(names), line = 0L),
+    locations = tibble::tibble(
+      location_id = seq_along(names), function_id = seq_along(names), line = 0L
+    ),
     functions = tibble::tibble(
       function_id = seq_along(names), name = names, system_name = names,
       filename = "", start_line = 0L
@@ -122,7 +129,9 @@ test_that("gauges are not written; alloc_size is a sample type", {
   write_pprof(rprof_like_v2(), out)
   raw <- go_pprof("raw", out)
   types <- trimws(raw[match("Samples:", raw) + 1L])
-  expect_identical(strsplit(types, " +")[[1]], c("samples/count", "cpu/nanoseconds", "alloc_size/bytes"))
+  expect_identical(
+    strsplit(types, " +")[[1]], c("samples/count", "cpu/nanoseconds", "alloc_size/bytes")
+  )
   top <- go_pprof("top", out, "-sample_index=alloc_size")
   expect_true(any(grepl("Type: alloc_size", top, fixed = TRUE)))
   expect_true(any(grepl("of 1500B total", top, fixed = TRUE)))

@@ -12,8 +12,15 @@ test_that("every sample file reads into a valid v2 profile, one sample per stack
     segments <- rprof_segments(path)
     t <- dm::dm_get_tables(x)
     expect_identical(nrow(t$sources), length(segments), info = file)
-    expect_identical(t$sources$rprof_header, unname(vapply(segments, `[[`, "", "header")), info = file)
-    expect_identical(t$samples$source_id, rep(seq_along(segments), lengths(lapply(segments, `[[`, "stack"))), info = file)
+    expect_identical(
+      t$sources$rprof_header, unname(vapply(segments, `[[`, "", "header")),
+      info = file
+    )
+    expect_identical(
+      t$samples$source_id,
+      rep(seq_along(segments), lengths(lapply(segments, `[[`, "stack"))),
+      info = file
+    )
     # the stacks, frame by frame, as an independent reading of the lines gives them
     expect_identical(v2_stacks(x), rprof_expected_stacks(path), info = file)
     expect_identical(v2_values(x, "samples"), rep(1, nrow(t$samples)), info = file)
@@ -28,7 +35,9 @@ test_that("sources carry the header, the interval, the uri", {
   expect_identical(t$sources$source_timestamp, rep(NA_real_, 3))
   expect_identical(t$sources$period_type, rep("cpu", 3))
   expect_identical(t$sources$period_unit, rep("nanoseconds", 3))
-  intervals <- as.numeric(sub(".*sample\\.interval=", "", grep("sample.interval=", readLines(path), value = TRUE)))
+  intervals <- as.numeric(
+    sub(".*sample\\.interval=", "", grep("sample.interval=", readLines(path), value = TRUE))
+  )
   expect_identical(t$sources$period, intervals * 1000)
   expect_identical(
     t$sources$rprof_header,
@@ -42,7 +51,9 @@ test_that("sources carry the header, the interval, the uri", {
   expect_identical(st$type[st$source_id == 1L], "samples")
   expect_identical(
     st$type[st$source_id == 3L],
-    c("samples", "small_vector_heap", "large_vector_heap", "node_heap", "duplications", "alloc_size")
+    c(
+      "samples", "small_vector_heap", "large_vector_heap", "node_heap", "duplications", "alloc_size"
+    )
   )
 
   x <- read_rprof(path, source_uri = "run-42")
@@ -63,7 +74,11 @@ test_that("appended sessions number their files anew", {
 
 test_that("quoted, namespaced and special frame names are kept verbatim", {
   t <- dm::dm_get_tables(read_rprof(sample_path("rprof", "line.out")))
-  for (name in c('x[["a"]]', 'x[["b c"]]', "slow sum", "utils::head", "stats:::median.default", "obj$f", "<Anonymous>", "my.fun")) {
+  frame_names <- c(
+    'x[["a"]]', 'x[["b c"]]', "slow sum", "utils::head", "stats:::median.default", "obj$f",
+    "<Anonymous>", "my.fun"
+  )
+  for (name in frame_names) {
     expect_true(name %in% t$functions$name, info = name)
   }
   expect_identical(t$functions$name, t$functions$system_name)
@@ -97,9 +112,15 @@ test_that("memory profiling gives the five values, alloc_size against the previo
     expect_identical(v2_values(x, "duplications"), m[, 4], info = file)
     growth <- diff(m[, 1:3])
     growth[growth < 0] <- 0
-    expect_identical(v2_values(x, "alloc_size"), c(0, 8 * growth[, 1] + 8 * growth[, 2] + growth[, 3]), info = file)
+    expect_identical(
+      v2_values(x, "alloc_size"), c(0, 8 * growth[, 1] + 8 * growth[, 2] + growth[, 3]),
+      info = file
+    )
     units <- unique(dm::dm_get_tables(x)$sample_values[c("type", "unit")])
-    expect_identical(units$unit[match(c("alloc_size", "duplications", "node_heap"), units$type)], c("bytes", "count", "bytes"))
+    expect_identical(
+      units$unit[match(c("alloc_size", "duplications", "node_heap"), units$type)],
+      c("bytes", "count", "bytes")
+    )
   }
   # a tick with an empty call stack is a sample without locations
   x <- read_rprof(sample_path("rprof", "memory.out"))
@@ -124,7 +145,10 @@ test_that("CRLF line ends, a missing final newline and compressed files read the
   for (v in names(variants)) {
     f <- withr::local_tempfile(fileext = ".out")
     variants[[v]](f)
-    expect_identical(v2_table_list(expect_silent(read_rprof(f, source_uri = "x"))), reference, info = v)
+    expect_identical(
+      v2_table_list(expect_silent(read_rprof(f, source_uri = "x"))), reference,
+      info = v
+    )
   }
 })
 
@@ -188,6 +212,49 @@ test_that("damaged lines warn with profile 1.0.4's texts", {
   expect_identical(v2_stacks(res$value), list(c("f@:0", "g@:0"), "h@:0", "f@:0"))
 })
 
+test_that("each kind of warning has its class, and profile_warning", {
+  # the class of each warning of a read, by its text
+  classes_of_warnings <- function(lines) {
+    f <- withr::local_tempfile(fileext = ".out")
+    writeLines(lines, f)
+    classes <- list()
+    withCallingHandlers(read_rprof(f), warning = function(w) {
+      classes[[conditionMessage(w)]] <<- class(w)
+      invokeRestart("muffleWarning")
+    })
+    classes
+  }
+  incomplete <- paste(
+    "Incomplete sampling information, increase bufsize in `Rprof()` or",
+    "`start_profiler()` call"
+  )
+  unexpected <- "Removing unexpected incomplete sampling information."
+  undefined_file <- paste(
+    "Line profiling reference to a file number without a `#File` line;",
+    "its file name is left empty."
+  )
+  expect_identical(
+    classes_of_warnings(c("sample.interval=5000", '"f" "g" ', 'garbage "g" "h" ', '"f" "gg')),
+    rlang::set_names(list(
+      c("profile_warning_unexpected", "profile_warning", "warning", "condition"),
+      c("profile_warning_incomplete", "profile_warning", "warning", "condition")
+    ), c(unexpected, incomplete))
+  )
+  expect_identical(
+    classes_of_warnings(c("line profiling: sample.interval=5000", '3#4 "f" ')),
+    rlang::set_names(list(
+      c("profile_warning_undefined_file", "profile_warning", "warning", "condition")
+    ), undefined_file)
+  )
+  # a shipped file, matched by class as users can
+  w <- expect_warning(
+    read_rprof(sample_path("rprof", "incomplete.out")),
+    class = "profile_warning_incomplete"
+  )
+  expect_identical(conditionMessage(w), incomplete)
+  expect_null(conditionCall(w))
+})
+
 test_that("a memory prefix that is not four whole numbers is a format error naming the line", {
   bad <- c(
     ":12:abc:3:4:", "::2:3:4:", ":-1:2:3:4:", ":1.5:2:3:4:", ":99999999999999999999:2:3:4:",
@@ -195,7 +262,15 @@ test_that("a memory prefix that is not four whole numbers is a format error nami
   )
   for (prefix in bad) {
     f <- withr::local_tempfile(fileext = ".out")
-    writeLines(c("memory profiling: sample.interval=5000", ':1:2:3:4:"f" ', paste0(prefix, '"f" "g" '), ':1:2:3:4:"f" '), f)
+    writeLines(
+      c(
+        "memory profiling: sample.interval=5000",
+        ':1:2:3:4:"f" ',
+        paste0(prefix, '"f" "g" '),
+        ':1:2:3:4:"f" '
+      ),
+      f
+    )
     err <- expect_error(read_rprof(f), class = "profile_error_format")
     expect_match(conditionMessage(err), "line 3", fixed = TRUE)
     expect_match(conditionMessage(err), basename(f), fixed = TRUE)
@@ -215,7 +290,10 @@ test_that("a memory prefix that is not four whole numbers is a format error nami
   cut <- withr::local_tempfile(fileext = ".out")
   writeLines(c("memory profiling: sample.interval=5000", ':1:2:3:4:"f" ', ":1:2"), cut)
   res <- with_warnings(read_rprof(cut))
-  expect_identical(res$warnings, "Incomplete sampling information, increase bufsize in `Rprof()` or `start_profiler()` call")
+  expect_identical(
+    res$warnings,
+    "Incomplete sampling information, increase bufsize in `Rprof()` or `start_profiler()` call"
+  )
   expect_identical(nrow(dm::dm_get_tables(res$value)$samples), 1L)
 })
 

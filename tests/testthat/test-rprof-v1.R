@@ -23,8 +23,8 @@ test_that("a line that ends in a reference and its space has the top level (1.0.
   skip_if_no_profile104()
   # 1.0.4's incomplete.out has the lines of one stack cut at every position;
   # one is cut right after a reference and its space, which is how R writes the
-  # line of the top-level code (SPEC section 5), so it reads as such. Cut
-  # anywhere else, lines read as 1.0.4 reads them.
+  # line of the top-level code ("The top level" in ?profile_v2), so it reads as
+  # such. Cut anywhere else, lines read as 1.0.4 reads them.
   path <- file.path(profile104_lib(), "profile", "samples", "rprof", "incomplete.out")
   ref <- rprof104_read(path)[[1]]
   ours <- with_warnings(read_rprof(path, version = "1.0"))
@@ -54,11 +54,15 @@ test_that("memory prefixes are stripped and the first frame kept (1.0.4 lost it)
   path <- sample_path("rprof", "memory.out")
   lines <- readLines(path)
   stripped <- withr::local_tempfile(fileext = ".out")
-  writeLines(c("sample.interval=5000", sub("^:[0-9]+:[0-9]+:[0-9]+:[0-9]+:", "", lines[-1])), stripped)
+  writeLines(
+    c("sample.interval=5000", sub("^:[0-9]+:[0-9]+:[0-9]+:[0-9]+:", "", lines[-1])), stripped
+  )
   ours <- expect_silent(read_rprof(path, version = "1.0"))
   # Lines with the prefix only are samples without locations.
   prefix_only <- grepl("^:[0-9:]+:$", lines[-1])
-  expect_identical(unname(lengths(lapply(ours$samples$locations, `[[`, "location_id")) == 0L), prefix_only)
+  expect_identical(
+    unname(lengths(lapply(ours$samples$locations, `[[`, "location_id")) == 0L), prefix_only
+  )
   expect_identical(ours$.rprof$traces, lines[-1])
 
   ref <- rprof104_read(stripped)[[1]]
@@ -130,7 +134,10 @@ test_that("ids are byte order, whatever the locale", {
   a <- read_rprof(path, version = "1.0")
   withr::with_collate("C", b <- read_rprof(path, version = "1.0"))
   expect_identical(a, b)
-  expect_identical(order(a$functions$system_name, a$functions$.file_id, method = "radix"), seq_len(nrow(a$functions)))
+  expect_identical(
+    order(a$functions$system_name, a$functions$.file_id, method = "radix"),
+    seq_len(nrow(a$functions))
+  )
   # upper case sorts before lower case in byte order (not in most locales)
   expect_lt(match("FUN", a$functions$system_name), match("any", a$functions$system_name))
 })

@@ -94,7 +94,10 @@ test_that("per-function counts from the v2 tables are summaryRprof()'s", {
       mem <- s$by.total$mem.total
       names(mem) <- gsub('^"|"$', "", rownames(s$by.total))
       mem <- mem[names(total)]
-      expect_identical(round(as.numeric(counts$alloc[names(mem)]) / 2^20, 1), unname(mem), info = file)
+      expect_identical(
+        round(as.numeric(counts$alloc[names(mem)]) / 2^20, 1), unname(mem),
+        info = file
+      )
     }
   }
 })
@@ -148,13 +151,17 @@ manual_profile <- function(counts, period_unit = "nanoseconds") {
       period = 1e7
     ),
     samples = tibble::tibble(sample_id = seq_len(n), source_id = 1L),
-    sample_values = tibble::tibble(sample_id = seq_len(n), type = "samples", unit = "count", value = counts),
+    sample_values = tibble::tibble(
+      sample_id = seq_len(n), type = "samples", unit = "count", value = counts
+    ),
     sample_locations = tibble::tibble(
       sample_id = rep(seq_len(n), each = 2), depth = rep(1:2, n), location_id = rep(1:2, n)
     ),
     locations = tibble::tibble(location_id = 1:2, function_id = 1:2, line = c(12L, 3L)),
     functions = tibble::tibble(
-      function_id = 1:2, name = c("main.fib", "main.main"), system_name = c("main.fib", "main.main"),
+      function_id = 1:2,
+      name = c("main.fib", "main.main"),
+      system_name = c("main.fib", "main.main"),
       filename = c("/src/fib.go", "/src/main.go"), start_line = c(10L, 1L)
     )
   )
@@ -221,7 +228,8 @@ test_that("pprof profiles are written with one line per tick", {
 
   # innermost frames, weighted by the counts, are summaryRprof()'s self counts
   inner <- t$sample_locations[t$sample_locations$depth == 1L, ]
-  fun <- t$functions[match(t$locations$function_id[match(inner$location_id, t$locations$location_id)], t$functions$function_id), ]
+  inner_function <- t$locations$function_id[match(inner$location_id, t$locations$location_id)]
+  fun <- t$functions[match(inner_function, t$functions$function_id), ]
   name <- ifelse(nzchar(fun$system_name), fun$system_name, fun$name)
   self <- tapply(counts$value[match(inner$sample_id, counts$sample_id)], name, sum)
   s <- utils::summaryRprof(out)

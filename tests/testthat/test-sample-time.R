@@ -28,7 +28,9 @@ test_that("large files, read in chunks on several threads, have the same times",
   path <- withr::local_tempfile(fileext = ".out")
   first <- rep('"f" "g" "main" ', 80000)
   second <- rep(':10:20:30:0:"h" "main" ', 50000)
-  writeLines(c("sample.interval=20000", first, "memory profiling: sample.interval=1000", second), path)
+  writeLines(
+    c("sample.interval=20000", first, "memory profiling: sample.interval=1000", second), path
+  )
   expect_gt(file.size(path), 2 * 2^20)
   time <- dm::dm_get_tables(read_rprof(path))$samples$time
   expect_identical(time, rprof_line_times(path))

@@ -5,7 +5,7 @@
 # (`"slow sum"`, `"x[["b c"]]"`) becomes tokens that are not names. It reads a
 # copy of the file whose names have their spaces replaced by "_"; line numbers
 # and counts are untouched, and names compare after the same replacement.
-rprof_for_summaryRprof <- function(path) {
+rprof_for_summary_rprof <- function(path) {
   lines <- readLines(path)
   stack_line <- !startsWith(lines, "#File ") & !grepl("sample.interval=", lines, fixed = TRUE)
   # a space that separates tokens is followed by a quoted name, a N#L reference
@@ -18,7 +18,7 @@ rprof_for_summaryRprof <- function(path) {
 
 # summaryRprof()'s by.total as sample counts.
 rprof_tool_counts <- function(path, ...) {
-  s <- utils::summaryRprof(rprof_for_summaryRprof(path), ...)
+  s <- utils::summaryRprof(rprof_for_summary_rprof(path), ...)
   by_total <- s$by.total
   tibble::tibble(
     name = gsub('^"|"$', "", rownames(by_total)),
@@ -56,7 +56,10 @@ test_that("alloc_size totals agree with summaryRprof(memory = 'both')", {
     tool <- rprof_tool_counts(path, memory = "both")
     i <- match(tool$name, ours$name)
     # summaryRprof() rounds to 0.1 MiB; functions that allocated nothing have no row of ours
-    expect_equal(round(ifelse(is.na(i), 0, ours$total[i]) / 1048576, 1), tool$mem_total, label = file)
+    expect_equal(
+      round(ifelse(is.na(i), 0, ours$total[i]) / 1048576, 1), tool$mem_total,
+      label = file
+    )
     expect_gt(sum(tool$mem_total), 1)
   }
 })
@@ -70,17 +73,26 @@ test_that("self and total per line agree with summaryRprof(lines = 'show')", {
     # summaryRprof() shows base names of the files
     expect_false(anyDuplicated(basename(unique(ours$filename))) > 0)
     key <- paste0(basename(ours$filename), "#", ours$line)
-    s <- utils::summaryRprof(rprof_for_summaryRprof(path), lines = "show")
+    s <- utils::summaryRprof(rprof_for_summary_rprof(path), lines = "show")
     tool <- s$by.total[rownames(s$by.total) != "<no location>", ]
     expect_setequal(key, rownames(tool))
     i <- match(rownames(tool), key)
-    expect_equal(ours$total[i], round(tool$total.time / s$sample.interval), label = paste(file, "total"))
-    expect_equal(ours$self[i], round(tool$self.time / s$sample.interval), label = paste(file, "self"))
+    expect_equal(
+      ours$total[i], round(tool$total.time / s$sample.interval),
+      label = paste(file, "total")
+    )
+    expect_equal(
+      ours$self[i], round(tool$self.time / s$sample.interval),
+      label = paste(file, "self")
+    )
     expect_gt(nrow(tool), 10)
   }
 })
 
-test_that("the top level is a frame: summaryRprof() counts its lines, and its ticks without a function", {
+test_that(paste(
+  "the top level is a frame: summaryRprof() counts its lines, and its ticks without a",
+  "function"
+), {
   path <- sample_path("rprof", "toplevel.out")
   x <- expect_silent(read_rprof(path))
   ours <- profile_summary(x, n = Inf)
@@ -104,7 +116,8 @@ test_that("the top level is a frame: summaryRprof() counts its lines, and its ti
   # By line, the top level's lines are rows (in the console's file, which has
   # no name), as summaryRprof(lines = "show") has them (see above).
   t <- dm::dm_get_tables(x)
-  top_level_lines <- t$locations$line[t$locations$function_id %in% t$functions$function_id[t$functions$name == "<top level>"]]
+  top_level <- t$functions$function_id[t$functions$name == "<top level>"]
+  top_level_lines <- t$locations$line[t$locations$function_id %in% top_level]
   by_line <- profile_summary(x, by = "line", n = Inf)
   expect_gte(length(top_level_lines), 2)
   expect_true(all(top_level_lines %in% by_line$line[by_line$filename == ""]))
@@ -205,7 +218,10 @@ test_that("the default sample type is the source's, else the last type", {
   x <- read_rprof(sample_path("rprof", "memory.out"))
   expect_identical(dm::dm_get_tables(x)$sources$default_sample_type, "samples")
   expect_identical(attr(profile_summary(x), "sample_type"), "samples")
-  err <- expect_error(profile_summary(x, type = "small_vector_heap"), class = "profile_error_argument")
+  err <- expect_error(
+    profile_summary(x, type = "small_vector_heap"),
+    class = "profile_error_argument"
+  )
   expect_match(conditionMessage(err), "alloc_size")
   cpu <- read_pprof(sample_path("pprof", "cpu.pb.gz"))
   tables <- dm::dm_get_tables(cpu)
@@ -232,7 +248,9 @@ pprof_value_types <- function(path) {
 test_that("with no type asked for, the type and total are those go tool pprof shows", {
   skip_if(Sys.which("go") == "", "go is not installed")
   files <- list.files(sample_path("pprof"), pattern = "\\.pb\\.gz$", full.names = TRUE)
-  expect_setequal(basename(files), c("block.pb.gz", "cpu.pb.gz", "goroutine.pb.gz", "heap.pb.gz", "mutex.pb.gz"))
+  expect_setequal(
+    basename(files), c("block.pb.gz", "cpu.pb.gz", "goroutine.pb.gz", "heap.pb.gz", "mutex.pb.gz")
+  )
   shown <- character()
   for (path in files) {
     what <- basename(path)

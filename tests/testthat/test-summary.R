@@ -3,8 +3,8 @@
 row_of <- function(s, name) s[s$name == name, , drop = FALSE]
 
 test_that("self counts the innermost frame, total counts each sample once", {
-  # Worked out by hand: f recurses in the first sample, so its total is 2 + 3, not
-  # 3 * 2 + 3.
+  # Worked out by hand: f recurses in the first sample, so its total is 2 + 3,
+  # not three times 2, plus 3.
   x <- v2_from_stacks(c("main;f;f;f", "main;f;g", "main", "main;g;f"), values = c(2, 3, 5, 7))
   s <- profile_summary(x, n = Inf)
   expect_s3_class(s, "profile_summary")
@@ -76,7 +76,10 @@ test_that("the sample type: argument, source default, last type (as go tool ppro
   expect_equal(row_of(s, "f")$self, 100)
   expect_equal(row_of(s, "main")$total, 150)
 
-  only_bytes <- v2_from_stacks(c("main;f", "main"), values = c(10, 20), type = "alloc_space", unit = "bytes")
+  only_bytes <- v2_from_stacks(
+    c("main;f", "main"),
+    values = c(10, 20), type = "alloc_space", unit = "bytes"
+  )
   with_cpu <- with_second_type(only_bytes, "cpu", "nanoseconds", 5)
   expect_identical(attr(profile_summary(with_cpu), "sample_type"), "cpu")
   # A gauge is never the default: the last type that can be summed is.
@@ -85,7 +88,9 @@ test_that("the sample type: argument, source default, last type (as go tool ppro
   # The declared types (the `sample_types` table) give the order, as in a
   # pprof file written from the profile.
   tables <- dm::dm_get_tables(with_cpu, keyed = FALSE)
-  tables$sample_types <- tibble::tibble(source_id = 1L, type = c("cpu", "alloc_space"), unit = c("nanoseconds", "bytes"))
+  tables$sample_types <- tibble::tibble(
+    source_id = 1L, type = c("cpu", "alloc_space"), unit = c("nanoseconds", "bytes")
+  )
   declared <- do.call(new_profile_v2, tables)
   expect_identical(attr(profile_summary(declared), "sample_type"), "alloc_space")
 
@@ -104,7 +109,10 @@ test_that("gauges and unknown types are refused with a profile_error", {
     expect_match(conditionMessage(err), "gauge")
   }
   expect_error(profile_summary(x, type = "cpu"), class = "profile_error_argument")
-  expect_error(profile_summary(x, type = c("samples", "node_heap")), class = "profile_error_argument")
+  expect_error(
+    profile_summary(x, type = c("samples", "node_heap")),
+    class = "profile_error_argument"
+  )
   expect_error(profile_summary(x, n = -1), class = "profile_error_argument")
   expect_error(profile_summary(x, by = "file"))
   expect_error(profile_summary(list()), class = "profile_error_argument")
@@ -125,7 +133,9 @@ test_that("summary() of a v1 object is its profile_summary()", {
     sample_types = tibble::tibble(type = "samples", unit = "count"),
     samples = tibble::tibble(
       value = c(3L, 1L),
-      locations = list(tibble::tibble(location_id = c(2L, 2L, 1L)), tibble::tibble(location_id = 1L))
+      locations = list(
+        tibble::tibble(location_id = c(2L, 2L, 1L)), tibble::tibble(location_id = 1L)
+      )
     ),
     locations = tibble::tibble(location_id = 1:2, function_id = 1:2, line = 0L),
     functions = tibble::tibble(
@@ -145,7 +155,9 @@ test_that("the sample type is matched by its text, whatever the strings' encodin
   # `größe` as latin1 in the profile, asked for in UTF-8: one type
   latin1 <- iconv("gr\u00f6\u00dfe", "UTF-8", "latin1")
   expect_identical(Encoding(latin1), "latin1")
-  x <- with_second_type(v2_from_stacks(c("main;f", "main"), values = c(1, 1)), latin1, "bytes", c(30, 12))
+  x <- with_second_type(
+    v2_from_stacks(c("main;f", "main"), values = c(1, 1)), latin1, "bytes", c(30, 12)
+  )
   s <- profile_summary(x, type = "gr\u00f6\u00dfe")
   expect_equal(row_of(s, "f")$self, 30)
   expect_identical(attr(s, "grand_total"), 42)
@@ -174,5 +186,7 @@ test_that("memory samples are summed from their compact columns", {
   sv <- unserialize(serialize(x$sample_values, NULL))
   expect_identical(attr(s, "grand_total"), sum(sv$value[sv$type == "alloc_size"]))
   expect_identical(attr(s, "unit"), "bytes")
-  expect_identical(profile:::rust_value(profile:::ffi_profile_column_form(x$sample_values$type)), "cycle")
+  expect_identical(
+    profile:::rust_value(profile:::ffi_profile_column_form(x$sample_values$type)), "cycle"
+  )
 })

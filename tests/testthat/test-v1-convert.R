@@ -96,13 +96,16 @@ test_that("v1_from_v2_tables() gives one v1 sample per v2 sample, innermost firs
   # tiny_v2(): sample 3 has depths 1, 2, 3 at locations 3, 1, 2
   expect_identical(v1_stacks(x), c("1 2", "2", "3 1 2"))
   expect_identical(names(x$locations), c("location_id", "function_id", "line"))
-  expect_identical(names(x$functions), c("function_id", "name", "system_name", "filename", "start_line"))
+  expect_identical(
+    names(x$functions), c("function_id", "name", "system_name", "filename", "start_line")
+  )
 })
 
 test_that("v2 -> v1 -> v2 keeps every sample, stack and value", {
   p <- profile_v2_from_v1(v1_with_counts())
   back <- profile_v2_from_v1(v1_from_v2_tables(v2_tables(p)))
-  for (t in c("samples", "sample_values", "sample_locations", "locations", "functions", "sources")) {
+  tables <- c("samples", "sample_values", "sample_locations", "locations", "functions", "sources")
+  for (t in tables) {
     expect_identical(back[[t]], p[[t]], info = t)
   }
 })
@@ -111,8 +114,13 @@ test_that("v2 -> v1 takes `value` from samples/count and expands again on the wa
   p <- tiny_v2()
   sv <- p$sample_values
   sv$value <- c(3, 1, 2)
-  sv <- rbind(sv, tibble::tibble(sample_id = 1:3, type = "cpu", unit = "nanoseconds", value = c(3e7, 1e7, 2e7)))
-  p <- new_profile_v2(p$meta, p$sources, p$samples, sv, p$sample_locations, p$locations, p$functions)
+  sv <- rbind(
+    sv,
+    tibble::tibble(sample_id = 1:3, type = "cpu", unit = "nanoseconds", value = c(3e7, 1e7, 2e7))
+  )
+  p <- new_profile_v2(
+    p$meta, p$sources, p$samples, sv, p$sample_locations, p$locations, p$functions
+  )
   x <- v1_from_v2_tables(v2_tables(p))
   expect_identical(x$samples$value, c(3L, 1L, 2L))
   back <- profile_v2_from_v1(x)
@@ -126,7 +134,9 @@ test_that("v2 -> v1 refuses profiles without sample counts, pointing to v2", {
   sv <- p$sample_values
   sv$type <- "alloc_space"
   sv$unit <- "bytes"
-  p <- new_profile_v2(p$meta, p$sources, p$samples, sv, p$sample_locations, p$locations, p$functions)
+  p <- new_profile_v2(
+    p$meta, p$sources, p$samples, sv, p$sample_locations, p$locations, p$functions
+  )
   err <- expect_error(v1_from_v2_tables(v2_tables(p)), class = "profile_error_unsupported")
   expect_match(conditionMessage(err), "samples", fixed = TRUE)
   expect_match(conditionMessage(err), "alloc_space/bytes", fixed = TRUE)
@@ -137,13 +147,17 @@ test_that("v2 -> v1: zero counts are left out, fractional counts refused", {
   p <- tiny_v2()
   sv <- p$sample_values
   sv$value <- c(2, 0, 1)
-  p0 <- new_profile_v2(p$meta, p$sources, p$samples, sv, p$sample_locations, p$locations, p$functions)
+  p0 <- new_profile_v2(
+    p$meta, p$sources, p$samples, sv, p$sample_locations, p$locations, p$functions
+  )
   x <- v1_from_v2_tables(v2_tables(p0))
   expect_identical(x$samples$value, c(2L, 1L))
   expect_identical(v1_stacks(x), c("1 2", "3 1 2"))
 
   sv$value <- c(2, 0.5, 1)
-  p_half <- new_profile_v2(p$meta, p$sources, p$samples, sv, p$sample_locations, p$locations, p$functions)
+  p_half <- new_profile_v2(
+    p$meta, p$sources, p$samples, sv, p$sample_locations, p$locations, p$functions
+  )
   expect_error(v1_from_v2_tables(v2_tables(p_half)), class = "profile_error_unsupported")
 })
 
@@ -153,7 +167,9 @@ test_that("v2 -> v1 gives names v1 allows", {
   fns$name[[1]] <- ""
   fns$system_name[[1]] <- NA
   fns$start_line[[2]] <- NA
-  p <- new_profile_v2(p$meta, p$sources, p$samples, p$sample_values, p$sample_locations, p$locations, fns)
+  p <- new_profile_v2(
+    p$meta, p$sources, p$samples, p$sample_values, p$sample_locations, p$locations, fns
+  )
   x <- v1_from_v2_tables(v2_tables(p))
   expect_silent(validate_profile(x))
   expect_identical(x$functions$name[[1]], "<?>")

@@ -181,7 +181,9 @@ v1_accepted_variants <- list(
     x
   },
   unused_na_location_id = function(x) {
-    x$locations <- rbind(x$locations, tibble::tibble(location_id = NA_integer_, function_id = NA_integer_, line = 0L))
+    x$locations <- rbind(
+      x$locations, tibble::tibble(location_id = NA_integer_, function_id = NA_integer_, line = 0L)
+    )
     x
   },
   negative_ids = function(x) {

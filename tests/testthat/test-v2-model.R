@@ -17,7 +17,9 @@ test_that("new_profile_v2() builds a keyed dm in the order of the format", {
 test_that("a depth gap is refused with a classed error naming table, column and row", {
   p <- tiny_v2()
   bad <- dm::dm_zoom_to(p, sample_locations)
-  bad <- dm::dm_update_zoomed(dplyr::mutate(bad, depth = ifelse(dplyr::row_number() == 2L, 5L, depth)))
+  bad <- dm::dm_update_zoomed(
+    dplyr::mutate(bad, depth = ifelse(dplyr::row_number() == 2L, 5L, depth))
+  )
   err <- expect_error(validate_profile(bad), class = "profile_error_invalid")
   expect_s3_class(err, "profile_error")
   expect_match(conditionMessage(err), "sample_locations")

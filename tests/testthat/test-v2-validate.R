@@ -162,7 +162,10 @@ test_that("a wrong or missing version is refused", {
 
 test_that("missing dm keys are refused", {
   expect_invalid(dm::dm_rm_pk(tiny_v2(), samples), c("samples", "primary key"))
-  expect_invalid(dm::dm_rm_fk(tiny_v2(), sample_locations, location_id, locations), c("sample_locations", "foreign key"))
+  expect_invalid(
+    dm::dm_rm_fk(tiny_v2(), sample_locations, location_id, locations),
+    c("sample_locations", "foreign key")
+  )
 })
 
 test_that("extension tables and columns are optional but kept", {

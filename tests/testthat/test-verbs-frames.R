@@ -27,7 +27,10 @@ test_that("show_from and prune_from agree with go tool pprof on Go's profiles", 
     expect_verbs_agree_with_go(read_pprof(path), path, cases[[file]], file, with = cut_verbs)
   }
   heap <- sample_path("pprof", "heap.pb.gz")
-  expect_verbs_agree_with_go(read_pprof(heap), heap, "strings\\.", "heap.pb.gz", types = "all", with = cut_verbs)
+  expect_verbs_agree_with_go(
+    read_pprof(heap), heap, "strings\\.", "heap.pb.gz",
+    types = "all", with = cut_verbs
+  )
 })
 
 test_that("show_from and prune_from agree with go tool pprof on Rprof profiles written to pprof", {
@@ -44,7 +47,9 @@ test_that("label filters agree with go tool pprof -tagfocus and -tagignore", {
   # string labels with a key, several expressions, without a key
   # ("key:value"); numeric labels (heap's bytes) in ranges with units
   cases <- list(
-    "cpu.pb.gz" = c("worker=fib", "worker=fib,text", "phase=^comp", "hash", "worker:hash", "nokey=x"),
+    "cpu.pb.gz" = c(
+      "worker=fib", "worker=fib,text", "phase=^comp", "hash", "worker:hash", "nokey=x"
+    ),
     "goroutine.pb.gz" = c("role=listener|ticker", "id=^1$"),
     "heap.pb.gz" = c("bytes=1kb:", "bytes=:64", "2kb:4kb", "bytes=4096", "32b")
   )
@@ -60,7 +65,9 @@ test_that("label filters agree with go tool pprof -tagfocus and -tagignore", {
     }
   }
   cpu <- sample_path("pprof", "cpu.pb.gz")
-  ours <- write_pprof_tmp(profile_filter_labels(read_pprof(cpu), focus = "phase=compute", ignore = "worker=fib"))
+  ours <- write_pprof_tmp(
+    profile_filter_labels(read_pprof(cpu), focus = "phase=compute", ignore = "worker=fib")
+  )
   expect_go_agrees(cpu, ours, c("-tagfocus=phase=compute", "-tagignore=worker=fib"))
 })
 
@@ -74,13 +81,17 @@ test_that("the verbs compose as go tool pprof applies its flags", {
     profile_hide("runtime\\.") |>
     profile_show_from("main\\.writeCPU\\.func1$") |>
     write_pprof_tmp()
-  expect_go_agrees(cpu, ours, c("-show_from=main\\.writeCPU\\.func1$", "-focus=main\\.", "-hide=runtime\\."))
+  expect_go_agrees(
+    cpu, ours, c("-show_from=main\\.writeCPU\\.func1$", "-focus=main\\.", "-hide=runtime\\.")
+  )
   ours <- x |>
     profile_focus("main\\.") |>
     profile_filter_labels(focus = "worker=hash|text") |>
     profile_prune_from("^main\\.hashChain$") |>
     write_pprof_tmp()
-  expect_go_agrees(cpu, ours, c("-prune_from=^main\\.hashChain$", "-tagfocus=worker=hash|text", "-focus=main\\."))
+  expect_go_agrees(
+    cpu, ours, c("-prune_from=^main\\.hashChain$", "-tagfocus=worker=hash|text", "-focus=main\\.")
+  )
   heap <- sample_path("pprof", "heap.pb.gz")
   ours <- read_pprof(heap) |>
     profile_show_from("^main\\.") |>
@@ -110,7 +121,10 @@ test_that("filter_labels keeps the samples an R filter of sample_labels keeps", 
   expect_identical(y$samples$sample_id, ids[ids %in% fib])
   y <- profile_filter_labels(x, focus = "phase=compute", ignore = "worker=fib")
   expect_identical(y$samples$sample_id, ids[ids %in% setdiff(compute, fib)])
-  expect_identical(nrow(y$sample_values), nrow(x$sample_values[x$sample_values$sample_id %in% y$samples$sample_id, ]))
+  expect_identical(
+    nrow(y$sample_values),
+    nrow(x$sample_values[x$sample_values$sample_id %in% y$samples$sample_id, ])
+  )
 
   heap <- read_pprof(sample_path("pprof", "heap.pb.gz"))
   sl <- heap$sample_labels
@@ -135,7 +149,10 @@ test_that("show_from and prune_from cut each stack where an R walk of it cuts", 
   shown <- frames[!is.na(at(outermost)) & frames$depth <= at(outermost), ]
   pruned <- frames[is.na(at(innermost)) | frames$depth >= at(innermost), ]
   pruned$depth <- stats::ave(pruned$depth, pruned$sample_id, FUN = function(d) d - min(d) + 1L)
-  for (case in list(list(profile_show_from(x, "^lapply$"), shown), list(profile_prune_from(x, "^lapply$"), pruned))) {
+  cases <- list(
+    list(profile_show_from(x, "^lapply$"), shown), list(profile_prune_from(x, "^lapply$"), pruned)
+  )
+  for (case in cases) {
     expect_silent(validate_profile(case[[1]]))
     got <- frames_with_names(case[[1]])
     rownames(got) <- rownames(case[[2]]) <- NULL
@@ -151,8 +168,11 @@ test_that("prune_from matches function names without argument lists, and nothing
   expect_no_warning(profile_prune_from(x, "^sync\\.$"))
   pruned <- profile_prune_from(x, "^main\\.$")
   expect_lt(nrow(pruned$sample_locations), nrow(x$sample_locations))
-  expect_false(any(grepl("^sync\\.", frames_with_names(pruned)$name[frames_with_names(pruned)$depth == 1])))
+  expect_false(
+    any(grepl("^sync\\.", frames_with_names(pruned)$name[frames_with_names(pruned)$depth == 1]))
+  )
   expect_warning(profile_prune_from(x, "Mutex"), class = "profile_warning_no_match")
+  expect_warning(profile_prune_from(x, "Mutex"), class = "profile_warning")
   # file names and mappings are not matched
   expect_warning(profile_prune_from(x, "\\.go$"), class = "profile_warning_no_match")
   expect_warning(profile_prune_from(x, "profilesamples$"), class = "profile_warning_no_match")
@@ -172,9 +192,16 @@ test_that("select_types keeps the types asked for, and every sample", {
   tables <- dm::dm_get_tables(heap)
   tables$sources$default_sample_type <- "inuse_space"
   with_default <- profile:::dm_from_v2_tables(tables)
-  expect_identical(profile_select_types(with_default, kept)$sources$default_sample_type, "inuse_space")
-  expect_identical(profile_select_types(with_default, "alloc_objects")$sources$default_sample_type, NA_character_)
-  err <- expect_error(profile_select_types(heap, c("inuse_space", "cpu")), class = "profile_error_argument")
+  expect_identical(
+    profile_select_types(with_default, kept)$sources$default_sample_type, "inuse_space"
+  )
+  expect_identical(
+    profile_select_types(with_default, "alloc_objects")$sources$default_sample_type, NA_character_
+  )
+  err <- expect_error(
+    profile_select_types(heap, c("inuse_space", "cpu")),
+    class = "profile_error_argument"
+  )
   expect_match(conditionMessage(err), "cpu")
   expect_match(conditionMessage(err), "alloc_objects")
   expect_error(profile_select_types(heap, character()), class = "profile_error_argument")
@@ -190,7 +217,9 @@ test_that("select_types agrees with go tool pprof -sample_index on the types it 
   expect_identical(types$type, c("alloc_space", "inuse_objects"))
   for (i in seq_len(nrow(types))) {
     expect_same_rows(
-      go_top(ours, types$type[[i]], types$unit[[i]]), go_top(heap, types$type[[i]], types$unit[[i]]), types$type[[i]]
+      go_top(ours, types$type[[i]], types$unit[[i]]),
+      go_top(heap, types$type[[i]], types$unit[[i]]),
+      types$type[[i]]
     )
   }
 })
@@ -214,12 +243,17 @@ test_that("every pattern verb warns when its pattern matches no sample", {
     class = "profile_warning_no_match"
   )
   expect_identical(unname(w$patterns), "worker=nobody")
-  expect_warning(profile_filter_labels(cpu, ignore = "bytes=1kb:"), class = "profile_warning_no_match")
+  expect_warning(
+    profile_filter_labels(cpu, ignore = "bytes=1kb:"),
+    class = "profile_warning_no_match"
+  )
   expect_no_warning(profile_filter_labels(cpu))
   # an empty expression: the samples with the key
   expect_identical(
     profile_filter_labels(cpu, focus = "worker=")$samples$sample_id,
-    cpu$samples$sample_id[cpu$samples$sample_id %in% cpu$sample_labels$sample_id[cpu$sample_labels$key == "worker"]]
+    cpu$samples$sample_id[
+      cpu$samples$sample_id %in% cpu$sample_labels$sample_id[cpu$sample_labels$key == "worker"]
+    ]
   )
 })
 
@@ -230,7 +264,10 @@ test_that("bad label filters and patterns are argument errors", {
     expect_error(profile_filter_labels(x, ignore = bad), class = "profile_error_argument")
   }
   expect_error(profile_filter_labels(x, focus = "worker=fib("), class = "profile_error_argument")
-  expect_error(profile_filter_labels(x, focus = "99999999999999999999kb"), class = "profile_error_argument")
+  expect_error(
+    profile_filter_labels(x, focus = "99999999999999999999kb"),
+    class = "profile_error_argument"
+  )
   expect_error(profile_filter_labels(mtcars, focus = "a"), class = "profile_error_argument")
   for (verb in cut_verbs) {
     expect_error(verb(x, "("), class = "profile_error_argument")

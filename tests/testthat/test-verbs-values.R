@@ -23,17 +23,24 @@ sample_keys <- function(x) {
   plain <- function(df) as.data.frame(lapply(df, function(v) v[seq_along(v)]))
   sl <- plain(t$sample_locations)
   sl <- sl[order(sl$sample_id, sl$depth), ]
-  stacks <- tapply(sl$location_id, factor(sl$sample_id, levels = t$samples$sample_id), paste, collapse = " ")
+  stacks <- tapply(
+    sl$location_id, factor(sl$sample_id, levels = t$samples$sample_id), paste,
+    collapse = " "
+  )
   lab <- plain(t$sample_labels)
   lab_text <- paste(lab$key, lab$value, lab$num, lab$num_unit)
-  labels <- tapply(lab_text, factor(lab$sample_id, levels = t$samples$sample_id), function(l) paste(sort(l), collapse = ";"))
+  labels <- tapply(
+    lab_text,
+    factor(lab$sample_id, levels = t$samples$sample_id),
+    function(l) paste(sort(l), collapse = ";")
+  )
   stacks[is.na(stacks)] <- ""
   labels[is.na(labels)] <- ""
   paste(t$samples$source_id, stacks, labels, sep = " | ")
 }
 
 # ---------------------------------------------------------------------------
-# profile_scale()
+# The tests of profile_scale
 
 test_that("scale multiplies every type, or the named ones, and nothing else", {
   x <- read_pprof(sample_path("pprof", "heap.pb.gz"))
@@ -64,7 +71,9 @@ test_that("scale shows in go tool pprof as the original's values times the facto
       expected <- go_top(path, type$type, type$unit)
       expected$flat <- expected$flat * 3
       expected$cum <- expected$cum * 3
-      expect_same_rows(go_top(ours, type$type, type$unit), expected, paste(basename(path), type$type))
+      expect_same_rows(
+        go_top(ours, type$type, type$unit), expected, paste(basename(path), type$type)
+      )
     }
   }
 })
@@ -82,14 +91,16 @@ test_that("scale refuses factors that are not finite numbers and types the profi
 })
 
 # ---------------------------------------------------------------------------
-# profile_aggregate()
+# The tests of profile_aggregate
 
 test_that("aggregate keeps one sample per distinct source, stack and labels, totals unchanged", {
   files <- list(
     read_pprof(sample_path("pprof", "cpu.pb.gz")),
     read_rprof(sample_path("rprof", "1.out")),
     read_rprof(sample_path("rprof", "line.out")),
-    combine_profiles(read_rprof(sample_path("rprof", "1.out")), read_rprof(sample_path("rprof", "1.out")))
+    combine_profiles(
+      read_rprof(sample_path("rprof", "1.out")), read_rprof(sample_path("rprof", "1.out"))
+    )
   )
   for (i in seq_along(files)) {
     x <- files[[i]]
@@ -104,7 +115,12 @@ test_that("aggregate keeps one sample per distinct source, stack and labels, tot
     expect_equal(type_totals(y), type_totals(x))
     # merged samples have no time; the others keep theirs
     alone <- x$samples$sample_id[!keys %in% keys[duplicated(keys)]]
-    expect_identical(is.na(y$samples$time), !y$samples$sample_id %in% alone | is.na(x$samples$time[match(y$samples$sample_id, x$samples$sample_id)]))
+    expect_identical(
+      is.na(y$samples$time),
+      !y$samples$sample_id %in% alone | is.na(
+        x$samples$time[match(y$samples$sample_id, x$samples$sample_id)]
+      )
+    )
     expect_identical(nrow(profile_aggregate(y)$samples), nrow(y$samples))
   }
 })
@@ -115,9 +131,13 @@ test_that("aggregate keeps the largest heap size (a gauge) and sums the other me
   expect_silent(validate_profile(y))
   keys <- sample_keys(x)
   v <- x$sample_values
-  v <- data.frame(key = keys[match(v$sample_id[], x$samples$sample_id)], type = v$type[], value = v$value[])
+  v <- data.frame(
+    key = keys[match(v$sample_id[], x$samples$sample_id)], type = v$type[], value = v$value[]
+  )
   yv <- y$sample_values
-  yv <- data.frame(key = keys[match(yv$sample_id[], x$samples$sample_id)], type = yv$type[], value = yv$value[])
+  yv <- data.frame(
+    key = keys[match(yv$sample_id[], x$samples$sample_id)], type = yv$type[], value = yv$value[]
+  )
   for (type in unique(v$type)) {
     gauge <- type %in% c("small_vector_heap", "large_vector_heap", "node_heap")
     expected <- c(tapply(v$value[v$type == type], v$key[v$type == type], if (gauge) max else sum))
@@ -130,14 +150,22 @@ test_that("aggregate changes neither go tool pprof -top nor -traces", {
   skip_if_no_go()
   for (path in c(sample_path("pprof", "cpu.pb.gz"), sample_path("pprof", "heap.pb.gz"))) {
     ours <- write_pprof_tmp(profile_aggregate(read_pprof(path)))
-    expect_go_agrees(path, ours, character(), label = paste(basename(path), "aggregated"), types = "all")
+    expect_go_agrees(
+      path, ours, character(),
+      label = paste(basename(path), "aggregated"), types = "all"
+    )
   }
   x <- read_rprof(sample_path("rprof", "1.out"))
-  expect_go_agrees(write_pprof_tmp(x), write_pprof_tmp(profile_aggregate(x)), character(), label = "1.out aggregated")
+  expect_go_agrees(
+    write_pprof_tmp(x),
+    write_pprof_tmp(profile_aggregate(x)),
+    character(),
+    label = "1.out aggregated"
+  )
 })
 
 # ---------------------------------------------------------------------------
-# profile_diff()
+# The tests of profile_diff
 
 test_that("diff equals go tool pprof -diff_base on two runs of a Go program", {
   skip_if_no_go()
@@ -146,7 +174,13 @@ test_that("diff equals go tool pprof -diff_base on two runs of a Go program", {
     base_path <- sample_path("pprof-second-run", file)
     d <- profile_diff(read_pprof(x_path), read_pprof(base_path))
     expect_silent(validate_profile(d))
-    expect_go_agrees(x_path, write_pprof_tmp(d), paste0("-diff_base=", base_path), label = paste(file, "diff"), types = "all")
+    expect_go_agrees(
+      x_path,
+      write_pprof_tmp(d),
+      paste0("-diff_base=", base_path),
+      label = paste(file, "diff"),
+      types = "all"
+    )
   }
 })
 
@@ -165,7 +199,10 @@ test_that("diff equals go tool pprof -diff_base on Rprof files written to pprof"
     base <- pairs[[label]][[2]]
     ours <- write_pprof_tmp(profile_diff(x, base))
     base_path <- write_pprof_tmp(base)
-    expect_go_agrees(write_pprof_tmp(x), ours, paste0("-diff_base=", base_path), label = label, types = "all")
+    expect_go_agrees(
+      write_pprof_tmp(x), ours, paste0("-diff_base=", base_path),
+      label = label, types = "all"
+    )
   }
 })
 
@@ -174,7 +211,9 @@ test_that("diff negates and labels the base, marks its sources, and keeps x as i
   base <- read_pprof(sample_path("pprof", "cpu.pb.gz"))
   d <- profile_diff(x, base)
   expect_silent(validate_profile(d))
-  expect_identical(d$sources$diff_base, c(rep(FALSE, nrow(x$sources)), rep(TRUE, nrow(base$sources))))
+  expect_identical(
+    d$sources$diff_base, c(rep(FALSE, nrow(x$sources)), rep(TRUE, nrow(base$sources)))
+  )
   n_x <- nrow(x$samples)
   expect_identical(nrow(d$samples), n_x + nrow(base$samples))
   is_base <- d$samples$source_id %in% d$sources$source_id[d$sources$diff_base]
@@ -255,7 +294,9 @@ test_that("a flame graph of a difference is laid out by absolute values, coloure
   if (nrow(main)) {
     in_x <- profile_summary(x, n = Inf)
     in_base <- profile_summary(base, n = Inf)
-    expect_equal(main$width, (in_x$total[in_x$name == "main"] + in_base$total[in_base$name == "main"]) / both)
+    expect_equal(
+      main$width, (in_x$total[in_x$name == "main"] + in_base$total[in_base$name == "main"]) / both
+    )
   }
   shrink <- profile_diff(base, x) |>
     profile_flamegraph(min_width = 0) |>
@@ -271,7 +312,7 @@ test_that("diff refuses what is not a profile, naming the argument", {
 })
 
 # ---------------------------------------------------------------------------
-# profile_window()
+# The tests of profile_window
 
 # The sample lines of an Rprof file by source (header): a data frame of
 # `source` (1, 2, ... per header) and `time`, (i - 1) * interval for the i-th
@@ -283,7 +324,9 @@ rprof_line_times <- function(path) {
   source <- cumsum(header)
   is_sample <- !header & !startsWith(lines, "#File ") & source > 0
   index <- stats::ave(seq_along(lines), source, FUN = function(i) cumsum(is_sample[i]))
-  data.frame(source = source[is_sample], time = (index[is_sample] - 1) * interval[source[is_sample]])
+  data.frame(
+    source = source[is_sample], time = (index[is_sample] - 1) * interval[source[is_sample]]
+  )
 }
 
 test_that("window keeps the samples the lines of the Rprof file put in it", {
@@ -300,8 +343,12 @@ test_that("window keeps the samples the lines of the Rprof file put in it", {
       expected <- sum(times$time >= b[[1]] - 1e-9 & times$time < b[[2]] - 1e-9)
       expect_identical(nrow(y$samples), expected, label = paste(file, b[[1]], b[[2]]))
     }
-    expect_identical(nrow(profile_window(x, from = end / 2)$samples), sum(times$time >= end / 2 - 1e-9))
-    expect_identical(nrow(profile_window(x, to = end / 2)$samples), sum(times$time < end / 2 - 1e-9))
+    expect_identical(
+      nrow(profile_window(x, from = end / 2)$samples), sum(times$time >= end / 2 - 1e-9)
+    )
+    expect_identical(
+      nrow(profile_window(x, to = end / 2)$samples), sum(times$time < end / 2 - 1e-9)
+    )
     expect_identical(nrow(profile_window(x)$samples), nrow(times))
   }
 })
@@ -312,14 +359,22 @@ test_that("window keeps the values, stacks and labels of the samples it keeps", 
   kept <- x$samples$sample_id[!is.na(x$samples$time) & x$samples$time >= 0.1 & x$samples$time < 0.3]
   expect_gt(length(kept), 0)
   expect_identical(y$samples$sample_id, kept)
-  expect_identical(y$sample_values$value[], x$sample_values$value[x$sample_values$sample_id %in% kept])
-  expect_identical(y$sample_locations$location_id[], x$sample_locations$location_id[x$sample_locations$sample_id %in% kept])
+  expect_identical(
+    y$sample_values$value[], x$sample_values$value[x$sample_values$sample_id %in% kept]
+  )
+  expect_identical(
+    y$sample_locations$location_id[],
+    x$sample_locations$location_id[x$sample_locations$sample_id %in% kept]
+  )
   expect_identical(y$locations, x$locations)
 })
 
 test_that("window refuses reversed or non-numeric bounds and profiles without times", {
   x <- read_rprof(sample_path("rprof", "1.out"))
-  expect_error(profile_window(x, 2, 1), "must not start after it ends", class = "profile_error_argument")
+  expect_error(
+    profile_window(x, 2, 1), "must not start after it ends",
+    class = "profile_error_argument"
+  )
   for (bad in list("1", NA_real_, c(0, 1), TRUE)) {
     expect_error(profile_window(x, from = bad), class = "profile_error_argument")
     expect_error(profile_window(x, to = bad), class = "profile_error_argument")

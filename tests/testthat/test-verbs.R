@@ -11,7 +11,9 @@ test_that("the verbs agree with go tool pprof on Go's profiles", {
   # and every sample type of the heap profile. (Each comparison runs go tool
   # pprof four times: patterns are few.)
   cases <- list(
-    "cpu.pb.gz" = c("^main\\.", "runtime\\.|sync", "proc\\.go", "profilesamples$", "fib|sha256\\.block"),
+    "cpu.pb.gz" = c(
+      "^main\\.", "runtime\\.|sync", "proc\\.go", "profilesamples$", "fib|sha256\\.block"
+    ),
     "heap.pb.gz" = c("^os\\.|syscall"),
     "goroutine.pb.gz" = c("gopark", "main\\.go"),
     "mutex.pb.gz" = c("Mutex", "profilesamples$"),
@@ -39,7 +41,10 @@ test_that("the verbs agree with go tool pprof on Rprof profiles written to pprof
     expect_verbs_agree_with_go(x, write_pprof_tmp(x), cases[[file]], file)
   }
   x <- read_rprof(sample_path("rprof", "memory.out"))
-  expect_verbs_agree_with_go(x, write_pprof_tmp(x), "copy\\.modify|<GC>", "memory.out", types = "all")
+  expect_verbs_agree_with_go(
+    x, write_pprof_tmp(x), "copy\\.modify|<GC>", "memory.out",
+    types = "all"
+  )
 })
 
 test_that("verbs compose as go tool pprof combines its flags", {
@@ -81,9 +86,15 @@ test_that("focus and ignore keep the samples, values and labels an R join picks"
     expect_identical(y$samples$sample_id, kept)
     for (t in c("sample_values", "sample_labels", "sample_locations")) {
       expected <- x[[t]][x[[t]]$sample_id %in% kept, ]
-      expect_identical(as.list(y[[t]]), lapply(as.list(expected), function(v) v[seq_along(v)]), label = paste(verb, t))
+      expect_identical(
+        as.list(y[[t]]), lapply(as.list(expected), function(v) v[seq_along(v)]),
+        label = paste(verb, t)
+      )
     }
-    for (t in c("meta", "sources", "locations", "functions", "sample_types", "mappings", "source_comments")) {
+    unchanged <- c(
+      "meta", "sources", "locations", "functions", "sample_types", "mappings", "source_comments"
+    )
+    for (t in unchanged) {
       expect_identical(y[[t]], x[[t]], label = paste(verb, t))
     }
   }
@@ -101,7 +112,9 @@ test_that("hide and show keep the frames an R filter keeps, renumbered", {
       kept <- frames[if (verb == "hide") !matched else matched, ]
       kept$depth <- stats::ave(kept$depth, kept$sample_id, FUN = seq_along)
       # samples left without frames go: the pattern removes whole locations
-      expect_identical(y$samples$sample_id, x$samples$sample_id[x$samples$sample_id %in% kept$sample_id])
+      expect_identical(
+        y$samples$sample_id, x$samples$sample_id[x$samples$sample_id %in% kept$sample_id]
+      )
       got <- frames_with_names(y)
       rownames(got) <- rownames(kept) <- NULL
       expect_identical(got, kept, label = paste(basename(path), verb))
@@ -180,7 +193,9 @@ test_that("a pattern that matches nothing, or everything", {
   quietly_matching({
     expect_identical(nrow(profile_focus(x, "no such function")$samples), 0L)
     expect_identical(nrow(profile_ignore(x, "no such function")$samples), nrow(x$samples))
-    expect_identical(as.list(profile_hide(x, "no such function")$sample_locations), as.list(x$sample_locations))
+    expect_identical(
+      as.list(profile_hide(x, "no such function")$sample_locations), as.list(x$sample_locations)
+    )
   })
   everything <- profile_hide(x, ".")
   expect_identical(nrow(everything$samples), 0L)
@@ -230,6 +245,9 @@ test_that("a broken profile is an error of kind invalid", {
   expect_match(conditionMessage(err), "appears more than once")
   tables <- dm::dm_get_tables(read_rprof(sample_path("rprof", "1.out")))
   tables$sample_locations$depth[1] <- 99L
-  err <- expect_error(profile_hide(profile:::dm_from_v2_tables(tables), "fib"), class = "profile_error_invalid")
+  err <- expect_error(
+    profile_hide(profile:::dm_from_v2_tables(tables), "fib"),
+    class = "profile_error_invalid"
+  )
   expect_match(conditionMessage(err), "depths of a sample must run 1..n")
 })

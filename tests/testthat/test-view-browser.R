@@ -32,7 +32,10 @@ expect_widths_match_summary <- function(state, summary, n = 6) {
   expect_lt(max(abs(drawn[top$name] - expected)), 1)
 }
 
-test_that("an Rprof profile: loads offline and clean; frames named, as wide as their totals; search highlights", {
+test_that(paste(
+  "an Rprof profile: loads offline and clean; frames named, as wide as their totals; search",
+  "highlights"
+), {
   skip_if_no_browser()
   x <- read_rprof(rprof_sample("line.out"))
   result <- run_browser_job(list(
@@ -79,7 +82,9 @@ test_that("the sample type switcher changes the totals and the widths", {
   expect_clean_load(result)
   states <- result$states
   expect_identical(states$type, c("samples", "alloc_size", "duplications"))
-  expect_identical(states$types[[1]], c("samples (count)", "duplications (count)", "alloc_size (bytes)"))
+  expect_identical(
+    states$types[[1]], c("samples (count)", "duplications (count)", "alloc_size (bytes)")
+  )
   for (i in 1:3) {
     summary <- profile_summary(x, type = states$type[[i]], n = Inf)
     expect_widths_match_summary(states[i, ], summary)
@@ -103,7 +108,9 @@ test_that("a diff profile shows growth and shrinkage in two colours", {
   skip_if_no_browser()
   x <- read_rprof(rprof_sample("line.out"))
   d <- profile_diff(subset_samples(x, 161:320), subset_samples(x, 1:160))
-  result <- run_browser_job(list(command = "view", html = view_file(d), actions = list(list(hover = "spin"))))
+  result <- run_browser_job(
+    list(command = "view", html = view_file(d), actions = list(list(hover = "spin")))
+  )
   expect_clean_load(result)
   frames <- view_frames(result$states[1, ])
   rgb <- do.call(rbind, regmatches(frames$fill, gregexpr("[0-9]+", frames$fill)))
@@ -124,7 +131,9 @@ test_that("the flame chart of an Rprof profile draws its frames in time order", 
   skip_if_no_browser()
   x <- read_rprof(rprof_sample("line.out"))
   expect_false(anyNA(dm::dm_get_tables(x)$samples$time))
-  result <- run_browser_job(list(command = "view", html = view_file(x), actions = list(list(mode = "chart"))))
+  result <- run_browser_job(
+    list(command = "view", html = view_file(x), actions = list(list(mode = "chart")))
+  )
   expect_clean_load(result)
   chart <- view_frames(result$states[2, ])
   expect_identical(result$states$mode, c("graph", "chart"))
@@ -140,7 +149,8 @@ test_that("the flame chart of an Rprof profile draws its frames in time order", 
   # widths are numbers of samples
   width <- chart$width[chart$depth == 0]
   expect_equal(sum(level1$width), width)
-  expect_lt(abs(level1$width[order(level1$x)][[1]] - rle(outer$name)$lengths[[1]] / nrow(tables$samples) * width), 1)
+  first_width <- level1$width[order(level1$x)][[1]]
+  expect_lt(abs(first_width - rle(outer$name)$lengths[[1]] / nrow(tables$samples) * width), 1)
 })
 
 test_that("speedscope files validate against speedscope's schema and open in its viewer", {
@@ -174,7 +184,9 @@ test_that("speedscope files validate against speedscope's schema and open in its
     sums <- r$profiles[[1]]
     type <- sub(" .*$", "", sums$name)
     for (t in unique(type)) {
-      expect_equal(sum(sums$weight[type == t]), attr(profile_summary(profiles[[i]], type = t), "grand_total"))
+      expect_equal(
+        sum(sums$weight[type == t]), attr(profile_summary(profiles[[i]], type = t), "grand_total")
+      )
     }
   }
 })

@@ -58,11 +58,14 @@ test_that("sample types: gauges are left out, the default is profile_summary()'s
     vapply(payload$types, `[[`, "", "name"),
     c("alloc_objects", "alloc_space", "inuse_objects", "inuse_space")
   )
-  expect_identical(payload$types[[payload$default_type + 1]]$name, attr(profile_summary(heap), "sample_type"))
+  expect_identical(
+    payload$types[[payload$default_type + 1]]$name, attr(profile_summary(heap), "sample_type")
+  )
 })
 
 test_that("nodes are functions merged by name, with their file and their line when it is one", {
-  x <- v2_from_stacks(c("main@a.R:1;f@b.R:2", "main@a.R:1;f@b.R:3", "main@a.R:1;g@c.R:9", "main@a.R:1"),
+  x <- v2_from_stacks(
+    c("main@a.R:1;f@b.R:2", "main@a.R:1;f@b.R:3", "main@a.R:1;g@c.R:9", "main@a.R:1"),
     values = c(1, 2, 4, 8)
   )
   payload <- write_view(x, title = "hand-built <stacks>")
@@ -131,7 +134,9 @@ test_that("a diff profile keeps both sides: the profile's values and the base's"
 test_that("v1 objects and the widget", {
   v1 <- read_rprof(rprof_sample("1.out"), version = "1.0")
   payload <- write_view(v1)
-  expect_equal(view_tree(payload)$values[[1]]$total_pos[[1]], attr(profile_summary(v1), "grand_total"))
+  expect_equal(
+    view_tree(payload)$values[[1]]$total_pos[[1]], attr(profile_summary(v1), "grand_total")
+  )
 
   skip_if_not_installed("htmlwidgets")
   x <- read_rprof(rprof_sample("1.out"))
@@ -167,6 +172,21 @@ test_that("profile_view() refuses bad arguments and files it can't write", {
   expect_identical(list.files(dir, all.files = TRUE, no.. = TRUE), character())
 })
 
+test_that("the file is replaced whole and keeps its permissions", {
+  skip_on_os("windows")
+  x <- read_rprof(rprof_sample("1.out"))
+  dir <- withr::local_tempdir()
+  path <- file.path(dir, "view.html")
+  writeLines("old", path)
+  Sys.chmod(path, "640", use_umask = FALSE)
+  profile_view(x, file = path)
+  expect_identical(format(file.mode(path)), "640")
+  html <- paste(readLines(path, warn = FALSE), collapse = "\n")
+  expect_true(grepl("ProfileView.render", html, fixed = TRUE))
+  # nothing but the file is left in its directory
+  expect_identical(list.files(dir, all.files = TRUE, no.. = TRUE), "view.html")
+})
+
 # ---- write_speedscope() -------------------------------------------------------
 
 read_speedscope <- function(path) jsonlite::fromJSON(path, simplifyVector = FALSE)
@@ -190,7 +210,10 @@ test_that("write_speedscope(): one profile per type and source, weights adding u
     file <- read_speedscope(path)
     expect_identical(file[["$schema"]], "https://www.speedscope.app/file-format-schema.json")
     totals <- speedscope_totals(file)
-    types <- setdiff(unique(as.character(x$sample_values$type)), c("small_vector_heap", "large_vector_heap", "node_heap"))
+    types <- setdiff(
+      unique(as.character(x$sample_values$type)),
+      c("small_vector_heap", "large_vector_heap", "node_heap")
+    )
     for (t in types) {
       # a type without a sample of non-zero value has no profile
       written <- if (t %in% names(totals)) totals[[t]] else 0
@@ -215,16 +238,24 @@ test_that("write_speedscope(): frames with file and line, samples in time order"
   write_speedscope(x, path)
   file <- read_speedscope(path)
   or <- function(value, otherwise) if (is.null(value)) otherwise else value
-  frame_label <- vapply(file$shared$frames, function(f) paste(f$name, or(f$file, ""), or(f$line, 0)), "")
-  expect_true(any(vapply(file$shared$frames, function(f) !is.null(f$file) && !is.null(f$line), TRUE)))
+  frame_label <- vapply(
+    file$shared$frames, function(f) paste(f$name, or(f$file, ""), or(f$line, 0)), ""
+  )
+  expect_true(
+    any(vapply(file$shared$frames, function(f) !is.null(f$file) && !is.null(f$line), TRUE))
+  )
   expect_false(anyDuplicated(frame_label) > 0)
   # every sample's stack, root first, in time order, runs of equal stacks collapsed
   tables <- dm::dm_get_tables(x, keyed = FALSE)
   loc <- tables$locations
   fun <- tables$functions[match(loc$function_id, tables$functions$function_id), ]
-  loc_label <- paste(fun$name, ifelse(is.na(fun$filename), "", fun$filename), ifelse(is.na(loc$line), 0, loc$line))
-  rows <- tables$sample_locations[order(tables$sample_locations$sample_id, -tables$sample_locations$depth), ]
-  stacks <- vapply(split(loc_label[match(rows$location_id, loc$location_id)], rows$sample_id), paste, "", collapse = ";")
+  loc_label <- paste(
+    fun$name, ifelse(is.na(fun$filename), "", fun$filename), ifelse(is.na(loc$line), 0, loc$line)
+  )
+  stack <- tables$sample_locations
+  rows <- stack[order(stack$sample_id, -stack$depth), ]
+  frames <- split(loc_label[match(rows$location_id, loc$location_id)], rows$sample_id)
+  stacks <- vapply(frames, paste, "", collapse = ";")
   in_time_order <- as.character(tables$samples$sample_id[order(tables$samples$time)])
   expected <- rle(unname(stacks[in_time_order]))
   p <- file$profiles[[1]]

@@ -1,10 +1,12 @@
 //! Checks of scalar arguments passed from R. The R wrappers check arguments first,
 //! so these errors are a last line of defence; they never panic.
 
-use crate::text;
+use crate::rapi::{double_values, integer_values};
+use crate::text::{self, named_elements};
 use extendr_api::prelude::*;
 use profile_core::limits::Limits;
 use profile_core::ProfileError;
+use std::borrow::Cow;
 use std::path::PathBuf;
 
 /// `TRUE` or `FALSE`.
@@ -107,4 +109,57 @@ fn bytes(x: &Robj, name: &str) -> Result<u64, ProfileError> {
         .filter(|x| x.is_finite() && *x >= 0.0)
         .ok_or_else(|| ProfileError::argument(format!("`{name}` must be a non-negative number")))?;
     Ok(bytes.min(u64::MAX as f64) as u64)
+}
+
+/// The error for an element of a list of arguments that is missing or of the
+/// wrong type.
+pub(crate) fn bad_argument(what: &str) -> ProfileError {
+    ProfileError::argument(format!("`{what}` is missing or of the wrong type"))
+}
+
+/// The elements of a list of arguments R builds (`stack_input()` in R/stacks.R,
+/// `sample_set_input()` in R/view.R), by name.
+pub(crate) struct Fields(Vec<(String, Robj)>);
+
+impl Fields {
+    pub(crate) fn of(input: &Robj) -> Result<Fields, ProfileError> {
+        let list = input.as_list().ok_or_else(|| bad_argument("(list)"))?;
+        Ok(Fields(named_elements(&list)))
+    }
+
+    pub(crate) fn get(&self, name: &str) -> Result<&Robj, ProfileError> {
+        self.0
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v)
+            .ok_or_else(|| bad_argument(name))
+    }
+
+    /// Borrowed from R, or read by regions when compact (never expanded in R).
+    pub(crate) fn ints(&self, name: &str) -> Result<Cow<'_, [i32]>, ProfileError> {
+        integer_values(self.get(name)?)?.ok_or_else(|| bad_argument(name))
+    }
+
+    pub(crate) fn doubles(&self, name: &str) -> Result<Cow<'_, [f64]>, ProfileError> {
+        double_values(self.get(name)?)?.ok_or_else(|| bad_argument(name))
+    }
+
+    pub(crate) fn strings(&self, name: &str) -> Result<Vec<String>, ProfileError> {
+        strings(self.get(name)?, name)
+    }
+
+    pub(crate) fn count(&self, name: &str) -> Result<usize, ProfileError> {
+        self.get(name)?
+            .as_integer()
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(|| bad_argument(name))
+    }
+
+    pub(crate) fn flags(&self, name: &str) -> Result<Vec<bool>, ProfileError> {
+        let values = self.get(name)?;
+        let logicals = values
+            .as_logical_slice()
+            .ok_or_else(|| bad_argument(name))?;
+        Ok(logicals.iter().map(|v| v.is_true()).collect())
+    }
 }

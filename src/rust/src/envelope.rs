@@ -20,10 +20,8 @@ pub(crate) fn envelope(body: impl FnOnce() -> Result<Robj, ProfileError>) -> Rob
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".to_string());
-            (
-                "internal".to_string(),
-                format!("internal error (please report): {what}"),
-            )
+            let e = ProfileError::internal(what);
+            (e.kind().to_string(), e.to_string())
         }
     };
     let message = message.replace('\0', "<00>");

@@ -73,7 +73,8 @@ fn ffi_profile_schema() -> Robj {
         ),
         gauge_types = schema::GAUGE_TYPES.to_vec(),
         source_types = schema::SOURCE_TYPES.to_vec(),
-        limits = limits()
+        limits = limits(),
+        rprof_warnings = rprof_warnings()
     )
     .into()
 }
@@ -105,6 +106,18 @@ fn limits() -> Robj {
     .into()
 }
 
+/// The texts of the warnings of an Rprof read, named by their kind: R raises
+/// each as a condition of class `profile_warning_<kind>` (R/rprof.R).
+fn rprof_warnings() -> Robj {
+    use profile_core::rprof;
+    list!(
+        incomplete = rprof::WARN_INCOMPLETE,
+        unexpected = rprof::WARN_UNEXPECTED,
+        undefined_file = rprof::WARN_UNDEFINED_FILE
+    )
+    .into()
+}
+
 /// Validates the content of a v2 bundle (keys, NA, depths, version).
 /// @noRd
 #[extendr]
@@ -120,6 +133,10 @@ fn ffi_profile_validate_v2(bundle: Robj) -> Robj {
 /// that a panic in Rust becomes an R error of class `profile_error_internal`).
 /// @noRd
 #[extendr]
+#[allow(
+    clippy::panic,
+    reason = "the panic is the point: tests show it is caught"
+)]
 fn ffi_profile_debug_panic(message: Robj) -> Robj {
     // The default hook would print the panic to standard error; this one is
     // expected. (R runs this on one thread, so swapping the hook is safe.)
@@ -134,6 +151,17 @@ fn ffi_profile_debug_panic(message: Robj) -> Robj {
     });
     std::panic::set_hook(hook);
     result
+}
+
+/// Returns the core's error for a state that cannot happen, with `message`
+/// (tests show that it becomes an R error of class `profile_error_internal`).
+/// @noRd
+#[extendr]
+fn ffi_profile_debug_internal(message: Robj) -> Robj {
+    envelope(|| {
+        let message = args::optional_string(&message, "message")?.unwrap_or_default();
+        Err(profile_core::ProfileError::internal(message))
+    })
 }
 
 /// A new double vector of `length` values (tests show that a vector R cannot
@@ -157,6 +185,7 @@ extendr_module! {
     mod profile;
     fn ffi_profile_schema;
     fn ffi_profile_debug_panic;
+    fn ffi_profile_debug_internal;
     fn ffi_profile_debug_alloc;
     fn ffi_profile_validate_v2;
     use summary;

@@ -228,16 +228,27 @@ pub(crate) fn string_elements(strings: &Robj) -> (impl Iterator<Item = SEXP> + '
     // SAFETY: `strings` is a character vector, kept alive by the caller for as
     // long as the iterator lives.
     let x = unsafe { strings.get() };
+    // SAFETY: `x` is a live vector; `Rf_xlength` only reads its length (for an
+    // ALTREP vector, through its class's method, which allocates nothing).
     let n = usize::try_from(unsafe { Rf_xlength(x) }).unwrap_or(0);
     let expanded: &[SEXP] = if n == 0 || is_unexpanded_altrep(strings) {
         &[]
     } else {
+        // SAFETY: `x` is a character vector whose data exist (not an ALTREP
+        // vector without them: that case reads by `STRING_ELT` below, so R
+        // never expands it here): `STRING_PTR_RO` points at its `n` CHARSXPs,
+        // which stay in place while `x` lives and is not modified.
         unsafe { std::slice::from_raw_parts(STRING_PTR_RO(x), n) }
     };
     let elements = (0..n).map(move |i| match expanded.get(i) {
         Some(&e) => e,
+        // SAFETY: `i < n`, the length of the live character vector `x`; for a
+        // compact column `STRING_ELT` calls its `Elt` method, which returns a
+        // CHARSXP of its pattern without allocating (`src/altrep.c`).
         None => unsafe { STRING_ELT(x, i as isize) },
     });
+    // SAFETY: `R_NaString` is R's global NA CHARSXP, set when R starts and
+    // never changed; reading the pointer is all this does.
     (elements, unsafe { R_NaString })
 }
 

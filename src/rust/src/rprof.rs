@@ -7,8 +7,9 @@ use crate::envelope::envelope;
 use crate::rapi::int_vector;
 use extendr_api::prelude::*;
 use profile_core::budget::Budget;
-use profile_core::rprof::RprofContent;
+use profile_core::rprof::{ParseOptions, RprofContent};
 use profile_core::{input, output, rprof, ProfileError};
+use std::borrow::Cow;
 
 /// Reads an Rprof file into `list(bundle, warnings, sample_lines)`. `input` is a
 /// path (plain or gzip file, read here) or a raw vector (the file's bytes).
@@ -39,16 +40,17 @@ fn ffi_rprof_read(
         // A file's bytes are handed over to the parser, which frees them once
         // its chunks are read, before the per-sample columns are written (a
         // read's peak memory); bytes R decompressed stay R's.
+        let options = ParseOptions::new(&budget).source_uri(uri.as_deref());
         let mut read = match input.as_raw_slice() {
             Some(raw) => {
                 budget.charge(raw.len() as u64, || "the decompressed data".to_string())?;
                 let data = input::decompress_content(raw, &budget, &mut content)?;
-                rprof::parse_compact(&data, uri.as_deref(), &budget)?
+                rprof::parse(data, &options)?
             }
             None => {
                 let file_bytes = input::read_file(&required_path(&input, "path")?, &budget)?;
                 let data = input::decompress_owned(file_bytes, &budget, &mut content)?;
-                rprof::parse_owned_compact(data, uri.as_deref(), &budget)?
+                rprof::parse(Cow::Owned(data), &options)?
             }
         };
         let lines: Vec<i32> = if with_lines.as_bool() == Some(true) {

@@ -1,18 +1,14 @@
 //! Binding for the core's `summary` module: self and total values per frame key,
 //! and call trees.
 
-use crate::args::optional_string;
+use crate::args::{bad_argument, optional_string, Fields};
 use crate::compact::altrep::cycle_pattern;
 use crate::envelope::envelope;
-use crate::rapi::{double_values, int_vector, integer_values, r_safe};
-use crate::text::{intern_strings, named_elements};
+use crate::rapi::{int_vector, r_safe};
+use crate::text::intern_strings;
 use extendr_api::prelude::*;
-use profile_core::summary::{key_totals, CallTree, StackInput, Stacks};
+use profile_core::summary::{key_totals, CallTree, StackColumns, StackInput, Stacks};
 use profile_core::{ProfileError, StrId, StringPool};
-
-fn bad_argument(what: &str) -> ProfileError {
-    ProfileError::argument(format!("`{what}` is missing or of the wrong type"))
-}
 
 /// The stacks described by the list R builds in `stack_input()`:
 /// `sample_id`, `depth`, `location_id` (stack rows), `locations`, `location_key`,
@@ -22,54 +18,32 @@ fn bad_argument(what: &str) -> ProfileError {
 /// and two subsets over every row (six per memory-profiling sample), and
 /// expanded a compact `type` column.
 pub(crate) fn stacks_from_r(input: &Robj) -> Result<Stacks, ProfileError> {
-    let list = input.as_list().ok_or_else(|| bad_argument("(list)"))?;
-    let elements = named_elements(&list);
-    let get = |name: &str| -> Result<Robj, ProfileError> {
-        elements
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.clone())
-            .ok_or_else(|| bad_argument(name))
-    };
-    let (sid, depth, loc) = (get("sample_id")?, get("depth")?, get("location_id")?);
-    let (locations, keys) = (get("locations")?, get("location_key")?);
-    let (value_sid, value, n_keys) = (get("value_sample_id")?, get("value")?, get("n_keys")?);
-    let (value_type, chosen_type) = (get("value_type")?, get("type")?);
-    // Borrowed from R, or read by regions when compact (never expanded in R).
-    fn ints<'r>(r: &'r Robj, name: &str) -> Result<std::borrow::Cow<'r, [i32]>, ProfileError> {
-        integer_values(r)?.ok_or_else(|| bad_argument(name))
-    }
-    let n_keys = n_keys
-        .as_integer()
-        .and_then(|n| usize::try_from(n).ok())
-        .ok_or_else(|| bad_argument("n_keys"))?;
-    let (sample_id, depth, location_id) = (
-        ints(&sid, "sample_id")?,
-        ints(&depth, "depth")?,
-        ints(&loc, "location_id")?,
-    );
-    let (locations, location_key) = (ints(&locations, "locations")?, ints(&keys, "location_key")?);
-    let value_sample_id = ints(&value_sid, "value_sample_id")?;
-    let value = double_values(&value)?.ok_or_else(|| bad_argument("value"))?;
-    let chosen_type = optional_string(&chosen_type, "type")?.ok_or_else(|| bad_argument("type"))?;
+    let fields = Fields::of(input)?;
+    let value = fields.doubles("value")?;
+    let value_sample_id = fields.ints("value_sample_id")?;
+    let value_type = fields.get("value_type")?;
+    let chosen_type =
+        optional_string(fields.get("type")?, "type")?.ok_or_else(|| bad_argument("type"))?;
     if value_type.rtype() != Rtype::Strings
         || value_type.len() != value.len()
         || value_sample_id.len() != value.len()
     {
         return Err(bad_argument("value_type"));
     }
-    let chosen = rows_equal_to(&value_type, &chosen_type);
+    let chosen = rows_equal_to(value_type, &chosen_type);
     let value_sample_id: Vec<i32> = select(&value_sample_id, &chosen);
     let value: Vec<f64> = select(&value, &chosen);
     Stacks::build(&StackInput {
-        sample_id: &sample_id,
-        depth: &depth,
-        location_id: &location_id,
-        locations: &locations,
-        location_key: &location_key,
-        n_keys,
-        value_sample_id: &value_sample_id,
-        value: &value,
+        columns: StackColumns {
+            sample_id: &fields.ints("sample_id")?,
+            depth: &fields.ints("depth")?,
+            location_id: &fields.ints("location_id")?,
+            locations: &fields.ints("locations")?,
+            value_sample_id: &value_sample_id,
+            value: &value,
+        },
+        location_key: &fields.ints("location_key")?,
+        n_keys: fields.count("n_keys")?,
     })
 }
 
@@ -122,10 +96,7 @@ fn rows_equal_to(col: &Robj, text: &str) -> Vec<bool> {
             .into_iter()
             .map(|id| id == wanted)
             .collect();
-        return match in_pattern.len() {
-            0 => Vec::new(),
-            period => (0..n).map(|row| in_pattern[row % period]).collect(),
-        };
+        return in_pattern.iter().copied().cycle().take(n).collect();
     }
     intern_strings(col, &mut pool)
         .into_iter()

@@ -73,9 +73,7 @@ pub(crate) fn intern_strings(strings: &Robj, pool: &mut StringPool) -> Vec<StrId
     if let Some((pattern, n)) = cycle_pattern(strings) {
         let ids = intern_strings(&pattern, pool);
         let mut out = with_capacity_advised(n);
-        if !ids.is_empty() {
-            out.extend((0..n).map(|row| ids[row % ids.len()]));
-        }
+        out.extend(ids.iter().copied().cycle().take(n));
         return out;
     }
     let (elements, na) = string_elements(strings);

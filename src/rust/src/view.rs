@@ -1,66 +1,16 @@
 //! Binding for the core's `sample_set`, `view` and `speedscope` modules: the data
-//! of the browser view, and speedscope files.
+//! of the browser view, its HTML file (written by the core's atomic writer), and
+//! speedscope files.
 
-use crate::args::{flag, required_path, required_string, strings};
+use crate::args::{bad_argument, flag, required_path, required_string, Fields};
 use crate::envelope::envelope;
-use crate::rapi::{double_values, integer_values};
-use crate::text::{intern_strings, named_elements};
+use crate::text::{self, intern_strings};
 use extendr_api::prelude::*;
 use profile_core::sample_set::{SampleInput, SampleSet};
 use profile_core::speedscope::{self, SpeedscopeLabels};
+use profile_core::summary::StackColumns;
 use profile_core::view::{view_json, TimeRuns, ViewKeys, ViewLabels, ViewTree};
-use profile_core::{ProfileError, StringPool};
-use std::borrow::Cow;
-
-fn bad_argument(what: &str) -> ProfileError {
-    ProfileError::argument(format!("`{what}` is missing or of the wrong type"))
-}
-
-/// The elements of the list R builds in `sample_set_input()` (R/view.R), by name.
-struct Fields(Vec<(String, Robj)>);
-
-impl Fields {
-    fn of(input: &Robj) -> Result<Fields, ProfileError> {
-        let list = input.as_list().ok_or_else(|| bad_argument("(list)"))?;
-        Ok(Fields(named_elements(&list)))
-    }
-
-    fn get(&self, name: &str) -> Result<&Robj, ProfileError> {
-        self.0
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v)
-            .ok_or_else(|| bad_argument(name))
-    }
-
-    /// Borrowed from R, or read by regions when compact (never expanded in R).
-    fn ints(&self, name: &str) -> Result<Cow<'_, [i32]>, ProfileError> {
-        integer_values(self.get(name)?)?.ok_or_else(|| bad_argument(name))
-    }
-
-    fn doubles(&self, name: &str) -> Result<Cow<'_, [f64]>, ProfileError> {
-        double_values(self.get(name)?)?.ok_or_else(|| bad_argument(name))
-    }
-
-    fn strings(&self, name: &str) -> Result<Vec<String>, ProfileError> {
-        strings(self.get(name)?, name)
-    }
-
-    fn count(&self, name: &str) -> Result<usize, ProfileError> {
-        self.get(name)?
-            .as_integer()
-            .and_then(|n| usize::try_from(n).ok())
-            .ok_or_else(|| bad_argument(name))
-    }
-
-    fn flags(&self, name: &str) -> Result<Vec<bool>, ProfileError> {
-        let values = self.get(name)?;
-        let logicals = values
-            .as_logical_slice()
-            .ok_or_else(|| bad_argument(name))?;
-        Ok(logicals.iter().map(|v| v.is_true()).collect())
-    }
-}
+use profile_core::{output, ProfileError, StringPool};
 
 /// The code of each `sample_values` row's type: its position (1-based) in
 /// `types`, 0 for the other types and NA. A compact `type` column is read by
@@ -95,16 +45,18 @@ fn sample_set_from_r(fields: &Fields) -> Result<SampleSet, ProfileError> {
         false => Some(fields.doubles("sample_time")?),
     };
     SampleSet::build(&SampleInput {
-        sample_id: &fields.ints("sample_id")?,
-        depth: &fields.ints("depth")?,
-        location_id: &fields.ints("location_id")?,
-        locations: &fields.ints("locations")?,
+        columns: StackColumns {
+            sample_id: &fields.ints("sample_id")?,
+            depth: &fields.ints("depth")?,
+            location_id: &fields.ints("location_id")?,
+            locations: &fields.ints("locations")?,
+            value_sample_id: &fields.ints("value_sample_id")?,
+            value: &fields.doubles("value")?,
+        },
         samples: &fields.ints("samples")?,
         sample_source: &fields.ints("sample_source")?,
         sample_time: time.as_deref(),
-        value_sample_id: &fields.ints("value_sample_id")?,
         value_type: &value_type,
-        value: &fields.doubles("value")?,
         n_types: types.len(),
     })
 }
@@ -180,8 +132,31 @@ fn ffi_profile_write_speedscope(input: Robj, path: Robj) -> Robj {
     })
 }
 
+/// Writes the bytes of the strings `pieces` (a character vector without NA),
+/// one after the other, to `path` with the core's atomic writer: the file of a
+/// view (`profile_view(file =)`) is complete or not there, and a file it
+/// replaces keeps its permissions.
+/// @noRd
+#[extendr]
+fn ffi_profile_write_text(pieces: Robj, path: Robj) -> Robj {
+    envelope(|| {
+        let path = required_path(&path, "path")?;
+        let pieces = Strings::try_from(pieces).map_err(|_| bad_argument("pieces"))?;
+        output::write_atomic(&path, |w| {
+            for piece in pieces.iter() {
+                let bytes = text::bytes(piece)
+                    .ok_or_else(|| ProfileError::argument("`pieces` must not hold NA"))?;
+                w.write_all(bytes)?;
+            }
+            Ok(())
+        })?;
+        Ok(Robj::from(true))
+    })
+}
+
 extendr_module! {
     mod view;
     fn ffi_profile_view_data;
     fn ffi_profile_write_speedscope;
+    fn ffi_profile_write_text;
 }

@@ -1,4 +1,5 @@
 // Times the phases of reading and writing a pprof file (for bench/README.md).
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a timing tool")]
 use profile_core::limits::Limits;
 use profile_core::pprof;
 use std::time::Instant;

@@ -2,8 +2,11 @@
 // pass and in 2 … 4 chunks on as many threads, with the CPU time they took (Linux:
 // from /proc/self/stat), and checks that every chunk count gives the same result.
 //   cargo run --release -p profile-core --example rprof_timing FILE [RUNS [CHUNKS...]]
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a timing tool")]
+use profile_core::budget::Budget;
 use profile_core::limits::Limits;
 use profile_core::rprof;
+use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
 /// User + system CPU time of this process so far, if /proc tells it (in clock
@@ -47,7 +50,7 @@ fn main() {
                 )
             )
         };
-        let first = rprof::parse_in_chunks(&bytes, None, &limits, chunks).unwrap();
+        let first = read(&bytes, &limits, chunks);
         assert!(
             reference.get_or_insert_with(|| all(&first)) == &all(&first),
             "{chunks} chunks: another result"
@@ -57,7 +60,7 @@ fn main() {
         let cpu_before = cpu_time();
         for _ in 0..runs {
             let t = Instant::now();
-            let parsed = rprof::parse_in_chunks(&bytes, None, &limits, chunks).unwrap();
+            let parsed = read(&bytes, &limits, chunks);
             times.push(t.elapsed());
             drop(parsed);
         }
@@ -68,12 +71,21 @@ fn main() {
         times.sort();
         print!(
             "{chunks} chunk(s): median {:?} (min {:?})",
-            times[runs / 2],
-            times[0]
+            times.get(runs / 2).copied().unwrap_or_default(),
+            times.first().copied().unwrap_or_default()
         );
         match cpu {
             Some(cpu) => println!(", CPU/wall {:.2}", cpu.as_secs_f64() / wall.as_secs_f64()),
             None => println!(),
         }
     }
+}
+
+/// The whole read of `bytes` (every column written) in `chunks` chunks.
+fn read(bytes: &[u8], limits: &Limits, chunks: usize) -> rprof::Parsed {
+    let budget = Budget::new(*limits);
+    let options = rprof::ParseOptions::new(&budget).chunks(chunks);
+    rprof::parse(Cow::Borrowed(bytes), &options)
+        .and_then(|read| read.expand(&budget))
+        .unwrap()
 }

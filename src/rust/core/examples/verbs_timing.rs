@@ -1,6 +1,7 @@
 // Times the verbs (the `verbs` module) on a profile read from an Rprof file,
 // against validation of the same profile (for bench/README.md):
 // cargo run --release -p profile-core --example verbs_timing FILE
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a timing tool")]
 use profile_core::verbs::{aggregate, diff, scale_values, time_window};
 use profile_core::verbs::{
     frames_in, keep_frames, keep_samples, samples_with_frame_in, EmptyStacks,
@@ -19,7 +20,8 @@ fn matching(p: &Profile, names: &[&str]) -> Vec<bool> {
             f.function_id
                 .iter()
                 .position(|&x| x == id)
-                .is_some_and(|r| names.contains(&p.str(f.name[r])))
+                .and_then(|r| f.name.get(r))
+                .is_some_and(|&name| names.contains(&p.str(name)))
         })
         .collect()
 }
@@ -36,14 +38,12 @@ fn time(p: &Profile, runs: usize, mut work: impl FnMut(&mut Profile)) -> Duratio
         })
         .collect();
     times.sort();
-    times[runs / 2]
+    times.get(runs / 2).copied().unwrap_or_default()
 }
 
 fn main() {
     let path = std::env::args().nth(1).expect("usage: verbs_timing FILE");
-    let p = rprof::parse(&std::fs::read(&path).unwrap(), None)
-        .unwrap()
-        .profile;
+    let p = read_whole(&std::fs::read(&path).unwrap()).unwrap().profile;
     println!(
         "samples {}, sample_locations rows {}",
         p.samples.nrow(),
@@ -131,4 +131,11 @@ fn main() {
 /// The time of the last sample.
 fn end(p: &Profile) -> f64 {
     p.samples.time.iter().copied().fold(0.0, f64::max)
+}
+
+/// The whole read of an Rprof file (every column written).
+fn read_whole(bytes: &[u8]) -> profile_core::Result<rprof::Parsed> {
+    let budget = profile_core::budget::Budget::default();
+    let options = rprof::ParseOptions::new(&budget);
+    rprof::parse(std::borrow::Cow::Borrowed(bytes), &options)?.expand(&budget)
 }

@@ -174,6 +174,10 @@ impl Combiner {
 
     /// Appends the input's functions that are new (all of them without merging) and
     /// returns the translation of its function ids.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "rows below nrow() of the input's functions, checked rectangular"
+    )]
     fn add_functions(&mut self, input: &Profile, strings: &[StrId]) -> Result<Renumbering> {
         let f = &input.functions;
         check_rectangular("functions", f.is_rectangular())?;
@@ -222,6 +226,11 @@ impl Combiner {
     /// - a key already present with a different value keeps the first value, and the
     ///   later one is added under `key@k`, where k is the 1-based position of the
     ///   input (more `@k` are appended while that name is taken by another value).
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "rows below nrow() of the input's meta, checked rectangular; at is a row of the \
+                  result's meta (meta_rows)"
+    )]
     fn merge_meta(&mut self, input: &Profile, strings: &[StrId]) -> Result<()> {
         let meta = &input.meta;
         check_rectangular("meta", meta.is_rectangular())?;

@@ -43,6 +43,11 @@ pub enum ProfileError {
     /// first; this is the last line of defence (the R binding's own checks).
     #[error("{message}")]
     Argument { message: String },
+
+    /// A state the code should never reach whatever the input: a broken
+    /// invariant of this package, not of the data (a bug to report).
+    #[error("internal error (please report): {message}")]
+    Internal { message: String },
 }
 
 impl ProfileError {
@@ -55,6 +60,7 @@ impl ProfileError {
             ProfileError::Limit { .. } => "limit",
             ProfileError::Unsupported { .. } => "unsupported",
             ProfileError::Argument { .. } => "argument",
+            ProfileError::Internal { .. } => "internal",
         }
     }
 
@@ -118,10 +124,47 @@ impl ProfileError {
             message: message.into(),
         }
     }
+
+    /// The error for a state that cannot happen (see [`ProfileError::Internal`]).
+    pub fn internal(message: impl Into<String>) -> Self {
+        ProfileError::Internal {
+            message: message.into(),
+        }
+    }
 }
 
 impl From<std::io::Error> for ProfileError {
     fn from(e: std::io::Error) -> Self {
         ProfileError::io(e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_kind_names_its_r_condition_class() {
+        let kinds = [
+            (ProfileError::io("x"), "io"),
+            (ProfileError::format(None, "x"), "format"),
+            (ProfileError::invalid("t", "c", None, "x"), "invalid"),
+            (ProfileError::limit("x"), "limit"),
+            (ProfileError::unsupported("x"), "unsupported"),
+            (ProfileError::argument("x"), "argument"),
+            (ProfileError::internal("x"), "internal"),
+        ];
+        for (e, kind) in kinds {
+            assert_eq!(e.kind(), kind);
+        }
+    }
+
+    #[test]
+    fn an_internal_error_asks_for_a_report() {
+        let e = ProfileError::internal("columns do not line up");
+        assert_eq!(
+            e.to_string(),
+            "internal error (please report): columns do not line up"
+        );
     }
 }

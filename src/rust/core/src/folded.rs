@@ -85,6 +85,10 @@ fn write_value(w: &mut dyn Write, v: f64) -> Result<()> {
 /// Writes one line per node of `tree` that ends stacks (a nonzero self value), in
 /// the tree's order. `labels[k - 1]` is the frame name of key `k`. Samples without
 /// frames (the root's self value) have no line.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "i is a node of the tree, whose columns have one value per node"
+)]
 pub fn write_folded(tree: &CallTree, labels: &[String], w: &mut dyn Write) -> Result<()> {
     let escaped: Vec<Cow<'_, str>> = labels.iter().map(|l| escape_frame(l)).collect();
     let mut path: Vec<&str> = Vec::new();
@@ -176,33 +180,8 @@ pub fn read_folded_with_limits(
     let mut p = Profile::new();
     let type_id = p.strings.intern(source.sample_type);
     let unit_id = p.strings.intern(source.unit);
-    let folded = p.strings.intern("folded");
-    let uri = p.strings.intern_opt(source.source_uri);
+    add_source(&mut p, source, type_id, unit_id);
     let empty = p.strings.intern("");
-
-    let s = &mut p.sources;
-    s.source_id.push(1);
-    s.source_type.push(folded);
-    s.source_uri.push(uri);
-    s.source_timestamp.push(f64::NAN);
-    for col in [
-        &mut s.period_type,
-        &mut s.period_unit,
-        &mut s.time_nanos,
-        &mut s.doc_url,
-        &mut s.drop_frames,
-        &mut s.keep_frames,
-        &mut s.rprof_header,
-    ] {
-        col.push(StrId::NA);
-    }
-    s.default_sample_type.push(type_id);
-    s.period.push(f64::NAN);
-    s.duration_nanos.push(f64::NAN);
-    s.diff_base.push(NA_INT);
-    p.sample_types.source_id.push(1);
-    p.sample_types.value_type.push(type_id);
-    p.sample_types.unit.push(unit_id);
 
     // Function ids by frame text as written (one hash per frame), and by name (on
     // first sight of a text: two spellings can unescape to the same name).
@@ -227,21 +206,7 @@ pub fn read_folded_with_limits(
                 let name = p.strings.intern(&unescape_frame(frame));
                 let next = next_id(function_of.len(), "distinct frames")?;
                 let id = *function_of.entry(name).or_insert_with(|| {
-                    let f = &mut p.functions;
-                    f.function_id.push(next);
-                    f.name.push(name);
-                    f.system_name.push(name);
-                    f.filename.push(empty);
-                    f.start_line.push(0);
-                    let l = &mut p.locations;
-                    l.location_id.push(next);
-                    l.function_id.push(next);
-                    l.line.push(0);
-                    l.address.push(StrId::NA);
-                    l.mapping_id.push(NA_INT);
-                    l.is_folded.push(NA_INT);
-                    l.column.push(NA_INT);
-                    l.inlined_into.push(NA_INT);
+                    add_function(&mut p, next, name, empty);
                     next
                 });
                 function_of_text.insert(frame, id);
@@ -268,6 +233,55 @@ pub fn read_folded_with_limits(
     Ok(p)
 }
 
+/// The one source of a folded file, with its one sample type.
+fn add_source(p: &mut Profile, source: &FoldedSource<'_>, type_id: StrId, unit_id: StrId) {
+    let folded = p.strings.intern("folded");
+    let uri = p.strings.intern_opt(source.source_uri);
+    let s = &mut p.sources;
+    s.source_id.push(1);
+    s.source_type.push(folded);
+    s.source_uri.push(uri);
+    s.source_timestamp.push(f64::NAN);
+    for col in [
+        &mut s.period_type,
+        &mut s.period_unit,
+        &mut s.time_nanos,
+        &mut s.doc_url,
+        &mut s.drop_frames,
+        &mut s.keep_frames,
+        &mut s.rprof_header,
+    ] {
+        col.push(StrId::NA);
+    }
+    s.default_sample_type.push(type_id);
+    s.period.push(f64::NAN);
+    s.duration_nanos.push(f64::NAN);
+    s.diff_base.push(NA_INT);
+    p.sample_types.source_id.push(1);
+    p.sample_types.value_type.push(type_id);
+    p.sample_types.unit.push(unit_id);
+}
+
+/// Function `id` named `name` (in no file), and its one location, of the same
+/// id, with line 0 (unknown).
+fn add_function(p: &mut Profile, id: i32, name: StrId, empty: StrId) {
+    let f = &mut p.functions;
+    f.function_id.push(id);
+    f.name.push(name);
+    f.system_name.push(name);
+    f.filename.push(empty);
+    f.start_line.push(0);
+    let l = &mut p.locations;
+    l.location_id.push(id);
+    l.function_id.push(id);
+    l.line.push(0);
+    l.address.push(StrId::NA);
+    l.mapping_id.push(NA_INT);
+    l.is_folded.push(NA_INT);
+    l.column.push(NA_INT);
+    l.inlined_into.push(NA_INT);
+}
+
 /// Writes the folded stacks of `stacks` to `path`, atomically (see [`write_folded`]).
 pub fn write_file(stacks: &Stacks, labels: &[String], path: &Path) -> Result<()> {
     let tree = CallTree::build(stacks);
@@ -285,7 +299,7 @@ pub fn read_file(path: &Path, source: &FoldedSource<'_>, limits: &Limits) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::summary::StackInput;
+    use crate::summary::{StackColumns, StackInput};
     use pretty_assertions::assert_eq;
     use proptest::prelude::*;
 
@@ -323,14 +337,16 @@ mod tests {
             .map(|&f| key_of_function[f as usize - 1])
             .collect();
         let stacks = Stacks::build(&StackInput {
-            sample_id: &p.sample_locations.sample_id,
-            depth: &p.sample_locations.depth,
-            location_id: &p.sample_locations.location_id,
-            locations: &p.locations.location_id,
+            columns: StackColumns {
+                sample_id: &p.sample_locations.sample_id,
+                depth: &p.sample_locations.depth,
+                location_id: &p.sample_locations.location_id,
+                locations: &p.locations.location_id,
+                value_sample_id: &p.sample_values.sample_id,
+                value: &p.sample_values.value,
+            },
             location_key: &location_key,
             n_keys: labels.len(),
-            value_sample_id: &p.sample_values.sample_id,
-            value: &p.sample_values.value,
         })
         .unwrap();
         let mut out = Vec::new();
@@ -433,7 +449,7 @@ mod tests {
             crate::testing::rprof_files()
                 .iter()
                 .map(|b| {
-                    let mut p = crate::rprof::parse(b, None).unwrap().profile;
+                    let mut p = crate::testing::read_rprof(b, None).unwrap().profile;
                     // One value per sample: the time samples (not the memory values).
                     let keep: Vec<bool> = p
                         .sample_values

@@ -255,6 +255,61 @@ impl<K: Id> IdIndex<K> {
     }
 }
 
+/// The rows of a column grouped by id: the distinct ids in order of first
+/// appearance, each with its rows in row order (the samples of each source,
+/// for the writers that write source by source).
+#[derive(Debug, Clone)]
+pub(crate) struct IdGroups<K: Id = i32> {
+    /// The group of each id.
+    group: IdIndex<K>,
+    /// The distinct ids and the rows of each, in order of first appearance.
+    groups: Vec<(K, Vec<usize>)>,
+}
+
+impl<K: Id> IdGroups<K> {
+    /// The groups of the rows of `ids`.
+    pub(crate) fn try_of(ids: &[K]) -> Result<Self> {
+        let mut group = IdIndex::try_for_ids(ids)?;
+        let mut groups: Vec<(K, Vec<usize>)> = Vec::new();
+        for (row, &id) in ids.iter().enumerate() {
+            let rows = match group.row(id).and_then(|g| groups.get_mut(g)) {
+                Some((_, rows)) => rows,
+                None => {
+                    // Fewer groups than rows, which the index numbers (below u32::MAX).
+                    group.insert(id, groups.len() as u32);
+                    groups.push((id, Vec::new()));
+                    match groups.last_mut() {
+                        Some((_, rows)) => rows,
+                        None => continue,
+                    }
+                }
+            };
+            rows.push(row);
+        }
+        Ok(IdGroups { group, groups })
+    }
+
+    /// The rows of `id` (none if it is not in the column).
+    pub(crate) fn rows_of(&self, id: K) -> &[usize] {
+        self.group
+            .row(id)
+            .and_then(|g| self.groups.get(g))
+            .map_or(&[], |(_, rows)| rows.as_slice())
+    }
+
+    /// The rows of each id, in the order given by `key` (a stable sort).
+    pub(crate) fn sort_rows_by_key<T: Ord>(&mut self, key: impl Fn(usize) -> T) {
+        for (_, rows) in &mut self.groups {
+            rows.sort_by_key(|&row| key(row));
+        }
+    }
+
+    /// The distinct ids with their rows, in order of first appearance.
+    pub(crate) fn into_groups(self) -> Vec<(K, Vec<usize>)> {
+        self.groups
+    }
+}
+
 /// A set of ids, stored as an [`IdIndex`] is.
 #[derive(Debug, Clone)]
 pub(crate) struct IdSet<K: Id = i32>(DenseOrHashed<K, bool>);

@@ -25,6 +25,11 @@ pub(crate) struct LabelRows {
 
 impl LabelRows {
     /// The label rows of `p`'s samples, `samples` giving the row of each id.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "positions come from the index of n samples; offsets has n + 1 entries and fill \
+                  stays below the rows counted"
+    )]
     pub(crate) fn new(p: &Profile, samples: &IdIndex) -> Self {
         let n = p.samples.nrow();
         let sample_of: Vec<Option<usize>> = p
@@ -82,6 +87,11 @@ fn label_keys(p: &Profile, rows: &[usize], out: &mut Vec<LabelKey>) {
 /// the same as it, or its own row. Samples are compared only with samples of
 /// the same scope: `scope(pos)` is None for a sample that stays on its own,
 /// else a number (a source, or one number for all).
+#[allow(
+    clippy::indexing_slicing,
+    reason = "candidates and positions are below the number of samples, which next_same_hash has \
+              an entry for"
+)]
 pub(crate) fn first_equal_samples(
     p: &Profile,
     stacks: &SampleFrames,

@@ -41,6 +41,10 @@ pub fn push_number(out: &mut String, x: f64) {
 const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 /// Appends `bytes` in base64 (RFC 4648, with padding).
+#[allow(
+    clippy::indexing_slicing,
+    reason = "i & 63 is below 64; chunks_exact(3) gives chunks of 3 bytes"
+)]
 pub fn push_base64(out: &mut String, bytes: &[u8]) {
     out.reserve(bytes.len().div_ceil(3) * 4);
     let sym = |i: u32| BASE64[(i & 63) as usize] as char;
@@ -145,7 +149,10 @@ fn stepped(values: &[f64]) -> Option<(f64, f64, Vec<f64>)> {
     }
     let step = values
         .windows(2)
-        .map(|w| (w[1] - w[0]).abs())
+        .filter_map(|w| match w {
+            [a, b] => Some((b - a).abs()),
+            _ => None,
+        })
         .filter(|&d| d > 0.0)
         .fold(f64::INFINITY, f64::min);
     if !step.is_finite() {

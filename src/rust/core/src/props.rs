@@ -1,11 +1,11 @@
 //! Properties across modules: damaged models (as a user's R objects may be) never
-//! make validation, the writers, combining, the analysis of stacks or the verbs
+//! make validation, the writers, combining, the summaries or the verbs
 //! panic.
 
 use crate::combine::{combine, CombineOptions};
 use crate::limits::Limits;
 use crate::model::{ColMut, Profile, StrId, NA_INT};
-use crate::summary::{key_totals, CallTree, StackInput, Stacks};
+use crate::summary::{key_totals, CallTree, StackColumns, StackInput, Stacks};
 use crate::testing;
 use crate::verbs::{aggregate, diff, scale_values, time_window};
 use crate::verbs::{
@@ -24,7 +24,7 @@ fn models() -> &'static [Profile] {
     MODELS.get_or_init(|| {
         let mut out: Vec<Profile> = testing::rprof_files()
             .iter()
-            .map(|b| rprof::parse(b, Some("r")).unwrap().profile)
+            .map(|b| crate::testing::read_rprof(b, Some("r")).unwrap().profile)
             .collect();
         out.extend(
             testing::pprof_messages()
@@ -178,13 +178,13 @@ proptest! {
         which in any::<prop::sample::Index>(),
         damages in prop::collection::vec(damage(), 1..6),
     ) {
-        let mut p = damaged_model(which, &damages);
+        let p = damaged_model(which, &damages);
         let valid = validate::validate(&p).is_ok();
         let rprof_text = rprof::write_to_vec(&p);
         let pprof_bytes = pprof::encode(&p, &pprof::WriteOptions::default());
         if valid {
             if let Ok(text) = rprof_text {
-                let back = rprof::parse(&text, None);
+                let back = crate::testing::read_rprof(&text, None);
                 prop_assert!(back.is_ok(), "{:?}", back.err());
             }
             let bytes = pprof_bytes.unwrap();
@@ -212,16 +212,7 @@ proptest! {
             (0..sv.value.len()).filter(|&i| sv.value_type.get(i) == sv.value_type.first()).collect();
         let value_sample_id: Vec<i32> = chosen.iter().filter_map(|&i| sv.sample_id.get(i).copied()).collect();
         let value: Vec<f64> = chosen.iter().map(|&i| sv.value[i]).collect();
-        let input = StackInput {
-            sample_id: &p.sample_locations.sample_id,
-            depth: &p.sample_locations.depth,
-            location_id: &p.sample_locations.location_id,
-            locations: &p.locations.location_id,
-            location_key: &p.locations.function_id,
-            n_keys: p.functions.function_id.iter().copied().max().unwrap_or(0).max(0) as usize,
-            value_sample_id: &value_sample_id,
-            value: &value,
-        };
+        let input = StackInput { columns: StackColumns { sample_id: &p.sample_locations.sample_id, depth: &p.sample_locations.depth, location_id: &p.sample_locations.location_id, locations: &p.locations.location_id, value_sample_id: &value_sample_id, value: &value }, location_key: &p.locations.function_id, n_keys: p.functions.function_id.iter().copied().max().unwrap_or(0).max(0) as usize };
         if let Ok(stacks) = Stacks::build(&input) {
             let _ = key_totals(&stacks);
             let _ = CallTree::build(&stacks);
@@ -236,7 +227,7 @@ proptest! {
         damages in prop::collection::vec(damage(), 0..4),
         flags in prop::collection::vec(any::<bool>(), 1..6),
     ) {
-        let mut p = damaged_model(which, &damages);
+        let p = damaged_model(which, &damages);
         let valid = validate::validate(&p).is_ok();
         let _ = LocationTexts::of(&p);
         let matched: Vec<bool> = (0..p.locations.location_id.len()).map(|i| flags[i % flags.len()]).collect();
@@ -319,11 +310,14 @@ fn compressed_and_plain_files_read_the_same() {
         let budget = Budget::default();
         let data =
             decompress_owned(testing::gzip(text), &budget, &mut RprofContent::new()).unwrap();
-        let streamed = rprof::parse_owned_compact(data, None, &budget)
-            .unwrap()
-            .expand(&budget)
-            .unwrap();
-        let whole = rprof::parse(text, None).unwrap();
+        let streamed = crate::rprof::parse(
+            std::borrow::Cow::Owned(data),
+            &crate::rprof::ParseOptions::new(&budget),
+        )
+        .unwrap()
+        .expand(&budget)
+        .unwrap();
+        let whole = crate::testing::read_rprof(text, None).unwrap();
         assert_eq!(
             format!("{:?}", streamed.profile),
             format!("{:?}", whole.profile)

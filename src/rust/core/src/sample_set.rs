@@ -6,27 +6,22 @@
 
 use crate::error::{ProfileError, Result};
 use crate::id_index::IdIndex;
-use crate::summary::SampleFrames;
+use crate::summary::{first_ragged, SampleFrames, StackColumns};
 
-/// The columns a [`SampleSet`] is gathered from: the long form of the v2 tables.
+/// What a [`SampleSet`] is gathered from: the stack rows, the locations (a
+/// frame is the row of its location) and the values of every type, the
+/// `samples` table, and the sample type of each value row.
 #[derive(Debug, Clone, Copy)]
 pub struct SampleInput<'a> {
-    /// `sample_locations.sample_id`, `depth` (1 = innermost) and `location_id`.
-    pub sample_id: &'a [i32],
-    pub depth: &'a [i32],
-    pub location_id: &'a [i32],
-    /// `locations.location_id`: a frame is the row of its location here.
-    pub locations: &'a [i32],
+    pub columns: StackColumns<'a>,
     /// `samples.sample_id` and `source_id`, and the samples' times in seconds
     /// from the start of their source (NaN: none), if the profile has them.
     pub samples: &'a [i32],
     pub sample_source: &'a [i32],
     pub sample_time: Option<&'a [f64]>,
-    /// `sample_values.sample_id` and `value`, with the sample type of each row
-    /// as a code: `1..=n_types` for the types to gather, 0 for rows left out.
-    pub value_sample_id: &'a [i32],
+    /// The sample type of each row of `columns.value` as a code: `1..=n_types`
+    /// for the types to gather, 0 for rows left out.
     pub value_type: &'a [u32],
-    pub value: &'a [f64],
     pub n_types: usize,
 }
 
@@ -60,6 +55,11 @@ pub(crate) fn try_filled<T: Clone>(n: usize, value: T, what: &str) -> Result<Vec
 }
 
 impl SampleSet {
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "order holds rows of samples (0..samples.len()), whose columns check_lengths \
+                  matched"
+    )]
     pub fn build(input: &SampleInput<'_>) -> Result<SampleSet> {
         check_lengths(input)?;
         let order = display_order(input);
@@ -76,11 +76,12 @@ impl SampleSet {
                 )
             },
         )?;
-        let location_row = IdIndex::try_first_rows(input.locations)?;
+        let columns = &input.columns;
+        let location_row = IdIndex::try_first_rows(columns.locations)?;
         let frames = SampleFrames::gather(
-            input.sample_id,
-            input.depth,
-            input.location_id,
+            columns.sample_id,
+            columns.depth,
+            columns.location_id,
             &position,
             order.len(),
             |lid| location_row.get(lid),
@@ -95,7 +96,7 @@ impl SampleSet {
             },
             weight,
             n_types: input.n_types,
-            n_locations: input.locations.len(),
+            n_locations: columns.locations.len(),
         })
     }
 
@@ -126,30 +127,18 @@ impl SampleSet {
 
 fn check_lengths(input: &SampleInput<'_>) -> Result<()> {
     let n = input.samples.len();
-    let same_length = [
+    let columns = &input.columns;
+    first_ragged(&[
         (
             "samples",
             input.sample_source.len() == n && input.sample_time.is_none_or(|t| t.len() == n),
         ),
         (
             "sample_values",
-            input.value_sample_id.len() == input.value.len()
-                && input.value_type.len() == input.value.len(),
+            columns.values_agree() && input.value_type.len() == columns.value.len(),
         ),
-        (
-            "sample_locations",
-            input.sample_id.len() == input.depth.len()
-                && input.sample_id.len() == input.location_id.len(),
-        ),
-    ];
-    if let Some((table, _)) = same_length.iter().find(|(_, ok)| !ok) {
-        return Err(ProfileError::invalid(
-            table,
-            "(table)",
-            None,
-            "columns differ in length",
-        ));
-    }
+        ("sample_locations", columns.stack_rows_agree()),
+    ])?;
     if let Some(row) = input
         .value_type
         .iter()
@@ -178,6 +167,10 @@ fn check_lengths(input: &SampleInput<'_>) -> Result<()> {
 /// Rows of `samples` in display order: by source id, then by time (samples
 /// without one after those with one), then as they come. Without times, as
 /// they come.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "a and b are rows of samples, whose columns check_lengths matched"
+)]
 fn display_order(input: &SampleInput<'_>) -> Vec<usize> {
     let mut order: Vec<usize> = (0..input.samples.len()).collect();
     if let Some(time) = input.sample_time {
@@ -202,15 +195,21 @@ fn display_order(input: &SampleInput<'_>) -> Vec<usize> {
 
 /// The weight of each (type, position): the value of the row of that sample and
 /// type; a sample may have one value of each type.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "cells are below n_types * n (types checked in 1..=n_types by check_lengths, \
+              positions from the index of n samples)"
+)]
 fn gather_weights(input: &SampleInput<'_>, position: &IdIndex, n: usize) -> Result<Vec<f64>> {
     let cells = input.n_types * n;
     let mut weight = try_filled(cells, 0.0, "sample values")?;
     let mut seen = try_filled(cells, false, "sample values")?;
     let rows = input
+        .columns
         .value_sample_id
         .iter()
         .zip(input.value_type)
-        .zip(input.value)
+        .zip(input.columns.value)
         .enumerate();
     for (row, ((&sid, &t), &value)) in rows {
         if t == 0 {
@@ -298,16 +297,18 @@ pub(crate) mod tests {
 
         pub(crate) fn input(&self, with_time: bool) -> SampleInput<'_> {
             SampleInput {
-                sample_id: &self.sample_id,
-                depth: &self.depth,
-                location_id: &self.location_id,
-                locations: &self.locations,
+                columns: StackColumns {
+                    sample_id: &self.sample_id,
+                    depth: &self.depth,
+                    location_id: &self.location_id,
+                    locations: &self.locations,
+                    value_sample_id: &self.value_sample_id,
+                    value: &self.value,
+                },
                 samples: &self.samples,
                 sample_source: &self.sample_source,
                 sample_time: with_time.then_some(&self.sample_time[..]),
-                value_sample_id: &self.value_sample_id,
                 value_type: &self.value_type,
-                value: &self.value,
                 n_types: self.n_types,
             }
         }

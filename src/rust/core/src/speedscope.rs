@@ -10,6 +10,7 @@
 //! negation, in profiles named as the base's.
 
 use crate::error::{ProfileError, Result};
+use crate::id_index::IdGroups;
 use crate::json::{push_number, push_string};
 use crate::sample_set::SampleSet;
 use rustc_hash::FxHashMap;
@@ -53,6 +54,10 @@ struct SampledProfile {
 }
 
 impl SampledProfile {
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "i is a stack of the profile: stack_start has an entry per stack"
+    )]
     fn stack(&self, i: usize) -> &[u32] {
         let end = self
             .stack_start
@@ -110,22 +115,12 @@ fn check_labels(samples: &SampleSet, labels: &SpeedscopeLabels<'_>) -> Result<()
     Ok(())
 }
 
-/// The positions of the samples of each source, sources in order of first
-/// appearance.
-fn positions_by_source(samples: &SampleSet) -> Vec<(i32, Vec<usize>)> {
-    let mut groups: Vec<(i32, Vec<usize>)> = Vec::new();
-    let mut group_of: FxHashMap<i32, usize> = FxHashMap::default();
-    for (i, &source) in samples.source.iter().enumerate() {
-        let g = *group_of.entry(source).or_insert_with(|| {
-            groups.push((source, Vec::new()));
-            groups.len() - 1
-        });
-        groups[g].1.push(i);
-    }
-    groups
-}
-
 /// The profile of type `t` of the samples at `positions` (one source).
+#[allow(
+    clippy::indexing_slicing,
+    reason = "positions come from the sample set; location rows are checked against location_frame \
+              by check_labels; j and last are stacks of the profile"
+)]
 fn sampled_profile(
     samples: &SampleSet,
     labels: &SpeedscopeLabels<'_>,
@@ -169,11 +164,18 @@ fn sampled_profile(
 }
 
 /// Every non-empty profile: for each sample type, one per source.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "t is below n_types and k a source position, whose labels check_labels matched in \
+              length"
+)]
 fn sampled_profiles(
     samples: &SampleSet,
     labels: &SpeedscopeLabels<'_>,
-) -> Vec<(usize, SampledProfile)> {
-    let groups = positions_by_source(samples);
+) -> Result<Vec<(usize, SampledProfile)>> {
+    // The positions of the samples of each source, sources in order of first
+    // appearance.
+    let groups = IdGroups::try_of(&samples.source)?.into_groups();
     let mut profiles = Vec::new();
     for t in 0..samples.n_types {
         for (source, positions) in &groups {
@@ -198,17 +200,21 @@ fn sampled_profiles(
             profiles.push((t, profile));
         }
     }
-    profiles
+    Ok(profiles)
 }
 
 /// Writes the speedscope file of `samples`.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "f is below frame_name.len(), which check_labels matched frame_file and frame_line to"
+)]
 pub fn write_speedscope(
     samples: &SampleSet,
     labels: &SpeedscopeLabels<'_>,
     w: &mut dyn Write,
 ) -> Result<()> {
     check_labels(samples, labels)?;
-    let profiles = sampled_profiles(samples, labels);
+    let profiles = sampled_profiles(samples, labels)?;
     let active = profiles
         .iter()
         .position(|(t, _)| *t == labels.default_type)

@@ -18,24 +18,58 @@ pub(crate) use frames::SampleFrames;
 pub use tree::CallTree;
 pub(crate) use tree::{depth_first, inverse_order, PathTrie};
 
-/// The columns a summary or call tree is computed from.
+/// The columns of the long tables that stacks and their values are gathered
+/// from: by the summaries ([`StackInput`]) and by the sample sets of the
+/// browser view and speedscope files ([`crate::sample_set::SampleInput`]).
+#[derive(Debug, Clone, Copy)]
+pub struct StackColumns<'a> {
+    /// `sample_locations.sample_id`, `depth` (1 = innermost) and `location_id`.
+    pub sample_id: &'a [i32],
+    pub depth: &'a [i32],
+    pub location_id: &'a [i32],
+    /// `locations.location_id`.
+    pub locations: &'a [i32],
+    /// `sample_values.sample_id` and `value` (of the rows the caller chose).
+    pub value_sample_id: &'a [i32],
+    pub value: &'a [f64],
+}
+
+impl StackColumns<'_> {
+    /// Whether the columns of `sample_values` have one length.
+    pub(crate) fn values_agree(&self) -> bool {
+        self.value_sample_id.len() == self.value.len()
+    }
+
+    /// Whether the columns of `sample_locations` have one length.
+    pub(crate) fn stack_rows_agree(&self) -> bool {
+        self.sample_id.len() == self.depth.len() && self.sample_id.len() == self.location_id.len()
+    }
+}
+
+/// The error for the first table (in the order given) whose columns differ in
+/// length.
+pub(crate) fn first_ragged(tables: &[(&str, bool)]) -> Result<()> {
+    match tables.iter().find(|(_, ok)| !ok) {
+        Some((table, _)) => Err(ProfileError::invalid(
+            table,
+            "(table)",
+            None,
+            "columns differ in length",
+        )),
+        None => Ok(()),
+    }
+}
+
+/// What a summary or call tree is computed from: the stack rows, the
+/// locations and the values of the chosen sample type, and a key per location.
 #[derive(Debug, Clone, Copy)]
 pub struct StackInput<'a> {
-    /// `sample_locations.sample_id`.
-    pub sample_id: &'a [i32],
-    /// `sample_locations.depth` (1 = innermost).
-    pub depth: &'a [i32],
-    /// `sample_locations.location_id`.
-    pub location_id: &'a [i32],
-    /// `locations.location_id`, with the key of each location in `location_key`.
-    pub locations: &'a [i32],
+    pub columns: StackColumns<'a>,
+    /// The key of each location (row of `columns.locations`).
     pub location_key: &'a [i32],
     /// Number of keys; every key is in `0..=n_keys`, and frames whose location has
     /// key 0 are left out of the stacks.
     pub n_keys: usize,
-    /// The samples that have a value of the chosen type, and that value.
-    pub value_sample_id: &'a [i32],
-    pub value: &'a [f64],
 }
 
 /// Weighted stacks, one per sample that has a value: the frame keys of sample
@@ -57,9 +91,10 @@ impl Stacks {
     /// sample; rows may come in any order.
     pub fn build(input: &StackInput<'_>) -> Result<Stacks> {
         check_lengths(input)?;
+        let columns = &input.columns;
         let sample_index = IdIndex::try_unique_rows(
-            input.value_sample_id,
-            |row, _| match input.value.get(row) {
+            columns.value_sample_id,
+            |row, _| match columns.value.get(row) {
                 Some(v) if v.is_nan() => Err(invalid("sample_values", "value", row, "is NA")),
                 _ => Ok(()),
             },
@@ -74,16 +109,16 @@ impl Stacks {
         )?;
         let key_of_location = location_keys(input)?;
         let frames = SampleFrames::gather(
-            input.sample_id,
-            input.depth,
-            input.location_id,
+            columns.sample_id,
+            columns.depth,
+            columns.location_id,
             &sample_index,
-            input.value_sample_id.len(),
+            columns.value_sample_id.len(),
             |lid| key_of_location.get(lid),
         )?;
         let mut stacks = Stacks {
             frames,
-            weight: input.value.to_vec(),
+            weight: input.columns.value.to_vec(),
             n_keys: input.n_keys,
         };
         if stacks.frames.frames.contains(&0) {
@@ -114,29 +149,15 @@ impl Stacks {
 /// The columns of `input` that make one table have the same length, and the
 /// keys can be numbered.
 fn check_lengths(input: &StackInput<'_>) -> Result<()> {
-    let same_length = [
-        (
-            "sample_values",
-            input.value_sample_id.len() == input.value.len(),
-        ),
-        (
-            "sample_locations",
-            input.sample_id.len() == input.depth.len()
-                && input.sample_id.len() == input.location_id.len(),
-        ),
+    let columns = &input.columns;
+    first_ragged(&[
+        ("sample_values", columns.values_agree()),
+        ("sample_locations", columns.stack_rows_agree()),
         (
             "locations",
-            input.locations.len() == input.location_key.len(),
+            columns.locations.len() == input.location_key.len(),
         ),
-    ];
-    if let Some((table, _)) = same_length.iter().find(|(_, ok)| !ok) {
-        return Err(ProfileError::invalid(
-            table,
-            "(table)",
-            None,
-            "columns differ in length",
-        ));
-    }
+    ])?;
     if input.n_keys >= u32::MAX as usize {
         return Err(ProfileError::limit("too many frame keys"));
     }
@@ -146,8 +167,9 @@ fn check_lengths(input: &StackInput<'_>) -> Result<()> {
 /// The key of each location id (of the last row with that id), each key checked
 /// to be in `0..=n_keys`.
 fn location_keys(input: &StackInput<'_>) -> Result<IdIndex> {
-    let mut key_of_location = IdIndex::try_for_ids(input.locations)?;
-    for (row, (&lid, &key)) in input.locations.iter().zip(input.location_key).enumerate() {
+    let locations = input.columns.locations;
+    let mut key_of_location = IdIndex::try_for_ids(locations)?;
+    for (row, (&lid, &key)) in locations.iter().zip(input.location_key).enumerate() {
         let key = u32::try_from(key)
             .ok()
             .filter(|&k| k as usize <= input.n_keys)
@@ -169,6 +191,10 @@ pub struct KeyTotals {
     pub grand_total: f64,
 }
 
+#[allow(
+    clippy::indexing_slicing,
+    reason = "keys are in 1..=n_keys (checked when the stacks were built), i below the stacks"
+)]
 pub fn key_totals(stacks: &Stacks) -> KeyTotals {
     let n = stacks.n_keys;
     let mut self_value = vec![0.0; n];

@@ -7,6 +7,7 @@
 //! enough for quick local runs. proptest's own `PROPTEST_CASES`, if set, still
 //! overrides every count (proptest applies it after the configuration).
 
+use crate::error::Result;
 use crate::input;
 use crate::limits::Limits;
 use crate::model::{ColMut, Profile, StrId, NA_INT};
@@ -392,4 +393,27 @@ pub fn gzip(data: &[u8]) -> Vec<u8> {
     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     e.write_all(data).unwrap();
     e.finish().unwrap()
+}
+
+/// An Rprof file read whole (every column written, as the readers without
+/// compact columns do): [`crate::rprof::parse`], then `expand()`.
+pub fn read_rprof(bytes: &[u8], source_uri: Option<&str>) -> Result<crate::rprof::Parsed> {
+    read_rprof_with(bytes, source_uri, &Limits::default(), None)
+}
+
+/// [`read_rprof`] under `limits`, in `chunks` chunks (`None`: as many as the
+/// input's size calls for).
+pub fn read_rprof_with(
+    bytes: &[u8],
+    source_uri: Option<&str>,
+    limits: &Limits,
+    chunks: Option<usize>,
+) -> Result<crate::rprof::Parsed> {
+    let budget = crate::budget::Budget::new(*limits);
+    let options = crate::rprof::ParseOptions {
+        source_uri,
+        budget: &budget,
+        chunks,
+    };
+    crate::rprof::parse(std::borrow::Cow::Borrowed(bytes), &options)?.expand(&budget)
 }

@@ -14,6 +14,7 @@ pub fn utf8_escaped(bytes: &[u8]) -> Cow<'_, str> {
     }
 }
 
+#[allow(clippy::indexing_slicing, reason = "a nibble is below 16")]
 fn push_byte_escape(out: &mut String, b: u8) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push('<');

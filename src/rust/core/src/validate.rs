@@ -8,7 +8,7 @@ use crate::error::{ProfileError, Result};
 use crate::id_index::{IdIndex, IdSet};
 use crate::model::{ColRef, Profile, StrId, NA_INT};
 use crate::schema;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 
 /// Profiles with at least this many rows of `sample_values` and
 /// `sample_locations` are checked on two threads; below it, starting a thread
@@ -62,14 +62,32 @@ fn check_rectangular(tables: &Tables<'_>) -> Result<()> {
 
 /// NA, ranges, primary and foreign keys.
 fn check_columns(p: &Profile, tables: &Tables<'_>) -> Result<()> {
-    let column = |table: &str, col: &str| -> Option<ColRef<'_>> {
-        tables
-            .iter()
-            .find(|(t, _)| *t == table)
-            .and_then(|(_, cols)| cols.iter().find(|(c, _)| *c == col).map(|(_, c)| *c))
-    };
+    check_not_na(tables)?;
+    check_ranges(tables)?;
+    check_primary_keys(p, tables)?;
+    check_foreign_keys(p, tables)
+}
+
+/// The column `col` of `table`, if the profile has it.
+fn column<'p>(tables: &Tables<'p>, table: &str, col: &str) -> Option<ColRef<'p>> {
+    tables
+        .iter()
+        .find(|(t, _)| *t == table)
+        .and_then(|(_, cols)| cols.iter().find(|(c, _)| *c == col).map(|(_, c)| *c))
+}
+
+/// The first row of `values` where `bad` holds, with its value.
+fn first_bad<T: Copy>(values: &[T], mut bad: impl FnMut(T) -> bool) -> Option<(usize, T)> {
+    values
+        .iter()
+        .enumerate()
+        .find(|&(_, &x)| bad(x))
+        .map(|(row, &x)| (row, x))
+}
+
+fn check_not_na(tables: &Tables<'_>) -> Result<()> {
     for &(table, col) in schema::NOT_NA {
-        if let Some(c) = column(table, col) {
+        if let Some(c) = column(tables, table, col) {
             if let Some(row) = (0..c.len()).find(|&i| c.is_na(i)) {
                 return Err(ProfileError::invalid(
                     table,
@@ -80,77 +98,72 @@ fn check_columns(p: &Profile, tables: &Tables<'_>) -> Result<()> {
             }
         }
     }
+    Ok(())
+}
+
+/// Positive ids; lines and times that are zero or positive.
+fn check_ranges(tables: &Tables<'_>) -> Result<()> {
     for &(table, col) in schema::POSITIVE {
-        if let Some(ColRef::Int(v)) = column(table, col) {
-            if let Some(row) = v.iter().position(|&x| x != NA_INT && x <= 0) {
+        if let Some(ColRef::Int(v)) = column(tables, table, col) {
+            if let Some((row, x)) = first_bad(v, |x| x != NA_INT && x <= 0) {
                 return Err(ProfileError::invalid(
                     table,
                     col,
                     Some(row + 1),
-                    format!("must be a positive id, found {}", v[row]),
+                    format!("must be a positive id, found {x}"),
                 ));
             }
         }
     }
     for &(table, col) in schema::NON_NEGATIVE {
-        match column(table, col) {
-            Some(ColRef::Int(v)) => {
-                if let Some(row) = v.iter().position(|&x| x != NA_INT && x < 0) {
-                    return Err(ProfileError::invalid(
-                        table,
-                        col,
-                        Some(row + 1),
-                        format!("must be zero (unknown) or positive, found {}", v[row]),
-                    ));
-                }
-            }
-            Some(ColRef::Dbl(v)) => {
-                if let Some(row) = v
-                    .iter()
-                    .position(|&x| !x.is_nan() && (x < 0.0 || x.is_infinite()))
-                {
-                    return Err(ProfileError::invalid(
-                        table,
-                        col,
-                        Some(row + 1),
-                        format!("must be a finite number >= 0 or NA, found {}", v[row]),
-                    ));
-                }
-            }
-            _ => {}
+        let bad = match column(tables, table, col) {
+            Some(ColRef::Int(v)) => first_bad(v, |x| x != NA_INT && x < 0).map(|(row, x)| {
+                (
+                    row,
+                    format!("must be zero (unknown) or positive, found {x}"),
+                )
+            }),
+            Some(ColRef::Dbl(v)) => first_bad(v, |x| !x.is_nan() && (x < 0.0 || x.is_infinite()))
+                .map(|(row, x)| {
+                    (
+                        row,
+                        format!("must be a finite number >= 0 or NA, found {x}"),
+                    )
+                }),
+            _ => None,
+        };
+        if let Some((row, message)) = bad {
+            return Err(ProfileError::invalid(table, col, Some(row + 1), message));
         }
     }
+    Ok(())
+}
 
+fn check_primary_keys(p: &Profile, tables: &Tables<'_>) -> Result<()> {
     for &(table, col) in schema::PRIMARY_KEYS {
-        match column(table, col) {
+        let repeated = match column(tables, table, col) {
             Some(ColRef::Int(v)) => {
-                if let Some((row, id)) = IdSet::first_repeated(v)? {
-                    return Err(ProfileError::invalid(
-                        table,
-                        col,
-                        Some(row + 1),
-                        format!("is the primary key but {id} occurs more than once"),
-                    ));
-                }
+                IdSet::first_repeated(v)?.map(|(row, id)| (row, id.to_string()))
             }
             Some(ColRef::Chr(v)) => {
                 let mut seen = FxHashSet::default();
-                if let Some(row) = v.iter().position(|s| !seen.insert(*s)) {
-                    return Err(ProfileError::invalid(
-                        table,
-                        col,
-                        Some(row + 1),
-                        format!(
-                            "is the primary key but \"{}\" occurs more than once",
-                            p.str(v[row])
-                        ),
-                    ));
-                }
+                first_bad(v, |s| !seen.insert(s)).map(|(row, s)| (row, format!("\"{}\"", p.str(s))))
             }
-            _ => {}
+            _ => None,
+        };
+        if let Some((row, key)) = repeated {
+            return Err(ProfileError::invalid(
+                table,
+                col,
+                Some(row + 1),
+                format!("is the primary key but {key} occurs more than once"),
+            ));
         }
     }
+    Ok(())
+}
 
+fn check_foreign_keys(p: &Profile, tables: &Tables<'_>) -> Result<()> {
     for key in schema::FOREIGN_KEYS {
         // An extension column may refer to an extension table the profile does
         // not have (`locations.mapping_id` without `mappings`).
@@ -158,20 +171,20 @@ fn check_columns(p: &Profile, tables: &Tables<'_>) -> Result<()> {
             continue;
         }
         let (Some(ColRef::Int(child)), Some(ColRef::Int(parent))) = (
-            column(key.table, key.column),
-            column(key.ref_table, key.ref_column),
+            column(tables, key.table, key.column),
+            column(tables, key.ref_table, key.ref_column),
         ) else {
             continue;
         };
         let ids = IdSet::try_of(parent)?;
-        if let Some(row) = child.iter().position(|&x| x != NA_INT && !ids.contains(x)) {
+        if let Some((row, x)) = first_bad(child, |x| x != NA_INT && !ids.contains(x)) {
             return Err(ProfileError::invalid(
                 key.table,
                 key.column,
                 Some(row + 1),
                 format!(
-                    "value {} has no match in `{}`.`{}`",
-                    child[row], key.ref_table, key.ref_column
+                    "value {x} has no match in `{}`.`{}`",
+                    key.ref_table, key.ref_column
                 ),
             ));
         }
@@ -206,6 +219,10 @@ fn check_rows(p: &Profile) -> Result<()> {
 
 /// (id, string) pairs must be unique. Rows of one id usually stand together, which
 /// allows a pass without hashing; otherwise fall back to a hash set.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "rows below ids.len(), which values has too (tables are rectangular, checked first)"
+)]
 fn check_unique_pairs_str(
     table: &str,
     col: &str,
@@ -279,55 +296,52 @@ fn check_depths(sample_id: &[i32], depth: &[i32]) -> Result<()> {
             message,
         ))
     };
+    // The rows: the tables are rectangular (checked first).
+    let rows = || sample_id.iter().copied().zip(depth.iter().copied());
     // Fast path: rows sorted by sample, depths counting up from 1.
-    let mut sorted = true;
-    for row in 0..sample_id.len() {
-        let expected = if row > 0 && sample_id[row] == sample_id[row - 1] {
-            depth[row - 1].saturating_add(1)
-        } else {
-            1
+    let mut previous: Option<(i32, i32)> = None;
+    let sorted = rows().all(|(s, d)| {
+        let expected = match previous {
+            Some((ps, pd)) if ps == s => pd.saturating_add(1),
+            _ => 1,
         };
-        if depth[row] != expected {
-            sorted = false;
-            break;
-        }
-    }
+        previous = Some((s, d));
+        d == expected
+    });
     if sorted {
         // Consecutive runs are fine; a sample split over two runs is not.
         let mut seen = IdSet::try_for_ids(sample_id)?;
-        for row in 0..sample_id.len() {
-            if (row == 0 || sample_id[row] != sample_id[row - 1]) && !seen.insert(sample_id[row]) {
-                return bad(
-                    row,
-                    format!("sample {} has depth 1 more than once", sample_id[row]),
-                );
+        let mut previous = None;
+        for (row, &s) in sample_id.iter().enumerate() {
+            if previous != Some(s) && !seen.insert(s) {
+                return bad(row, format!("sample {s} has depth 1 more than once"));
             }
+            previous = Some(s);
         }
         return Ok(());
     }
     // General case: per sample, the depths must be unique and within 1..=count.
-    let mut count: FxHashMap<i32, i32> = FxHashMap::default();
+    // The number of rows of each sample (below u32::MAX: an index numbers them).
+    let mut count = IdIndex::try_for_ids(sample_id)?;
     for &s in sample_id {
-        *count.entry(s).or_insert(0) += 1;
+        count.insert(s, count.get(s).unwrap_or(0) + 1);
     }
     let mut seen = FxHashSet::default();
-    for row in 0..sample_id.len() {
-        let n = count.get(&sample_id[row]).copied().unwrap_or(0);
-        if depth[row] < 1 || depth[row] > n {
+    for (row, (s, d)) in rows().enumerate() {
+        let n = i32::try_from(count.get(s).unwrap_or(0)).unwrap_or(i32::MAX);
+        if d < 1 || d > n {
             return bad(
                 row,
                 format!(
-                    "sample {} has {n} frames, so depths must run 1..{n} without gaps, found {}",
-                    sample_id[row], depth[row]
+                    "sample {s} has {n} frames, so depths must run 1..{n} without gaps, found {d}"
                 ),
             );
         }
-        if !seen.insert((sample_id[row], depth[row])) {
+        if !seen.insert((s, d)) {
             return bad(
                 row,
                 format!(
-                    "(`sample_id`, `depth`) must be unique but ({}, {}) occurs more than once",
-                    sample_id[row], depth[row]
+                    "(`sample_id`, `depth`) must be unique but ({s}, {d}) occurs more than once"
                 ),
             );
         }
@@ -337,6 +351,11 @@ fn check_depths(sample_id: &[i32], depth: &[i32]) -> Result<()> {
 
 /// Following `inlined_into` from any location must end (at a location that is not
 /// inlined), not run in a circle.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "rows are below location_id.len() (from `position`, an index of it), which \
+              state and inlined_into have too (tables are rectangular, checked first)"
+)]
 fn check_inline_chains(location_id: &[i32], inlined_into: &[i32]) -> Result<()> {
     if inlined_into.iter().all(|&x| x == NA_INT) {
         return Ok(());
@@ -377,33 +396,26 @@ fn check_pprof_numbers(p: &Profile) -> Result<()> {
         ("mappings", "file_offset", &p.mappings.file_offset),
     ];
     for (table, col, values) in hex_columns {
-        if let Some(row) = values
-            .iter()
-            .position(|&v| !v.is_na() && crate::pprof::parse_hex_address(p.str(v)).is_none())
-        {
+        if let Some((row, v)) = first_bad(values, |v| {
+            !v.is_na() && crate::pprof::parse_hex_address(p.str(v)).is_none()
+        }) {
             return Err(ProfileError::invalid(
                 table,
                 col,
                 Some(row + 1),
-                format!(
-                    "must be an address like \"0x4a2f\", found \"{}\"",
-                    p.str(values[row])
-                ),
+                format!("must be an address like \"0x4a2f\", found \"{}\"", p.str(v)),
             ));
         }
     }
     let times = &p.sources.time_nanos;
-    if let Some(row) = times
-        .iter()
-        .position(|&v| !v.is_na() && p.str(v).parse::<i64>().is_err())
-    {
+    if let Some((row, v)) = first_bad(times, |v| !v.is_na() && p.str(v).parse::<i64>().is_err()) {
         return Err(ProfileError::invalid(
             "sources",
             "time_nanos",
             Some(row + 1),
             format!(
                 "must be nanoseconds since the epoch as an integer, found \"{}\"",
-                p.str(times[row])
+                p.str(v)
             ),
         ));
     }

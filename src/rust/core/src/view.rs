@@ -55,6 +55,11 @@ impl ViewTree {
         self.key.is_empty()
     }
 
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "order and new_index are permutations of the trie's nodes, line has one entry per \
+                  node, leaves are nodes; a cell t * n + node is below n_types * n"
+    )]
     pub fn build(samples: &SampleSet, keys: &ViewKeys<'_>) -> Result<ViewTree> {
         let (trie, line, leaf) = merge_stacks(samples, keys)?;
         let order = depth_first(&trie.parent, &trie.key);
@@ -94,6 +99,11 @@ impl ViewTree {
 /// The stacks merged into a trie (frames of key 0 left out), the line of each
 /// node (`LINE_UNSEEN`, one line, or 0 when its frames have several) and the
 /// node each sample ends at.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "line grows with the trie's nodes; frame is a position in the stack, which \
+              stack_lines has a line for"
+)]
 fn merge_stacks(
     samples: &SampleSet,
     keys: &ViewKeys<'_>,
@@ -152,6 +162,10 @@ fn merge_stacks(
 
 /// Per block of nodes (one per sample type), each node's value plus those of its
 /// descendants; nodes in depth-first order, so children come after parents.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "parents of nodes are nodes (below n); a block has n values"
+)]
 fn subtree_sums(parent: &[u32], own: &[f64]) -> Vec<f64> {
     let n = parent.len();
     let mut sums = own.to_vec();
@@ -193,6 +207,10 @@ impl TimeRuns {
 
     /// The runs of `samples`, which end at the nodes of `tree`; None when no
     /// sample has a time.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "i is below samples.len(), which the tree has a leaf for"
+    )]
     pub fn build(samples: &SampleSet, tree: &ViewTree) -> Option<TimeRuns> {
         if !samples.has_time() {
             return None;

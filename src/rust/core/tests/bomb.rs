@@ -1,6 +1,11 @@
 //! Decompression bombs are refused with memory bounded by the size of the
 //! input, not by the size or memory limit. The allocator of this test binary counts the bytes in
 //! use, so the test sees the peak (the binary runs this one test only).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test: its helpers fail the test"
+)]
 
 use profile_core::budget::Budget;
 use profile_core::input::{decompress, decompress_content, EAGER_MIN_BYTES, EAGER_RATIO};

@@ -86,8 +86,8 @@ pub fn find_runs(col: &[i32]) -> Option<Runs> {
         .enumerate()
         .all(|(k, &e)| e as usize == (k + 1) * each);
     let kept_if_explicit = n_runs + if equal_runs { 0 } else { n_runs };
-    let increasing =
-        values.first().is_some_and(|&v| v >= 1) && values.windows(2).all(|w| w[0] < w[1]);
+    let increasing = values.first().is_some_and(|&v| v >= 1)
+        && values.windows(2).all(|w| matches!(w, [a, b] if a < b));
     let n_ids = values
         .last()
         .and_then(|&v| usize::try_from(v).ok())

@@ -160,8 +160,11 @@ pub(super) fn append_rows(
         check_rectangular(table, c.len() == nrow)?;
     }
     for ((out_name, out_col), (in_name, in_col)) in out.into_iter().zip(input) {
-        let mismatch =
-            || ProfileError::invalid(table, in_name, None, "internal: columns do not line up");
+        let mismatch = || {
+            ProfileError::internal(format!(
+                "combining: the columns of table `{table}` do not line up at `{in_name}`"
+            ))
+        };
         if out_name != in_name {
             return Err(mismatch());
         }

@@ -38,6 +38,11 @@ impl Combiner {
     /// A location's key contains the class of the location it is inlined into, so
     /// that target is resolved first: each unresolved row starts a walk along its
     /// `inlined_into` chain, which is then resolved from the outermost end.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "rows below nrow() of the input's locations (checked rectangular), class_of has \
+                  one per row"
+    )]
     pub(super) fn add_locations(
         &mut self,
         input: &Profile,
@@ -94,6 +99,11 @@ impl Combiner {
 
     /// The class of the location with `key`, found in row `row` of this input: an
     /// existing one (when merging), else a new one.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "rows below nrow() of the input's locations (checked rectangular); classes are \
+                  below location_keys.len()"
+    )]
     pub(super) fn location_class(
         &mut self,
         key: LocationKey,
@@ -133,6 +143,11 @@ impl Combiner {
     /// them. A counting sort, since each row is the first row of at most one
     /// class. All of them get their id before any is appended, because an inlined
     /// frame may point to a later row.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "first rows are rows of the input's locations; classes are below \
+                  location_keys.len(), which location_final matches"
+    )]
     pub(super) fn append_new_locations(&mut self, classes: &InputClasses) -> Result<()> {
         let mut class_at_row = vec![NO_CLASS; classes.class_of.len()];
         for (k, &row) in classes.first_row.iter().enumerate() {
@@ -196,6 +211,11 @@ pub(super) struct InputClasses {
 
 /// Walks from row `start` along `inlined_into` while the rows are unresolved,
 /// marking them in progress; `chain` gets the rows walked, innermost first.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "rows come from the index of location_id of the checked (rectangular) locations, \
+              class_of has one per row"
+)]
 pub(super) fn walk_inline_chain(
     loc: &Locations,
     rows: &IdIndex,
@@ -223,6 +243,11 @@ pub(super) fn walk_inline_chain(
 }
 
 /// The key of location row `row`, whose `inlined_into` target is resolved.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "row is a row of the checked (rectangular) locations; the target's row comes from its \
+              index"
+)]
 pub(super) fn location_key(
     loc: &Locations,
     row: usize,

@@ -155,6 +155,10 @@ impl PprofContent {
     /// varint that ends in the field's content, and so are the two or more
     /// varints of a label or line (key, length, fields), which takes no
     /// more than 8 bytes per varint.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "field numbers are constants below KNOWN_FIELDS, the arrays' length"
+    )]
     pub fn decode_memory(&self) -> u64 {
         let mut total = self.strings_memory();
         for field in [SAMPLE_TYPE, SAMPLE, MAPPING, LOCATION, FUNCTION, COMMENT] {
@@ -180,6 +184,10 @@ impl PprofContent {
     /// Decoding needs at least the elements and the string table, with the
     /// bytes its entries claim; the data themselves are held while they are
     /// decoded.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "field numbers are constants below KNOWN_FIELDS, the arrays' length"
+    )]
     fn least_decode_memory(&self) -> u64 {
         let claimed = self
             .claimed_string_bytes
@@ -213,6 +221,10 @@ impl PprofContent {
     }
 
     /// A top-level field begins: its number and wire type.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "i is filtered to 1..KNOWN_FIELDS, the array's length"
+    )]
     fn field_key(&mut self, key: u64) -> Result<At> {
         let (field, wire_type) = (key >> 3, (key & 7) as u8);
         if let Some(i) = usize::try_from(field)

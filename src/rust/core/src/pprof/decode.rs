@@ -142,33 +142,7 @@ impl<'a> Fields<'a> {
                 self.pos += size;
                 Value::Fixed
             }
-            LENGTH_DELIMITED => {
-                let (len, n) = varint(rest).ok_or_else(|| {
-                    self.defect(
-                        value_at,
-                        format!("the length of {} is cut off or malformed", name()),
-                    )
-                })?;
-                let remaining = rest.len() - n;
-                if len > remaining as u64 {
-                    return Err(self.defect(
-                        value_at,
-                        format!(
-                            "{} claims {len} bytes, but only {remaining} remain in its {} message \
-                             (truncated or corrupt data)",
-                            name(),
-                            self.message
-                        ),
-                    ));
-                }
-                let start = self.pos + n;
-                let content = self
-                    .data
-                    .get(start..start + len as usize)
-                    .unwrap_or_default();
-                self.pos = start + len as usize;
-                Value::Bytes(content, self.base + start)
-            }
+            LENGTH_DELIMITED => self.length_delimited(value_at, number)?,
             3 | 4 => {
                 return Err(self.defect(
                     at,
@@ -192,6 +166,38 @@ impl<'a> Fields<'a> {
             at: self.base + at,
             message: self.message,
         }))
+    }
+
+    /// The bytes of a length-delimited value of field `number` starting at
+    /// `value_at` (the position of its length), which the reader then passes.
+    fn length_delimited(&mut self, value_at: usize, number: u64) -> Decoded<Value<'a>> {
+        let rest = self.data.get(value_at..).unwrap_or_default();
+        let name = || field_name(self.message, number);
+        let (len, n) = varint(rest).ok_or_else(|| {
+            self.defect(
+                value_at,
+                format!("the length of {} is cut off or malformed", name()),
+            )
+        })?;
+        let remaining = rest.len() - n;
+        if len > remaining as u64 {
+            return Err(self.defect(
+                value_at,
+                format!(
+                    "{} claims {len} bytes, but only {remaining} remain in its {} message \
+                     (truncated or corrupt data)",
+                    name(),
+                    self.message
+                ),
+            ));
+        }
+        let start = value_at + n;
+        let content = self
+            .data
+            .get(start..start + len as usize)
+            .unwrap_or_default();
+        self.pos = start + len as usize;
+        Ok(Value::Bytes(content, self.base + start))
     }
 }
 

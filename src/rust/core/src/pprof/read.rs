@@ -15,7 +15,7 @@ use super::proto;
 use super::{hex_address, R_MAPPING_FILENAME};
 use crate::budget::{Budget, Growable};
 use crate::error::{ProfileError, Result};
-use crate::id_index::IdIndex;
+use crate::id_index::{IdIndex, IdSet};
 use crate::limits::Limits;
 use crate::model::{next_id, Profile, StrId, NA_INT};
 use crate::text::utf8_escaped;
@@ -376,7 +376,7 @@ fn add_functions(
 /// top level of an Rprof profile has no system name to put back (see
 /// `rprof::TOP_LEVEL_NAME`).
 fn restore_r_system_names(p: &mut Profile) -> Result<()> {
-    let r_mappings: FxHashSet<i32> = p
+    let r_mapping_ids: Vec<i32> = p
         .mappings
         .filename
         .iter()
@@ -384,16 +384,17 @@ fn restore_r_system_names(p: &mut Profile) -> Result<()> {
         .filter(|(&f, _)| p.strings.str(f) == R_MAPPING_FILENAME)
         .map(|(_, &id)| id)
         .collect();
-    if r_mappings.is_empty() {
+    if r_mapping_ids.is_empty() {
         return Ok(());
     }
+    let r_mappings = IdSet::try_of(&r_mapping_ids)?;
     let position = IdIndex::try_first_rows(&p.functions.function_id)?;
     // Per function: used by a location in the R mapping, used by any other.
     let mut in_r = vec![false; p.functions.nrow()];
     let mut elsewhere = vec![false; p.functions.nrow()];
     for (f, mapping) in p.locations.function_id.iter().zip(&p.locations.mapping_id) {
         if let Some(pos) = position.row(*f) {
-            let flags = if r_mappings.contains(mapping) {
+            let flags = if r_mappings.contains(*mapping) {
                 &mut in_r
             } else {
                 &mut elsewhere

@@ -38,8 +38,11 @@ fn decode_message(name: &str) -> proto::Profile {
     decode::decode(&data).unwrap()
 }
 
+/// A table with strings resolved: its name, and each column's name and values.
+type TableText = (String, Vec<(String, Vec<String>)>);
+
 /// Every table with strings resolved, for comparing profiles with different pools.
-fn tables_as_text(p: &Profile) -> Vec<(String, Vec<(String, Vec<String>)>)> {
+fn tables_as_text(p: &Profile) -> Vec<TableText> {
     p.tables()
         .into_iter()
         .map(|(t, cols)| {

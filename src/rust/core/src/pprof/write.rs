@@ -87,8 +87,10 @@ impl<'a> StringTable<'a> {
     }
 }
 
+/// The error for a state the writer never reaches with a valid profile (it
+/// validates the profile first).
 fn internal(message: String) -> ProfileError {
-    ProfileError::invalid("(profile)", "(profile)", None, message)
+    ProfileError::internal(format!("writing pprof: {message}"))
 }
 
 /// A value as a pprof integer: rounded, NA as 0, out-of-range values saturated.
@@ -145,13 +147,18 @@ pub fn message_from_profile(p: &Profile, options: &WriteOptions) -> Result<proto
         |lid| index.locations.get(lid),
     )?;
     let loc_is_r = locations_for_r_mapping(p, &stacks, &source_of_sample, &sources);
-    let function_r_only = functions_only_in_r(p, &loc_is_r, &index.functions);
+    let function_r_only = functions_only_in_r(p, &loc_is_r, &index.functions)?;
     let mut locations = LocationWriter::new(p, &index.locations, loc_is_r)?;
     let labels = LabelRows::new(p, &index.samples);
     // pprof samples are the profiler's own records (Go writes the same stack
     // and labels twice at times): only raw samples of other formats are summed.
-    let summed =
-        |pos: usize| (options.aggregate && !sources.is_pprof[source_of_sample[pos]]).then_some(0);
+    let is_pprof = |pos: usize| {
+        source_of_sample
+            .get(pos)
+            .and_then(|&source| sources.is_pprof.get(source))
+            .is_some_and(|&pprof| pprof)
+    };
+    let summed = |pos: usize| (options.aggregate && !is_pprof(pos)).then_some(0);
     let first_equal = first_equal_samples(p, &stacks, &labels, summed);
     let samples = collect_samples(&stacks, &values, &labels, &first_equal, &mut locations)?;
 
@@ -207,6 +214,10 @@ impl Indexes {
     }
 }
 
+#[allow(
+    clippy::indexing_slicing,
+    reason = "rows below nrow() of the validated (rectangular) profile's table"
+)]
 fn mappings<'p>(p: &'p Profile, strings: &mut StringTable<'p>) -> Result<Vec<proto::Mapping>> {
     let mp = &p.mappings;
     (0..mp.nrow())
@@ -230,6 +241,11 @@ fn mappings<'p>(p: &'p Profile, strings: &mut StringTable<'p>) -> Result<Vec<pro
 
 /// The functions; those only R frames use are written without a system name
 /// when it equals the name (see the module documentation).
+#[allow(
+    clippy::indexing_slicing,
+    reason = "rows below nrow() of the validated (rectangular) profile's table, and r_only has one \
+              flag per function row"
+)]
 fn functions<'p>(
     p: &'p Profile,
     r_only: &[bool],
@@ -260,6 +276,10 @@ fn functions<'p>(
 
 /// Profile-level fields, each from the first source that has it; comments of all
 /// sources.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "rows below nrow() of the validated (rectangular) profile's table"
+)]
 fn add_source_fields<'a>(
     p: &'a Profile,
     m: &mut proto::Profile,

@@ -11,6 +11,10 @@
 /// The row order (1-based row numbers) in which R's internal `merge()` returns the
 /// rows of `x` whose match codes are `xinds`: Shell sort with Knuth's gaps, as R
 /// does it, moving the row numbers along with the codes.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "Shell sort: i < n and j - h >= 0 within keys and rows, both of length n"
+)]
 pub fn r_merge_row_order(xinds: &[i32]) -> Vec<i32> {
     let n = xinds.len();
     let mut keys = xinds.to_vec();

@@ -45,11 +45,9 @@ mod write;
 mod tests;
 
 pub use read::{
-    parse, parse_compact, parse_owned_compact, parse_with_limits, tick_time, CompactColumn,
-    CompactRead, Parsed, RprofContent, SampleShape, MICROSECONDS,
+    parse, tick_time, CompactColumn, CompactRead, ParseOptions, Parsed, RprofContent, SampleShape,
+    MICROSECONDS,
 };
-#[doc(hidden)]
-pub use read::{parse_in_chunks, parse_owned_compact_in_chunks};
 pub use write::{write, write_to_vec};
 
 /// Warning for a line that ends in the middle of a frame, as profile 1.0.4 words it

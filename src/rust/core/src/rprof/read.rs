@@ -9,10 +9,10 @@
 use super::{Header, WARN_INCOMPLETE};
 use crate::budget::Budget;
 use crate::error::{ProfileError, Result};
-use crate::limits::Limits;
 use crate::model::Profile;
 use memchr::memchr;
 use rustc_hash::FxHashMap;
+use std::borrow::Cow;
 
 mod compact;
 mod content;
@@ -36,101 +36,83 @@ pub struct Parsed {
     pub sample_lines: Vec<u32>,
 }
 
-/// Parses the (already decompressed) bytes of an Rprof file under the default
-/// [`Limits`]; see [`parse_with_limits`].
-pub fn parse(bytes: &[u8], source_uri: Option<&str>) -> Result<Parsed> {
-    parse_with_limits(bytes, source_uri, &Limits::default())
+/// How to read an Rprof file ([`parse`]).
+#[derive(Debug, Clone, Copy)]
+pub struct ParseOptions<'a> {
+    /// Goes into every `sources` row.
+    pub source_uri: Option<&'a str>,
+    /// The read's memory budget (its limits are those of the read), charged
+    /// for what the read holds when it ends, the bytes given excepted.
+    pub budget: &'a Budget,
+    /// How many chunks to read in parallel: `None` for as many as the input's
+    /// size calls for (see `parallel`), 1 for one pass on this thread. Other
+    /// numbers are for tests and timings.
+    pub chunks: Option<usize>,
 }
 
-/// Parses the (already decompressed) bytes of an Rprof file. `source_uri` goes into
-/// every `sources` row. A file that does not start with a header, or that holds a
-/// NUL byte (binary data: R never writes one), is an error, and so is a stack
-/// deeper than the limit or a read that needs more memory than the limit
+impl<'a> ParseOptions<'a> {
+    /// A read under `budget`, without a source URI, in as many chunks as the
+    /// input's size calls for.
+    pub fn new(budget: &'a Budget) -> Self {
+        ParseOptions {
+            source_uri: None,
+            budget,
+            chunks: None,
+        }
+    }
+
+    /// The same options with the source URI `source_uri`.
+    pub fn source_uri(self, source_uri: Option<&'a str>) -> Self {
+        ParseOptions { source_uri, ..self }
+    }
+
+    /// The same options reading in `chunks` chunks.
+    pub fn chunks(self, chunks: usize) -> Self {
+        ParseOptions {
+            chunks: Some(chunks),
+            ..self
+        }
+    }
+}
+
+/// Parses the (already decompressed) bytes of an Rprof file, as a compact read
+/// (the compact columns are left unwritten, see [`CompactRead`]; its `expand()`
+/// writes them). A file that does not start with a header, or that holds a NUL
+/// byte (binary data: R never writes one), is an error, and so is a stack
+/// deeper than the limit or a read that needs more memory than the budget
 /// allows; damaged stack lines are read as far as they make sense, with a
 /// warning. Large files are read in chunks on all cores (see `parallel`), with
 /// the same result.
-pub fn parse_with_limits(
-    bytes: &[u8],
-    source_uri: Option<&str>,
-    limits: &Limits,
-) -> Result<Parsed> {
-    let budget = Budget::new(*limits);
-    parse_compact(bytes, source_uri, &budget)?.expand(&budget)
-}
-
-/// [`parse_with_limits`] as a compact read (the compact columns are left
-/// unwritten, see [`CompactRead`]) under `budget`, which is charged for what
-/// the read holds when it ends, the bytes given excepted.
-pub fn parse_compact(
-    bytes: &[u8],
-    source_uri: Option<&str>,
-    budget: &Budget,
-) -> Result<CompactRead> {
-    parse_compact_in_chunks(bytes, source_uri, budget, parallel::chunks_for(bytes.len()))
-}
-
-/// [`parse_with_limits`] with the number of chunks read in parallel given (1 reads
-/// the file in one pass on this thread). Not part of the API: for tests and timings.
-#[doc(hidden)]
-pub fn parse_in_chunks(
-    bytes: &[u8],
-    source_uri: Option<&str>,
-    limits: &Limits,
-    chunks: usize,
-) -> Result<Parsed> {
-    let budget = Budget::new(*limits);
-    parse_compact_in_chunks(bytes, source_uri, &budget, chunks)?.expand(&budget)
-}
-
-fn parse_compact_in_chunks(
-    bytes: &[u8],
-    source_uri: Option<&str>,
-    budget: &Budget,
-    chunks: usize,
-) -> Result<CompactRead> {
-    let start = Start::read(bytes)?;
+///
+/// Bytes given owned (charged to the budget) are freed, and released, as soon
+/// as they have been read, before the per-sample columns are written, which
+/// lowers the peak memory of a large read by the size of the input.
+pub fn parse(bytes: Cow<'_, [u8]>, options: &ParseOptions<'_>) -> Result<CompactRead> {
+    let ParseOptions {
+        source_uri,
+        budget,
+        chunks,
+    } = *options;
+    let chunks = chunks.unwrap_or_else(|| parallel::chunks_for(bytes.len()));
     if chunks > 1 {
-        return parallel::parse(start, source_uri, budget, chunks);
+        return match bytes {
+            Cow::Owned(bytes) => parallel::parse_owned(bytes, source_uri, budget, chunks),
+            Cow::Borrowed(bytes) => {
+                parallel::parse(Start::read(bytes)?, source_uri, budget, chunks)
+            }
+        };
     }
     let Start {
         body,
         first,
         header,
         lines,
-    } = start;
+    } = Start::read(&bytes)?;
     let expected_lines = expected_lines(body);
     let mut reader = Reader::new(source_uri, expected_lines, budget)?;
     reader.start_segment(first, header)?;
     read_lines(&mut reader, lines)?;
     Ok(reader.finish())
-}
-
-/// [`parse_compact`] of bytes it owns (charged to `budget`): a large input is
-/// freed (and released) as soon as it has been read, before the per-sample
-/// columns are written, which lowers the peak memory of a read by the size of
-/// the input. What a read that sends the compact columns in compact form (the
-/// R binding) calls.
-pub fn parse_owned_compact(
-    bytes: Vec<u8>,
-    source_uri: Option<&str>,
-    budget: &Budget,
-) -> Result<CompactRead> {
-    let chunks = parallel::chunks_for(bytes.len());
-    parse_owned_compact_in_chunks(bytes, source_uri, budget, chunks)
-}
-
-/// [`parse_owned_compact`] with the number of chunks given; see [`parse_in_chunks`].
-#[doc(hidden)]
-pub fn parse_owned_compact_in_chunks(
-    bytes: Vec<u8>,
-    source_uri: Option<&str>,
-    budget: &Budget,
-    chunks: usize,
-) -> Result<CompactRead> {
-    if chunks > 1 {
-        return parallel::parse_owned(bytes, source_uri, budget, chunks);
-    }
-    parse_compact_in_chunks(&bytes, source_uri, budget, 1)
 }
 
 /// How many samples `text` may hold, for reserving; see [`expected_lines_of`].
@@ -190,6 +172,35 @@ fn header_line(first: &[u8]) -> Result<Header> {
     })
 }
 
+/// What either reader of lines holds for the line loop: the read's memory
+/// budget (charged for what grows with the input), the stack lines of the
+/// current segment seen so far, and the warnings given.
+struct LineState<'a> {
+    budget: &'a Budget,
+    stacks: StackCache<'a>,
+    /// Each warning text once, in order of first occurrence.
+    warned: Vec<&'static str>,
+}
+
+impl<'a> LineState<'a> {
+    fn new(budget: &'a Budget) -> Self {
+        LineState {
+            budget,
+            stacks: StackCache::default(),
+            warned: Vec::new(),
+        }
+    }
+
+    /// Notes the warning `message`: whether it is the first time.
+    fn warned_once(&mut self, message: &'static str) -> bool {
+        let first = !self.warned.contains(&message);
+        if first {
+            self.warned.push(message);
+        }
+        first
+    }
+}
+
 /// What the line loop ([`read_lines`]) hands on: the reader of a whole file, or the
 /// reader of one chunk of it, which gives ids of its own (see [`parallel`]).
 trait LineHandler<'a> {
@@ -197,24 +208,34 @@ trait LineHandler<'a> {
     fn header(&mut self, line: &'a [u8], header: Header) -> Result<()>;
     /// A `#File N: path` line.
     fn file(&mut self, line: &'a [u8]) -> Result<()>;
-    fn warn(&mut self, message: &'static str);
-    fn limits(&self) -> Limits;
-    /// The read's memory budget, charged for what grows with the input.
-    fn budget(&self) -> &'a Budget;
-    /// The stack lines of the current segment seen so far.
-    fn stacks(&mut self) -> &mut StackCache<'a>;
+    /// A warning given for the first time in the read (see [`warn`]); the
+    /// one-pass reader has nothing to add to the state's list.
+    fn first_warning(&mut self, _message: &'static str) {}
+    /// What the line loop keeps in the handler.
+    fn state(&mut self) -> &mut LineState<'a>;
     /// The id of the location of a frame of a new stack line; `rest` is the input
     /// after that line.
     fn frame_location(&mut self, frame: &Frame<'a>, rest: &'a [u8]) -> Result<i32>;
-    /// A sample read from line `line_number`: its memory gauges and its stack, the
-    /// locations `stacks().locations[start..start + len]`.
-    fn sample(
-        &mut self,
-        gauges: Option<[u64; 4]>,
-        start: usize,
-        len: usize,
-        line_number: u32,
-    ) -> Result<()>;
+    /// A sample.
+    fn sample(&mut self, sample: SampleLine) -> Result<()>;
+}
+
+/// A sample as the line loop hands it on: its memory gauges, its stack (the
+/// locations `state().stacks.locations[start..start + len]`) and the line it
+/// was read from (1-based).
+#[derive(Debug, Clone, Copy)]
+struct SampleLine {
+    gauges: Option<[u64; 4]>,
+    start: usize,
+    len: usize,
+    line_number: u32,
+}
+
+/// Gives the warning `message`: each text once, in order of first occurrence.
+fn warn<'a>(handler: &mut impl LineHandler<'a>, message: &'static str) {
+    if handler.state().warned_once(message) {
+        handler.first_warning(message);
+    }
 }
 
 /// Reads `lines` (the lines after a header) into `handler`.
@@ -292,7 +313,7 @@ fn stack_line<'a>(
             // The last line of a file that was cut off (a session killed while
             // writing) is passed over, as a cut stack is.
             Err(PrefixDefect::Cut) if rest.is_empty() => {
-                handler.warn(WARN_INCOMPLETE);
+                warn(handler, WARN_INCOMPLETE);
                 return Ok(());
             }
             Err(_) => return Err(bad_prefix_error(line, line_number)),
@@ -301,22 +322,27 @@ fn stack_line<'a>(
     // Profiles repeat the same stacks over and over: a stack line seen before
     // in this segment (where `#File` numbers mean the same files) has the same
     // locations, and its warnings have been given already.
-    let (start, len) = match handler.stacks().seen.get(body) {
+    let (start, len) = match handler.state().stacks.seen.get(body) {
         Some(&range) => range,
         None => {
             let range = new_stack(handler, body, rest, line_number)?;
-            let budget = handler.budget();
-            budget.room(&mut handler.stacks().seen, 1, || {
+            let state = handler.state();
+            state.budget.room(&mut state.stacks.seen, 1, || {
                 "the distinct stack lines".to_string()
             })?;
-            handler.stacks().seen.insert(body, range);
+            state.stacks.seen.insert(body, range);
             range
         }
     };
     if gauges.is_none() && len == 0 {
         return Ok(());
     }
-    handler.sample(gauges, start, len, line_number)
+    handler.sample(SampleLine {
+        gauges,
+        start,
+        len,
+        line_number,
+    })
 }
 
 /// Reads the frames of a stack line (after any memory prefix) and appends their
@@ -327,22 +353,23 @@ fn new_stack<'a>(
     rest: &'a [u8],
     line_number: u32,
 ) -> Result<(usize, usize)> {
-    let mut frames = std::mem::take(&mut handler.stacks().frames);
+    let state = handler.state();
+    let mut frames = std::mem::take(&mut state.stacks.frames);
     frames.clear();
-    let limits = handler.limits();
-    read_frames(body, line_number, &limits, &mut frames, |message| {
-        handler.warn(message)
+    let budget = state.budget;
+    read_frames(body, line_number, budget.limits(), &mut frames, |message| {
+        warn(handler, message)
     })?;
-    let start = handler.stacks().locations.len();
-    let budget = handler.budget();
-    budget.room(&mut handler.stacks().locations, frames.len(), || {
+    let stacks = &mut handler.state().stacks;
+    let start = stacks.locations.len();
+    budget.room(&mut stacks.locations, frames.len(), || {
         "the frames of the distinct stack lines".to_string()
     })?;
     for frame in &frames {
         let location_id = handler.frame_location(frame, rest)?;
-        handler.stacks().locations.push(location_id);
+        handler.state().stacks.locations.push(location_id);
     }
-    let stacks = handler.stacks();
+    let stacks = &mut handler.state().stacks;
     stacks.frames = frames;
     Ok((start, stacks.locations.len() - start))
 }

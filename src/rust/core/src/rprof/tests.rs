@@ -26,7 +26,7 @@ const REAL_FILES: [&str; 8] = [
 ];
 
 fn read(text: &[u8]) -> Parsed {
-    let parsed = parse(text, Some("test.out")).unwrap();
+    let parsed = crate::testing::read_rprof(text, Some("test.out")).unwrap();
     validate(&parsed.profile).unwrap();
     parsed
 }
@@ -186,7 +186,9 @@ fn sources_rows_carry_header_interval_and_uri() {
         p.str(p.sources.rprof_header[0]),
         "GC profiling: sample.interval=4000"
     );
-    let no_uri = parse(b"sample.interval=1\n", None).unwrap().profile;
+    let no_uri = crate::testing::read_rprof(b"sample.interval=1\n", None)
+        .unwrap()
+        .profile;
     assert!(no_uri.sources.source_uri[0].is_na());
 }
 
@@ -468,7 +470,7 @@ fn top_level_references_read_the_same_in_chunks() {
         text.push_str(&format!("1#{i} \"f\" 2#{} \n2#{} \n", i % 4 + 1, i % 3 + 1));
     }
     assert_same_in_any_chunks(text.as_bytes(), &Limits::default());
-    let p = parse_in_chunks(text.as_bytes(), None, &Limits::default(), 4)
+    let p = crate::testing::read_rprof_with(text.as_bytes(), None, &Limits::default(), Some(4))
         .unwrap()
         .profile;
     assert_eq!(stacks(&p)[58], vec!["f@a.R:29", "<top level>@:2"]);
@@ -499,8 +501,13 @@ fn memory_prefixes_that_are_not_four_whole_numbers_are_format_errors() {
             "memory profiling: sample.interval=5000\n:1:2:3:4:\"f\" \n{bad}\n:1:2:3:4:\"f\" \n"
         );
         for chunks in [1, 2, 3] {
-            let err = parse_in_chunks(text.as_bytes(), Some("x.out"), &Limits::default(), chunks)
-                .unwrap_err();
+            let err = crate::testing::read_rprof_with(
+                text.as_bytes(),
+                Some("x.out"),
+                &Limits::default(),
+                Some(chunks),
+            )
+            .unwrap_err();
             assert_eq!(err.kind(), "format", "{bad}");
             let message = err.to_string();
             assert!(
@@ -563,7 +570,7 @@ fn sample_times_count_the_ticks_of_each_source() {
         let bytes = sample_file(name);
         let expected = times_from_text(std::str::from_utf8(&bytes).unwrap());
         for chunks in [1, 3] {
-            let p = parse_in_chunks(&bytes, None, &Limits::default(), chunks)
+            let p = crate::testing::read_rprof_with(&bytes, None, &Limits::default(), Some(chunks))
                 .unwrap()
                 .profile;
             assert_eq!(p.samples.time, expected, "{name}, {chunks} chunks");
@@ -586,10 +593,10 @@ fn not_an_rprof_file_is_a_format_error() {
         b"\x1f\x8b\x08\x00",
         b"hello world\n",
     ] {
-        let err = parse(bad, None).unwrap_err();
+        let err = crate::testing::read_rprof(bad, None).unwrap_err();
         assert_eq!(err.kind(), "format", "{}", String::from_utf8_lossy(bad));
     }
-    let err = parse(b"\"f\" \n", None).unwrap_err();
+    let err = crate::testing::read_rprof(b"\"f\" \n", None).unwrap_err();
     assert!(
         err.to_string().starts_with("line 1: not an Rprof file"),
         "{err}"
@@ -797,10 +804,10 @@ prop_compose! {
 /// Whatever `parse` accepts gives a valid profile, and writing it gives a file
 /// that reads back to the same text when written again.
 fn check_any_input(bytes: &[u8]) -> Result<(), TestCaseError> {
-    if let Ok(parsed) = parse(bytes, Some("x")) {
+    if let Ok(parsed) = crate::testing::read_rprof(bytes, Some("x")) {
         prop_assert!(validate(&parsed.profile).is_ok());
         let once = write_to_vec(&parsed.profile).unwrap();
-        let reread = parse(&once, Some("x")).unwrap();
+        let reread = crate::testing::read_rprof(&once, Some("x")).unwrap();
         prop_assert!(validate(&reread.profile).is_ok());
         let twice = write_to_vec(&reread.profile).unwrap();
         prop_assert_eq!(
@@ -1208,7 +1215,7 @@ proptest! {
     #[test]
     fn well_formed_files_round_trip_exactly(segments in prop::collection::vec(segment(), 1..4)) {
         let text = segments.concat();
-        let parsed = parse(text.as_bytes(), None).unwrap();
+        let parsed = crate::testing::read_rprof(text.as_bytes(), None).unwrap();
         prop_assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
         prop_assert!(validate(&parsed.profile).is_ok());
         let out = String::from_utf8(write_to_vec(&parsed.profile).unwrap()).unwrap();
@@ -1221,7 +1228,7 @@ proptest! {
     fn random_models_write_then_read_to_the_same_profile(model in rprof_model()) {
         prop_assert_eq!(validate(&model), Ok(()));
         let text = write_to_vec(&model).unwrap();
-        let read = parse(&text, None).unwrap();
+        let read = crate::testing::read_rprof(&text, None).unwrap();
         prop_assert!(read.warnings.is_empty(), "{:?}", read.warnings);
         prop_assert_eq!(validate(&read.profile), Ok(()));
         prop_assert_eq!(meaning(&read.profile), meaning(&model));
@@ -1251,7 +1258,7 @@ proptest! {
 #[test]
 fn nul_bytes_are_a_format_error_with_their_position() {
     let text = b"sample.interval=20000\n\"f\" \n\"g\x00\" \n";
-    let err = parse(text, None).unwrap_err();
+    let err = crate::testing::read_rprof(text, None).unwrap_err();
     assert_eq!(err.kind(), "format");
     assert!(
         err.to_string()
@@ -1269,14 +1276,14 @@ fn stacks_deeper_than_the_limit_are_refused() {
         max_stack_depth: 100,
         ..Limits::default()
     };
-    let err = parse_with_limits(&text, None, &limits).unwrap_err();
+    let err = crate::testing::read_rprof_with(&text, None, &limits, None).unwrap_err();
     assert_eq!(err.kind(), "limit");
     assert!(
         err.to_string()
             .starts_with("line 3: the stack has more than 100 frames"),
         "{err}"
     );
-    assert!(parse(&text, None).is_ok());
+    assert!(crate::testing::read_rprof(&text, None).is_ok());
 }
 
 // ---------------------------------------------------------------------------
@@ -1301,15 +1308,30 @@ fn outcome(result: &crate::Result<Parsed>) -> String {
 
 /// Whether `text` reads the same in one pass and in each of `chunks` chunks.
 fn same_in_chunks(text: &[u8], limits: &Limits, chunks: &[usize]) -> Result<(), TestCaseError> {
-    let once = outcome(&parse_in_chunks(text, Some("x"), limits, 1));
+    let once = outcome(&crate::testing::read_rprof_with(
+        text,
+        Some("x"),
+        limits,
+        Some(1),
+    ));
     for &n in chunks {
-        let split = outcome(&parse_in_chunks(text, Some("x"), limits, n));
+        let split = outcome(&crate::testing::read_rprof_with(
+            text,
+            Some("x"),
+            limits,
+            Some(n),
+        ));
         prop_assert!(split == once, "{n} chunks:\n{split}\none pass:\n{once}");
         // Reading bytes it owns (and frees early) changes nothing either.
         let budget = Budget::new(*limits);
         let owned = outcome(
-            &parse_owned_compact_in_chunks(text.to_vec(), Some("x"), &budget, n)
-                .and_then(|read| read.expand(&budget)),
+            &crate::rprof::parse(
+                std::borrow::Cow::Owned(text.to_vec()),
+                &crate::rprof::ParseOptions::new(&budget)
+                    .source_uri(Some("x"))
+                    .chunks(n),
+            )
+            .and_then(|read| read.expand(&budget)),
         );
         prop_assert!(
             owned == once,
@@ -1338,7 +1360,8 @@ fn real_files_read_the_same_in_chunks() {
         let bytes = sample_file(name);
         assert_same_in_any_chunks(&bytes, &Limits::default());
         // Reading in chunks is not a no-op: more than one chunk has samples.
-        let parsed = parse_in_chunks(&bytes, None, &Limits::default(), 3).unwrap();
+        let parsed =
+            crate::testing::read_rprof_with(&bytes, None, &Limits::default(), Some(3)).unwrap();
         assert!(parsed.profile.samples.nrow() > 10, "{name}");
     }
 }
@@ -1353,7 +1376,7 @@ fn what_a_chunk_cannot_know_comes_from_the_chunks_before() {
         text.push_str(&format!("1#{i} \"f\" 2#3 \"g\" \n"));
     }
     assert_same_in_any_chunks(text.as_bytes(), &limits);
-    let parsed = parse_in_chunks(text.as_bytes(), None, &limits, 4).unwrap();
+    let parsed = crate::testing::read_rprof_with(text.as_bytes(), None, &limits, Some(4)).unwrap();
     assert_eq!(stacks(&parsed.profile)[19], vec!["f@a.R:19", "g@b.R:3"]);
 
     // A reference whose `#File` line comes later, in another chunk; one that
@@ -1365,7 +1388,7 @@ fn what_a_chunk_cannot_know_comes_from_the_chunks_before() {
     }
     text.push_str("#File 3: late.R\n#File 3: other.R\n\"g\" \n");
     assert_same_in_any_chunks(text.as_bytes(), &limits);
-    let parsed = parse_in_chunks(text.as_bytes(), None, &limits, 3).unwrap();
+    let parsed = crate::testing::read_rprof_with(text.as_bytes(), None, &limits, Some(3)).unwrap();
     assert_eq!(
         parsed.warnings,
         vec![WARN_UNDEFINED_FILE.to_string(), WARN_UNEXPECTED.to_string()]
@@ -1395,7 +1418,7 @@ fn what_a_chunk_cannot_know_comes_from_the_chunks_before() {
         }
     }
     assert_same_in_any_chunks(text.as_bytes(), &limits);
-    let parsed = parse_in_chunks(text.as_bytes(), None, &limits, 5).unwrap();
+    let parsed = crate::testing::read_rprof_with(text.as_bytes(), None, &limits, Some(5)).unwrap();
     let p = &parsed.profile;
     assert_eq!(p.sources.nrow(), 3);
     assert_eq!(p.sample_types.nrow(), 18);
@@ -1421,7 +1444,8 @@ fn the_first_error_in_the_file_wins_with_its_line() {
     };
     assert_same_in_any_chunks(text.as_bytes(), &limits);
     for chunks in [2, 3, 7] {
-        let err = parse_in_chunks(text.as_bytes(), None, &limits, chunks).unwrap_err();
+        let err = crate::testing::read_rprof_with(text.as_bytes(), None, &limits, Some(chunks))
+            .unwrap_err();
         assert!(
             err.to_string()
                 .starts_with("line 10: the stack has more than 4 frames"),
@@ -1527,7 +1551,11 @@ fn compact_read_keeps_the_shape_instead_of_the_compact_columns() {
     // A memory segment (one tick without a stack), then one without memory.
     let text = "memory profiling: sample.interval=5000\n:100:200:3000:4:\"g\" \"f\" \n:110:150:3500:0:\nsample.interval=5000\n\"f\" \n";
     let budget = Budget::default();
-    let compact = parse_compact(text.as_bytes(), None, &budget).unwrap();
+    let compact = crate::rprof::parse(
+        std::borrow::Cow::Borrowed(text.as_bytes()),
+        &crate::rprof::ParseOptions::new(&budget),
+    )
+    .unwrap();
     let p = &compact.parsed.profile;
     for column in CompactColumn::ALL {
         let ColumnId {
@@ -1593,10 +1621,18 @@ fn compact_read_keeps_the_shape_instead_of_the_compact_columns() {
     validate(&full).unwrap();
 
     // Every sample with memory values: one pattern of six rows.
-    let all_memory = parse_compact(sample_file("memory.out").as_slice(), None, &budget).unwrap();
+    let all_memory = crate::rprof::parse(
+        std::borrow::Cow::Borrowed(sample_file("memory.out").as_slice()),
+        &crate::rprof::ParseOptions::new(&budget),
+    )
+    .unwrap();
     assert_eq!(all_memory.shape.equal_value_rows(), Some(6));
     assert_eq!(all_memory.shape.value_types(6).len(), 6);
-    let plain = parse_compact(sample_file("1.out").as_slice(), None, &budget).unwrap();
+    let plain = crate::rprof::parse(
+        std::borrow::Cow::Borrowed(sample_file("1.out").as_slice()),
+        &crate::rprof::ParseOptions::new(&budget),
+    )
+    .unwrap();
     assert_eq!(plain.shape.equal_value_rows(), Some(1));
 }
 
@@ -1604,9 +1640,16 @@ fn compact_read_keeps_the_shape_instead_of_the_compact_columns() {
 fn compact_reads_in_chunks_have_the_same_shape() {
     for name in REAL_FILES {
         let bytes = sample_file(name);
-        let one =
-            parse_owned_compact_in_chunks(bytes.clone(), None, &Budget::default(), 1).unwrap();
-        let three = parse_owned_compact_in_chunks(bytes, None, &Budget::default(), 3).unwrap();
+        let one = crate::rprof::parse(
+            std::borrow::Cow::Owned(bytes.clone()),
+            &crate::rprof::ParseOptions::new(&Budget::default()).chunks(1),
+        )
+        .unwrap();
+        let three = crate::rprof::parse(
+            std::borrow::Cow::Owned(bytes),
+            &crate::rprof::ParseOptions::new(&Budget::default()).chunks(3),
+        )
+        .unwrap();
         assert_eq!(one.shape, three.shape, "{name}");
         assert_same_tables(&one.parsed.profile, &three.parsed.profile);
     }

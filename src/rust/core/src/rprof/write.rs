@@ -14,7 +14,7 @@
 
 use super::{Header, DEFAULT_INTERVAL_US, MEMORY_TYPES, SAMPLES_TYPE, TOP_LEVEL_NAME};
 use crate::error::{ProfileError, Result};
-use crate::id_index::{IdIndex, IdSet};
+use crate::id_index::{IdGroups, IdIndex, IdSet};
 use crate::model::{Profile, StrId, NA_INT};
 use rustc_hash::FxHashMap;
 use std::io::Write;
@@ -75,36 +75,7 @@ pub fn write(p: &Profile, w: &mut dyn Write) -> Result<()> {
                 }
                 write_memory_prefix(&mut line, gauges, g[3]);
             }
-            let mut frames = plan.stack(row).peekable();
-            while let Some(frame) = frames.next() {
-                if frame.has_ref() {
-                    let number = match file_numbers.get(&frame.file) {
-                        Some(&n) => n,
-                        None => {
-                            // R writes a file's `#File` line just before the first
-                            // stack line that refers to it.
-                            let n = file_numbers.len() as u32 + 1;
-                            write!(w, "#File {n}: ")?;
-                            w.write_all(&one_line_path(p.str(frame.file)))?;
-                            w.write_all(b"\n")?;
-                            file_numbers.insert(frame.file, n);
-                            n
-                        }
-                    };
-                    line.extend_from_slice(itoa::Buffer::new().format(number).as_bytes());
-                    line.push(b'#');
-                    line.extend_from_slice(itoa::Buffer::new().format(frame.line).as_bytes());
-                    line.push(b' ');
-                    if frame.top_level && frames.peek().is_none() {
-                        // R writes the top level as a reference alone, after
-                        // the outermost frame (see `TOP_LEVEL_NAME`).
-                        break;
-                    }
-                }
-                line.push(b'"');
-                line.extend_from_slice(&one_line(frame.name));
-                line.extend_from_slice(b"\" ");
-            }
+            push_frames(&mut line, p, &plan, row, &mut file_numbers, w)?;
             line.push(b'\n');
             for _ in 0..repeat {
                 w.write_all(&line)?;
@@ -112,6 +83,49 @@ pub fn write(p: &Profile, w: &mut dyn Write) -> Result<()> {
         }
     }
     w.flush()?;
+    Ok(())
+}
+
+/// Appends the frames of sample row `row` to the stack line `line`. A frame
+/// whose file has no number yet in this segment gets the next one, and its
+/// `#File` line is written to `w` (R writes it just before the first stack
+/// line that refers to the file).
+fn push_frames(
+    line: &mut Vec<u8>,
+    p: &Profile,
+    plan: &Plan<'_>,
+    row: usize,
+    file_numbers: &mut FxHashMap<StrId, u32>,
+    w: &mut dyn Write,
+) -> Result<()> {
+    let mut frames = plan.stack(row).peekable();
+    while let Some(frame) = frames.next() {
+        if frame.has_ref() {
+            let number = match file_numbers.get(&frame.file) {
+                Some(&n) => n,
+                None => {
+                    let n = file_numbers.len() as u32 + 1;
+                    write!(w, "#File {n}: ")?;
+                    w.write_all(&one_line_path(p.str(frame.file)))?;
+                    w.write_all(b"\n")?;
+                    file_numbers.insert(frame.file, n);
+                    n
+                }
+            };
+            line.extend_from_slice(itoa::Buffer::new().format(number).as_bytes());
+            line.push(b'#');
+            line.extend_from_slice(itoa::Buffer::new().format(frame.line).as_bytes());
+            line.push(b' ');
+            if frame.top_level && frames.peek().is_none() {
+                // R writes the top level as a reference alone, after the
+                // outermost frame (see `TOP_LEVEL_NAME`).
+                break;
+            }
+        }
+        line.push(b'"');
+        line.extend_from_slice(&one_line(frame.name));
+        line.extend_from_slice(b"\" ");
+    }
     Ok(())
 }
 
@@ -200,7 +214,7 @@ const UNKNOWN_FRAME: Frame<'static> = Frame {
 /// Indexes over the tables, built once per write.
 struct Plan<'p> {
     /// Sample rows of each source id, in `sample_id` order.
-    samples_by_source: FxHashMap<i32, Vec<usize>>,
+    samples_by_source: IdGroups,
     stacks: StackRows<'p>,
     /// What each row of `locations` is written as, and the row of each id.
     location_frames: Vec<Frame<'p>>,
@@ -243,8 +257,7 @@ impl<'p> Plan<'p> {
         p.sources
             .source_id
             .get(source_row)
-            .and_then(|id| self.samples_by_source.get(id))
-            .map_or(&[], |v| v.as_slice())
+            .map_or(&[], |&id| self.samples_by_source.rows_of(id))
     }
 
     /// The frames of sample row `row`, innermost first.
@@ -276,6 +289,10 @@ impl<'p> Plan<'p> {
 
     /// Gauges to carry forward for samples that lack them: those of the first sample
     /// that has them, so the heap does not seem to jump.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "k < 3 indexes arrays of 3 and 4 gauges"
+    )]
     fn first_gauges(&self, samples: &[usize]) -> [f64; 3] {
         let mut out = [0.0; 3];
         for k in 0..3 {
@@ -350,24 +367,24 @@ impl<'p> Plan<'p> {
 }
 
 /// The sample rows of each source id, each in `sample_id` order.
-fn samples_by_source(p: &Profile) -> Result<FxHashMap<i32, Vec<usize>>> {
+fn samples_by_source(p: &Profile) -> Result<IdGroups> {
     let source_ids = IdSet::try_of(&p.sources.source_id)?;
-    let mut samples_by_source: FxHashMap<i32, Vec<usize>> = FxHashMap::default();
-    for (row, &source) in p.samples.source_id.iter().enumerate() {
-        if !source_ids.contains(source) {
-            return Err(invalid(
-                "samples",
-                "source_id",
-                row,
-                "refers to a source that does not exist",
-            ));
-        }
-        samples_by_source.entry(source).or_default().push(row);
+    if let Some(row) = p
+        .samples
+        .source_id
+        .iter()
+        .position(|&source| !source_ids.contains(source))
+    {
+        return Err(invalid(
+            "samples",
+            "source_id",
+            row,
+            "refers to a source that does not exist",
+        ));
     }
-    for rows in samples_by_source.values_mut() {
-        rows.sort_by_key(|&r| p.samples.sample_id.get(r).copied().unwrap_or(NA_INT));
-    }
-    Ok(samples_by_source)
+    let mut groups = IdGroups::try_of(&p.samples.source_id)?;
+    groups.sort_rows_by_key(|r| p.samples.sample_id.get(r).copied().unwrap_or(NA_INT));
+    Ok(groups)
 }
 
 /// The stacks as rows of `sample_locations`: positions `start[r]..start[r + 1]`
@@ -387,6 +404,7 @@ struct StackRows<'p> {
 impl<'p> StackRows<'p> {
     /// Counts the rows of each sample and, unless they are in order already,
     /// places each row and orders each sample's rows by depth.
+    #[allow(clippy::indexing_slicing, reason = "i in 1..start.len()")]
     fn new(p: &'p Profile, sample_row: &IdIndex) -> Result<Self> {
         let n_samples = p.samples.nrow();
         let sl = &p.sample_locations;
@@ -425,6 +443,7 @@ impl<'p> StackRows<'p> {
 
     /// The rows of each sample (by `owner`, the sample row of each row) in
     /// their slots from `start`, each sample's rows sorted by depth.
+    #[allow(clippy::indexing_slicing, reason = "s + 1 < start.len()")]
     fn order_by_depth(p: &Profile, owner: &[u32], start: &[usize]) -> Vec<u32> {
         let sl = &p.sample_locations;
         let mut fill = start.to_vec();
@@ -467,6 +486,10 @@ impl<'p> StackRows<'p> {
 }
 
 /// The `samples` count and the gauges of each sample row, from `sample_values`.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "k < 4 indexes the four memory types"
+)]
 fn counts_and_gauges(p: &Profile, sample_row: &IdIndex) -> Result<(Vec<f64>, Vec<[f64; 4]>)> {
     let n_samples = p.samples.nrow();
     let lookup = |s: &str| p.strings.lookup(s);

@@ -22,6 +22,11 @@ impl SampleFrames {
     /// left out), the frame the number `frame_of` gives its location. A counting
     /// pass, then each row goes straight to its slot: O(rows), no sort. Depths
     /// must run 1..n per sample.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "a sample position s below n_samples has offsets s and s + 1; slots are below the \
+                  rows counted"
+    )]
     pub(crate) fn gather(
         sample_id: &[i32],
         depth: &[i32],

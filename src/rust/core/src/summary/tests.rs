@@ -22,14 +22,16 @@ fn stacks_of(samples: &[(f64, Vec<u32>)], n_keys: usize) -> Stacks {
     let value_sample_id: Vec<i32> = (1..=samples.len() as i32).collect();
     let value: Vec<f64> = samples.iter().map(|(v, _)| *v).collect();
     Stacks::build(&StackInput {
-        sample_id: &sid,
-        depth: &depth,
-        location_id: &loc,
-        locations: &locations,
+        columns: StackColumns {
+            sample_id: &sid,
+            depth: &depth,
+            location_id: &loc,
+            locations: &locations,
+            value_sample_id: &value_sample_id,
+            value: &value,
+        },
         location_key: &location_key,
         n_keys,
-        value_sample_id: &value_sample_id,
-        value: &value,
     })
     .unwrap()
 }
@@ -47,14 +49,16 @@ fn recursion_counts_once_in_total() {
 #[test]
 fn rows_in_any_order_and_samples_without_value() {
     let input = StackInput {
-        sample_id: &[2, 1, 2, 9],
-        depth: &[2, 1, 1, 1],
-        location_id: &[5, 6, 6, 5],
-        locations: &[5, 6],
+        columns: StackColumns {
+            sample_id: &[2, 1, 2, 9],
+            depth: &[2, 1, 1, 1],
+            location_id: &[5, 6, 6, 5],
+            locations: &[5, 6],
+            value_sample_id: &[1, 2],
+            value: &[3.0, 5.0],
+        },
         location_key: &[2, 1],
         n_keys: 2,
-        value_sample_id: &[1, 2],
-        value: &[3.0, 5.0],
     };
     let s = Stacks::build(&input).unwrap();
     assert_eq!(s.stack(0), &[1]);
@@ -68,14 +72,16 @@ fn rows_in_any_order_and_samples_without_value() {
 fn frames_with_key_zero_are_left_out() {
     // locations 5 and 7 have key 0: the innermost counted frame takes the self value
     let input = StackInput {
-        sample_id: &[1, 1, 1, 2],
-        depth: &[1, 2, 3, 1],
-        location_id: &[5, 6, 7, 5],
-        locations: &[5, 6, 7],
+        columns: StackColumns {
+            sample_id: &[1, 1, 1, 2],
+            depth: &[1, 2, 3, 1],
+            location_id: &[5, 6, 7, 5],
+            locations: &[5, 6, 7],
+            value_sample_id: &[1, 2],
+            value: &[3.0, 5.0],
+        },
         location_key: &[0, 1, 0],
         n_keys: 1,
-        value_sample_id: &[1, 2],
-        value: &[3.0, 5.0],
     };
     let s = Stacks::build(&input).unwrap();
     assert_eq!(s.stack(0), &[1]);
@@ -89,33 +95,47 @@ fn frames_with_key_zero_are_left_out() {
 #[test]
 fn bad_input_is_an_error_not_a_panic() {
     let base = StackInput {
-        sample_id: &[1, 1],
-        depth: &[1, 2],
-        location_id: &[5, 5],
-        locations: &[5],
+        columns: StackColumns {
+            sample_id: &[1, 1],
+            depth: &[1, 2],
+            location_id: &[5, 5],
+            locations: &[5],
+            value_sample_id: &[1],
+            value: &[1.0],
+        },
         location_key: &[1],
         n_keys: 1,
-        value_sample_id: &[1],
-        value: &[1.0],
     };
     assert!(Stacks::build(&base).is_ok());
     let gap = StackInput {
-        depth: &[1, 3],
+        columns: StackColumns {
+            depth: &[1, 3],
+            ..base.columns
+        },
         ..base
     };
     assert_eq!(Stacks::build(&gap).unwrap_err().kind(), "invalid");
     let twice = StackInput {
-        depth: &[1, 1],
+        columns: StackColumns {
+            depth: &[1, 1],
+            ..base.columns
+        },
         ..base
     };
     assert_eq!(Stacks::build(&twice).unwrap_err().kind(), "invalid");
     let negative = StackInput {
-        depth: &[-1, 1],
+        columns: StackColumns {
+            depth: &[-1, 1],
+            ..base.columns
+        },
         ..base
     };
     assert_eq!(Stacks::build(&negative).unwrap_err().kind(), "invalid");
     let dangling = StackInput {
-        location_id: &[5, 7],
+        columns: StackColumns {
+            location_id: &[5, 7],
+            ..base.columns
+        },
         ..base
     };
     assert_eq!(Stacks::build(&dangling).unwrap_err().kind(), "invalid");
@@ -125,18 +145,27 @@ fn bad_input_is_an_error_not_a_panic() {
     };
     assert_eq!(Stacks::build(&bad_key).unwrap_err().kind(), "invalid");
     let dup_value = StackInput {
-        value_sample_id: &[1, 1],
-        value: &[1.0, 2.0],
+        columns: StackColumns {
+            value_sample_id: &[1, 1],
+            value: &[1.0, 2.0],
+            ..base.columns
+        },
         ..base
     };
     assert_eq!(Stacks::build(&dup_value).unwrap_err().kind(), "invalid");
     let ragged = StackInput {
-        depth: &[1],
+        columns: StackColumns {
+            depth: &[1],
+            ..base.columns
+        },
         ..base
     };
     assert_eq!(Stacks::build(&ragged).unwrap_err().kind(), "invalid");
     let na_value = StackInput {
-        value: &[f64::NAN],
+        columns: StackColumns {
+            value: &[f64::NAN],
+            ..base.columns
+        },
         ..base
     };
     assert_eq!(Stacks::build(&na_value).unwrap_err().kind(), "invalid");

@@ -35,6 +35,11 @@ impl CallTree {
 
     /// Merges the stacks. Samples with a zero value are left out, so nodes reached
     /// only by them do not appear.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "total and self_value grow with the trie's nodes (resized in visit); the root is \
+                  node 0, a leaf a node visited"
+    )]
     pub fn build(stacks: &Stacks) -> CallTree {
         let mut trie = PathTrie::new();
         let mut total: Vec<f64> = vec![0.0];
@@ -86,6 +91,10 @@ impl PathTrie {
     /// The node of a stack (keys innermost first), created with the ancestors it
     /// lacks; the root for an empty stack. `visit(node, i)` is called for each
     /// frame on the path, root first, with the frame's position `i` in `stack`.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "prev_nodes is as long as prev_keys, whose element d exists"
+    )]
     pub(crate) fn insert(&mut self, stack: &[u32], mut visit: impl FnMut(usize, usize)) -> u32 {
         let mut node = 0u32;
         let mut shared = 0;
@@ -117,6 +126,11 @@ impl PathTrie {
 /// The nodes of a tree whose parents come before their children (node 0 the
 /// root) in depth-first order, siblings by key: the old number of each node in
 /// its new place.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "a tree of n nodes: parents and children are nodes below n, first_child has n + 1 \
+              slots"
+)]
 pub(crate) fn depth_first(parent: &[u32], key: &[u32]) -> Vec<u32> {
     let n = parent.len();
     // Children of each node, as slices of one array (node 0 is not its own child).
@@ -152,6 +166,10 @@ pub(crate) fn depth_first(parent: &[u32], key: &[u32]) -> Vec<u32> {
 }
 
 /// The new number of each node, given the old number of each new place.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "order is a permutation of the nodes 0..n"
+)]
 pub(crate) fn inverse_order(order: &[u32]) -> Vec<u32> {
     let mut new_index = vec![0u32; order.len()];
     for (new, &old) in order.iter().enumerate() {
@@ -161,6 +179,11 @@ pub(crate) fn inverse_order(order: &[u32]) -> Vec<u32> {
 }
 
 /// Renumbers the nodes depth-first, siblings by key, and computes depths and starts.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "order and new_index are permutations of the nodes, parents and the per-node vectors \
+              have one slot per node"
+)]
 fn order_depth_first(parent: &[u32], key: &[u32], total: &[f64], self_value: &[f64]) -> CallTree {
     let order = depth_first(parent, key);
     let new_index = inverse_order(&order);

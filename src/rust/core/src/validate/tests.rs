@@ -181,7 +181,9 @@ fn large() -> Profile {
     for i in 0..12_000 {
         text.push_str(&format!(":{i}:2:3:4:1#{} \"f\" 1#2 \"g\" \"h\" \n", i % 7));
     }
-    let p = crate::rprof::parse(text.as_bytes(), None).unwrap().profile;
+    let p = crate::testing::read_rprof(text.as_bytes(), None)
+        .unwrap()
+        .profile;
     assert!(p.sample_values.nrow() + p.sample_locations.nrow() >= MIN_PARALLEL_ROWS);
     p
 }

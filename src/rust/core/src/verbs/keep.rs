@@ -102,6 +102,11 @@ impl SampleRows {
     }
 
     /// Which rows of a per-sample table belong to a kept sample.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "positions come from SampleRows, below the samples' mask length (checked by the \
+                  caller)"
+    )]
     fn rows_kept(
         &self,
         table: &'static str,
@@ -216,6 +221,11 @@ fn renumber_depths(rows: &SampleRows, sl: &SampleLocations, keep: &[bool]) -> Re
 /// One pass, when every row's depth is one more than the rows of its sample
 /// seen before it (each stack's rows in depth order; stacks may interleave).
 /// None if a row breaks that order.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "positions of samples come from SampleRows (below rows.len()); rows below nrow() of a \
+              table checked rectangular; keep has one flag per row (checked by the caller)"
+)]
 fn renumber_in_depth_order(
     rows: &SampleRows,
     sl: &SampleLocations,
@@ -239,6 +249,11 @@ fn renumber_in_depth_order(
 }
 
 /// Walks each stack in depth order, whatever the order of its rows.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "rows come from StackOrder (rows of sample_locations), positions below rows.len(); \
+              keep has one flag per row"
+)]
 fn renumber_in_any_order(
     rows: &SampleRows,
     sl: &SampleLocations,
@@ -276,6 +291,11 @@ pub(crate) struct StackOrder {
 impl StackOrder {
     /// Places each row by (sample, depth); the depths of each sample must run
     /// 1..n.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "positions below rows.len() (start has one more); slots below the rows (start[s] \
+                  + depth - 1, the depth checked against the sample's frames)"
+    )]
     pub(crate) fn new(rows: &SampleRows, sl: &SampleLocations) -> Result<Self> {
         if !sl.is_rectangular() {
             return Err(ragged(SampleLocations::NAME));
@@ -323,6 +343,10 @@ impl StackOrder {
     }
 
     /// The rows of the sample at row `s` of `samples`, by depth.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "s is a position of a sample; start has one entry more than the samples"
+    )]
     pub(crate) fn stack(&self, s: usize) -> &[usize] {
         &self.rows[self.start[s]..self.start[s + 1]]
     }

@@ -133,6 +133,11 @@ impl NumberText<'_> {
 
 /// The first two numbers with units in `text`, left to right (Go's
 /// `FindAllStringSubmatch(text, 2)`; ASCII digits and letters).
+#[allow(
+    clippy::indexing_slicing,
+    reason = "at, sign and the ends stay within bytes (at < len checked, the counts are of bytes \
+              after them); every boundary is next to an ASCII byte"
+)]
 fn numbers_with_units(text: &str) -> Vec<NumberText<'_>> {
     let bytes = text.as_bytes();
     let mut found = Vec::new();
@@ -257,6 +262,12 @@ impl LabelCondition {
     }
 
     /// One flag per row of `samples`: whether the sample meets the condition.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "positions of samples come from SampleRows (below rows.len()); rows below nrow() \
+                  of a table checked rectangular; clause flags are checked to be one per distinct \
+                  pair, which row_pair numbers"
+    )]
     fn samples_meeting(&self, p: &Profile, rows: &SampleRows) -> Result<Vec<bool>> {
         let sl = &p.sample_labels;
         if !sl.is_rectangular() {
@@ -317,12 +328,20 @@ impl LabelCondition {
 
 /// Whether a row of `sample_labels` is a numeric label: no string, and a
 /// number (a label with a string is a string label, as Go reads labels).
+#[allow(
+    clippy::indexing_slicing,
+    reason = "callers pass rows below nrow() of the rectangular table"
+)]
 fn is_numeric(sl: &SampleLabels, row: usize) -> bool {
     sl.value[row].is_na() && !sl.num[row].is_nan()
 }
 
 /// For each key of a numeric label, the conversion of its values to `unit`
 /// from the key's unit (see [`LabelCondition::Numeric`]).
+#[allow(
+    clippy::indexing_slicing,
+    reason = "rows below nrow() of sample_labels, checked rectangular"
+)]
 fn key_conversions(p: &Profile, unit: &str) -> FxHashMap<StrId, Conversion> {
     let sl = &p.sample_labels;
     let mut key_unit: FxHashMap<StrId, StrId> = FxHashMap::default();
@@ -357,6 +376,10 @@ pub struct LabelMatches {
 
 /// Keeps the samples that meet `focus` (every sample, without it) and do not
 /// meet `ignore` (`-tagfocus`, `-tagignore`).
+#[allow(
+    clippy::indexing_slicing,
+    reason = "focused and ignored hold one flag per sample position"
+)]
 pub fn filter_by_labels(
     p: &mut Profile,
     focus: Option<&LabelCondition>,
@@ -572,7 +595,7 @@ mod tests {
         assert_eq!(kept(&p, Some("2kb:4kb"), None).0, vec![2, 4]);
         assert_eq!(kept(&p, None, Some("2kb:4kb")).0, vec![1, 3, 5]);
         // a key no label has
-        assert_eq!(kept(&p, Some("nothing=1:2"), None).1.focus, false);
+        assert!(!kept(&p, Some("nothing=1:2"), None).1.focus);
     }
 
     #[test]

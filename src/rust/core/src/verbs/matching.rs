@@ -38,6 +38,11 @@ impl LocationTexts {
     /// table lacks counts as none (Go treats a Location naming an unknown
     /// mapping as having none); an NA name or file name is matched as "", as
     /// Go has it.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "function and mapping rows come from their indexes; the tables are checked \
+                  rectangular"
+    )]
     pub fn of(p: &Profile) -> Result<Self> {
         for (table, ok) in [
             (Locations::NAME, p.locations.is_rectangular()),
@@ -139,6 +144,11 @@ pub fn frames_in(p: &Profile, set: &LocationSet) -> Vec<bool> {
 }
 
 /// One flag per row of `samples`: whether the sample has a frame in `set`.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "positions of samples come from SampleRows (below rows.len()); rows below nrow() of a \
+              table checked rectangular"
+)]
 pub fn samples_with_frame_in(p: &Profile, set: &LocationSet) -> Result<Vec<bool>> {
     let rows = SampleRows::new(p)?;
     let sl = &p.sample_locations;
@@ -168,6 +178,11 @@ pub enum Cut {
 
 /// One flag per row of `sample_locations`: whether the frame is on the kept
 /// side of the cut that `cut` makes at the stack's matching frames.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "positions of samples come from SampleRows (below rows.len()); rows below nrow() of a \
+              table checked rectangular"
+)]
 pub fn frames_cut_at_match(p: &Profile, set: &LocationSet, cut: Cut) -> Result<Vec<bool>> {
     let rows = SampleRows::new(p)?;
     let sl = &p.sample_locations;
@@ -206,6 +221,11 @@ pub fn frames_cut_at_match(p: &Profile, set: &LocationSet, cut: Cut) -> Result<V
 /// `FilterSamplesByName` drops the samples it leaves without frames. A pprof
 /// Location is a chain of `locations` rows, from a row nothing is inlined
 /// into, outwards along `inlined_into`; an Rprof frame is a chain of one.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "rows below nrow() of locations, which Chains::of checks rectangular; all_wanted has \
+              one value per row"
+)]
 pub fn some_whole_location(p: &Profile, set: &LocationSet, in_set: bool) -> Result<bool> {
     let chains = Chains::of(&p.locations)?;
     let l = &p.locations;
@@ -227,6 +247,12 @@ pub fn some_whole_location(p: &Profile, set: &LocationSet, in_set: bool) -> Resu
 /// The lines of one Location are the frames of a stack that follow one
 /// another outwards along one chain of `inlined_into` links; a frame that an
 /// earlier verb removed leaves a gap, as it leaves the Location shorter in Go.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "frames come from StackOrder (rows of sample_locations, checked rectangular) and \
+              index its columns; location rows index places (one per row); start..end stays within \
+              the stack"
+)]
 pub fn location_lines_kept(p: &Profile, set: &LocationSet, cut: Cut) -> Result<Vec<bool>> {
     let sl = &p.sample_locations;
     let mut keep = vec![true; sl.nrow()];
@@ -303,6 +329,10 @@ impl ChainPlace {
 }
 
 impl Chains {
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "targets are rows from the index of location_id, below nrow()"
+    )]
     fn of(l: &Locations) -> Result<Self> {
         if !l.is_rectangular() {
             return Err(ragged(Locations::NAME));
@@ -349,6 +379,10 @@ impl Chains {
     /// row it is inlined into (`end` past the end of its chain, or where the
     /// links make a cycle, which validation refuses). Each row is looked at
     /// once, however many chains share it.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "rows are below next.len() (starts, and targets of next, which are rows)"
+    )]
     fn fold_outwards<T: Copy>(&self, end: T, step: impl Fn(usize, T) -> T) -> Vec<T> {
         #[derive(Clone, Copy)]
         enum State<T> {

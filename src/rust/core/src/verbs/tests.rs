@@ -582,7 +582,7 @@ proptest! {
 #[test]
 fn a_profile_emptied_by_a_verb_is_written_with_its_sample_types() {
     use crate::limits::Limits;
-    let mut p = crate::rprof::parse(&crate::testing::rprof_files()[0], Some("x"))
+    let mut p = crate::testing::read_rprof(&crate::testing::rprof_files()[0], Some("x"))
         .unwrap()
         .profile;
     let types = |p: &Profile| {

@@ -91,7 +91,7 @@ fn show_from_and_prune_from_cut_as_go_s_examples() {
     let (stacks, matched) = filtered(&p, FrameFilter::PruneFrom, &["D"]);
     assert_eq!(stacks, texts(&["B C B A", "D B C B A", "E", ""]));
     assert!(matched);
-    assert_eq!(filtered(&p, FrameFilter::PruneFrom, &["nothing"]).1, false);
+    assert!(!filtered(&p, FrameFilter::PruneFrom, &["nothing"]).1);
 }
 
 #[test]

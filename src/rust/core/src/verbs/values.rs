@@ -119,8 +119,8 @@ pub fn aggregate(p: &mut Profile) -> Result<()> {
     // A merged sample stands for several moments: it has no time of its own.
     if p.samples.time.len() == keep.len() {
         for (pos, &f) in first.iter().enumerate() {
-            if f != pos {
-                p.samples.time[f] = f64::NAN;
+            if let Some(time) = p.samples.time.get_mut(f).filter(|_| f != pos) {
+                *time = f64::NAN;
             }
         }
     }
@@ -133,40 +133,113 @@ pub fn aggregate(p: &mut Profile) -> Result<()> {
 /// with their samples. A type in two units in one group is an error, and
 /// leaves the profile as it was.
 fn merge_values(p: &mut Profile, first: &[usize], value_samples: &[usize]) -> Result<()> {
-    let sv = &p.sample_values;
-    // Dense numbers for the types and for the groups (their first samples),
-    // so that the row of (group, type) is an index, not a hash lookup per row.
-    let (row_type, distinct_types) = dense_types(&sv.value_type);
-    let n_types = distinct_types.len();
-    let mut group = vec![NO_ROW; first.len()];
-    let mut n_groups = 0u32;
-    for (pos, &f) in first.iter().enumerate() {
-        if f == pos {
-            group[pos] = n_groups;
-            n_groups += 1;
-        }
-    }
-    let slots = (n_groups as usize)
-        .checked_mul(n_types)
-        .filter(|&n| n <= u32::MAX as usize)
-        .ok_or_else(|| ProfileError::limit("too many samples and sample types to aggregate"))?;
-    // The row of each (group, type): one of the first sample's rows, or one to
-    // be added after the last row, copied from a merged sample's row.
-    let mut row_of = vec![NO_ROW; slots];
-    let slot = |s: usize, row: usize| group[first[s]] as usize * n_types + row_type[row] as usize;
-    for (row, &s) in value_samples.iter().enumerate() {
-        if first[s] == s {
-            row_of[slot(s, row)] = row as u32;
-        }
-    }
+    let (row_type, distinct_types) = dense_types(&p.sample_values.value_type);
+    let slots = MergeSlots::new(first, row_type, distinct_types.len())?;
     // First pass: where each merged row goes, and the errors (nothing changes).
+    let targets = merge_targets(p, &slots, value_samples)?;
+    let gauges: FxHashSet<StrId> = GAUGE_TYPES
+        .iter()
+        .filter_map(|g| p.strings.lookup(g))
+        .collect();
+    let is_gauge: Vec<bool> = distinct_types.iter().map(|t| gauges.contains(t)).collect();
+    // Second pass: the added rows, then the other merged rows' values.
+    add_merged_values(p, &slots, value_samples, &targets, &is_gauge);
+    Ok(())
+}
+
+/// Dense numbers for the types and for the groups of samples (their first
+/// samples), so that the row of (group, type) is an index, not a hash lookup
+/// per row.
+struct MergeSlots<'a> {
+    /// The first sample of each sample's group (positions of samples).
+    first: &'a [usize],
+    /// The group of each first sample ([`NO_ROW`] for the others).
+    group: Vec<u32>,
+    /// The type of each row of `sample_values`, below `n_types`.
+    row_type: Vec<u32>,
+    n_types: usize,
+    /// Groups times types.
+    n_slots: usize,
+}
+
+impl<'a> MergeSlots<'a> {
+    fn new(first: &'a [usize], row_type: Vec<u32>, n_types: usize) -> Result<Self> {
+        let mut group = vec![NO_ROW; first.len()];
+        let mut n_groups = 0u32;
+        for ((pos, &f), g) in first.iter().enumerate().zip(&mut group) {
+            if f == pos {
+                *g = n_groups;
+                n_groups += 1;
+            }
+        }
+        let n_slots = (n_groups as usize)
+            .checked_mul(n_types)
+            .filter(|&n| n <= u32::MAX as usize)
+            .ok_or_else(|| ProfileError::limit("too many samples and sample types to aggregate"))?;
+        Ok(MergeSlots {
+            first,
+            group,
+            row_type,
+            n_types,
+            n_slots,
+        })
+    }
+
+    /// Whether sample `s` is the first of its group.
+    fn is_first(&self, s: usize) -> bool {
+        self.first.get(s) == Some(&s)
+    }
+
+    /// The first sample of sample `s`'s group.
+    fn first_of(&self, s: usize) -> usize {
+        self.first.get(s).copied().unwrap_or(s)
+    }
+
+    /// The slot of row `row` of `sample_values`, a row of sample `s`.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "s is a position of a sample and first[s] the position of a first sample, \
+                  which has a group; row is a row of sample_values"
+    )]
+    fn slot(&self, s: usize, row: usize) -> usize {
+        self.group[self.first[s]] as usize * self.n_types + self.row_type[row] as usize
+    }
+}
+
+/// Where the values of the merged rows go: the row of each (group, type) slot,
+/// one of the first sample's rows or one added after the last row, and the
+/// merged row each added row is copied from.
+struct MergeTargets {
+    row_of: Vec<u32>,
+    added_from: Vec<usize>,
+}
+
+/// The first pass of [`merge_values`]: the targets, or the error of a type in
+/// two units within a group.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "slots are below n_slots; rows of sample_values below n_rows, and the targets \
+              past them index added_from, which holds one row per target added"
+)]
+fn merge_targets(
+    p: &Profile,
+    slots: &MergeSlots<'_>,
+    value_samples: &[usize],
+) -> Result<MergeTargets> {
+    let sv = &p.sample_values;
+    let mut row_of = vec![NO_ROW; slots.n_slots];
+    for (row, &s) in value_samples.iter().enumerate() {
+        if slots.is_first(s) {
+            row_of[slots.slot(s, row)] = row as u32;
+        }
+    }
     let n_rows = sv.nrow();
     let mut added_from: Vec<usize> = Vec::new();
     for (row, &s) in value_samples.iter().enumerate() {
-        if first[s] == s {
+        if slots.is_first(s) {
             continue;
         }
-        let at = slot(s, row);
+        let at = slots.slot(s, row);
         if row_of[at] == NO_ROW {
             // Its first sample has no value of this type: it gets this one.
             row_of[at] = u32::try_from(n_rows + added_from.len())
@@ -189,38 +262,50 @@ fn merge_values(p: &mut Profile, first: &[usize], value_samples: &[usize]) -> Re
             )));
         }
     }
-    let gauges: FxHashSet<StrId> = GAUGE_TYPES
-        .iter()
-        .filter_map(|g| p.strings.lookup(g))
-        .collect();
-    let is_gauge: Vec<bool> = distinct_types.iter().map(|t| gauges.contains(t)).collect();
-    // Second pass: the added rows (copies), then every other merged row's
-    // value added to (or, for a gauge, compared with) its group's row.
+    Ok(MergeTargets { row_of, added_from })
+}
+
+/// The second pass of [`merge_values`]: the added rows (copies), then every
+/// other merged row's value added to (or, for a gauge, compared with) its
+/// group's row.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "as in merge_targets; the first samples' positions index samples, and the \
+              types of rows index is_gauge (one per distinct type)"
+)]
+fn add_merged_values(
+    p: &mut Profile,
+    slots: &MergeSlots<'_>,
+    value_samples: &[usize],
+    targets: &MergeTargets,
+    is_gauge: &[bool],
+) {
     let sample_ids = &p.samples.sample_id;
     let sv = &mut p.sample_values;
-    sv.reserve(added_from.len());
-    for &row in &added_from {
-        sv.sample_id.push(sample_ids[first[value_samples[row]]]);
+    let n_rows = sv.nrow();
+    sv.reserve(targets.added_from.len());
+    for &row in &targets.added_from {
+        sv.sample_id
+            .push(sample_ids[slots.first_of(value_samples[row])]);
         sv.value_type.push(sv.value_type[row]);
         sv.unit.push(sv.unit[row]);
         sv.value.push(sv.value[row]);
     }
     for (row, &s) in value_samples.iter().enumerate() {
-        if first[s] == s {
+        if slots.is_first(s) {
             continue;
         }
-        let into = row_of[slot(s, row)] as usize;
-        if into >= n_rows && added_from[into - n_rows] == row {
+        let into = targets.row_of[slots.slot(s, row)] as usize;
+        if into >= n_rows && targets.added_from[into - n_rows] == row {
             continue;
         }
         let value = sv.value[row];
-        if is_gauge[row_type[row] as usize] {
+        if is_gauge[slots.row_type[row] as usize] {
             sv.value[into] = sv.value[into].max(value);
         } else {
             sv.value[into] += value;
         }
     }
-    Ok(())
 }
 
 /// No row (or no group) yet.

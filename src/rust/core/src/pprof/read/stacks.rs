@@ -7,6 +7,7 @@ use super::{MAX_FRAMES_PER_BYTE, SOURCE_ID};
 use crate::budget::{Budget, Growable};
 use crate::error::{ProfileError, Result};
 use crate::id_index::IdIndex;
+use crate::limits::Limits;
 use crate::model::{next_id, Profile, StrId, NA_INT};
 use crate::pprof::{hex_address, proto};
 
@@ -29,21 +30,7 @@ pub(super) fn add_locations(
 ) -> Result<(IdIndex<u64>, Vec<RowSpan>)> {
     let pprof_ids: Vec<u64> = m.location.iter().map(|x| x.id).collect();
     let index = index_ids(&pprof_ids, "location")?;
-    let total_rows: u64 = m.location.iter().map(|l| l.line.len().max(1) as u64).sum();
-    if total_rows > i32::MAX as u64 {
-        return Err(ProfileError::limit(format!(
-            "too many location lines ({total_rows})"
-        )));
-    }
-    // Outermost lines: the pprof ids, or 1, 2, ... when those do not leave room for
-    // the inlined lines (numbered after them) in an R integer.
-    let inlined_rows = total_rows - m.location.len() as u64;
-    let max_id = pprof_ids.iter().copied().max().unwrap_or(0);
-    let outer_ids: Vec<i32> = if max_id.saturating_add(inlined_rows) <= i32::MAX as u64 {
-        pprof_ids.iter().map(|&id| id as i32).collect()
-    } else {
-        (1..=m.location.len() as i32).collect()
-    };
+    let outer_ids = outer_location_ids(m, &pprof_ids)?;
     let mut next_inlined_id = outer_ids.iter().copied().max().unwrap_or(0) as i64 + 1;
 
     let t = &mut p.locations;
@@ -76,28 +63,7 @@ pub(super) fn add_locations(
         for k in 0..n {
             let (function_id, line, column) = match loc.line.get(k) {
                 None => (NA_INT, NA_INT, NA_INT),
-                Some(l) => {
-                    let which = || format!("line {} of location {}", k + 1, loc.id);
-                    if l.function_id == 0 {
-                        return Err(malformed(format!(
-                            "{} has no function (function_id 0)",
-                            which()
-                        )));
-                    }
-                    let function_id = functions
-                        .0
-                        .row(l.function_id)
-                        .and_then(|pos| functions.1.get(pos))
-                        .copied()
-                        .ok_or_else(|| {
-                            malformed(format!(
-                                "{} refers to function {}, which is not in the profile",
-                                which(),
-                                l.function_id
-                            ))
-                        })?;
-                    (function_id, line_number(l.line), line_number(l.column))
-                }
+                Some(l) => line_row(l, k, loc.id, functions)?,
             };
             t.function_id.push(function_id);
             t.line.push(line);
@@ -119,6 +85,55 @@ pub(super) fn add_locations(
         });
     }
     Ok((index, spans))
+}
+
+/// The ids of the outermost lines of the Locations: their pprof ids, or 1, 2,
+/// ... when those do not leave room for the inlined lines (numbered after them)
+/// in an R integer.
+fn outer_location_ids(m: &proto::Profile, pprof_ids: &[u64]) -> Result<Vec<i32>> {
+    let total_rows: u64 = m.location.iter().map(|l| l.line.len().max(1) as u64).sum();
+    if total_rows > i32::MAX as u64 {
+        return Err(ProfileError::limit(format!(
+            "too many location lines ({total_rows})"
+        )));
+    }
+    let inlined_rows = total_rows - m.location.len() as u64;
+    let max_id = pprof_ids.iter().copied().max().unwrap_or(0);
+    Ok(if max_id.saturating_add(inlined_rows) <= i32::MAX as u64 {
+        pprof_ids.iter().map(|&id| id as i32).collect()
+    } else {
+        (1..=m.location.len() as i32).collect()
+    })
+}
+
+/// The function id, line and column of line `k` (0-based) of the Location
+/// with id `location`.
+fn line_row(
+    l: &proto::Line,
+    k: usize,
+    location: u64,
+    functions: &(IdIndex<u64>, Vec<i32>),
+) -> Result<(i32, i32, i32)> {
+    let which = || format!("line {} of location {location}", k + 1);
+    if l.function_id == 0 {
+        return Err(malformed(format!(
+            "{} has no function (function_id 0)",
+            which()
+        )));
+    }
+    let function_id = functions
+        .0
+        .row(l.function_id)
+        .and_then(|pos| functions.1.get(pos))
+        .copied()
+        .ok_or_else(|| {
+            malformed(format!(
+                "{} refers to function {}, which is not in the profile",
+                which(),
+                l.function_id
+            ))
+        })?;
+    Ok((function_id, line_number(l.line), line_number(l.column)))
 }
 
 /// The rows of `locations` that the pprof location with id `lid` became.
@@ -147,21 +162,7 @@ pub(super) fn add_samples(
             "the profile has samples but declares no sample types".to_string(),
         ));
     }
-    // Frames once inlined lines are expanded, checked before anything is reserved.
-    let mut n_frames: u64 = 0;
-    for s in &m.sample {
-        for &lid in &s.location_id {
-            n_frames += span_rows(locations, lid).map_or(0, |r| r.len() as u64);
-        }
-        if n_frames > max_frames {
-            return Err(ProfileError::limit(format!(
-                "the stacks would have more than {} frames, over {MAX_FRAMES_PER_BYTE} per byte \
-                 of the file (inlined frames repeated by a damaged or hostile file?)",
-                max_frames
-            )));
-        }
-    }
-    let n_frames = n_frames as usize;
+    let n_frames = count_frames(m, locations, max_frames)?;
     budget.charge_items(n_frames, p.sample_locations.element_bytes(), || {
         "the stacks of the samples".to_string()
     })?;
@@ -192,54 +193,99 @@ pub(super) fn add_samples(
             sv.value.push(v as f64);
         }
 
-        let sl = &mut p.sample_locations;
-        let mut depth = 0usize;
-        for &lid in &s.location_id {
-            let rows = span_rows(locations, lid).ok_or_else(|| {
-                malformed(if lid == 0 {
-                    format!("sample {sample_id} refers to location 0; ids must be non-zero")
-                } else {
-                    format!(
-                        "sample {sample_id} refers to location {lid}, which is not in the profile"
-                    )
-                })
-            })?;
-            let frames = p.locations.location_id.get(rows).unwrap_or_default();
-            limits.check_stack_depth(depth + frames.len(), || format!("sample {sample_id}"))?;
-            for &location_id in frames {
-                depth += 1;
-                sl.sample_id.push(sample_id);
-                // Within the depth limit, which is at most i32::MAX.
-                sl.depth.push(depth as i32);
-                sl.location_id.push(location_id);
-            }
-        }
+        add_sample_frames(p, s, sample_id, locations, limits)?;
+        add_sample_labels(p, s, sample_id, strings)?;
+    }
+    Ok(())
+}
 
-        for (j, l) in s.label.iter().enumerate() {
-            let which = || format!("label {} of sample {sample_id}", j + 1);
-            let key = strings.get(l.key, || format!("the key of {}", which()))?;
-            // As Go reads labels: a string (str set) is a string label, whatever
-            // num and num_unit hold; else a number or a unit make a numeric
-            // label; a label with neither is dropped.
-            let (value, num, num_unit) = if l.str != 0 {
-                (
-                    strings.get(l.str, || format!("the value of {}", which()))?,
-                    f64::NAN,
-                    StrId::NA,
-                )
-            } else if l.num != 0 || l.num_unit != 0 {
-                let unit = strings.optional(l.num_unit, || format!("the unit of {}", which()))?;
-                (StrId::NA, l.num as f64, unit)
-            } else {
-                continue;
-            };
-            let t = &mut p.sample_labels;
-            t.sample_id.push(sample_id);
-            t.key.push(key);
-            t.value.push(value);
-            t.num.push(num);
-            t.num_unit.push(num_unit);
+/// The frames of the samples once inlined lines are expanded, checked against
+/// `max_frames` before anything is reserved.
+fn count_frames(
+    m: &proto::Profile,
+    locations: &(IdIndex<u64>, Vec<RowSpan>),
+    max_frames: u64,
+) -> Result<usize> {
+    let mut n_frames: u64 = 0;
+    for s in &m.sample {
+        for &lid in &s.location_id {
+            n_frames += span_rows(locations, lid).map_or(0, |r| r.len() as u64);
         }
+        if n_frames > max_frames {
+            return Err(ProfileError::limit(format!(
+                "the stacks would have more than {} frames, over {MAX_FRAMES_PER_BYTE} per byte \
+                 of the file (inlined frames repeated by a damaged or hostile file?)",
+                max_frames
+            )));
+        }
+    }
+    // At most max_frames, which the file's size bounds.
+    Ok(n_frames as usize)
+}
+
+/// The rows of `sample_locations` of sample `s` (id `sample_id`): the rows of
+/// `locations` each of its Locations became, in order.
+fn add_sample_frames(
+    p: &mut Profile,
+    s: &proto::Sample,
+    sample_id: i32,
+    locations: &(IdIndex<u64>, Vec<RowSpan>),
+    limits: &Limits,
+) -> Result<()> {
+    let sl = &mut p.sample_locations;
+    let mut depth = 0usize;
+    for &lid in &s.location_id {
+        let rows = span_rows(locations, lid).ok_or_else(|| {
+            malformed(if lid == 0 {
+                format!("sample {sample_id} refers to location 0; ids must be non-zero")
+            } else {
+                format!("sample {sample_id} refers to location {lid}, which is not in the profile")
+            })
+        })?;
+        let frames = p.locations.location_id.get(rows).unwrap_or_default();
+        limits.check_stack_depth(depth + frames.len(), || format!("sample {sample_id}"))?;
+        for &location_id in frames {
+            depth += 1;
+            sl.sample_id.push(sample_id);
+            // Within the depth limit, which is at most i32::MAX.
+            sl.depth.push(depth as i32);
+            sl.location_id.push(location_id);
+        }
+    }
+    Ok(())
+}
+
+/// The rows of `sample_labels` of sample `s` (id `sample_id`), as Go reads
+/// labels: a string (str set) is a string label, whatever num and num_unit
+/// hold; else a number or a unit make a numeric label; a label with neither is
+/// dropped.
+fn add_sample_labels(
+    p: &mut Profile,
+    s: &proto::Sample,
+    sample_id: i32,
+    strings: &StringTable,
+) -> Result<()> {
+    for (j, l) in s.label.iter().enumerate() {
+        let which = || format!("label {} of sample {sample_id}", j + 1);
+        let key = strings.get(l.key, || format!("the key of {}", which()))?;
+        let (value, num, num_unit) = if l.str != 0 {
+            (
+                strings.get(l.str, || format!("the value of {}", which()))?,
+                f64::NAN,
+                StrId::NA,
+            )
+        } else if l.num != 0 || l.num_unit != 0 {
+            let unit = strings.optional(l.num_unit, || format!("the unit of {}", which()))?;
+            (StrId::NA, l.num as f64, unit)
+        } else {
+            continue;
+        };
+        let t = &mut p.sample_labels;
+        t.sample_id.push(sample_id);
+        t.key.push(key);
+        t.value.push(value);
+        t.num.push(num);
+        t.num_unit.push(num_unit);
     }
     Ok(())
 }

@@ -4,7 +4,7 @@
 use super::samples::SourceInfo;
 use super::{hex_column, internal, StringTable};
 use crate::error::{ProfileError, Result};
-use crate::id_index::IdIndex;
+use crate::id_index::{IdIndex, IdSet};
 use crate::model::{Profile, NA_INT};
 use crate::pprof::{proto, R_MAPPING_FILENAME};
 use crate::summary::SampleFrames;
@@ -36,6 +36,11 @@ pub(super) struct LocationWriter<'p> {
 }
 
 impl<'p> LocationWriter<'p> {
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "rows of locations, from location_index or below nrow(), index its columns and \
+                  the per-row vectors (validated profile)"
+    )]
     pub(super) fn new(p: &'p Profile, location_index: &IdIndex, is_r: Vec<bool>) -> Result<Self> {
         let l = &p.locations;
         let inlined_into: Vec<Option<usize>> = l
@@ -90,6 +95,10 @@ impl<'p> LocationWriter<'p> {
     }
 
     /// Rows from `row` outwards along `inlined_into`.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "rows of locations, from location_index; the profile is validated"
+    )]
     pub(super) fn chain(&self, row: usize) -> Result<Vec<usize>> {
         let mut chain = vec![row];
         let mut cur = row;
@@ -108,6 +117,11 @@ impl<'p> LocationWriter<'p> {
 
     /// Writes a pprof Location for `rows` (innermost first); its id is the v2 id
     /// of the outermost row unless another Location has it already.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "rows of locations (the caller's chains) index its columns and is_r; the profile \
+                  is validated"
+    )]
     pub(super) fn add(&mut self, rows: &[usize]) -> Result<u64> {
         let l = &self.p.locations;
         let (Some(&first), Some(&outer)) = (rows.first(), rows.last()) else {
@@ -165,6 +179,11 @@ impl<'p> LocationWriter<'p> {
 
     /// The pprof location ids of a stack (rows of `locations`): frames that form
     /// a chain of inlined frames become one location.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "frames are rows of locations (stacks gathered through its index); i + len stays \
+                  within frames"
+    )]
     pub(super) fn stack_ids(&mut self, frames: &[u32], out: &mut Vec<u64>) -> Result<()> {
         out.clear();
         let mut i = 0;
@@ -217,6 +236,11 @@ impl<'p> LocationWriter<'p> {
 
 /// The rows of `locations` that go into the new `[R]` mapping: those without a
 /// mapping that only samples of other formats than pprof use.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "stack frames are rows of locations, sources rows of sources (gathered through their \
+              indexes)"
+)]
 pub(super) fn locations_for_r_mapping(
     p: &Profile,
     stacks: &SampleFrames,
@@ -244,31 +268,37 @@ pub(super) fn locations_for_r_mapping(
 /// Functions whose locations are all R frames: in the new `[R]` mapping or in
 /// an `[R]` mapping read from a file this writer wrote (the rule the reader
 /// undoes).
+#[allow(
+    clippy::indexing_slicing,
+    reason = "function rows from function_index index the per-function vectors; mapping rows below \
+              nrow()"
+)]
 pub(super) fn functions_only_in_r(
     p: &Profile,
     loc_is_r: &[bool],
     function_index: &IdIndex,
-) -> Vec<bool> {
-    let r_mapping_ids: rustc_hash::FxHashSet<i32> = (0..p.mappings.nrow())
+) -> Result<Vec<bool>> {
+    let r_mapping_ids: Vec<i32> = (0..p.mappings.nrow())
         .filter(|&i| p.str(p.mappings.filename[i]) == R_MAPPING_FILENAME)
         .map(|i| p.mappings.mapping_id[i])
         .collect();
+    let r_mapping_ids = IdSet::try_of(&r_mapping_ids)?;
     let mut fn_in_r = vec![false; p.functions.nrow()];
     let mut fn_elsewhere = vec![false; p.functions.nrow()];
     let l = &p.locations;
     for ((&function_id, mapping_id), &is_r) in l.function_id.iter().zip(&l.mapping_id).zip(loc_is_r)
     {
         if let Some(f) = function_index.row(function_id) {
-            if is_r || r_mapping_ids.contains(mapping_id) {
+            if is_r || r_mapping_ids.contains(*mapping_id) {
                 fn_in_r[f] = true;
             } else {
                 fn_elsewhere[f] = true;
             }
         }
     }
-    fn_in_r
+    Ok(fn_in_r
         .iter()
         .zip(&fn_elsewhere)
         .map(|(&r, &elsewhere)| r && !elsewhere)
-        .collect()
+        .collect())
 }

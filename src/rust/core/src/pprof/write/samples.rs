@@ -87,6 +87,10 @@ pub(super) struct SourceInfo {
 }
 
 impl SourceInfo {
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "rows below nrow() of the validated (rectangular) profile's table"
+    )]
     pub(super) fn new(p: &Profile) -> Self {
         let s = &p.sources;
         let is_pprof = s.source_type.iter().map(|&t| p.str(t) == "pprof").collect();
@@ -116,6 +120,11 @@ pub(super) struct ValueMatrix {
 }
 
 impl ValueMatrix {
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "positions of samples and sample rows come from their indexes; a cell is below \
+                  n_samples * ncol"
+    )]
     pub(super) fn new(
         p: &Profile,
         columns: &ValueColumns<'_>,
@@ -162,10 +171,12 @@ impl ValueMatrix {
         Ok(matrix)
     }
 
+    #[allow(clippy::indexing_slicing, reason = "positions below the matrix's rows")]
     pub(super) fn row(&self, pos: usize) -> &[f64] {
         &self.cells[pos * self.ncol..(pos + 1) * self.ncol]
     }
 
+    #[allow(clippy::indexing_slicing, reason = "positions below the matrix's rows")]
     pub(super) fn row_mut(&mut self, pos: usize) -> &mut [f64] {
         &mut self.cells[pos * self.ncol..(pos + 1) * self.ncol]
     }
@@ -179,6 +190,10 @@ pub(super) struct SampleOut<'a> {
 }
 
 impl SampleOut<'_> {
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "label rows come from LabelRows, rows of sample_labels"
+    )]
     pub(super) fn into_message<'p>(
         self,
         p: &'p Profile,

@@ -126,7 +126,6 @@ mod tests {
     use crate::budget::Budget;
     use crate::input::decompress_owned;
     use crate::limits::Limits;
-    use crate::rprof::{parse, parse_owned_compact};
     use crate::testing::{self, cuts, damaged_file, gzip, pieces, rprof_files};
     use proptest::prelude::*;
 
@@ -167,7 +166,7 @@ mod tests {
             let mut content = RprofContent::new();
             let refused = pieces(&data, &cuts).iter().find_map(|piece| content.take(piece).err());
             if let Some(e) = refused {
-                prop_assert_eq!(parse(&data, None).err(), Some(e));
+                prop_assert_eq!(crate::testing::read_rprof(&data, None).err(), Some(e));
             }
         }
     }
@@ -204,7 +203,7 @@ mod tests {
     #[test]
     fn a_nul_byte_is_found_with_its_line_and_offset() {
         let text = b"sample.interval=20000\n\"f\" \n\"g\x00\" \n";
-        let from_parser = parse(text, None).unwrap_err();
+        let from_parser = crate::testing::read_rprof(text, None).unwrap_err();
         assert_eq!(from_parser.to_string(), "line 3, byte offset 29: a NUL byte: an Rprof file is text, and this looks like binary data");
         for cut in 0..text.len() {
             let (a, b) = text.split_at(cut);
@@ -235,7 +234,11 @@ mod tests {
             let budget = Budget::new(Limits::default());
             let mut content = RprofContent::new();
             let data = decompress_owned(gzip(text), &budget, &mut content).unwrap();
-            let read = parse_owned_compact(data, None, &budget).unwrap();
+            let read = crate::rprof::parse(
+                std::borrow::Cow::Owned(data),
+                &crate::rprof::ParseOptions::new(&budget),
+            )
+            .unwrap();
             let p = &read.parsed.profile;
             let largest =
                 (p.sample_locations.location_id.len() * 4).max(p.sample_values.value.len() * 8);

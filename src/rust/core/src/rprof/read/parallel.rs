@@ -29,10 +29,10 @@
 
 use super::reader::Reader;
 use super::syntax::{FileRef, Frame, Lines};
-use super::{expected_lines_of, read_lines, CompactRead, Header, LineHandler, StackCache, Start};
+use super::{expected_lines_of, read_lines, CompactRead, Header, LineHandler, LineState};
+use super::{SampleLine, Start};
 use crate::budget::Budget;
 use crate::error::{ProfileError, Result};
-use crate::limits::Limits;
 use crate::model::{too_many, NA_INT};
 use crate::threads::{cores, in_parallel, MAX_THREADS};
 use memchr::memchr;
@@ -133,11 +133,11 @@ fn read_and_replay<'a>(
         .map(|c| {
             // What the chunk kept to tell frames and stack lines apart ends here.
             budget.release_all(&c.frames);
-            budget.release_all(&c.stacks.seen);
+            budget.release_all(&c.lines.stacks.seen);
             ChunkSamples {
                 samples: c.samples,
                 gauges: c.gauges,
-                locations: c.stacks.locations,
+                locations: c.lines.stacks.locations,
             }
         })
         .collect();
@@ -266,6 +266,7 @@ fn replay<'a>(reader: &mut Reader<'a>, chunks: &mut [ChunkReader<'a>]) -> Result
         });
         // The memory of the log is not the chunk's any more (see `ChunkReader::log`).
         reader
+            .lines
             .budget
             .release((log.capacity() * std::mem::size_of::<Logged<'_>>()) as u64);
         for Logged { samples, event } in log.drain(..).chain(error) {
@@ -279,10 +280,10 @@ fn replay<'a>(reader: &mut Reader<'a>, chunks: &mut [ChunkReader<'a>]) -> Result
                     source_ids.push(reader.segment.source_id);
                 }
                 Event::File(line) => reader.file_line(line)?,
-                Event::Warn(message) => reader.warn(message),
+                Event::Warn(message) => reader.warn_once(message),
                 Event::Frame(frame, rest) => {
                     let location_id = reader.location(&frame, rest)?;
-                    reader.budget.room(&mut location_ids, 1, || {
+                    reader.lines.budget.room(&mut location_ids, 1, || {
                         "the locations and functions".to_string()
                     })?;
                     location_ids.push(location_id);
@@ -350,17 +351,14 @@ struct SampleRecord {
 /// going on where the chunk starts), frames from 0 in order of first sight in the
 /// chunk.
 struct ChunkReader<'a> {
-    limits: Limits,
-    budget: &'a Budget,
+    lines: LineState<'a>,
     log: Vec<Logged<'a>>,
-    warned: Vec<&'static str>,
     segment: u32,
     /// Whether the memory types of the current segment are known to be declared.
     segment_memory: bool,
     /// Number of each frame met, by its bytes and, with a line reference, its
     /// segment and reference (whose file is the same throughout a segment).
     frames: FxHashMap<FrameKey<'a>, u32>,
-    stacks: StackCache<'a>,
     samples: Vec<SampleRecord>,
     /// Memory gauges of the samples that have them, in order.
     gauges: Vec<[u64; 4]>,
@@ -377,14 +375,11 @@ impl<'a> ChunkReader<'a> {
         (samples, gauges): (Vec<SampleRecord>, Vec<[u64; 4]>),
     ) -> Self {
         let mut reader = ChunkReader {
-            limits: *budget.limits(),
-            budget,
+            lines: LineState::new(budget),
             log: Vec::new(),
-            warned: Vec::new(),
             segment: 0,
             segment_memory: false,
             frames: FxHashMap::default(),
-            stacks: StackCache::default(),
             samples,
             gauges,
             error: None,
@@ -399,7 +394,7 @@ impl<'a> ChunkReader<'a> {
     /// that may follow it (a few fixed texts, each logged once).
     fn log(&mut self, event: Event<'a>) -> Result<()> {
         let room = 1 + WARNINGS;
-        self.budget.room(&mut self.log, room, || {
+        self.lines.budget.room(&mut self.log, room, || {
             "the lines of the file that the read replays".to_string()
         })?;
         self.log.push(Logged {
@@ -416,7 +411,7 @@ impl<'a> LineHandler<'a> for ChunkReader<'a> {
         // A header has more than 4 bytes (see MAX_CHUNK_BYTES).
         self.segment = self.segment.saturating_add(1);
         self.segment_memory = header.memory;
-        self.stacks.seen.clear();
+        self.lines.stacks.seen.clear();
         Ok(())
     }
 
@@ -424,31 +419,20 @@ impl<'a> LineHandler<'a> for ChunkReader<'a> {
         self.log(Event::File(line))
     }
 
-    fn warn(&mut self, message: &'static str) {
-        if !self.warned.contains(&message) {
-            self.warned.push(message);
-            // Room for it was made with the step before (see `log`), or here,
-            // before anything was logged: a few bytes.
-            if self.log.capacity() == 0 {
-                self.log.reserve(1 + WARNINGS);
-            }
-            self.log.push(Logged {
-                samples: self.samples.len(),
-                event: Event::Warn(message),
-            });
+    fn first_warning(&mut self, message: &'static str) {
+        // Room for it was made with the step before (see `log`), or here,
+        // before anything was logged: a few bytes.
+        if self.log.capacity() == 0 {
+            self.log.reserve(1 + WARNINGS);
         }
+        self.log.push(Logged {
+            samples: self.samples.len(),
+            event: Event::Warn(message),
+        });
     }
 
-    fn limits(&self) -> Limits {
-        self.limits
-    }
-
-    fn budget(&self) -> &'a Budget {
-        self.budget
-    }
-
-    fn stacks(&mut self) -> &mut StackCache<'a> {
-        &mut self.stacks
+    fn state(&mut self) -> &mut LineState<'a> {
+        &mut self.lines
     }
 
     fn frame_location(&mut self, frame: &Frame<'a>, rest: &'a [u8]) -> Result<i32> {
@@ -457,7 +441,8 @@ impl<'a> LineHandler<'a> for ChunkReader<'a> {
             Some(&number) => number,
             None => {
                 let number = u32::try_from(self.frames.len()).map_err(|_| too_many("locations"))?;
-                self.budget
+                self.lines
+                    .budget
                     .room(&mut self.frames, 1, || "the distinct frames".to_string())?;
                 self.frames.insert(key, number);
                 self.log(Event::Frame(*frame, rest))?;
@@ -468,30 +453,24 @@ impl<'a> LineHandler<'a> for ChunkReader<'a> {
         Ok(number as i32)
     }
 
-    fn sample(
-        &mut self,
-        gauges: Option<[u64; 4]>,
-        start: usize,
-        len: usize,
-        line_number: u32,
-    ) -> Result<()> {
+    fn sample(&mut self, sample: SampleLine) -> Result<()> {
         let what = || "the records of the samples".to_string();
-        if let Some(gauges) = gauges {
+        if let Some(gauges) = sample.gauges {
             if !self.segment_memory {
                 self.segment_memory = true;
                 self.log(Event::MemoryTypes)?;
             }
-            self.budget.room(&mut self.gauges, 1, what)?;
+            self.lines.budget.room(&mut self.gauges, 1, what)?;
             self.gauges.push(gauges);
         }
         let index = |n: usize| u32::try_from(n).map_err(|_| too_many("locations"));
-        self.budget.room(&mut self.samples, 1, what)?;
+        self.lines.budget.room(&mut self.samples, 1, what)?;
         self.samples.push(SampleRecord {
             segment: self.segment,
-            line: line_number,
-            stack_start: index(start)?,
-            stack_len: index(len)?,
-            memory: gauges.is_some(),
+            line: sample.line_number,
+            stack_start: index(sample.start)?,
+            stack_len: index(sample.len)?,
+            memory: sample.gauges.is_some(),
         });
         Ok(())
     }

@@ -5,10 +5,9 @@
 use super::super::{Header, MEMORY_TYPES, SAMPLES_TYPE, TOP_LEVEL_NAME};
 use super::super::{WARN_INCOMPLETE, WARN_UNDEFINED_FILE, WARN_UNEXPECTED};
 use super::syntax::{files_ahead, parse_file_line, Frame};
-use super::{CompactRead, LineHandler, Parsed, SampleShape, StackCache};
+use super::{CompactRead, LineHandler, LineState, Parsed, SampleLine, SampleShape};
 use crate::budget::Budget;
 use crate::error::Result;
-use crate::limits::Limits;
 use crate::model::{next_id, Profile, SampleLocations, SampleValues, Samples, StrId, NA_INT};
 use crate::text::utf8_escaped;
 use rustc_hash::FxHashMap;
@@ -117,17 +116,14 @@ pub(super) fn memory_values(
 
 pub(super) struct Reader<'a> {
     p: Profile,
-    limits: Limits,
-    pub(super) budget: &'a Budget,
+    pub(super) lines: LineState<'a>,
     ids: Ids,
     source_uri: StrId,
-    warnings: Vec<&'static str>,
     functions_by_bytes: FxHashMap<(&'a [u8], StrId), i32>,
     functions_by_name: FxHashMap<(StrId, StrId), i32>,
     locations: FxHashMap<(i32, i32), i32>,
     locations_by_frame: FxHashMap<(&'a [u8], StrId, i32), i32>,
     pub(super) segment: Segment,
-    stacks: StackCache<'a>,
     sample_lines: Vec<u32>,
     shape: SampleShape,
 }
@@ -141,58 +137,40 @@ impl<'a> LineHandler<'a> for Reader<'a> {
         self.file_line(line)
     }
 
-    fn warn(&mut self, message: &'static str) {
-        if !self.warnings.contains(&message) {
-            self.warnings.push(message);
-        }
-    }
-
-    fn limits(&self) -> Limits {
-        self.limits
-    }
-
-    fn budget(&self) -> &'a Budget {
-        self.budget
-    }
-
-    fn stacks(&mut self) -> &mut StackCache<'a> {
-        &mut self.stacks
+    fn state(&mut self) -> &mut LineState<'a> {
+        &mut self.lines
     }
 
     fn frame_location(&mut self, frame: &Frame<'a>, rest: &'a [u8]) -> Result<i32> {
         self.location(frame, rest)
     }
 
-    fn sample(
-        &mut self,
-        gauges: Option<[u64; 4]>,
-        start: usize,
-        len: usize,
-        line_number: u32,
-    ) -> Result<()> {
-        self.budget
+    fn sample(&mut self, sample: SampleLine) -> Result<()> {
+        self.lines
+            .budget
             .room(&mut self.sample_lines, 1, || "the samples".to_string())?;
-        self.sample_lines.push(line_number);
+        self.sample_lines.push(sample.line_number);
         let sample_id = next_id(self.p.samples.nrow(), "samples")?;
-        if gauges.is_some() {
+        if sample.gauges.is_some() {
             self.add_memory_types()?;
         }
         let stack = self
+            .lines
             .stacks
             .locations
-            .get(start..start + len)
+            .get(sample.start..sample.start + sample.len)
             .unwrap_or_default();
         let mut tables = SampleTables {
             samples: &mut self.p.samples,
             values: &mut self.p.sample_values,
             locations: &mut self.p.sample_locations,
             shape: &mut self.shape,
-            budget: self.budget,
+            budget: self.lines.budget,
         };
         tables.push(
             sample_id,
             self.segment.source_id,
-            gauges,
+            sample.gauges,
             &mut self.segment.previous_gauges,
             stack,
         )
@@ -200,6 +178,11 @@ impl<'a> LineHandler<'a> for Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    /// Gives the warning `message` (each text once, in order).
+    pub(super) fn warn_once(&mut self, message: &'static str) {
+        self.lines.warned_once(message);
+    }
+
     pub(super) fn new(
         source_uri: Option<&str>,
         expected_lines: usize,
@@ -223,17 +206,14 @@ impl<'a> Reader<'a> {
         let sample_lines = budget.vec_with_capacity(expected_lines, what)?;
         Ok(Reader {
             p,
-            limits: *budget.limits(),
-            budget,
+            lines: LineState::new(budget),
             ids,
             source_uri,
-            warnings: Vec::new(),
             functions_by_bytes: FxHashMap::default(),
             functions_by_name: FxHashMap::default(),
             locations: FxHashMap::default(),
             locations_by_frame: FxHashMap::default(),
             segment: Segment::default(),
-            stacks: StackCache::default(),
             sample_lines,
             shape,
         })
@@ -241,11 +221,11 @@ impl<'a> Reader<'a> {
 
     pub(super) fn start_segment(&mut self, line: &[u8], header: Header) -> Result<()> {
         let source_id = next_id(self.p.sources.nrow(), "headers (sessions)")?;
-        self.budget.room(&mut self.p.sources, 1, || {
+        self.lines.budget.room(&mut self.p.sources, 1, || {
             "the headers (sessions)".to_string()
         })?;
         let strings = &mut self.p.strings;
-        let header_text = strings.try_intern(&utf8_escaped(line), self.budget)?;
+        let header_text = strings.try_intern(&utf8_escaped(line), self.lines.budget)?;
         let (rprof, cpu, nanoseconds) = (
             strings.intern("rprof"),
             strings.intern("cpu"),
@@ -276,8 +256,9 @@ impl<'a> Reader<'a> {
         };
         // Sources are numbered 1, 2, ...: the shape keeps their intervals, which
         // give the samples' times (see `SampleShape`).
-        self.shape.push_source(header.interval_us, self.budget)?;
-        self.stacks.seen.clear();
+        self.shape
+            .push_source(header.interval_us, self.lines.budget)?;
+        self.lines.stacks.seen.clear();
         self.push_sample_type(self.ids.samples, self.ids.count)?;
         if header.memory {
             self.add_memory_types()?;
@@ -287,7 +268,9 @@ impl<'a> Reader<'a> {
 
     pub(super) fn push_sample_type(&mut self, value_type: StrId, unit: StrId) -> Result<()> {
         let t = &mut self.p.sample_types;
-        self.budget.room(t, 1, || "the sample types".to_string())?;
+        self.lines
+            .budget
+            .room(t, 1, || "the sample types".to_string())?;
         t.source_id.push(self.segment.source_id);
         t.value_type.push(value_type);
         t.unit.push(unit);
@@ -307,18 +290,18 @@ impl<'a> Reader<'a> {
     /// `#File N: path`. A damaged one (cut off, say) is skipped with a warning.
     pub(super) fn file_line(&mut self, line: &[u8]) -> Result<()> {
         let Some((number, path)) = parse_file_line(line) else {
-            self.warn(WARN_INCOMPLETE);
+            self.warn_once(WARN_INCOMPLETE);
             return Ok(());
         };
         let path = self
             .p
             .strings
-            .try_intern(&utf8_escaped(path), self.budget)?;
+            .try_intern(&utf8_escaped(path), self.lines.budget)?;
         match self.segment.files.get(&number) {
-            Some(&known) if known != path => self.warn(WARN_UNEXPECTED),
+            Some(&known) if known != path => self.warn_once(WARN_UNEXPECTED),
             Some(_) => {}
             None => {
-                self.budget.room(&mut self.segment.files, 1, || {
+                self.lines.budget.room(&mut self.segment.files, 1, || {
                     "the `#File` lines".to_string()
                 })?;
                 self.segment.files.insert(number, path);
@@ -333,13 +316,13 @@ impl<'a> Reader<'a> {
             return Ok(path);
         }
         if self.segment.files_ahead.is_none() {
-            let ahead = files_ahead(rest, &mut self.p.strings, self.budget)?;
+            let ahead = files_ahead(rest, &mut self.p.strings, self.lines.budget)?;
             self.segment.files_ahead = Some(ahead);
         }
         if let Some(&path) = self.segment.files_ahead.as_ref().and_then(|m| m.get(&file)) {
             return Ok(path);
         }
-        self.warn(WARN_UNDEFINED_FILE);
+        self.warn_once(WARN_UNDEFINED_FILE);
         Ok(self.ids.empty)
     }
 
@@ -355,12 +338,16 @@ impl<'a> Reader<'a> {
             return Ok(id);
         }
         let what = || "the locations and functions".to_string();
-        self.budget.room(&mut self.locations_by_frame, 1, what)?;
+        self.lines
+            .budget
+            .room(&mut self.locations_by_frame, 1, what)?;
         let function_id = match self.functions_by_bytes.get(&(frame.name, file)) {
             Some(&id) => id,
             None => {
                 let id = self.function(frame.name, file, line)?;
-                self.budget.room(&mut self.functions_by_bytes, 1, what)?;
+                self.lines
+                    .budget
+                    .room(&mut self.functions_by_bytes, 1, what)?;
                 self.functions_by_bytes.insert((frame.name, file), id);
                 id
             }
@@ -369,8 +356,8 @@ impl<'a> Reader<'a> {
             self.locations_by_frame.insert((frame.name, file, line), id);
             return Ok(id);
         }
-        self.budget.room(&mut self.locations, 1, what)?;
-        self.budget.room(&mut self.p.locations, 1, what)?;
+        self.lines.budget.room(&mut self.locations, 1, what)?;
+        self.lines.budget.room(&mut self.p.locations, 1, what)?;
         let l = &mut self.p.locations;
         let location_id = next_id(l.location_id.len(), "locations")?;
         l.location_id.push(location_id);
@@ -403,18 +390,22 @@ impl<'a> Reader<'a> {
         let system_name = self
             .p
             .strings
-            .try_intern(&utf8_escaped(name), self.budget)?;
+            .try_intern(&utf8_escaped(name), self.lines.budget)?;
         if let Some(&id) = self.functions_by_name.get(&(system_name, file)) {
             return Ok(id);
         }
         let name = if name.is_empty() {
-            self.p.strings.try_intern(TOP_LEVEL_NAME, self.budget)?
+            self.p
+                .strings
+                .try_intern(TOP_LEVEL_NAME, self.lines.budget)?
         } else {
             system_name
         };
         let what = || "the locations and functions".to_string();
-        self.budget.room(&mut self.functions_by_name, 1, what)?;
-        self.budget.room(&mut self.p.functions, 1, what)?;
+        self.lines
+            .budget
+            .room(&mut self.functions_by_name, 1, what)?;
+        self.lines.budget.room(&mut self.p.functions, 1, what)?;
         let f = &mut self.p.functions;
         let id = next_id(f.function_id.len(), "functions")?;
         f.function_id.push(id);
@@ -428,15 +419,15 @@ impl<'a> Reader<'a> {
 
     pub(super) fn finish(self) -> CompactRead {
         // The lookups end with the read: their memory is released.
-        let budget = self.budget;
+        let budget = self.lines.budget;
         budget.release_all(&self.functions_by_bytes);
         budget.release_all(&self.functions_by_name);
         budget.release_all(&self.locations);
         budget.release_all(&self.locations_by_frame);
-        self.stacks.release(budget);
+        self.lines.stacks.release(budget);
         let parsed = Parsed {
             profile: self.p,
-            warnings: self.warnings.into_iter().map(str::to_owned).collect(),
+            warnings: self.lines.warned.into_iter().map(str::to_owned).collect(),
             sample_lines: self.sample_lines,
         };
         CompactRead {

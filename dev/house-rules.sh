@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The house rules kept by machine (CONTRIBUTING.md, dev/ARCHITECTURE.md
+# "Conventions"): formatting and lints of the Rust code, and of the R code.
+# dev/test.sh runs this, so CI (.ci/run) does too. Each check that fails prints
+# the command that fixes (or shows) what it found; every check runs, so one run
+# shows all that is wrong, and the script fails if any did. The R lint needs
+# the package installed from this tree (dev/test.sh runs after the install).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PATH:$HOME/.cargo/bin"
+
+failed=()
+
+# Runs a check: `name`, the command that fixes or shows the problem, then the
+# check's own command.
+check() {
+  local name=$1 fix=$2
+  shift 2
+  echo "== house rules: $name"
+  if ! "$@"; then
+    echo "house rules: $name failed; to fix: $fix" >&2
+    failed+=("$name")
+  fi
+}
+
+# ---- Rust: rustfmt and clippy (settings: src/rust/rustfmt.toml,
+# [workspace.lints] in src/rust/Cargo.toml, src/rust/clippy.toml). clippy runs
+# on the whole workspace: the crate at the root alone would leave the core's
+# tests and examples out.
+check "cargo fmt" "(cd src/rust && cargo fmt --all)" \
+  cargo fmt --manifest-path src/rust/Cargo.toml --all -- --check
+check "cargo clippy" \
+  "(cd src/rust && cargo clippy --workspace --all-targets -- -D warnings), then fix what it lists" \
+  cargo clippy --manifest-path src/rust/Cargo.toml --workspace --all-targets --quiet -- -D warnings
+
+# ---- R: styler (settings in dev/style.R) and lintr (.lintr).
+check "R formatting" "Rscript dev/style.R" \
+  Rscript dev/style.R --check
+check "R lints" "what dev/lint.R printed above, then Rscript dev/lint.R again" \
+  Rscript dev/lint.R
+
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "house rules: failed: ${failed[*]}" >&2
+  exit 1
+fi
+echo "house rules: all checks passed"
