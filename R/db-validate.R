@@ -64,7 +64,7 @@ db_check_layout_rows <- function(stacks, tables, call) {
       "its stack %s is not stored (table `%s`)", format_id(no_stack$stack_id), p$stacks
     ))
   }
-  db_check_stored_stacks(con, tables$local$locations$location_id, fail)
+  db_check_stored_stacks(con, tables$local$locations$location_id, fail, stacks$where)
   slots <- db_slots(con)
   repeated <- vctrs::vec_duplicate_detect(slots[c("source_id", "type")])
   if (any(repeated)) {
@@ -81,16 +81,82 @@ db_check_layout_rows <- function(stacks, tables, call) {
     db_check_column_rules(tables$db, "sample_labels", fail)
     db_check_keys(tables$db, "sample_labels", fail)
   }
+  if (!is.null(stacks$sources)) {
+    db_check_source_stacks(con, stacks$sources, call)
+  }
+}
+
+# profile_source_stacks, which summaries of whole sources read instead of the
+# samples, holds for each source (of those `sources`, a condition on
+# profile_samples "p", chooses) and stack the number of its samples and the
+# sums of each value slot: a pass over the sources' samples grouped by
+# stack, compared with the table's rows (equal sums within a relative 1e-9,
+# NULL where no sample has a value in the slot), and as many rows as groups.
+db_check_source_stacks <- function(con, sources, call) {
+  p <- db_physical
+  slots <- db_slot_names(db_slot_count(db_columns(con, p$source_stacks)))
+  q <- function(x) sql_name(con, x)
+  sums <- paste0(", SUM(", q(slots), ") AS ", q(slots), collapse = "")
+  differs <- vapply(slots, function(slot) {
+    a <- paste0('"a".', q(slot))
+    s <- paste0('"s".', q(slot))
+    paste(
+      sprintf("(%s IS NULL AND %s IS NOT NULL) OR (%s IS NOT NULL AND %s IS NULL)", a, s, a, s),
+      sprintf("OR ABS(%s - %s) > 1e-9 * ABS(%s)", a, s, s)
+    )
+  }, character(1))
+  bad <- paste(c(
+    '"s"."source_id" IS NULL', '"a"."n_samples" <> "s"."n_samples"', differs
+  ), collapse = " OR ")
+  found <- DBI::dbGetQuery(con, paste(
+    'SELECT COUNT(*) AS "n_groups", SUM(CASE WHEN', bad, 'THEN 1 ELSE 0 END) AS "n_bad",',
+    "MIN(CASE WHEN", bad, 'THEN "a"."source_id" END) AS "source_id" FROM',
+    '(SELECT "p"."source_id", "p"."stack_id", COUNT(*) AS "n_samples"', sums,
+    "FROM", q(p$samples), 'AS "p" WHERE', sources, 'GROUP BY "p"."source_id", "p"."stack_id")',
+    'AS "a" LEFT JOIN', q(p$source_stacks), 'AS "s"',
+    'ON "s"."source_id" = "a"."source_id" AND "s"."stack_id" = "a"."stack_id"'
+  ))
+  stored <- DBI::dbGetQuery(con, paste(
+    'SELECT COUNT(*) AS "n_rows" FROM', q(p$source_stacks), 'AS "s" WHERE',
+    gsub('"p"."source_id"', '"s"."source_id"', sources, fixed = TRUE)
+  ))
+  n_bad <- db_number(found$n_bad)
+  if (n_bad > 0 || db_number(stored$n_rows) != db_number(found$n_groups)) {
+    detail <- if (n_bad > 0) {
+      sprintf(
+        "%s of its (source, stack) rows differ from the samples, the first of source_id %s",
+        format_id(n_bad), format_id(found$source_id)
+      )
+    } else {
+      sprintf(
+        "it has %s rows for %s (source, stack) pairs of samples",
+        format_id(db_number(stored$n_rows)), format_id(db_number(found$n_groups))
+      )
+    }
+    abort_profile("invalid", "Invalid v2 profile.", call = call, detail = sprintf(
+      "table `%s` does not hold the counts and sums of the samples: %s", p$source_stacks, detail
+    ))
+  }
 }
 
 # Depths 1..n and existing locations in the stored stacks (whose rows are
-# reported by the first sample that has the stack).
-db_check_stored_stacks <- function(con, location_ids, fail) {
+# reported by the first sample that has the stack): those of the samples
+# `where` chooses (a condition on profile_samples "p"), whose locations are
+# the profile's.
+db_check_stored_stacks <- function(con, location_ids, fail, where = "1 = 1") {
   p <- db_physical
+  frames <- if (where == "1 = 1") {
+    paste(sql_name(con, p$frames), 'AS "f"')
+  } else {
+    sprintf(paste(
+      '(SELECT * FROM %s WHERE "stack_id" IN',
+      '(SELECT "p"."stack_id" FROM %s AS "p" WHERE %s)) AS "f"'
+    ), sql_name(con, p$frames), sql_name(con, p$samples), where)
+  }
   bad <- DBI::dbGetQuery(con, sprintf(paste(
     'SELECT "stack_id", COUNT(*) AS "n_rows", MIN("depth") AS "lowest", MAX("depth") AS "highest"',
     'FROM %s GROUP BY "stack_id" HAVING MIN("depth") < 1 OR MAX("depth") > COUNT(*) LIMIT 1'
-  ), sql_name(con, p$frames)))
+  ), frames))
   first_sample <- function(stack_id) {
     DBI::dbGetQuery(con, sprintf(
       'SELECT MIN("sample_id") AS "sample_id" FROM %s WHERE "stack_id" = %s',
@@ -107,13 +173,13 @@ db_check_stored_stacks <- function(con, location_ids, fail) {
     ))
   }
   used <- DBI::dbGetQuery(con, sprintf(
-    'SELECT DISTINCT "location_id" FROM %s', sql_name(con, p$frames)
+    'SELECT DISTINCT "location_id" FROM %s', frames
   ))$location_id
   dangling <- setdiff(as_column_type(used, "integer"), location_ids)
   if (length(dangling)) {
     stack <- DBI::dbGetQuery(con, sprintf(
       'SELECT MIN("stack_id") AS "stack_id" FROM %s WHERE "location_id" = %s',
-      sql_name(con, p$frames), format_id(dangling[[1L]])
+      frames, format_id(dangling[[1L]])
     ))$stack_id
     fail("sample_locations", "location_id", first_sample(stack), sprintf(
       "value %s has no match in `locations`.`location_id`", format_id(dangling[[1L]])

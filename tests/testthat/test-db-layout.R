@@ -77,6 +77,58 @@ for (backend in c("sqlite", "postgres", "rpostgresql", "duckdb")) {
     expect_identical(profile_summary(collected, n = Inf), profile_summary(db, n = Inf))
   })
 
+  test_that(paste0(backend, ": validation checks the per-stack sums against the samples"), {
+    con <- local_db(backend)
+    db <- do.call(profile_db_append, c(list(con), profiles))
+    expect_silent(validate_profile(db))
+    sql <- function(...) DBI::dbExecute(con, paste(...))
+    first_stack <- function(source) {
+      paste(
+        "(SELECT MIN(stack_id) FROM profile_source_stacks WHERE source_id =", source, ")"
+      )
+    }
+    # a count of source 2 that is not its samples'
+    sql(
+      "UPDATE profile_source_stacks SET n_samples = n_samples + 1",
+      "WHERE source_id = 2 AND stack_id =", first_stack(2)
+    )
+    err <- expect_error(validate_profile(db), class = "profile_error_invalid")
+    expect_match(conditionMessage(err), "profile_source_stacks", fixed = TRUE)
+    expect_match(conditionMessage(err), "1 of its (source, stack) rows", fixed = TRUE)
+    expect_match(conditionMessage(err), "source_id 2", fixed = TRUE)
+    # a profile of other sources does not read those rows
+    expect_silent(validate_profile(dm::dm_filter(db, sources = source_id == 1L)))
+    sql(
+      "UPDATE profile_source_stacks SET n_samples = n_samples - 1",
+      "WHERE source_id = 2 AND stack_id =", first_stack(2)
+    )
+    expect_silent(validate_profile(db))
+    # a sum of a value slot
+    sql(
+      "UPDATE profile_source_stacks SET value_1 = value_1 * 2 + 1",
+      "WHERE source_id = 3 AND stack_id =", first_stack(3)
+    )
+    err <- expect_error(validate_profile(db), class = "profile_error_invalid")
+    expect_match(conditionMessage(err), "source_id 3", fixed = TRUE)
+    sql(
+      "UPDATE profile_source_stacks SET value_1 = (value_1 - 1) / 2",
+      "WHERE source_id = 3 AND stack_id =", first_stack(3)
+    )
+    expect_silent(validate_profile(db))
+    # a row of a stack that no sample of the source has
+    unused <- DBI::dbGetQuery(con, paste(
+      "SELECT MIN(stack_id) AS s FROM profile_stacks WHERE stack_id NOT IN",
+      "(SELECT stack_id FROM profile_source_stacks WHERE source_id = 1)"
+    ))$s
+    expect_false(is.na(unused))
+    sql(
+      "INSERT INTO profile_source_stacks (source_id, stack_id, n_samples) VALUES (1,",
+      unused, ", 1)"
+    )
+    err <- expect_error(validate_profile(db), class = "profile_error_invalid")
+    expect_match(conditionMessage(err), "rows for", fixed = TRUE)
+  })
+
   test_that(paste0(backend, ": a difference of profiles is refused, and nothing changes"), {
     con <- local_db(backend)
     profile_db_append(con, profiles[[1]])
