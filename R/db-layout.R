@@ -100,9 +100,15 @@ db_relations <- function(con) {
 }
 
 # The columns of every table and view of the default schema, in their order:
-# a named list (one query where the database has an information schema).
+# a named list (one query where the database has an information schema or,
+# SQLite, table-valued pragma functions).
 db_all_columns <- function(con) {
   rows <- switch(db_dialect(con),
+    sqlite = DBI::dbGetQuery(con, paste(
+      'SELECT "m"."name" AS "table_name", "c"."name" AS "column_name"',
+      'FROM "sqlite_master" AS "m", pragma_table_info("m"."name") AS "c"',
+      "WHERE \"m\".\"type\" IN ('table', 'view') ORDER BY \"m\".\"name\", \"c\".\"cid\""
+    )),
     postgres = ,
     duckdb = DBI::dbGetQuery(con, paste(
       'SELECT "table_name", "column_name" FROM "information_schema"."columns"',
