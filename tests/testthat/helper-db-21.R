@@ -11,7 +11,7 @@
 #   worktree's .rlib-2.1), run in another R process on Rprof and pprof files
 #   appended one at a time into the SQLite file `path`. Skips without it.
 
-write_db_21 <- function(con, profiles) {
+write_db_21 <- function(con, profiles, keys = TRUE) {
   combined <- combine_profiles(profiles)
   tables <- dm::dm_get_tables(combined, keyed = FALSE)
   order <- c(
@@ -19,7 +19,7 @@ write_db_21 <- function(con, profiles) {
     "sample_values", "locations", "sample_labels", "sample_locations"
   )
   for (t in order) {
-    for (statement in create_table_sql_21(con, t)) DBI::dbExecute(con, statement)
+    for (statement in create_table_sql_21(con, t, keys)) DBI::dbExecute(con, statement)
     rows <- as.data.frame(tables[[t]])
     if (t %in% c("sample_types", "source_comments")) {
       rows$position <- seq_len(nrow(rows))
@@ -29,8 +29,10 @@ write_db_21 <- function(con, profiles) {
   invisible(combined)
 }
 
-# profile 2.1's db_create_table_sql() (R/db-append.R at 5e99a85).
-create_table_sql_21 <- function(con, t) {
+# profile 2.1's db_create_table_sql() (R/db-append.R at 5e99a85); with `keys`
+# FALSE the plain tables without constraints, as dm::copy_dm_to() writes them
+# with set_key_constraints = FALSE.
+create_table_sql_21 <- function(con, t, keys = TRUE) {
   schema <- v2_schema()
   q <- function(x) paste(DBI::dbQuoteIdentifier(con, x), collapse = ", ")
   spec <- schema$columns[[t]]
@@ -60,7 +62,7 @@ create_table_sql_21 <- function(con, t) {
       )
     }, character(1))
   )
-  body <- paste(c(columns, constraints), collapse = ",\n  ")
+  body <- paste(c(columns, if (keys) constraints), collapse = ",\n  ")
   create <- sprintf("CREATE TABLE %s (\n  %s\n)", q(t), body)
   indexes <- vapply(indexed[[t]], function(col) {
     sprintf("CREATE INDEX %s ON %s (%s)", q(paste0(t, "_", col)), q(t), q(col))

@@ -207,8 +207,8 @@ for (backend in db_backends) {
     copied <- if (backend == "rpostgresql") {
       # dm::copy_dm_to() fails on RPostgreSQL connections in dm's own code
       # ("x must be character or SQL"): the same plain tables, written as 2.1
-      # wrote them
-      write_db_21(con, list(x))
+      # wrote them but without key constraints, as copy_dm_to() writes them
+      write_db_21(con, list(x), keys = FALSE)
       profile_db(con)
     } else {
       dm::copy_dm_to(con, x, temporary = FALSE, set_key_constraints = FALSE)
