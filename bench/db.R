@@ -182,8 +182,14 @@ bench_one <- function(backend, set) {
     load_now()
   ))
   seconds <- numeric(count)
+  # CPU seconds of this R process: SQLite's work included (it runs in the
+  # process), PostgreSQL's server not; unlike the elapsed time, they do not
+  # grow with the load of other processes on the machine
+  cpu <- numeric(count)
   for (i in seq_len(count)) {
-    seconds[[i]] <- system.time(profile_db_append(db$con, runs[[draws[[i]]]]))[["elapsed"]]
+    timed <- system.time(profile_db_append(db$con, runs[[draws[[i]]]]))
+    seconds[[i]] <- timed[["elapsed"]]
+    cpu[[i]] <- timed[["user.self"]] + timed[["sys.self"]]
     if (i %% 100L == 0L) {
       cat(sprintf("  %5d appends: last one %.2f s (load %s)\n", i, seconds[[i]], load_now()))
     }
@@ -192,6 +198,16 @@ bench_one <- function(backend, set) {
   first <- median(seconds[seq_len(tenth)])
   last <- median(seconds[seq.int(count - tenth + 1L, count)])
   by_tenth <- tapply(seconds, ceiling(seq_len(count) / tenth), stats::median)
+  cpu_first <- median(cpu[seq_len(tenth)])
+  cpu_last <- median(cpu[seq.int(count - tenth + 1L, count)])
+  cpu_by_tenth <- tapply(cpu, ceiling(seq_len(count) / tenth), stats::median)
+  utils::write.csv(
+    data.frame(append = seq_len(count), recording = draws, elapsed = seconds, cpu = cpu),
+    file.path(
+      "bench", "results", sprintf("db-%s-%s-%s-%d-appends.csv", layout, backend, set, count)
+    ),
+    row.names = FALSE
+  )
   size_mb <- db$size() / 2^20
   profile <- profile_db(db$con)
   samples <- as.numeric(DBI::dbGetQuery(db$con, "SELECT COUNT(*) AS n FROM samples")$n)
@@ -210,6 +226,11 @@ bench_one <- function(backend, set) {
   ))
   cat("append: median seconds of each tenth:", sprintf("%.3f", by_tenth), "\n")
   cat(sprintf(
+    "append CPU: median of the first %d %.3f s, of the last %d %.3f s (ratio %.2f)\n",
+    tenth, cpu_first, tenth, cpu_last, cpu_last / cpu_first
+  ))
+  cat("append CPU: median seconds of each tenth:", sprintf("%.3f", cpu_by_tenth), "\n")
+  cat(sprintf(
     "database: %s samples, %.0f MB (%.0f bytes a sample)\n",
     big(samples), size_mb, size_mb * 2^20 / samples
   ))
@@ -227,10 +248,11 @@ bench_one <- function(backend, set) {
   cat(sprintf(
     paste(
       "RESULT layout=%s version=%s backend=%s set=%s appends=%d first=%.3f last=%.3f",
-      "ratio=%.2f total=%.0f size_mb=%.0f summary=%.2f folded=%.2f validate=%.2f equal=%s",
-      "load=%s\n"
+      "ratio=%.2f cpu_first=%.3f cpu_last=%.3f cpu_ratio=%.2f total=%.0f size_mb=%.0f",
+      "summary=%.2f folded=%.2f validate=%.2f equal=%s load=%s\n"
     ),
     layout, utils::packageVersion("profile"), backend, set, count, first, last, last / first,
+    cpu_first, cpu_last, cpu_last / cpu_first,
     sum(seconds), size_mb, summary_s, folded_s,
     validate_s, equal_summary && equal_folded, gsub(" ", "/", load_now())
   ))
