@@ -19,21 +19,45 @@
 #' @details
 #' # Tables
 #'
-#' The tables are those of the v2 format (see [profile_v2]), with the same
-#' names and columns, in the default schema of the connection: the seven
-#' required tables and the extension tables (`sample_types`, `sample_labels`,
-#' `mappings`, `source_comments`), each with every column the format knows.
-#' They are created with their primary keys, their foreign keys (as the `dm`
-#' keys of a profile in memory, plus `locations.inlined_into` and
-#' `mappings.source_id`), the unique pairs of the format (`sample_id` and
-#' `type` in `sample_values`, `sample_id` and `depth` in `sample_locations`,
-#' `source_id` and `type` in `sample_types`) and an index on
-#' `samples.source_id` and `sample_labels.sample_id`, so that what one source
-#' or sample owns is found without reading the whole table. A table that is
-#' there already (made by an earlier version of this package, or by
-#' [dm::copy_dm_to()]) is used as it is; a column of the format it lacks is
-#' added (`ALTER TABLE ... ADD COLUMN`, without constraints), and a table it
-#' lacks is created.
+#' What the database shows is the v2 format (see [profile_v2]), with the same
+#' names and columns, in the default schema of the connection: `meta`,
+#' `sources`, `locations`, `functions` and the extension tables
+#' (`sample_types`, `sample_labels`, `mappings`, `source_comments`) are
+#' tables, each with every column the format knows, their primary and
+#' foreign keys and the unique pairs of the format; `samples`,
+#' `sample_values` and `sample_locations` are views, so that any query of
+#' them (dplyr, dm, SQL) sees the per-sample tables of the format.
+#'
+#' # Layout
+#'
+#' Under the views, each distinct stack is stored once, as fleets of
+#' profilers (and the OpenTelemetry and Firefox profile formats) do:
+#'
+#' - `profile_stacks` has one row per distinct stack (`stack_id`, its
+#'   location ids innermost first as text in `frames`, unique, and
+#'   `n_frames`), and `profile_stack_frames` its frames (`stack_id`,
+#'   `depth`, `location_id`);
+#' - `profile_samples` has one row per sample: the columns of `samples`, its
+#'   `stack_id`, and its values in the columns `value_1`, `value_2`, ...: a
+#'   *slot* per sample type of its source, NULL where the sample has no value
+#'   of that type; `profile_value_slots` says which type each slot of a
+#'   source holds (`source_id`, `slot`, `type_id`) and `profile_value_types`
+#'   names the types (`type_id`, `type`, `unit`);
+#' - `profile_source_stacks` has, per source and stack, the number of samples
+#'   and the sums of each slot, written by the append that adds the samples:
+#'   summaries of whole sources (the whole database, or sources chosen with
+#'   [dm::dm_filter()]) add up these rows, not every sample;
+#' - `profile_db_info` holds the layout's version (`key` "layout", value
+#'   "2.2").
+#'
+#' A sample costs one row of a few numbers, whatever the depth of its stack
+#' and the number of its sample types; a stack costs its frames once. A
+#' database written by profile 2.1, which stored each sample's stack and
+#' values as rows of `sample_locations` and `sample_values`, is read as it is
+#' (by `profile_db()` and every function that takes its profile);
+#' `profile_db_append()` refuses it, changing nothing, until
+#' [profile_db_upgrade()] has upgraded it in place. Runs are removed by
+#' [profile_db_delete()].
 #'
 #' # Appending
 #'
@@ -58,12 +82,23 @@
 #'   value for a key adds it under `<key>@<id>`, where `<id>` is the
 #'   `source_id` of the first source of that append.
 #'
-#' All of it happens in one transaction ([DBI::dbWithTransaction()]): an append
-#' that fails or is interrupted (an invalid profile, a lost connection, a
-#' database error, an interrupt) leaves the database as it was. Appends from
-#' several connections at once are serialised by the database; where it cannot
-#' (SQLite's lock is taken when writing starts), one of them fails with the
-#' database's error and changes nothing.
+#' - the stacks of the samples are looked up among those stored (by their
+#'   frames, in the database: only the stacks of this append are queried),
+#'   and the stacks new to the database are added;
+#' - a difference of profiles ([profile_diff()], whose base's values are
+#'   negated) is refused: added to the runs of a database it would subtract
+#'   the base from every total. Append the two profiles and take their
+#'   difference from the database (see `vignette("profile-database")`).
+#'
+#' All of it happens in one transaction: an append that fails or is
+#' interrupted (an invalid profile, a lost connection, a database error, an
+#' interrupt) leaves the database as it was. Many writers may append at once:
+#' appends, deletes and upgrades wait for each other (PostgreSQL: a
+#' transaction-level advisory lock; SQLite: the write lock, taken when the
+#' transaction starts, waiting up to 10 minutes for another writer; other
+#' databases: a row lock on `profile_db_info`), so ids stay unique and no
+#' append fails because another one runs. The lock is held by the
+#' transaction alone: readers are never blocked.
 #'
 #' # What runs where
 #'
@@ -81,13 +116,20 @@
 #' (such as [profile_focus()]) and [combine_profiles()] read the whole profile
 #' into memory; filter it with [dm::dm_filter()] first to read a part.
 #'
-#' The SQL is plain SQL written by the package over the queries of the `dm`'s
-#' tables (so a `dm` filtered with [dm::dm_filter()] is summarised as
-#' filtered), and runs on SQLite and PostgreSQL (the package is tested on both)
-#' and on DuckDB (tested where the duckdb package is installed); grouping
-#' stacks uses `group_concat()` in SQLite and `string_agg()` elsewhere. A
-#' profile copied with [dm::copy_dm_to()] or opened with [dm::dm_from_con()]
-#' is taken as well (its tables need not have keys in the database).
+#' Summaries, flame graphs, [write_folded()], [write_pprof()] and validation
+#' read the layout's tables: values are added up per stack id in the
+#' database, and only the distinct stacks come back to R. A `dm` narrowed
+#' with [dm::dm_filter()] is summarised as narrowed: by sources (their sums
+#' per stack), by samples (the samples' rows), or, where the per-sample
+#' tables themselves were filtered row by row, through the views.
+#'
+#' The SQL is plain SQL written by the package, and uses only DBI generics
+#' that every driver has (or falls back where one lacks them): it is tested
+#' on SQLite (RSQLite), PostgreSQL (RPostgres and RPostgreSQL) and DuckDB
+#' (where the duckdb package is installed). A profile copied with
+#' [dm::copy_dm_to()] or opened with [dm::dm_from_con()] is taken as well
+#' (its tables need not have keys in the database), and summarised through
+#' its tables with the SQL of profile 2.1.
 #'
 #' @param con A DBI connection ([DBI::dbConnect()]).
 #' @param x,... Profiles: v2 profiles (`dm` objects, in memory or in a
@@ -101,6 +143,8 @@
 #'   gives an error of class `profile_error_invalid`, a database that refuses
 #'   the rows one of class `profile_error_io` whose parent is the database's
 #'   error (see [profile_error]).
+#' @seealso [profile_db_delete()], [profile_db_upgrade()],
+#'   `vignette("profile-database")`.
 #' @export
 #' @examplesIf rlang::is_installed(c("RSQLite", "dbplyr"))
 #' con <- DBI::dbConnect(RSQLite::SQLite(), ":memory:")
@@ -126,19 +170,25 @@ profile_db_append <- function(con, x, ..., merge = TRUE) {
     if (!rlang::is_bool(merge)) {
       abort_argument("{.arg merge} must be {.code TRUE} or {.code FALSE}.")
     }
+    check_db_layout(con)
     inputs <- lapply(list(x, ...), local_profile)
     profile <- do.call(combine_profiles_impl, c(inputs, list(merge = merge)))
+    check_not_diff(profile)
     tables <- dm::dm_get_tables(profile, keyed = FALSE)
-    completed <- FALSE
-    DBI::dbWithTransaction(con, {
-      db_create_tables(con, tables)
-      db_insert_profile(con, tables, merge = merge)
-      completed <- TRUE
+    prepared <- db_prepared_rows(tables)
+    busy <- db_sqlite_busy(con)
+    on.exit(busy())
+    db_transaction(con, {
+      db_lock(con)
+      # checked again under the lock: another writer may have created the
+      # tables in the meantime
+      layout <- check_db_layout(con)
+      if (layout == "none") {
+        db_create_layout(con, n_slots = max(1L, prepared$n_slots))
+      }
+      db_add_columns(con, tables, prepared$n_slots)
+      db_insert_profile(con, tables, prepared, merge = merge)
     })
-    # dbWithTransaction() rolls back on an interrupt and returns
-    if (!completed) {
-      abort_profile("io", "The append was interrupted; the database is unchanged.")
-    }
     profile_db(con)
   })
 }
@@ -149,8 +199,8 @@ profile_db <- function(con) {
   with_profile_errors("io", "Can't read the profile tables of the database.", {
     check_db_connection(con)
     schema <- v2_schema()
-    has_table <- vapply(schema$tables, function(t) DBI::dbExistsTable(con, t), logical(1))
-    present <- schema$tables[has_table]
+    columns <- db_all_columns(con)
+    present <- schema$tables[schema$tables %in% names(columns)]
     missing <- setdiff(schema$required_tables, present)
     if (length(missing)) {
       abort_profile("invalid",
@@ -161,10 +211,54 @@ profile_db <- function(con) {
         missing = missing
       )
     }
-    tables <- lapply(present, function(t) dplyr::tbl(con, t))
+    # the columns given, so that dbplyr does not ask for each table's
+    tables <- lapply(present, function(t) dplyr::tbl(con, t, vars = columns[[t]]))
     names(tables) <- present
     keyed_dm(tables)
   })
+}
+
+# The layout of the database, when appending to it can go ahead: none yet,
+# or the current one. A database of an earlier layout is left as it is.
+check_db_layout <- function(con, call = rlang::caller_env()) {
+  layout <- db_layout(con)
+  if (layout == "2.1") {
+    abort_profile("unsupported", c(
+      "The database has the layout of profile 2.1 (each sample with its whole stack).",
+      i = "Run {.code profile_db_upgrade(con)} once to upgrade it in place; nothing was changed."
+    ), call = call)
+  }
+  if (!layout %in% c("none", db_layout_version)) {
+    abort_profile("unsupported",
+      "The database's profile tables have a layout this version does not know ({.val {layout}}).",
+      layout = layout, call = call
+    )
+  }
+  layout
+}
+
+# A difference of two profiles (profile_diff()) has the base's values negated:
+# added to a database of runs, it would subtract the base from every total.
+check_not_diff <- function(profile, call = rlang::caller_env()) {
+  base <- dm::dm_get_tables(profile, keyed = FALSE)$sources[["diff_base"]]
+  if (!is.null(base) && any(!is.na(base))) {
+    abort_argument(c(
+      "Can't append a difference of profiles (made by {.fn profile_diff}) to a database of runs.",
+      i = "Append the two profiles, and take their difference from the database."
+    ), call = call)
+  }
+}
+
+# SQLite: the connection waits for another connection's write lock (up to
+# db_sqlite_busy_ms) while appending; the function returned restores the
+# connection's own timeout.
+db_sqlite_busy <- function(con) {
+  if (db_dialect(con) != "sqlite") {
+    return(function() invisible())
+  }
+  before <- DBI::dbGetQuery(con, "PRAGMA busy_timeout")[[1L]]
+  DBI::dbExecute(con, sprintf("PRAGMA busy_timeout = %d", max(before, db_sqlite_busy_ms)))
+  function() try(DBI::dbExecute(con, sprintf("PRAGMA busy_timeout = %d", before)), silent = TRUE)
 }
 
 check_db_connection <- function(con, call = rlang::caller_env()) {
@@ -175,7 +269,7 @@ check_db_connection <- function(con, call = rlang::caller_env()) {
       con = con, call = call
     )
   }
-  if (!DBI::dbIsValid(con)) {
+  if (!db_is_valid(con)) {
     abort_argument("{.arg con} is a connection that is closed.", call = call)
   }
 }
@@ -211,33 +305,6 @@ db_table_order <- function() {
   out
 }
 
-# Creates the tables of the format that the database lacks (with every column
-# of the format) and adds the columns of `tables` that its tables lack.
-db_create_tables <- function(con, tables) {
-  for (t in db_table_order()) {
-    if (!DBI::dbExistsTable(con, t)) {
-      for (statement in db_create_table_sql(con, t)) {
-        DBI::dbExecute(con, statement)
-      }
-      if (t == "meta") {
-        DBI::dbAppendTable(con, "meta", data.frame(key = "version", value = "2.0"))
-      }
-    } else if (!is.null(tables[[t]])) {
-      wanted <- tables[[t]]
-      if (t %in% db_ordered_tables) {
-        wanted$position <- rep(NA_integer_, nrow(wanted))
-      }
-      for (col in setdiff(names(wanted), DBI::dbListFields(con, t))) {
-        DBI::dbExecute(con, sprintf(
-          "ALTER TABLE %s ADD COLUMN %s %s",
-          DBI::dbQuoteIdentifier(con, t), DBI::dbQuoteIdentifier(con, col),
-          DBI::dbDataType(con, wanted[[col]])
-        ))
-      }
-    }
-  }
-}
-
 # CREATE TABLE (with the table's keys and unique pairs) and CREATE INDEX
 # statements for table `t` of the format.
 db_create_table_sql <- function(con, t) {
@@ -255,6 +322,8 @@ db_create_table_sql <- function(con, t) {
   }
   pk <- schema$primary_keys
   fk <- schema$foreign_keys
+  # a key into a view of the layout refers to the table under it
+  fk$ref_table[fk$ref_table %in% db_view_tables] <- db_physical$samples
   constraints <- c(
     if (any(pk$table == t)) sprintf("PRIMARY KEY (%s)", q(pk$column[pk$table == t])),
     if (!is.null(db_unique_columns[[t]])) sprintf("UNIQUE (%s)", q(db_unique_columns[[t]])),
@@ -281,13 +350,10 @@ db_create_table_sql <- function(con, t) {
 
 # Appends the tables of a combined profile (ids 1..n in every table) after the
 # rows of the database, with new ids (see "Appending" in ?profile_db_append).
-db_insert_profile <- function(con, tables, merge) {
+db_insert_profile <- function(con, tables, prepared, merge) {
   largest <- function(t, col) {
     found <- DBI::dbGetQuery(con, sprintf(
-      "SELECT MAX(%s) AS %s FROM %s",
-      DBI::dbQuoteIdentifier(con, col),
-      DBI::dbQuoteIdentifier(con, "largest"),
-      DBI::dbQuoteIdentifier(con, t)
+      "SELECT MAX(%s) AS %s FROM %s", sql_name(con, col), sql_name(con, "largest"), sql_name(con, t)
     ))
     db_number(found$largest)
   }
@@ -297,7 +363,7 @@ db_insert_profile <- function(con, tables, merge) {
   }
   new_ids <- list(
     sources = after("sources", "source_id"),
-    samples = after("samples", "sample_id"),
+    samples = after(db_physical$samples, "sample_id"),
     mappings = after("mappings", "mapping_id"),
     resources = after("resources", "resource_id"),
     scopes = after("scopes", "scope_id")
@@ -318,9 +384,12 @@ db_insert_profile <- function(con, tables, merge) {
   for (t in intersect(db_ordered_tables, names(tables))) {
     tables[[t]]$position <- as.integer(largest(t, "position") + seq_len(nrow(tables[[t]])))
   }
-  for (t in db_table_order()) {
-    if (!is.null(tables[[t]]) && nrow(tables[[t]])) {
-      db_insert_rows(con, t, tables[[t]])
+  layout_rows <- db_layout_rows(con, tables, prepared, new_ids, locations$ids)
+  per_sample <- c(db_view_tables, "sample_labels")
+  for (t in c(setdiff(db_table_order(), per_sample), names(layout_rows), "sample_labels")) {
+    rows <- if (t %in% names(layout_rows)) layout_rows[[t]] else tables[[t]]
+    if (!is.null(rows) && nrow(rows)) {
+      db_insert_rows(con, t, rows)
     }
   }
 }
@@ -430,8 +499,4 @@ db_new_meta <- function(con, meta, first_source) {
     }
   }
   tibble::tibble(key = out_key, value = out_value)
-}
-
-db_insert_rows <- function(con, table, rows) {
-  DBI::dbAppendTable(con, table, as.data.frame(rows))
 }

@@ -8,11 +8,213 @@
 db_summary_parts_tables <- function(x, call) {
   tables <- db_profile_tables(x, call = call)
   local <- tables$local
-  local$sample_locations <- tables$db$sample_locations
-  local$sample_values <- tables$db$sample_values
+  stacks <- db_stack_source(x)
+  if (is.null(stacks)) {
+    local$sample_locations <- tables$db$sample_locations
+    local$sample_values <- tables$db$sample_values
+  } else {
+    # the stack ids and value slots of the layout (R/db-layout.R)
+    local$sample_locations <- stacks
+    local$sample_values <- stacks
+  }
   # the samples whose values count (summary_parts())
   local$samples_db <- tables$db$samples
+  # the per-sample views, for what needs each sample (the browser view,
+  # speedscope: db_samples_in_memory())
+  local$db_views <- list(
+    sample_locations = tables$db$sample_locations, sample_values = tables$db$sample_values
+  )
   local
+}
+
+# ---------------------------------------------------------------------------
+# The layout's tables read directly
+
+# The layout's tables under a database-backed profile (R/db-layout.R), when
+# its per-sample tables are the layout's views, whole or narrowed to the
+# samples of its `samples` table (as dm::dm_filter() on `sources` or
+# `samples` narrows them): `con` and `where`, a condition on the rows of
+# profile_samples (alias "p"; TRUE for all). NULL otherwise: a profile whose
+# stacks or values were filtered row by row is read through the views.
+db_stack_source <- function(x) {
+  tables <- dm::dm_get_tables(x, keyed = FALSE)
+  if (!all(db_view_tables %in% names(tables))) {
+    return(NULL)
+  }
+  con <- dbplyr::remote_con(tables$samples)
+  if (!identical(db_layout(con), db_layout_version)) {
+    return(NULL)
+  }
+  render <- function(tbl) as.character(dbplyr::sql_render(tbl))
+  plain <- function(t) dplyr::tbl(con, t, vars = colnames(tables[[t]]))
+  whole <- function(t) render(plain(t))
+  if (!db_views_follow_samples(tables, plain, render)) {
+    return(NULL)
+  }
+  samples <- render(tables$samples)
+  by_sources <- dplyr::semi_join(plain("samples"), tables$sources, by = "source_id")
+  by_sources <- render(by_sources)
+  all_samples <- identical(samples, whole("samples"))
+  where <- if (all_samples) {
+    "1 = 1"
+  } else {
+    sprintf('"p"."sample_id" IN (SELECT "sample_id" FROM (%s) AS "s")', samples)
+  }
+  # whole sources: their sums per stack serve
+  sources <- if (all_samples) {
+    "1 = 1"
+  } else if (identical(samples, by_sources)) {
+    sprintf(
+      '"p"."source_id" IN (SELECT "source_id" FROM (%s) AS "s")',
+      render(tables$sources)
+    )
+  }
+  structure(list(con = con, where = where, sources = sources), class = "profile_db_stacks")
+}
+
+# Whether the views `sample_values` and `sample_locations` of a profile's
+# `tables` are whole, or narrowed to the samples of its `samples` table.
+db_views_follow_samples <- function(tables, plain, render) {
+  for (t in c("sample_values", "sample_locations")) {
+    sql <- render(tables[[t]])
+    by_samples <- render(dplyr::semi_join(plain(t), tables$samples, by = "sample_id"))
+    if (!identical(sql, render(plain(t))) && !identical(sql, by_samples)) {
+      return(FALSE)
+    }
+  }
+  TRUE
+}
+
+is_db_stacks <- function(x) {
+  inherits(x, "profile_db_stacks")
+}
+
+# The value slots of the sources (`source_id`, `slot`, `type`, `unit`).
+db_slots <- function(con) {
+  p <- db_physical
+  slots <- DBI::dbGetQuery(con, sql_fill(paste(
+    'SELECT "v"."source_id", "v"."slot", "t"."type", "t"."unit"',
+    'FROM {slots} AS "v" INNER JOIN {types} AS "t" ON "t"."type_id" = "v"."type_id"'
+  ), slots = sql_name(con, p$slots), types = sql_name(con, p$types)))
+  slots$source_id <- as_column_type(slots$source_id, "integer")
+  slots$slot <- as_column_type(slots$slot, "integer")
+  slots[order(slots$source_id, slots$slot), , drop = FALSE]
+}
+
+# The distinct (type, unit) pairs of the profile's values, in order of the
+# first source that has them and its slots.
+db_stacks_value_types <- function(stacks) {
+  con <- stacks$con
+  slots <- db_slots(con)
+  if (stacks$where != "1 = 1") {
+    present <- DBI::dbGetQuery(con, sprintf(
+      'SELECT DISTINCT "p"."source_id" FROM %s AS "p" WHERE %s',
+      sql_name(con, db_physical$samples), stacks$where
+    ))
+    present <- as_column_type(present$source_id, "integer")
+    slots <- slots[slots$source_id %in% present, , drop = FALSE]
+  }
+  pairs <- vctrs::vec_unique(slots[c("type", "unit")])
+  tibble::new_tibble(list(type = pairs$type, unit = pairs$unit), nrow = nrow(pairs))
+}
+
+# An SQL expression of the value of sample type `type` of a row of
+# profile_samples ("p"): its source's slot of that type, NULL where its
+# source has none.
+db_slot_value <- function(con, type) {
+  slots <- db_slots(con)
+  mine <- slots[slots$type == type, , drop = FALSE]
+  column <- function(slot) paste0('"p".', sql_name(con, paste0("value_", slot)))
+  if (!nrow(mine)) {
+    return("NULL")
+  }
+  if (length(unique(mine$slot)) == 1L && setequal(mine$source_id, slots$source_id)) {
+    return(column(mine$slot[[1L]]))
+  }
+  cases <- vapply(split(mine$source_id, mine$slot), function(ids) {
+    paste(ids, collapse = ", ")
+  }, character(1))
+  paste0("CASE", paste0(
+    ' WHEN "p"."source_id" IN (', cases, ") THEN ", column(names(cases)),
+    collapse = ""
+  ), " END")
+}
+
+# The frames of stacks (`stack_id`, `depth`, `location_id`), a batch of ids at
+# a time.
+db_stack_frames <- function(con, stack_ids) {
+  batches <- split(stack_ids, ceiling(seq_along(stack_ids) / 5000))
+  rows <- lapply(batches, function(ids) {
+    DBI::dbGetQuery(con, sprintf(
+      'SELECT "stack_id", "depth", "location_id" FROM %s WHERE "stack_id" IN (%s)',
+      sql_name(con, db_physical$frames), paste(ids, collapse = ", ")
+    ))
+  })
+  none <- data.frame(stack_id = integer(), depth = integer(), location_id = integer())
+  rows <- do.call(rbind, c(list(none), rows))
+  for (col in names(rows)) rows[[col]] <- as_column_type(rows[[col]], "integer")
+  rows
+}
+
+# The stacks of sample type `type` with their summed values, summed per
+# stack id in the database: what stacks_in_memory() returns.
+db_stacks_in_memory <- function(parts, type) {
+  stacks <- parts$values
+  con <- stacks$con
+  # per source and stack where whole sources are summarised, else per sample
+  table <- if (is.null(stacks$sources)) db_physical$samples else db_physical$source_stacks
+  where <- if (is.null(stacks$sources)) stacks$where else stacks$sources
+  value <- db_slot_value(con, type)
+  derived <- parts$derived
+  if (!is.null(derived) && identical(type, derived$type)) {
+    # the derived type (`time` of Rprof ticks, see derived_time_type()): the
+    # slot of the type it comes from times the factor of the row's source
+    value <- db_derived_value(db_slot_value(con, derived$from), derived, '"p"')
+    where <- sprintf(
+      '(%s) AND "p"."source_id" IN (%s)', where,
+      paste(as.integer(derived$source_id), collapse = ", ")
+    )
+  }
+  grouped <- DBI::dbGetQuery(con, sprintf(paste(
+    'SELECT "p"."stack_id" AS "stack_id", SUM(%s) AS "value" FROM %s AS "p"',
+    'WHERE %s GROUP BY "p"."stack_id"'
+  ), value, sql_name(con, table), where))
+  grouped <- grouped[!is.na(grouped$value), , drop = FALSE]
+  stack_id <- as_column_type(grouped$stack_id, "integer")
+  stack_id <- stack_id[order(stack_id)]
+  value <- as.double(grouped$value)[order(as_column_type(grouped$stack_id, "integer"))]
+  frames <- db_stack_frames(con, stack_id)
+  sample_id <- match(frames$stack_id, stack_id)
+  o <- order(sample_id, frames$depth, method = "radix")
+  n <- length(stack_id)
+  parts$stack <- tibble::new_tibble(list(
+    sample_id = sample_id[o], depth = frames$depth[o], location_id = frames$location_id[o]
+  ), nrow = length(o))
+  parts$values <- tibble::new_tibble(list(
+    sample_id = seq_len(n), type = rep(type, n), value = value
+  ), nrow = n)
+  # one sample per stack, whose values are those of `type` already
+  parts$samples <- tibble::new_tibble(
+    list(sample_id = seq_len(n), source_id = rep(NA_integer_, n)),
+    nrow = n
+  )
+  parts$derived <- NULL
+  parts
+}
+
+# The SQL value of the derived type `derived` (see derived_time_type()): the
+# expression `value` of the type it comes from times the factor of the
+# source of the row (`alias`, whose column `source_id` names it), one branch
+# per distinct factor (Rprof runs share a few intervals).
+db_derived_value <- function(value, derived, alias) {
+  by_factor <- split(derived$source_id, derived$factor)
+  branches <- vapply(names(by_factor), function(f) {
+    sprintf(
+      "WHEN %s.\"source_id\" IN (%s) THEN %s", alias,
+      paste(as.integer(by_factor[[f]]), collapse = ", "), format(as.double(f), digits = 17)
+    )
+  }, "")
+  paste0("(", value, ") * CASE ", paste(branches, collapse = " "), " END")
 }
 
 # The distinct (type, unit) pairs of sample_values, in order of the first
@@ -20,8 +222,8 @@ db_summary_parts_tables <- function(x, call) {
 # order to tell apart the types of one sample).
 db_value_types <- function(values) {
   pairs <- db_query(values$con, paste(
-    "SELECT \"type\", \"unit\", MIN(\"sample_id\") AS \"first_sample\"",
-    "FROM {values} AS \"v\" GROUP BY \"type\", \"unit\""
+    'SELECT "type", "unit", MIN("sample_id") AS "first_sample"',
+    'FROM {values} AS "v" GROUP BY "type", "unit"'
   ), values = values)
   in_order <- order(pairs$first_sample, pairs$type, pairs$unit, method = "radix")
   pairs <- pairs[in_order, , drop = FALSE]
@@ -42,15 +244,7 @@ db_values_of_type <- function(parts, type, message, call) {
   sources <- ""
   if (!is.null(derived) && identical(type, derived$type)) {
     type <- derived$from
-    # one branch per distinct factor: Rprof runs share a few intervals
-    by_factor <- split(derived$source_id, derived$factor)
-    branches <- vapply(names(by_factor), function(f) {
-      sprintf(
-        "WHEN \"s\".\"source_id\" IN (%s) THEN %s",
-        paste(as.integer(by_factor[[f]]), collapse = ", "), format(as.double(f), digits = 17)
-      )
-    }, "")
-    value <- paste0(value, " * CASE ", paste(branches, collapse = " "), " END")
+    value <- db_derived_value(value, derived, '"s"')
     sources <- sprintf(
       " AND \"s\".\"source_id\" IN (%s)", paste(as.integer(derived$source_id), collapse = ", ")
     )
@@ -65,9 +259,8 @@ db_values_of_type <- function(parts, type, message, call) {
     type = sql_string(con, type), sources = sources
   )
   counts <- db_query(con, paste(
-    "SELECT SUM(\"value\") AS \"grand_total\", COUNT(*)",
-    "AS \"n_rows\", COUNT(\"value\") AS \"n_values\",",
-    "COUNT(DISTINCT \"sample_id\") AS \"n_samples\" FROM {chosen} AS \"c\""
+    'SELECT SUM("value") AS "grand_total", COUNT(*) AS "n_rows", COUNT("value") AS "n_values",',
+    'COUNT(DISTINCT "sample_id") AS "n_samples" FROM {chosen} AS "c"'
   ), chosen = chosen)
   fail <- function(column, sample_id, what) {
     abort_profile("invalid", message, call = call, detail = sprintf(
@@ -77,18 +270,14 @@ db_values_of_type <- function(parts, type, message, call) {
   }
   if (db_number(counts$n_values) < db_number(counts$n_rows)) {
     row <- db_query(
-      con,
-      "SELECT \"sample_id\" FROM {chosen} AS \"c\" WHERE \"value\" IS NULL LIMIT 1",
+      con, 'SELECT "sample_id" FROM {chosen} AS "c" WHERE "value" IS NULL LIMIT 1',
       chosen = chosen
     )
     fail("value", row$sample_id, "is NA")
   }
   if (db_number(counts$n_samples) < db_number(counts$n_rows)) {
     row <- db_query(con,
-      paste(
-        "SELECT \"sample_id\" FROM {chosen} AS \"c\" GROUP BY \"sample_id\" HAVING COUNT(*) > 1",
-        "LIMIT 1"
-      ),
+      'SELECT "sample_id" FROM {chosen} AS "c" GROUP BY "sample_id" HAVING COUNT(*) > 1 LIMIT 1',
       chosen = chosen
     )
     fail(
@@ -112,29 +301,24 @@ db_key_totals <- function(parts, type, location_key, n_keys, call) {
   on.exit(db_drop_table(con, keys))
   # The innermost counted frame: depth 1 when every frame counts.
   innermost <- if (all(location_key > 0L)) {
-    "SELECT \"sample_id\", \"key\" FROM \"frames\" WHERE \"depth\" = 1"
+    'SELECT "sample_id", "key" FROM "frames" WHERE "depth" = 1'
   } else {
     paste(
-      "SELECT \"f\".\"sample_id\", \"f\".\"key\" FROM \"frames\" AS \"f\" INNER JOIN",
-      "(SELECT \"sample_id\", MIN(\"depth\") AS \"depth\" FROM \"frames\"",
-      "GROUP BY \"sample_id\") AS \"m\"",
-      "ON \"f\".\"sample_id\" = \"m\".\"sample_id\" AND \"f\".\"depth\" = \"m\".\"depth\""
+      'SELECT "f"."sample_id", "f"."key" FROM "frames" AS "f" INNER JOIN',
+      '(SELECT "sample_id", MIN("depth") AS "depth" FROM "frames" GROUP BY "sample_id") AS "m"',
+      'ON "f"."sample_id" = "m"."sample_id" AND "f"."depth" = "m"."depth"'
     )
   }
   sums <- db_query(con, paste(
-    "WITH \"chosen\" AS {chosen},",
-    "\"frames\" AS (SELECT \"s\".\"sample_id\", \"s\".\"depth\", \"k\".\"key\"",
-    "FROM {stack} AS \"s\"",
-    "INNER JOIN {keys} AS \"k\" ON \"s\".\"location_id\" = \"k\".\"location_id\")",
-    "SELECT 1 AS \"self\", \"i\".\"key\", SUM(\"c\".\"value\") AS \"value\"",
-    "FROM ({innermost}) AS \"i\"",
-    "INNER JOIN \"chosen\" AS \"c\" ON \"i\".\"sample_id\" = \"c\".\"sample_id\"",
-    "GROUP BY \"i\".\"key\"",
+    'WITH "chosen" AS {chosen},',
+    '"frames" AS (SELECT "s"."sample_id", "s"."depth", "k"."key" FROM {stack} AS "s"',
+    'INNER JOIN {keys} AS "k" ON "s"."location_id" = "k"."location_id")',
+    'SELECT 1 AS "self", "i"."key", SUM("c"."value") AS "value" FROM ({innermost}) AS "i"',
+    'INNER JOIN "chosen" AS "c" ON "i"."sample_id" = "c"."sample_id" GROUP BY "i"."key"',
     "UNION ALL",
-    "SELECT 0 AS \"self\", \"d\".\"key\", SUM(\"c\".\"value\") AS \"value\"",
-    "FROM (SELECT DISTINCT \"sample_id\", \"key\" FROM \"frames\") AS \"d\"",
-    "INNER JOIN \"chosen\" AS \"c\" ON \"d\".\"sample_id\" = \"c\".\"sample_id\"",
-    "GROUP BY \"d\".\"key\""
+    'SELECT 0 AS "self", "d"."key", SUM("c"."value") AS "value"',
+    'FROM (SELECT DISTINCT "sample_id", "key" FROM "frames") AS "d"',
+    'INNER JOIN "chosen" AS "c" ON "d"."sample_id" = "c"."sample_id" GROUP BY "d"."key"'
   ), chosen = values$chosen, stack = parts$stack, keys = sql_name(con, keys), innermost = innermost)
   per_key <- function(rows) {
     out <- numeric(n_keys)
@@ -153,15 +337,17 @@ db_key_totals <- function(parts, type, location_key, n_keys, call) {
 # database-backed profile, one sample per distinct stack with the summed value
 # of its samples (what call trees and folded stacks are made of).
 stacks_in_memory <- function(parts, type, call = rlang::caller_env()) {
+  if (is_db_stacks(parts$values)) {
+    return(db_stacks_in_memory(parts, type))
+  }
   if (!is_db_table(parts$values)) {
     return(parts)
   }
   values <- db_values_of_type(parts, type, "Can't build the call tree.", call)
   con <- parts$values$con
   grouped <- db_query(con, paste(
-    "SELECT \"s\".\"stack\", SUM(\"c\".\"value\") AS \"value\" FROM {chosen} AS \"c\"",
-    "LEFT JOIN ({stacks}) AS \"s\" ON \"c\".\"sample_id\" = \"s\".\"sample_id\"",
-    "GROUP BY \"s\".\"stack\""
+    'SELECT "s"."stack", SUM("c"."value") AS "value" FROM {chosen} AS "c"',
+    'LEFT JOIN ({stacks}) AS "s" ON "c"."sample_id" = "s"."sample_id" GROUP BY "s"."stack"'
   ), chosen = values$chosen, stacks = db_stack_signatures(parts$stack))
   grouped <- grouped[order(grouped$stack, method = "radix"), , drop = FALSE]
   n <- nrow(grouped)
@@ -185,6 +371,11 @@ stacks_in_memory <- function(parts, type, call = rlang::caller_env()) {
 # speedscope files are made of: a view shows the same whether equal stacks at
 # the same time are one sample or several).
 db_samples_in_memory <- function(parts, types, call = rlang::caller_env()) {
+  if (is_db_stacks(parts$values)) {
+    # each sample counts here: the per-sample views, not the sums per stack
+    parts$stack <- parts$db_views$sample_locations
+    parts$values <- parts$db_views$sample_values
+  }
   if (!is_db_table(parts$values)) {
     return(parts)
   }

@@ -13,8 +13,178 @@ validate_db <- function(x, call = rlang::caller_env()) {
     ffi_profile_validate_v2(bundle_from_tables(tables$local)), "Invalid v2 profile.",
     call = call
   )
-  db_check_per_sample_rows(tables$db, call = call)
+  stacks <- db_stack_source(x)
+  if (is.null(stacks)) {
+    db_check_per_sample_rows(tables$db, call = call)
+  } else {
+    db_check_layout_rows(stacks, tables, call = call)
+  }
   invisible(x)
+}
+
+# The rules of db_check_per_sample_rows() on the tables of the layout
+# (R/db-layout.R) where the views are the per-sample tables: the rows of
+# profile_samples once (NA, positive ids and times, sources and stacks that
+# exist; a sample id is unique by the table's primary key), the frames of
+# each stored stack once (depths 1..n, locations that exist) and the value
+# slots of each source (one type of a name per source). Values are never NA
+# in the view (a slot without a value is no row), and every row of the views
+# belongs to a sample.
+db_check_layout_rows <- function(stacks, tables, call) {
+  con <- stacks$con
+  p <- db_physical
+  fail <- function(table, column, sample_id, message) {
+    abort_profile("invalid", "Invalid v2 profile.", call = call, detail = sprintf(
+      "table `%s`, column `%s`, a row with sample_id %s: %s",
+      table, column, format_id(sample_id), message
+    ))
+  }
+  samples <- tables$db$samples
+  db_check_column_rules(list(samples = samples), "samples", fail)
+  from <- sprintf('FROM %s AS "p" WHERE %s', sql_name(con, p$samples), stacks$where)
+  sources <- DBI::dbGetQuery(con, paste('SELECT DISTINCT "p"."source_id"', from))$source_id
+  dangling <- setdiff(as_column_type(sources, "integer"), tables$local$sources$source_id)
+  if (length(dangling)) {
+    row <- DBI::dbGetQuery(con, sprintf(
+      'SELECT "p"."sample_id" %s AND "p"."source_id" = %s LIMIT 1', from, format_id(dangling[[1L]])
+    ))
+    fail("samples", "source_id", row$sample_id, sprintf(
+      "value %s has no match in `sources`.`source_id`", format_id(dangling[[1L]])
+    ))
+  }
+  no_stack <- DBI::dbGetQuery(con, paste(
+    'SELECT "p"."sample_id", "p"."stack_id"', from, "AND NOT EXISTS",
+    sprintf(
+      '(SELECT 1 FROM %s AS "s" WHERE "s"."stack_id" = "p"."stack_id")', sql_name(con, p$stacks)
+    ),
+    "LIMIT 1"
+  ))
+  if (nrow(no_stack)) {
+    fail("sample_locations", "sample_id", no_stack$sample_id, sprintf(
+      "its stack %s is not stored (table `%s`)", format_id(no_stack$stack_id), p$stacks
+    ))
+  }
+  db_check_stored_stacks(con, tables$local$locations$location_id, fail, stacks$where)
+  slots <- db_slots(con)
+  repeated <- vctrs::vec_duplicate_detect(slots[c("source_id", "type")])
+  if (any(repeated)) {
+    source <- slots$source_id[repeated][[1L]]
+    row <- DBI::dbGetQuery(con, sprintf(
+      'SELECT "p"."sample_id" %s AND "p"."source_id" = %s LIMIT 1', from, source
+    ))
+    fail("sample_values", "type", row$sample_id, sprintf(
+      '(`sample_id`, `type`) must be unique but type "%s" occurs more than once',
+      slots$type[repeated][[1L]]
+    ))
+  }
+  if ("sample_labels" %in% names(tables$db)) {
+    db_check_column_rules(tables$db, "sample_labels", fail)
+    db_check_keys(tables$db, "sample_labels", fail)
+  }
+  if (!is.null(stacks$sources)) {
+    db_check_source_stacks(con, stacks$sources, call)
+  }
+}
+
+# profile_source_stacks, which summaries of whole sources read instead of the
+# samples, holds for each source (of those `sources`, a condition on
+# profile_samples "p", chooses) and stack the number of its samples and the
+# sums of each value slot: a pass over the sources' samples grouped by
+# stack, compared with the table's rows (equal sums within a relative 1e-9,
+# NULL where no sample has a value in the slot), and as many rows as groups.
+db_check_source_stacks <- function(con, sources, call) {
+  p <- db_physical
+  slots <- db_slot_names(db_slot_count(db_columns(con, p$source_stacks)))
+  q <- function(x) sql_name(con, x)
+  sums <- paste0(", SUM(", q(slots), ") AS ", q(slots), collapse = "")
+  differs <- vapply(slots, function(slot) {
+    a <- paste0('"a".', q(slot))
+    s <- paste0('"s".', q(slot))
+    paste(
+      sprintf("(%s IS NULL AND %s IS NOT NULL) OR (%s IS NOT NULL AND %s IS NULL)", a, s, a, s),
+      sprintf("OR ABS(%s - %s) > 1e-9 * ABS(%s)", a, s, s)
+    )
+  }, character(1))
+  bad <- paste(c(
+    '"s"."source_id" IS NULL', '"a"."n_samples" <> "s"."n_samples"', differs
+  ), collapse = " OR ")
+  found <- DBI::dbGetQuery(con, paste(
+    'SELECT COUNT(*) AS "n_groups", SUM(CASE WHEN', bad, 'THEN 1 ELSE 0 END) AS "n_bad",',
+    "MIN(CASE WHEN", bad, 'THEN "a"."source_id" END) AS "source_id" FROM',
+    '(SELECT "p"."source_id", "p"."stack_id", COUNT(*) AS "n_samples"', sums,
+    "FROM", q(p$samples), 'AS "p" WHERE', sources, 'GROUP BY "p"."source_id", "p"."stack_id")',
+    'AS "a" LEFT JOIN', q(p$source_stacks), 'AS "s"',
+    'ON "s"."source_id" = "a"."source_id" AND "s"."stack_id" = "a"."stack_id"'
+  ))
+  stored <- DBI::dbGetQuery(con, paste(
+    'SELECT COUNT(*) AS "n_rows" FROM', q(p$source_stacks), 'AS "s" WHERE',
+    gsub('"p"."source_id"', '"s"."source_id"', sources, fixed = TRUE)
+  ))
+  n_bad <- db_number(found$n_bad)
+  if (n_bad > 0 || db_number(stored$n_rows) != db_number(found$n_groups)) {
+    detail <- if (n_bad > 0) {
+      sprintf(
+        "%s of its (source, stack) rows differ from the samples, the first of source_id %s",
+        format_id(n_bad), format_id(found$source_id)
+      )
+    } else {
+      sprintf(
+        "it has %s rows for %s (source, stack) pairs of samples",
+        format_id(db_number(stored$n_rows)), format_id(db_number(found$n_groups))
+      )
+    }
+    abort_profile("invalid", "Invalid v2 profile.", call = call, detail = sprintf(
+      "table `%s` does not hold the counts and sums of the samples: %s", p$source_stacks, detail
+    ))
+  }
+}
+
+# Depths 1..n and existing locations in the stored stacks (whose rows are
+# reported by the first sample that has the stack): those of the samples
+# `where` chooses (a condition on profile_samples "p"), whose locations are
+# the profile's.
+db_check_stored_stacks <- function(con, location_ids, fail, where = "1 = 1") {
+  p <- db_physical
+  frames <- if (where == "1 = 1") {
+    paste(sql_name(con, p$frames), 'AS "f"')
+  } else {
+    sprintf(paste(
+      '(SELECT * FROM %s WHERE "stack_id" IN',
+      '(SELECT "p"."stack_id" FROM %s AS "p" WHERE %s)) AS "f"'
+    ), sql_name(con, p$frames), sql_name(con, p$samples), where)
+  }
+  bad <- DBI::dbGetQuery(con, sprintf(paste(
+    'SELECT "stack_id", COUNT(*) AS "n_rows", MIN("depth") AS "lowest", MAX("depth") AS "highest"',
+    'FROM %s GROUP BY "stack_id" HAVING MIN("depth") < 1 OR MAX("depth") > COUNT(*) LIMIT 1'
+  ), frames))
+  first_sample <- function(stack_id) {
+    DBI::dbGetQuery(con, sprintf(
+      'SELECT MIN("sample_id") AS "sample_id" FROM %s WHERE "stack_id" = %s',
+      sql_name(con, p$samples), format_id(stack_id)
+    ))$sample_id
+  }
+  if (nrow(bad)) {
+    n <- db_number(bad$n_rows)
+    found <- c(bad$lowest, bad$highest)[c(bad$lowest < 1, bad$highest > n)]
+    sample <- first_sample(bad$stack_id)
+    fail("sample_locations", "depth", sample, sprintf(
+      "sample %s has %s frames, so depths must run 1..%s without gaps, found %s",
+      format_id(sample), format_id(n), format_id(n), format_id(found[[1L]])
+    ))
+  }
+  used <- DBI::dbGetQuery(con, sprintf(
+    'SELECT DISTINCT "location_id" FROM %s', frames
+  ))$location_id
+  dangling <- setdiff(as_column_type(used, "integer"), location_ids)
+  if (length(dangling)) {
+    stack <- DBI::dbGetQuery(con, sprintf(
+      'SELECT MIN("stack_id") AS "stack_id" FROM %s WHERE "location_id" = %s',
+      frames, format_id(dangling[[1L]])
+    ))$stack_id
+    fail("sample_locations", "location_id", first_sample(stack), sprintf(
+      "value %s has no match in `locations`.`location_id`", format_id(dangling[[1L]])
+    ))
+  }
 }
 
 # The rules of the format for the rows of the per-sample tables, as SQL, in
@@ -75,9 +245,9 @@ db_check_column_rules <- function(db, present, fail) {
   for (t in unique(checks$table)) {
     mine <- which(checks$table == t)
     flags <- vapply(seq_along(mine), function(k) {
-      sprintf("MAX(CASE WHEN %s THEN 1 ELSE 0 END) AS \"rule_%d\"", breaks(mine[[k]]), k)
+      sprintf('MAX(CASE WHEN %s THEN 1 ELSE 0 END) AS "rule_%d"', breaks(mine[[k]]), k)
     }, character(1))
-    found <- db_query(db[[t]]$con, "SELECT {flags} FROM {table} AS \"t\"",
+    found <- db_query(db[[t]]$con, 'SELECT {flags} FROM {table} AS "t"',
       flags = paste(flags, collapse = ", "), table = db[[t]]
     )
     broken[mine] <- vapply(seq_along(mine), function(k) db_number(found[[k]]) > 0, logical(1))
@@ -88,7 +258,7 @@ db_check_column_rules <- function(db, present, fail) {
   first <- which(broken)[[1L]]
   t <- checks$table[[first]]
   col <- checks$column[[first]]
-  row <- db_query(db[[t]]$con, "SELECT * FROM {table} AS \"t\" WHERE {breaks} LIMIT 1",
+  row <- db_query(db[[t]]$con, 'SELECT * FROM {table} AS "t" WHERE {breaks} LIMIT 1',
     table = db[[t]], breaks = breaks(first)
   )
   fail(t, col, row$sample_id, rules[[checks$rule[[first]]]]$message(row[[col]]))
@@ -102,10 +272,7 @@ db_check_keys <- function(db, present, fail) {
   for (i in which(pk$table %in% present)) {
     table <- db[[pk$table[[i]]]]
     row <- db_query(table$con,
-      paste(
-        "SELECT {column} AS \"id\" FROM {table} AS \"t\" GROUP BY {column} HAVING COUNT(*) > 1",
-        "LIMIT 1"
-      ),
+      'SELECT {column} AS "id" FROM {table} AS "t" GROUP BY {column} HAVING COUNT(*) > 1 LIMIT 1',
       table = table, column = sql_name(table$con, pk$column[[i]])
     )
     if (nrow(row)) {
@@ -121,10 +288,9 @@ db_check_keys <- function(db, present, fail) {
   for (i in which(fk$table %in% present & fk$ref_table %in% names(db))) {
     child <- db[[fk$table[[i]]]]
     row <- db_query(child$con, paste(
-      "SELECT \"c\".\"sample_id\" AS \"sample_id\", \"c\".{column} AS \"id\" FROM {child} AS \"c\"",
-      "WHERE \"c\".{column} IS NOT NULL",
-      "AND NOT EXISTS (SELECT 1 FROM {parent} AS \"p\"",
-      "WHERE \"p\".{ref_column} = \"c\".{column}) LIMIT 1"
+      'SELECT "c"."sample_id" AS "sample_id", "c".{column} AS "id" FROM {child} AS "c"',
+      'WHERE "c".{column} IS NOT NULL',
+      'AND NOT EXISTS (SELECT 1 FROM {parent} AS "p" WHERE "p".{ref_column} = "c".{column}) LIMIT 1'
     ),
     child = child, parent = db[[fk$ref_table[[i]]]],
     column = sql_name(child$con, fk$column[[i]]),
@@ -143,12 +309,12 @@ db_check_keys <- function(db, present, fail) {
 
 db_check_unique_types <- function(values, fail) {
   row <- db_query(values$con, paste(
-    "SELECT \"sample_id\", \"type\" FROM {values} AS \"v\"",
-    "GROUP BY \"sample_id\", \"type\" HAVING COUNT(*) > 1 LIMIT 1"
+    'SELECT "sample_id", "type" FROM {values} AS "v"',
+    'GROUP BY "sample_id", "type" HAVING COUNT(*) > 1 LIMIT 1'
   ), values = values)
   if (nrow(row)) {
     fail("sample_values", "type", row$sample_id, sprintf(
-      "(`sample_id`, `type`) must be unique but (%s, \"%s\") occurs more than once",
+      '(`sample_id`, `type`) must be unique but (%s, "%s") occurs more than once',
       format_id(row$sample_id), row$type
     ))
   }
@@ -157,11 +323,10 @@ db_check_unique_types <- function(values, fail) {
 # Depths run 1..n in each sample: all of them within 1..n and n distinct ones.
 db_check_depths <- function(stack, fail) {
   row <- db_query(stack$con, paste(
-    "SELECT \"sample_id\", COUNT(*) AS \"n_rows\",",
-    "MIN(\"depth\") AS \"lowest\", MAX(\"depth\") AS \"highest\"",
-    "FROM {stack} AS \"s\" GROUP BY \"sample_id\"",
-    "HAVING MIN(\"depth\") < 1 OR MAX(\"depth\") > COUNT(*)",
-    "OR COUNT(DISTINCT \"depth\") < COUNT(*) LIMIT 1"
+    'SELECT "sample_id", COUNT(*) AS "n_rows", MIN("depth") AS "lowest", MAX("depth") AS "highest"',
+    'FROM {stack} AS "s" GROUP BY "sample_id"',
+    'HAVING MIN("depth") < 1 OR MAX("depth") > COUNT(*)',
+    'OR COUNT(DISTINCT "depth") < COUNT(*) LIMIT 1'
   ), stack = stack)
   if (!nrow(row)) {
     return(invisible())
@@ -175,8 +340,8 @@ db_check_depths <- function(stack, fail) {
     ))
   }
   repeated <- db_query(stack$con, paste(
-    "SELECT \"depth\" FROM {stack} AS \"s\" WHERE \"sample_id\" = {sample}",
-    "GROUP BY \"depth\" HAVING COUNT(*) > 1 LIMIT 1"
+    'SELECT "depth" FROM {stack} AS "s" WHERE "sample_id" = {sample}',
+    'GROUP BY "depth" HAVING COUNT(*) > 1 LIMIT 1'
   ), stack = stack, sample = format_id(row$sample_id))
   fail("sample_locations", "depth", row$sample_id, sprintf(
     "(`sample_id`, `depth`) must be unique but (%s, %s) occurs more than once",

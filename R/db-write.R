@@ -22,31 +22,33 @@ profile_for_writing <- function(x, call = rlang::caller_env()) {
   if (labelled) {
     label_sets <- db_label_sets(db$sample_labels)
     labels_join <- sql_fill(
-      "LEFT JOIN ({sets}) AS \"l\" ON \"s\".\"sample_id\" = \"l\".\"sample_id\"",
+      'LEFT JOIN ({sets}) AS "l" ON "s"."sample_id" = "l"."sample_id"',
       sets = label_sets$sets
     )
-    labels <- "\"l\".\"labels\""
+    labels <- '"l"."labels"'
   } else {
     labels_join <- ""
     labels <- "CAST(NULL AS TEXT)"
   }
-  gauges <- paste(sql_string(con, v2_schema()$gauge_types), collapse = ", ")
-  rows <- db_query(con, paste(
-    "SELECT \"p\".\"source_id\", \"p\".\"stack\",",
-    "\"p\".\"labels\", \"v\".\"type\", \"v\".\"unit\",",
-    "SUM(\"v\".\"value\") AS \"value\", MIN(\"p\".\"sample_id\") AS \"first_sample\" FROM",
-    "(SELECT \"s\".\"sample_id\", \"s\".\"source_id\", \"t\".\"stack\", {labels} AS \"labels\"",
-    "FROM {samples} AS \"s\"",
-    "LEFT JOIN ({stacks}) AS \"t\"",
-    "ON \"s\".\"sample_id\" = \"t\".\"sample_id\" {labels_join}) AS \"p\"",
-    "LEFT JOIN (SELECT * FROM {values} AS \"w\" WHERE \"type\" NOT IN ({gauges})) AS \"v\"",
-    "ON \"p\".\"sample_id\" = \"v\".\"sample_id\"",
-    "GROUP BY \"p\".\"source_id\", \"p\".\"stack\",",
-    "\"p\".\"labels\", \"v\".\"type\", \"v\".\"unit\""
-  ),
-  labels = labels, samples = db$samples, stacks = db_stack_signatures(db$sample_locations),
-  labels_join = labels_join, values = db$sample_values, gauges = gauges
-  )
+  stacks <- db_stack_source(x)
+  rows <- if (is.null(stacks)) {
+    gauges <- paste(sql_string(con, v2_schema()$gauge_types), collapse = ", ")
+    db_query(con, paste(
+      'SELECT "p"."source_id", "p"."stack", "p"."labels", "v"."type", "v"."unit",',
+      'SUM("v"."value") AS "value", MIN("p"."sample_id") AS "first_sample" FROM',
+      '(SELECT "s"."sample_id", "s"."source_id", "t"."stack", {labels} AS "labels"',
+      'FROM {samples} AS "s"',
+      'LEFT JOIN ({stacks}) AS "t" ON "s"."sample_id" = "t"."sample_id" {labels_join}) AS "p"',
+      'LEFT JOIN (SELECT * FROM {values} AS "w" WHERE "type" NOT IN ({gauges})) AS "v"',
+      'ON "p"."sample_id" = "v"."sample_id"',
+      'GROUP BY "p"."source_id", "p"."stack", "p"."labels", "v"."type", "v"."unit"'
+    ),
+    labels = labels, samples = db$samples, stacks = db_stack_signatures(db$sample_locations),
+    labels_join = labels_join, values = db$sample_values, gauges = gauges
+    )
+  } else {
+    db_layout_rows_for_writing(stacks, labels, sub('"s".', '"p".', labels_join, fixed = TRUE))
+  }
   rows$source_id <- as_column_type(rows$source_id, "integer")
   aggregated <- aggregated_sample_tables(rows, local)
   if (labelled) {
@@ -69,10 +71,7 @@ write_by_sources <- function(x, path, write, batch_samples = 1e6, call = rlang::
   validate_db(x, call = call)
   tables <- db_profile_tables(x, call = call)
   counts <- db_query(tables$db$samples$con,
-    paste(
-      "SELECT \"source_id\", COUNT(*) AS \"n_samples\" FROM {samples} AS \"s\"",
-      "GROUP BY \"source_id\""
-    ),
+    'SELECT "source_id", COUNT(*) AS "n_samples" FROM {samples} AS "s" GROUP BY "source_id"',
     samples = tables$db$samples
   )
   sources <- tables$local$sources$source_id
@@ -181,4 +180,58 @@ with_columns_of <- function(template, columns) {
   })
   names(out) <- names(template)
   tibble::new_tibble(out, nrow = n)
+}
+
+# The grouped rows of profile_for_writing() from the layout's tables: values
+# summed per source, stack id, label set and value slot in the database, in
+# the long form of the query over the views (one row per group and summable
+# type; a group without values has one row of type NA), stacks as text.
+db_layout_rows_for_writing <- function(stacks, labels, labels_join) {
+  con <- stacks$con
+  p <- db_physical
+  n_slots <- db_slot_count(db_columns(con, p$samples))
+  slot_names <- db_slot_names(n_slots)
+  quoted <- sql_name(con, slot_names)
+  sums <- paste(sprintf('SUM("p".%s) AS %s', quoted, quoted), collapse = ", ")
+  grouped <- DBI::dbGetQuery(con, sprintf(paste(
+    'SELECT "p"."source_id" AS "source_id", "p"."stack_id" AS "stack_id", %s AS "labels", %s,',
+    'MIN("p"."sample_id") AS "first_sample" FROM %s AS "p" %s WHERE %s',
+    'GROUP BY "p"."source_id", "p"."stack_id", %s'
+  ), labels, sums, sql_name(con, p$samples), labels_join, stacks$where, labels))
+  grouped$source_id <- as_column_type(grouped$source_id, "integer")
+  stack_id <- as_column_type(grouped$stack_id, "integer")
+  ids <- sort(unique(stack_id))
+  frames <- db_stack_frames(con, ids)
+  frames <- frames[order(frames$stack_id, frames$depth, method = "radix"), , drop = FALSE]
+  text <- vapply(split(
+    paste0(frames$depth, ":", frames$location_id),
+    factor(frames$stack_id, levels = ids)
+  ), paste, character(1), collapse = ",", USE.NAMES = FALSE)
+  text[text == ""] <- NA_character_
+  stack <- text[match(stack_id, ids)]
+  slots <- db_slots(con)
+  slots <- slots[!slots$type %in% v2_schema()$gauge_types, , drop = FALSE]
+  by_source <- split(seq_len(nrow(grouped)), grouped$source_id)
+  pieces <- lapply(seq_len(nrow(slots)), function(i) {
+    r <- by_source[[as.character(slots$source_id[[i]])]]
+    value <- as.double(grouped[[paste0("value_", slots$slot[[i]])]][r])
+    r <- r[!is.na(value)]
+    data.frame(
+      row = r, type = rep(slots$type[[i]], length(r)), unit = rep(slots$unit[[i]], length(r)),
+      value = value[!is.na(value)]
+    )
+  })
+  none <- data.frame(row = integer(), type = character(), unit = character(), value = double())
+  long <- do.call(rbind, c(list(none), pieces))
+  empty <- setdiff(seq_len(nrow(grouped)), long$row)
+  long <- rbind(long, data.frame(
+    row = empty, type = rep(NA_character_, length(empty)),
+    unit = rep(NA_character_, length(empty)), value = rep(NA_real_, length(empty))
+  ))
+  data.frame(
+    source_id = grouped$source_id[long$row], stack = stack[long$row],
+    labels = grouped$labels[long$row], type = long$type, unit = long$unit, value = long$value,
+    first_sample = as.double(grouped$first_sample)[long$row],
+    stringsAsFactors = FALSE
+  )
 }

@@ -181,12 +181,21 @@ as_column_type <- function(v, type) {
     v <- as.double(v)
   }
   whole <- function(v) all(is.na(v) | (v == trunc(v) & abs(v) <= .Machine$integer.max))
+  if (is_untyped_column(v, type)) {
+    return(as.vector(v, type))
+  }
   switch(type,
     logical = if (is.numeric(v) && all(v %in% c(0, 1, NA))) as.logical(v) else v,
     integer = if (is.double(v) && whole(v)) as.integer(v) else v,
     double = if (is.integer(v)) as.double(v) else v,
     v
   )
+}
+
+# A column of no rows or only NULLs, whose type the driver cannot tell (it
+# comes back logical).
+is_untyped_column <- function(v, type) {
+  is.logical(v) && type != "logical" && all(is.na(v))
 }
 
 # A count or sum collected from a database as a double (0 for SQL's NULL sum
@@ -288,7 +297,7 @@ db_temporary_table <- function(con, location_id, key) {
     "CREATE TEMPORARY TABLE %s (\"location_id\" INTEGER PRIMARY KEY, \"key\" INTEGER)",
     sql_name(con, name)
   ))
-  DBI::dbAppendTable(
+  db_insert_rows(
     con, name, data.frame(location_id = as.integer(location_id), key = as.integer(key))
   )
   name

@@ -46,6 +46,7 @@ summary_parts <- function(x, call = rlang::caller_env()) {
     samples = tables$samples,
     # a database-backed profile's samples (a db_table(); NULL in memory)
     samples_db = tables[["samples_db"]],
+    db_views = tables[["db_views"]],
     sources = tables$sources,
     # extension table and column: absent from hand-built profiles
     declared_types = utf8_if_character(tables[["sample_types"]][["type"]]),
@@ -107,6 +108,9 @@ with_derived_type <- function(pairs, derived) {
 value_types <- function(values) {
   if (is_db_table(values)) {
     return(db_value_types(values))
+  }
+  if (is_db_stacks(values)) {
+    return(db_stacks_value_types(values))
   }
   pairs <- rust_value(
     ffi_profile_value_types(as.character(values$type), as.character(values$unit)),
@@ -239,6 +243,8 @@ frame_key_totals <- function(parts, type, location_key, n_keys, call = rlang::ca
   if (is_db_table(parts$values)) {
     return(db_key_totals(parts, type, location_key, n_keys, call = call))
   }
+  # the layout's values summed per stack id in the database, then in memory
+  parts <- stacks_in_memory(parts, type, call = call)
   input <- stack_input(parts, type, location_key, n_keys)
   rust_value(ffi_profile_key_totals(input), "Can't summarise the profile.", call = call)
 }

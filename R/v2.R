@@ -206,26 +206,43 @@ check_v2_table_list <- function(tables, call = rlang::caller_env()) {
         i = "It has {.field {names(df)}}."
       ), t = t, req_cols = req_cols, df = df)
     }
-    for (j in seq_along(spec$name)) {
-      col <- spec$name[[j]]
-      if (!col %in% names(df)) next
-      want <- spec$col_type[[j]]
-      v <- df[[col]]
-      ok <- switch(want,
-        integer = is.integer(v) && !is.factor(v),
-        double = is.double(v),
-        character = is.character(v),
-        logical = is.logical(v)
-      )
-      if (!ok) {
-        invalid(
-          "Table {.field {t}}, column {.field {col}} must be {want}, not {.obj_type_friendly {v}}.",
-          t = t, col = col, want = want, v = v
-        )
-      }
-    }
+    tables[[t]] <- check_v2_column_types(t, df, spec, invalid)
   }
   tables
+}
+
+# The columns of table `t` (`df`) against their types in the format (`spec`);
+# `invalid` raises the error. Returns `df`, where a logical column collected
+# from a database without a boolean type (SQLite: 0, 1 and NULL) is made
+# logical.
+check_v2_column_types <- function(t, df, spec, invalid) {
+  for (j in seq_along(spec$name)) {
+    col <- spec$name[[j]]
+    if (!col %in% names(df)) next
+    want <- spec$col_type[[j]]
+    v <- df[[col]]
+    if (want == "logical" && is_logical_as_number(v)) {
+      v <- as.logical(v)
+      df[[col]] <- v
+    }
+    ok <- switch(want,
+      integer = is.integer(v) && !is.factor(v),
+      double = is.double(v),
+      character = is.character(v),
+      logical = is.logical(v)
+    )
+    if (!ok) {
+      invalid(
+        "Table {.field {t}}, column {.field {col}} must be {want}, not {.obj_type_friendly {v}}.",
+        t = t, col = col, want = want, v = v
+      )
+    }
+  }
+  df
+}
+
+is_logical_as_number <- function(v) {
+  (is.integer(v) || is.double(v)) && !is.factor(v) && all(v %in% c(0, 1, NA))
 }
 
 # The dm must carry the keys of the format (dm verbs keep them; dm() alone does not).

@@ -25,6 +25,8 @@ debs=(
   golang-github-google-pprof-dev chromium protobuf-compiler
   r-cran-htmlwidgets r-cran-jsonlite r-cran-dbi r-cran-dbplyr r-cran-rsqlite
   postgresql libpq-dev
+  # the other PostgreSQL driver the database functions are tested with
+  r-cran-rpostgresql
   # the house rules' R lints (dev/lint.R); styler, the formatter, is CRAN's (below)
   r-cran-lintr
 )

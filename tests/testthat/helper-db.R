@@ -4,17 +4,19 @@
 # - `local_db("sqlite")`: RSQLite, a file in a temporary directory;
 # - `local_db("duckdb")`: duckdb, if installed;
 # - `local_db("postgres")`: a database of a PostgreSQL cluster that the test
-#   run starts (once) and stops at its end.
+#   run starts (once) and stops at its end;
+# - `local_db("rpostgresql")`: the same through the RPostgreSQL driver.
 #
 # Each skips the test, saying why, when its backend cannot run here.
 
-db_backends <- c("sqlite", "duckdb", "postgres")
+db_backends <- c("sqlite", "duckdb", "postgres", "rpostgresql")
 
 local_db <- function(backend, env = parent.frame()) {
   switch(backend,
     sqlite = local_sqlite(env),
     duckdb = local_duckdb(env),
-    postgres = local_postgres(env)
+    postgres = local_postgres(env),
+    rpostgresql = local_postgres(env, driver = "RPostgreSQL")
   )
 }
 
@@ -57,10 +59,11 @@ local_duckdb <- function(env = parent.frame()) {
 
 # A new database in the test run's PostgreSQL cluster, dropped at the end of
 # the test.
-local_postgres <- function(env = parent.frame()) {
+local_postgres <- function(env = parent.frame(), driver = "RPostgres") {
   # (loading lubridate, which RPostgres imports, asks timedatectl for the time
   # zone when TZ is unset, with a warning where systemd does not run)
   withr::with_envvar(c(TZ = "UTC"), testthat::skip_if_not_installed("RPostgres"))
+  testthat::skip_if_not_installed(driver)
   cluster <- postgres_cluster()
   if (!is.null(cluster$skip)) {
     testthat::skip(cluster$skip)
@@ -69,10 +72,10 @@ local_postgres <- function(env = parent.frame()) {
   name <- sprintf("profile_test_%d", cluster$databases)
   admin <- postgres_connect(cluster, "postgres")
   DBI::dbExecute(admin, paste("CREATE DATABASE", name))
-  con <- postgres_connect(cluster, name)
+  con <- postgres_connect(cluster, name, driver)
   withr::defer(
     {
-      if (DBI::dbIsValid(con)) DBI::dbDisconnect(con)
+      try(DBI::dbDisconnect(con), silent = TRUE)
       # connections of the test that are still open (a second connection)
       DBI::dbExecute(admin, sprintf(
         paste(
@@ -89,7 +92,17 @@ local_postgres <- function(env = parent.frame()) {
   con
 }
 
-postgres_connect <- function(cluster, dbname) {
+postgres_connect <- function(cluster, dbname, driver = "RPostgres") {
+  if (driver == "RPostgreSQL") {
+    con <- DBI::dbConnect(RPostgreSQL::PostgreSQL(),
+      host = "127.0.0.1", port = cluster$port, user = "postgres", dbname = dbname
+    )
+    # dbplyr warns, once per session, that RPostgreSQL has "an old dbplyr
+    # interface": taken here, not by the first function a test expects to be
+    # silent
+    suppressWarnings(dplyr::tbl(con, dplyr::sql('SELECT 1 AS "one"')))
+    return(con)
+  }
   # The time zone given, and TZ set while connecting: RPostgres checks the
   # zone with lubridate, which otherwise asks the system (timedatectl, with a
   # warning where systemd does not run).
@@ -215,9 +228,14 @@ free_port <- function() {
   testthat::skip("no free TCP port for PostgreSQL")
 }
 
-# The number of rows of each profile table of `con`.
+# The number of rows of each profile table of `con`, and of the tables of the
+# layout under the views.
 db_row_counts <- function(con) {
-  tables <- intersect(v2_schema()$tables, DBI::dbListTables(con))
+  layout <- c(
+    "profile_samples", "profile_stacks", "profile_stack_frames", "profile_value_types",
+    "profile_value_slots", "profile_source_stacks", "profile_db_info"
+  )
+  tables <- intersect(c(v2_schema()$tables, layout), db_relations(con)$name)
   counts <- vapply(tables, function(t) {
     as.numeric(
       DBI::dbGetQuery(con, paste("SELECT COUNT(*) AS n FROM", DBI::dbQuoteIdentifier(con, t)))$n

@@ -1,0 +1,453 @@
+# The layout of a profile database (2.2): each distinct stack stored once.
+#
+# What a user sees is the v2 format: the tables `meta`, `sources`, `locations`,
+# `functions` and the extension tables are tables of their own names, and
+# `samples`, `sample_values` and `sample_locations` are views. Under the views:
+#
+# - `profile_samples`: one row per sample with the columns of `samples`, the
+#   id of its stack (`stack_id`) and its values in the columns `value_1`,
+#   `value_2`, ... (a *slot* per sample type of its source; NULL where the
+#   sample has no value of that type);
+# - `profile_value_slots`: which type each slot of a source holds
+#   (`source_id`, `slot`, `type_id`), and `profile_value_types` the types
+#   (`type_id`, `type`, `unit`), each pair stored once;
+# - `profile_stacks`: each distinct stack once (`stack_id`; `frames`, the
+#   location ids innermost first joined by commas, unique, which is how an
+#   append finds the stacks stored already; `n_frames`), and
+#   `profile_stack_frames` its frames (`stack_id`, `depth`, `location_id`);
+# - `profile_source_stacks`: per source and stack, the number of samples and
+#   the sums of their values in each slot (`source_id`, `stack_id`,
+#   `n_samples`, `value_1`, ...), written with the samples by the append
+#   that adds them: what summaries of whole sources read, so that they group
+#   the distinct stacks of each source rather than every sample;
+# - `profile_db_info`: the layout's version (`key` "layout"); its row is also
+#   what appends lock, one at a time, on databases without advisory locks.
+#
+# Summaries, flame graphs, folded stacks, the pprof writer and validation read
+# these tables directly: values are summed per stack id in the database and
+# only the distinct stacks come back to R (R/db-summary.R). A database of
+# profile 2.1 (the seven tables as plain tables) is read as it is and
+# upgraded by profile_db_upgrade() (R/db-upgrade.R).
+#
+# This file also holds what differs between DBI drivers: the SQL dialect, the
+# relations of the schema, transactions and inserting rows.
+
+db_layout_version <- "2.2"
+
+db_physical <- list(
+  samples = "profile_samples",
+  stacks = "profile_stacks",
+  frames = "profile_stack_frames",
+  types = "profile_value_types",
+  slots = "profile_value_slots",
+  source_stacks = "profile_source_stacks",
+  info = "profile_db_info"
+)
+
+db_view_tables <- c("samples", "sample_values", "sample_locations")
+
+# ---------------------------------------------------------------------------
+# Drivers
+
+# The SQL dialect of a connection: the drivers the package is tested with,
+# "other" for the rest (which get the portable SQL).
+db_dialect <- function(con) {
+  if (inherits(con, "SQLiteConnection")) {
+    "sqlite"
+  } else if (inherits(con, c("PqConnection", "PostgreSQLConnection"))) {
+    "postgres"
+  } else if (inherits(con, "duckdb_connection")) {
+    "duckdb"
+  } else {
+    "other"
+  }
+}
+
+# DBI::dbIsValid(), or a query where a driver has no method for it
+# (RPostgreSQL).
+db_is_valid <- function(con) {
+  tryCatch(DBI::dbIsValid(con), error = function(e) {
+    tryCatch(
+      {
+        DBI::dbGetQuery(con, 'SELECT 1 AS "one"')
+        TRUE
+      },
+      error = function(e) FALSE
+    )
+  })
+}
+
+# The tables and views of the connection's default schema: `name`, `view`.
+db_relations <- function(con) {
+  rows <- switch(db_dialect(con),
+    sqlite = DBI::dbGetQuery(con, paste(
+      "SELECT \"name\", \"type\" FROM \"sqlite_master\" WHERE \"type\" IN ('table', 'view')"
+    )),
+    postgres = ,
+    duckdb = DBI::dbGetQuery(con, paste(
+      'SELECT "table_name" AS "name", "table_type" AS "type"',
+      'FROM "information_schema"."tables" WHERE "table_schema" = current_schema()'
+    )),
+    {
+      names <- DBI::dbListTables(con)
+      data.frame(name = names, type = rep("table", length(names)))
+    }
+  )
+  data.frame(
+    name = as.character(rows$name), view = grepl("view", rows$type, ignore.case = TRUE),
+    stringsAsFactors = FALSE
+  )
+}
+
+# The columns of every table and view of the default schema, in their order:
+# a named list (one query where the database has an information schema or,
+# SQLite, table-valued pragma functions).
+db_all_columns <- function(con) {
+  rows <- switch(db_dialect(con),
+    sqlite = DBI::dbGetQuery(con, paste(
+      'SELECT "m"."name" AS "table_name", "c"."name" AS "column_name"',
+      'FROM "sqlite_master" AS "m", pragma_table_info("m"."name") AS "c"',
+      "WHERE \"m\".\"type\" IN ('table', 'view') ORDER BY \"m\".\"name\", \"c\".\"cid\""
+    )),
+    postgres = ,
+    duckdb = DBI::dbGetQuery(con, paste(
+      'SELECT "table_name", "column_name" FROM "information_schema"."columns"',
+      'WHERE "table_schema" = current_schema() ORDER BY "table_name", "ordinal_position"'
+    )),
+    NULL
+  )
+  if (is.null(rows)) {
+    names <- db_relations(con)$name
+    columns <- lapply(names, function(t) db_columns(con, t))
+    names(columns) <- names
+    return(columns)
+  }
+  split(as.character(rows$column_name), factor(rows$table_name, levels = unique(rows$table_name)))
+}
+
+# The columns of a table or view.
+db_columns <- function(con, table) {
+  names(DBI::dbGetQuery(con, sprintf("SELECT * FROM %s WHERE 1 = 0", sql_name(con, table))))
+}
+
+# Runs `code` in one transaction, rolled back if it fails or is interrupted
+# (an interrupt becomes a profile_error_io). SQLite's transaction takes the
+# write lock when it starts (BEGIN IMMEDIATE, waiting for another writer as
+# long as the connection's busy timeout), so that no append fails because
+# another one started writing first.
+db_transaction <- function(con, code, what = "append") {
+  sqlite <- db_dialect(con) == "sqlite"
+  if (sqlite) {
+    DBI::dbExecute(con, "BEGIN IMMEDIATE")
+  } else {
+    DBI::dbBegin(con)
+  }
+  finished <- FALSE
+  on.exit(if (!finished) try(db_rollback(con, sqlite), silent = TRUE))
+  value <- withCallingHandlers(force(code), interrupt = function(e) {
+    try(db_rollback(con, sqlite), silent = TRUE)
+    finished <<- TRUE
+    abort_profile("io", "The {what} was interrupted; the database is unchanged.", what = what)
+  })
+  if (sqlite) DBI::dbExecute(con, "COMMIT") else DBI::dbCommit(con)
+  finished <- TRUE
+  value
+}
+
+db_rollback <- function(con, sqlite) {
+  if (sqlite) DBI::dbExecute(con, "ROLLBACK") else DBI::dbRollback(con)
+}
+
+# SQLite waits this long (ms) for another connection's write lock.
+db_sqlite_busy_ms <- 600000L
+
+# Makes the appends, deletes and upgrades of several connections wait for
+# each other: inside the transaction, PostgreSQL takes a transaction-level
+# advisory lock (also around creating the tables); other databases update
+# the layout's row of profile_db_info, which holds its row lock until the
+# transaction ends (SQLite's transaction holds the write lock already).
+db_lock <- function(con) {
+  if (db_dialect(con) == "postgres") {
+    # (the function returns void, which RPostgreSQL cannot read)
+    DBI::dbGetQuery(con, paste(
+      'SELECT 1 AS "locked" FROM (SELECT pg_advisory_xact_lock(7303429125)) AS "l"'
+    ))
+  } else if (db_physical$info %in% db_relations(con)$name) {
+    DBI::dbExecute(con, sql_fill(
+      "UPDATE {info} SET \"value\" = \"value\" WHERE \"key\" = 'layout'",
+      info = sql_name(con, db_physical$info)
+    ))
+  }
+  invisible()
+}
+
+# Inserts the rows of a data frame into a table: DBI::dbAppendTable() where
+# the driver binds parameters, else INSERT statements of literal values
+# (RPostgreSQL), a thousand rows each.
+db_insert_rows <- function(con, table, rows) {
+  rows <- as.data.frame(rows)
+  if (!inherits(con, "PostgreSQLConnection")) {
+    DBI::dbAppendTable(con, table, rows)
+    return(invisible())
+  }
+  columns <- paste(sql_name(con, names(rows)), collapse = ", ")
+  literals <- lapply(rows, sql_literals, con = con)
+  tuples <- do.call(paste, c(literals, list(sep = ", ")))
+  for (chunk in split(tuples, ceiling(seq_along(tuples) / 1000))) {
+    DBI::dbExecute(con, sprintf(
+      "INSERT INTO %s (%s) VALUES (%s)", sql_name(con, table), columns,
+      paste(chunk, collapse = "), (")
+    ))
+  }
+  invisible()
+}
+
+# Values as SQL literals that keep every value: doubles with 17 digits.
+sql_literals <- function(v, con) {
+  out <- if (is.character(v)) {
+    as.character(DBI::dbQuoteString(con, v))
+  } else if (is.logical(v)) {
+    ifelse(v, "TRUE", "FALSE")
+  } else if (is.integer(v)) {
+    as.character(v)
+  } else {
+    ifelse(is.finite(v), sprintf("%.17g", v), ifelse(
+      is.nan(v) | is.na(v), "NULL", ifelse(v > 0, "'Infinity'", "'-Infinity'")
+    ))
+  }
+  out[is.na(v)] <- "NULL"
+  out
+}
+
+# ---------------------------------------------------------------------------
+# Which layout a database has
+
+# "none" (no profile tables), "2.1" (the tables of the format as plain
+# tables: profile 2.1, or dm::copy_dm_to()), or the version of the layout of
+# this file ("2.2").
+db_layout <- function(con) {
+  relations <- db_relations(con)
+  if (db_physical$info %in% relations$name) {
+    found <- DBI::dbGetQuery(con, sprintf(
+      "SELECT \"value\" FROM %s WHERE \"key\" = 'layout'", sql_name(con, db_physical$info)
+    ))
+    return(if (nrow(found)) as.character(found$value[[1L]]) else "unknown")
+  }
+  if ("samples" %in% relations$name[!relations$view]) {
+    return("2.1")
+  }
+  if (any(v2_schema()$tables %in% relations$name)) "unknown" else "none"
+}
+
+# The number of value slots of profile_samples.
+db_slot_count <- function(columns) {
+  sum(grepl("^value_[0-9]+$", columns))
+}
+
+# ---------------------------------------------------------------------------
+# Creating the layout
+
+# CREATE statements of the layout's own tables, with `n_slots` value columns.
+db_layout_tables_sql <- function(con, n_slots = 1L) {
+  q <- function(x) paste(sql_name(con, x), collapse = ", ")
+  type <- function(prototype) DBI::dbDataType(con, prototype)
+  int <- type(integer())
+  dbl <- type(double())
+  chr <- type(character())
+  create <- function(table, columns, constraints) {
+    body <- paste(c(columns, constraints), collapse = ",\n  ")
+    sprintf("CREATE TABLE %s (\n  %s\n)", q(table), body)
+  }
+  fk <- function(column, table, ref) {
+    sprintf("FOREIGN KEY (%s) REFERENCES %s (%s)", q(column), q(table), q(ref))
+  }
+  p <- db_physical
+  spec <- v2_schema()$columns$samples
+  prototypes <- list(
+    integer = integer(), double = double(), character = character(), logical = logical()
+  )
+  sample_columns <- vapply(seq_along(spec$name), function(j) {
+    paste(q(spec$name[[j]]), type(prototypes[[spec$col_type[[j]]]]))
+  }, character(1))
+  stacks_index <- if (db_dialect(con) == "postgres") {
+    # a B-tree entry is limited to a third of a page; a hash index is not
+    sprintf(
+      "CREATE INDEX %s ON %s USING hash (%s)",
+      q("profile_stacks_frames"), q(p$stacks), q("frames")
+    )
+  } else {
+    sprintf(
+      "CREATE UNIQUE INDEX %s ON %s (%s)", q("profile_stacks_frames"), q(p$stacks), q("frames")
+    )
+  }
+  c(
+    create(
+      p$info, c(paste(q("key"), chr, "NOT NULL"), paste(q("value"), chr)),
+      sprintf("PRIMARY KEY (%s)", q("key"))
+    ),
+    create(
+      p$types,
+      c(
+        paste(q("type_id"), int, "NOT NULL"),
+        paste(sql_name(con, c("type", "unit")), chr, "NOT NULL")
+      ),
+      c(sprintf("PRIMARY KEY (%s)", q("type_id")), sprintf("UNIQUE (%s)", q(c("type", "unit"))))
+    ),
+    create(
+      p$slots, paste(sql_name(con, c("source_id", "slot", "type_id")), int, "NOT NULL"),
+      c(
+        sprintf("PRIMARY KEY (%s)", q(c("source_id", "slot"))),
+        sprintf("UNIQUE (%s)", q(c("source_id", "type_id"))),
+        fk("source_id", "sources", "source_id"), fk("type_id", p$types, "type_id")
+      )
+    ),
+    create(
+      p$stacks,
+      c(
+        paste(q("stack_id"), int, "NOT NULL"), paste(q("frames"), chr, "NOT NULL"),
+        paste(q("n_frames"), int)
+      ),
+      sprintf("PRIMARY KEY (%s)", q("stack_id"))
+    ),
+    stacks_index,
+    create(
+      p$frames, paste(sql_name(con, c("stack_id", "depth", "location_id")), int, "NOT NULL"),
+      c(
+        sprintf("PRIMARY KEY (%s)", q(c("stack_id", "depth"))),
+        fk("stack_id", p$stacks, "stack_id"), fk("location_id", "locations", "location_id")
+      )
+    ),
+    create(
+      p$samples,
+      c(
+        sample_columns, paste(q("stack_id"), int, "NOT NULL"),
+        paste(sql_name(con, db_slot_names(n_slots)), dbl)
+      ),
+      c(
+        sprintf("PRIMARY KEY (%s)", q("sample_id")),
+        fk("source_id", "sources", "source_id"), fk("stack_id", p$stacks, "stack_id")
+      )
+    ),
+    sprintf(
+      "CREATE INDEX %s ON %s (%s)", q("profile_samples_source_id"), q(p$samples), q("source_id")
+    ),
+    create(
+      p$source_stacks,
+      c(
+        paste(sql_name(con, c("source_id", "stack_id", "n_samples")), int, "NOT NULL"),
+        paste(sql_name(con, db_slot_names(n_slots)), dbl)
+      ),
+      c(
+        sprintf("PRIMARY KEY (%s)", q(c("source_id", "stack_id"))),
+        fk("source_id", "sources", "source_id"), fk("stack_id", p$stacks, "stack_id")
+      )
+    )
+  )
+}
+
+db_slot_names <- function(n) {
+  if (n > 0) paste0("value_", seq_len(n)) else character()
+}
+
+# The CREATE VIEW statements of `samples`, `sample_values` and
+# `sample_locations` over profile_samples with the columns `columns`.
+db_views_sql <- function(con, columns) {
+  q <- function(x) paste(sql_name(con, x), collapse = ", ")
+  p <- db_physical
+  sample_columns <- intersect(v2_schema()$columns$samples$name, columns)
+  slots <- seq_len(db_slot_count(columns))
+  value <- sprintf(
+    'CASE "v"."slot" %s END',
+    paste(
+      sprintf('WHEN %d THEN "p".%s', slots, sql_name(con, paste0("value_", slots))),
+      collapse = " "
+    )
+  )
+  c(
+    samples = sprintf(
+      "CREATE VIEW %s AS SELECT %s FROM %s", q("samples"), q(sample_columns), q(p$samples)
+    ),
+    sample_values = paste(
+      sprintf("CREATE VIEW %s AS", q("sample_values")),
+      'SELECT "p"."sample_id" AS "sample_id",',
+      '"t"."type" AS "type", "t"."unit" AS "unit",',
+      sprintf('%s AS "value" FROM %s AS "p"', value, q(p$samples)),
+      sprintf('INNER JOIN %s AS "v" ON "v"."source_id" = "p"."source_id"', q(p$slots)),
+      sprintf('INNER JOIN %s AS "t" ON "t"."type_id" = "v"."type_id"', q(p$types)),
+      sprintf("WHERE %s IS NOT NULL", value)
+    ),
+    sample_locations = paste(
+      sprintf("CREATE VIEW %s AS", q("sample_locations")),
+      'SELECT "p"."sample_id" AS "sample_id", "f"."depth" AS "depth",',
+      sprintf('"f"."location_id" AS "location_id" FROM %s AS "p"', q(p$samples)),
+      sprintf('INNER JOIN %s AS "f" ON "f"."stack_id" = "p"."stack_id"', q(p$frames))
+    )
+  )
+}
+
+# Drops and creates the views again (after columns were added to
+# profile_samples).
+db_replace_views <- function(con) {
+  relations <- db_relations(con)
+  for (view in intersect(db_view_tables, relations$name[relations$view])) {
+    DBI::dbExecute(con, paste("DROP VIEW", sql_name(con, view)))
+  }
+  for (statement in db_views_sql(con, db_columns(con, db_physical$samples))) {
+    DBI::dbExecute(con, statement)
+  }
+}
+
+# Creates the tables of the format (those that are not views) and the
+# layout's tables and views in an empty database.
+db_create_layout <- function(con, n_slots = 1L) {
+  for (t in setdiff(db_table_order(), db_view_tables)) {
+    if (t == "sample_labels") {
+      for (statement in db_layout_tables_sql(con, n_slots)) DBI::dbExecute(con, statement)
+    }
+    for (statement in db_create_table_sql(con, t)) DBI::dbExecute(con, statement)
+    if (t == "meta") {
+      db_insert_rows(con, "meta", data.frame(key = "version", value = "2.0"))
+    }
+  }
+  for (statement in db_views_sql(con, db_columns(con, db_physical$samples))) {
+    DBI::dbExecute(con, statement)
+  }
+  db_insert_rows(con, db_physical$info, data.frame(key = "layout", value = db_layout_version))
+}
+
+# Adds the columns of `tables` that the database's tables lack (an extension
+# column of a later version of the format), and `n_slots` value slots;
+# replaces the views if profile_samples changed.
+db_add_columns <- function(con, tables, n_slots) {
+  added <- FALSE
+  known <- db_all_columns(con)
+  add <- function(table, column, prototype) {
+    DBI::dbExecute(con, sprintf(
+      "ALTER TABLE %s ADD COLUMN %s %s",
+      sql_name(con, table), sql_name(con, column), DBI::dbDataType(con, prototype)
+    ))
+  }
+  formats <- setdiff(db_table_order(), c("sample_values", "sample_locations"))
+  for (t in intersect(names(tables), formats)) {
+    physical <- if (t == "samples") db_physical$samples else t
+    wanted <- tables[[t]]
+    if (t %in% db_ordered_tables) {
+      wanted$position <- rep(NA_integer_, nrow(wanted))
+    }
+    for (col in setdiff(names(wanted), known[[physical]])) {
+      add(physical, col, wanted[[col]])
+      added <- added || t == "samples"
+    }
+  }
+  slots <- db_slot_count(known[[db_physical$samples]])
+  if (n_slots > slots) {
+    for (name in db_slot_names(n_slots)[-seq_len(slots)]) {
+      add(db_physical$samples, name, double())
+      add(db_physical$source_stacks, name, double())
+    }
+    added <- TRUE
+  }
+  if (added) {
+    db_replace_views(con)
+  }
+}
