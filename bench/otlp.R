@@ -6,7 +6,7 @@
 #   R CMD INSTALL -l .rlib . && R_LIBS=.rlib Rscript bench/otlp.R [N]
 #
 # The profile: the samples of the package's Go CPU profile (inst/samples/pprof/
-# cpu.pb.gz: 628 samples, labels, 20 frames on average) repeated to N (1e6)
+# cpu.pb.gz: 628 samples, labels, 15 frames on average) repeated to N (1e6)
 # samples of one pprof source, each with its own values (the k-th repeat's
 # values times k), so that pprof and OTLP both hold every sample: write_pprof()
 # writes pprof samples one to one, write_otlp() combines samples of equal stack

@@ -145,7 +145,21 @@ impl Combiner {
         let scopes = renumber!(scopes, scope_id)?;
         append!(scopes, "scope_id" => &scopes, "resource_id" => &resources)?;
         let sources = renumber!(sources, source_id)?;
-        append!(sources, "source_id" => &sources, "scope_id" => &scopes)?;
+        if input.has_table("scopes") {
+            append!(sources, "source_id" => &sources, "scope_id" => &scopes)?;
+        } else {
+            // Without its scopes table an input's `scope_id` refers to nothing
+            // (validation leaves it unchecked): the result has NA there.
+            let mut own = input.sources.clone();
+            own.scope_id.iter_mut().for_each(|id| *id = crate::NA_INT);
+            append_rows(
+                "sources",
+                self.out.sources.columns_mut(),
+                own.columns(),
+                &strings,
+                &[("source_id", &sources), ("scope_id", &scopes)],
+            )?;
+        }
         let mappings = renumber!(mappings, mapping_id)?;
         append!(mappings, "mapping_id" => &mappings, "source_id" => &sources)?;
 

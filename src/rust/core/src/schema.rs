@@ -260,6 +260,8 @@ mod tests {
                 ("locations", "location_id"),
                 ("functions", "function_id"),
                 ("mappings", "mapping_id"),
+                ("resources", "resource_id"),
+                ("scopes", "scope_id"),
             ]
         );
         let fk: Vec<String> = FOREIGN_KEYS
@@ -269,6 +271,7 @@ mod tests {
         assert_eq!(
             fk,
             [
+                "sources.scope_id scopes.scope_id",
                 "samples.source_id sources.source_id",
                 "sample_values.sample_id samples.sample_id",
                 "sample_locations.sample_id samples.sample_id",
@@ -281,12 +284,19 @@ mod tests {
                 "mappings.source_id sources.source_id",
                 "source_comments.source_id sources.source_id",
                 "source_lines.source_id sources.source_id",
+                "scopes.resource_id resources.resource_id",
+                "resource_attributes.resource_id resources.resource_id",
+                "scope_attributes.scope_id scopes.scope_id",
+                "source_attributes.source_id sources.source_id",
+                "mapping_attributes.mapping_id mappings.mapping_id",
+                "location_attributes.location_id locations.location_id",
             ]
         );
         assert_eq!(
             POSITIVE,
             [
                 ("sources", "source_id"),
+                ("sources", "scope_id"),
                 ("samples", "sample_id"),
                 ("sample_locations", "depth"),
                 ("locations", "location_id"),
@@ -296,18 +306,23 @@ mod tests {
                 ("functions", "function_id"),
                 ("mappings", "mapping_id"),
                 ("source_lines", "line"),
+                ("resources", "resource_id"),
+                ("scopes", "scope_id"),
             ]
         );
         assert_eq!(
             NON_NEGATIVE,
             [
+                ("sources", "dropped_attributes_count"),
                 ("samples", "time"),
                 ("locations", "line"),
                 ("locations", "column"),
-                ("functions", "start_line")
+                ("functions", "start_line"),
+                ("resources", "dropped_attributes_count"),
+                ("scopes", "dropped_attributes_count"),
             ]
         );
-        assert_eq!(NOT_NA.len(), 27);
+        assert_eq!(NOT_NA.len(), 40);
         assert_eq!(
             GAUGE_TYPES,
             ["small_vector_heap", "large_vector_heap", "node_heap"]
@@ -316,6 +331,9 @@ mod tests {
             .iter()
             .map(|t| required_column_count(t.name))
             .collect();
-        assert_eq!(counts, [2, 4, 2, 4, 3, 3, 5, 3, 5, 11, 2, 4]);
+        assert_eq!(
+            counts,
+            [2, 4, 2, 4, 3, 3, 5, 3, 5, 11, 2, 4, 3, 6, 5, 5, 5, 5, 5]
+        );
     }
 }

@@ -992,6 +992,7 @@ fn writer_refuses_more_values_than_the_limit() {
         p.sample_values.unit.push(u);
         p.sample_values.value.push(1.0);
     }
+    p.pad_extension_columns(&[]);
     crate::validate::validate(&p).unwrap();
     let e = encode(&p, &WriteOptions::default()).unwrap_err();
     assert_eq!(e.kind(), "limit", "{e}");
@@ -1008,6 +1009,7 @@ fn rprof_time_is_not_added_when_cpu_has_another_unit() {
     p.sample_types.source_id.push(1);
     p.sample_types.value_type.push(cpu);
     p.sample_types.unit.push(ms);
+    p.pad_extension_columns(&[]);
     crate::validate::validate(&p).unwrap();
     let m = message_from_profile(&p, &WriteOptions::default()).unwrap();
     let names: Vec<&[u8]> = m
@@ -1229,6 +1231,7 @@ fn rprof_like() -> Profile {
             p.sample_locations.location_id.push(loc);
         }
     }
+    p.pad_extension_columns(&[]);
     crate::validate::validate(&p).unwrap();
     p
 }
@@ -1366,6 +1369,7 @@ fn combined_sources_unite_sample_types() {
             .location_id
             .push(r.sample_locations.location_id[i] + loc_off);
     }
+    p.pad_extension_columns(&[]);
     crate::validate::validate(&p).unwrap();
     let m = message_from_profile(&p, &WriteOptions::default()).unwrap();
     let s = |i: i64| String::from_utf8(m.string_table[i as usize].clone()).unwrap();

@@ -1013,6 +1013,8 @@ fn build_model(
     let (functions, locations) =
         add_model_samples(&mut p, sources, names, files, samples, &strings);
     add_model_frames(&mut p, &functions, &locations, shuffle);
+    // The OTLP columns, as a reader leaves them: NA.
+    p.pad_extension_columns(&[]);
     p
 }
 
