@@ -151,3 +151,10 @@ skip_unless_capped_processes <- function() {
   testthat::skip_if_not(file.exists("/proc/self/status"), "no /proc/self/status (VmHWM)")
   testthat::skip_if(!nzchar(Sys.which("bash")), "no bash (ulimit)")
 }
+
+# The CPU time (user and system) of this process in a system.time() result:
+# what a time limit of a test measures, as a loaded machine stretches the
+# elapsed time but not the work done.
+cpu_seconds <- function(time) {
+  time[["user.self"]] + time[["sys.self"]]
+}

@@ -358,7 +358,8 @@ test_that("source panel: per-line values as summaryRprof(lines = 'show'), memory
   x <- rec$x
   files <- c("work.R", "<expr>")
   expect_true(all(files %in% basename(dm::dm_get_tables(x)$source_lines$filename)))
-  html <- view_file(x)
+  # counts of ticks, as summaryRprof()'s times divided by the interval
+  html <- view_file(x, type = "samples")
   payload <- view_payload(html)
   types <- vapply(payload$types, `[[`, "", "name")
   panel_files <- valued_files(payload, match("samples", types))

@@ -79,10 +79,6 @@ fn ffi_profile_schema() -> Robj {
             .map(|(t, _)| *t)
             .collect::<Vec<_>>(),
         top_level_name = profile_core::rprof::TOP_LEVEL_NAME,
-        rprof_warnings = list!(
-            incomplete = profile_core::rprof::WARN_INCOMPLETE,
-            unexpected = profile_core::rprof::WARN_UNEXPECTED
-        ),
         source_types = schema::SOURCE_TYPES.to_vec(),
         limits = limits(),
         rprof_warnings = rprof_warnings()
