@@ -248,6 +248,8 @@ db_slot_count <- function(columns) {
 # Creating the layout
 
 # CREATE statements of the layout's own tables, with `n_slots` value columns.
+# Longer than the house's 80 lines: it is the list of the tables' definitions,
+# one statement each, read best in one place beside the layout's description.
 db_layout_tables_sql <- function(con, n_slots = 1L) {
   q <- function(x) paste(sql_name(con, x), collapse = ", ")
   type <- function(prototype) DBI::dbDataType(con, prototype)

@@ -7,6 +7,10 @@
 //! negated values, so a node's positive part is what the profile has and its
 //! negative part what the base has; their sum is the difference, their absolute
 //! sum the width a view gives the node.
+//!
+//! Longer than the house's 600 lines: the tree, the line values and the time
+//! runs are written into one JSON text and share its key tables; apart, each
+//! piece would need the others' indexes passed in.
 
 use crate::error::{ProfileError, Result};
 use crate::json::{push_stepped_array, push_string, push_typed_array, push_typed_ints};

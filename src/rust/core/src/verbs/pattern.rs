@@ -159,6 +159,9 @@ fn parse_error(pattern: &str, e: &ast::Error) -> ProfileError {
 /// text between `\Q` and `\E` (or the end); a `{` that does not begin a
 /// repetition; inside a class, a `[` that does not begin `[:name:]`, and the
 /// doubled `&&`, `~~`, `--` (set operators in `regex`, literals in Go).
+///
+/// Longer than the house's 80 lines: a scanner over the pattern's characters;
+/// each arm is one construct Go reads literally and Rust's `regex` does not.
 fn escape_go_literals(pattern: &str) -> String {
     let mut out = String::with_capacity(pattern.len() + 8);
     let mut chars = pattern.char_indices().peekable();
@@ -266,6 +269,9 @@ fn begins_repetition(text: &str) -> bool {
 
 /// Rewrites `ast` so that `regex` means by it what Go means (ASCII Perl
 /// classes and word boundaries), refusing what Go refuses.
+///
+/// Longer than the house's 80 lines: a walk of the pattern's syntax tree;
+/// each arm is one kind of node, whose meaning in Go and in `regex` it settles.
 fn to_go_semantics(ast: &mut Ast, pattern: &str) -> Result<()> {
     match ast {
         Ast::Empty(_) | Ast::Dot(_) | Ast::ClassUnicode(_) => Ok(()),

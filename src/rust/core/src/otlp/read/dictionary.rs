@@ -65,6 +65,8 @@ impl Reader<'_, '_> {
     }
 
     /// Every index of the dictionary's tables points into its table.
+    /// Longer than the house's 80 lines: one check per index field of the
+    /// dictionary, each a few lines, listed in the message's order.
     pub(super) fn check_dictionary(&self) -> Result<()> {
         let d = self.d;
         for (i, m) in d.mapping_table.iter().enumerate() {
@@ -151,6 +153,8 @@ impl Reader<'_, '_> {
 
     /// Functions (entries 1.., and 0 if a line refers to it) and locations
     /// (likewise; one row per line, inlined lines after all entries).
+    /// Longer than the house's 80 lines: a location's lines need their function
+    /// rows, so both tables are filled in one walk of the dictionary.
     pub(super) fn functions_and_locations(&mut self) -> Result<()> {
         let d = self.d;
         let location_zero = d
@@ -360,6 +364,8 @@ impl Reader<'_, '_> {
     /// Mappings (entries 1.., and 0 unless it is the zero value), each in
     /// the first source whose samples use it (else the first source); none
     /// when there are no sources.
+    /// Longer than the house's 80 lines: one walk of the table that also
+    /// decides each mapping's source.
     pub(super) fn mappings(&mut self) -> Result<()> {
         let d = self.d;
         let Some(&first_source) = self.p.sources.source_id.first() else {

@@ -247,6 +247,8 @@ impl Reader<'_, '_> {
 
     /// The `sources` row of a group of Profiles, its sample types and
     /// attributes.
+    /// Longer than the house's 80 lines: the columns of a `sources` row from the
+    /// fields of a `Profile`, in the message's order.
     pub(super) fn source(
         &mut self,
         group: &[&proto::Profile],

@@ -58,6 +58,8 @@ impl Writer<'_> {
     }
 
     /// The Location of `rows` (innermost first), added on first use.
+    /// Longer than the house's 80 lines: a location's lines, function, mapping
+    /// and attributes become one dictionary entry, in the message's order.
     pub(super) fn location(&mut self, rows: &[usize]) -> Result<i32> {
         let Some(&first) = rows.first() else {
             return Err(internal("a location without rows".to_string()));

@@ -73,6 +73,9 @@ impl Writer<'_> {
     }
 
     /// The Profiles of source `src`: one per sample type.
+    /// Longer than the house's 80 lines: it fills the fields of one `Profile`
+    /// message in the message's order, and its helpers (`text`, `num`, `parse`)
+    /// read the one source row all of them need.
     pub(super) fn profiles(
         &mut self,
         src: usize,

@@ -33,6 +33,9 @@ pub(super) struct SourceSamples {
 }
 
 impl SourceSamples {
+    /// Longer than the house's 80 lines: one pass that builds the three indexes
+    /// the writer shares (types per source, groups of equal samples, value cells),
+    /// which depend on each other's rows.
     pub(super) fn new(p: &Profile) -> Result<Self> {
         let unique = |table: &str, ids: &[i32]| {
             IdIndex::try_unique_rows(
