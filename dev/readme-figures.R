@@ -98,7 +98,8 @@ screenshot(later, "man/figures/README-view-diff.png", list(list(hover = "copy.mo
 if (nzchar(Sys.which("convert"))) {
   for (png in Sys.glob("man/figures/README-view-*.png")) {
     small <- tempfile(fileext = ".png")
-    status <- system2("convert", c(shQuote(png), "-strip", "-colors", "256", paste0("PNG8:", small)))
+    args <- c(shQuote(png), "-strip", "-colors", "256", paste0("PNG8:", small))
+    status <- system2("convert", args)
     if (status == 0 && file.exists(small) && file.size(small) < file.size(png)) {
       file.copy(small, png, overwrite = TRUE)
     }
