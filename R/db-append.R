@@ -193,6 +193,12 @@ profile_db_append <- function(con, x, ..., merge = TRUE) {
   })
 }
 
+# Whether table `t` of the database has no row.
+db_table_is_empty <- function(con, t) {
+  rows <- DBI::dbGetQuery(con, sprintf("SELECT 1 AS one FROM %s LIMIT 1", sql_name(con, t)))
+  nrow(rows) == 0L
+}
+
 #' @rdname profile_db_append
 #' @export
 profile_db <- function(con) {
@@ -210,6 +216,11 @@ profile_db <- function(con) {
         ),
         missing = missing
       )
+    }
+    # The tables of OpenTelemetry profiles, as in memory: only in a profile
+    # that came from one (each has a resource), not in the others'.
+    if ("resources" %in% present && db_table_is_empty(con, "resources")) {
+      present <- setdiff(present, schema$otlp_tables)
     }
     # the columns given, so that dbplyr does not ask for each table's
     tables <- lapply(present, function(t) dplyr::tbl(con, t, vars = columns[[t]]))

@@ -4,6 +4,8 @@ library(profile)
 # As devtools::test() does: the heavy tests (decompression bombs, 50 MB files)
 # run here and are skipped only on CRAN.
 Sys.setenv(NOT_CRAN = "true")
+# every failure of the run shown, not the first ten
+options(testthat.progress.max_fails = Inf)
 res <- as.data.frame(test_dir(
   "tests/testthat",
   package = "profile",

@@ -11,14 +11,17 @@
 #   worktree's .rlib-2.1), run in another R process on Rprof and pprof files
 #   appended one at a time into the SQLite file `path`. Skips without it.
 
+# The tables of profile 2.1's format, in an order where each comes after those
+# its foreign keys refer to.
+tables_21 <- c(
+  "meta", "sources", "functions", "samples", "mappings", "sample_types", "source_comments",
+  "sample_values", "locations", "sample_labels", "sample_locations"
+)
+
 write_db_21 <- function(con, profiles, keys = TRUE) {
   combined <- combine_profiles(profiles)
   tables <- dm::dm_get_tables(combined, keyed = FALSE)
-  order <- c(
-    "meta", "sources", "functions", "samples", "mappings", "sample_types", "source_comments",
-    "sample_values", "locations", "sample_labels", "sample_locations"
-  )
-  for (t in order) {
+  for (t in tables_21) {
     for (statement in create_table_sql_21(con, t, keys)) DBI::dbExecute(con, statement)
     rows <- as.data.frame(tables[[t]])
     if (t %in% c("sample_types", "source_comments")) {
@@ -52,6 +55,8 @@ create_table_sql_21 <- function(con, t, keys = TRUE) {
   indexed <- list(samples = "source_id", sample_labels = "sample_id")
   pk <- schema$primary_keys
   fk <- schema$foreign_keys
+  # 2.1 had none of the tables added since (source_lines, OpenTelemetry's)
+  fk <- lapply(fk, `[`, fk$ref_table %in% tables_21)
   constraints <- c(
     if (any(pk$table == t)) sprintf("PRIMARY KEY (%s)", q(pk$column[pk$table == t])),
     if (!is.null(unique_columns[[t]])) sprintf("UNIQUE (%s)", q(unique_columns[[t]])),

@@ -80,6 +80,7 @@ fn ffi_profile_schema() -> Robj {
             .collect::<Vec<_>>(),
         top_level_name = profile_core::rprof::TOP_LEVEL_NAME,
         source_types = schema::SOURCE_TYPES.to_vec(),
+        otlp_tables = profile_core::model::OTLP_TABLES.to_vec(),
         limits = limits(),
         rprof_warnings = rprof_warnings()
     )
