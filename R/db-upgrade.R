@@ -93,12 +93,7 @@ db_upgrade_tables <- function(con) {
   for (t in rev(old)) {
     DBI::dbExecute(con, paste0("DROP TABLE ", n(t), cascade))
   }
-  # the tables of the format that 2.1 did not have (source_lines, those of
-  # OpenTelemetry profiles), empty
-  present <- db_relations(con)$name
-  for (t in setdiff(db_table_order(), c(db_view_tables, present))) {
-    for (statement in db_create_table_sql(con, t)) DBI::dbExecute(con, statement)
-  }
+  db_create_missing_tables(con)
   for (statement in db_views_sql(con, db_columns(con, p$samples))) {
     DBI::dbExecute(con, statement)
   }
@@ -198,4 +193,13 @@ db_upgrade_samples <- function(con, old, n_slots, stacks) {
     ),
     n(p$source_stacks), paste(n(slots), collapse = ", "), sums, n(p$samples)
   ))
+}
+
+# Creates, empty, the tables of the format that the database lacks: those
+# that 2.1 did not have (source_lines, those of OpenTelemetry profiles).
+db_create_missing_tables <- function(con) {
+  present <- db_relations(con)$name
+  for (t in setdiff(db_table_order(), c(db_view_tables, present))) {
+    for (statement in db_create_table_sql(con, t)) DBI::dbExecute(con, statement)
+  }
 }
