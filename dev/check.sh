@@ -49,7 +49,11 @@ status=0
 # _R_CHECK_SYSTEM_CLOCK_: the future-timestamps check first asks a time server on
 # the internet, which the project's machines cannot reach ("unable to verify current
 # time"); without it the file times are compared with the system clock.
-(cd "$work" && _R_CHECK_FORCE_SUGGESTS_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false \
+# The check runs the tests of the tarball as CRAN would: without CI (which
+# makes a missing browser tool or oracle a failure: the tarball has neither
+# the test tools' npm modules nor ../shared; dev/test.sh runs those tests).
+(cd "$work" && env -u CI -u PROFILE_OTLP_REQUIRE_ORACLES -u PROFILE_TEST_INSTALL \
+  _R_CHECK_FORCE_SUGGESTS_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false \
   _R_CHECK_SYSTEM_CLOCK_=false \
   R CMD check --as-cran $manual "$tarball") || status=$?
 
