@@ -170,7 +170,7 @@ pub fn decompress_content<'a>(
 /// [`decompress_content`] of bytes it owns, charged to the budget (by
 /// [`read_file`]): plain bytes are returned as they are (no copy), gzip data
 /// inflated and the compressed bytes freed (and released). For readers that
-/// free their input early (see [`crate::rprof::parse_owned_compact`]).
+/// free their input early (see [`crate::rprof::parse`] with owned bytes).
 pub fn decompress_owned(
     bytes: Vec<u8>,
     budget: &Budget,
