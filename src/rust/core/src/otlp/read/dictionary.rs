@@ -1,7 +1,7 @@
 //! The dictionary's tables: strings, attributes, functions, locations and
 //! mappings, every index checked.
 
-use super::{entry, entry_id, invalid, line_number, push_attribute, Attr, Reader};
+use super::{entry, entry_id, invalid, line_number, Attr, Reader};
 use crate::budget::Growable;
 use crate::error::Result;
 use crate::model::{next_id, Profile, StrId, NA_INT};
@@ -279,17 +279,12 @@ impl Reader<'_, '_> {
                 *span = Some((start, n));
             }
             for a in rest {
-                let t = &mut self.p.location_attributes;
-                t.location_id.push(outer_id);
-                push_attribute(
-                    &mut t.key,
-                    &mut t.value,
-                    &mut t.num,
-                    &mut t.num_unit,
-                    &mut t.kind,
+                push_attribute!(
+                    &mut self.p.location_attributes,
+                    location_id = outer_id,
                     a.key,
                     a.unit,
-                    a.cells,
+                    a.cells
                 );
             }
         }
@@ -465,17 +460,12 @@ impl Reader<'_, '_> {
             t.has_line_numbers.push(flags[2]);
             t.has_inline_frames.push(flags[3]);
             for a in rest {
-                let t = &mut self.p.mapping_attributes;
-                t.mapping_id.push(mapping_id);
-                push_attribute(
-                    &mut t.key,
-                    &mut t.value,
-                    &mut t.num,
-                    &mut t.num_unit,
-                    &mut t.kind,
+                push_attribute!(
+                    &mut self.p.mapping_attributes,
+                    mapping_id = mapping_id,
                     a.key,
                     a.unit,
-                    a.cells,
+                    a.cells
                 );
             }
         }

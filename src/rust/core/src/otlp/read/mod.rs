@@ -20,6 +20,22 @@
 //! - Attributes the collector's pprof translator uses for pprof fields fill
 //!   the v2 columns of those fields; others go to the attribute tables.
 
+/// Pushes a row of an attribute table (`sample_labels` or one of the OTLP
+/// attribute tables, which share their columns): `$id` of the row it belongs
+/// to, then the attribute's key, unit and value cells.
+macro_rules! push_attribute {
+    ($table:expr, $id_column:ident = $id:expr, $key:expr, $unit:expr, $cells:expr) => {{
+        let t = $table;
+        let cells = $cells;
+        t.$id_column.push($id);
+        t.key.push($key);
+        t.value.push(cells.value);
+        t.num.push(cells.num);
+        t.num_unit.push($unit);
+        t.kind.push(cells.kind);
+    }};
+}
+
 mod dictionary;
 mod samples;
 mod sources;
@@ -294,24 +310,6 @@ fn intern_strings(
         ids.push(p.strings.try_intern(&utf8_escaped(s), budget)?);
     }
     Ok(ids)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn push_attribute(
-    key: &mut Vec<StrId>,
-    value: &mut Vec<StrId>,
-    num: &mut Vec<f64>,
-    num_unit: &mut Vec<StrId>,
-    kind: &mut Vec<StrId>,
-    k: StrId,
-    unit: StrId,
-    cells: Cells,
-) {
-    key.push(k);
-    value.push(cells.value);
-    num.push(cells.num);
-    num_unit.push(unit);
-    kind.push(cells.kind);
 }
 
 /// The instant `samples$time` counts from for the samples of `lead` (and its

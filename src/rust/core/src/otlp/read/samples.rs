@@ -1,6 +1,6 @@
 //! The samples of each source, one per observation.
 
-use super::{entry, invalid, push_attribute, time_origin, typeless, Attr, Reader};
+use super::{entry, invalid, time_origin, typeless, Attr, Reader};
 use crate::error::Result;
 use crate::model::{next_id, StrId, NA_INT};
 use crate::otlp::proto;
@@ -140,17 +140,12 @@ impl Reader<'_, '_> {
                     sl.location_id.push(location_id);
                 }
                 for a in labels {
-                    let t = &mut self.p.sample_labels;
-                    t.sample_id.push(sample_id);
-                    push_attribute(
-                        &mut t.key,
-                        &mut t.value,
-                        &mut t.num,
-                        &mut t.num_unit,
-                        &mut t.kind,
+                    push_attribute!(
+                        &mut self.p.sample_labels,
+                        sample_id = sample_id,
                         a.key,
                         a.unit,
-                        a.cells,
+                        a.cells
                     );
                 }
             }

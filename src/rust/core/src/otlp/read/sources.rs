@@ -1,7 +1,7 @@
 //! Resources, scopes and sources: the envelopes of the Profiles, and which
 //! Profiles are one source.
 
-use super::{agree, entry, push_attribute, time_origin, typeless, ProfileFields, Reader};
+use super::{agree, entry, time_origin, typeless, ProfileFields, Reader};
 use crate::error::Result;
 use crate::model::{next_id, StrId, NA_INT};
 use crate::otlp::attributes::{self, Cells};
@@ -39,17 +39,12 @@ impl Reader<'_, '_> {
             t.entity_refs.push(entity_refs);
             for kv in &res.attributes {
                 let (key, cells) = self.key_value(kv, "resource")?;
-                let t = &mut self.p.resource_attributes;
-                t.resource_id.push(resource_id);
-                push_attribute(
-                    &mut t.key,
-                    &mut t.value,
-                    &mut t.num,
-                    &mut t.num_unit,
-                    &mut t.kind,
+                push_attribute!(
+                    &mut self.p.resource_attributes,
+                    resource_id = resource_id,
                     key,
                     StrId::NA,
-                    cells,
+                    cells
                 );
             }
             for (si, sp) in rp.scope_profiles.iter().enumerate() {
@@ -147,17 +142,12 @@ impl Reader<'_, '_> {
                 default_type = cells.value;
                 continue;
             }
-            let t = &mut self.p.scope_attributes;
-            t.scope_id.push(scope_id);
-            push_attribute(
-                &mut t.key,
-                &mut t.value,
-                &mut t.num,
-                &mut t.num_unit,
-                &mut t.kind,
+            push_attribute!(
+                &mut self.p.scope_attributes,
+                scope_id = scope_id,
                 key,
                 StrId::NA,
-                cells,
+                cells
             );
         }
         Ok(default_type)
@@ -340,17 +330,12 @@ impl Reader<'_, '_> {
         }
         for &index in &fields.rest {
             let a = self.attr(index, "Profile", &|| "a Profile".to_string())?;
-            let t = &mut self.p.source_attributes;
-            t.source_id.push(source_id);
-            push_attribute(
-                &mut t.key,
-                &mut t.value,
-                &mut t.num,
-                &mut t.num_unit,
-                &mut t.kind,
+            push_attribute!(
+                &mut self.p.source_attributes,
+                source_id = source_id,
                 a.key,
                 a.unit,
-                a.cells,
+                a.cells
             );
         }
         for profile in group {
