@@ -290,3 +290,57 @@ fn hostile_counts_are_refused_by_the_budget() {
     let p = read(&data).unwrap();
     assert_eq!(p.samples.nrow(), n);
 }
+
+/// Sources alike in every field, one after the other, each with a type of its
+/// own: the reader would take them for one source with three types, so the
+/// writer marks the second and the third, and the reader drops the marks.
+#[test]
+fn sources_alike_stay_apart() {
+    use crate::testing::{row, s, Val::I};
+    let mut p = Profile::new();
+    for (id, ty, unit) in [
+        (1, "cpu", "nanoseconds"),
+        (2, "alloc", "bytes"),
+        (3, "wall", "nanoseconds"),
+    ] {
+        row!(&mut p, sources, "source_id" => I(id), "source_type" => s("pprof"), "source_uri" => s("x.pb.gz"));
+        row!(&mut p, sample_types, "source_id" => I(id), "type" => s(ty), "unit" => s(unit));
+    }
+    crate::validate::validate(&p).unwrap();
+    for format in [Format::Protobuf, Format::Json] {
+        let bytes = encode(&p, format).unwrap();
+        let q = read(&bytes).unwrap();
+        assert_eq!(q.sources.nrow(), 3, "{format:?}");
+        let types: Vec<(i32, &str)> = (0..q.sample_types.nrow())
+            .map(|r| {
+                (
+                    q.sample_types.source_id[r],
+                    q.str(q.sample_types.value_type[r]),
+                )
+            })
+            .collect();
+        let ids = &q.sources.source_id;
+        assert_eq!(
+            types,
+            vec![(ids[0], "cpu"), (ids[1], "alloc"), (ids[2], "wall")]
+        );
+        assert_eq!(
+            q.source_attributes.nrow(),
+            0,
+            "the marks are not attributes"
+        );
+        assert_eq!(
+            encode(&q, format).unwrap(),
+            bytes,
+            "{format:?} writes again alike"
+        );
+    }
+    // One source of three types is still one source, without marks.
+    let mut one = Profile::new();
+    row!(&mut one, sources, "source_id" => I(1), "source_type" => s("pprof"));
+    for (ty, unit) in [("cpu", "nanoseconds"), ("alloc", "bytes")] {
+        row!(&mut one, sample_types, "source_id" => I(1), "type" => s(ty), "unit" => s(unit));
+    }
+    let q = read(&encode(&one, Format::Protobuf).unwrap()).unwrap();
+    assert_eq!((q.sources.nrow(), q.sample_types.nrow()), (1, 2));
+}

@@ -330,36 +330,3 @@ fn time_origin(lead: &proto::Profile) -> Option<u64> {
         min
     })
 }
-
-/// Whether a Profile measures nothing: no sample type and every value 0 (what
-/// the writer makes of a source without sample types, whose samples have no
-/// values).
-fn typeless(p: &proto::Profile) -> bool {
-    p.sample_type.is_none()
-        && p.samples
-            .iter()
-            .all(|s| !s.values.is_empty() && s.values.iter().all(|&v| v == 0))
-}
-
-/// Whether Profile `b` can be a sample type of the source whose first
-/// Profile is `a`: every field but the sample type and the values agrees.
-fn agree(a: &proto::Profile, b: &proto::Profile) -> bool {
-    a.time_unix_nano == b.time_unix_nano
-        && a.duration_nano == b.duration_nano
-        && a.period_type == b.period_type
-        && a.period == b.period
-        && a.profile_id == b.profile_id
-        && a.dropped_attributes_count == b.dropped_attributes_count
-        && a.original_payload_format == b.original_payload_format
-        && a.original_payload == b.original_payload
-        && a.attribute_indices == b.attribute_indices
-        && a.samples.len() == b.samples.len()
-        && a.samples.iter().zip(&b.samples).all(|(x, y)| {
-            x.stack_index == y.stack_index
-                && x.attribute_indices == y.attribute_indices
-                && x.link_index == y.link_index
-                && x.timestamps_unix_nano == y.timestamps_unix_nano
-                && x.values.len().max(x.timestamps_unix_nano.len())
-                    == y.values.len().max(y.timestamps_unix_nano.len())
-        })
-}

@@ -1,9 +1,10 @@
 //! The samples of each source, one per observation.
 
-use super::{entry, invalid, time_origin, typeless, Attr, Reader};
+use super::{entry, invalid, time_origin, Attr, Reader};
 use crate::error::Result;
 use crate::model::{next_id, StrId, NA_INT};
 use crate::otlp::proto;
+use crate::otlp::typeless;
 
 impl Reader<'_, '_> {
     /// The frames (location ids, leaf first) of stack `index`.

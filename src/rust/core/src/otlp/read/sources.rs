@@ -1,10 +1,11 @@
 //! Resources, scopes and sources: the envelopes of the Profiles, and which
 //! Profiles are one source.
 
-use super::{agree, entry, time_origin, typeless, ProfileFields, Reader};
+use super::{entry, time_origin, ProfileFields, Reader};
 use crate::error::Result;
 use crate::model::{next_id, StrId, NA_INT};
 use crate::otlp::attributes::{self, Cells};
+use crate::otlp::{agree, typeless};
 use crate::otlp::{keys, proto};
 use crate::text::utf8_escaped;
 
@@ -210,6 +211,8 @@ impl Reader<'_, '_> {
                     f.source_timestamp = Some(a.cells.num);
                     true
                 }
+                // The writer's mark between sources alike: not a field.
+                (keys::SOURCE_INDEX, None) if kind.is_none() && !a.cells.num.is_nan() => true,
                 (keys::DIFF_BASE, None) if kind == Some("bool") && f.diff_base == NA_INT => {
                     f.diff_base = i32::from(self.p.str(a.cells.value) == "true");
                     true

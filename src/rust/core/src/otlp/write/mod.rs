@@ -277,14 +277,55 @@ impl<'p> Writer<'p> {
             let mut rp = self.resource(resource)?;
             for (scope, sources) in scopes {
                 let mut sp = self.scope(scope, &sources)?;
-                for &src in &sources {
+                let mut previous = None;
+                for (k, &src) in sources.iter().enumerate() {
+                    let start = sp.profiles.len();
                     self.profiles(src, &samples, &mut sp.profiles)?;
+                    if let Some(before) = previous {
+                        self.mark_if_joined(&mut sp.profiles, before, start, k)?;
+                    }
+                    previous = Some(start);
                 }
                 rp.scope_profiles.push(sp);
             }
             out.push(rp);
         }
         Ok(out)
+    }
+
+    /// Marks the Profiles of the source at `profiles[start..]` (the `k`-th of
+    /// its scope) when the reader would read them as more sample types of the
+    /// source before, at `profiles[before..start]`: a source's Profiles are
+    /// consecutive Profiles that agree in every field but their sample type
+    /// (`super::agree`), and two sources can agree so.
+    fn mark_if_joined(
+        &mut self,
+        profiles: &mut [proto::Profile],
+        before: usize,
+        start: usize,
+        k: usize,
+    ) -> Result<()> {
+        let (Some(earlier), Some(lead)) = (profiles.get(before..start), profiles.get(start)) else {
+            return Ok(());
+        };
+        let type_name = |p: &proto::Profile| p.sample_type.as_ref().map(|t| t.type_strindex);
+        let joined = earlier.first().is_some_and(|first| {
+            !super::typeless(first)
+                && !super::typeless(lead)
+                && super::agree(first, lead)
+                // The dictionary holds each string once: equal names, equal indices.
+                && earlier.iter().all(|p| type_name(p) != type_name(lead))
+        });
+        if joined {
+            let position = proto::AnyValue {
+                value: Some(proto::any_value::Value::IntValue(k as i64)),
+            };
+            let mark = self.dict.attribute(keys::SOURCE_INDEX, position, "")?;
+            for p in profiles.iter_mut().skip(start) {
+                p.attribute_indices.push(mark);
+            }
+        }
+        Ok(())
     }
 
     fn key_values(
