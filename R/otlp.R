@@ -74,6 +74,11 @@
 #' `r.profile.rprof_header`, `r.profile.diff_base`, and
 #' `r.profile.source_timestamp` (a start time known only as a double); a file
 #' written by `write_otlp()` reads back with the sources it was written from.
+#' (A source's Profiles are the consecutive Profiles of a scope that agree in
+#' every field but their sample type; where two sources alike follow each
+#' other with other sample types, the second's Profiles carry
+#' `r.profile.source_index`, its position in the scope, which the reader
+#' drops, so that they stay two sources.)
 #'
 #' # Reading
 #'
