@@ -191,7 +191,6 @@ fn ffi_profile_diff(x: Robj, base: Robj, compact: Robj) -> Robj {
         };
         let (x, base) = (valid(&x, "x")?, valid(&base, "base")?);
         let budget = Budget::address_space_only();
-        check_working_memory(&[&x, &base], &budget)?;
         profile_to_r(diff(x, base)?, compact, &budget)
     })
 }
@@ -224,7 +223,10 @@ fn of_input(e: ProfileError, name: &str) -> ProfileError {
 }
 
 /// The profile of `bundle`, changed by `change`, as a bundle (with compact
-/// columns if `compact` is TRUE).
+/// columns if `compact` is TRUE). The verbs ask for their scratch memory
+/// fallibly (an error of kind `limit` where it is not there, as under a
+/// `ulimit -v`), and the copy R gets is charged to the address space left
+/// before it is made.
 fn transformed(
     bundle: &Robj,
     compact: &Robj,
@@ -232,21 +234,8 @@ fn transformed(
 ) -> Result<Robj, ProfileError> {
     let compact = flag(compact, "compact")?;
     let mut p = profile_from_r(bundle)?;
-    let budget = Budget::address_space_only();
-    check_working_memory(&[&p], &budget)?;
     change(&mut p)?;
-    profile_to_r(p, compact, &budget)
-}
-
-/// An error of kind `limit` unless the address space left holds the working
-/// memory of a verb, before any of it is asked for: the verbs' index and mask
-/// vectors have the rows of the tables they work on, and the profile they
-/// make is at most the size of their input, so the columns' size is what a
-/// verb needs at most beyond its input (the verbs' own allocations are then
-/// not each checked).
-fn check_working_memory(profiles: &[&Profile], budget: &Budget) -> Result<(), ProfileError> {
-    let bytes = profiles.iter().map(|p| p.column_bytes()).sum();
-    budget.check(bytes, || "the working memory of the verb".to_string())
+    profile_to_r(p, compact, &Budget::address_space_only())
 }
 
 /// As [`transformed`], for a verb with patterns: `list(bundle, matched)`,

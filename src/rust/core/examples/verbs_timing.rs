@@ -74,7 +74,11 @@ fn main() {
         }),
     );
     let hide_set = LocationSet::new(&p.locations.location_id, &hide).unwrap();
-    let frames: Vec<bool> = frames_in(&p, &hide_set).into_iter().map(|m| !m).collect();
+    let frames: Vec<bool> = frames_in(&p, &hide_set)
+        .unwrap()
+        .into_iter()
+        .map(|m| !m)
+        .collect();
     report(
         "keep_frames",
         time(&p, runs, |q| {

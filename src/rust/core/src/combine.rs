@@ -23,12 +23,14 @@
 //! duplicated id is still reported as an error, never a panic.
 
 use crate::error::Result;
-use crate::model::{next_id, Profile, StrId};
+use crate::model::{next_id, Profile, SampleLabels, SampleLocations, SampleValues, Samples, StrId};
 use rustc_hash::FxHashMap;
 
 mod ids;
 mod locations;
-use ids::{append_rows, check_rectangular, key_rows, translate_str, NewIds, Renumbering};
+use ids::{
+    append_rows, check_rectangular, key_rows, move_rows, translate_str, NewIds, Renumbering,
+};
 use locations::LocationKey;
 
 /// How profiles are combined.
@@ -58,6 +60,14 @@ pub fn combine(inputs: &[Profile], options: &CombineOptions) -> Result<Profile> 
 /// Separates a meta key from the position of the input whose conflicting value is
 /// kept under `key@k` (see [`Combiner::merge_meta`]).
 pub const META_CONFLICT_SEPARATOR: char = '@';
+
+/// The per-sample tables of an input given to [`Combiner::add_owned`].
+struct PerSample {
+    samples: Samples,
+    sample_values: SampleValues,
+    sample_locations: SampleLocations,
+    sample_labels: SampleLabels,
+}
 
 /// A function row of the result, as the key that identifies it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -114,6 +124,27 @@ impl Combiner {
     /// Appends one input (the next in order). After an error the combiner holds a
     /// partly added input and is only fit to be dropped.
     pub fn add(&mut self, input: &Profile) -> Result<()> {
+        self.add_input(input, None)
+    }
+
+    /// As [`add`](Self::add), for an input the caller gives up: the rows of
+    /// its per-sample tables (`samples`, `sample_values`, `sample_locations`,
+    /// `sample_labels`, most of a profile) are moved into the result where it
+    /// has none yet (the first input), their ids translated where they are,
+    /// instead of copied.
+    pub fn add_owned(&mut self, mut input: Profile) -> Result<()> {
+        let per_sample = PerSample {
+            samples: std::mem::take(&mut input.samples),
+            sample_values: std::mem::take(&mut input.sample_values),
+            sample_locations: std::mem::take(&mut input.sample_locations),
+            sample_labels: std::mem::take(&mut input.sample_labels),
+        };
+        self.add_input(&input, Some(per_sample))
+    }
+
+    /// Appends `input`, whose per-sample tables are `per_sample` when given
+    /// (and then empty in `input`).
+    fn add_input(&mut self, input: &Profile, per_sample: Option<PerSample>) -> Result<()> {
         let strings = self.reintern_strings(input);
 
         // Appends the rows of one table, translating the named id columns.
@@ -166,12 +197,40 @@ impl Combiner {
         let functions = self.add_functions(input, &strings)?;
         let locations = self.add_locations(input, &strings, &functions, &mappings)?;
 
-        let samples = renumber!(samples, sample_id)?;
-        append!(samples, "sample_id" => &samples, "source_id" => &sources)?;
-        append!(sample_values, "sample_id" => &samples)?;
-        append!(sample_locations, "sample_id" => &samples, "location_id" => &locations)?;
+        match per_sample {
+            None => {
+                let samples = renumber!(samples, sample_id)?;
+                append!(samples, "sample_id" => &samples, "source_id" => &sources)?;
+                append!(sample_values, "sample_id" => &samples)?;
+                append!(sample_locations, "sample_id" => &samples, "location_id" => &locations)?;
+                append!(sample_labels, "sample_id" => &samples)?;
+            }
+            Some(mut own) => {
+                let samples = Renumbering::consecutive(
+                    "samples",
+                    "sample_id",
+                    &own.samples.sample_id,
+                    self.out.samples.nrow(),
+                )?;
+                // Moves the rows of one table, translating the named id columns.
+                macro_rules! take {
+                    ($table:ident, $($col:literal => $ids:expr),*) => {
+                        move_rows(
+                            stringify!($table),
+                            self.out.$table.columns_mut(),
+                            own.$table.columns_mut(),
+                            &strings,
+                            &[$(($col, $ids)),*],
+                        )
+                    };
+                }
+                take!(samples, "sample_id" => &samples, "source_id" => &sources)?;
+                take!(sample_values, "sample_id" => &samples)?;
+                take!(sample_locations, "sample_id" => &samples, "location_id" => &locations)?;
+                take!(sample_labels, "sample_id" => &samples)?;
+            }
+        }
         append!(sample_types, "source_id" => &sources)?;
-        append!(sample_labels, "sample_id" => &samples)?;
         append!(source_comments, "source_id" => &sources)?;
         append!(source_lines, "source_id" => &sources)?;
         append!(resource_attributes, "resource_id" => &resources)?;
@@ -242,10 +301,11 @@ impl Combiner {
             }
             new_ids.push(id);
         }
-        Ok(Renumbering {
-            rows: key_rows("functions", "function_id", &f.function_id)?,
-            new_ids: NewIds::Listed(new_ids),
-        })
+        Ok(Renumbering::new(
+            key_rows("functions", "function_id", &f.function_id)?,
+            NewIds::Listed(new_ids),
+            &f.function_id,
+        ))
     }
 
     /// Merges the input's meta into the result's. The rule:

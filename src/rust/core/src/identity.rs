@@ -5,9 +5,10 @@
 //! within each source (`verbs::aggregate`). Both ask
 //! [`first_equal_samples`], so the two agree on what "the same" is.
 
+use crate::alloc::{try_collect, try_filled, try_with_capacity};
+use crate::error::Result;
 use crate::id_index::IdIndex;
 use crate::model::{Profile, StrId};
-use crate::summary::SampleFrames;
 use rustc_hash::{FxHashMap, FxHasher};
 use std::hash::{Hash, Hasher};
 
@@ -30,30 +31,29 @@ impl LabelRows {
         reason = "positions come from the index of n samples; offsets has n + 1 entries and fill \
                   stays below the rows counted"
     )]
-    pub(crate) fn new(p: &Profile, samples: &IdIndex) -> Self {
+    pub(crate) fn new(p: &Profile, samples: &IdIndex) -> Result<Self> {
         let n = p.samples.nrow();
-        let sample_of: Vec<Option<usize>> = p
-            .sample_labels
-            .sample_id
-            .iter()
-            .map(|&id| samples.row(id))
-            .collect();
-        let mut offsets = vec![0usize; n + 1];
+        let sample_of: Vec<Option<usize>> = try_collect(
+            p.sample_labels.sample_id.iter().map(|&id| samples.row(id)),
+            "labels",
+        )?;
+        let mut offsets = try_filled(n + 1, 0usize, "samples")?;
         for s in sample_of.iter().flatten() {
             offsets[s + 1] += 1;
         }
         for s in 0..n {
             offsets[s + 1] += offsets[s];
         }
-        let mut fill = offsets.clone();
-        let mut rows = vec![0usize; offsets[n]];
+        let mut fill = try_with_capacity(n + 1, "samples")?;
+        fill.extend_from_slice(&offsets);
+        let mut rows = try_filled(offsets[n], 0usize, "labels")?;
         for (row, s) in sample_of.iter().enumerate() {
             if let Some(s) = *s {
                 rows[fill[s]] = row;
                 fill[s] += 1;
             }
         }
-        LabelRows { offsets, rows }
+        Ok(LabelRows { offsets, rows })
     }
 
     /// The label rows of the sample in row `pos` of `samples`.
@@ -90,26 +90,29 @@ fn label_keys(p: &Profile, rows: &[usize], out: &mut Vec<LabelKey>) {
 }
 
 /// For each sample (by row of `samples`), the row of the first sample that is
-/// the same as it, or its own row. Samples are compared only with samples of
-/// the same scope: `scope(pos)` is None for a sample that stays on its own,
-/// else a number (a source, or one number for all).
+/// the same as it, or its own row. `stack_of(pos)` is the stack of a sample,
+/// its frames as any numbers that are equal where the frames are (rows of
+/// `locations` gathered by [`crate::summary::SampleFrames`], or location ids).
+/// Samples are compared only with samples of the same scope: `scope(pos)` is
+/// None for a sample that stays on its own, else a number (a source, or one
+/// number for all).
 #[allow(
     clippy::indexing_slicing,
     reason = "candidates and positions are below the number of samples, which next_same_hash has \
               an entry for"
 )]
-pub(crate) fn first_equal_samples(
+pub(crate) fn first_equal_samples<'s, F: Hash + Eq + 's>(
     p: &Profile,
-    stacks: &SampleFrames,
+    stack_of: impl Fn(usize) -> &'s [F],
     labels: &LabelRows,
     scope: impl Fn(usize) -> Option<usize>,
-) -> Vec<usize> {
+) -> Result<Vec<usize>> {
     let n = p.samples.nrow();
-    let mut first = Vec::with_capacity(n);
+    let mut first = try_with_capacity(n, "samples")?;
     // The first sample of each hash, and the next sample of the same hash after
     // each first sample (different samples whose hashes collide).
     let mut by_hash: FxHashMap<u64, usize> = FxHashMap::default();
-    let mut next_same_hash: Vec<usize> = vec![usize::MAX; n];
+    let mut next_same_hash: Vec<usize> = try_filled(n, usize::MAX, "samples")?;
     let (mut keys, mut other_keys) = (Vec::new(), Vec::new());
     for pos in 0..n {
         let Some(scope_of_pos) = scope(pos) else {
@@ -118,11 +121,17 @@ pub(crate) fn first_equal_samples(
         };
         label_keys(p, labels.of(pos), &mut keys);
         let mut hasher = FxHasher::default();
-        (scope_of_pos, stacks.of(pos), &keys).hash(&mut hasher);
+        let stack = stack_of(pos);
+        (scope_of_pos, stack, &keys).hash(&mut hasher);
         let hash = hasher.finish();
         let mut candidate = match by_hash.get(&hash) {
             Some(&c) => c,
             None => {
+                if by_hash.len() == by_hash.capacity() {
+                    by_hash
+                        .try_reserve(by_hash.len().max(64))
+                        .map_err(|_| crate::alloc::no_memory(n, "distinct samples"))?;
+                }
                 by_hash.insert(hash, pos);
                 first.push(pos);
                 continue;
@@ -131,7 +140,7 @@ pub(crate) fn first_equal_samples(
         let found = loop {
             label_keys(p, labels.of(candidate), &mut other_keys);
             if scope(candidate) == Some(scope_of_pos)
-                && stacks.of(candidate) == stacks.of(pos)
+                && stack_of(candidate) == stack
                 && other_keys == keys
             {
                 break candidate;
@@ -146,12 +155,13 @@ pub(crate) fn first_equal_samples(
         };
         first.push(found);
     }
-    first
+    Ok(first)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::summary::SampleFrames;
     use crate::testing::{
         row, s,
         Val::{D, I},
@@ -206,7 +216,8 @@ mod tests {
             |l| locations.get(l),
         )
         .unwrap();
-        first_equal_samples(p, &stacks, &LabelRows::new(p, &samples), scope)
+        let labels = LabelRows::new(p, &samples).unwrap();
+        first_equal_samples(p, |pos| stacks.of(pos), &labels, scope).unwrap()
     }
 
     #[test]

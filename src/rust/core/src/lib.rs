@@ -6,6 +6,7 @@
 //! between R vectors and [`model::Profile`]; every rule lives here so that it is
 //! tested by `cargo test` alone.
 
+mod alloc;
 pub mod budget;
 pub mod combine;
 pub mod error;

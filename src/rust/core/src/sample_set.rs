@@ -4,6 +4,7 @@
 //! speedscope writer ([`crate::speedscope`]) are made from it; summaries and flame
 //! graphs of one type use [`crate::summary::Stacks`] instead.
 
+pub(crate) use crate::alloc::try_filled;
 use crate::error::{ProfileError, Result};
 use crate::id_index::IdIndex;
 use crate::summary::{first_ragged, SampleFrames, StackColumns};
@@ -57,15 +58,6 @@ pub struct SampleSet {
 
 fn invalid(table: &str, column: &str, row: usize, message: impl Into<String>) -> ProfileError {
     ProfileError::invalid(table, column, Some(row + 1), message)
-}
-
-/// A vector of `n` copies of `value`, or a limit error where memory runs out.
-pub(crate) fn try_filled<T: Clone>(n: usize, value: T, what: &str) -> Result<Vec<T>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(n)
-        .map_err(|_| ProfileError::limit(format!("not enough memory for {n} {what}")))?;
-    v.resize(n, value);
-    Ok(v)
 }
 
 impl SampleSet {

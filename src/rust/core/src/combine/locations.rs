@@ -91,10 +91,11 @@ impl Combiner {
                     .unwrap_or(NA_INT)
             })
             .collect();
-        Ok(Renumbering {
+        Ok(Renumbering::new(
             rows,
-            new_ids: NewIds::Listed(final_ids),
-        })
+            NewIds::Listed(final_ids),
+            &loc.location_id,
+        ))
     }
 
     /// The class of the location with `key`, found in row `row` of this input: an

@@ -149,7 +149,7 @@ pub fn message_from_profile(p: &Profile, options: &WriteOptions) -> Result<proto
     let loc_is_r = locations_for_r_mapping(p, &stacks, &source_of_sample, &sources);
     let function_r_only = functions_only_in_r(p, &loc_is_r, &index.functions)?;
     let mut locations = LocationWriter::new(p, &index.locations, loc_is_r)?;
-    let labels = LabelRows::new(p, &index.samples);
+    let labels = LabelRows::new(p, &index.samples)?;
     // pprof samples are the profiler's own records (Go writes the same stack
     // and labels twice at times): only raw samples of other formats are summed.
     let is_pprof = |pos: usize| {
@@ -159,7 +159,7 @@ pub fn message_from_profile(p: &Profile, options: &WriteOptions) -> Result<proto
             .is_some_and(|&pprof| pprof)
     };
     let summed = |pos: usize| (options.aggregate && !is_pprof(pos)).then_some(0);
-    let first_equal = first_equal_samples(p, &stacks, &labels, summed);
+    let first_equal = first_equal_samples(p, |pos| stacks.of(pos), &labels, summed)?;
     let samples = collect_samples(&stacks, &values, &labels, &first_equal, &mut locations)?;
 
     // The string table is filled in message order, which fixes its indices.

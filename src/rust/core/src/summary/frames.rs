@@ -3,6 +3,7 @@
 //! in linear time.
 
 use super::invalid;
+use crate::alloc::{try_filled, try_with_capacity};
 use crate::error::Result;
 use crate::id_index::IdIndex;
 
@@ -35,9 +36,9 @@ impl SampleFrames {
         n_samples: usize,
         frame_of: impl Fn(i32) -> Option<u32>,
     ) -> Result<SampleFrames> {
-        let (offsets, row_sample) = Self::count(sample_id, samples, n_samples);
+        let (offsets, row_sample) = Self::count(sample_id, samples, n_samples)?;
         const UNSET: u32 = u32::MAX;
-        let mut frames = vec![UNSET; offsets.last().copied().unwrap_or(0)];
+        let mut frames = try_filled(offsets.last().copied().unwrap_or(0), UNSET, "frames")?;
         let rows = row_sample.iter().zip(depth).zip(location_id).enumerate();
         for (row, ((s, &depth), &lid)) in rows {
             let Some(s) = *s else { continue };
@@ -81,9 +82,9 @@ impl SampleFrames {
         sample_id: &[i32],
         samples: &IdIndex,
         n_samples: usize,
-    ) -> (Vec<usize>, Vec<Option<u32>>) {
-        let mut counts = vec![0usize; n_samples];
-        let mut row_sample = Vec::with_capacity(sample_id.len());
+    ) -> Result<(Vec<usize>, Vec<Option<u32>>)> {
+        let mut counts = try_filled(n_samples, 0usize, "samples")?;
+        let mut row_sample = try_with_capacity(sample_id.len(), "frames")?;
         // Rows of a sample usually come together: look each sample up once.
         let mut last: Option<(i32, Option<u32>)> = None;
         for &sid in sample_id {
@@ -100,14 +101,14 @@ impl SampleFrames {
             }
             row_sample.push(s);
         }
-        let mut offsets = Vec::with_capacity(n_samples + 1);
+        let mut offsets = try_with_capacity(n_samples + 1, "samples")?;
         let mut total = 0usize;
         offsets.push(0);
         for &c in &counts {
             total += c;
             offsets.push(total);
         }
-        (offsets, row_sample)
+        Ok((offsets, row_sample))
     }
 
     /// Frames of sample `i`, innermost first.

@@ -2,6 +2,7 @@
 //! stacks. Each first works out every row it keeps (which is where an input
 //! that breaks the rules it relies on is an error), then changes the profile.
 
+use crate::alloc::{try_collect, try_collect_ok, try_filled, try_with_capacity};
 use crate::error::{ProfileError, Result};
 use crate::id_index::IdIndex;
 use crate::model::{Profile, SampleLabels, SampleLocations, SampleValues, Samples};
@@ -107,13 +108,13 @@ impl SampleRows {
         reason = "positions come from SampleRows, below the samples' mask length (checked by the \
                   caller)"
     )]
-    fn rows_kept(
+    pub(crate) fn rows_kept(
         &self,
         table: &'static str,
         sample_ids: &[i32],
         keep: &[bool],
     ) -> Result<Vec<bool>> {
-        let mut out = Vec::with_capacity(sample_ids.len());
+        let mut out = try_with_capacity(sample_ids.len(), "rows")?;
         for s in self.of(table, sample_ids) {
             out.push(keep[s?]);
         }
@@ -185,7 +186,7 @@ pub fn keep_frames(p: &mut Profile, keep: &[bool], empty: EmptyStacks) -> Result
     let Renumbered { depth, frames_left } = renumber_depths(&rows, sl, keep)?;
     let dropped_samples: Option<(Vec<bool>, KeptRows)> = match empty {
         EmptyStacks::Drop if frames_left.contains(&0) => {
-            let keep_sample: Vec<bool> = frames_left.iter().map(|&n| n > 0).collect();
+            let keep_sample = try_collect(frames_left.iter().map(|&n| n > 0), "samples")?;
             let kept = KeptRows::of_samples(p, &rows, &keep_sample)?;
             Some((keep_sample, kept))
         }
@@ -231,9 +232,9 @@ fn renumber_in_depth_order(
     sl: &SampleLocations,
     keep: &[bool],
 ) -> Result<Option<Renumbered>> {
-    let mut seen = vec![0u32; rows.len()];
-    let mut frames_left = vec![0u32; rows.len()];
-    let mut depth = Vec::with_capacity(keep.iter().filter(|&&k| k).count());
+    let mut seen = try_filled(rows.len(), 0u32, "samples")?;
+    let mut frames_left = try_filled(rows.len(), 0u32, "samples")?;
+    let mut depth = try_with_capacity(keep.iter().filter(|&&k| k).count(), "frames")?;
     for (row, s) in rows.of(SampleLocations::NAME, &sl.sample_id).enumerate() {
         let s = s?;
         seen[s] += 1;
@@ -260,8 +261,8 @@ fn renumber_in_any_order(
     keep: &[bool],
 ) -> Result<Renumbered> {
     let order = StackOrder::new(rows, sl)?;
-    let mut new_depth = vec![0i32; sl.nrow()];
-    let mut frames_left = vec![0u32; rows.len()];
+    let mut new_depth = try_filled(sl.nrow(), 0i32, "frames")?;
+    let mut frames_left = try_filled(rows.len(), 0u32, "samples")?;
     for (s, left) in frames_left.iter_mut().enumerate() {
         for &row in order.stack(s) {
             if keep[row] {
@@ -270,12 +271,14 @@ fn renumber_in_any_order(
             }
         }
     }
-    let depth = new_depth
-        .into_iter()
-        .zip(keep)
-        .filter(|(_, &k)| k)
-        .map(|(d, _)| d)
-        .collect();
+    let mut depth = try_with_capacity(keep.iter().filter(|&&k| k).count(), "frames")?;
+    depth.extend(
+        new_depth
+            .into_iter()
+            .zip(keep)
+            .filter(|(_, &k)| k)
+            .map(|(d, _)| d),
+    );
     Ok(Renumbered { depth, frames_left })
 }
 
@@ -300,10 +303,12 @@ impl StackOrder {
         if !sl.is_rectangular() {
             return Err(ragged(SampleLocations::NAME));
         }
-        let row_sample: Vec<usize> = rows
-            .of(SampleLocations::NAME, &sl.sample_id)
-            .collect::<Result<_>>()?;
-        let mut start = vec![0usize; rows.len() + 1];
+        let row_sample: Vec<usize> = try_collect_ok(
+            rows.of(SampleLocations::NAME, &sl.sample_id),
+            sl.nrow(),
+            "frames",
+        )?;
+        let mut start = try_filled(rows.len() + 1, 0usize, "samples")?;
         for &s in &row_sample {
             start[s + 1] += 1;
         }
@@ -311,7 +316,7 @@ impl StackOrder {
             start[s + 1] += start[s];
         }
         const UNSET: usize = usize::MAX;
-        let mut by_depth = vec![UNSET; row_sample.len()];
+        let mut by_depth = try_filled(row_sample.len(), UNSET, "frames")?;
         for (row, &s) in row_sample.iter().enumerate() {
             let frames = start[s + 1] - start[s];
             let slot = usize::try_from(sl.depth[row])

@@ -17,6 +17,7 @@
 use super::keep::{keep_samples, ragged, SampleRows};
 use super::pattern::Pattern;
 use super::units::{default_label_unit, Conversion};
+use crate::alloc::{try_collect, try_filled, try_with_capacity};
 use crate::error::{ProfileError, Result};
 use crate::model::{Profile, SampleLabels, StrId, StringPool};
 use rustc_hash::FxHashMap;
@@ -193,7 +194,7 @@ impl LabelPairs {
         }
         let mut out = LabelPairs::default();
         let mut pair_of: FxHashMap<(StrId, StrId), u32> = FxHashMap::default();
-        out.row_pair.reserve(sl.nrow());
+        out.row_pair = try_with_capacity(sl.nrow(), "labels")?;
         for (&key, &value) in sl.key.iter().zip(&sl.value) {
             if value.is_na() {
                 out.row_pair.push(None);
@@ -281,25 +282,25 @@ impl LabelCondition {
         let text = |id: StrId| pairs.texts.str(id);
         let clauses = match &filter.key {
             Some(key) => {
-                let flags = pairs
-                    .key
-                    .iter()
-                    .zip(&pairs.value)
-                    .map(|(&k, &v)| text(k) == key && patterns.iter().any(|p| p.is_match(text(v))))
-                    .collect();
-                vec![flags]
+                let flags =
+                    pairs.key.iter().zip(&pairs.value).map(|(&k, &v)| {
+                        text(k) == key && patterns.iter().any(|p| p.is_match(text(v)))
+                    });
+                vec![try_collect(flags, "labels")?]
             }
             None => {
-                let joined: Vec<String> = pairs
-                    .key
-                    .iter()
-                    .zip(&pairs.value)
-                    .map(|(&k, &v)| format!("{}:{}", text(k), text(v)))
-                    .collect();
+                let joined: Vec<String> = try_collect(
+                    pairs
+                        .key
+                        .iter()
+                        .zip(&pairs.value)
+                        .map(|(&k, &v)| format!("{}:{}", text(k), text(v))),
+                    "labels",
+                )?;
                 patterns
                     .iter()
-                    .map(|p| joined.iter().map(|kv| p.is_match(kv)).collect())
-                    .collect()
+                    .map(|p| try_collect(joined.iter().map(|kv| p.is_match(kv)), "labels"))
+                    .collect::<Result<Vec<_>>>()?
             }
         };
         Self::new(filter, clauses)
@@ -323,12 +324,12 @@ impl LabelCondition {
                 let want_key = match key {
                     Some(k) => match p.strings.lookup(k) {
                         Some(id) => Some(id),
-                        None => return Ok(vec![false; rows.len()]),
+                        None => return try_filled(rows.len(), false, "samples"),
                     },
                     None => None,
                 };
                 let conversions = key_conversions(p, &range.unit);
-                let mut out = vec![false; rows.len()];
+                let mut out = try_filled(rows.len(), false, "samples")?;
                 for (row, s) in row_samples().enumerate() {
                     let s = s?;
                     let k = sl.key[row];
@@ -353,16 +354,17 @@ impl LabelCondition {
                         pairs.len()
                     )));
                 }
-                let mut out = vec![true; rows.len()];
+                let mut out = try_filled(rows.len(), true, "samples")?;
+                let mut has = try_filled(rows.len(), false, "samples")?;
                 for clause in clauses {
-                    let mut has = vec![false; rows.len()];
+                    has.fill(false);
                     for (s, pair) in row_samples().zip(&pairs.row_pair) {
                         let s = s?;
                         if pair.is_some_and(|pair| clause[pair as usize]) {
                             has[s] = true;
                         }
                     }
-                    out.iter_mut().zip(has).for_each(|(o, h)| *o &= h);
+                    out.iter_mut().zip(&has).for_each(|(o, &h)| *o &= h);
                 }
                 Ok(out)
             }
@@ -432,9 +434,12 @@ pub fn filter_by_labels(
     let rows = SampleRows::new(p)?;
     let focused = focus.map(|c| c.samples_meeting(p, &rows)).transpose()?;
     let ignored = ignore.map(|c| c.samples_meeting(p, &rows)).transpose()?;
-    let keep: Vec<bool> = (0..rows.len())
-        .map(|s| focused.as_ref().is_none_or(|f| f[s]) && !ignored.as_ref().is_some_and(|i| i[s]))
-        .collect();
+    let keep = try_collect(
+        (0..rows.len()).map(|s| {
+            focused.as_ref().is_none_or(|f| f[s]) && !ignored.as_ref().is_some_and(|i| i[s])
+        }),
+        "samples",
+    )?;
     let any = |flags: &Option<Vec<bool>>| flags.as_ref().is_some_and(|f| f.contains(&true));
     let matches = LabelMatches {
         focus: any(&focused),

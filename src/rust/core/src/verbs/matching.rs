@@ -6,6 +6,7 @@
 
 use super::keep::{ragged, SampleRows, StackOrder};
 use super::pattern::{matching_texts, Pattern};
+use crate::alloc::{try_collect, try_collect_ok, try_filled};
 use crate::error::{ProfileError, Result};
 use crate::id_index::{IdIndex, IdSet};
 use crate::model::{
@@ -188,12 +189,14 @@ impl LocationSet {
 }
 
 /// One flag per row of `sample_locations`: whether its location is in `set`.
-pub fn frames_in(p: &Profile, set: &LocationSet) -> Vec<bool> {
-    p.sample_locations
-        .location_id
-        .iter()
-        .map(|&l| set.contains(l))
-        .collect()
+pub fn frames_in(p: &Profile, set: &LocationSet) -> Result<Vec<bool>> {
+    try_collect(
+        p.sample_locations
+            .location_id
+            .iter()
+            .map(|&l| set.contains(l)),
+        "frames",
+    )
 }
 
 /// One flag per row of `samples`: whether the sample has a frame in `set`.
@@ -205,7 +208,7 @@ pub fn frames_in(p: &Profile, set: &LocationSet) -> Vec<bool> {
 pub fn samples_with_frame_in(p: &Profile, set: &LocationSet) -> Result<Vec<bool>> {
     let rows = SampleRows::new(p)?;
     let sl = &p.sample_locations;
-    let mut out = vec![false; rows.len()];
+    let mut out = try_filled(rows.len(), false, "samples")?;
     for (s, &location) in rows
         .of(SampleLocations::NAME, &sl.sample_id)
         .zip(&sl.location_id)
@@ -240,7 +243,7 @@ pub fn frames_cut_at_match(p: &Profile, set: &LocationSet, cut: Cut) -> Result<V
     let rows = SampleRows::new(p)?;
     let sl = &p.sample_locations;
     // The depth of each sample's innermost (or outermost) matching frame; 0: none.
-    let mut cut_depth = vec![0i32; rows.len()];
+    let mut cut_depth = try_filled(rows.len(), 0i32, "samples")?;
     let row_samples = rows.of(SampleLocations::NAME, &sl.sample_id);
     for ((s, &depth), &location) in row_samples.zip(&sl.depth).zip(&sl.location_id) {
         let s = s?;
@@ -256,16 +259,14 @@ pub fn frames_cut_at_match(p: &Profile, set: &LocationSet, cut: Cut) -> Result<V
         }
     }
     let row_samples = rows.of(SampleLocations::NAME, &sl.sample_id);
-    row_samples
-        .zip(&sl.depth)
-        .map(|(s, &depth)| {
-            let at = cut_depth[s?];
-            Ok(match cut {
-                Cut::CalleesOfInnermostMatch => at == 0 || depth >= at,
-                Cut::CallersOfOutermostMatch => at != 0 && depth <= at,
-            })
+    let kept = row_samples.zip(&sl.depth).map(|(s, &depth)| {
+        let at = cut_depth[s?];
+        Ok(match cut {
+            Cut::CalleesOfInnermostMatch => at == 0 || depth >= at,
+            Cut::CallersOfOutermostMatch => at != 0 && depth <= at,
         })
-        .collect()
+    });
+    try_collect_ok(kept, sl.nrow(), "frames")
 }
 
 /// Whether some pprof Location has every one of its frames in `set` (with
@@ -284,7 +285,7 @@ pub fn some_whole_location(p: &Profile, set: &LocationSet, in_set: bool) -> Resu
     let l = &p.locations;
     let all_wanted = chains.fold_outwards(true, |row, beyond| {
         beyond && set.contains(l.location_id[row]) == in_set
-    });
+    })?;
     Ok((0..l.nrow()).any(|row| !chains.is_inlined_into[row] && all_wanted[row]))
 }
 
@@ -308,14 +309,14 @@ pub fn some_whole_location(p: &Profile, set: &LocationSet, in_set: bool) -> Resu
 )]
 pub fn location_lines_kept(p: &Profile, set: &LocationSet, cut: Cut) -> Result<Vec<bool>> {
     let sl = &p.sample_locations;
-    let mut keep = vec![true; sl.nrow()];
+    let mut keep = try_filled(sl.nrow(), true, "frames")?;
     let chains = Chains::of(&p.locations)?;
     let l = &p.locations;
     let in_chain = |row: usize| chains.next[row].is_some() || chains.is_inlined_into[row];
     if !(0..l.nrow()).any(|row| in_chain(row) && set.contains(l.location_id[row])) {
         return Ok(keep);
     }
-    let places = chains.places();
+    let places = chains.places()?;
     let location_rows = IdIndex::try_first_rows(&l.location_id)?;
     let place_of = |frame: usize| {
         location_rows
@@ -391,8 +392,9 @@ impl Chains {
             return Err(ragged(Locations::NAME));
         }
         let rows = IdIndex::try_first_rows(&l.location_id)?;
-        let next: Vec<Option<usize>> = l.inlined_into.iter().map(|&id| rows.row(id)).collect();
-        let mut is_inlined_into = vec![false; l.nrow()];
+        let next: Vec<Option<usize>> =
+            try_collect(l.inlined_into.iter().map(|&id| rows.row(id)), "locations")?;
+        let mut is_inlined_into = try_filled(l.nrow(), false, "locations")?;
         for &target in next.iter().flatten() {
             is_inlined_into[target] = true;
         }
@@ -402,7 +404,7 @@ impl Chains {
         })
     }
 
-    fn places(&self) -> Vec<ChainPlace> {
+    fn places(&self) -> Result<Vec<ChainPlace>> {
         let places = self.fold_outwards(None, |row, beyond: Option<ChainPlace>| {
             Some(match beyond {
                 None => ChainPlace {
@@ -414,18 +416,15 @@ impl Chains {
                     beyond: b.beyond + 1,
                 },
             })
-        });
+        })?;
         // Every row gets a place: the fold's step never gives None.
-        places
-            .into_iter()
-            .enumerate()
-            .map(|(row, p)| {
-                p.unwrap_or(ChainPlace {
-                    outermost: row,
-                    beyond: 0,
-                })
+        let places = places.into_iter().enumerate().map(|(row, p)| {
+            p.unwrap_or(ChainPlace {
+                outermost: row,
+                beyond: 0,
             })
-            .collect()
+        });
+        try_collect(places, "locations")
     }
 
     /// A value for each row, made by `step` from the row and the value of the
@@ -436,14 +435,14 @@ impl Chains {
         clippy::indexing_slicing,
         reason = "rows are below next.len() (starts, and targets of next, which are rows)"
     )]
-    fn fold_outwards<T: Copy>(&self, end: T, step: impl Fn(usize, T) -> T) -> Vec<T> {
+    fn fold_outwards<T: Copy>(&self, end: T, step: impl Fn(usize, T) -> T) -> Result<Vec<T>> {
         #[derive(Clone, Copy)]
         enum State<T> {
             Unknown,
             OnPath,
             Known(T),
         }
-        let mut state = vec![State::Unknown; self.next.len()];
+        let mut state = try_filled(self.next.len(), State::Unknown, "locations")?;
         let mut path = Vec::new();
         for start in 0..self.next.len() {
             let mut at = Some(start);
@@ -467,12 +466,10 @@ impl Chains {
                 state[row] = State::Known(beyond);
             }
         }
-        state
-            .into_iter()
-            .map(|s| match s {
-                State::Known(value) => value,
-                State::Unknown | State::OnPath => end,
-            })
-            .collect()
+        let values = state.into_iter().map(|s| match s {
+            State::Known(value) => value,
+            State::Unknown | State::OnPath => end,
+        });
+        try_collect(values, "locations")
     }
 }

@@ -37,6 +37,7 @@
 //! profile unchanged, when that does not hold. A valid profile gives a valid
 //! result.
 
+mod aggregate;
 mod keep;
 mod labels;
 mod matching;
@@ -46,6 +47,7 @@ mod select_types;
 pub mod units;
 mod values;
 
+pub use aggregate::aggregate;
 pub use keep::{keep_frames, keep_samples, EmptyStacks};
 pub use labels::{
     filter_by_labels, LabelCondition, LabelFilter, LabelMatches, LabelPairs, LabelTest,
@@ -59,7 +61,7 @@ pub use matching::{location_lines_kept, simple_name};
 pub use pattern::{matching_texts, Pattern};
 pub use pattern_verbs::{FrameFilter, SampleFilter};
 pub use select_types::keep_sample_types;
-pub use values::{aggregate, diff, scale_values, set_unit, time_window, DIFF_BASE_LABEL};
+pub use values::{diff, scale_values, set_unit, time_window, DIFF_BASE_LABEL};
 
 #[cfg(test)]
 mod tests;

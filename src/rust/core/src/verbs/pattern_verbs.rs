@@ -61,7 +61,7 @@ impl FrameFilter {
     /// ([`location_lines_kept`]).
     pub fn apply(self, p: &mut Profile, matched: &[bool]) -> Result<bool> {
         let set = LocationSet::new(&p.locations.location_id, matched)?;
-        let matched_frames = frames_in(p, &set);
+        let matched_frames = frames_in(p, &set)?;
         let any_match = matched_frames.contains(&true);
         let (keep, empty) = match self {
             FrameFilter::Hide | FrameFilter::Show => {

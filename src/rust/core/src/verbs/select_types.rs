@@ -2,6 +2,7 @@
 //! `-sample_index` picks the one type a report shows).
 
 use super::keep::ragged;
+use crate::alloc::try_collect;
 use crate::error::{ProfileError, Result};
 use crate::model::{Profile, SampleTypes, SampleValues, Sources, StrId};
 use rustc_hash::FxHashSet;
@@ -23,9 +24,9 @@ pub fn keep_sample_types(p: &mut Profile, types: &[&str]) -> Result<()> {
         }
     }
     let kept = kept_type_ids(p, types)?;
-    let keeps = |ids: &[StrId]| -> Vec<bool> { ids.iter().map(|t| kept.contains(t)).collect() };
-    let values = keeps(&p.sample_values.value_type);
-    let declared = keeps(&p.sample_types.value_type);
+    let keeps = |ids: &[StrId]| try_collect(ids.iter().map(|t| kept.contains(t)), "sample values");
+    let values = keeps(&p.sample_values.value_type)?;
+    let declared = keeps(&p.sample_types.value_type)?;
     p.sample_values.retain_rows(&values);
     p.sample_types.retain_rows(&declared);
     for default in &mut p.sources.default_sample_type {

@@ -129,7 +129,7 @@ impl SourceSamples {
             p.samples.nrow(),
             |lid| locations.get(lid),
         )?;
-        let labels = LabelRows::new(p, &samples);
+        let labels = LabelRows::new(p, &samples)?;
         // Identity within a source, a link and whether samples have a time.
         let mut scopes: FxHashMap<(usize, bool, StrId, StrId), usize> = FxHashMap::default();
         let scope_of: Vec<usize> = (0..p.samples.nrow())
@@ -145,7 +145,12 @@ impl SourceSamples {
                 *scopes.entry(key).or_insert(n)
             })
             .collect();
-        let first = first_equal_samples(p, &frames, &labels, |pos| scope_of.get(pos).copied());
+        let first = first_equal_samples(
+            p,
+            |pos| frames.of(pos),
+            &labels,
+            |pos| scope_of.get(pos).copied(),
+        )?;
         let mut groups: Vec<Vec<Vec<usize>>> = (0..n_sources).map(|_| Vec::new()).collect();
         let mut group_of = vec![usize::MAX; p.samples.nrow()];
         // The last sample of each source so far.
