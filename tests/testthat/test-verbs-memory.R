@@ -29,7 +29,8 @@ aggregate_child_script <- function(n) {
     "  as.numeric(gsub('[^0-9]', '', grep('^VmSize:', status, value = TRUE)))",
     "}",
     "before <- vm()",
-    "res <- tryCatch({ profile_aggregate(x); 'ok' }, error = function(e) paste(class(e), collapse = ' '))",
+    "res <- tryCatch({ profile_aggregate(x); 'ok' },",
+    "  error = function(e) paste(class(e), collapse = ' '))",
     "cat('RESULT', before, bytes, res, '\\n')"
   )
 }
