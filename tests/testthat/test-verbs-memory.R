@@ -2,28 +2,35 @@
 # gives a profile_error_limit, not an abort: it runs in a child R process
 # whose address space is capped just above what the profile and its copy in
 # Rust need, so that the verb's own vectors (the groups of
-# profile_aggregate(), some tens of bytes per sample) are what no longer fit.
+# profile_aggregate(), some tens of bytes per sample) are what no longer fit
+# (with vectors asked for infallibly, Rust would abort the process there).
 # The cap comes from a first child without one: the address space in use
 # before the verb, plus the columns' size, plus 20 bytes per sample.
 
-# The lines of a child that reads an Rprof file of `n` samples (of two frames,
-# one value each) and prints the address space in use (VmSize, KB), the bytes
-# of the columns the verb gets, and what profile_aggregate() gave (the classes
-# of its error, or "ok").
-aggregate_child_script <- function(n) {
+# The lines of a child that makes a profile of `n` samples of two frames and
+# one value each (the tables of an Rprof file of one such sample, read by this
+# process into `tables_rds`, their rows repeated in R: nothing but the verb
+# runs in Rust under the cap, and a read keeps room for its threads) and
+# prints the address space in use (VmSize, KB), the bytes of the columns the
+# verb gets, and what profile_aggregate() gave (its error's classes, or "ok").
+aggregate_child_script <- function(n, tables_rds) {
   c(
     "suppressPackageStartupMessages(library(profile))",
-    "path <- tempfile(fileext = '.out')",
-    sprintf(
-      "writeLines(c('sample.interval=20000', rep('\"f\" \"g\" ', %d)), path)",
-      as.integer(n)
-    ),
-    "x <- read_rprof(path)",
-    "tables <- dm::dm_get_tables(x)",
+    sprintf("tables <- readRDS(%s)", deparse(tables_rds)),
+    sprintf("n <- %dL", as.integer(n)),
+    "tables$samples <- tables$samples[rep(1L, n), ]",
+    "tables$samples$sample_id <- seq_len(n)",
+    "tables$sample_values <- tables$sample_values[rep(1L, n), ]",
+    "tables$sample_values$sample_id <- seq_len(n)",
+    "tables$sample_locations <- tables$sample_locations[rep(1:2, n), ]",
+    "tables$sample_locations$sample_id <- rep(seq_len(n), each = 2L)",
+    "x <- profile:::dm_from_v2_tables(tables)",
     "sent <- c('samples', 'sample_values', 'sample_locations', 'sample_labels', 'locations')",
-    "bytes <- sum(vapply(tables[sent], function(t) {",
+    "bytes <- sum(vapply(tables[intersect(sent, names(tables))], function(t) {",
     "  sum(vapply(t, function(col) length(col) * if (is.double(col)) 8 else 4, 1))",
     "}, 1))",
+    "rm(tables)",
+    "invisible(gc())",
     "vm <- function() {",
     "  status <- readLines('/proc/self/status')",
     "  as.numeric(gsub('[^0-9]', '', grep('^VmSize:', status, value = TRUE)))",
@@ -31,7 +38,7 @@ aggregate_child_script <- function(n) {
     "before <- vm()",
     "res <- tryCatch({ profile_aggregate(x); 'ok' },",
     "  error = function(e) paste(class(e), collapse = ' '))",
-    "cat('RESULT', before, bytes, res, '\\n')"
+    "cat('RESULT', before, format(bytes, scientific = FALSE), res, '\\n')"
   )
 }
 
@@ -67,7 +74,11 @@ child_result <- function(output) {
 test_that("a verb whose scratch memory is refused gives profile_error_limit", {
   skip_unless_capped_processes()
   n <- 2e6
-  lines <- aggregate_child_script(n)
+  path <- withr::local_tempfile(fileext = ".out")
+  writeLines(c("sample.interval=20000", "\"f\" \"g\" "), path)
+  tables_rds <- withr::local_tempfile(fileext = ".rds")
+  saveRDS(dm::dm_get_tables(read_rprof(path), keyed = FALSE), tables_rds)
+  lines <- aggregate_child_script(n, tables_rds)
   free <- child_result(run_child(lines))
   expect_false(is.null(free), label = "the child without a cap reported")
   skip_if(is.null(free))
