@@ -40,6 +40,7 @@ macro_rules! attribute_row {
 }
 
 mod dictionary;
+mod encode;
 mod locations;
 mod profiles;
 mod samples;
@@ -54,6 +55,7 @@ use crate::id_index::IdIndex;
 use crate::model::{Profile, StrId, NA_INT};
 use crate::pprof::parse_hex_address;
 use dictionary::Dictionary;
+pub use encode::encode_message;
 use rustc_hash::FxHashMap;
 use samples::SourceSamples;
 

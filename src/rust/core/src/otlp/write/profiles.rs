@@ -202,10 +202,7 @@ impl Writer<'_> {
                 ..template.clone()
             };
             for (g, (stack, attrs, link)) in groups.iter().zip(&heads) {
-                let attrs = self
-                    .head_attributes
-                    .get(attrs.clone())
-                    .unwrap_or_default();
+                let attrs = self.head_attributes.get(attrs.clone()).unwrap_or_default();
                 let timed = g
                     .first()
                     .and_then(|&pos| p.samples.time.get(pos))
@@ -260,7 +257,10 @@ impl Writer<'_> {
                 };
                 let theirs = samples.labels.of(same);
                 if labels.len() == theirs.len()
-                    && labels.iter().zip(theirs).all(|(&a, &b)| cells(a) == cells(b))
+                    && labels
+                        .iter()
+                        .zip(theirs)
+                        .all(|(&a, &b)| cells(a) == cells(b))
                 {
                     return Ok(head.clone());
                 }
@@ -281,7 +281,11 @@ impl Writer<'_> {
         let start = self.head_attributes.len();
         self.head_attributes.extend_from_slice(&attrs);
         self.scratch = attrs;
-        let head = (stack, start..self.head_attributes.len(), self.sample_link(pos)?);
+        let head = (
+            stack,
+            start..self.head_attributes.len(),
+            self.sample_link(pos)?,
+        );
         if same == pos {
             self.heads.insert(pos, head.clone());
         }
