@@ -26,7 +26,7 @@ mod write;
 
 pub use content::OtlpContent;
 pub use read::profile_from_messages;
-pub use write::message_from_profile;
+pub use write::{encode_message, message_from_profile};
 
 use crate::budget::Budget;
 use crate::error::{ProfileError, Result};
@@ -34,7 +34,6 @@ use crate::input;
 use crate::limits::Limits;
 use crate::model::Profile;
 use crate::wire::Failure;
-use prost::Message;
 use std::borrow::Cow;
 use std::io::Write;
 use std::path::Path;
@@ -368,7 +367,7 @@ fn line_column(data: &[u8], at: usize) -> String {
 pub fn encode(p: &Profile, format: Format) -> Result<Vec<u8>> {
     let m = message_from_profile(p)?;
     Ok(match format {
-        Format::Protobuf => m.encode_to_vec(),
+        Format::Protobuf => encode_message(&m),
         Format::Json => {
             let mut text = json::write_message(&m);
             text.push('\n');

@@ -3,6 +3,7 @@
 use super::*;
 use crate::model::NA_INT;
 use crate::testing::shared_otlp;
+use prost::Message;
 
 fn read(bytes: &[u8]) -> Result<Profile> {
     read_bytes(bytes, Some("test"), &Limits::default())
@@ -205,8 +206,40 @@ proptest::proptest! {
             proptest::prop_assert_eq!(q.sources.nrow(), p.sources.nrow());
             // ... and writes again to the same message.
             let again = encode(&q, format).unwrap();
+            if format == Format::Protobuf {
+                let m = message_from_profile(&p).unwrap();
+                proptest::prop_assert_eq!(encode_message(&m), m.encode_to_vec());
+            }
             proptest::prop_assert_eq!(read(&again).map(|r| sample_shapes(&r)).unwrap(), sample_shapes(&p));
         }
+    }
+}
+
+/// The writer's encoding is prost's, byte for byte: for the messages of the
+/// real files and of profiles read from Rprof and pprof files, and for a
+/// message with two resources, scopes and schema URLs in every place.
+#[test]
+fn encode_message_is_prosts_encoding() {
+    let mut messages: Vec<proto::ProfilesData> = seed_files(Format::Protobuf)
+        .iter()
+        .map(|bytes| message_from_profile(&read(bytes).unwrap()).unwrap())
+        .collect();
+    let mut m = messages[0].clone();
+    let mut rp = m.resource_profiles[0].clone();
+    rp.schema_url = b"https://resource".to_vec();
+    let mut sp = rp.scope_profiles[0].clone();
+    sp.schema_url = b"https://scope".to_vec();
+    sp.scope = None;
+    rp.scope_profiles.push(sp.clone());
+    rp.scope_profiles.push(proto::ScopeProfiles::default());
+    rp.resource = None;
+    m.resource_profiles.push(rp);
+    m.resource_profiles.push(proto::ResourceProfiles::default());
+    messages.push(m);
+    messages.push(proto::ProfilesData::default());
+    assert!(messages.len() > 5);
+    for m in &messages {
+        assert_eq!(encode_message(m), m.encode_to_vec());
     }
 }
 

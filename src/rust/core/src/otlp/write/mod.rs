@@ -40,6 +40,7 @@ macro_rules! attribute_row {
 }
 
 mod dictionary;
+mod encode;
 mod locations;
 mod profiles;
 mod samples;
@@ -54,6 +55,7 @@ use crate::id_index::IdIndex;
 use crate::model::{Profile, StrId, NA_INT};
 use crate::pprof::parse_hex_address;
 use dictionary::Dictionary;
+pub use encode::encode_message;
 use rustc_hash::FxHashMap;
 use samples::SourceSamples;
 
@@ -96,7 +98,18 @@ struct Writer<'p> {
     /// Location index of (first row, rows) of a chain of inlined rows.
     chains: FxHashMap<(usize, usize), i32>,
     location_attributes: FxHashMap<i32, Vec<usize>>,
+    /// The head of the first sample of each identity (by its position).
+    heads: FxHashMap<usize, Head>,
+    /// The attribute indices of the samples' heads, one after another.
+    head_attributes: Vec<i32>,
+    /// A buffer of attribute indices, kept for its memory.
+    scratch: Vec<i32>,
 }
+
+/// What the samples of a group share in every Profile of their source: the
+/// stack index, the attribute indices (a range of `Writer::head_attributes`)
+/// and the link index.
+type Head = (i32, std::ops::Range<usize>, i32);
 
 /// The profile as an OTLP message. The profile is validated first.
 pub fn message_from_profile(p: &Profile) -> Result<proto::ProfilesData> {
@@ -110,6 +123,9 @@ pub fn message_from_profile(p: &Profile) -> Result<proto::ProfilesData> {
         inlined_into: Vec::new(),
         chains: FxHashMap::default(),
         location_attributes: rows_by_id(&p.location_attributes.location_id),
+        heads: FxHashMap::default(),
+        head_attributes: Vec::new(),
+        scratch: Vec::new(),
     };
     w.functions()?;
     w.mappings()?;

@@ -2,7 +2,7 @@
 //! attributes.
 
 use super::samples::{SourceSamples, SourceType};
-use super::{count, Writer};
+use super::{count, Head, Writer};
 use crate::error::{ProfileError, Result};
 use crate::model::{StrId, NA_INT};
 use crate::otlp::attributes::{self, Cells};
@@ -149,28 +149,13 @@ impl Writer<'_> {
             original_payload: unhex_col(&s.original_payload, "original_payload")?,
             attribute_indices: self.profile_attributes(src)?,
         };
-        let groups = samples
-            .groups
-            .get(src)
-            .map(Vec::as_slice)
-            .unwrap_or_default();
-        // Per group: stack, attributes, link (the same in every Profile).
+        let groups = samples.groups(src);
+        // Per group: stack, attributes (a range of `self.head_attributes`),
+        // link; the same in every Profile.
         let mut heads = Vec::with_capacity(groups.len());
-        for g in groups {
+        for g in &groups {
             let Some(&first) = g.first() else { continue };
-            let stack = self.stack(samples.frames.of(first))?;
-            let mut attrs = Vec::new();
-            self.attribute_rows(
-                "sample_labels",
-                samples.labels.of(first),
-                |p, r| {
-                    let t = &p.sample_labels;
-                    attribute_row!(t, r)
-                },
-                &mut attrs,
-            )?;
-            let link = self.sample_link(first)?;
-            heads.push((stack, attrs, link));
+            heads.push(self.head(samples, first)?);
         }
         let types = samples
             .types
@@ -188,14 +173,17 @@ impl Writer<'_> {
         let types = if typed { types } else { &no_type[..] };
         let all_timed = groups
             .iter()
-            .flatten()
+            .flat_map(|g| g.iter())
             .all(|&pos| p.samples.time.get(pos).is_some_and(|t| !t.is_nan()));
-        let n_obs: usize = groups.iter().map(Vec::len).sum();
+        let n_obs: usize = groups.iter().map(|g| g.len()).sum();
         for (col, ty) in types.iter().enumerate() {
             let value = |pos: usize| if typed { samples.value(pos, col) } else { 0.0 };
             let ts_only = n_obs > 0
                 && all_timed
-                && groups.iter().flatten().all(|&pos| value(pos) == 1.0)
+                && groups
+                    .iter()
+                    .flat_map(|g| g.iter())
+                    .all(|&pos| value(pos) == 1.0)
                 && match ty.timestamps_only {
                     Some(flag) => flag,
                     None => self.str(ty.unit) == "count",
@@ -214,6 +202,7 @@ impl Writer<'_> {
                 ..template.clone()
             };
             for (g, (stack, attrs, link)) in groups.iter().zip(&heads) {
+                let attrs = self.head_attributes.get(attrs.clone()).unwrap_or_default();
                 let timed = g
                     .first()
                     .and_then(|&pos| p.samples.time.get(pos))
@@ -238,7 +227,7 @@ impl Writer<'_> {
                 };
                 profile.samples.push(proto::Sample {
                     stack_index: *stack,
-                    attribute_indices: attrs.clone(),
+                    attribute_indices: attrs.to_vec(),
                     link_index: *link,
                     values,
                     timestamps_unix_nano: timestamps,
@@ -247,6 +236,60 @@ impl Writer<'_> {
             out.push(profile);
         }
         Ok(())
+    }
+
+    /// The stack, attributes (a range of `self.head_attributes`) and link of
+    /// the samples of a group, whose first sample is at `pos`. Samples of
+    /// equal identity share them: they are made once, for the first sample
+    /// of that identity, and taken from it for the groups after it whose
+    /// label rows list the same cells in the same order (the order of the
+    /// attribute indices written).
+    fn head(&mut self, samples: &SourceSamples, pos: usize) -> Result<Head> {
+        let p = self.p;
+        let labels = samples.labels.of(pos);
+        let same = samples.first.get(pos).copied().unwrap_or(pos);
+        if same != pos {
+            if let Some(head) = self.heads.get(&same) {
+                let t = &p.sample_labels;
+                let cells = |r: usize| {
+                    let (key, unit, c) = attribute_row!(t, r);
+                    (key, unit, c.value, c.num.to_bits(), c.kind)
+                };
+                let theirs = samples.labels.of(same);
+                if labels.len() == theirs.len()
+                    && labels
+                        .iter()
+                        .zip(theirs)
+                        .all(|(&a, &b)| cells(a) == cells(b))
+                {
+                    return Ok(head.clone());
+                }
+            }
+        }
+        let stack = self.stack(samples.frames.of(pos))?;
+        let mut attrs = std::mem::take(&mut self.scratch);
+        attrs.clear();
+        self.attribute_rows(
+            "sample_labels",
+            labels,
+            |p, r| {
+                let t = &p.sample_labels;
+                attribute_row!(t, r)
+            },
+            &mut attrs,
+        )?;
+        let start = self.head_attributes.len();
+        self.head_attributes.extend_from_slice(&attrs);
+        self.scratch = attrs;
+        let head = (
+            stack,
+            start..self.head_attributes.len(),
+            self.sample_link(pos)?,
+        );
+        if same == pos {
+            self.heads.insert(pos, head.clone());
+        }
+        Ok(head)
     }
 
     pub(super) fn sample_link(&mut self, pos: usize) -> Result<i32> {

@@ -21,9 +21,15 @@ pub(super) struct SourceType {
 pub(super) struct SourceSamples {
     pub(super) frames: SampleFrames,
     pub(super) labels: LabelRows,
-    /// Per source row: the groups of samples (positions) of equal identity,
-    /// in order of first appearance.
-    pub(super) groups: Vec<Vec<Vec<usize>>>,
+    /// Per sample position: the position of the first sample of equal
+    /// identity (`first_equal_samples`), its own when it is the first.
+    pub(super) first: Vec<usize>,
+    /// The positions of each group of samples of equal identity, group after
+    /// group (`group_ranges` says where each starts and ends).
+    members: Vec<usize>,
+    /// Per source row: its groups, in order of first appearance, as ranges
+    /// of `members`.
+    group_ranges: Vec<Vec<std::ops::Range<usize>>>,
     /// Per source row: its sample types.
     pub(super) types: Vec<Vec<SourceType>>,
     /// Per sample position: where its values start in `cells` (one per type
@@ -151,15 +157,18 @@ impl SourceSamples {
             &labels,
             |pos| scope_of.get(pos).copied(),
         )?;
-        let mut groups: Vec<Vec<Vec<usize>>> = (0..n_sources).map(|_| Vec::new()).collect();
+        // Groups are numbered in order of creation; a sample's group and
+        // each group's source and size first, then the members in one vector.
+        let mut group_source: Vec<usize> = Vec::new();
+        let mut group_size: Vec<usize> = Vec::new();
         let mut group_of = vec![usize::MAX; p.samples.nrow()];
         // The last sample of each source so far.
         let mut last: Vec<Option<usize>> = vec![None; n_sources];
         for (pos, &f) in first.iter().enumerate() {
             let src = source_of.get(pos).copied().unwrap_or(0);
-            let Some(list) = groups.get_mut(src) else {
+            if src >= n_sources {
                 continue;
-            };
+            }
             let timed = p.samples.time.get(pos).is_some_and(|t| !t.is_nan());
             // Samples without a time join the equal sample right before them
             // only: the order of the file is all that orders them.
@@ -177,25 +186,60 @@ impl SourceSamples {
             let g = match joins.and_then(|j| group_of.get(j).copied()) {
                 Some(g) if g != usize::MAX => g,
                 _ => {
-                    list.push(Vec::new());
-                    list.len() - 1
+                    group_source.push(src);
+                    group_size.push(0);
+                    group_size.len() - 1
                 }
             };
             if let Some(slot) = group_of.get_mut(pos) {
                 *slot = g;
             }
-            if let Some(members) = list.get_mut(g) {
-                members.push(pos);
+            if let Some(size) = group_size.get_mut(g) {
+                *size += 1;
+            }
+        }
+        let mut group_ranges: Vec<Vec<std::ops::Range<usize>>> =
+            (0..n_sources).map(|_| Vec::new()).collect();
+        let mut fill = Vec::with_capacity(group_size.len());
+        let mut end = 0usize;
+        for (&src, &size) in group_source.iter().zip(&group_size) {
+            if let Some(list) = group_ranges.get_mut(src) {
+                list.push(end..end + size);
+            }
+            fill.push(end);
+            end += size;
+        }
+        let mut members = vec![0usize; end];
+        for (pos, &g) in group_of.iter().enumerate() {
+            if let Some(at) = fill.get_mut(g) {
+                if let Some(slot) = members.get_mut(*at) {
+                    *slot = pos;
+                }
+                *at += 1;
             }
         }
         Ok(SourceSamples {
             frames,
             labels,
-            groups,
+            first,
+            members,
+            group_ranges,
             types,
             offsets,
             cells,
         })
+    }
+
+    /// The groups of samples of equal identity of source row `src`, in order
+    /// of first appearance, each its positions in order.
+    pub(super) fn groups(&self, src: usize) -> Vec<&[usize]> {
+        self.group_ranges
+            .get(src)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+            .iter()
+            .map(|r| self.members.get(r.clone()).unwrap_or_default())
+            .collect()
     }
 
     /// The value of sample `pos` of its source's type `col` (0 when it has
