@@ -109,19 +109,24 @@ enum Stacks {
 
 impl Stacks {
     fn of(p: &Profile, rows: &SampleRows, locations: &IdIndex) -> Result<Self> {
-        let sl = &p.sample_locations;
-        if let Some(runs) = sample_runs(rows, sl)? {
+        if let Some(runs) = sample_runs(rows, &p.sample_locations)? {
             return Ok(Stacks::Runs(runs));
         }
-        Ok(Stacks::Gathered(SampleFrames::gather(
-            &sl.sample_id,
-            &sl.depth,
-            &sl.location_id,
-            rows.index(),
-            rows.len(),
-            |l| locations.get(l),
-        )?))
+        Ok(Stacks::Gathered(gather(p, rows, locations)?))
     }
+}
+
+/// The frames of every sample, gathered in depth order (the general case).
+fn gather(p: &Profile, rows: &SampleRows, locations: &IdIndex) -> Result<SampleFrames> {
+    let sl = &p.sample_locations;
+    SampleFrames::gather(
+        &sl.sample_id,
+        &sl.depth,
+        &sl.location_id,
+        rows.index(),
+        rows.len(),
+        |l| locations.get(l),
+    )
 }
 
 /// The location ids of the stack of the sample in row `pos` of `samples`.
@@ -195,15 +200,7 @@ fn check_locations(
         return Ok(());
     }
     // Gathering reports the first row (in table order) whose location is not known.
-    let sl = &p.sample_locations;
-    SampleFrames::gather(
-        &sl.sample_id,
-        &sl.depth,
-        &sl.location_id,
-        rows.index(),
-        rows.len(),
-        |l| locations.get(l),
-    )?;
+    gather(p, rows, locations)?;
     Err(ProfileError::invalid(
         SampleLocations::NAME,
         "location_id",
