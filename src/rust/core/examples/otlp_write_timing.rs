@@ -97,7 +97,7 @@ fn main() {
         "otlp encode (prost encode_to_vec): {t:?} ({} bytes)",
         enc.len()
     );
-    let t = median(runs, || enc = otlp::encode_message(&m));
+    let t = median(runs, || enc = otlp::encode_message(&m).unwrap());
     println!("otlp encode (encode_message): {t:?} ({} bytes)", enc.len());
     let t = median(runs, || size = gzip(&enc));
     println!("otlp gzip (fast): {t:?} ({size} bytes)");

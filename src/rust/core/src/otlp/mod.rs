@@ -367,7 +367,7 @@ fn line_column(data: &[u8], at: usize) -> String {
 pub fn encode(p: &Profile, format: Format) -> Result<Vec<u8>> {
     let m = message_from_profile(p)?;
     Ok(match format {
-        Format::Protobuf => encode_message(&m),
+        Format::Protobuf => encode_message(&m)?,
         Format::Json => {
             let mut text = json::write_message(&m);
             text.push('\n');

@@ -208,7 +208,7 @@ proptest::proptest! {
             let again = encode(&q, format).unwrap();
             if format == Format::Protobuf {
                 let m = message_from_profile(&p).unwrap();
-                proptest::prop_assert_eq!(encode_message(&m), m.encode_to_vec());
+                proptest::prop_assert_eq!(encode_message(&m).unwrap(), m.encode_to_vec());
             }
             proptest::prop_assert_eq!(read(&again).map(|r| sample_shapes(&r)).unwrap(), sample_shapes(&p));
         }
@@ -239,7 +239,7 @@ fn encode_message_is_prosts_encoding() {
     messages.push(proto::ProfilesData::default());
     assert!(messages.len() > 5);
     for m in &messages {
-        assert_eq!(encode_message(m), m.encode_to_vec());
+        assert_eq!(encode_message(m).unwrap(), m.encode_to_vec());
     }
 }
 

@@ -4,6 +4,8 @@
 //! Sample is four levels down (`ProfilesData`, `ResourceProfiles`,
 //! `ScopeProfiles`, `Profile`): its length would be computed five times.
 
+use crate::alloc::try_with_capacity;
+use crate::error::Result;
 use crate::otlp::proto;
 use prost::encoding::WireType::LengthDelimited;
 use prost::encoding::{bytes, encode_key, encode_varint, encoded_len_varint, key_len, message};
@@ -59,15 +61,16 @@ impl Lengths {
     }
 }
 
-/// The message as binary protobuf, byte for byte what `encode_to_vec` gives.
-pub fn encode_message(m: &proto::ProfilesData) -> Vec<u8> {
+/// The message as binary protobuf, byte for byte what `encode_to_vec` gives
+/// (a buffer the size of the file, asked for fallibly).
+pub fn encode_message(m: &proto::ProfilesData) -> Result<Vec<u8>> {
     let n = Lengths::of(m);
     let dictionary_len = m
         .dictionary
         .as_ref()
         .map_or(0, |d| message::encoded_len(2, d));
     let total = n.resources.iter().map(|&l| field_len(1, l)).sum::<usize>() + dictionary_len;
-    let mut buf = Vec::with_capacity(total);
+    let mut buf = try_with_capacity(total, "the OTLP message")?;
     let (mut resources, mut scopes, mut profiles) =
         (n.resources.iter(), n.scopes.iter(), n.profiles.iter());
     for rp in &m.resource_profiles {
@@ -95,5 +98,5 @@ pub fn encode_message(m: &proto::ProfilesData) -> Vec<u8> {
     if let Some(d) = &m.dictionary {
         message::encode(2, d, &mut buf);
     }
-    buf
+    Ok(buf)
 }

@@ -2,6 +2,7 @@
 //! sample type of their source.
 
 use super::internal;
+use crate::alloc::{try_filled, try_with_capacity};
 use crate::error::Result;
 use crate::id_index::IdIndex;
 use crate::identity::{first_equal_samples, LabelRows};
@@ -161,7 +162,7 @@ impl SourceSamples {
         // each group's source and size first, then the members in one vector.
         let mut group_source: Vec<usize> = Vec::new();
         let mut group_size: Vec<usize> = Vec::new();
-        let mut group_of = vec![usize::MAX; p.samples.nrow()];
+        let mut group_of = try_filled(p.samples.nrow(), usize::MAX, "samples")?;
         // The last sample of each source so far.
         let mut last: Vec<Option<usize>> = vec![None; n_sources];
         for (pos, &f) in first.iter().enumerate() {
@@ -200,7 +201,7 @@ impl SourceSamples {
         }
         let mut group_ranges: Vec<Vec<std::ops::Range<usize>>> =
             (0..n_sources).map(|_| Vec::new()).collect();
-        let mut fill = Vec::with_capacity(group_size.len());
+        let mut fill = try_with_capacity(group_size.len(), "samples")?;
         let mut end = 0usize;
         for (&src, &size) in group_source.iter().zip(&group_size) {
             if let Some(list) = group_ranges.get_mut(src) {
@@ -209,7 +210,7 @@ impl SourceSamples {
             fill.push(end);
             end += size;
         }
-        let mut members = vec![0usize; end];
+        let mut members = try_filled(end, 0usize, "samples")?;
         for (pos, &g) in group_of.iter().enumerate() {
             if let Some(at) = fill.get_mut(g) {
                 if let Some(slot) = members.get_mut(*at) {
