@@ -12,13 +12,13 @@
 
 use crate::compact::{columns_from_shape, compact_columns};
 use crate::rapi::{
-    code_vector, dbl_vector, double_values, int_vector, integer_values, lgl_vector, owned_copy,
-    strings_vector,
+    code_vector, dbl_vector, double_values_with_room, int_vector, integer_values,
+    integer_values_with_room, lgl_vector, owned_copy, strings_vector,
 };
 use crate::text::{self, intern_strings};
 use extendr_api::prelude::*;
 use profile_core::budget::Budget;
-use profile_core::memory::with_capacity_advised;
+use profile_core::memory::try_reserve_advised;
 use profile_core::model::{ColMut, ColRef, ColumnId, SampleValues, EXTENSION_TABLES, NA_INT};
 use profile_core::rprof::CompactRead;
 use profile_core::{Profile, ProfileError, StrId, StringPool};
@@ -214,6 +214,16 @@ fn named_list(names: Vec<&str>, values: Vec<Robj>) -> Robj {
 /// (extension columns are optional), extension tables missing from the bundle
 /// are recorded as absent; unknown tables and columns are ignored.
 pub fn profile_from_r(bundle: &Robj) -> Result<Profile, ProfileError> {
+    profile_from_r_with_room(bundle, |_| 0)
+}
+
+/// As [`profile_from_r`], with the columns of each table `table` made with
+/// room for `room(table)` more rows: a verb that appends rows to the profile
+/// (`profile_diff()`) then appends them without moving the rows it has.
+pub fn profile_from_r_with_room(
+    bundle: &Robj,
+    room: impl Fn(&str) -> usize,
+) -> Result<Profile, ProfileError> {
     let (strings, tables) = bundle_parts(bundle)?;
     let mut p = Profile::default();
     let code_ids = string_code_ids(strings, &mut p.strings)?;
@@ -236,6 +246,7 @@ pub fn profile_from_r(bundle: &Robj) -> Result<Profile, ProfileError> {
             &text::named_elements(&cols),
             &code_ids,
             &mut interned,
+            room(&table),
         )?;
         present.push(table);
     }
@@ -244,6 +255,31 @@ pub fn profile_from_r(bundle: &Robj) -> Result<Profile, ProfileError> {
         .filter(|t| !present.iter().any(|name| name == t))
         .collect();
     Ok(p)
+}
+
+/// The number of rows of each table of a bundle (the length of its first
+/// column; 0 for a table it lacks or cannot be read), without reading it.
+pub fn table_rows(bundle: &Robj) -> impl Fn(&str) -> usize {
+    let tables: Vec<(String, usize)> = bundle_parts(bundle)
+        .map(|(_, tables)| {
+            text::named_elements(&tables)
+                .into_iter()
+                .map(|(name, cols)| {
+                    let rows = cols
+                        .as_list()
+                        .and_then(|cols| cols.values().next().map(|c| c.len()))
+                        .unwrap_or(0);
+                    (name, rows)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    move |table| {
+        tables
+            .iter()
+            .find(|(name, _)| name == table)
+            .map_or(0, |&(_, rows)| rows)
+    }
 }
 
 fn bad_bundle(message: &str) -> ProfileError {
@@ -320,6 +356,7 @@ fn read_table(
     cols: &[(String, Robj)],
     code_ids: &[StrId],
     interned: &mut [InternedColumn],
+    room: usize,
 ) -> Result<(), ProfileError> {
     let nrow = cols.first().map_or(0, |(_, c)| c.len());
     let Some(targets) = p.table_mut(table) else {
@@ -328,10 +365,29 @@ fn read_table(
     for (col, mut target) in targets {
         match element(cols, col) {
             None => target.fill_na(nrow),
-            Some(src) => read_column(&mut target, &src, table, col, code_ids, interned)?,
+            Some(src) => read_column(&mut target, &src, table, col, code_ids, interned, room)?,
         }
+        make_room(&mut target, room, table)?;
     }
     Ok(())
+}
+
+/// Capacity for `room` more values in `target` (where the column was not
+/// made with it).
+fn make_room(target: &mut ColMut<'_>, room: usize, table: &str) -> Result<(), ProfileError> {
+    if room == 0 {
+        return Ok(());
+    }
+    let reserved = match target {
+        ColMut::Int(v) | ColMut::Lgl(v) => try_reserve_advised(v, room),
+        ColMut::Dbl(v) => try_reserve_advised(v, room),
+        ColMut::Chr(v) => try_reserve_advised(v, room),
+    };
+    reserved.map_err(|_| {
+        ProfileError::limit(format!(
+            "not enough memory for {room} more rows of table `{table}`"
+        ))
+    })
 }
 
 /// Reads the R column `src` into `target`, the column `col` of `table`.
@@ -342,6 +398,7 @@ fn read_column(
     col: &str,
     code_ids: &[StrId],
     interned: &mut [InternedColumn],
+    room: usize,
 ) -> Result<(), ProfileError> {
     let wrong_type = |expected: &str| {
         ProfileError::invalid(
@@ -353,16 +410,26 @@ fn read_column(
     };
     match target {
         ColMut::Int(v) => {
-            **v = owned_copy(integer_values(src)?.ok_or_else(|| wrong_type("integer"))?)
+            let values = integer_values_with_room(src, room)?;
+            **v = owned_copy(values.ok_or_else(|| wrong_type("integer"))?, room)?;
         }
         ColMut::Lgl(v) => {
             let l = src
                 .as_logical_slice()
                 .ok_or_else(|| wrong_type("logical"))?;
-            **v = l.iter().map(|b| b.0).collect();
+            let mut values = Vec::new();
+            try_reserve_advised(&mut values, l.len().saturating_add(room)).map_err(|_| {
+                ProfileError::limit(format!(
+                    "a column of {} values does not fit in memory",
+                    l.len()
+                ))
+            })?;
+            values.extend(l.iter().map(|b| b.0));
+            **v = values;
         }
         ColMut::Dbl(v) => {
-            **v = owned_copy(double_values(src)?.ok_or_else(|| wrong_type("double"))?)
+            let values = double_values_with_room(src, room)?;
+            **v = owned_copy(values.ok_or_else(|| wrong_type("double"))?, room)?;
         }
         ColMut::Chr(v) if src.rtype() == Rtype::Strings => {
             let column = interned
@@ -374,7 +441,7 @@ fn read_column(
         }
         ColMut::Chr(v) => {
             let codes = integer_values(src)?.ok_or_else(|| wrong_type("string codes"))?;
-            **v = ids_of_codes(&codes, code_ids, table, col)?;
+            **v = ids_of_codes(&codes, code_ids, table, col, room)?;
         }
     }
     Ok(())
@@ -386,8 +453,13 @@ fn ids_of_codes(
     code_ids: &[StrId],
     table: &str,
     col: &str,
+    room: usize,
 ) -> Result<Vec<StrId>, ProfileError> {
-    let mut out = with_capacity_advised(codes.len());
+    let mut out = Vec::new();
+    let n = codes.len().saturating_add(room);
+    try_reserve_advised(&mut out, n).map_err(|_| {
+        ProfileError::limit(format!("a column of {n} values does not fit in memory"))
+    })?;
     for (row, &c) in codes.iter().enumerate() {
         if c == NA_INT {
             out.push(StrId::NA);

@@ -14,11 +14,11 @@
 use crate::args::{
     choice, choice_of, flag, number, optional_number, optional_string, required_string, strings,
 };
-use crate::bundle::{profile_from_r, profile_to_r};
+use crate::bundle::{profile_from_r, profile_from_r_with_room, profile_to_r, table_rows};
 use crate::envelope::envelope;
 use extendr_api::prelude::*;
 use profile_core::budget::Budget;
-use profile_core::verbs::{aggregate, diff, scale_values, set_unit, time_window};
+use profile_core::verbs::{aggregate, diff, diff_room, scale_values, set_unit, time_window};
 use profile_core::verbs::{
     filter_by_labels, keep_sample_types, FrameFilter, LabelCondition, LabelFilter, LabelPairs,
     LocationTexts, Pattern, SampleFilter, TextKind,
@@ -184,12 +184,14 @@ fn ffi_profile_window(bundle: Robj, from: Robj, to: Robj, compact: Robj) -> Robj
 fn ffi_profile_diff(x: Robj, base: Robj, compact: Robj) -> Robj {
     envelope(|| {
         let compact = flag(&compact, "compact")?;
-        let valid = |bundle: &Robj, name: &str| -> Result<Profile, ProfileError> {
-            let p = profile_from_r(bundle).map_err(|e| of_input(e, name))?;
-            profile_core::validate::validate(&p).map_err(|e| of_input(e, name))?;
-            Ok(p)
-        };
-        let (x, base) = (valid(&x, "x")?, valid(&base, "base")?);
+        // x's per-sample columns are read with room for the base's rows,
+        // which the difference appends to them.
+        let base_rows = table_rows(&base);
+        let room = |table: &str| diff_room(table, |t| base_rows(t));
+        let x = profile_from_r_with_room(&x, room).map_err(|e| of_input(e, "x"))?;
+        profile_core::validate::validate(&x).map_err(|e| of_input(e, "x"))?;
+        let base = profile_from_r(&base).map_err(|e| of_input(e, "base"))?;
+        profile_core::validate::validate(&base).map_err(|e| of_input(e, "base"))?;
         let budget = Budget::address_space_only();
         profile_to_r(diff(x, base)?, compact, &budget)
     })
