@@ -29,7 +29,8 @@ use rustc_hash::FxHashMap;
 mod ids;
 mod locations;
 use ids::{
-    append_rows, check_rectangular, key_rows, move_rows, translate_str, NewIds, Renumbering,
+    append_rows, check_rectangular, is_one_to_n, key_rows, move_rows, translate_str, NewIds,
+    Renumbering,
 };
 use locations::LocationKey;
 
@@ -69,6 +70,16 @@ struct PerSample {
     sample_labels: SampleLabels,
 }
 
+/// What becomes of the rows of an input's per-sample tables.
+enum PerSampleRows {
+    /// Copied from the input, their ids translated.
+    Copied,
+    /// Moved out of the tables given (the input's own are empty).
+    Moved(PerSample),
+    /// Left out of the result (see [`Combiner::add_first_leaving_per_sample`]).
+    Left,
+}
+
 /// A function row of the result, as the key that identifies it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct FunctionKey {
@@ -95,6 +106,9 @@ pub struct Combiner {
     location_index: FxHashMap<LocationKey, u32>,
     /// Meta key -> row in the result's meta.
     meta_rows: FxHashMap<StrId, usize>,
+    /// The samples of a first input whose per-sample rows were left out: the
+    /// samples of later inputs are numbered after them.
+    left_samples: usize,
 }
 
 impl Combiner {
@@ -113,6 +127,7 @@ impl Combiner {
             location_final: Vec::new(),
             location_index: FxHashMap::default(),
             meta_rows,
+            left_samples: 0,
         }
     }
 
@@ -124,7 +139,7 @@ impl Combiner {
     /// Appends one input (the next in order). After an error the combiner holds a
     /// partly added input and is only fit to be dropped.
     pub fn add(&mut self, input: &Profile) -> Result<()> {
-        self.add_input(input, None)
+        self.add_input(input, PerSampleRows::Copied).map(|_| ())
     }
 
     /// As [`add`](Self::add), for an input the caller gives up: the rows of
@@ -139,12 +154,34 @@ impl Combiner {
             sample_locations: std::mem::take(&mut input.sample_locations),
             sample_labels: std::mem::take(&mut input.sample_labels),
         };
-        self.add_input(&input, Some(per_sample))
+        self.add_input(&input, PerSampleRows::Moved(per_sample))
+            .map(|_| ())
     }
 
-    /// Appends `input`, whose per-sample tables are `per_sample` when given
-    /// (and then empty in `input`).
-    fn add_input(&mut self, input: &Profile, per_sample: Option<PerSample>) -> Result<()> {
+    /// As [`add`](Self::add) for the first input, except that the rows of
+    /// its per-sample tables are left out of the result (the caller has them
+    /// already): the result's per-sample tables hold the rows of the later
+    /// inputs, whose samples are numbered after the first input's. This is
+    /// only done where the first input's rows would be in the result as they
+    /// are: where the ids of its sources, samples and locations are 1..n in
+    /// row order and no location merges with another. Where they are not,
+    /// `Ok(false)`, and the combiner is only fit to be dropped.
+    pub fn add_first_leaving_per_sample(&mut self, input: &Profile) -> Result<bool> {
+        if self.input_index != 0 {
+            return Ok(false);
+        }
+        self.add_input(input, PerSampleRows::Left)
+    }
+
+    /// The id of the result's samples before the next input's: those of the
+    /// result, after those left out of it.
+    fn samples_before(&self) -> usize {
+        self.left_samples.saturating_add(self.out.samples.nrow())
+    }
+
+    /// Appends `input`, whose per-sample rows go as `per_sample` says; false
+    /// (and the input not wholly added) where they cannot be left out.
+    fn add_input(&mut self, input: &Profile, per_sample: PerSampleRows) -> Result<bool> {
         let strings = self.reintern_strings(input);
 
         // Appends the rows of one table, translating the named id columns.
@@ -198,19 +235,24 @@ impl Combiner {
         let locations = self.add_locations(input, &strings, &functions, &mappings)?;
 
         match per_sample {
-            None => {
-                let samples = renumber!(samples, sample_id)?;
+            PerSampleRows::Copied => {
+                let samples = Renumbering::consecutive(
+                    "samples",
+                    "sample_id",
+                    &input.samples.sample_id,
+                    self.samples_before(),
+                )?;
                 append!(samples, "sample_id" => &samples, "source_id" => &sources)?;
                 append!(sample_values, "sample_id" => &samples)?;
                 append!(sample_locations, "sample_id" => &samples, "location_id" => &locations)?;
                 append!(sample_labels, "sample_id" => &samples)?;
             }
-            Some(mut own) => {
+            PerSampleRows::Moved(mut own) => {
                 let samples = Renumbering::consecutive(
                     "samples",
                     "sample_id",
                     &own.samples.sample_id,
-                    self.out.samples.nrow(),
+                    self.samples_before(),
                 )?;
                 // Moves the rows of one table, translating the named id columns.
                 macro_rules! take {
@@ -229,6 +271,18 @@ impl Combiner {
                 take!(sample_locations, "sample_id" => &samples, "location_id" => &locations)?;
                 take!(sample_labels, "sample_id" => &samples)?;
             }
+            PerSampleRows::Left => {
+                // The rows stay as they are where no id they hold changes:
+                // samples 1..n (the first input's are numbered from 1), and
+                // sources and locations that keep their ids.
+                let unchanged = is_one_to_n(&input.samples.sample_id)
+                    && sources.is_identity()
+                    && locations.is_identity();
+                if !unchanged {
+                    return Ok(false);
+                }
+                self.left_samples = input.samples.nrow();
+            }
         }
         append!(sample_types, "source_id" => &sources)?;
         append!(source_comments, "source_id" => &sources)?;
@@ -246,7 +300,7 @@ impl Combiner {
 
         self.merge_meta(input, &strings)?;
         self.input_index += 1;
-        Ok(())
+        Ok(true)
     }
 
     /// The input's string ids translated into the result's pool (index = old id).

@@ -272,6 +272,95 @@ fn diff_negates_and_labels_the_base_and_marks_its_sources() {
     assert_eq!(sum, 0.0);
 }
 
+/// The rows of `table` of `p` as text (strings by their text), to compare
+/// tables of profiles whose string pools differ.
+fn rows_text(p: &Profile, table: &str) -> Vec<String> {
+    let cols = p
+        .tables()
+        .into_iter()
+        .find(|(name, _)| *name == table)
+        .map(|(_, cols)| cols)
+        .unwrap_or_default();
+    let nrow = cols.first().map_or(0, |(_, c)| c.len());
+    (0..nrow)
+        .map(|r| {
+            let cell = |c: &crate::model::ColRef<'_>| match c {
+                crate::model::ColRef::Int(v) | crate::model::ColRef::Lgl(v) => format!("{}", v[r]),
+                crate::model::ColRef::Dbl(v) => format!("{:?}", v[r]),
+                crate::model::ColRef::Chr(v) => format!("{:?}", p.strings.get(v[r])),
+            };
+            cols.iter()
+                .map(|(_, c)| cell(c))
+                .collect::<Vec<_>>()
+                .join("|")
+        })
+        .collect()
+}
+
+/// The tables whose rows [`DiffInputs::combine_after_x`] leaves out for `x`.
+const PER_SAMPLE: [&str; 4] = [
+    "samples",
+    "sample_values",
+    "sample_locations",
+    "sample_labels",
+];
+
+/// Checks that `after` is `whole` (a difference of `x` and a base) without
+/// `x`'s per-sample rows.
+fn check_after_x(whole: &Profile, after: &Profile, x: &Profile) -> Result<(), TestCaseError> {
+    prop_assert_eq!(&whole.absent_tables, &after.absent_tables);
+    for (table, _) in whole.tables() {
+        let (w, a) = (rows_text(whole, table), rows_text(after, table));
+        if PER_SAMPLE.contains(&table) {
+            let x_rows = rows_text(x, table);
+            prop_assert_eq!(&w[..x_rows.len()], &x_rows[..], "{}", table);
+            prop_assert_eq!(&w[x_rows.len()..], &a[..], "{}", table);
+        } else {
+            prop_assert_eq!(w, a, "{}", table);
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn diff_after_x_needs_the_ids_of_x_rows_unchanged() {
+    let dense = |p: Profile| crate::combine::combine(&[p], &Default::default()).unwrap();
+    let x = stacks_profile(&[&["f", "main"], &["g", "main"]]);
+    let base = stacks_profile(&[&["f", "main"], &["h"]]);
+    // sample ids 10, 20: they would change
+    let inputs = DiffInputs::new(x.clone(), base.clone()).unwrap();
+    assert!(inputs.combine_after_x().unwrap().is_none());
+    // 1..n: the difference without x's rows, its samples numbered after x's
+    let x = dense(x);
+    let inputs = DiffInputs::new(x.clone(), base.clone()).unwrap();
+    let after = inputs.combine_after_x().unwrap().unwrap();
+    assert_eq!(after.samples.sample_id, vec![3, 4]);
+    check_after_x(&diff(x.clone(), base.clone()).unwrap(), &after, &x).unwrap();
+    // a source id that is not 1..n, or locations that merge: not left out
+    let mut moved = x.clone();
+    moved.sources.source_id = vec![2];
+    moved.samples.source_id = vec![2, 2];
+    assert!(DiffInputs::new(moved, base.clone())
+        .unwrap()
+        .combine_after_x()
+        .unwrap()
+        .is_none());
+    let mut merged = x.clone();
+    let f = merged.locations.function_id[0];
+    merged
+        .locations
+        .function_id
+        .iter_mut()
+        .for_each(|id| *id = f);
+    merged.locations.line.iter_mut().for_each(|l| *l = 1);
+    validate(&merged).unwrap();
+    assert!(DiffInputs::new(merged, base)
+        .unwrap()
+        .combine_after_x()
+        .unwrap()
+        .is_none());
+}
+
 // ---- time_window ----------------------------------------------------------------------
 
 #[test]
@@ -384,6 +473,24 @@ proptest! {
         prop_assert_eq!(by_type(&d), expected);
         let n_x = x.sources.nrow();
         prop_assert!(d.sources.diff_base.iter().enumerate().all(|(i, &b)| b == i32::from(i >= n_x)));
+    }
+
+    /// The difference without x's per-sample rows is the difference whose
+    /// rows those are, where x's ids are 1..n (made so by combining x alone);
+    /// without them, it is that or nothing.
+    #[test]
+    fn diff_after_x_is_the_difference_without_x_rows(seed_x in any::<u64>(), seed_base in any::<u64>(), dense in any::<bool>()) {
+        let mut x = random_profile(seed_x);
+        if dense {
+            x = crate::combine::combine(&[x], &Default::default()).unwrap();
+        }
+        let base = random_profile(seed_base);
+        let whole = diff(x.clone(), base.clone()).unwrap();
+        let after = DiffInputs::new(x.clone(), base).unwrap().combine_after_x().unwrap();
+        prop_assert!(after.is_some() || !dense);
+        if let Some(after) = after {
+            check_after_x(&whole, &after, &x)?;
+        }
     }
 
     /// Scaling then scaling back gives the values (of powers of two exactly).

@@ -108,16 +108,56 @@ pub const DIFF_BASE_LABEL: (&str, &str) = ("pprof::base", "true");
 /// first; functions and locations merged). The sources of the base have
 /// `diff_base` TRUE, those of `x` FALSE (or TRUE where `x` is a difference
 /// itself). Both must be valid.
-pub fn diff(mut x: Profile, mut base: Profile) -> Result<Profile> {
-    scale_values(&mut base, -1.0, None)?;
-    mark_sources(&mut x, false);
-    mark_sources(&mut base, true);
-    label_samples(&mut base, DIFF_BASE_LABEL)?;
-    // x comes first: its per-sample tables become the result's, not copied.
-    let mut combiner = Combiner::new(CombineOptions::default());
-    combiner.add_owned(x)?;
-    combiner.add(&base)?;
-    Ok(combiner.finish())
+pub fn diff(x: Profile, base: Profile) -> Result<Profile> {
+    DiffInputs::new(x, base)?.combine()
+}
+
+/// The two profiles of a difference made ready to be combined (see [`diff`]):
+/// the base's values negated and its samples labelled, the sources of both
+/// marked. Combined whole ([`combine`](Self::combine)), or without `x`'s
+/// per-sample rows, which a caller that holds them already (the R binding,
+/// which has them in R) need not get back ([`combine_after_x`](Self::combine_after_x)).
+pub struct DiffInputs {
+    x: Profile,
+    base: Profile,
+}
+
+impl DiffInputs {
+    pub fn new(mut x: Profile, mut base: Profile) -> Result<DiffInputs> {
+        scale_values(&mut base, -1.0, None)?;
+        mark_sources(&mut x, false);
+        mark_sources(&mut base, true);
+        label_samples(&mut base, DIFF_BASE_LABEL)?;
+        Ok(DiffInputs { x, base })
+    }
+
+    /// `x` as it goes into the difference.
+    pub fn x(&self) -> &Profile {
+        &self.x
+    }
+
+    /// The difference.
+    pub fn combine(self) -> Result<Profile> {
+        // x comes first: its per-sample tables become the result's, not copied.
+        let mut combiner = Combiner::new(CombineOptions::default());
+        combiner.add_owned(self.x)?;
+        combiner.add(&self.base)?;
+        Ok(combiner.finish())
+    }
+
+    /// The difference, except that its per-sample tables hold only the rows
+    /// that follow `x`'s (the base's), numbered after `x`'s samples: `x`'s
+    /// rows would be in the difference as they are in `x` (see
+    /// [`Combiner::add_first_leaving_per_sample`]). None where they would
+    /// not: some id of `x`'s rows changes.
+    pub fn combine_after_x(&self) -> Result<Option<Profile>> {
+        let mut combiner = Combiner::new(CombineOptions::default());
+        if !combiner.add_first_leaving_per_sample(&self.x)? {
+            return Ok(None);
+        }
+        combiner.add(&self.base)?;
+        Ok(Some(combiner.finish()))
+    }
 }
 
 /// The rows [`diff`] appends to the per-sample table `table` of `x`, given the
