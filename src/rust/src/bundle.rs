@@ -10,17 +10,19 @@
 //! From Rust to R, columns that have a compact form go as compact columns
 //! (see `crate::compact`) unless the caller asks for plain vectors.
 
+use crate::compact::altrep::concat_vector;
 use crate::compact::{columns_from_shape, compact_columns};
 use crate::rapi::{
-    code_vector, dbl_vector, double_values_with_room, int_vector, integer_values,
-    integer_values_with_room, lgl_vector, owned_copy, strings_vector,
+    code_vector, dbl_vector, double_values_with_room, has_attributes, int_vector, integer_values,
+    integer_values_with_room, is_r_na, lgl_vector, owned_copy, strings_of_ids, strings_vector,
 };
-use crate::text::{self, intern_strings};
+use crate::text::{self, intern_strings, strings_kept};
 use extendr_api::prelude::*;
 use profile_core::budget::Budget;
 use profile_core::memory::try_reserve_advised;
 use profile_core::model::{ColMut, ColRef, ColumnId, SampleValues, EXTENSION_TABLES, NA_INT};
 use profile_core::rprof::CompactRead;
+use profile_core::schema::NOT_NA;
 use profile_core::{Profile, ProfileError, StrId, StringPool};
 
 // ---- Rust to R -------------------------------------------------------------
@@ -32,7 +34,70 @@ use profile_core::{Profile, ProfileError, StrId, StringPool};
 /// is charged to `budget` first (see [`charge_r_copy`]).
 pub fn profile_to_r(p: Profile, compact: bool, budget: &Budget) -> Result<Robj, ProfileError> {
     charge_r_copy(&p, compact, 0, budget)?;
-    bundle(p, Vec::new(), compact)
+    bundle(p, Vec::new(), compact, Vec::new())
+}
+
+/// As [`profile_to_r`] (compact), for a profile whose rows of some columns
+/// come after those of R vectors `lead` (one per column, from
+/// [`columns_sent_back`]): each of these columns goes to R as the lead's rows
+/// followed by its own, in a `concat` vector that holds the lead itself.
+pub fn profile_after_to_r(
+    p: Profile,
+    lead: Vec<(ColumnId, Robj)>,
+    budget: &Budget,
+) -> Result<Robj, ProfileError> {
+    charge_r_copy(&p, true, 0, budget)?;
+    bundle(p, Vec::new(), true, lead)
+}
+
+/// The R columns of the tables `tables` of `bundle` that R would get back as
+/// they are if `p`, read from `bundle`, were sent to R: every column of these
+/// tables of `p`, as the R vector it was read from, or None where one would
+/// not come back the same. So a caller that puts rows after `p`'s can send
+/// only those ([`profile_after_to_r`]). A column comes back the same where it
+/// came as an R vector of its type (a character column as text, each string
+/// of which is read as R holds it: [`strings_kept`]) without attributes,
+/// holding no value that the way to R changes (a NaN in a double column
+/// becomes R's NA); a logical column is never one of them.
+pub fn columns_sent_back(
+    bundle: &Robj,
+    p: &Profile,
+    tables: &[&str],
+) -> Result<Option<Vec<(ColumnId, Robj)>>, ProfileError> {
+    let (_, r_tables) = bundle_parts(bundle)?;
+    let r_tables = text::named_elements(&r_tables);
+    let mut out = Vec::new();
+    for (table, cols) in p.tables() {
+        if !tables.contains(&table) {
+            continue;
+        }
+        let Some(r_cols) = element(&r_tables, table).and_then(|t| t.as_list()) else {
+            return Ok(None);
+        };
+        let r_cols = text::named_elements(&r_cols);
+        for (col, data) in cols {
+            let Some(r_col) = element(&r_cols, col) else {
+                return Ok(None);
+            };
+            let same = r_col.len() == data.len()
+                && !has_attributes(&r_col)
+                && match data {
+                    ColRef::Int(_) => r_col.rtype() == Rtype::Integers,
+                    ColRef::Dbl(v) => {
+                        r_col.rtype() == Rtype::Doubles
+                            && (NOT_NA.contains(&(table, col))
+                                || v.iter().all(|&x| !x.is_nan() || is_r_na(x)))
+                    }
+                    ColRef::Chr(_) => r_col.rtype() == Rtype::Strings && strings_kept(&r_col),
+                    ColRef::Lgl(_) => false,
+                };
+            if !same {
+                return Ok(None);
+            }
+            out.push((ColumnId { table, column: col }, r_col));
+        }
+    }
+    Ok(Some(out))
 }
 
 /// A compact read as a bundle, as [`profile_to_r`] gives the whole read: with
@@ -54,7 +119,7 @@ pub fn compact_read_to_r(
     charge_r_copy(&p, true, shape_bytes, budget)?;
     let from_shape = columns_from_shape(&shape, &mut p, budget)?;
     drop(shape);
-    bundle(p, from_shape, true)
+    bundle(p, from_shape, true, Vec::new())
 }
 
 /// R's memory for a string beyond its bytes: the CHARSXP's header and the
@@ -95,7 +160,7 @@ fn charge_r_copy(
                     let cycles = compact
                         && (SampleValues::value_type.is(table, col)
                             || SampleValues::unit.is(table, col)
-                            || crate::compact::all_na_link_column(table, col, v));
+                            || crate::compact::single_value_column(table, col, v).is_some());
                     if !cycles {
                         codes_decoded += v.len() as u64 * 8;
                     }
@@ -110,11 +175,13 @@ fn charge_r_copy(
 }
 
 /// The bundle of `p`, with the R vectors in `given` in place of those columns
-/// and, with `compact`, the compact form of every other column that has one.
+/// and, with `compact`, the compact form of every other column that has one;
+/// each column of `lead` after the R vector there (see [`profile_after_to_r`]).
 fn bundle(
     mut p: Profile,
     mut given: Vec<(ColumnId, Robj)>,
     compact: bool,
+    mut lead: Vec<(ColumnId, Robj)>,
 ) -> Result<Robj, ProfileError> {
     let strings = strings_vector(&p.strings);
     // Tables the profile does not have (of a format that does not fill them)
@@ -142,12 +209,22 @@ fn bundle(
                 .iter()
                 .position(|(id, _)| id.is(name, col))
                 .map(|at| given.swap_remove(at).1);
-            col_values.push(match given.or(compact_form) {
+            let lead = lead
+                .iter()
+                .position(|(id, _)| id.is(name, col))
+                .map(|at| lead.swap_remove(at).1);
+            let value = match given.or(compact_form) {
                 Some(v) => {
                     drop_column(data);
                     v
                 }
+                // A lead is text: so are the rows after it.
+                None if lead.is_some() => text_or_plain_vector(data, &strings)?,
                 None => plain_vector(data)?,
+            };
+            col_values.push(match lead {
+                Some(lead) => joined(lead, value)?,
+                None => value,
             });
         }
         tables.push(named_list(col_names, col_values));
@@ -190,6 +267,29 @@ fn plain_vector(data: ColMut<'_>) -> Result<Robj, ProfileError> {
         ColMut::Dbl(v) => dbl_vector(&std::mem::take(v)),
         ColMut::Chr(v) => code_vector(&std::mem::take(v)),
     }
+}
+
+/// As [`plain_vector`], with a string column as a character vector (its
+/// strings those of `strings`, the pool as R has it) instead of codes.
+fn text_or_plain_vector(data: ColMut<'_>, strings: &Robj) -> Result<Robj, ProfileError> {
+    match data {
+        ColMut::Chr(v) => strings_of_ids(&std::mem::take(v), strings),
+        other => plain_vector(other),
+    }
+}
+
+/// The rows of `first`, then those of `second` (of the same type): either one
+/// where the other has none, else a `concat` vector of both.
+fn joined(first: Robj, second: Robj) -> Result<Robj, ProfileError> {
+    if second.len() == 0 {
+        return Ok(first);
+    }
+    if first.len() == 0 {
+        return Ok(second);
+    }
+    concat_vector(&first, &second).ok_or_else(|| {
+        ProfileError::internal("the rows of a column could not be joined to those before them")
+    })
 }
 
 /// Frees a column's memory.

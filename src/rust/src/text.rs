@@ -5,7 +5,7 @@
 //! `<xx>`); paths keep their bytes, which is what the file system wants.
 
 use crate::compact::altrep::cycle_pattern;
-use crate::rapi::{charsxp_bytes, charsxp_text, string_elements};
+use crate::rapi::{charsxp_bytes, charsxp_text, charsxp_text_is_bytes, string_elements};
 use extendr_api::prelude::*;
 use extendr_api::SEXP;
 use profile_core::memory::with_capacity_advised;
@@ -105,4 +105,34 @@ pub(crate) fn intern_strings(strings: &Robj, pool: &mut StringPool) -> Vec<StrId
         out.push(id);
     }
     out
+}
+
+/// Whether every string of a character vector is read as R holds it (see
+/// [`charsxp_text_is_bytes`]), so that the strings R gets back from its text
+/// are the same. Each distinct CHARSXP is looked at once, a compact `cycle`
+/// column by its pattern.
+///
+/// The caller makes sure `strings` is a character vector.
+pub(crate) fn strings_kept(strings: &Robj) -> bool {
+    if let Some((pattern, _)) = cycle_pattern(strings) {
+        return strings_kept(&pattern);
+    }
+    let (elements, na) = string_elements(strings);
+    let mut recent: Vec<SEXP> = Vec::new();
+    let mut many: std::collections::HashSet<usize> = std::collections::HashSet::new();
+    for e in elements {
+        if e == na || recent.contains(&e) || many.contains(&(e as usize)) {
+            continue;
+        }
+        // SAFETY: `e` is an element of `strings`, which the caller keeps alive.
+        if !unsafe { charsxp_text_is_bytes(e) } {
+            return false;
+        }
+        if recent.len() < 16 {
+            recent.push(e);
+        } else {
+            many.insert(e as usize);
+        }
+    }
+    true
 }

@@ -122,6 +122,15 @@ pub struct DiffInputs {
     base: Profile,
 }
 
+/// A difference from [`DiffInputs::combine_after_x`].
+pub enum Difference {
+    /// Without `x`'s per-sample rows: its per-sample tables hold only the
+    /// rows that come after them (the base's), numbered after `x`'s samples.
+    AfterX(Profile),
+    /// The whole difference, as [`diff`] gives it.
+    Whole(Profile),
+}
+
 impl DiffInputs {
     pub fn new(mut x: Profile, mut base: Profile) -> Result<DiffInputs> {
         scale_values(&mut base, -1.0, None)?;
@@ -131,32 +140,27 @@ impl DiffInputs {
         Ok(DiffInputs { x, base })
     }
 
-    /// `x` as it goes into the difference.
-    pub fn x(&self) -> &Profile {
-        &self.x
-    }
-
     /// The difference.
     pub fn combine(self) -> Result<Profile> {
         // x comes first: its per-sample tables become the result's, not copied.
         let mut combiner = Combiner::new(CombineOptions::default());
         combiner.add_owned(self.x)?;
-        combiner.add(&self.base)?;
+        combiner.add_owned(self.base)?;
         Ok(combiner.finish())
     }
 
-    /// The difference, except that its per-sample tables hold only the rows
-    /// that follow `x`'s (the base's), numbered after `x`'s samples: `x`'s
-    /// rows would be in the difference as they are in `x` (see
-    /// [`Combiner::add_first_leaving_per_sample`]). None where they would
-    /// not: some id of `x`'s rows changes.
-    pub fn combine_after_x(&self) -> Result<Option<Profile>> {
+    /// The difference without `x`'s per-sample rows where they would be in
+    /// it as they are in `x` (see [`Combiner::add_first_leaving_per_sample`]),
+    /// else the whole difference. The base's rows are moved into the
+    /// result, not copied.
+    pub fn combine_after_x(self) -> Result<Difference> {
         let mut combiner = Combiner::new(CombineOptions::default());
         if !combiner.add_first_leaving_per_sample(&self.x)? {
-            return Ok(None);
+            return self.combine().map(Difference::Whole);
         }
-        combiner.add(&self.base)?;
-        Ok(Some(combiner.finish()))
+        drop(self.x);
+        combiner.add_owned(self.base)?;
+        Ok(Difference::AfterX(combiner.finish()))
     }
 }
 
