@@ -173,11 +173,12 @@ ffi_profile_aggregate <- function(bundle, compact) .Call(wrap__ffi_profile_aggre
 #' validated first: an invalid one is an error of kind `invalid` whose message
 #' starts with its name (`x` or `base`).
 #'
-#' With compact columns, where `x`'s per-sample rows are in the difference
-#' as they are in `x` (as is usual: see `DiffInputs::combine_after_x()`) and
-#' R would get back the very vectors of `x` (`columns_sent_back()`), only the
-#' base's rows are sent, each column after `x`'s own in a `concat` vector:
-#' `x`'s rows are neither copied into the result nor written again.
+#' With compact columns, where R would get back the very vectors of `x`'s
+#' per-sample columns (`columns_sent_back()`), only the base's rows are sent,
+#' each column after `x`'s own in a `concat` vector: `x`'s rows are neither
+#' copied into the result nor written again, except for the id columns that
+#' the difference renumbers (`DiffInputs::combine_after_x()`: none where
+#' `x`'s ids are 1..n in row order, as a read makes them).
 #' @noRd
 ffi_profile_diff <- function(x, base, compact) .Call(wrap__ffi_profile_diff, x, base, compact)
 

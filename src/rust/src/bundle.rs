@@ -40,13 +40,39 @@ pub fn profile_to_r(p: Profile, compact: bool, budget: &Budget) -> Result<Robj, 
 /// As [`profile_to_r`] (compact), for a profile whose rows of some columns
 /// come after those of R vectors `lead` (one per column, from
 /// [`columns_sent_back`]): each of these columns goes to R as the lead's rows
-/// followed by its own, in a `concat` vector that holds the lead itself.
+/// followed by its own, in a `concat` vector that holds the lead itself. The
+/// columns of `lead_ids` (integer columns) are leads given in Rust, in place
+/// of those of `lead`: sent as new R vectors, compact where they have a
+/// compact form.
 pub fn profile_after_to_r(
     p: Profile,
-    lead: Vec<(ColumnId, Robj)>,
+    mut lead: Vec<(ColumnId, Robj)>,
+    lead_ids: Vec<(ColumnId, Vec<i32>)>,
     budget: &Budget,
 ) -> Result<Robj, ProfileError> {
-    charge_r_copy(&p, true, 0, budget)?;
+    let id_bytes = lead_ids
+        .iter()
+        .map(|(_, ids)| std::mem::size_of::<i32>() as u64 * ids.len() as u64)
+        .sum();
+    charge_r_copy(&p, true, id_bytes, budget)?;
+    for (column, ids) in lead_ids {
+        let form = compact_columns(
+            column.table,
+            &[(column.column, ColRef::Int(&ids))],
+            &p.strings,
+        )?
+        .into_iter()
+        .next()
+        .flatten();
+        let vector = match form {
+            Some(v) => v,
+            None => int_vector(&ids)?,
+        };
+        match lead.iter_mut().find(|(id, _)| *id == column) {
+            Some(slot) => slot.1 = vector,
+            None => lead.push((column, vector)),
+        }
+    }
     bundle(p, Vec::new(), true, lead)
 }
 

@@ -23,7 +23,7 @@ use extendr_api::prelude::*;
 use profile_core::budget::Budget;
 use profile_core::model::{SampleLabels, SampleLocations, SampleValues, Samples};
 use profile_core::verbs::{
-    aggregate, diff_room, scale_values, set_unit, time_window, DiffInputs, Difference,
+    aggregate, diff_room, scale_values, set_unit, time_window, AfterX, DiffInputs,
 };
 use profile_core::verbs::{
     filter_by_labels, keep_sample_types, FrameFilter, LabelCondition, LabelFilter, LabelPairs,
@@ -194,11 +194,12 @@ const PER_SAMPLE_TABLES: [&str; 4] = [
 /// validated first: an invalid one is an error of kind `invalid` whose message
 /// starts with its name (`x` or `base`).
 ///
-/// With compact columns, where `x`'s per-sample rows are in the difference
-/// as they are in `x` (as is usual: see `DiffInputs::combine_after_x()`) and
-/// R would get back the very vectors of `x` (`columns_sent_back()`), only the
-/// base's rows are sent, each column after `x`'s own in a `concat` vector:
-/// `x`'s rows are neither copied into the result nor written again.
+/// With compact columns, where R would get back the very vectors of `x`'s
+/// per-sample columns (`columns_sent_back()`), only the base's rows are sent,
+/// each column after `x`'s own in a `concat` vector: `x`'s rows are neither
+/// copied into the result nor written again, except for the id columns that
+/// the difference renumbers (`DiffInputs::combine_after_x()`: none where
+/// `x`'s ids are 1..n in row order, as a read makes them).
 /// @noRd
 #[extendr]
 fn ffi_profile_diff(x: Robj, base: Robj, compact: Robj) -> Robj {
@@ -223,10 +224,8 @@ fn ffi_profile_diff(x: Robj, base: Robj, compact: Robj) -> Robj {
         let Some(x_columns) = x_columns else {
             return profile_to_r(inputs.combine()?, compact, &budget);
         };
-        match inputs.combine_after_x()? {
-            Difference::AfterX(after) => profile_after_to_r(after, x_columns, &budget),
-            Difference::Whole(whole) => profile_to_r(whole, compact, &budget),
-        }
+        let AfterX { profile, x_ids } = inputs.combine_after_x()?;
+        profile_after_to_r(profile, x_columns, x_ids, &budget)
     })
 }
 

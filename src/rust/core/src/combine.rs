@@ -22,15 +22,17 @@
 //! adding it, so that the R wrapper can name the offending argument). A dangling or
 //! duplicated id is still reported as an error, never a panic.
 
-use crate::error::Result;
-use crate::model::{next_id, Profile, SampleLabels, SampleLocations, SampleValues, Samples, StrId};
+use crate::error::{ProfileError, Result};
+use crate::model::{
+    next_id, ColumnId, Profile, SampleLabels, SampleLocations, SampleValues, Samples, StrId,
+};
 use rustc_hash::FxHashMap;
 
 mod ids;
 mod locations;
 use ids::{
-    append_rows, check_rectangular, is_one_to_n, key_rows, move_rows, translate_str, NewIds,
-    Renumbering,
+    append_rows, check_rectangular, is_one_to_n, key_rows, move_rows, translate_str, translated,
+    NewIds, Renumbering,
 };
 use locations::LocationKey;
 
@@ -109,6 +111,55 @@ pub struct Combiner {
     /// The samples of a first input whose per-sample rows were left out: the
     /// samples of later inputs are numbered after them.
     left_samples: usize,
+    /// The ids of those rows that change, until they are handed out.
+    left_ids: LeftIds,
+}
+
+/// The id columns of the per-sample rows of an input left out of the result
+/// ([`Combiner::add_first_leaving_per_sample`]) whose ids change: each
+/// column's values translated to the result's ids.
+pub type LeftIds = Vec<(ColumnId, Vec<i32>)>;
+
+/// The id columns of the first input's per-sample tables whose ids change
+/// when it is combined (first, so that its samples are numbered 1..n), given
+/// the renumbering of its sources and locations, translated.
+fn left_ids(input: &Profile, sources: &Renumbering, locations: &Renumbering) -> Result<LeftIds> {
+    let mut out = Vec::new();
+    let mut add = |column: ColumnId, ids: &[i32], map: &Renumbering| -> Result<()> {
+        out.push((column, translated(column.table, column.column, ids, map)?));
+        Ok(())
+    };
+    if !is_one_to_n(&input.samples.sample_id) {
+        let samples =
+            Renumbering::consecutive("samples", "sample_id", &input.samples.sample_id, 0)?;
+        add(Samples::sample_id, &input.samples.sample_id, &samples)?;
+        add(
+            SampleValues::sample_id,
+            &input.sample_values.sample_id,
+            &samples,
+        )?;
+        add(
+            SampleLocations::sample_id,
+            &input.sample_locations.sample_id,
+            &samples,
+        )?;
+        add(
+            SampleLabels::sample_id,
+            &input.sample_labels.sample_id,
+            &samples,
+        )?;
+    }
+    if !sources.is_identity() {
+        add(Samples::source_id, &input.samples.source_id, sources)?;
+    }
+    if !locations.is_identity() {
+        add(
+            SampleLocations::location_id,
+            &input.sample_locations.location_id,
+            locations,
+        )?;
+    }
+    Ok(out)
 }
 
 impl Combiner {
@@ -128,6 +179,7 @@ impl Combiner {
             location_index: FxHashMap::default(),
             meta_rows,
             left_samples: 0,
+            left_ids: Vec::new(),
         }
     }
 
@@ -139,7 +191,7 @@ impl Combiner {
     /// Appends one input (the next in order). After an error the combiner holds a
     /// partly added input and is only fit to be dropped.
     pub fn add(&mut self, input: &Profile) -> Result<()> {
-        self.add_input(input, PerSampleRows::Copied).map(|_| ())
+        self.add_input(input, PerSampleRows::Copied)
     }
 
     /// As [`add`](Self::add), for an input the caller gives up: the rows of
@@ -155,22 +207,26 @@ impl Combiner {
             sample_labels: std::mem::take(&mut input.sample_labels),
         };
         self.add_input(&input, PerSampleRows::Moved(per_sample))
-            .map(|_| ())
     }
 
     /// As [`add`](Self::add) for the first input, except that the rows of
     /// its per-sample tables are left out of the result (the caller has them
     /// already): the result's per-sample tables hold the rows of the later
-    /// inputs, whose samples are numbered after the first input's. This is
-    /// only done where the first input's rows would be in the result as they
-    /// are: where the ids of its sources, samples and locations are 1..n in
-    /// row order and no location merges with another. Where they are not,
-    /// `Ok(false)`, and the combiner is only fit to be dropped.
-    pub fn add_first_leaving_per_sample(&mut self, input: &Profile) -> Result<bool> {
+    /// inputs, whose samples are numbered after the first input's. The rows
+    /// left out would be in the result as they are in the input, but for the
+    /// ids that combining changes (samples numbered 1..n; sources and
+    /// locations renumbered, merged): the columns of those are returned,
+    /// translated (`samples$sample_id` and `source_id`, `sample_id` of the
+    /// other per-sample tables, `sample_locations$location_id`; usually none,
+    /// where the input's ids are 1..n in row order already).
+    pub fn add_first_leaving_per_sample(&mut self, input: &Profile) -> Result<LeftIds> {
         if self.input_index != 0 {
-            return Ok(false);
+            return Err(ProfileError::internal(
+                "combining: only the first input's per-sample rows can be left out",
+            ));
         }
-        self.add_input(input, PerSampleRows::Left)
+        self.add_input(input, PerSampleRows::Left)?;
+        Ok(std::mem::take(&mut self.left_ids))
     }
 
     /// The id of the result's samples before the next input's: those of the
@@ -179,9 +235,8 @@ impl Combiner {
         self.left_samples.saturating_add(self.out.samples.nrow())
     }
 
-    /// Appends `input`, whose per-sample rows go as `per_sample` says; false
-    /// (and the input not wholly added) where they cannot be left out.
-    fn add_input(&mut self, input: &Profile, per_sample: PerSampleRows) -> Result<bool> {
+    /// Appends `input`, whose per-sample rows go as `per_sample` says.
+    fn add_input(&mut self, input: &Profile, per_sample: PerSampleRows) -> Result<()> {
         let strings = self.reintern_strings(input);
 
         // Appends the rows of one table, translating the named id columns.
@@ -272,15 +327,7 @@ impl Combiner {
                 take!(sample_labels, "sample_id" => &samples)?;
             }
             PerSampleRows::Left => {
-                // The rows stay as they are where no id they hold changes:
-                // samples 1..n (the first input's are numbered from 1), and
-                // sources and locations that keep their ids.
-                let unchanged = is_one_to_n(&input.samples.sample_id)
-                    && sources.is_identity()
-                    && locations.is_identity();
-                if !unchanged {
-                    return Ok(false);
-                }
+                self.left_ids = left_ids(input, &sources, &locations)?;
                 self.left_samples = input.samples.nrow();
             }
         }
@@ -300,7 +347,7 @@ impl Combiner {
 
         self.merge_meta(input, &strings)?;
         self.input_index += 1;
-        Ok(true)
+        Ok(())
     }
 
     /// The input's string ids translated into the result's pool (index = old id).

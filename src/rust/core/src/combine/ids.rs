@@ -361,6 +361,25 @@ fn move_or_extend<T: Copy>(dest: &mut Vec<T>, src: &mut Vec<T>, table: &str) -> 
     }
 }
 
+/// The ids `src` of the column `table`.`col` translated by `map` (NA stays
+/// NA), in a new vector.
+pub(super) fn translated(
+    table: &str,
+    col: &str,
+    src: &[i32],
+    map: &Renumbering,
+) -> Result<Vec<i32>> {
+    let mut out = Vec::new();
+    let column = Column {
+        table,
+        name: col,
+        strings: &[],
+        id_map: Some(map),
+    };
+    column.ints(&mut out, src)?;
+    Ok(out)
+}
+
 /// One column being added: how its values are translated.
 struct Column<'a> {
     table: &'a str,

@@ -62,7 +62,7 @@ pub use pattern::{matching_texts, Pattern};
 pub use pattern_verbs::{FrameFilter, SampleFilter};
 pub use select_types::keep_sample_types;
 pub use values::{
-    diff, diff_room, scale_values, set_unit, time_window, DiffInputs, Difference, DIFF_BASE_LABEL,
+    diff, diff_room, scale_values, set_unit, time_window, AfterX, DiffInputs, DIFF_BASE_LABEL,
 };
 
 #[cfg(test)]

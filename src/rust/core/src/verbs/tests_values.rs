@@ -322,39 +322,75 @@ fn check_after_x(whole: &Profile, after: &Profile, x: &Profile) -> Result<(), Te
     Ok(())
 }
 
-/// The difference of `x` and `base` without `x`'s per-sample rows, or None
-/// where it is the whole difference (which must then be [`diff`]'s).
-fn after_x(x: &Profile, base: &Profile) -> Option<Profile> {
-    let inputs = DiffInputs::new(x.clone(), base.clone()).unwrap();
-    match inputs.combine_after_x().unwrap() {
-        Difference::AfterX(after) => Some(after),
-        Difference::Whole(whole) => {
-            let expected = diff(x.clone(), base.clone()).unwrap();
-            for (table, _) in expected.tables() {
-                assert_eq!(rows_text(&whole, table), rows_text(&expected, table));
+/// The difference of `x` and `base` without `x`'s per-sample rows, checked
+/// against the whole difference: `x`'s rows (with the ids that change as
+/// given) and then those of the difference without them.
+fn after_x(x: &Profile, base: &Profile) -> AfterX {
+    let after = DiffInputs::new(x.clone(), base.clone())
+        .unwrap()
+        .combine_after_x()
+        .unwrap();
+    let whole = diff(x.clone(), base.clone()).unwrap();
+    let mut x = x.clone();
+    for (column, values) in &after.x_ids {
+        for (name, col) in x.table_mut(column.table).unwrap() {
+            if let (true, crate::model::ColMut::Int(v)) = (name == column.column, col) {
+                *v = values.clone();
             }
-            None
         }
     }
+    check_after_x(&whole, &after.profile, &x).unwrap();
+    after
+}
+
+/// The columns of the ids of x's rows that a difference changes.
+fn changed_ids(after: &AfterX) -> Vec<String> {
+    let mut out: Vec<String> = after
+        .x_ids
+        .iter()
+        .map(|(c, _)| format!("{}${}", c.table, c.column))
+        .collect();
+    out.sort();
+    out
 }
 
 #[test]
-fn diff_after_x_needs_the_ids_of_x_rows_unchanged() {
+fn diff_after_x_gives_the_ids_of_x_rows_that_change() {
     let dense = |p: Profile| crate::combine::combine(&[p], &Default::default()).unwrap();
     let x = stacks_profile(&[&["f", "main"], &["g", "main"]]);
     let base = stacks_profile(&[&["f", "main"], &["h"]]);
-    // sample ids 10, 20: they would change
-    assert!(after_x(&x, &base).is_none());
-    // 1..n: the difference without x's rows, its samples numbered after x's
+    // sample ids 10, 20 and location ids 100, 200, 300: they change
+    let after = after_x(&x, &base);
+    assert_eq!(
+        changed_ids(&after),
+        vec![
+            "sample_labels$sample_id",
+            "sample_locations$location_id",
+            "sample_locations$sample_id",
+            "sample_values$sample_id",
+            "samples$sample_id",
+        ]
+    );
+    let sample_ids = &after
+        .x_ids
+        .iter()
+        .find(|(c, _)| *c == crate::model::Samples::sample_id)
+        .unwrap()
+        .1;
+    assert_eq!(sample_ids, &vec![1, 2]);
+    // 1..n: none changes; the base's samples are numbered after x's
     let x = dense(x);
-    let after = after_x(&x, &base).unwrap();
-    assert_eq!(after.samples.sample_id, vec![3, 4]);
-    check_after_x(&diff(x.clone(), base.clone()).unwrap(), &after, &x).unwrap();
-    // a source id that is not 1..n, or locations that merge: not left out
+    let after = after_x(&x, &base);
+    assert!(after.x_ids.is_empty());
+    assert_eq!(after.profile.samples.sample_id, vec![3, 4]);
+    // a source id that is not 1..n, or locations that merge
     let mut moved = x.clone();
     moved.sources.source_id = vec![2];
     moved.samples.source_id = vec![2, 2];
-    assert!(after_x(&moved, &base).is_none());
+    assert_eq!(
+        changed_ids(&after_x(&moved, &base)),
+        vec!["samples$source_id"]
+    );
     let mut merged = x.clone();
     let f = merged.locations.function_id[0];
     merged
@@ -364,7 +400,9 @@ fn diff_after_x_needs_the_ids_of_x_rows_unchanged() {
         .for_each(|id| *id = f);
     merged.locations.line.iter_mut().for_each(|l| *l = 1);
     validate(&merged).unwrap();
-    assert!(after_x(&merged, &base).is_none());
+    let after = after_x(&merged, &base);
+    assert_eq!(changed_ids(&after), vec!["sample_locations$location_id"]);
+    assert!(after.x_ids[0].1.iter().all(|&id| id == 1));
 }
 
 // ---- time_window ----------------------------------------------------------------------
@@ -482,21 +520,16 @@ proptest! {
     }
 
     /// The difference without x's per-sample rows is the difference whose
-    /// rows those are, where x's ids are 1..n (made so by combining x alone);
-    /// without them, it is that or nothing.
+    /// rows those are, with the ids that change given (none where x's ids
+    /// are 1..n, as combining x alone makes them).
     #[test]
     fn diff_after_x_is_the_difference_without_x_rows(seed_x in any::<u64>(), seed_base in any::<u64>(), dense in any::<bool>()) {
         let mut x = random_profile(seed_x);
         if dense {
             x = crate::combine::combine(&[x], &Default::default()).unwrap();
         }
-        let base = random_profile(seed_base);
-        let whole = diff(x.clone(), base.clone()).unwrap();
-        let after = after_x(&x, &base);
-        prop_assert!(after.is_some() || !dense);
-        if let Some(after) = after {
-            check_after_x(&whole, &after, &x)?;
-        }
+        let after = after_x(&x, &random_profile(seed_base));
+        prop_assert!(after.x_ids.is_empty() || !dense);
     }
 
     /// Scaling then scaling back gives the values (of powers of two exactly).

@@ -7,7 +7,7 @@
 use super::keep::{keep_samples, ragged};
 use crate::alloc::try_collect;
 use crate::budget::Growable;
-use crate::combine::{CombineOptions, Combiner};
+use crate::combine::{CombineOptions, Combiner, LeftIds};
 use crate::error::{ProfileError, Result};
 use crate::model::{Profile, SampleLabels, SampleLocations, SampleValues, Samples, StrId, NA_INT};
 use rustc_hash::FxHashSet;
@@ -122,13 +122,16 @@ pub struct DiffInputs {
     base: Profile,
 }
 
-/// A difference from [`DiffInputs::combine_after_x`].
-pub enum Difference {
-    /// Without `x`'s per-sample rows: its per-sample tables hold only the
-    /// rows that come after them (the base's), numbered after `x`'s samples.
-    AfterX(Profile),
-    /// The whole difference, as [`diff`] gives it.
-    Whole(Profile),
+/// A difference without `x`'s per-sample rows ([`DiffInputs::combine_after_x`]).
+pub struct AfterX {
+    /// The difference, whose per-sample tables hold only the rows that come
+    /// after `x`'s (the base's), their samples numbered after `x`'s.
+    pub profile: Profile,
+    /// The id columns of `x`'s per-sample rows whose ids the difference
+    /// changes, as they are in the difference (usually none: see
+    /// [`Combiner::add_first_leaving_per_sample`]); the other columns of
+    /// those rows are in the difference as they are in `x`.
+    pub x_ids: LeftIds,
 }
 
 impl DiffInputs {
@@ -149,18 +152,17 @@ impl DiffInputs {
         Ok(combiner.finish())
     }
 
-    /// The difference without `x`'s per-sample rows where they would be in
-    /// it as they are in `x` (see [`Combiner::add_first_leaving_per_sample`]),
-    /// else the whole difference. The base's rows are moved into the
-    /// result, not copied.
-    pub fn combine_after_x(self) -> Result<Difference> {
+    /// The difference without `x`'s per-sample rows. The base's rows are
+    /// moved into it, not copied.
+    pub fn combine_after_x(self) -> Result<AfterX> {
         let mut combiner = Combiner::new(CombineOptions::default());
-        if !combiner.add_first_leaving_per_sample(&self.x)? {
-            return self.combine().map(Difference::Whole);
-        }
+        let x_ids = combiner.add_first_leaving_per_sample(&self.x)?;
         drop(self.x);
         combiner.add_owned(self.base)?;
-        Ok(Difference::AfterX(combiner.finish()))
+        Ok(AfterX {
+            profile: combiner.finish(),
+            x_ids,
+        })
     }
 }
 
