@@ -77,7 +77,7 @@ enum PerSampleRows {
     /// Copied from the input, their ids translated.
     Copied,
     /// Moved out of the tables given (the input's own are empty).
-    Moved(PerSample),
+    Moved(Box<PerSample>),
     /// Left out of the result (see [`Combiner::add_first_leaving_per_sample`]).
     Left,
 }
@@ -206,7 +206,7 @@ impl Combiner {
             sample_locations: std::mem::take(&mut input.sample_locations),
             sample_labels: std::mem::take(&mut input.sample_labels),
         };
-        self.add_input(&input, PerSampleRows::Moved(per_sample))
+        self.add_input(&input, PerSampleRows::Moved(Box::new(per_sample)))
     }
 
     /// As [`add`](Self::add) for the first input, except that the rows of
