@@ -740,6 +740,16 @@ SEXP profile_concat_vector(SEXP first, SEXP second) {
     return out;
 }
 
+// The parts of an unexpanded concat vector, list(first, second), or NULL for
+// any other vector: lets the binding read such a column part by part (a
+// character column's parts by their patterns, where they are cycles).
+SEXP profile_concat_parts(SEXP x) {
+    if (!ALTREP(x) || R_altrep_data2(x) != R_NilValue) return NULL;
+    if (!(R_altrep_inherits(x, concat_int_class) || R_altrep_inherits(x, concat_real_class) ||
+          R_altrep_inherits(x, concat_str_class))) return NULL;
+    return R_altrep_data1(x);
+}
+
 // Which kind of compact column `x` is: 0 none (not one of these classes),
 // 1 runs, 2 run_seq, 3 cycle, 4 run_steps, 5 concat; plus 10 once R has
 // expanded it. For tests and benchmarks (through ffi_profile_column_form() in

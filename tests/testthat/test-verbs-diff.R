@@ -34,7 +34,10 @@ test_that("a difference holds x's own per-sample columns, the base's rows after 
   for (t in per_sample) {
     for (col in names(x[[t]])) {
       v <- d[[t]][[col]]
-      if (nrow(x[[t]]) > 0 && nrow(base[[t]]) > 0) {
+      if (column_form(x[[t]][[col]]) == "cycle") {
+        # x's pattern (of sample types; NA for links), repeated over both
+        expect_identical(column_form(v), "cycle", label = paste(t, col))
+      } else if (nrow(x[[t]]) > 0 && nrow(base[[t]]) > 0) {
         expect_identical(column_form(v), "concat", label = paste(t, col))
         # its first part is x's column itself
         expect_match(capture.output(.Internal(inspect(v))), address(x[[t]][[col]]),
@@ -43,8 +46,21 @@ test_that("a difference holds x's own per-sample columns, the base's rows after 
       }
     }
   }
-  # (memory.out has no labels: the base's labels alone, compact)
+  # (memory.out has no labels: the base's labels alone, one value repeated)
   expect_identical(column_form(d$sample_labels$key), "cycle")
+  expect_identical(column_form(d$sample_labels$num_unit), "cycle")
+
+  # shared until one is modified: a change to either leaves the other as it was
+  x_values <- plain_table(x$sample_values)$value
+  d_values <- plain_table(d$sample_values)$value
+  changed_d <- d$sample_values
+  changed_d$value[1] <- 1e9
+  changed_x <- x$sample_values
+  changed_x$value[2] <- -1e9
+  expect_identical(plain_table(x$sample_values)$value, x_values)
+  expect_identical(plain_table(d$sample_values)$value, d_values)
+  expect_identical(changed_d$value, c(1e9, d_values[-1]))
+  expect_identical(changed_x$value, c(x_values[1], -1e9, x_values[-(1:2)]))
 
   # the difference made here: x's rows, then the base's with its samples
   # numbered after x's, its sources after x's, its values negated and one
@@ -93,13 +109,16 @@ test_that("a difference is the same with and without concat columns, in every us
     pair <- diff_pairs()[[label]]
     d <- profile_diff(pair[[1]], pair[[2]])
     plain <- plain_diff(pair[[1]], pair[[2]])
-    expect_true(any(per_sample_forms(d) == "concat"), label = label)
+    forms <- per_sample_forms(d)
+    expect_true(any(forms == "concat"), label = label)
     expect_silent(validate_profile(d))
     # written alike
     expect_identical(
       readBin(write_pprof_tmp(d), "raw", 1e7), readBin(write_pprof_tmp(plain), "raw", 1e7),
       label = label
     )
+    # (what the package reads of it stays as it was)
+    expect_identical(per_sample_forms(d), forms, label = label)
     # dplyr on its tables
     expect_identical(
       dplyr::filter(d$sample_values, value < 0, sample_id %% 2L == 0L),

@@ -10,11 +10,12 @@
 //! From Rust to R, columns that have a compact form go as compact columns
 //! (see `crate::compact`) unless the caller asks for plain vectors.
 
-use crate::compact::altrep::concat_vector;
+use crate::compact::altrep::{concat_vector, cycle_of, cycle_pattern};
 use crate::compact::{columns_from_shape, compact_columns};
 use crate::rapi::{
     code_vector, dbl_vector, double_values_with_room, has_attributes, int_vector, integer_values,
-    integer_values_with_room, is_r_na, lgl_vector, owned_copy, strings_of_ids, strings_vector,
+    integer_values_with_room, is_r_na, lgl_vector, owned_copy, string_elements, strings_of_ids,
+    strings_vector,
 };
 use crate::text::{self, intern_strings, strings_kept};
 use extendr_api::prelude::*;
@@ -305,7 +306,9 @@ fn text_or_plain_vector(data: ColMut<'_>, strings: &Robj) -> Result<Robj, Profil
 }
 
 /// The rows of `first`, then those of `second` (of the same type): either one
-/// where the other has none, else a `concat` vector of both.
+/// where the other has none, one `cycle` where both repeat one pattern
+/// (`sample_values$type` and `unit`, which R's summaries read by their
+/// pattern), else a `concat` vector of both.
 fn joined(first: Robj, second: Robj) -> Result<Robj, ProfileError> {
     if second.len() == 0 {
         return Ok(first);
@@ -313,9 +316,25 @@ fn joined(first: Robj, second: Robj) -> Result<Robj, ProfileError> {
     if first.len() == 0 {
         return Ok(second);
     }
+    if let Some(cycle) = one_cycle(&first, &second) {
+        return Ok(cycle);
+    }
     concat_vector(&first, &second).ok_or_else(|| {
         ProfileError::internal("the rows of a column could not be joined to those before them")
     })
+}
+
+/// The `cycle` of the rows of `first` and then `second`, two `cycle` columns
+/// of the same strings (the same CHARSXPs) in their patterns, where `first`
+/// ends where its pattern does.
+fn one_cycle(first: &Robj, second: &Robj) -> Option<Robj> {
+    let ((a, n_a), (b, n_b)) = cycle_pattern(first).zip(cycle_pattern(second))?;
+    let same =
+        a.len() == b.len() && n_a % a.len() == 0 && string_elements(&a).0.eq(string_elements(&b).0);
+    if !same {
+        return None;
+    }
+    cycle_of(&a, n_a.checked_add(n_b)?)
 }
 
 /// Frees a column's memory.

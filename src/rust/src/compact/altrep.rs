@@ -20,6 +20,8 @@ extern "C" {
     fn profile_run_steps_vector(data: SEXP, steps: SEXP, divisor: f64) -> SEXP;
     fn profile_cycle_vector(pattern: SEXP, length: f64) -> SEXP;
     fn profile_concat_vector(first: SEXP, second: SEXP) -> SEXP;
+    // NULL unless `x` is an unexpanded concat vector.
+    fn profile_concat_parts(x: SEXP) -> SEXP;
     // NULL unless `x` is an unexpanded cycle vector.
     fn profile_cycle_pattern(x: SEXP) -> SEXP;
     fn profile_compact_form(x: SEXP) -> c_int;
@@ -104,6 +106,32 @@ pub fn concat_vector(first: &Robj, second: &Robj) -> Option<Robj> {
     // Robj, and the new vector protects them in turn.
     unsafe {
         let sexp = profile_concat_vector(first.get(), second.get());
+        (!sexp.is_null()).then(|| Robj::from_sexp(sexp))
+    }
+}
+
+/// The two parts of an unexpanded `concat` column, so that it can be read
+/// part by part.
+pub fn concat_parts(x: &Robj) -> Option<(Robj, Robj)> {
+    // SAFETY: `x` is a live R vector; its parts are held by its data1, and
+    // Robj protects them once more.
+    let parts = unsafe {
+        let parts = profile_concat_parts(x.get());
+        if parts.is_null() {
+            return None;
+        }
+        Robj::from_sexp(parts)
+    };
+    let parts = parts.as_list()?;
+    Some((parts.elt(0).ok()?, parts.elt(1).ok()?))
+}
+
+/// The `cycle` column of `length` strings repeating `pattern`, a character
+/// vector R has (without attributes).
+pub fn cycle_of(pattern: &Robj, length: usize) -> Option<Robj> {
+    // SAFETY: as in `RunsData::vector`.
+    unsafe {
+        let sexp = profile_cycle_vector(pattern.get(), length as f64);
         (!sexp.is_null()).then(|| Robj::from_sexp(sexp))
     }
 }
