@@ -88,18 +88,22 @@ test_that("a difference holds x's own per-sample columns, the base's rows after 
 })
 
 # Pairs of profiles to subtract: Rprof, pprof with numeric labels (heap), a
-# difference as x (its columns are concat columns already), Unicode text.
+# difference as x (its columns are concat columns already), Unicode text,
+# OpenTelemetry, a v1 object (without labels or link columns: read as NA).
 diff_pairs <- function() {
   memory <- read_rprof(sample_path("rprof", "memory.out"))
   heap <- read_pprof(sample_path("pprof", "heap.pb.gz"))
   heap_2 <- read_pprof(sample_path("pprof-second-run", "heap.pb.gz"))
   unicode <- read_pprof(sample_path("pprof-unicode", "unicode.pb.gz"))
+  otlp <- read_otlp(sample_path("otlp", "otep-0239.pb"))
   early <- profile_window(memory, to = 0.2)
   list(
     "memory - early" = list(memory, early),
     "heap - second run" = list(heap, heap_2),
     "(memory - early) - early" = list(profile_diff(memory, early), early),
-    "unicode - heap" = list(unicode, heap)
+    "unicode - heap" = list(unicode, heap),
+    "otlp - otlp" = list(otlp, otlp),
+    "v1 memory - early" = list(read_rprof(sample_path("rprof", "memory.out"), version = "1.0"), early)
   )
 }
 

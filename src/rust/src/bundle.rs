@@ -10,7 +10,7 @@
 //! From Rust to R, columns that have a compact form go as compact columns
 //! (see `crate::compact`) unless the caller asks for plain vectors.
 
-use crate::compact::altrep::{concat_vector, cycle_of, cycle_pattern};
+use crate::compact::altrep::{concat_vector, cycle_of, cycle_pattern, cycle_vector};
 use crate::compact::{columns_from_shape, compact_columns};
 use crate::rapi::{
     code_vector, dbl_vector, double_values_with_room, has_attributes, int_vector, integer_values,
@@ -78,14 +78,15 @@ pub fn profile_after_to_r(
 }
 
 /// The R columns of the tables `tables` of `bundle` that R would get back as
-/// they are if `p`, read from `bundle`, were sent to R: every column of these
-/// tables of `p`, as the R vector it was read from, or None where one would
-/// not come back the same. So a caller that puts rows after `p`'s can send
-/// only those ([`profile_after_to_r`]). A column comes back the same where it
-/// came as an R vector of its type (a character column as text, each string
-/// of which is read as R holds it: [`strings_kept`]) without attributes,
-/// holding no value that the way to R changes (a NaN in a double column
-/// becomes R's NA); a logical column is never one of them.
+/// they are if `p`, read from `bundle`, were sent to R, so that a caller that
+/// puts rows after `p`'s can send only those ([`profile_after_to_r`]): for
+/// every column of these tables of `p` that has rows, the R vector it was read
+/// from, or, for a column the bundle lacks (which `p` has as NA), those NAs;
+/// None where one would not come back the same. A column comes back the same
+/// where it came as an R vector of its type (a character column as text, each
+/// string of which is read as R holds it: [`strings_kept`]) without
+/// attributes, holding no value that the way to R changes (a NaN in a double
+/// column becomes R's NA); a logical column is never one of them.
 pub fn columns_sent_back(
     bundle: &Robj,
     p: &Profile,
@@ -98,13 +99,21 @@ pub fn columns_sent_back(
         if !tables.contains(&table) {
             continue;
         }
-        let Some(r_cols) = element(&r_tables, table).and_then(|t| t.as_list()) else {
-            return Ok(None);
-        };
-        let r_cols = text::named_elements(&r_cols);
+        let r_cols = element(&r_tables, table)
+            .and_then(|t| t.as_list())
+            .map(|cols| text::named_elements(&cols))
+            .unwrap_or_default();
         for (col, data) in cols {
+            if data.is_empty() {
+                // (nothing of `p` before the rows sent)
+                continue;
+            }
             let Some(r_col) = element(&r_cols, col) else {
-                return Ok(None);
+                match na_vector(data, &p.strings)? {
+                    Some(na) => out.push((ColumnId { table, column: col }, na)),
+                    None => return Ok(None),
+                }
+                continue;
             };
             let same = r_col.len() == data.len()
                 && !has_attributes(&r_col)
@@ -125,6 +134,17 @@ pub fn columns_sent_back(
         }
     }
     Ok(Some(out))
+}
+
+/// A column of NA (as a column the bundle lacks is read) as R gets it: a
+/// character column as text (a `cycle` of NA); None for a logical column.
+fn na_vector(data: ColRef<'_>, pool: &StringPool) -> Result<Option<Robj>, ProfileError> {
+    Ok(match data {
+        ColRef::Int(v) => Some(int_vector(v)?),
+        ColRef::Dbl(v) => Some(dbl_vector(v)?),
+        ColRef::Chr(v) => cycle_vector(&[StrId::NA], v.len(), pool),
+        ColRef::Lgl(_) => None,
+    })
 }
 
 /// A compact read as a bundle, as [`profile_to_r`] gives the whole read: with
