@@ -27,44 +27,36 @@ plain_diff <- function(x, base) {
   withr::with_options(list(profile.compact = FALSE), profile_diff(x, base))
 }
 
-test_that("a difference holds x's own per-sample columns, the base's rows after them", {
-  x <- read_rprof(sample_path("rprof", "memory.out"))
-  base <- profile_window(x, to = 0.2)
-  d <- profile_diff(x, base)
+# Checks that the column `v` of a difference holds `x_col`, x's column, first:
+# x's column itself, or, where x's is a cycle, its pattern repeated (of sample
+# types; NA for links).
+expect_x_column_first <- function(v, x_col, label) {
+  if (column_form(x_col) == "cycle") {
+    expect_identical(column_form(v), "cycle", label = label)
+    return(invisible())
+  }
+  expect_identical(column_form(v), "concat", label = label)
+  expect_match(capture.output(.Internal(inspect(v))), address(x_col),
+    fixed = TRUE, all = FALSE, label = label
+  )
+}
+
+# The check of expect_x_column_first() on each per-sample column of the
+# difference `d` of `x` and `base` where both have rows.
+expect_x_columns_first <- function(d, x, base) {
   for (t in per_sample) {
+    if (nrow(x[[t]]) == 0 || nrow(base[[t]]) == 0) next
     for (col in names(x[[t]])) {
-      v <- d[[t]][[col]]
-      if (column_form(x[[t]][[col]]) == "cycle") {
-        # x's pattern (of sample types; NA for links), repeated over both
-        expect_identical(column_form(v), "cycle", label = paste(t, col))
-      } else if (nrow(x[[t]]) > 0 && nrow(base[[t]]) > 0) {
-        expect_identical(column_form(v), "concat", label = paste(t, col))
-        # its first part is x's column itself
-        expect_match(capture.output(.Internal(inspect(v))), address(x[[t]][[col]]),
-          fixed = TRUE, all = FALSE, label = paste(t, col)
-        )
-      }
+      expect_x_column_first(d[[t]][[col]], x[[t]][[col]], paste(t, col))
     }
   }
-  # (memory.out has no labels: the base's labels alone, one value repeated)
-  expect_identical(column_form(d$sample_labels$key), "cycle")
-  expect_identical(column_form(d$sample_labels$num_unit), "cycle")
+}
 
-  # shared until one is modified: a change to either leaves the other as it was
-  x_values <- plain_table(x$sample_values)$value
-  d_values <- plain_table(d$sample_values)$value
-  changed_d <- d$sample_values
-  changed_d$value[1] <- 1e9
-  changed_x <- x$sample_values
-  changed_x$value[2] <- -1e9
-  expect_identical(plain_table(x$sample_values)$value, x_values)
-  expect_identical(plain_table(d$sample_values)$value, d_values)
-  expect_identical(changed_d$value, c(1e9, d_values[-1]))
-  expect_identical(changed_x$value, c(x_values[1], -1e9, x_values[-(1:2)]))
-
-  # the difference made here: x's rows, then the base's with its samples
-  # numbered after x's, its sources after x's, its values negated and one
-  # label pprof::base=true each; base's locations are x's, which keep their ids
+# The per-sample tables of the difference of `x` and `base` (an Rprof profile
+# and a window of it), made here: x's rows, then the base's with its samples
+# numbered after x's, its sources after x's, its values negated and one label
+# pprof::base=true each; base's locations are x's, which keep their ids.
+expected_difference <- function(x, base) {
   expect_identical(base$locations, x$locations)
   xt <- plain_tables(x)
   bt <- plain_tables(base)
@@ -81,9 +73,33 @@ test_that("a difference holds x's own per-sample columns, the base's rows after 
     sample_id = n_x + seq_len(n_b), key = rep("pprof::base", n_b), value = rep("true", n_b),
     num = rep(NA_real_, n_b), num_unit = rep(NA_character_, n_b), kind = rep(NA_character_, n_b)
   )
+  sapply(per_sample, function(t) Map(c, xt[[t]], bt[[t]][names(xt[[t]])]), simplify = FALSE)
+}
+
+test_that("a difference holds x's own per-sample columns, the base's rows after them", {
+  x <- read_rprof(sample_path("rprof", "memory.out"))
+  base <- profile_window(x, to = 0.2)
+  d <- profile_diff(x, base)
+  expect_x_columns_first(d, x, base)
+  # (memory.out has no labels: the base's labels alone, one value repeated)
+  expect_identical(column_form(d$sample_labels$key), "cycle")
+  expect_identical(column_form(d$sample_labels$num_unit), "cycle")
+
+  # shared until one is modified: a change to either leaves the other as it was
+  x_values <- plain_table(x$sample_values)$value
+  d_values <- plain_table(d$sample_values)$value
+  changed_d <- d$sample_values
+  changed_d$value[1] <- 1e9
+  changed_x <- x$sample_values
+  changed_x$value[2] <- -1e9
+  expect_identical(plain_table(x$sample_values)$value, x_values)
+  expect_identical(plain_table(d$sample_values)$value, d_values)
+  expect_identical(changed_d$value, c(1e9, d_values[-1]))
+  expect_identical(changed_x$value, c(x_values[1], -1e9, x_values[-(1:2)]))
+
+  expected <- expected_difference(x, base)
   for (t in per_sample) {
-    expected <- Map(c, xt[[t]], bt[[t]][names(xt[[t]])])
-    expect_identical(plain_table(d[[t]]), expected, label = t)
+    expect_identical(plain_table(d[[t]]), expected[[t]], label = t)
   }
 })
 
@@ -96,6 +112,7 @@ diff_pairs <- function() {
   heap_2 <- read_pprof(sample_path("pprof-second-run", "heap.pb.gz"))
   unicode <- read_pprof(sample_path("pprof-unicode", "unicode.pb.gz"))
   otlp <- read_otlp(sample_path("otlp", "otep-0239.pb"))
+  v1 <- read_rprof(sample_path("rprof", "memory.out"), version = "1.0")
   early <- profile_window(memory, to = 0.2)
   list(
     "memory - early" = list(memory, early),
@@ -103,7 +120,7 @@ diff_pairs <- function() {
     "(memory - early) - early" = list(profile_diff(memory, early), early),
     "unicode - heap" = list(unicode, heap),
     "otlp - otlp" = list(otlp, otlp),
-    "v1 memory - early" = list(read_rprof(sample_path("rprof", "memory.out"), version = "1.0"), early)
+    "v1 memory - early" = list(v1, early)
   )
 }
 
