@@ -349,8 +349,9 @@ fn joined(first: Robj, second: Robj) -> Result<Robj, ProfileError> {
 /// ends where its pattern does.
 fn one_cycle(first: &Robj, second: &Robj) -> Option<Robj> {
     let ((a, n_a), (b, n_b)) = cycle_pattern(first).zip(cycle_pattern(second))?;
-    let same =
-        a.len() == b.len() && n_a % a.len() == 0 && string_elements(&a).0.eq(string_elements(&b).0);
+    let same = a.len() == b.len()
+        && n_a.checked_rem(a.len()) == Some(0)
+        && string_elements(&a).0.eq(string_elements(&b).0);
     if !same {
         return None;
     }

@@ -206,10 +206,18 @@ fn ffi_profile_diff(x: Robj, base: Robj, compact: Robj) -> Robj {
     envelope(|| {
         let compact = flag(&compact, "compact")?;
         let x_bundle = x;
-        // x's per-sample columns are read with room for the base's rows,
-        // which the whole difference appends to them.
+        // Without compact columns, x's per-sample columns are read with room
+        // for the base's rows, which the whole difference appends to them.
+        // (With them, the difference is made after x's rows, almost always:
+        // room there costs more than it saves, as fresh memory.)
         let base_rows = table_rows(&base);
-        let room = |table: &str| diff_room(table, |t| base_rows(t));
+        let room = |table: &str| {
+            if compact {
+                0
+            } else {
+                diff_room(table, |t| base_rows(t))
+            }
+        };
         let x = profile_from_r_with_room(&x_bundle, room).map_err(|e| of_input(e, "x"))?;
         profile_core::validate::validate(&x).map_err(|e| of_input(e, "x"))?;
         let base = profile_from_r(&base).map_err(|e| of_input(e, "base"))?;
