@@ -132,6 +132,7 @@ test_that("a difference is the same with and without concat columns, in every us
     plain <- plain_diff(pair[[1]], pair[[2]])
     forms <- per_sample_forms(d)
     expect_true(any(forms == "concat"), label = label)
+    expect_identical(unique(per_sample_forms(plain)), "none", label = label)
     expect_silent(validate_profile(d))
     # written alike
     expect_identical(
