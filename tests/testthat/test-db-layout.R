@@ -129,6 +129,68 @@ for (backend in c("sqlite", "postgres", "rpostgresql", "duckdb")) {
     expect_match(conditionMessage(err), "rows for", fixed = TRUE)
   })
 
+  test_that(paste0(backend, ": validation reports the faults of the sample rows as in memory"), {
+    con <- local_db(backend)
+    db <- do.call(profile_db_append, c(list(con), profiles))
+    collected <- dplyr::collect(db)
+    # each defect of profile_samples, and the same defect of the collected
+    # profile's samples, which the validator in memory judges
+    defects <- list(
+      "SET time = -1 WHERE sample_id = 5" = function(s) {
+        s$time[s$sample_id == 5L] <- -1
+        s
+      },
+      "SET source_id = NULL WHERE sample_id = 9" = function(s) {
+        s$source_id[s$sample_id == 9L] <- NA_integer_
+        s
+      },
+      "SET source_id = 99 WHERE sample_id = 7" = function(s) {
+        s$source_id[s$sample_id == 7L] <- 99L
+        s
+      },
+      "SET time = {infinity} WHERE sample_id = 3" = function(s) {
+        s$time[s$sample_id == 3L] <- Inf
+        s
+      }
+    )
+    infinity <- if (backend == "sqlite") "9e999" else "'Infinity'"
+    if (backend == "sqlite") {
+      # a source is part of the samples' primary key there, never NULL
+      defects[["SET source_id = NULL WHERE sample_id = 9"]] <- NULL
+    }
+    without_row <- function(e) {
+      sub(", (row [0-9]+|a row with sample_id [0-9]+):", ":", conditionMessage(e))
+    }
+    for (statement in names(defects)) {
+      in_db <- NULL
+      DBI::dbWithTransaction(con, {
+        sql <- paste("UPDATE profile_samples", sub("{infinity}", infinity, statement, fixed = TRUE))
+        without_key_checks(con, DBI::dbExecute(con, sql))
+        in_db <- expect_error(validate_profile(db), class = "profile_error_invalid")
+        DBI::dbBreak()
+      })
+      damaged <- defects[[statement]](dm::dm_get_tables(collected)$samples)
+      in_memory <- expect_error(
+        validate_profile(dm::dm_mutate_tbl(collected, samples = damaged)),
+        class = "profile_error_invalid"
+      )
+      expect_identical(without_row(in_db), without_row(in_memory))
+      sample <- regmatches(statement, regexpr("[0-9]+$", statement))
+      expect_match(conditionMessage(in_db), paste("a row with sample_id", sample), fixed = TRUE)
+    }
+    # a sample whose stack is not stored
+    DBI::dbWithTransaction(con, {
+      without_key_checks(con, DBI::dbExecute(
+        con, "UPDATE profile_samples SET stack_id = 99999 WHERE sample_id = 4"
+      ))
+      err <- expect_error(validate_profile(db), class = "profile_error_invalid")
+      DBI::dbBreak()
+    })
+    expect_match(conditionMessage(err), "a row with sample_id 4", fixed = TRUE)
+    expect_match(conditionMessage(err), "its stack 99999 is not stored", fixed = TRUE)
+    expect_silent(validate_profile(db))
+  })
+
   test_that(paste0(backend, ": a difference of profiles is refused, and nothing changes"), {
     con <- local_db(backend)
     profile_db_append(con, profiles[[1]])
