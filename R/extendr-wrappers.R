@@ -120,10 +120,22 @@ ffi_profile_combine_add <- function(state, bundle) .Call(wrap__ffi_profile_combi
 #' @noRd
 ffi_profile_combine_finish <- function(state, compact) .Call(wrap__ffi_profile_combine_finish, state, compact)
 
-#' The compact form of a column: "runs", "run_seq", "cycle" or "run_steps", with
-#' " (expanded)" once R has expanded it, or "none". For tests and benchmarks.
+#' The compact form of a column: "runs", "run_seq", "cycle", "run_steps" or
+#' "concat", with " (expanded)" once R has expanded it, or "none". For tests
+#' and benchmarks.
 #' @noRd
 ffi_profile_column_form <- function(x) .Call(wrap__ffi_profile_column_form, x)
+
+#' The `concat` column of the rows of `first`, then those of `second`. For
+#' tests.
+#' @noRd
+ffi_profile_concat <- function(first, second) .Call(wrap__ffi_profile_concat, first, second)
+
+#' Rows `from + 1` to `from + n` of an integer or double vector, read as the
+#' binding reads columns, by its class's region method (which a compact
+#' column has): R's `INTEGER_GET_REGION()` or `REAL_GET_REGION()`. For tests.
+#' @noRd
+ffi_profile_column_region <- function(x, from, n) .Call(wrap__ffi_profile_column_region, x, from, n)
 
 #' One flag per row of the bundle's `locations` (the bundle holds
 #' `locations`, `functions` and `mappings`): whether the regular expression
@@ -160,6 +172,13 @@ ffi_profile_aggregate <- function(bundle, compact) .Call(wrap__ffi_profile_aggre
 #' The difference `x` minus `base` of two whole profiles (bundles), each
 #' validated first: an invalid one is an error of kind `invalid` whose message
 #' starts with its name (`x` or `base`).
+#'
+#' With compact columns, where R would get back the very vectors of `x`'s
+#' per-sample columns (`columns_sent_back()`), only the base's rows are sent,
+#' each column after `x`'s own in a `concat` vector: `x`'s rows are neither
+#' copied into the result nor written again, except for the id columns that
+#' the difference renumbers (`DiffInputs::combine_after_x()`: none where
+#' `x`'s ids are 1..n in row order, as a read makes them).
 #' @noRd
 ffi_profile_diff <- function(x, base, compact) .Call(wrap__ffi_profile_diff, x, base, compact)
 

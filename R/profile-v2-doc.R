@@ -194,7 +194,11 @@
 #' `depth` as positions along those runs, `time` of `samples` (Rprof) as steps
 #' of each source's interval along the runs of `source_id`, `type` and `unit`
 #' of `sample_values` as one pattern repeated per sample, and id columns that
-#' are `1..n` as nothing at all. They hold the same values as ordinary vectors and work
+#' are `1..n` as nothing at all. The character columns of `sample_labels` that
+#' hold one value in every row are that value repeated. The per-sample columns
+#' of a difference ([profile_diff()]) are those of `x` itself followed by the
+#' base's rows: the difference shares `x`'s memory until one of them is
+#' modified. They hold the same values as ordinary vectors and work
 #' wherever those do; R expands one (once) only where it needs all its values
 #' in memory, the functions of this package read them without expanding them,
 #' and [saveRDS()] writes ordinary vectors.

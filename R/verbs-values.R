@@ -25,7 +25,10 @@
 #'   shows in `-traces`), combined as [combine_profiles()] combines them (the
 #'   functions and locations of both merged; tables and columns of your own
 #'   are not kept). The column `diff_base` of `sources` is `FALSE` for the
-#'   sources of `x` and `TRUE` for those of `base`. [profile_summary()] shows
+#'   sources of `x` and `TRUE` for those of `base`. The per-sample columns of
+#'   the result hold `x`'s own rows and then the base's: the result shares
+#'   `x`'s memory until one of them is modified (see "Compact columns" in
+#'   [profile_v2]). [profile_summary()] shows
 #'   signed values (a function that takes less time in `x` has a negative
 #'   self and total), sorted by their absolute value, with percentages of the
 #'   total of `base`, as Go's `-top` does for a difference;

@@ -26,6 +26,12 @@
 // (from src/rust/src/compact/altrep.rs only); they check the shape and return
 // NULL when it does not hold, and the caller then sends an ordinary vector.
 //
+// A fifth kind joins two vectors instead of keeping a shape: `concat` (the
+// rows of one vector, then those of another), so that the result of a verb
+// that adds rows after those of its input (profile_diff()) holds the input's
+// column itself, not a copy. It is made in the same way, and gives R an
+// ordinary vector in the same way.
+//
 // Serialisation: no method is given, so saveRDS() writes ordinary vectors and
 // the file can be read without this package.
 
@@ -38,6 +44,9 @@ static R_altrep_class_t runs_class;      // the run's value for each row
 static R_altrep_class_t run_seq_class;   // 1, 2, ... within each run
 static R_altrep_class_t run_steps_class; // 0, s, 2s, ... within each run
 static R_altrep_class_t cycle_class;     // a string pattern repeated
+static R_altrep_class_t concat_int_class;  // the rows of one vector, then another's
+static R_altrep_class_t concat_real_class;
+static R_altrep_class_t concat_str_class;
 
 // ---- runs ---------------------------------------------------------------
 // data1 (shared by the `sample_id` and `depth` columns of one table):
@@ -410,6 +419,201 @@ static Rboolean cycle_Inspect(SEXP x, int pre, int deep, int pvec,
     return TRUE;
 }
 
+
+// ---- concat --------------------------------------------------------------
+// data1: list(first, second), two vectors of the vector's type without
+// attributes (integer, double or character, any of them ALTREP), never
+// modified: row i is row i of `first`, then row i - length(first) of
+// `second`. Once R asks for a data pointer, the rows are copied into data2
+// and data1 is let go (the parts may be large, and shared with the vectors
+// they came from), so every method looks at data2 first.
+
+static SEXP concat_first(SEXP x) { return VECTOR_ELT(R_altrep_data1(x), 0); }
+static SEXP concat_second(SEXP x) { return VECTOR_ELT(R_altrep_data1(x), 1); }
+
+static R_xlen_t concat_Length(SEXP x) {
+    SEXP data2 = R_altrep_data2(x);
+    if (data2 != R_NilValue) return XLENGTH(data2);
+    return XLENGTH(concat_first(x)) + XLENGTH(concat_second(x));
+}
+
+static const void *concat_Dataptr_or_null(SEXP x) {
+    SEXP data2 = R_altrep_data2(x);
+    return data2 == R_NilValue ? NULL : DATAPTR_RO(data2);
+}
+
+static R_altrep_class_t concat_class_of(SEXP x) {
+    return R_altrep_inherits(x, concat_int_class) ? concat_int_class
+        : R_altrep_inherits(x, concat_real_class) ? concat_real_class
+        : concat_str_class;
+}
+
+// The parts are never modified, so a copy can share them.
+static SEXP concat_Duplicate(SEXP x, Rboolean deep) {
+    if (R_altrep_data2(x) != R_NilValue) return NULL;
+    return R_new_altrep(concat_class_of(x), R_altrep_data1(x), R_NilValue);
+}
+
+static Rboolean concat_Inspect(SEXP x, int pre, int deep, int pvec,
+                               void (*inspect_subtree)(SEXP, int, int, int)) {
+    if (R_altrep_data2(x) != R_NilValue) {
+        Rprintf(" profile concat: %.0f rows (expanded)\n", (double) XLENGTH(R_altrep_data2(x)));
+        return TRUE;
+    }
+    SEXP first = concat_first(x), second = concat_second(x);
+    Rprintf(" profile concat: %.0f + %.0f rows\n", (double) XLENGTH(first),
+            (double) XLENGTH(second));
+    inspect_subtree(first, pre, deep, pvec);
+    inspect_subtree(second, pre, deep, pvec);
+    return TRUE;
+}
+
+// The methods of the numeric concat classes, for elements of C type `ctype`
+// in vectors of `sexptype`, read with R's `ELT`, `GET_REGION` and `NO_NA`,
+// written through the data pointer `PTR`, NA being `na`.
+#define CONCAT_NUMERIC_METHODS(K, ctype, sexptype, ELT, GET_REGION, NO_NA, PTR, na) \
+    /* Rows [i, i + n) of the parts into `buf`; how many there were. */           \
+    static R_xlen_t K##_parts_region(SEXP x, R_xlen_t i, R_xlen_t n, ctype *buf) { \
+        SEXP first = concat_first(x), second = concat_second(x);                  \
+        R_xlen_t n_first = XLENGTH(first);                                        \
+        R_xlen_t count = region_count(n_first + XLENGTH(second), i, n);           \
+        if (count == 0) return 0;                                                 \
+        R_xlen_t done = 0;                                                        \
+        if (i < n_first) {                                                        \
+            R_xlen_t want = count < n_first - i ? count : n_first - i;            \
+            done = GET_REGION(first, i, want, buf);                               \
+            if (done < want) return done;                                         \
+        }                                                                         \
+        if (done < count)                                                         \
+            done += GET_REGION(second, i + done - n_first, count - done, buf + done); \
+        return done;                                                              \
+    }                                                                             \
+                                                                                  \
+    static R_xlen_t K##_Get_region(SEXP x, R_xlen_t i, R_xlen_t n, ctype *buf) {  \
+        SEXP data2 = R_altrep_data2(x);                                           \
+        if (data2 != R_NilValue) return GET_REGION(data2, i, n, buf);             \
+        return K##_parts_region(x, i, n, buf);                                    \
+    }                                                                             \
+                                                                                  \
+    static ctype K##_elt_parts(SEXP first, SEXP second, R_xlen_t i) {             \
+        R_xlen_t n_first = XLENGTH(first);                                        \
+        if (i < n_first) return ELT(first, i);                                    \
+        return ELT(second, i - n_first);                                          \
+    }                                                                             \
+                                                                                  \
+    static ctype K##_Elt(SEXP x, R_xlen_t i) {                                    \
+        SEXP data2 = R_altrep_data2(x);                                           \
+        if (data2 != R_NilValue) return ELT(data2, i);                            \
+        return K##_elt_parts(concat_first(x), concat_second(x), i);               \
+    }                                                                             \
+                                                                                  \
+    static void *K##_Dataptr(SEXP x, Rboolean writeable) {                        \
+        SEXP data2 = R_altrep_data2(x);                                           \
+        if (data2 == R_NilValue) {                                                \
+            R_xlen_t n = concat_Length(x);                                        \
+            data2 = PROTECT(allocVector(sexptype, n));                            \
+            if (K##_parts_region(x, 0, n, PTR(data2)) != n)                       \
+                error("profile concat: a part gave fewer rows than it has");      \
+            R_set_altrep_data2(x, data2);                                         \
+            R_set_altrep_data1(x, R_NilValue);                                    \
+            UNPROTECT(1);                                                         \
+        }                                                                         \
+        return (void *) PTR(data2);                                               \
+    }                                                                             \
+                                                                                  \
+    static SEXP K##_Extract_subset(SEXP x, SEXP indx, SEXP call) {                \
+        if (R_altrep_data2(x) != R_NilValue) return NULL;                         \
+        if (TYPEOF(indx) != INTSXP && TYPEOF(indx) != REALSXP) return NULL;       \
+        SEXP first = concat_first(x), second = concat_second(x);                  \
+        R_xlen_t n = XLENGTH(indx), length = XLENGTH(first) + XLENGTH(second);    \
+        SEXP out = PROTECT(allocVector(sexptype, n));                             \
+        ctype *dest = PTR(out);                                                   \
+        for (R_xlen_t k = 0; k < n; k++) {                                        \
+            R_xlen_t row = index_row(indx, k, length);                            \
+            dest[k] = row < 0 ? (na) : K##_elt_parts(first, second, row);         \
+        }                                                                         \
+        UNPROTECT(1);                                                             \
+        return out;                                                               \
+    }                                                                             \
+                                                                                  \
+    static int K##_No_NA(SEXP x) {                                                \
+        if (R_altrep_data2(x) != R_NilValue) return 0;                            \
+        return NO_NA(concat_first(x)) && NO_NA(concat_second(x));                 \
+    }
+
+CONCAT_NUMERIC_METHODS(concat_int, int, INTSXP, INTEGER_ELT, INTEGER_GET_REGION,
+                       INTEGER_NO_NA, INTEGER, NA_INTEGER)
+CONCAT_NUMERIC_METHODS(concat_real, double, REALSXP, REAL_ELT, REAL_GET_REGION,
+                       REAL_NO_NA, REAL, NA_REAL)
+
+static SEXP concat_str_elt_parts(SEXP first, SEXP second, R_xlen_t i) {
+    R_xlen_t n_first = XLENGTH(first);
+    if (i < n_first) return STRING_ELT(first, i);
+    return STRING_ELT(second, i - n_first);
+}
+
+static SEXP concat_str_Elt(SEXP x, R_xlen_t i) {
+    SEXP data2 = R_altrep_data2(x);
+    if (data2 != R_NilValue) return STRING_ELT(data2, i);
+    return concat_str_elt_parts(concat_first(x), concat_second(x), i);
+}
+
+static SEXP concat_str_materialise(SEXP x) {
+    SEXP data2 = R_altrep_data2(x);
+    if (data2 == R_NilValue) {
+        SEXP first = concat_first(x), second = concat_second(x);
+        R_xlen_t n_first = XLENGTH(first), n_second = XLENGTH(second);
+        data2 = PROTECT(allocVector(STRSXP, n_first + n_second));
+        for (R_xlen_t i = 0; i < n_first; i++) SET_STRING_ELT(data2, i, STRING_ELT(first, i));
+        for (R_xlen_t i = 0; i < n_second; i++)
+            SET_STRING_ELT(data2, n_first + i, STRING_ELT(second, i));
+        R_set_altrep_data2(x, data2);
+        R_set_altrep_data1(x, R_NilValue);
+        UNPROTECT(1);
+    }
+    return data2;
+}
+
+static void *concat_str_Dataptr(SEXP x, Rboolean writeable) {
+    return (void *) STRING_PTR_RO(concat_str_materialise(x));
+}
+
+static void concat_str_Set_elt(SEXP x, R_xlen_t i, SEXP value) {
+    SET_STRING_ELT(concat_str_materialise(x), i, value);
+}
+
+static SEXP concat_str_Extract_subset(SEXP x, SEXP indx, SEXP call) {
+    if (R_altrep_data2(x) != R_NilValue) return NULL;
+    if (TYPEOF(indx) != INTSXP && TYPEOF(indx) != REALSXP) return NULL;
+    SEXP first = concat_first(x), second = concat_second(x);
+    R_xlen_t n = XLENGTH(indx), length = XLENGTH(first) + XLENGTH(second);
+    SEXP out = PROTECT(allocVector(STRSXP, n));
+    for (R_xlen_t k = 0; k < n; k++) {
+        R_xlen_t row = index_row(indx, k, length);
+        SET_STRING_ELT(out, k, row < 0 ? NA_STRING : concat_str_elt_parts(first, second, row));
+    }
+    UNPROTECT(1);
+    return out;
+}
+
+static int concat_str_No_NA(SEXP x) {
+    if (R_altrep_data2(x) != R_NilValue) return 0;
+    return STRING_NO_NA(concat_first(x)) && STRING_NO_NA(concat_second(x));
+}
+
+// Registers the methods of a concat class `cls` of ALTREP type `alt`, kind `K`.
+#define SET_CONCAT_METHODS(cls, K, alt)                                          \
+    do {                                                                         \
+        R_set_altrep_Length_method(cls, concat_Length);                          \
+        R_set_altrep_Inspect_method(cls, concat_Inspect);                        \
+        R_set_altrep_Duplicate_method(cls, concat_Duplicate);                    \
+        R_set_altvec_Dataptr_method(cls, K##_Dataptr);                           \
+        R_set_altvec_Dataptr_or_null_method(cls, concat_Dataptr_or_null);       \
+        R_set_altvec_Extract_subset_method(cls, K##_Extract_subset);             \
+        R_set_##alt##_Elt_method(cls, K##_Elt);                                  \
+        R_set_##alt##_No_NA_method(cls, K##_No_NA);                              \
+    } while (0)
+
 // ---- registration and constructors ----------------------------------------
 
 static void set_runs_methods(R_altrep_class_t cls) {
@@ -431,6 +635,16 @@ void profile_register_altrep_classes(DllInfo *dll) {
     cycle_class = R_make_altstring_class("profile_cycle", "profile", dll);
     SET_COMPACT_METHODS(cycle_class, cycle, altstring);
     R_set_altstring_Set_elt_method(cycle_class, cycle_Set_elt);
+
+    concat_int_class = R_make_altinteger_class("profile_concat_integer", "profile", dll);
+    SET_CONCAT_METHODS(concat_int_class, concat_int, altinteger);
+    R_set_altinteger_Get_region_method(concat_int_class, concat_int_Get_region);
+    concat_real_class = R_make_altreal_class("profile_concat_double", "profile", dll);
+    SET_CONCAT_METHODS(concat_real_class, concat_real, altreal);
+    R_set_altreal_Get_region_method(concat_real_class, concat_real_Get_region);
+    concat_str_class = R_make_altstring_class("profile_concat_character", "profile", dll);
+    SET_CONCAT_METHODS(concat_str_class, concat_str, altstring);
+    R_set_altstring_Set_elt_method(concat_str_class, concat_str_Set_elt);
 }
 
 // Does `data` describe runs that cover exactly `length` rows? Checked here, in
@@ -504,14 +718,49 @@ SEXP profile_cycle_pattern(SEXP x) {
     return cycle_pattern(x);
 }
 
+// The rows of `first`, then those of `second`: two vectors of the same type,
+// integer, double or character, without attributes. NULL if they are not, or
+// if together they are too long for a vector.
+SEXP profile_concat_vector(SEXP first, SEXP second) {
+    if (TYPEOF(first) != TYPEOF(second) || ATTRIB(first) != R_NilValue ||
+        ATTRIB(second) != R_NilValue) return NULL;
+    R_altrep_class_t cls;
+    switch (TYPEOF(first)) {
+    case INTSXP: cls = concat_int_class; break;
+    case REALSXP: cls = concat_real_class; break;
+    case STRSXP: cls = concat_str_class; break;
+    default: return NULL;
+    }
+    if (XLENGTH(first) > R_XLEN_T_MAX - XLENGTH(second)) return NULL;
+    SEXP data = PROTECT(allocVector(VECSXP, 2));
+    SET_VECTOR_ELT(data, 0, first);
+    SET_VECTOR_ELT(data, 1, second);
+    SEXP out = R_new_altrep(cls, data, R_NilValue);
+    UNPROTECT(1);
+    return out;
+}
+
+// The parts of an unexpanded concat vector, list(first, second), or NULL for
+// any other vector: lets the binding read such a column part by part (a
+// character column's parts by their patterns, where they are cycles).
+SEXP profile_concat_parts(SEXP x) {
+    if (!ALTREP(x) || R_altrep_data2(x) != R_NilValue) return NULL;
+    if (!(R_altrep_inherits(x, concat_int_class) || R_altrep_inherits(x, concat_real_class) ||
+          R_altrep_inherits(x, concat_str_class))) return NULL;
+    return R_altrep_data1(x);
+}
+
 // Which kind of compact column `x` is: 0 none (not one of these classes),
-// 1 runs, 2 run_seq, 3 cycle, 4 run_steps; plus 10 once R has expanded it. For
-// tests and benchmarks (through ffi_profile_column_form() in the binding).
+// 1 runs, 2 run_seq, 3 cycle, 4 run_steps, 5 concat; plus 10 once R has
+// expanded it. For tests and benchmarks (through ffi_profile_column_form() in
+// the binding).
 int profile_compact_form(SEXP x) {
     if (!ALTREP(x)) return 0;
     int form = R_altrep_inherits(x, runs_class) ? 1
         : R_altrep_inherits(x, run_seq_class) ? 2
         : R_altrep_inherits(x, cycle_class) ? 3
-        : R_altrep_inherits(x, run_steps_class) ? 4 : 0;
+        : R_altrep_inherits(x, run_steps_class) ? 4
+        : (R_altrep_inherits(x, concat_int_class) || R_altrep_inherits(x, concat_real_class) ||
+           R_altrep_inherits(x, concat_str_class)) ? 5 : 0;
     return form == 0 ? 0 : form + (R_altrep_data2(x) != R_NilValue ? 10 : 0);
 }

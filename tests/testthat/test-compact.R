@@ -41,6 +41,35 @@ test_that("a memory profile's long tables are read as compact columns with the f
   expect_identical(plain_copy(x$samples$time), (seq_along(lines) - 1) * 5000 / 1e6)
 })
 
+# `v` (a compact column) used as R uses vectors, against `p`, an ordinary vector
+# of the same values made otherwise.
+expect_ordinary <- function(v, p, label = "") {
+  expect_identical(column_form(p), "none")
+  n <- length(p)
+  expect_identical(length(v), n)
+  expect_identical(v, p)
+  for (i in list(
+    c(3L, 1L, NA, n, n + 1L), c(2.9, 1e10, NaN, -Inf), -(1:3), 0L,
+    integer(), c(TRUE, FALSE, NA), rev(seq_len(n))
+  )) {
+    expect_identical(v[i], p[i], info = paste(label, deparse(i)))
+  }
+  expect_identical(v[[n]], p[[n]])
+  expect_error(v[[n + 1L]])
+  expect_identical(unique(v), unique(p))
+  expect_identical(table(v, dnn = NULL, useNA = "ifany"), table(p, dnn = NULL, useNA = "ifany"))
+  expect_identical(rev(v), rev(p))
+  expect_identical(sort(v), sort(p))
+  expect_identical(anyNA(v), anyNA(p))
+  expect_identical(v == v[[2]], p == p[[2]])
+  if (is.numeric(p)) {
+    expect_identical(sum(v), sum(p))
+    expect_identical(range(v, na.rm = TRUE), range(p, na.rm = TRUE))
+    expect_identical(cumsum(v), cumsum(p))
+    expect_identical(is.unsorted(v), is.unsorted(p))
+  }
+}
+
 test_that("compact columns behave as ordinary vectors", {
   x <- read_rprof(memory_file())
   columns <- list(
@@ -49,31 +78,8 @@ test_that("compact columns behave as ordinary vectors", {
     read_rprof(system.file("samples/rprof/append.out", package = "profile"))$samples$time
   )
   for (v in columns) {
-    p <- plain_copy(v)
-    expect_identical(column_form(p), "none")
-    n <- length(p)
-    expect_identical(length(v), n)
-    expect_identical(v, p)
-    for (i in list(
-      c(3L, 1L, NA, n, n + 1L), c(2.9, 1e10, NaN, -Inf), -(1:3), 0L,
-      integer(), c(TRUE, FALSE, NA), rev(seq_len(n))
-    )) {
-      expect_identical(v[i], p[i], info = deparse(i))
-    }
-    expect_identical(v[[n]], p[[n]])
-    expect_error(v[[n + 1L]])
-    expect_identical(unique(v), unique(p))
-    expect_identical(table(v, dnn = NULL), table(p, dnn = NULL))
-    expect_identical(rev(v), rev(p))
-    expect_identical(sort(v), sort(p))
-    expect_identical(anyNA(v), FALSE)
-    expect_identical(v == v[[2]], p == p[[2]])
-    if (is.numeric(p)) {
-      expect_identical(sum(v), sum(p))
-      expect_identical(range(v), range(p))
-      expect_identical(cumsum(v), cumsum(p))
-      expect_identical(is.unsorted(v), is.unsorted(p))
-    }
+    expect_ordinary(v, plain_copy(v))
+    expect_false(anyNA(v))
   }
 })
 
@@ -314,4 +320,130 @@ test_that("the native code's argument errors are argument errors", {
   expect_identical(res$kind, "argument")
   expect_match(res$message, "`compact` must be TRUE or FALSE", fixed = TRUE)
   expect_error(rust_value(res, "Can't read."), class = "profile_error_argument")
+})
+
+# ---- concat: the rows of one vector, then those of another -----------------
+
+concat <- function(first, second) rust_value(ffi_profile_concat(first, second), "Can't join.")
+
+# The sample ids of sample_locations of memory.out: a compact column, and an
+# ordinary copy of it from another read (serialize() expands what it writes).
+memory_ids <- function() {
+  ids <- function() read_rprof(memory_file())$sample_locations$sample_id
+  list(compact = ids(), plain = plain_copy(ids()))
+}
+
+# Pairs of parts (compact or not, with and without NA) and what c() makes of
+# them, an ordinary vector.
+concat_parts <- function() {
+  x <- read_rprof(memory_file())
+  ids <- x$sample_locations$sample_id
+  list(
+    "runs, ordinary" = list(ids, c(7L, NA, 9L, 9L)),
+    "ordinary, runs" = list(c(NA, 3L), ids),
+    "run_steps, ordinary" = list(x$samples$time, c(0.5, NA, NaN, -Inf)),
+    "cycle, ordinary" = list(x$sample_values$type, c("a", NA, "b")),
+    "ordinary, cycle" = list(c("é", "b"), x$sample_values$unit),
+    "concat, ordinary" = list(concat(1:3, c(NA, 5L)), 6:9)
+  )
+}
+
+test_that("concat columns behave as ordinary vectors", {
+  for (label in names(concat_parts())) {
+    parts <- concat_parts()[[label]]
+    v <- concat(parts[[1]], parts[[2]])
+    expect_identical(column_form(v), "concat", label = label)
+    expect_ordinary(v, c(plain_copy(parts[[1]]), plain_copy(parts[[2]])), label = label)
+  }
+})
+
+test_that("a concat column's regions cross from its first part to its second", {
+  ids <- memory_ids()
+  n_ids <- length(ids$plain)
+  for (second in list(c(7L, NA, 9L, 9L), rev(ids$plain))) {
+    v <- concat(ids$compact, second)
+    expected <- c(ids$plain, second)
+    n <- length(expected)
+    # regions in the first part, across the boundary, at it, in the second,
+    # at the end and past it
+    for (from in c(0, n_ids - 3, n_ids - 1, n_ids, n_ids + 1, n - 2, n)) {
+      for (count in c(0, 1, 2, 4, n - from)) {
+        if (from + count > n) next
+        got <- rust_value(ffi_profile_column_region(v, from, count), "Can't read.")
+        expect_identical(got, expected[from + seq_len(count)], info = paste(from, count))
+      }
+    }
+    expect_error(rust_value(ffi_profile_column_region(v, n - 1, 2), "Can't read."),
+      class = "profile_error_argument"
+    )
+    # read by regions, nothing is expanded, nor are the parts
+    expect_identical(column_form(v), "concat")
+    expect_identical(column_form(ids$compact), "runs")
+  }
+  time <- read_rprof(memory_file())$samples$time
+  plain_time <- plain_copy(read_rprof(memory_file())$samples$time)
+  n_time <- length(plain_time)
+  v <- concat(time, c(-1, NA))
+  got <- rust_value(ffi_profile_column_region(v, n_time - 2, 4), "Can't read.")
+  expect_identical(got, c(plain_time[n_time - 1:0], -1, NA))
+  expect_identical(column_form(time), "run_steps")
+})
+
+test_that("changing a concat column changes a copy and leaves its parts as they were", {
+  ids <- memory_ids()
+  v <- concat(ids$compact, 1:3)
+  changed <- v
+  changed[length(ids$plain) + 1L] <- 99L
+  expect_identical(column_form(v), "concat")
+  expect_identical(column_form(ids$compact), "runs")
+  expect_identical(changed, c(ids$plain, 99L, 2:3))
+  expect_identical(v, c(ids$plain, 1:3))
+  expect_identical(ids$compact, ids$plain)
+  in_place <- concat(c(1L, 2L), c(3L, 4L))
+  in_place[1] <- 0L
+  expect_identical(in_place, c(0L, 2:4))
+  expect_identical(column_form(in_place), "concat (expanded)")
+
+  first <- c("a", "b")
+  s <- concat(first, c("c", NA))
+  expect_identical(duplicate_and_change(s), c("x", "b", "c", NA))
+  s[4] <- "d"
+  expect_identical(s, c("a", "b", "c", "d"))
+  expect_identical(first, c("a", "b"))
+  # R's inspect() shows the parts until the vector is expanded
+  expect_match(capture.output(.Internal(inspect(v))), "profile concat", all = FALSE)
+  expect_match(capture.output(.Internal(inspect(s))), "expanded", all = FALSE)
+})
+
+test_that("concat columns serialise as ordinary vectors and survive garbage collection", {
+  parts <- concat_parts()
+  v <- concat(parts[["runs, ordinary"]][[1]], parts[["runs, ordinary"]][[2]])
+  s <- concat(parts[["cycle, ordinary"]][[1]], parts[["cycle, ordinary"]][[2]])
+  p <- plain_copy(v)
+  ps <- plain_copy(s)
+  expect_identical(column_form(p), "none")
+  expect_identical(column_form(ps), "none")
+  expect_identical(p, c(plain_copy(parts[["runs, ordinary"]][[1]]), 7L, NA, 9L, 9L))
+  n <- length(p)
+  gctorture(TRUE)
+  made <- concat(c(1L, NA), 3:4)
+  sub <- v[c(n, 1L, NA, n - 3L)]
+  sub_s <- s[c(length(ps), NA, 1L)]
+  dup <- duplicate_and_change(s)
+  expanded <- v + 0L
+  gctorture(FALSE)
+  expect_identical(made, c(1L, NA, 3L, 4L))
+  expect_identical(sub, p[c(n, 1L, NA, n - 3L)])
+  expect_identical(sub_s, ps[c(length(ps), NA, 1L)])
+  expect_identical(dup, c("x", ps[-1]))
+  expect_identical(expanded, p)
+})
+
+test_that("only two vectors of one type without attributes are joined", {
+  for (parts in list(
+    list(1L, 2), list("a", 1L), list(TRUE, FALSE), list(list(1), list(2)),
+    list(c(a = 1L), 2L), list(1L, factor("a"))
+  )) {
+    expect_error(concat(parts[[1]], parts[[2]]), "one type", class = "profile_error_argument")
+  }
 })

@@ -10,17 +10,20 @@
 //! From Rust to R, columns that have a compact form go as compact columns
 //! (see `crate::compact`) unless the caller asks for plain vectors.
 
+use crate::compact::altrep::{concat_vector, cycle_of, cycle_pattern, cycle_vector};
 use crate::compact::{columns_from_shape, compact_columns};
 use crate::rapi::{
-    code_vector, dbl_vector, double_values, int_vector, integer_values, lgl_vector, owned_copy,
+    code_vector, dbl_vector, double_values_with_room, has_attributes, int_vector, integer_values,
+    integer_values_with_room, is_r_na, lgl_vector, owned_copy, string_elements, strings_of_ids,
     strings_vector,
 };
-use crate::text::{self, intern_strings};
+use crate::text::{self, intern_strings, strings_kept};
 use extendr_api::prelude::*;
 use profile_core::budget::Budget;
-use profile_core::memory::with_capacity_advised;
+use profile_core::memory::try_reserve_advised;
 use profile_core::model::{ColMut, ColRef, ColumnId, SampleValues, EXTENSION_TABLES, NA_INT};
 use profile_core::rprof::CompactRead;
+use profile_core::schema::NOT_NA;
 use profile_core::{Profile, ProfileError, StrId, StringPool};
 
 // ---- Rust to R -------------------------------------------------------------
@@ -32,7 +35,116 @@ use profile_core::{Profile, ProfileError, StrId, StringPool};
 /// is charged to `budget` first (see [`charge_r_copy`]).
 pub fn profile_to_r(p: Profile, compact: bool, budget: &Budget) -> Result<Robj, ProfileError> {
     charge_r_copy(&p, compact, 0, budget)?;
-    bundle(p, Vec::new(), compact)
+    bundle(p, Vec::new(), compact, Vec::new())
+}
+
+/// As [`profile_to_r`] (compact), for a profile whose rows of some columns
+/// come after those of R vectors `lead` (one per column, from
+/// [`columns_sent_back`]): each of these columns goes to R as the lead's rows
+/// followed by its own, in a `concat` vector that holds the lead itself. The
+/// columns of `lead_ids` (integer columns) are leads given in Rust, in place
+/// of those of `lead`: sent as new R vectors, compact where they have a
+/// compact form.
+pub fn profile_after_to_r(
+    p: Profile,
+    mut lead: Vec<(ColumnId, Robj)>,
+    lead_ids: Vec<(ColumnId, Vec<i32>)>,
+    budget: &Budget,
+) -> Result<Robj, ProfileError> {
+    let id_bytes = lead_ids
+        .iter()
+        .map(|(_, ids)| std::mem::size_of::<i32>() as u64 * ids.len() as u64)
+        .sum();
+    charge_r_copy(&p, true, id_bytes, budget)?;
+    for (column, ids) in lead_ids {
+        let form = compact_columns(
+            column.table,
+            &[(column.column, ColRef::Int(&ids))],
+            &p.strings,
+        )?
+        .into_iter()
+        .next()
+        .flatten();
+        let vector = match form {
+            Some(v) => v,
+            None => int_vector(&ids)?,
+        };
+        match lead.iter_mut().find(|(id, _)| *id == column) {
+            Some(slot) => slot.1 = vector,
+            None => lead.push((column, vector)),
+        }
+    }
+    bundle(p, Vec::new(), true, lead)
+}
+
+/// The R columns of the tables `tables` of `bundle` that R would get back as
+/// they are if `p`, read from `bundle`, were sent to R, so that a caller that
+/// puts rows after `p`'s can send only those ([`profile_after_to_r`]): for
+/// every column of these tables of `p` that has rows, the R vector it was read
+/// from, or, for a column the bundle lacks (which `p` has as NA), those NAs;
+/// None where one would not come back the same. A column comes back the same
+/// where it came as an R vector of its type (a character column as text, each
+/// string of which is read as R holds it: [`strings_kept`]) without
+/// attributes, holding no value that the way to R changes (a NaN in a double
+/// column becomes R's NA); a logical column is never one of them.
+pub fn columns_sent_back(
+    bundle: &Robj,
+    p: &Profile,
+    tables: &[&str],
+) -> Result<Option<Vec<(ColumnId, Robj)>>, ProfileError> {
+    let (_, r_tables) = bundle_parts(bundle)?;
+    let r_tables = text::named_elements(&r_tables);
+    let mut out = Vec::new();
+    for (table, cols) in p.tables() {
+        if !tables.contains(&table) {
+            continue;
+        }
+        let r_cols = element(&r_tables, table)
+            .and_then(|t| t.as_list())
+            .map(|cols| text::named_elements(&cols))
+            .unwrap_or_default();
+        for (col, data) in cols {
+            if data.is_empty() {
+                // (nothing of `p` before the rows sent)
+                continue;
+            }
+            let Some(r_col) = element(&r_cols, col) else {
+                match na_vector(data, &p.strings)? {
+                    Some(na) => out.push((ColumnId { table, column: col }, na)),
+                    None => return Ok(None),
+                }
+                continue;
+            };
+            let same = r_col.len() == data.len()
+                && !has_attributes(&r_col)
+                && match data {
+                    ColRef::Int(_) => r_col.rtype() == Rtype::Integers,
+                    ColRef::Dbl(v) => {
+                        r_col.rtype() == Rtype::Doubles
+                            && (NOT_NA.contains(&(table, col))
+                                || v.iter().all(|&x| !x.is_nan() || is_r_na(x)))
+                    }
+                    ColRef::Chr(_) => r_col.rtype() == Rtype::Strings && strings_kept(&r_col),
+                    ColRef::Lgl(_) => false,
+                };
+            if !same {
+                return Ok(None);
+            }
+            out.push((ColumnId { table, column: col }, r_col));
+        }
+    }
+    Ok(Some(out))
+}
+
+/// A column of NA (as a column the bundle lacks is read) as R gets it: a
+/// character column as text (a `cycle` of NA); None for a logical column.
+fn na_vector(data: ColRef<'_>, pool: &StringPool) -> Result<Option<Robj>, ProfileError> {
+    Ok(match data {
+        ColRef::Int(v) => Some(int_vector(v)?),
+        ColRef::Dbl(v) => Some(dbl_vector(v)?),
+        ColRef::Chr(v) => cycle_vector(&[StrId::NA], v.len(), pool),
+        ColRef::Lgl(_) => None,
+    })
 }
 
 /// A compact read as a bundle, as [`profile_to_r`] gives the whole read: with
@@ -54,7 +166,7 @@ pub fn compact_read_to_r(
     charge_r_copy(&p, true, shape_bytes, budget)?;
     let from_shape = columns_from_shape(&shape, &mut p, budget)?;
     drop(shape);
-    bundle(p, from_shape, true)
+    bundle(p, from_shape, true, Vec::new())
 }
 
 /// R's memory for a string beyond its bytes: the CHARSXP's header and the
@@ -95,7 +207,7 @@ fn charge_r_copy(
                     let cycles = compact
                         && (SampleValues::value_type.is(table, col)
                             || SampleValues::unit.is(table, col)
-                            || crate::compact::all_na_link_column(table, col, v));
+                            || crate::compact::single_value_column(table, col, v).is_some());
                     if !cycles {
                         codes_decoded += v.len() as u64 * 8;
                     }
@@ -110,11 +222,13 @@ fn charge_r_copy(
 }
 
 /// The bundle of `p`, with the R vectors in `given` in place of those columns
-/// and, with `compact`, the compact form of every other column that has one.
+/// and, with `compact`, the compact form of every other column that has one;
+/// each column of `lead` after the R vector there (see [`profile_after_to_r`]).
 fn bundle(
     mut p: Profile,
     mut given: Vec<(ColumnId, Robj)>,
     compact: bool,
+    mut lead: Vec<(ColumnId, Robj)>,
 ) -> Result<Robj, ProfileError> {
     let strings = strings_vector(&p.strings);
     // Tables the profile does not have (of a format that does not fill them)
@@ -142,12 +256,22 @@ fn bundle(
                 .iter()
                 .position(|(id, _)| id.is(name, col))
                 .map(|at| given.swap_remove(at).1);
-            col_values.push(match given.or(compact_form) {
+            let lead = lead
+                .iter()
+                .position(|(id, _)| id.is(name, col))
+                .map(|at| lead.swap_remove(at).1);
+            let value = match given.or(compact_form) {
                 Some(v) => {
                     drop_column(data);
                     v
                 }
+                // A lead is text: so are the rows after it.
+                None if lead.is_some() => text_or_plain_vector(data, &strings)?,
                 None => plain_vector(data)?,
+            };
+            col_values.push(match lead {
+                Some(lead) => joined(lead, value)?,
+                None => value,
             });
         }
         tables.push(named_list(col_names, col_values));
@@ -192,6 +316,48 @@ fn plain_vector(data: ColMut<'_>) -> Result<Robj, ProfileError> {
     }
 }
 
+/// As [`plain_vector`], with a string column as a character vector (its
+/// strings those of `strings`, the pool as R has it) instead of codes.
+fn text_or_plain_vector(data: ColMut<'_>, strings: &Robj) -> Result<Robj, ProfileError> {
+    match data {
+        ColMut::Chr(v) => strings_of_ids(&std::mem::take(v), strings),
+        other => plain_vector(other),
+    }
+}
+
+/// The rows of `first`, then those of `second` (of the same type): either one
+/// where the other has none, one `cycle` where both repeat one pattern
+/// (`sample_values$type` and `unit`, which R's summaries read by their
+/// pattern), else a `concat` vector of both.
+fn joined(first: Robj, second: Robj) -> Result<Robj, ProfileError> {
+    if second.len() == 0 {
+        return Ok(first);
+    }
+    if first.len() == 0 {
+        return Ok(second);
+    }
+    if let Some(cycle) = one_cycle(&first, &second) {
+        return Ok(cycle);
+    }
+    concat_vector(&first, &second).ok_or_else(|| {
+        ProfileError::internal("the rows of a column could not be joined to those before them")
+    })
+}
+
+/// The `cycle` of the rows of `first` and then `second`, two `cycle` columns
+/// of the same strings (the same CHARSXPs) in their patterns, where `first`
+/// ends where its pattern does.
+fn one_cycle(first: &Robj, second: &Robj) -> Option<Robj> {
+    let ((a, n_a), (b, n_b)) = cycle_pattern(first).zip(cycle_pattern(second))?;
+    let same = a.len() == b.len()
+        && n_a.checked_rem(a.len()) == Some(0)
+        && string_elements(&a).0.eq(string_elements(&b).0);
+    if !same {
+        return None;
+    }
+    cycle_of(&a, n_a.checked_add(n_b)?)
+}
+
 /// Frees a column's memory.
 fn drop_column(data: ColMut<'_>) {
     match data {
@@ -214,6 +380,16 @@ fn named_list(names: Vec<&str>, values: Vec<Robj>) -> Robj {
 /// (extension columns are optional), extension tables missing from the bundle
 /// are recorded as absent; unknown tables and columns are ignored.
 pub fn profile_from_r(bundle: &Robj) -> Result<Profile, ProfileError> {
+    profile_from_r_with_room(bundle, |_| 0)
+}
+
+/// As [`profile_from_r`], with the columns of each table `table` made with
+/// room for `room(table)` more rows: a verb that appends rows to the profile
+/// (`profile_diff()`) then appends them without moving the rows it has.
+pub fn profile_from_r_with_room(
+    bundle: &Robj,
+    room: impl Fn(&str) -> usize,
+) -> Result<Profile, ProfileError> {
     let (strings, tables) = bundle_parts(bundle)?;
     let mut p = Profile::default();
     let code_ids = string_code_ids(strings, &mut p.strings)?;
@@ -236,6 +412,7 @@ pub fn profile_from_r(bundle: &Robj) -> Result<Profile, ProfileError> {
             &text::named_elements(&cols),
             &code_ids,
             &mut interned,
+            room(&table),
         )?;
         present.push(table);
     }
@@ -244,6 +421,31 @@ pub fn profile_from_r(bundle: &Robj) -> Result<Profile, ProfileError> {
         .filter(|t| !present.iter().any(|name| name == t))
         .collect();
     Ok(p)
+}
+
+/// The number of rows of each table of a bundle (the length of its first
+/// column; 0 for a table it lacks or cannot be read), without reading it.
+pub fn table_rows(bundle: &Robj) -> impl Fn(&str) -> usize {
+    let tables: Vec<(String, usize)> = bundle_parts(bundle)
+        .map(|(_, tables)| {
+            text::named_elements(&tables)
+                .into_iter()
+                .map(|(name, cols)| {
+                    let rows = cols
+                        .as_list()
+                        .and_then(|cols| cols.values().next().map(|c| c.len()))
+                        .unwrap_or(0);
+                    (name, rows)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    move |table| {
+        tables
+            .iter()
+            .find(|(name, _)| name == table)
+            .map_or(0, |&(_, rows)| rows)
+    }
 }
 
 fn bad_bundle(message: &str) -> ProfileError {
@@ -320,6 +522,7 @@ fn read_table(
     cols: &[(String, Robj)],
     code_ids: &[StrId],
     interned: &mut [InternedColumn],
+    room: usize,
 ) -> Result<(), ProfileError> {
     let nrow = cols.first().map_or(0, |(_, c)| c.len());
     let Some(targets) = p.table_mut(table) else {
@@ -328,10 +531,29 @@ fn read_table(
     for (col, mut target) in targets {
         match element(cols, col) {
             None => target.fill_na(nrow),
-            Some(src) => read_column(&mut target, &src, table, col, code_ids, interned)?,
+            Some(src) => read_column(&mut target, &src, table, col, code_ids, interned, room)?,
         }
+        make_room(&mut target, room, table)?;
     }
     Ok(())
+}
+
+/// Capacity for `room` more values in `target` (where the column was not
+/// made with it).
+fn make_room(target: &mut ColMut<'_>, room: usize, table: &str) -> Result<(), ProfileError> {
+    if room == 0 {
+        return Ok(());
+    }
+    let reserved = match target {
+        ColMut::Int(v) | ColMut::Lgl(v) => try_reserve_advised(v, room),
+        ColMut::Dbl(v) => try_reserve_advised(v, room),
+        ColMut::Chr(v) => try_reserve_advised(v, room),
+    };
+    reserved.map_err(|_| {
+        ProfileError::limit(format!(
+            "not enough memory for {room} more rows of table `{table}`"
+        ))
+    })
 }
 
 /// Reads the R column `src` into `target`, the column `col` of `table`.
@@ -342,6 +564,7 @@ fn read_column(
     col: &str,
     code_ids: &[StrId],
     interned: &mut [InternedColumn],
+    room: usize,
 ) -> Result<(), ProfileError> {
     let wrong_type = |expected: &str| {
         ProfileError::invalid(
@@ -353,16 +576,26 @@ fn read_column(
     };
     match target {
         ColMut::Int(v) => {
-            **v = owned_copy(integer_values(src)?.ok_or_else(|| wrong_type("integer"))?)
+            let values = integer_values_with_room(src, room)?;
+            **v = owned_copy(values.ok_or_else(|| wrong_type("integer"))?, room)?;
         }
         ColMut::Lgl(v) => {
             let l = src
                 .as_logical_slice()
                 .ok_or_else(|| wrong_type("logical"))?;
-            **v = l.iter().map(|b| b.0).collect();
+            let mut values = Vec::new();
+            try_reserve_advised(&mut values, l.len().saturating_add(room)).map_err(|_| {
+                ProfileError::limit(format!(
+                    "a column of {} values does not fit in memory",
+                    l.len()
+                ))
+            })?;
+            values.extend(l.iter().map(|b| b.0));
+            **v = values;
         }
         ColMut::Dbl(v) => {
-            **v = owned_copy(double_values(src)?.ok_or_else(|| wrong_type("double"))?)
+            let values = double_values_with_room(src, room)?;
+            **v = owned_copy(values.ok_or_else(|| wrong_type("double"))?, room)?;
         }
         ColMut::Chr(v) if src.rtype() == Rtype::Strings => {
             let column = interned
@@ -374,7 +607,7 @@ fn read_column(
         }
         ColMut::Chr(v) => {
             let codes = integer_values(src)?.ok_or_else(|| wrong_type("string codes"))?;
-            **v = ids_of_codes(&codes, code_ids, table, col)?;
+            **v = ids_of_codes(&codes, code_ids, table, col, room)?;
         }
     }
     Ok(())
@@ -386,8 +619,13 @@ fn ids_of_codes(
     code_ids: &[StrId],
     table: &str,
     col: &str,
+    room: usize,
 ) -> Result<Vec<StrId>, ProfileError> {
-    let mut out = with_capacity_advised(codes.len());
+    let mut out = Vec::new();
+    let n = codes.len().saturating_add(room);
+    try_reserve_advised(&mut out, n).map_err(|_| {
+        ProfileError::limit(format!("a column of {n} values does not fit in memory"))
+    })?;
     for (row, &c) in codes.iter().enumerate() {
         if c == NA_INT {
             out.push(StrId::NA);

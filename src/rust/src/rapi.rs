@@ -10,7 +10,7 @@
 
 use extendr_api::prelude::*;
 use extendr_api::{AsTypedSlice, GetSexp, SEXP};
-use profile_core::memory::{advise_huge_pages, try_reserve_advised, with_capacity_advised};
+use profile_core::memory::{advise_huge_pages, try_reserve_advised};
 use profile_core::model::NA_INT;
 use profile_core::{ProfileError, StrId, StringPool};
 use std::borrow::Cow;
@@ -20,6 +20,8 @@ use std::os::raw::{c_char, c_int, c_void};
 extern "C" {
     fn STRING_PTR_RO(x: SEXP) -> *const SEXP;
     fn STRING_ELT(x: SEXP, i: isize) -> SEXP;
+    fn SET_STRING_ELT(x: SEXP, i: isize, v: SEXP);
+    fn ATTRIB(x: SEXP) -> SEXP;
     fn R_CHAR(x: SEXP) -> *const c_char;
     fn Rf_xlength(x: SEXP) -> isize;
     fn Rf_getCharCE(x: SEXP) -> c_int;
@@ -96,6 +98,12 @@ pub(crate) fn lgl_vector(values: &[i32]) -> Result<Robj, ProfileError> {
 /// R's NA_real_: a NaN with payload 1954.
 const R_NA_REAL: f64 = f64::from_bits(0x7FF0_0000_0000_07A2);
 
+/// Whether R takes `v` for NA (`R_IsNA()`: a NaN whose low word is 1954), as
+/// [`dbl_vector`] writes every NaN.
+pub(crate) fn is_r_na(v: f64) -> bool {
+    v.is_nan() && v.to_bits() & 0xFFFF_FFFF == 1954
+}
+
 /// Doubles as an R double vector; NaN (how the core spells NA) becomes R's NA.
 pub(crate) fn dbl_vector(values: &[f64]) -> Result<Robj, ProfileError> {
     let mut robj = unwritten_vector(Rtype::Doubles, values.len())?;
@@ -103,6 +111,50 @@ pub(crate) fn dbl_vector(values: &[f64]) -> Result<Robj, ProfileError> {
         for (d, &v) in dest.iter_mut().zip(values) {
             *d = if v.is_nan() { R_NA_REAL } else { v };
         }
+    }
+    Ok(robj)
+}
+
+/// Whether `x` has attributes.
+pub(crate) fn has_attributes(x: &Robj) -> bool {
+    // SAFETY: `x` is a live R object; ATTRIB only reads its header, and
+    // Rf_isNull the object it points to.
+    unsafe { Rf_isNull(ATTRIB(x.get())) == 0 }
+}
+
+/// String ids as an R character vector: element `k` of `strings` (the pool
+/// as [`strings_vector`] gives it) for `StrId(k)`, NA for NA. As R's
+/// `strings[codes]` gives the strings of [`code_vector`]'s codes.
+pub(crate) fn strings_of_ids(values: &[StrId], strings: &Robj) -> Result<Robj, ProfileError> {
+    let n = values.len();
+    let sexptype = extendr_api::rtype_to_sxp(Rtype::Strings) as c_int;
+    // SAFETY: as in `unwritten_vector` (R fills a new character vector with "").
+    let robj = unsafe {
+        let sexp = profile_try_alloc_vector(sexptype, n as f64);
+        if Rf_isNull(sexp) != 0 {
+            return Err(ProfileError::limit(format!(
+                "R could not allocate a vector of {n} strings"
+            )));
+        }
+        Robj::from_sexp(sexp)
+    };
+    let (pool, na) = string_elements(strings);
+    let pool: Vec<SEXP> = pool.collect();
+    // SAFETY: `robj` is the live vector made above.
+    let out = unsafe { robj.get() };
+    for (i, id) in values.iter().enumerate() {
+        let element = if id.is_na() {
+            na
+        } else {
+            *(id.0 as usize)
+                .checked_sub(1)
+                .and_then(|k| pool.get(k))
+                .ok_or_else(|| ProfileError::internal("a string id outside the pool"))?
+        };
+        // SAFETY: `out` is the new character vector of `n` elements, protected
+        // by `robj`; `element` is a CHARSXP of `strings` (kept alive by the
+        // caller) or R's NA; SET_STRING_ELT allocates nothing.
+        unsafe { SET_STRING_ELT(out, i as isize, element) };
     }
     Ok(robj)
 }
@@ -151,16 +203,35 @@ pub(crate) fn is_unexpanded_altrep(x: &Robj) -> bool {
 fn read_regions<T: Copy>(
     x: &Robj,
     read: unsafe extern "C" fn(SEXP, isize, isize, *mut T) -> isize,
+    room: usize,
 ) -> Result<Vec<T>, ProfileError> {
-    let n = x.len();
+    read_region(x, read, 0, x.len(), room)
+}
+
+/// Rows `[from, from + n)` of an R vector (which has them) read by regions, as
+/// [`read_regions`] reads all.
+fn read_region<T: Copy>(
+    x: &Robj,
+    read: unsafe extern "C" fn(SEXP, isize, isize, *mut T) -> isize,
+    from: usize,
+    n: usize,
+    room: usize,
+) -> Result<Vec<T>, ProfileError> {
     let mut out: Vec<T> = Vec::new();
-    try_reserve_advised(&mut out, n).map_err(|_| {
+    try_reserve_advised(&mut out, n.saturating_add(room)).map_err(|_| {
         ProfileError::limit(format!("a column of {n} values does not fit in memory"))
     })?;
     let spare = out.spare_capacity_mut();
     // SAFETY: `spare` has room for `n` values; `read` writes at most that many,
     // from the start, and says how many.
-    let got = unsafe { read(x.get(), 0, n as isize, spare.as_mut_ptr().cast::<T>()) };
+    let got = unsafe {
+        read(
+            x.get(),
+            from as isize,
+            n as isize,
+            spare.as_mut_ptr().cast::<T>(),
+        )
+    };
     if usize::try_from(got).ok() != Some(n) {
         return Err(ProfileError::limit(format!(
             "read {got} of {n} values of a column"
@@ -171,48 +242,119 @@ fn read_regions<T: Copy>(
     Ok(out)
 }
 
+/// Rows of an integer or a double vector.
+pub(crate) enum Region {
+    Integers(Vec<i32>),
+    Doubles(Vec<f64>),
+}
+
+/// Rows `[from, from + n)` of an integer or a double vector as its class's
+/// region method gives them (R's `INTEGER_GET_REGION()` and
+/// `REAL_GET_REGION()`, which read a compact column without expanding it).
+/// None for another type or rows it lacks.
+pub(crate) fn region_values(
+    x: &Robj,
+    from: usize,
+    n: usize,
+) -> Result<Option<Region>, ProfileError> {
+    if from.checked_add(n).is_none_or(|end| end > x.len()) {
+        return Ok(None);
+    }
+    Ok(match x.rtype() {
+        Rtype::Integers => Some(Region::Integers(read_region(
+            x,
+            INTEGER_GET_REGION,
+            from,
+            n,
+            0,
+        )?)),
+        Rtype::Doubles => Some(Region::Doubles(read_region(
+            x,
+            REAL_GET_REGION,
+            from,
+            n,
+            0,
+        )?)),
+        _ => None,
+    })
+}
+
 /// An integer column's values (borrowed from R when they are in memory, read
 /// by regions when the column is compact), or None if `src` is not an integer
 /// vector.
 pub(crate) fn integer_values(src: &Robj) -> Result<Option<Cow<'_, [i32]>>, ProfileError> {
+    integer_values_with_room(src, 0)
+}
+
+/// As [`integer_values`], where a vector read by regions has room for `room`
+/// more values.
+pub(crate) fn integer_values_with_room(
+    src: &Robj,
+    room: usize,
+) -> Result<Option<Cow<'_, [i32]>>, ProfileError> {
     column_values(
         src,
         Rtype::Integers,
         INTEGER_GET_REGION,
         Robj::as_integer_slice,
+        room,
     )
 }
 
 /// A double column's values, as [`integer_values`] gives an integer column's.
 pub(crate) fn double_values(src: &Robj) -> Result<Option<Cow<'_, [f64]>>, ProfileError> {
-    column_values(src, Rtype::Doubles, REAL_GET_REGION, Robj::as_real_slice)
+    double_values_with_room(src, 0)
+}
+
+/// As [`double_values`], with `room` as in [`integer_values_with_room`].
+pub(crate) fn double_values_with_room(
+    src: &Robj,
+    room: usize,
+) -> Result<Option<Cow<'_, [f64]>>, ProfileError> {
+    column_values(
+        src,
+        Rtype::Doubles,
+        REAL_GET_REGION,
+        Robj::as_real_slice,
+        room,
+    )
 }
 
 /// The values of `src` if it is of type `rtype`: its data (`in_memory`), or read
-/// by regions (`read`) when it is an unexpanded ALTREP vector.
+/// by regions (`read`, into a vector with `room` values to spare) when it is an
+/// unexpanded ALTREP vector.
 fn column_values<'r, T: Copy>(
     src: &'r Robj,
     rtype: Rtype,
     read: unsafe extern "C" fn(SEXP, isize, isize, *mut T) -> isize,
     in_memory: fn(&'r Robj) -> Option<&'r [T]>,
+    room: usize,
 ) -> Result<Option<Cow<'r, [T]>>, ProfileError> {
     if src.rtype() != rtype {
         return Ok(None);
     }
     if is_unexpanded_altrep(src) {
-        return read_regions(src, read).map(|v| Some(Cow::Owned(v)));
+        return read_regions(src, read, room).map(|v| Some(Cow::Owned(v)));
     }
     Ok(in_memory(src).map(Cow::Borrowed))
 }
 
-/// `values` copied into a new vector (huge pages advised for a large one).
-pub(crate) fn owned_copy<T: Copy>(values: Cow<'_, [T]>) -> Vec<T> {
+/// `values` copied into a new vector with room for `room` more (huge pages
+/// advised for a large one); owned values are taken as they are.
+pub(crate) fn owned_copy<T: Copy>(
+    values: Cow<'_, [T]>,
+    room: usize,
+) -> Result<Vec<T>, ProfileError> {
     match values {
-        Cow::Owned(v) => v,
+        Cow::Owned(v) => Ok(v),
         Cow::Borrowed(v) => {
-            let mut out = with_capacity_advised(v.len());
+            let mut out = Vec::new();
+            let n = v.len().saturating_add(room);
+            try_reserve_advised(&mut out, n).map_err(|_| {
+                ProfileError::limit(format!("a column of {n} values does not fit in memory"))
+            })?;
             out.extend_from_slice(v);
-            out
+            Ok(out)
         }
     }
 }
@@ -269,6 +411,21 @@ pub(crate) unsafe fn charsxp_bytes<'a>(charsxp: SEXP) -> &'a [u8] {
 
 /// R's `CE_LATIN1` (the other encodings are UTF-8, ASCII, native or bytes).
 const CE_LATIN1: c_int = 2;
+
+/// R's `CE_UTF8` (`CE_NATIVE` is 0).
+const CE_UTF8: c_int = 1;
+
+/// Whether [`charsxp_text`] gives the bytes R holds, unchanged, as a string
+/// that R holds alike: marked UTF-8 or native (UTF-8 in a UTF-8 session,
+/// the only kind in which R sends strings as they are) and valid UTF-8.
+/// A latin1 string is converted, one of bytes or invalid UTF-8 escaped.
+///
+/// # Safety
+/// As for [`charsxp_bytes`], for the duration of the call.
+pub(crate) unsafe fn charsxp_text_is_bytes(charsxp: SEXP) -> bool {
+    let ce = Rf_getCharCE(charsxp);
+    (ce == 0 || ce == CE_UTF8) && std::str::from_utf8(charsxp_bytes(charsxp)).is_ok()
+}
 
 /// The text of a CHARSXP as UTF-8, by R's rules for strings crossing to Rust:
 /// latin1 is converted (as `enc2utf8()` does), invalid bytes become `<xx>`.

@@ -4,8 +4,8 @@
 //! bytes of each string itself and applies the core's rule (invalid bytes become
 //! `<xx>`); paths keep their bytes, which is what the file system wants.
 
-use crate::compact::altrep::cycle_pattern;
-use crate::rapi::{charsxp_bytes, charsxp_text, string_elements};
+use crate::compact::altrep::{concat_parts, cycle_pattern};
+use crate::rapi::{charsxp_bytes, charsxp_text, charsxp_text_is_bytes, string_elements};
 use extendr_api::prelude::*;
 use extendr_api::SEXP;
 use profile_core::memory::with_capacity_advised;
@@ -66,7 +66,8 @@ pub(crate) fn named_elements(list: &List) -> Vec<(String, Robj)> {
 /// by the rules of [`charsxp_text`]: latin1 converted, invalid bytes as `<xx>`).
 /// Each distinct CHARSXP is converted once: a short list of the ones seen
 /// covers columns such as `sample_values$type`; a hash map takes over when
-/// there are many. A compact `cycle` column is read by its pattern.
+/// there are many. A compact `cycle` column is read by its pattern, a
+/// `concat` column part by part.
 ///
 /// The caller makes sure `strings` is a character vector.
 pub(crate) fn intern_strings(strings: &Robj, pool: &mut StringPool) -> Vec<StrId> {
@@ -74,6 +75,11 @@ pub(crate) fn intern_strings(strings: &Robj, pool: &mut StringPool) -> Vec<StrId
         let ids = intern_strings(&pattern, pool);
         let mut out = with_capacity_advised(n);
         out.extend(ids.iter().copied().cycle().take(n));
+        return out;
+    }
+    if let Some((first, second)) = concat_parts(strings) {
+        let mut out = intern_strings(&first, pool);
+        out.extend(intern_strings(&second, pool));
         return out;
     }
     let (elements, na) = string_elements(strings);
@@ -105,4 +111,37 @@ pub(crate) fn intern_strings(strings: &Robj, pool: &mut StringPool) -> Vec<StrId
         out.push(id);
     }
     out
+}
+
+/// Whether every string of a character vector is read as R holds it (see
+/// [`charsxp_text_is_bytes`]), so that the strings R gets back from its text
+/// are the same. Each distinct CHARSXP is looked at once, a compact `cycle`
+/// column by its pattern, a `concat` column part by part.
+///
+/// The caller makes sure `strings` is a character vector.
+pub(crate) fn strings_kept(strings: &Robj) -> bool {
+    if let Some((pattern, _)) = cycle_pattern(strings) {
+        return strings_kept(&pattern);
+    }
+    if let Some((first, second)) = concat_parts(strings) {
+        return strings_kept(&first) && strings_kept(&second);
+    }
+    let (elements, na) = string_elements(strings);
+    let mut recent: Vec<SEXP> = Vec::new();
+    let mut many: std::collections::HashSet<usize> = std::collections::HashSet::new();
+    for e in elements {
+        if e == na || recent.contains(&e) || many.contains(&(e as usize)) {
+            continue;
+        }
+        // SAFETY: `e` is an element of `strings`, which the caller keeps alive.
+        if !unsafe { charsxp_text_is_bytes(e) } {
+            return false;
+        }
+        if recent.len() < 16 {
+            recent.push(e);
+        } else {
+            many.insert(e as usize);
+        }
+    }
+    true
 }

@@ -14,11 +14,17 @@
 use crate::args::{
     choice, choice_of, flag, number, optional_number, optional_string, required_string, strings,
 };
-use crate::bundle::{profile_from_r, profile_to_r};
+use crate::bundle::{
+    columns_sent_back, profile_after_to_r, profile_from_r, profile_from_r_with_room, profile_to_r,
+    table_rows,
+};
 use crate::envelope::envelope;
 use extendr_api::prelude::*;
 use profile_core::budget::Budget;
-use profile_core::verbs::{aggregate, diff, scale_values, set_unit, time_window};
+use profile_core::model::{SampleLabels, SampleLocations, SampleValues, Samples};
+use profile_core::verbs::{
+    aggregate, diff_room, scale_values, set_unit, time_window, AfterX, DiffInputs,
+};
 use profile_core::verbs::{
     filter_by_labels, keep_sample_types, FrameFilter, LabelCondition, LabelFilter, LabelPairs,
     LocationTexts, Pattern, SampleFilter, TextKind,
@@ -176,22 +182,58 @@ fn ffi_profile_window(bundle: Robj, from: Robj, to: Robj, compact: Robj) -> Robj
     })
 }
 
+/// The tables whose rows a difference holds first as they are in `x`.
+const PER_SAMPLE_TABLES: [&str; 4] = [
+    Samples::NAME,
+    SampleValues::NAME,
+    SampleLocations::NAME,
+    SampleLabels::NAME,
+];
+
 /// The difference `x` minus `base` of two whole profiles (bundles), each
 /// validated first: an invalid one is an error of kind `invalid` whose message
 /// starts with its name (`x` or `base`).
+///
+/// With compact columns, where R would get back the very vectors of `x`'s
+/// per-sample columns (`columns_sent_back()`), only the base's rows are sent,
+/// each column after `x`'s own in a `concat` vector: `x`'s rows are neither
+/// copied into the result nor written again, except for the id columns that
+/// the difference renumbers (`DiffInputs::combine_after_x()`: none where
+/// `x`'s ids are 1..n in row order, as a read makes them).
 /// @noRd
 #[extendr]
 fn ffi_profile_diff(x: Robj, base: Robj, compact: Robj) -> Robj {
     envelope(|| {
         let compact = flag(&compact, "compact")?;
-        let valid = |bundle: &Robj, name: &str| -> Result<Profile, ProfileError> {
-            let p = profile_from_r(bundle).map_err(|e| of_input(e, name))?;
-            profile_core::validate::validate(&p).map_err(|e| of_input(e, name))?;
-            Ok(p)
+        let x_bundle = x;
+        // Without compact columns, x's per-sample columns are read with room
+        // for the base's rows, which the whole difference appends to them.
+        // (With them, the difference is made after x's rows, almost always:
+        // room there costs more than it saves, as fresh memory.)
+        let base_rows = table_rows(&base);
+        let room = |table: &str| {
+            if compact {
+                0
+            } else {
+                diff_room(table, |t| base_rows(t))
+            }
         };
-        let (x, base) = (valid(&x, "x")?, valid(&base, "base")?);
+        let x = profile_from_r_with_room(&x_bundle, room).map_err(|e| of_input(e, "x"))?;
+        profile_core::validate::validate(&x).map_err(|e| of_input(e, "x"))?;
+        let base = profile_from_r(&base).map_err(|e| of_input(e, "base"))?;
+        profile_core::validate::validate(&base).map_err(|e| of_input(e, "base"))?;
         let budget = Budget::address_space_only();
-        profile_to_r(diff(x, base)?, compact, &budget)
+        let x_columns = if compact {
+            columns_sent_back(&x_bundle, &x, &PER_SAMPLE_TABLES)?
+        } else {
+            None
+        };
+        let inputs = DiffInputs::new(x, base)?;
+        let Some(x_columns) = x_columns else {
+            return profile_to_r(inputs.combine()?, compact, &budget);
+        };
+        let AfterX { profile, x_ids } = inputs.combine_after_x()?;
+        profile_after_to_r(profile, x_columns, x_ids, &budget)
     })
 }
 

@@ -22,14 +22,17 @@
 //! adding it, so that the R wrapper can name the offending argument). A dangling or
 //! duplicated id is still reported as an error, never a panic.
 
-use crate::error::Result;
-use crate::model::{next_id, Profile, SampleLabels, SampleLocations, SampleValues, Samples, StrId};
+use crate::error::{ProfileError, Result};
+use crate::model::{
+    next_id, ColumnId, Profile, SampleLabels, SampleLocations, SampleValues, Samples, StrId,
+};
 use rustc_hash::FxHashMap;
 
 mod ids;
 mod locations;
 use ids::{
-    append_rows, check_rectangular, key_rows, move_rows, translate_str, NewIds, Renumbering,
+    append_rows, check_rectangular, is_one_to_n, key_rows, move_rows, translate_str, translated,
+    NewIds, Renumbering,
 };
 use locations::LocationKey;
 
@@ -69,6 +72,16 @@ struct PerSample {
     sample_labels: SampleLabels,
 }
 
+/// What becomes of the rows of an input's per-sample tables.
+enum PerSampleRows {
+    /// Copied from the input, their ids translated.
+    Copied,
+    /// Moved out of the tables given (the input's own are empty).
+    Moved(Box<PerSample>),
+    /// Left out of the result (see [`Combiner::add_first_leaving_per_sample`]).
+    Left,
+}
+
 /// A function row of the result, as the key that identifies it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct FunctionKey {
@@ -95,6 +108,58 @@ pub struct Combiner {
     location_index: FxHashMap<LocationKey, u32>,
     /// Meta key -> row in the result's meta.
     meta_rows: FxHashMap<StrId, usize>,
+    /// The samples of a first input whose per-sample rows were left out: the
+    /// samples of later inputs are numbered after them.
+    left_samples: usize,
+    /// The ids of those rows that change, until they are handed out.
+    left_ids: LeftIds,
+}
+
+/// The id columns of the per-sample rows of an input left out of the result
+/// ([`Combiner::add_first_leaving_per_sample`]) whose ids change: each
+/// column's values translated to the result's ids.
+pub type LeftIds = Vec<(ColumnId, Vec<i32>)>;
+
+/// The id columns of the first input's per-sample tables whose ids change
+/// when it is combined (first, so that its samples are numbered 1..n), given
+/// the renumbering of its sources and locations, translated.
+fn left_ids(input: &Profile, sources: &Renumbering, locations: &Renumbering) -> Result<LeftIds> {
+    let mut out = Vec::new();
+    let mut add = |column: ColumnId, ids: &[i32], map: &Renumbering| -> Result<()> {
+        out.push((column, translated(column.table, column.column, ids, map)?));
+        Ok(())
+    };
+    if !is_one_to_n(&input.samples.sample_id) {
+        let samples =
+            Renumbering::consecutive("samples", "sample_id", &input.samples.sample_id, 0)?;
+        add(Samples::sample_id, &input.samples.sample_id, &samples)?;
+        add(
+            SampleValues::sample_id,
+            &input.sample_values.sample_id,
+            &samples,
+        )?;
+        add(
+            SampleLocations::sample_id,
+            &input.sample_locations.sample_id,
+            &samples,
+        )?;
+        add(
+            SampleLabels::sample_id,
+            &input.sample_labels.sample_id,
+            &samples,
+        )?;
+    }
+    if !sources.is_identity() {
+        add(Samples::source_id, &input.samples.source_id, sources)?;
+    }
+    if !locations.is_identity() {
+        add(
+            SampleLocations::location_id,
+            &input.sample_locations.location_id,
+            locations,
+        )?;
+    }
+    Ok(out)
 }
 
 impl Combiner {
@@ -113,6 +178,8 @@ impl Combiner {
             location_final: Vec::new(),
             location_index: FxHashMap::default(),
             meta_rows,
+            left_samples: 0,
+            left_ids: Vec::new(),
         }
     }
 
@@ -124,7 +191,7 @@ impl Combiner {
     /// Appends one input (the next in order). After an error the combiner holds a
     /// partly added input and is only fit to be dropped.
     pub fn add(&mut self, input: &Profile) -> Result<()> {
-        self.add_input(input, None)
+        self.add_input(input, PerSampleRows::Copied)
     }
 
     /// As [`add`](Self::add), for an input the caller gives up: the rows of
@@ -139,12 +206,37 @@ impl Combiner {
             sample_locations: std::mem::take(&mut input.sample_locations),
             sample_labels: std::mem::take(&mut input.sample_labels),
         };
-        self.add_input(&input, Some(per_sample))
+        self.add_input(&input, PerSampleRows::Moved(Box::new(per_sample)))
     }
 
-    /// Appends `input`, whose per-sample tables are `per_sample` when given
-    /// (and then empty in `input`).
-    fn add_input(&mut self, input: &Profile, per_sample: Option<PerSample>) -> Result<()> {
+    /// As [`add`](Self::add) for the first input, except that the rows of
+    /// its per-sample tables are left out of the result (the caller has them
+    /// already): the result's per-sample tables hold the rows of the later
+    /// inputs, whose samples are numbered after the first input's. The rows
+    /// left out would be in the result as they are in the input, but for the
+    /// ids that combining changes (samples numbered 1..n; sources and
+    /// locations renumbered, merged): the columns of those are returned,
+    /// translated (`samples$sample_id` and `source_id`, `sample_id` of the
+    /// other per-sample tables, `sample_locations$location_id`; usually none,
+    /// where the input's ids are 1..n in row order already).
+    pub fn add_first_leaving_per_sample(&mut self, input: &Profile) -> Result<LeftIds> {
+        if self.input_index != 0 {
+            return Err(ProfileError::internal(
+                "combining: only the first input's per-sample rows can be left out",
+            ));
+        }
+        self.add_input(input, PerSampleRows::Left)?;
+        Ok(std::mem::take(&mut self.left_ids))
+    }
+
+    /// The id of the result's samples before the next input's: those of the
+    /// result, after those left out of it.
+    fn samples_before(&self) -> usize {
+        self.left_samples.saturating_add(self.out.samples.nrow())
+    }
+
+    /// Appends `input`, whose per-sample rows go as `per_sample` says.
+    fn add_input(&mut self, input: &Profile, per_sample: PerSampleRows) -> Result<()> {
         let strings = self.reintern_strings(input);
 
         // Appends the rows of one table, translating the named id columns.
@@ -198,19 +290,24 @@ impl Combiner {
         let locations = self.add_locations(input, &strings, &functions, &mappings)?;
 
         match per_sample {
-            None => {
-                let samples = renumber!(samples, sample_id)?;
+            PerSampleRows::Copied => {
+                let samples = Renumbering::consecutive(
+                    "samples",
+                    "sample_id",
+                    &input.samples.sample_id,
+                    self.samples_before(),
+                )?;
                 append!(samples, "sample_id" => &samples, "source_id" => &sources)?;
                 append!(sample_values, "sample_id" => &samples)?;
                 append!(sample_locations, "sample_id" => &samples, "location_id" => &locations)?;
                 append!(sample_labels, "sample_id" => &samples)?;
             }
-            Some(mut own) => {
+            PerSampleRows::Moved(mut own) => {
                 let samples = Renumbering::consecutive(
                     "samples",
                     "sample_id",
                     &own.samples.sample_id,
-                    self.out.samples.nrow(),
+                    self.samples_before(),
                 )?;
                 // Moves the rows of one table, translating the named id columns.
                 macro_rules! take {
@@ -228,6 +325,10 @@ impl Combiner {
                 take!(sample_values, "sample_id" => &samples)?;
                 take!(sample_locations, "sample_id" => &samples, "location_id" => &locations)?;
                 take!(sample_labels, "sample_id" => &samples)?;
+            }
+            PerSampleRows::Left => {
+                self.left_ids = left_ids(input, &sources, &locations)?;
+                self.left_samples = input.samples.nrow();
             }
         }
         append!(sample_types, "source_id" => &sources)?;

@@ -1,10 +1,13 @@
 //! Compact columns as R vectors: the one module that calls the ALTREP
 //! constructors of `src/altrep.c` (classes `profile_runs`, `profile_run_seq`,
-//! `profile_run_steps` and `profile_cycle`). The C side checks every shape it is given and returns
-//! NULL when it does not hold; the caller then sends an ordinary vector.
+//! `profile_run_steps` and `profile_cycle`, and the `profile_concat_*`
+//! classes of two vectors joined). The C side checks every shape it is given
+//! and returns NULL when it does not hold; the caller then sends an ordinary
+//! vector.
 
 use super::shape::Runs;
-use crate::rapi::{dbl_vector, int_vector, r_safe};
+use crate::envelope::envelope;
+use crate::rapi::{dbl_vector, int_vector, r_safe, region_values, Region};
 use extendr_api::prelude::*;
 use extendr_api::{GetSexp, SEXP};
 use profile_core::{ProfileError, StrId, StringPool};
@@ -16,6 +19,9 @@ extern "C" {
     fn profile_runs_vector(data: SEXP, within_runs: c_int) -> SEXP;
     fn profile_run_steps_vector(data: SEXP, steps: SEXP, divisor: f64) -> SEXP;
     fn profile_cycle_vector(pattern: SEXP, length: f64) -> SEXP;
+    fn profile_concat_vector(first: SEXP, second: SEXP) -> SEXP;
+    // NULL unless `x` is an unexpanded concat vector.
+    fn profile_concat_parts(x: SEXP) -> SEXP;
     // NULL unless `x` is an unexpanded cycle vector.
     fn profile_cycle_pattern(x: SEXP) -> SEXP;
     fn profile_compact_form(x: SEXP) -> c_int;
@@ -92,6 +98,44 @@ pub fn cycle_vector(pattern: &[StrId], length: usize, pool: &StringPool) -> Opti
     }
 }
 
+/// The rows of `first`, then those of `second`, as one vector that holds the
+/// two (a `concat` column): None unless both are integer, double or character
+/// vectors of the same type without attributes.
+pub fn concat_vector(first: &Robj, second: &Robj) -> Option<Robj> {
+    // SAFETY: as in `RunsData::vector`; both vectors are protected by their
+    // Robj, and the new vector protects them in turn.
+    unsafe {
+        let sexp = profile_concat_vector(first.get(), second.get());
+        (!sexp.is_null()).then(|| Robj::from_sexp(sexp))
+    }
+}
+
+/// The two parts of an unexpanded `concat` column, so that it can be read
+/// part by part.
+pub fn concat_parts(x: &Robj) -> Option<(Robj, Robj)> {
+    // SAFETY: `x` is a live R vector; its parts are held by its data1, and
+    // Robj protects them once more.
+    let parts = unsafe {
+        let parts = profile_concat_parts(x.get());
+        if parts.is_null() {
+            return None;
+        }
+        Robj::from_sexp(parts)
+    };
+    let parts = parts.as_list()?;
+    Some((parts.elt(0).ok()?, parts.elt(1).ok()?))
+}
+
+/// The `cycle` column of `length` strings repeating `pattern`, a character
+/// vector R has (without attributes).
+pub fn cycle_of(pattern: &Robj, length: usize) -> Option<Robj> {
+    // SAFETY: as in `RunsData::vector`.
+    unsafe {
+        let sexp = profile_cycle_vector(pattern.get(), length as f64);
+        (!sexp.is_null()).then(|| Robj::from_sexp(sexp))
+    }
+}
+
 /// The pattern and length of an unexpanded `cycle` column, so that it can be
 /// read by its pattern.
 pub fn cycle_pattern(x: &Robj) -> Option<(Robj, usize)> {
@@ -103,8 +147,9 @@ pub fn cycle_pattern(x: &Robj) -> Option<(Robj, usize)> {
     }
 }
 
-/// The compact form of a column: "runs", "run_seq", "cycle" or "run_steps", with
-/// " (expanded)" once R has expanded it, or "none". For tests and benchmarks.
+/// The compact form of a column: "runs", "run_seq", "cycle", "run_steps" or
+/// "concat", with " (expanded)" once R has expanded it, or "none". For tests
+/// and benchmarks.
 /// @noRd
 #[extendr]
 fn ffi_profile_column_form(x: Robj) -> Robj {
@@ -115,6 +160,7 @@ fn ffi_profile_column_form(x: Robj) -> Robj {
         2 => "run_seq",
         3 => "cycle",
         4 => "run_steps",
+        5 => "concat",
         _ => "none",
     };
     let text = if form >= 10 {
@@ -122,10 +168,50 @@ fn ffi_profile_column_form(x: Robj) -> Robj {
     } else {
         name.to_string()
     };
-    crate::envelope::envelope(|| Ok(Robj::from(text)))
+    envelope(|| Ok(Robj::from(text)))
+}
+
+/// The `concat` column of the rows of `first`, then those of `second`. For
+/// tests.
+/// @noRd
+#[extendr]
+fn ffi_profile_concat(first: Robj, second: Robj) -> Robj {
+    envelope(|| {
+        concat_vector(&first, &second).ok_or_else(|| {
+            ProfileError::argument("only two vectors of one type without attributes are joined")
+        })
+    })
+}
+
+/// Rows `from + 1` to `from + n` of an integer or double vector, read as the
+/// binding reads columns, by its class's region method (which a compact
+/// column has): R's `INTEGER_GET_REGION()` or `REAL_GET_REGION()`. For tests.
+/// @noRd
+#[extendr]
+fn ffi_profile_column_region(x: Robj, from: Robj, n: Robj) -> Robj {
+    envelope(|| {
+        // (not `args`, which comes after this module)
+        let count = |v: &Robj, name: &str| {
+            let d = v.as_real().or_else(|| v.as_integer().map(f64::from));
+            match d {
+                Some(d) if d >= 0.0 && d.fract() == 0.0 && d <= isize::MAX as f64 => Ok(d as usize),
+                _ => Err(ProfileError::argument(format!("`{name}` must be a count"))),
+            }
+        };
+        let (from, n) = (count(&from, "from")?, count(&n, "n")?);
+        match region_values(&x, from, n)? {
+            Some(Region::Integers(v)) => Ok(Robj::from(v)),
+            Some(Region::Doubles(v)) => Ok(Robj::from(v)),
+            None => Err(ProfileError::argument(
+                "only rows an integer or double vector has are read",
+            )),
+        }
+    })
 }
 
 extendr_module! {
     mod altrep;
     fn ffi_profile_column_form;
+    fn ffi_profile_concat;
+    fn ffi_profile_column_region;
 }

@@ -71,8 +71,8 @@ pub fn compact_columns(
     }
     for (slot, (name, col)) in out.iter_mut().zip(cols) {
         if let ColRef::Chr(codes) = col {
-            if all_na_link_column(table, name, codes) {
-                *slot = cycle_vector(&[StrId::NA], codes.len(), pool);
+            if let Some(value) = single_value_column(table, name, codes) {
+                *slot = cycle_vector(&[value], codes.len(), pool);
             }
         }
     }
@@ -106,13 +106,17 @@ pub fn compact_columns(
     Ok(out)
 }
 
-/// Whether `codes` is a column of OTLP links (`samples$trace_id`, `span_id`)
-/// that holds no link: R gets it as a `cycle` of NA, which takes no memory
-/// per row (profiles of other formats have no links).
-pub fn all_na_link_column(table: &str, name: &str, codes: &[StrId]) -> bool {
-    (Samples::trace_id.is(table, name) || Samples::span_id.is(table, name))
-        && !codes.is_empty()
-        && codes.iter().all(|c| c.is_na())
+/// The one value of a character column that R gets as a `cycle` of it, which
+/// takes no memory per row: a column of OTLP links (`samples$trace_id`,
+/// `span_id`) that holds no link (NA; profiles of other formats have no
+/// links), or a character column of `sample_labels` whose rows all hold one
+/// value (as the label `pprof::base=true` of a difference's base: its
+/// `key`, `value`, `num_unit` and `kind`).
+pub fn single_value_column(table: &str, name: &str, codes: &[StrId]) -> Option<StrId> {
+    let &first = codes.first()?;
+    let links = Samples::trace_id.is(table, name) || Samples::span_id.is(table, name);
+    let candidate = (links && first.is_na()) || table == SampleLabels::NAME;
+    (candidate && codes.iter().all(|&c| c == first)).then_some(first)
 }
 
 /// The compact columns of a compact read (see [`CompactColumn`]), made from the

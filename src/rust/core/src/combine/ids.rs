@@ -35,6 +35,13 @@ pub(super) fn translate_str(
     })
 }
 
+/// Whether `ids` are 1, 2, ..., n in order.
+pub(super) fn is_one_to_n(ids: &[i32]) -> bool {
+    ids.iter()
+        .zip(1i64..)
+        .all(|(&id, expected)| i64::from(id) == expected)
+}
+
 /// The row of each id of a primary key column of an input (positive and unique).
 pub(super) fn key_rows(table: &str, col: &str, ids: &[i32]) -> Result<IdIndex> {
     IdIndex::try_unique_rows(
@@ -139,15 +146,11 @@ impl Renumbering {
     /// The renumbering of the ids `old` (the input's key column), whose rows
     /// `rows` gives, to `new_ids`.
     pub(super) fn new(rows: IdIndex, new_ids: NewIds, old: &[i32]) -> Self {
-        let in_row_order = old
-            .iter()
-            .zip(1i64..)
-            .all(|(&id, expected)| i64::from(id) == expected);
         Renumbering {
             rows,
             new_ids,
             n_ids: old.len(),
-            in_row_order,
+            in_row_order: is_one_to_n(old),
         }
     }
 
@@ -177,6 +180,12 @@ impl Renumbering {
             n,
             new_ids: &self.new_ids,
         })
+    }
+
+    /// Whether every id keeps its number (the input's ids are 1..n in row
+    /// order and each is translated to itself).
+    pub(super) fn is_identity(&self) -> bool {
+        self.dense().is_some_and(|d| d.is_identity())
     }
 
     pub(super) fn get(&self, old: i32) -> Option<i32> {
@@ -350,6 +359,25 @@ fn move_or_extend<T: Copy>(dest: &mut Vec<T>, src: &mut Vec<T>, table: &str) -> 
     } else {
         extend(dest, src, table)
     }
+}
+
+/// The ids `src` of the column `table`.`col` translated by `map` (NA stays
+/// NA), in a new vector.
+pub(super) fn translated(
+    table: &str,
+    col: &str,
+    src: &[i32],
+    map: &Renumbering,
+) -> Result<Vec<i32>> {
+    let mut out = Vec::new();
+    let column = Column {
+        table,
+        name: col,
+        strings: &[],
+        id_map: Some(map),
+    };
+    column.ints(&mut out, src)?;
+    Ok(out)
 }
 
 /// One column being added: how its values are translated.

@@ -272,6 +272,139 @@ fn diff_negates_and_labels_the_base_and_marks_its_sources() {
     assert_eq!(sum, 0.0);
 }
 
+/// The rows of `table` of `p` as text (strings by their text), to compare
+/// tables of profiles whose string pools differ.
+fn rows_text(p: &Profile, table: &str) -> Vec<String> {
+    let cols = p
+        .tables()
+        .into_iter()
+        .find(|(name, _)| *name == table)
+        .map(|(_, cols)| cols)
+        .unwrap_or_default();
+    let nrow = cols.first().map_or(0, |(_, c)| c.len());
+    (0..nrow)
+        .map(|r| {
+            let cell = |c: &crate::model::ColRef<'_>| match c {
+                crate::model::ColRef::Int(v) | crate::model::ColRef::Lgl(v) => format!("{}", v[r]),
+                crate::model::ColRef::Dbl(v) => format!("{:?}", v[r]),
+                crate::model::ColRef::Chr(v) => format!("{:?}", p.strings.get(v[r])),
+            };
+            cols.iter()
+                .map(|(_, c)| cell(c))
+                .collect::<Vec<_>>()
+                .join("|")
+        })
+        .collect()
+}
+
+/// The tables whose rows [`DiffInputs::combine_after_x`] leaves out for `x`.
+const PER_SAMPLE: [&str; 4] = [
+    "samples",
+    "sample_values",
+    "sample_locations",
+    "sample_labels",
+];
+
+/// Checks that `after` is `whole` (a difference of `x` and a base) without
+/// `x`'s per-sample rows.
+fn check_after_x(whole: &Profile, after: &Profile, x: &Profile) -> Result<(), TestCaseError> {
+    prop_assert_eq!(&whole.absent_tables, &after.absent_tables);
+    for (table, _) in whole.tables() {
+        let (w, a) = (rows_text(whole, table), rows_text(after, table));
+        if PER_SAMPLE.contains(&table) {
+            let x_rows = rows_text(x, table);
+            prop_assert_eq!(&w[..x_rows.len()], &x_rows[..], "{}", table);
+            prop_assert_eq!(&w[x_rows.len()..], &a[..], "{}", table);
+        } else {
+            prop_assert_eq!(w, a, "{}", table);
+        }
+    }
+    Ok(())
+}
+
+/// The difference of `x` and `base` without `x`'s per-sample rows, checked
+/// against the whole difference: `x`'s rows (with the ids that change as
+/// given) and then those of the difference without them.
+fn after_x(x: &Profile, base: &Profile) -> AfterX {
+    let after = DiffInputs::new(x.clone(), base.clone())
+        .unwrap()
+        .combine_after_x()
+        .unwrap();
+    let whole = diff(x.clone(), base.clone()).unwrap();
+    let mut x = x.clone();
+    for (column, values) in &after.x_ids {
+        for (name, col) in x.table_mut(column.table).unwrap() {
+            if let (true, crate::model::ColMut::Int(v)) = (name == column.column, col) {
+                *v = values.clone();
+            }
+        }
+    }
+    check_after_x(&whole, &after.profile, &x).unwrap();
+    after
+}
+
+/// The columns of the ids of x's rows that a difference changes.
+fn changed_ids(after: &AfterX) -> Vec<String> {
+    let mut out: Vec<String> = after
+        .x_ids
+        .iter()
+        .map(|(c, _)| format!("{}${}", c.table, c.column))
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn diff_after_x_gives_the_ids_of_x_rows_that_change() {
+    let dense = |p: Profile| crate::combine::combine(&[p], &Default::default()).unwrap();
+    let x = stacks_profile(&[&["f", "main"], &["g", "main"]]);
+    let base = stacks_profile(&[&["f", "main"], &["h"]]);
+    // sample ids 10, 20 and location ids 100, 200, 300: they change
+    let after = after_x(&x, &base);
+    assert_eq!(
+        changed_ids(&after),
+        vec![
+            "sample_labels$sample_id",
+            "sample_locations$location_id",
+            "sample_locations$sample_id",
+            "sample_values$sample_id",
+            "samples$sample_id",
+        ]
+    );
+    let sample_ids = &after
+        .x_ids
+        .iter()
+        .find(|(c, _)| *c == crate::model::Samples::sample_id)
+        .unwrap()
+        .1;
+    assert_eq!(sample_ids, &vec![1, 2]);
+    // 1..n: none changes; the base's samples are numbered after x's
+    let x = dense(x);
+    let after = after_x(&x, &base);
+    assert!(after.x_ids.is_empty());
+    assert_eq!(after.profile.samples.sample_id, vec![3, 4]);
+    // a source id that is not 1..n, or locations that merge
+    let mut moved = x.clone();
+    moved.sources.source_id = vec![2];
+    moved.samples.source_id = vec![2, 2];
+    assert_eq!(
+        changed_ids(&after_x(&moved, &base)),
+        vec!["samples$source_id"]
+    );
+    let mut merged = x.clone();
+    let f = merged.locations.function_id[0];
+    merged
+        .locations
+        .function_id
+        .iter_mut()
+        .for_each(|id| *id = f);
+    merged.locations.line.iter_mut().for_each(|l| *l = 1);
+    validate(&merged).unwrap();
+    let after = after_x(&merged, &base);
+    assert_eq!(changed_ids(&after), vec!["sample_locations$location_id"]);
+    assert!(after.x_ids[0].1.iter().all(|&id| id == 1));
+}
+
 // ---- time_window ----------------------------------------------------------------------
 
 #[test]
@@ -384,6 +517,19 @@ proptest! {
         prop_assert_eq!(by_type(&d), expected);
         let n_x = x.sources.nrow();
         prop_assert!(d.sources.diff_base.iter().enumerate().all(|(i, &b)| b == i32::from(i >= n_x)));
+    }
+
+    /// The difference without x's per-sample rows is the difference whose
+    /// rows those are, with the ids that change given (none where x's ids
+    /// are 1..n, as combining x alone makes them).
+    #[test]
+    fn diff_after_x_is_the_difference_without_x_rows(seed_x in any::<u64>(), seed_base in any::<u64>(), dense in any::<bool>()) {
+        let mut x = random_profile(seed_x);
+        if dense {
+            x = crate::combine::combine(&[x], &Default::default()).unwrap();
+        }
+        let after = after_x(&x, &random_profile(seed_base));
+        prop_assert!(after.x_ids.is_empty() || !dense);
     }
 
     /// Scaling then scaling back gives the values (of powers of two exactly).

@@ -7,9 +7,9 @@
 use super::keep::{keep_samples, ragged};
 use crate::alloc::try_collect;
 use crate::budget::Growable;
-use crate::combine::{CombineOptions, Combiner};
+use crate::combine::{CombineOptions, Combiner, LeftIds};
 use crate::error::{ProfileError, Result};
-use crate::model::{Profile, SampleValues, Samples, StrId, NA_INT};
+use crate::model::{Profile, SampleLabels, SampleLocations, SampleValues, Samples, StrId, NA_INT};
 use rustc_hash::FxHashSet;
 
 /// Multiplies the values of the sample types named in `types` (every type
@@ -108,16 +108,79 @@ pub const DIFF_BASE_LABEL: (&str, &str) = ("pprof::base", "true");
 /// first; functions and locations merged). The sources of the base have
 /// `diff_base` TRUE, those of `x` FALSE (or TRUE where `x` is a difference
 /// itself). Both must be valid.
-pub fn diff(mut x: Profile, mut base: Profile) -> Result<Profile> {
-    scale_values(&mut base, -1.0, None)?;
-    mark_sources(&mut x, false);
-    mark_sources(&mut base, true);
-    label_samples(&mut base, DIFF_BASE_LABEL)?;
-    // x comes first: its per-sample tables become the result's, not copied.
-    let mut combiner = Combiner::new(CombineOptions::default());
-    combiner.add_owned(x)?;
-    combiner.add(&base)?;
-    Ok(combiner.finish())
+pub fn diff(x: Profile, base: Profile) -> Result<Profile> {
+    DiffInputs::new(x, base)?.combine()
+}
+
+/// The two profiles of a difference made ready to be combined (see [`diff`]):
+/// the base's values negated and its samples labelled, the sources of both
+/// marked. Combined whole ([`combine`](Self::combine)), or without `x`'s
+/// per-sample rows, which a caller that holds them already (the R binding,
+/// which has them in R) need not get back ([`combine_after_x`](Self::combine_after_x)).
+pub struct DiffInputs {
+    x: Profile,
+    base: Profile,
+}
+
+/// A difference without `x`'s per-sample rows ([`DiffInputs::combine_after_x`]).
+pub struct AfterX {
+    /// The difference, whose per-sample tables hold only the rows that come
+    /// after `x`'s (the base's), their samples numbered after `x`'s.
+    pub profile: Profile,
+    /// The id columns of `x`'s per-sample rows whose ids the difference
+    /// changes, as they are in the difference (usually none: see
+    /// [`Combiner::add_first_leaving_per_sample`]); the other columns of
+    /// those rows are in the difference as they are in `x`.
+    pub x_ids: LeftIds,
+}
+
+impl DiffInputs {
+    pub fn new(mut x: Profile, mut base: Profile) -> Result<DiffInputs> {
+        scale_values(&mut base, -1.0, None)?;
+        mark_sources(&mut x, false);
+        mark_sources(&mut base, true);
+        label_samples(&mut base, DIFF_BASE_LABEL)?;
+        Ok(DiffInputs { x, base })
+    }
+
+    /// The difference.
+    pub fn combine(self) -> Result<Profile> {
+        // x comes first: its per-sample tables become the result's, not copied.
+        let mut combiner = Combiner::new(CombineOptions::default());
+        combiner.add_owned(self.x)?;
+        combiner.add_owned(self.base)?;
+        Ok(combiner.finish())
+    }
+
+    /// The difference without `x`'s per-sample rows. The base's rows are
+    /// moved into it, not copied.
+    pub fn combine_after_x(self) -> Result<AfterX> {
+        let mut combiner = Combiner::new(CombineOptions::default());
+        let x_ids = combiner.add_first_leaving_per_sample(&self.x)?;
+        drop(self.x);
+        combiner.add_owned(self.base)?;
+        Ok(AfterX {
+            profile: combiner.finish(),
+            x_ids,
+        })
+    }
+}
+
+/// The rows [`diff`] appends to the per-sample table `table` of `x`, given the
+/// number of rows of each table of `base`: the base's rows, and in
+/// `sample_labels` one more per sample of the base (its `pprof::base` label;
+/// the base's own labels of that key are replaced, so this is at most one
+/// too many per sample). A caller that makes `x`'s columns with this much room
+/// spares the difference a copy of `x`'s rows when they grow: for a large
+/// profile, most of the difference's own time.
+pub fn diff_room(table: &str, base_rows: impl Fn(&str) -> usize) -> usize {
+    match table {
+        SampleLabels::NAME => {
+            base_rows(SampleLabels::NAME).saturating_add(base_rows(Samples::NAME))
+        }
+        Samples::NAME | SampleValues::NAME | SampleLocations::NAME => base_rows(table),
+        _ => 0,
+    }
 }
 
 /// Sets `diff_base` of every source to `is_base`, except that a source already
