@@ -282,6 +282,37 @@ db_layout_tables_sql <- function(con, n_slots = 1L) {
       "CREATE UNIQUE INDEX %s ON %s (%s)", q("profile_stacks_frames"), q(p$stacks), q("frames")
     )
   }
+  # The samples in the order of their source and stack on SQLite (a table
+  # WITHOUT ROWID is stored in the order of its primary key), so that
+  # grouping them by source and stack, which validation does with every
+  # sample, reads the table in order: SQLite has no hash aggregation, and
+  # otherwise sorts every row. A unique index keeps sample ids unique. Other
+  # databases keep the samples in the order they were appended, with an
+  # index on the source.
+  sqlite <- db_dialect(con) == "sqlite"
+  samples_columns <- c(
+    sample_columns, paste(q("stack_id"), int, "NOT NULL"),
+    paste(sql_name(con, db_slot_names(n_slots)), dbl)
+  )
+  samples_keys <- c(fk("source_id", "sources", "source_id"), fk("stack_id", p$stacks, "stack_id"))
+  samples_table <- if (sqlite) {
+    paste(create(
+      p$samples, samples_columns,
+      c(sprintf("PRIMARY KEY (%s)", q(c("source_id", "stack_id", "sample_id"))), samples_keys)
+    ), "WITHOUT ROWID")
+  } else {
+    create(p$samples, samples_columns, c(sprintf("PRIMARY KEY (%s)", q("sample_id")), samples_keys))
+  }
+  samples_index <- if (sqlite) {
+    sprintf(
+      "CREATE UNIQUE INDEX %s ON %s (%s)",
+      q("profile_samples_sample_id"), q(p$samples), q("sample_id")
+    )
+  } else {
+    sprintf(
+      "CREATE INDEX %s ON %s (%s)", q("profile_samples_source_id"), q(p$samples), q("source_id")
+    )
+  }
   c(
     create(
       p$info, c(paste(q("key"), chr, "NOT NULL"), paste(q("value"), chr)),
@@ -319,20 +350,8 @@ db_layout_tables_sql <- function(con, n_slots = 1L) {
         fk("stack_id", p$stacks, "stack_id"), fk("location_id", "locations", "location_id")
       )
     ),
-    create(
-      p$samples,
-      c(
-        sample_columns, paste(q("stack_id"), int, "NOT NULL"),
-        paste(sql_name(con, db_slot_names(n_slots)), dbl)
-      ),
-      c(
-        sprintf("PRIMARY KEY (%s)", q("sample_id")),
-        fk("source_id", "sources", "source_id"), fk("stack_id", p$stacks, "stack_id")
-      )
-    ),
-    sprintf(
-      "CREATE INDEX %s ON %s (%s)", q("profile_samples_source_id"), q(p$samples), q("source_id")
-    ),
+    samples_table,
+    samples_index,
     create(
       p$source_stacks,
       c(

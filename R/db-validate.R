@@ -23,13 +23,18 @@ validate_db <- function(x, call = rlang::caller_env()) {
 }
 
 # The rules of db_check_per_sample_rows() on the tables of the layout
-# (R/db-layout.R) where the views are the per-sample tables: the rows of
-# profile_samples once (NA, positive ids and times, sources and stacks that
-# exist; a sample id is unique by the table's primary key), the frames of
-# each stored stack once (depths 1..n, locations that exist) and the value
-# slots of each source (one type of a name per source). Values are never NA
-# in the view (a slot without a value is no row), and every row of the views
-# belongs to a sample.
+# (R/db-layout.R) where the views are the per-sample tables. The rows of
+# profile_samples are read once, grouped by source and stack
+# (db_samples_pass()): whether a row breaks a rule of its columns (NA,
+# positive ids and times), which sources the samples have, whether each
+# stack is stored, and, where the profile has whole sources, the counts and
+# sums that profile_source_stacks must hold. A sample id is unique by the
+# table's primary key (SQLite: a unique index). Then the frames of each stored stack once (depths
+# 1..n, locations that exist) and the value slots of each source (one type
+# of a name per source). Values are never NA in the view (a slot without a
+# value is no row), and every row of the views belongs to a sample. Faults
+# are reported in the order of the validator; the row that shows one is
+# looked up only when there is one.
 db_check_layout_rows <- function(stacks, tables, call) {
   con <- stacks$con
   p <- db_physical
@@ -39,11 +44,26 @@ db_check_layout_rows <- function(stacks, tables, call) {
       table, column, format_id(sample_id), message
     ))
   }
-  samples <- tables$db$samples
-  db_check_column_rules(list(samples = samples), "samples", fail)
   from <- sprintf('FROM %s AS "p" WHERE %s', sql_name(con, p$samples), stacks$where)
-  sources <- DBI::dbGetQuery(con, paste('SELECT DISTINCT "p"."source_id"', from))$source_id
-  dangling <- setdiff(as_column_type(sources, "integer"), tables$local$sources$source_id)
+  rules <- db_column_rules(tables$db, "samples")
+  slot_count <- if (is.null(stacks$sources)) 0L else db_slot_count(db_columns(con, p$samples))
+  pass <- db_samples_pass(
+    con, stacks$where, rules$breaks, slot_count,
+    whole_sources = !is.null(stacks$sources)
+  )
+  # the first rule broken, in the validator's order (a query each, only when
+  # some row breaks one)
+  if (any(as.double(pass$broken) > 0)) {
+    for (k in seq_len(nrow(rules))) {
+      column <- rules$column[[k]]
+      row <- DBI::dbGetQuery(con, sprintf(
+        'SELECT "p"."sample_id", "p".%s AS "value" %s AND (%s) LIMIT 1',
+        sql_name(con, column), from, rules$breaks[[k]]
+      ))
+      if (nrow(row)) fail("samples", column, row$sample_id, rules$message[[k]](row$value))
+    }
+  }
+  dangling <- setdiff(as_column_type(pass$source_id, "integer"), tables$local$sources$source_id)
   if (length(dangling)) {
     row <- DBI::dbGetQuery(con, sprintf(
       'SELECT "p"."sample_id" %s AND "p"."source_id" = %s LIMIT 1', from, format_id(dangling[[1L]])
@@ -52,14 +72,14 @@ db_check_layout_rows <- function(stacks, tables, call) {
       "value %s has no match in `sources`.`source_id`", format_id(dangling[[1L]])
     ))
   }
-  no_stack <- DBI::dbGetQuery(con, paste(
-    'SELECT "p"."sample_id", "p"."stack_id"', from, "AND NOT EXISTS",
-    sprintf(
-      '(SELECT 1 FROM %s AS "s" WHERE "s"."stack_id" = "p"."stack_id")', sql_name(con, p$stacks)
-    ),
-    "LIMIT 1"
-  ))
-  if (nrow(no_stack)) {
+  if (sum(as.double(pass$n_unstored)) > 0) {
+    no_stack <- DBI::dbGetQuery(con, paste(
+      'SELECT "p"."sample_id", "p"."stack_id"', from, "AND NOT EXISTS",
+      sprintf(
+        '(SELECT 1 FROM %s AS "s" WHERE "s"."stack_id" = "p"."stack_id")', sql_name(con, p$stacks)
+      ),
+      'ORDER BY "p"."sample_id" LIMIT 1'
+    ))
     fail("sample_locations", "sample_id", no_stack$sample_id, sprintf(
       "its stack %s is not stored (table `%s`)", format_id(no_stack$stack_id), p$stacks
     ))
@@ -82,55 +102,88 @@ db_check_layout_rows <- function(stacks, tables, call) {
     db_check_keys(tables$db, "sample_labels", fail)
   }
   if (!is.null(stacks$sources)) {
-    db_check_source_stacks(con, stacks$sources, call)
+    db_check_source_stacks(con, pass, stacks$sources, call)
   }
+}
+
+# The one pass of validation over the rows of profile_samples that `where`
+# (a condition on profile_samples "p") chooses: per source, the number of
+# its (source, stack) groups, of those whose stack is not stored
+# (`n_unstored`), and whether a row breaks one of the rules `breaks` (SQL
+# conditions on the row; `broken`, 1 or 0: one flag, as each aggregate costs
+# SQLite a step per row). With `whole_sources`, also
+# the number of groups whose row of profile_source_stacks is missing or
+# differs from the samples' count and sums of the `slot_count` value slots
+# (`n_bad`: equal sums within a relative 1e-9, NULL where no sample has a
+# value in the slot). One row per source: the grouping by stack is the work,
+# what comes back to R is small.
+db_samples_pass <- function(con, where, breaks, slot_count, whole_sources) {
+  p <- db_physical
+  q <- function(x) sql_name(con, x)
+  any_broken <- if (length(breaks)) paste0("(", breaks, ")", collapse = " OR ") else "1 = 0"
+  inner <- c(
+    '"p"."source_id"', '"p"."stack_id"', 'COUNT(*) AS "n_samples"',
+    sprintf('MAX(CASE WHEN %s THEN 1 ELSE 0 END) AS "broken"', any_broken)
+  )
+  outer <- c(
+    '"g"."source_id"', 'COUNT(*) AS "n_groups"',
+    'SUM(CASE WHEN "t"."stack_id" IS NULL THEN 1 ELSE 0 END) AS "n_unstored"',
+    'MAX("g"."broken") AS "broken"'
+  )
+  joins <- sprintf('LEFT JOIN %s AS "t" ON "t"."stack_id" = "g"."stack_id"', q(p$stacks))
+  if (whole_sources) {
+    slots <- db_slot_names(slot_count)
+    inner <- c(inner, if (length(slots)) paste0("SUM(", q(slots), ") AS ", q(slots)))
+    differs <- vapply(slots, function(slot) {
+      g <- paste0('"g".', q(slot))
+      s <- paste0('"s".', q(slot))
+      paste(
+        sprintf("(%s IS NULL AND %s IS NOT NULL) OR (%s IS NOT NULL AND %s IS NULL)", g, s, g, s),
+        sprintf("OR ABS(%s - %s) > 1e-9 * ABS(%s)", g, s, s)
+      )
+    }, character(1))
+    bad <- paste(c(
+      '"s"."source_id" IS NULL', '"g"."n_samples" <> "s"."n_samples"', differs
+    ), collapse = " OR ")
+    outer <- c(outer, sprintf('SUM(CASE WHEN %s THEN 1 ELSE 0 END) AS "n_bad"', bad))
+    joins <- c(joins, sprintf(paste(
+      'LEFT JOIN %s AS "s"',
+      'ON "s"."source_id" = "g"."source_id" AND "s"."stack_id" = "g"."stack_id"'
+    ), q(p$source_stacks)))
+  }
+  DBI::dbGetQuery(con, paste(
+    "SELECT", paste(outer, collapse = ", "), "FROM",
+    "(SELECT", paste(inner, collapse = ", "), "FROM", q(p$samples), 'AS "p" WHERE', where,
+    'GROUP BY "p"."source_id", "p"."stack_id") AS "g"',
+    paste(joins, collapse = " "), 'GROUP BY "g"."source_id"'
+  ))
 }
 
 # profile_source_stacks, which summaries of whole sources read instead of the
 # samples, holds for each source (of those `sources`, a condition on
 # profile_samples "p", chooses) and stack the number of its samples and the
-# sums of each value slot: a pass over the sources' samples grouped by
-# stack, compared with the table's rows (equal sums within a relative 1e-9,
-# NULL where no sample has a value in the slot), and as many rows as groups.
-db_check_source_stacks <- function(con, sources, call) {
+# sums of each value slot: the (source, stack) groups of the samples
+# (`pass`, from db_samples_pass()) must each match their row, and the
+# sources must have as many rows as groups.
+db_check_source_stacks <- function(con, pass, sources, call) {
   p <- db_physical
-  slots <- db_slot_names(db_slot_count(db_columns(con, p$source_stacks)))
-  q <- function(x) sql_name(con, x)
-  sums <- paste0(", SUM(", q(slots), ") AS ", q(slots), collapse = "")
-  differs <- vapply(slots, function(slot) {
-    a <- paste0('"a".', q(slot))
-    s <- paste0('"s".', q(slot))
-    paste(
-      sprintf("(%s IS NULL AND %s IS NOT NULL) OR (%s IS NOT NULL AND %s IS NULL)", a, s, a, s),
-      sprintf("OR ABS(%s - %s) > 1e-9 * ABS(%s)", a, s, s)
-    )
-  }, character(1))
-  bad <- paste(c(
-    '"s"."source_id" IS NULL', '"a"."n_samples" <> "s"."n_samples"', differs
-  ), collapse = " OR ")
-  found <- DBI::dbGetQuery(con, paste(
-    'SELECT COUNT(*) AS "n_groups", SUM(CASE WHEN', bad, 'THEN 1 ELSE 0 END) AS "n_bad",',
-    "MIN(CASE WHEN", bad, 'THEN "a"."source_id" END) AS "source_id" FROM',
-    '(SELECT "p"."source_id", "p"."stack_id", COUNT(*) AS "n_samples"', sums,
-    "FROM", q(p$samples), 'AS "p" WHERE', sources, 'GROUP BY "p"."source_id", "p"."stack_id")',
-    'AS "a" LEFT JOIN', q(p$source_stacks), 'AS "s"',
-    'ON "s"."source_id" = "a"."source_id" AND "s"."stack_id" = "a"."stack_id"'
-  ))
   stored <- DBI::dbGetQuery(con, paste(
-    'SELECT COUNT(*) AS "n_rows" FROM', q(p$source_stacks), 'AS "s" WHERE',
+    'SELECT COUNT(*) AS "n_rows" FROM', sql_name(con, p$source_stacks), 'AS "s" WHERE',
     gsub('"p"."source_id"', '"s"."source_id"', sources, fixed = TRUE)
   ))
-  n_bad <- db_number(found$n_bad)
-  if (n_bad > 0 || db_number(stored$n_rows) != db_number(found$n_groups)) {
+  n_bad <- sum(as.double(pass$n_bad))
+  n_groups <- sum(as.double(pass$n_groups))
+  if (n_bad > 0 || db_number(stored$n_rows) != n_groups) {
     detail <- if (n_bad > 0) {
+      first <- min(as.double(pass$source_id[as.double(pass$n_bad) > 0]))
       sprintf(
         "%s of its (source, stack) rows differ from the samples, the first of source_id %s",
-        format_id(n_bad), format_id(found$source_id)
+        format_id(n_bad), format_id(first)
       )
     } else {
       sprintf(
         "it has %s rows for %s (source, stack) pairs of samples",
-        format_id(db_number(stored$n_rows)), format_id(db_number(found$n_groups))
+        format_id(db_number(stored$n_rows)), format_id(n_groups)
       )
     }
     abort_profile("invalid", "Invalid v2 profile.", call = call, detail = sprintf(
@@ -218,34 +271,12 @@ format_id <- function(id) {
 # rules some row breaks; the first of them in the validator's order is
 # reported with a row that breaks it.
 db_check_column_rules <- function(db, present, fail) {
-  schema <- v2_schema()
-  rules <- list(
-    not_na = list(breaks = "{column} IS NULL", message = function(value) "must not be NA"),
-    positive = list(
-      breaks = "{column} <= 0",
-      message = function(value) paste("must be a positive id, found", format_id(value))
-    ),
-    non_negative = list(
-      breaks = "{column} < 0",
-      message = function(value) paste("must be zero (unknown) or positive, found", format_id(value))
-    )
-  )
-  checks <- do.call(rbind, lapply(names(rules), function(rule) {
-    cols <- schema[[rule]]
-    data.frame(rule = rep(rule, length(cols$table)), table = cols$table, column = cols$column)
-  }))
-  checks <- checks[checks$table %in% present, , drop = FALSE]
-  present_columns <- mapply(function(t, col) col %in% db[[t]]$columns, checks$table, checks$column)
-  checks <- checks[present_columns, , drop = FALSE]
-  breaks <- function(i) {
-    con <- db[[checks$table[[i]]]]$con
-    sql_fill(rules[[checks$rule[[i]]]]$breaks, column = sql_name(con, checks$column[[i]]))
-  }
+  checks <- db_column_rules(db, present)
   broken <- logical(nrow(checks))
   for (t in unique(checks$table)) {
     mine <- which(checks$table == t)
     flags <- vapply(seq_along(mine), function(k) {
-      sprintf('MAX(CASE WHEN %s THEN 1 ELSE 0 END) AS "rule_%d"', breaks(mine[[k]]), k)
+      sprintf('MAX(CASE WHEN %s THEN 1 ELSE 0 END) AS "rule_%d"', checks$breaks[[mine[[k]]]], k)
     }, character(1))
     found <- db_query(db[[t]]$con, 'SELECT {flags} FROM {table} AS "t"',
       flags = paste(flags, collapse = ", "), table = db[[t]]
@@ -259,9 +290,54 @@ db_check_column_rules <- function(db, present, fail) {
   t <- checks$table[[first]]
   col <- checks$column[[first]]
   row <- db_query(db[[t]]$con, 'SELECT * FROM {table} AS "t" WHERE {breaks} LIMIT 1',
-    table = db[[t]], breaks = breaks(first)
+    table = db[[t]], breaks = checks$breaks[[first]]
   )
-  fail(t, col, row$sample_id, rules[[checks$rule[[first]]]]$message(row[[col]]))
+  fail(t, col, row$sample_id, checks$message[[first]](row[[col]]))
+}
+
+# The rules of single columns of the tables `present` (those of their
+# columns `db` has), in the validator's order: `table`, `column`, `breaks`
+# (SQL that is true for a row that breaks the rule; the column's name
+# unqualified) and `message` (a function of the offending value).
+db_column_rules <- function(db, present) {
+  schema <- v2_schema()
+  rules <- list(
+    not_na = list(breaks = "{column} IS NULL", message = function(value) "must not be NA"),
+    positive = list(
+      breaks = "{column} <= 0",
+      message = function(value) paste("must be a positive id, found", format_id(value))
+    ),
+    non_negative = list(
+      breaks = "{column} < 0",
+      message = function(value) paste("must be zero (unknown) or positive, found", format_id(value))
+    ),
+    # a double (a time): infinite is out of range too (and shown as Rust shows it)
+    non_negative_double = list(
+      breaks = "({column} < 0 OR {column} > 1.7976931348623157e308)",
+      message = function(value) {
+        shown <- if (is.infinite(value)) ifelse(value > 0, "inf", "-inf") else format_id(value)
+        paste("must be a finite number >= 0 or NA, found", shown)
+      }
+    )
+  )
+  checks <- do.call(rbind, lapply(intersect(names(rules), names(schema)), function(rule) {
+    cols <- schema[[rule]]
+    data.frame(rule = rep(rule, length(cols$table)), table = cols$table, column = cols$column)
+  }))
+  is_double <- vapply(seq_len(nrow(checks)), function(i) {
+    spec <- schema$columns[[checks$table[[i]]]]
+    identical(spec$col_type[match(checks$column[[i]], spec$name)], "double")
+  }, logical(1))
+  checks$rule[checks$rule == "non_negative" & is_double] <- "non_negative_double"
+  checks <- checks[checks$table %in% present, , drop = FALSE]
+  present_columns <- mapply(function(t, col) col %in% db[[t]]$columns, checks$table, checks$column)
+  checks <- checks[present_columns, , drop = FALSE]
+  checks$breaks <- vapply(seq_len(nrow(checks)), function(i) {
+    con <- db[[checks$table[[i]]]]$con
+    sql_fill(rules[[checks$rule[[i]]]]$breaks, column = sql_name(con, checks$column[[i]]))
+  }, character(1))
+  checks$message <- lapply(checks$rule, function(rule) rules[[rule]]$message)
+  checks
 }
 
 # The primary and foreign keys of the per-sample tables (a foreign key into a

@@ -26,6 +26,62 @@ everything_shown <- function(x, types = summable_types) {
   list(summaries = all_summaries(x, types), folded = folded)
 }
 
+# Defects of the rows of profile_samples, as the SQL that makes each on
+# `backend`, with a function making the same defect in a profile's `samples`
+# in memory.
+sample_row_defects <- function(backend) {
+  infinity <- if (backend == "sqlite") "9e999" else "'Infinity'"
+  defects <- list(
+    "SET time = -1 WHERE sample_id = 5" = function(s) {
+      s$time[s$sample_id == 5L] <- -1
+      s
+    },
+    "SET source_id = NULL WHERE sample_id = 9" = function(s) {
+      s$source_id[s$sample_id == 9L] <- NA_integer_
+      s
+    },
+    "SET source_id = 99 WHERE sample_id = 7" = function(s) {
+      s$source_id[s$sample_id == 7L] <- 99L
+      s
+    },
+    "SET time = {infinity} WHERE sample_id = 3" = function(s) {
+      s$time[s$sample_id == 3L] <- Inf
+      s
+    }
+  )
+  names(defects) <- sub("{infinity}", infinity, names(defects), fixed = TRUE)
+  if (backend == "sqlite") {
+    # a source is part of the samples' primary key there, never NULL
+    defects[["SET source_id = NULL WHERE sample_id = 9"]] <- NULL
+  }
+  defects
+}
+
+# The fault that `statement` (an UPDATE of profile_samples, made in a
+# transaction rolled back) gives validate_profile() of the database's
+# profile `db`: the message of the validator in memory for the same defect
+# (`damage` of the collected profile's samples) but for the row, named by its
+# sample in the database.
+expect_fault_as_in_memory <- function(con, db, collected, statement, damage) {
+  in_db <- NULL
+  DBI::dbWithTransaction(con, {
+    without_key_checks(con, DBI::dbExecute(con, paste("UPDATE profile_samples", statement)))
+    in_db <- expect_error(validate_profile(db), class = "profile_error_invalid")
+    DBI::dbBreak()
+  })
+  damaged <- damage(dm::dm_get_tables(collected)$samples)
+  in_memory <- expect_error(
+    validate_profile(dm::dm_mutate_tbl(collected, samples = damaged)),
+    class = "profile_error_invalid"
+  )
+  without_row <- function(e) {
+    sub(", (row [0-9]+|a row with sample_id [0-9]+):", ":", conditionMessage(e))
+  }
+  expect_identical(without_row(in_db), without_row(in_memory))
+  sample <- regmatches(statement, regexpr("[0-9]+$", statement))
+  expect_match(conditionMessage(in_db), paste("a row with sample_id", sample), fixed = TRUE)
+}
+
 for (backend in c("sqlite", "postgres", "rpostgresql", "duckdb")) {
   test_that(paste0(backend, ": each distinct stack is stored once; the views show all samples"), {
     con <- local_db(backend)
@@ -127,6 +183,27 @@ for (backend in c("sqlite", "postgres", "rpostgresql", "duckdb")) {
     )
     err <- expect_error(validate_profile(db), class = "profile_error_invalid")
     expect_match(conditionMessage(err), "rows for", fixed = TRUE)
+  })
+
+  test_that(paste0(backend, ": validation reports the faults of the sample rows as in memory"), {
+    con <- local_db(backend)
+    db <- do.call(profile_db_append, c(list(con), profiles))
+    collected <- dplyr::collect(db)
+    defects <- sample_row_defects(backend)
+    Map(function(statement, damage) {
+      expect_fault_as_in_memory(con, db, collected, statement, damage)
+    }, names(defects), defects)
+    # a sample whose stack is not stored
+    DBI::dbWithTransaction(con, {
+      without_key_checks(con, DBI::dbExecute(
+        con, "UPDATE profile_samples SET stack_id = 99999 WHERE sample_id = 4"
+      ))
+      err <- expect_error(validate_profile(db), class = "profile_error_invalid")
+      DBI::dbBreak()
+    })
+    expect_match(conditionMessage(err), "a row with sample_id 4", fixed = TRUE)
+    expect_match(conditionMessage(err), "its stack 99999 is not stored", fixed = TRUE)
+    expect_silent(validate_profile(db))
   })
 
   test_that(paste0(backend, ": a difference of profiles is refused, and nothing changes"), {

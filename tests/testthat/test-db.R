@@ -7,17 +7,6 @@ summable_types <- setdiff(
   unique(dm::dm_get_tables(combined)$sample_values$type), v2_schema()$gauge_types
 )
 
-# Runs `expr` (a statement that inserts a row breaking a key) so that the
-# database lets it through: SQLite does not check foreign keys unless asked;
-# PostgreSQL skips them in a replication session.
-without_key_checks <- function(con, expr) {
-  if (inherits(con, c("PqConnection", "PostgreSQLConnection"))) {
-    DBI::dbExecute(con, "SET session_replication_role = replica")
-    on.exit(DBI::dbExecute(con, "SET session_replication_role = DEFAULT"))
-  }
-  force(expr)
-}
-
 # Runs `tracer` at the start of each insert of rows by profile_db_append()
 # (where `table` names the table) until untrace_insert() or the end of the
 # test.
