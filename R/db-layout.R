@@ -271,16 +271,17 @@ db_layout_tables_sql <- function(con, n_slots = 1L) {
   sample_columns <- vapply(seq_along(spec$name), function(j) {
     paste(q(spec$name[[j]]), type(prototypes[[spec$col_type[[j]]]]))
   }, character(1))
+  index <- function(name, table, column, unique = FALSE, using = "") {
+    sprintf(
+      "CREATE %sINDEX %s ON %s %s(%s)",
+      if (unique) "UNIQUE " else "", q(name), q(table), using, q(column)
+    )
+  }
   stacks_index <- if (db_dialect(con) == "postgres") {
     # a B-tree entry is limited to a third of a page; a hash index is not
-    sprintf(
-      "CREATE INDEX %s ON %s USING hash (%s)",
-      q("profile_stacks_frames"), q(p$stacks), q("frames")
-    )
+    index("profile_stacks_frames", p$stacks, "frames", using = "USING hash ")
   } else {
-    sprintf(
-      "CREATE UNIQUE INDEX %s ON %s (%s)", q("profile_stacks_frames"), q(p$stacks), q("frames")
-    )
+    index("profile_stacks_frames", p$stacks, "frames", unique = TRUE)
   }
   # The samples in the order of their source and stack on SQLite (a table
   # WITHOUT ROWID is stored in the order of its primary key), so that
@@ -290,28 +291,22 @@ db_layout_tables_sql <- function(con, n_slots = 1L) {
   # databases keep the samples in the order they were appended, with an
   # index on the source.
   sqlite <- db_dialect(con) == "sqlite"
-  samples_columns <- c(
-    sample_columns, paste(q("stack_id"), int, "NOT NULL"),
-    paste(sql_name(con, db_slot_names(n_slots)), dbl)
-  )
-  samples_keys <- c(fk("source_id", "sources", "source_id"), fk("stack_id", p$stacks, "stack_id"))
-  samples_table <- if (sqlite) {
-    paste(create(
-      p$samples, samples_columns,
-      c(sprintf("PRIMARY KEY (%s)", q(c("source_id", "stack_id", "sample_id"))), samples_keys)
-    ), "WITHOUT ROWID")
-  } else {
-    create(p$samples, samples_columns, c(sprintf("PRIMARY KEY (%s)", q("sample_id")), samples_keys))
-  }
+  samples_key <- if (sqlite) c("source_id", "stack_id", "sample_id") else "sample_id"
+  samples_table <- paste0(create(
+    p$samples,
+    c(
+      sample_columns, paste(q("stack_id"), int, "NOT NULL"),
+      paste(sql_name(con, db_slot_names(n_slots)), dbl)
+    ),
+    c(
+      sprintf("PRIMARY KEY (%s)", q(samples_key)),
+      fk("source_id", "sources", "source_id"), fk("stack_id", p$stacks, "stack_id")
+    )
+  ), if (sqlite) " WITHOUT ROWID" else "")
   samples_index <- if (sqlite) {
-    sprintf(
-      "CREATE UNIQUE INDEX %s ON %s (%s)",
-      q("profile_samples_sample_id"), q(p$samples), q("sample_id")
-    )
+    index("profile_samples_sample_id", p$samples, "sample_id", unique = TRUE)
   } else {
-    sprintf(
-      "CREATE INDEX %s ON %s (%s)", q("profile_samples_source_id"), q(p$samples), q("source_id")
-    )
+    index("profile_samples_source_id", p$samples, "source_id")
   }
   c(
     create(

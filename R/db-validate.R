@@ -29,12 +29,12 @@ validate_db <- function(x, call = rlang::caller_env()) {
 # positive ids and times), which sources the samples have, whether each
 # stack is stored, and, where the profile has whole sources, the counts and
 # sums that profile_source_stacks must hold. A sample id is unique by the
-# table's primary key (SQLite: a unique index). Then the frames of each stored stack once (depths
-# 1..n, locations that exist) and the value slots of each source (one type
-# of a name per source). Values are never NA in the view (a slot without a
-# value is no row), and every row of the views belongs to a sample. Faults
-# are reported in the order of the validator; the row that shows one is
-# looked up only when there is one.
+# table's primary key (SQLite: a unique index). Then the frames of each
+# stored stack once (depths 1..n, locations that exist) and the value slots
+# of each source (one type of a name per source). Values are never NA in the
+# view (a slot without a value is no row), and every row of the views
+# belongs to a sample. Faults are reported in the order of the validator;
+# the row that shows one is looked up only when there is one.
 db_check_layout_rows <- function(stacks, tables, call) {
   con <- stacks$con
   p <- db_physical
@@ -111,9 +111,9 @@ db_check_layout_rows <- function(stacks, tables, call) {
 # its (source, stack) groups, of those whose stack is not stored
 # (`n_unstored`), and whether a row breaks one of the rules `breaks` (SQL
 # conditions on the row; `broken`, 1 or 0: one flag, as each aggregate costs
-# SQLite a step per row). With `whole_sources`, also
-# the number of groups whose row of profile_source_stacks is missing or
-# differs from the samples' count and sums of the `slot_count` value slots
+# SQLite a step per row). With `whole_sources`, also the number of groups
+# whose row of profile_source_stacks is missing or differs from the
+# samples' count and sums of the `slot_count` value slots
 # (`n_bad`: equal sums within a relative 1e-9, NULL where no sample has a
 # value in the slot). One row per source: the grouping by stack is the work,
 # what comes back to R is small.

@@ -13,9 +13,8 @@
 use crate::compact::altrep::{concat_vector, cycle_of, cycle_pattern, cycle_vector};
 use crate::compact::{columns_from_shape, compact_columns};
 use crate::rapi::{
-    code_vector, dbl_vector, double_values_with_room, has_attributes, int_vector, integer_values,
-    integer_values_with_room, is_r_na, lgl_vector, owned_copy, string_elements, strings_of_ids,
-    strings_vector,
+    code_vector, dbl_vector, double_values, has_attributes, int_vector, integer_values, is_r_na,
+    lgl_vector, owned_copy, string_elements, strings_of_ids, strings_vector,
 };
 use crate::text::{self, intern_strings, strings_kept};
 use extendr_api::prelude::*;
@@ -380,16 +379,6 @@ fn named_list(names: Vec<&str>, values: Vec<Robj>) -> Robj {
 /// (extension columns are optional), extension tables missing from the bundle
 /// are recorded as absent; unknown tables and columns are ignored.
 pub fn profile_from_r(bundle: &Robj) -> Result<Profile, ProfileError> {
-    profile_from_r_with_room(bundle, |_| 0)
-}
-
-/// As [`profile_from_r`], with the columns of each table `table` made with
-/// room for `room(table)` more rows: a verb that appends rows to the profile
-/// (`profile_diff()`) then appends them without moving the rows it has.
-pub fn profile_from_r_with_room(
-    bundle: &Robj,
-    room: impl Fn(&str) -> usize,
-) -> Result<Profile, ProfileError> {
     let (strings, tables) = bundle_parts(bundle)?;
     let mut p = Profile::default();
     let code_ids = string_code_ids(strings, &mut p.strings)?;
@@ -412,7 +401,6 @@ pub fn profile_from_r_with_room(
             &text::named_elements(&cols),
             &code_ids,
             &mut interned,
-            room(&table),
         )?;
         present.push(table);
     }
@@ -421,31 +409,6 @@ pub fn profile_from_r_with_room(
         .filter(|t| !present.iter().any(|name| name == t))
         .collect();
     Ok(p)
-}
-
-/// The number of rows of each table of a bundle (the length of its first
-/// column; 0 for a table it lacks or cannot be read), without reading it.
-pub fn table_rows(bundle: &Robj) -> impl Fn(&str) -> usize {
-    let tables: Vec<(String, usize)> = bundle_parts(bundle)
-        .map(|(_, tables)| {
-            text::named_elements(&tables)
-                .into_iter()
-                .map(|(name, cols)| {
-                    let rows = cols
-                        .as_list()
-                        .and_then(|cols| cols.values().next().map(|c| c.len()))
-                        .unwrap_or(0);
-                    (name, rows)
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    move |table| {
-        tables
-            .iter()
-            .find(|(name, _)| name == table)
-            .map_or(0, |&(_, rows)| rows)
-    }
 }
 
 fn bad_bundle(message: &str) -> ProfileError {
@@ -522,7 +485,6 @@ fn read_table(
     cols: &[(String, Robj)],
     code_ids: &[StrId],
     interned: &mut [InternedColumn],
-    room: usize,
 ) -> Result<(), ProfileError> {
     let nrow = cols.first().map_or(0, |(_, c)| c.len());
     let Some(targets) = p.table_mut(table) else {
@@ -531,29 +493,10 @@ fn read_table(
     for (col, mut target) in targets {
         match element(cols, col) {
             None => target.fill_na(nrow),
-            Some(src) => read_column(&mut target, &src, table, col, code_ids, interned, room)?,
+            Some(src) => read_column(&mut target, &src, table, col, code_ids, interned)?,
         }
-        make_room(&mut target, room, table)?;
     }
     Ok(())
-}
-
-/// Capacity for `room` more values in `target` (where the column was not
-/// made with it).
-fn make_room(target: &mut ColMut<'_>, room: usize, table: &str) -> Result<(), ProfileError> {
-    if room == 0 {
-        return Ok(());
-    }
-    let reserved = match target {
-        ColMut::Int(v) | ColMut::Lgl(v) => try_reserve_advised(v, room),
-        ColMut::Dbl(v) => try_reserve_advised(v, room),
-        ColMut::Chr(v) => try_reserve_advised(v, room),
-    };
-    reserved.map_err(|_| {
-        ProfileError::limit(format!(
-            "not enough memory for {room} more rows of table `{table}`"
-        ))
-    })
 }
 
 /// Reads the R column `src` into `target`, the column `col` of `table`.
@@ -564,7 +507,6 @@ fn read_column(
     col: &str,
     code_ids: &[StrId],
     interned: &mut [InternedColumn],
-    room: usize,
 ) -> Result<(), ProfileError> {
     let wrong_type = |expected: &str| {
         ProfileError::invalid(
@@ -576,15 +518,14 @@ fn read_column(
     };
     match target {
         ColMut::Int(v) => {
-            let values = integer_values_with_room(src, room)?;
-            **v = owned_copy(values.ok_or_else(|| wrong_type("integer"))?, room)?;
+            **v = owned_copy(integer_values(src)?.ok_or_else(|| wrong_type("integer"))?)?;
         }
         ColMut::Lgl(v) => {
             let l = src
                 .as_logical_slice()
                 .ok_or_else(|| wrong_type("logical"))?;
             let mut values = Vec::new();
-            try_reserve_advised(&mut values, l.len().saturating_add(room)).map_err(|_| {
+            try_reserve_advised(&mut values, l.len()).map_err(|_| {
                 ProfileError::limit(format!(
                     "a column of {} values does not fit in memory",
                     l.len()
@@ -594,8 +535,7 @@ fn read_column(
             **v = values;
         }
         ColMut::Dbl(v) => {
-            let values = double_values_with_room(src, room)?;
-            **v = owned_copy(values.ok_or_else(|| wrong_type("double"))?, room)?;
+            **v = owned_copy(double_values(src)?.ok_or_else(|| wrong_type("double"))?)?;
         }
         ColMut::Chr(v) if src.rtype() == Rtype::Strings => {
             let column = interned
@@ -607,7 +547,7 @@ fn read_column(
         }
         ColMut::Chr(v) => {
             let codes = integer_values(src)?.ok_or_else(|| wrong_type("string codes"))?;
-            **v = ids_of_codes(&codes, code_ids, table, col, room)?;
+            **v = ids_of_codes(&codes, code_ids, table, col)?;
         }
     }
     Ok(())
@@ -619,10 +559,9 @@ fn ids_of_codes(
     code_ids: &[StrId],
     table: &str,
     col: &str,
-    room: usize,
 ) -> Result<Vec<StrId>, ProfileError> {
     let mut out = Vec::new();
-    let n = codes.len().saturating_add(room);
+    let n = codes.len();
     try_reserve_advised(&mut out, n).map_err(|_| {
         ProfileError::limit(format!("a column of {n} values does not fit in memory"))
     })?;

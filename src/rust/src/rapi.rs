@@ -203,9 +203,8 @@ pub(crate) fn is_unexpanded_altrep(x: &Robj) -> bool {
 fn read_regions<T: Copy>(
     x: &Robj,
     read: unsafe extern "C" fn(SEXP, isize, isize, *mut T) -> isize,
-    room: usize,
 ) -> Result<Vec<T>, ProfileError> {
-    read_region(x, read, 0, x.len(), room)
+    read_region(x, read, 0, x.len())
 }
 
 /// Rows `[from, from + n)` of an R vector (which has them) read by regions, as
@@ -215,10 +214,9 @@ fn read_region<T: Copy>(
     read: unsafe extern "C" fn(SEXP, isize, isize, *mut T) -> isize,
     from: usize,
     n: usize,
-    room: usize,
 ) -> Result<Vec<T>, ProfileError> {
     let mut out: Vec<T> = Vec::new();
-    try_reserve_advised(&mut out, n.saturating_add(room)).map_err(|_| {
+    try_reserve_advised(&mut out, n).map_err(|_| {
         ProfileError::limit(format!("a column of {n} values does not fit in memory"))
     })?;
     let spare = out.spare_capacity_mut();
@@ -266,15 +264,8 @@ pub(crate) fn region_values(
             INTEGER_GET_REGION,
             from,
             n,
-            0,
         )?)),
-        Rtype::Doubles => Some(Region::Doubles(read_region(
-            x,
-            REAL_GET_REGION,
-            from,
-            n,
-            0,
-        )?)),
+        Rtype::Doubles => Some(Region::Doubles(read_region(x, REAL_GET_REGION, from, n)?)),
         _ => None,
     })
 }
@@ -283,73 +274,44 @@ pub(crate) fn region_values(
 /// by regions when the column is compact), or None if `src` is not an integer
 /// vector.
 pub(crate) fn integer_values(src: &Robj) -> Result<Option<Cow<'_, [i32]>>, ProfileError> {
-    integer_values_with_room(src, 0)
-}
-
-/// As [`integer_values`], where a vector read by regions has room for `room`
-/// more values.
-pub(crate) fn integer_values_with_room(
-    src: &Robj,
-    room: usize,
-) -> Result<Option<Cow<'_, [i32]>>, ProfileError> {
     column_values(
         src,
         Rtype::Integers,
         INTEGER_GET_REGION,
         Robj::as_integer_slice,
-        room,
     )
 }
 
 /// A double column's values, as [`integer_values`] gives an integer column's.
 pub(crate) fn double_values(src: &Robj) -> Result<Option<Cow<'_, [f64]>>, ProfileError> {
-    double_values_with_room(src, 0)
-}
-
-/// As [`double_values`], with `room` as in [`integer_values_with_room`].
-pub(crate) fn double_values_with_room(
-    src: &Robj,
-    room: usize,
-) -> Result<Option<Cow<'_, [f64]>>, ProfileError> {
-    column_values(
-        src,
-        Rtype::Doubles,
-        REAL_GET_REGION,
-        Robj::as_real_slice,
-        room,
-    )
+    column_values(src, Rtype::Doubles, REAL_GET_REGION, Robj::as_real_slice)
 }
 
 /// The values of `src` if it is of type `rtype`: its data (`in_memory`), or read
-/// by regions (`read`, into a vector with `room` values to spare) when it is an
-/// unexpanded ALTREP vector.
+/// by regions (`read`) when it is an unexpanded ALTREP vector.
 fn column_values<'r, T: Copy>(
     src: &'r Robj,
     rtype: Rtype,
     read: unsafe extern "C" fn(SEXP, isize, isize, *mut T) -> isize,
     in_memory: fn(&'r Robj) -> Option<&'r [T]>,
-    room: usize,
 ) -> Result<Option<Cow<'r, [T]>>, ProfileError> {
     if src.rtype() != rtype {
         return Ok(None);
     }
     if is_unexpanded_altrep(src) {
-        return read_regions(src, read, room).map(|v| Some(Cow::Owned(v)));
+        return read_regions(src, read).map(|v| Some(Cow::Owned(v)));
     }
     Ok(in_memory(src).map(Cow::Borrowed))
 }
 
-/// `values` copied into a new vector with room for `room` more (huge pages
-/// advised for a large one); owned values are taken as they are.
-pub(crate) fn owned_copy<T: Copy>(
-    values: Cow<'_, [T]>,
-    room: usize,
-) -> Result<Vec<T>, ProfileError> {
+/// `values` copied into a new vector (asked for fallibly, huge pages advised
+/// for a large one); owned values are taken as they are.
+pub(crate) fn owned_copy<T: Copy>(values: Cow<'_, [T]>) -> Result<Vec<T>, ProfileError> {
     match values {
         Cow::Owned(v) => Ok(v),
         Cow::Borrowed(v) => {
             let mut out = Vec::new();
-            let n = v.len().saturating_add(room);
+            let n = v.len();
             try_reserve_advised(&mut out, n).map_err(|_| {
                 ProfileError::limit(format!("a column of {n} values does not fit in memory"))
             })?;

@@ -14,17 +14,12 @@
 use crate::args::{
     choice, choice_of, flag, number, optional_number, optional_string, required_string, strings,
 };
-use crate::bundle::{
-    columns_sent_back, profile_after_to_r, profile_from_r, profile_from_r_with_room, profile_to_r,
-    table_rows,
-};
+use crate::bundle::{columns_sent_back, profile_after_to_r, profile_from_r, profile_to_r};
 use crate::envelope::envelope;
 use extendr_api::prelude::*;
 use profile_core::budget::Budget;
 use profile_core::model::{SampleLabels, SampleLocations, SampleValues, Samples};
-use profile_core::verbs::{
-    aggregate, diff_room, scale_values, set_unit, time_window, AfterX, DiffInputs,
-};
+use profile_core::verbs::{aggregate, scale_values, set_unit, time_window, AfterX, DiffInputs};
 use profile_core::verbs::{
     filter_by_labels, keep_sample_types, FrameFilter, LabelCondition, LabelFilter, LabelPairs,
     LocationTexts, Pattern, SampleFilter, TextKind,
@@ -206,19 +201,7 @@ fn ffi_profile_diff(x: Robj, base: Robj, compact: Robj) -> Robj {
     envelope(|| {
         let compact = flag(&compact, "compact")?;
         let x_bundle = x;
-        // Without compact columns, x's per-sample columns are read with room
-        // for the base's rows, which the whole difference appends to them.
-        // (With them, the difference is made after x's rows, almost always:
-        // room there costs more than it saves, as fresh memory.)
-        let base_rows = table_rows(&base);
-        let room = |table: &str| {
-            if compact {
-                0
-            } else {
-                diff_room(table, |t| base_rows(t))
-            }
-        };
-        let x = profile_from_r_with_room(&x_bundle, room).map_err(|e| of_input(e, "x"))?;
+        let x = profile_from_r(&x_bundle).map_err(|e| of_input(e, "x"))?;
         profile_core::validate::validate(&x).map_err(|e| of_input(e, "x"))?;
         let base = profile_from_r(&base).map_err(|e| of_input(e, "base"))?;
         profile_core::validate::validate(&base).map_err(|e| of_input(e, "base"))?;

@@ -61,9 +61,7 @@ pub use matching::{location_lines_kept, simple_name};
 pub use pattern::{matching_texts, Pattern};
 pub use pattern_verbs::{FrameFilter, SampleFilter};
 pub use select_types::keep_sample_types;
-pub use values::{
-    diff, diff_room, scale_values, set_unit, time_window, AfterX, DiffInputs, DIFF_BASE_LABEL,
-};
+pub use values::{diff, scale_values, set_unit, time_window, AfterX, DiffInputs, DIFF_BASE_LABEL};
 
 #[cfg(test)]
 mod tests;

@@ -9,7 +9,7 @@ use crate::alloc::try_collect;
 use crate::budget::Growable;
 use crate::combine::{CombineOptions, Combiner, LeftIds};
 use crate::error::{ProfileError, Result};
-use crate::model::{Profile, SampleLabels, SampleLocations, SampleValues, Samples, StrId, NA_INT};
+use crate::model::{Profile, SampleValues, Samples, StrId, NA_INT};
 use rustc_hash::FxHashSet;
 
 /// Multiplies the values of the sample types named in `types` (every type
@@ -163,23 +163,6 @@ impl DiffInputs {
             profile: combiner.finish(),
             x_ids,
         })
-    }
-}
-
-/// The rows [`diff`] appends to the per-sample table `table` of `x`, given the
-/// number of rows of each table of `base`: the base's rows, and in
-/// `sample_labels` one more per sample of the base (its `pprof::base` label;
-/// the base's own labels of that key are replaced, so this is at most one
-/// too many per sample). A caller that makes `x`'s columns with this much room
-/// spares the difference a copy of `x`'s rows when they grow: for a large
-/// profile, most of the difference's own time.
-pub fn diff_room(table: &str, base_rows: impl Fn(&str) -> usize) -> usize {
-    match table {
-        SampleLabels::NAME => {
-            base_rows(SampleLabels::NAME).saturating_add(base_rows(Samples::NAME))
-        }
-        Samples::NAME | SampleValues::NAME | SampleLocations::NAME => base_rows(table),
-        _ => 0,
     }
 }
 
