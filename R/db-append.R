@@ -26,7 +26,12 @@
 #' tables, each with every column the format knows, their primary and
 #' foreign keys and the unique pairs of the format; `samples`,
 #' `sample_values` and `sample_locations` are views, so that any query of
-#' them (dplyr, dm, SQL) sees the per-sample tables of the format.
+#' them (dplyr, dm, SQL) sees the per-sample tables of the format. DuckDB
+#' checks a foreign key at each statement against the rows as they were
+#' before it, and would refuse a delete of runs in one transaction: there the
+#' tables are made without their foreign keys, which the dm of
+#' [profile_db()] declares and [validate_profile()] checks all the same (and
+#' [profile_db_upgrade()] makes a 2.1 database's tables again without them).
 #'
 #' # Layout
 #'
@@ -335,10 +340,11 @@ db_create_table_sql <- function(con, t) {
   fk <- schema$foreign_keys
   # a key into a view of the layout refers to the table under it
   fk$ref_table[fk$ref_table %in% db_view_tables] <- db_physical$samples
+  declared <- if (db_declares_foreign_keys(con)) which(fk$table == t) else integer()
   constraints <- c(
     if (any(pk$table == t)) sprintf("PRIMARY KEY (%s)", q(pk$column[pk$table == t])),
     if (!is.null(db_unique_columns[[t]])) sprintf("UNIQUE (%s)", q(db_unique_columns[[t]])),
-    vapply(which(fk$table == t), function(i) {
+    vapply(declared, function(i) {
       sprintf(
         "FOREIGN KEY (%s) REFERENCES %s (%s)",
         q(fk$column[[i]]),

@@ -63,8 +63,12 @@ db_upgrade_tables <- function(con) {
   )
   relations <- db_relations(con)$name
   old <- old[names(old) %in% relations]
-  for (t in names(old)) {
-    DBI::dbExecute(con, sprintf("ALTER TABLE %s RENAME TO %s", n(t), n(old[[t]])))
+  if (db_declares_foreign_keys(con)) {
+    for (t in names(old)) {
+      DBI::dbExecute(con, sprintf("ALTER TABLE %s RENAME TO %s", n(t), n(old[[t]])))
+    }
+  } else {
+    db_upgrade_keyless_tables(con, old)
   }
   slots <- db_upgrade_slots(con, old)
   for (statement in db_layout_tables_sql(con, max(1L, slots$slot))) {
@@ -98,6 +102,35 @@ db_upgrade_tables <- function(con) {
     DBI::dbExecute(con, statement)
   }
   db_insert_rows(con, p$info, data.frame(key = "layout", value = db_layout_version))
+}
+
+# Where the package's tables declare no foreign keys (DuckDB, see
+# db_declares_foreign_keys()), the 2.1 tables are made again without them:
+# DuckDB renames no table that a key refers to, and would refuse a later
+# delete. The per-sample tables are copied to the names the upgrade reads
+# them from (`old`); the others are copied, dropped, made again and filled
+# from their copies (the columns both have).
+db_upgrade_keyless_tables <- function(con, old) {
+  n <- function(x) sql_name(con, x)
+  copy <- function(from, to) {
+    DBI::dbExecute(con, sprintf("CREATE TABLE %s AS SELECT * FROM %s", n(to), n(from)))
+  }
+  tables <- intersect(db_table_order(), db_relations(con)$name)
+  kept <- setdiff(tables, names(old))
+  copies <- paste0("profile_v21_copy_", kept)
+  for (t in names(old)) copy(t, old[[t]])
+  for (i in seq_along(kept)) copy(kept[[i]], copies[[i]])
+  # the tables that refer to others first
+  for (t in rev(tables)) DBI::dbExecute(con, paste("DROP TABLE", n(t)))
+  for (i in seq_along(kept)) {
+    for (statement in db_create_table_sql(con, kept[[i]])) DBI::dbExecute(con, statement)
+    columns <- intersect(db_columns(con, kept[[i]]), db_columns(con, copies[[i]]))
+    columns <- paste(n(columns), collapse = ", ")
+    DBI::dbExecute(con, sprintf(
+      "INSERT INTO %s (%s) SELECT %s FROM %s", n(kept[[i]]), columns, columns, n(copies[[i]])
+    ))
+    DBI::dbExecute(con, paste("DROP TABLE", n(copies[[i]])))
+  }
 }
 
 # The value slots of each source (`source_id`, `slot`, `type`, `unit`): its
