@@ -3,9 +3,9 @@
 # reads a file exactly when Go does (refusing it with a profile_error, never
 # another error), and then reads the same content (the dump format and what it
 # compares: tests/oracle/pprof-dump/main.go). The number of mutated cases is
-# PROFILE_ORACLE_CASES (default 2000; dev/test.sh sets 20000 in CI), made in
+# PROFILE_ORACLE_CASES (default 2000; dev/test.sh sets 6000 in CI), made in
 # batches by tests/oracle/pprof-mutate from the seed PROFILE_ORACLE_SEED
-# (default 1).
+# (default 1; in CI the commit's, see dev/test.sh).
 
 # One comparison: NULL when both sides agree, else what differs.
 oracle_disagreement <- function(go, r) {

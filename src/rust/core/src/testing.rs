@@ -3,7 +3,7 @@
 //! row by row with `row!`).
 //!
 //! The number of cases of every property is `PROFILE_PROPTEST_CASES` when it is
-//! set (CI sets 100 000: `dev/test.sh` with `CI=true`), else a count small
+//! set (CI sets 50 000: `dev/test.sh` with `CI=true`), else a count small
 //! enough for quick local runs. proptest's own `PROPTEST_CASES`, if set, still
 //! overrides every count (proptest applies it after the configuration).
 

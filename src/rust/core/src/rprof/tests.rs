@@ -1613,7 +1613,7 @@ prop_compose! {
 }
 
 proptest! {
-    #![proptest_config(crate::testing::config_costly(1000, 10))]
+    #![proptest_config(crate::testing::config_costly(1000, 20))]
 
     /// Well-formed files as R writes them, several segments, read in chunks.
     #[test]
