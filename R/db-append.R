@@ -340,18 +340,12 @@ db_create_table_sql <- function(con, t) {
   fk <- schema$foreign_keys
   # a key into a view of the layout refers to the table under it
   fk$ref_table[fk$ref_table %in% db_view_tables] <- db_physical$samples
-  declared <- if (db_declares_foreign_keys(con)) which(fk$table == t) else integer()
   constraints <- c(
     if (any(pk$table == t)) sprintf("PRIMARY KEY (%s)", q(pk$column[pk$table == t])),
     if (!is.null(db_unique_columns[[t]])) sprintf("UNIQUE (%s)", q(db_unique_columns[[t]])),
-    vapply(declared, function(i) {
-      sprintf(
-        "FOREIGN KEY (%s) REFERENCES %s (%s)",
-        q(fk$column[[i]]),
-        q(fk$ref_table[[i]]),
-        q(fk$ref_column[[i]])
-      )
-    }, character(1))
+    unlist(lapply(which(fk$table == t), function(i) {
+      db_foreign_key_sql(con, fk$column[[i]], fk$ref_table[[i]], fk$ref_column[[i]])
+    }))
   )
   create <- sprintf(
     "CREATE TABLE %s (\n  %s\n)", q(t), paste(c(columns, constraints), collapse = ",\n  ")

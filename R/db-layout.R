@@ -74,6 +74,15 @@ db_declares_foreign_keys <- function(con) {
   db_dialect(con) != "duckdb"
 }
 
+# The FOREIGN KEY clause of a CREATE TABLE statement (`column` of the table
+# referring to `ref` of `table`), or NULL where the tables declare none.
+db_foreign_key_sql <- function(con, column, table, ref) {
+  if (db_declares_foreign_keys(con)) {
+    q <- function(x) paste(sql_name(con, x), collapse = ", ")
+    sprintf("FOREIGN KEY (%s) REFERENCES %s (%s)", q(column), q(table), q(ref))
+  }
+}
+
 # DBI::dbIsValid(), or a query where a driver has no method for it
 # (RPostgreSQL).
 db_is_valid <- function(con) {
@@ -198,7 +207,11 @@ db_lock <- function(con) {
 # the rows stored before it, not those the statement adds.
 db_insert_rows <- function(con, table, rows) {
   rows <- as.data.frame(rows)
-  for (level in db_self_reference_levels(table, rows)) {
+  levels <- db_self_reference_levels(table, rows)
+  if (length(levels) == 1L) {
+    return(db_insert_statement(con, table, rows))
+  }
+  for (level in levels) {
     db_insert_statement(con, table, rows[level, , drop = FALSE])
   }
   invisible()
@@ -310,11 +323,7 @@ db_layout_tables_sql <- function(con, n_slots = 1L) {
     body <- paste(c(columns, constraints), collapse = ",\n  ")
     sprintf("CREATE TABLE %s (\n  %s\n)", q(table), body)
   }
-  fk <- function(column, table, ref) {
-    if (db_declares_foreign_keys(con)) {
-      sprintf("FOREIGN KEY (%s) REFERENCES %s (%s)", q(column), q(table), q(ref))
-    }
-  }
+  fk <- function(column, table, ref) db_foreign_key_sql(con, column, table, ref)
   p <- db_physical
   spec <- v2_schema()$columns$samples
   prototypes <- list(

@@ -85,13 +85,7 @@ db_upgrade_tables <- function(con) {
   if ("sample_labels" %in% names(old)) {
     # the old table's index keeps its name
     DBI::dbExecute(con, sprintf("DROP INDEX IF EXISTS %s", n("sample_labels_sample_id")))
-    for (statement in db_create_table_sql(con, "sample_labels")) DBI::dbExecute(con, statement)
-    columns <- intersect(db_columns(con, "sample_labels"), db_columns(con, old[["sample_labels"]]))
-    columns <- paste(n(columns), collapse = ", ")
-    DBI::dbExecute(con, sprintf(
-      "INSERT INTO %s (%s) SELECT %s FROM %s",
-      n("sample_labels"), columns, columns, n(old[["sample_labels"]])
-    ))
+    db_remake_table(con, "sample_labels", old[["sample_labels"]])
   }
   cascade <- if (db_dialect(con) == "postgres") " CASCADE" else ""
   for (t in rev(old)) {
@@ -123,14 +117,20 @@ db_upgrade_keyless_tables <- function(con, old) {
   # the tables that refer to others first
   for (t in rev(tables)) DBI::dbExecute(con, paste("DROP TABLE", n(t)))
   for (i in seq_along(kept)) {
-    for (statement in db_create_table_sql(con, kept[[i]])) DBI::dbExecute(con, statement)
-    columns <- intersect(db_columns(con, kept[[i]]), db_columns(con, copies[[i]]))
-    columns <- paste(n(columns), collapse = ", ")
-    DBI::dbExecute(con, sprintf(
-      "INSERT INTO %s (%s) SELECT %s FROM %s", n(kept[[i]]), columns, columns, n(copies[[i]])
-    ))
+    db_remake_table(con, kept[[i]], copies[[i]])
     DBI::dbExecute(con, paste("DROP TABLE", n(copies[[i]])))
   }
+}
+
+# Creates table `t` of the format (db_create_table_sql()) and fills it with
+# the rows of the table `from`, in the columns both have.
+db_remake_table <- function(con, t, from) {
+  n <- function(x) sql_name(con, x)
+  for (statement in db_create_table_sql(con, t)) DBI::dbExecute(con, statement)
+  columns <- paste(n(intersect(db_columns(con, t), db_columns(con, from))), collapse = ", ")
+  DBI::dbExecute(con, sprintf(
+    "INSERT INTO %s (%s) SELECT %s FROM %s", n(t), columns, columns, n(from)
+  ))
 }
 
 # The value slots of each source (`source_id`, `slot`, `type`, `unit`): its
