@@ -58,8 +58,12 @@ local_duckdb <- function(env = parent.frame()) {
 }
 
 # A new database in the test run's PostgreSQL cluster, dropped at the end of
-# the test.
+# the test. Skipped on CRAN (without NOT_CRAN=true, as in R CMD check): a test
+# run that starts a database server is for dev/test.sh and devtools::test(),
+# which run every PostgreSQL test (the check's run saves four of its nine
+# minutes).
 local_postgres <- function(env = parent.frame(), driver = "RPostgres") {
+  testthat::skip_on_cran()
   # (loading lubridate, which RPostgres imports, asks timedatectl for the time
   # zone when TZ is unset, with a warning where systemd does not run)
   withr::with_envvar(c(TZ = "UTC"), testthat::skip_if_not_installed("RPostgres"))
