@@ -237,7 +237,8 @@ db_self_reference_levels <- function(table, rows) {
     if (!length(todo)) break
     ready <- todo[!is.na(level[parent[todo]])]
     if (!length(ready)) {
-      level[todo] <- max(level, na.rm = TRUE) + 1L
+      # (0 when every row is in a cycle: no level before them)
+      level[todo] <- max(-1L, level, na.rm = TRUE) + 1L
       break
     }
     level[ready] <- level[parent[ready]] + 1L

@@ -99,6 +99,9 @@ test_that("rows of a table that refers to itself are inserted after those they r
   expect_identical(rows$location_id[levels[[1]]], c(9L, 1L, 4L))
   # the cycle last, for the database to refuse
   expect_identical(rows$location_id[levels[[length(levels)]]], c(11L, 12L))
+  expect_identical(
+    expect_silent(db_self_reference_levels("locations", rows[7:8, ])), list(1:2)
+  )
   # a table without a key into itself, or no reference among the rows: one insert
   expect_identical(db_self_reference_levels("sources", rows), list(seq_len(8L)))
   expect_identical(
