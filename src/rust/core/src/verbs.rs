@@ -65,7 +65,3 @@ pub use values::{diff, scale_values, set_unit, time_window, AfterX, DiffInputs, 
 
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_frames;
-#[cfg(test)]
-mod tests_values;

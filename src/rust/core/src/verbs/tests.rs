@@ -1,3 +1,6 @@
+mod frames;
+mod values;
+
 use super::*;
 use crate::model::Profile;
 use crate::testing::{
