@@ -157,10 +157,13 @@ fn json_of_a_small_view() {
         r#"{"format":2,"title":"\u003c/script\u003e","diff":false,"default_type":0,"types":[{"name":"samples","unit":"count"}],"strings":["f","g","h","main","a.R",""],"keys":{"name":{"type":"u8","length":4,"base64":"AAECAw=="},"file":{"type":"u8","length":4,"base64":"BAUFBA=="}},"tree":{"parent":"#
     ));
     assert!(json.contains(r#""total_neg":{"const":0,"length":3}"#));
-    assert!(json.contains(r#""runs":{"leaf":{"type":"u8","length":2,"base64":"AgE="},"count":{"const":1,"length":2}"#));
+    assert!(json.contains(
+        r#""runs":{"leaf":{"type":"u8","length":2,"base64":"AgE="},"count":{"const":1,"length":2}"#
+    ));
     assert!(json.contains(r#""step":{"const":0.5,"length":1}"#));
-    assert!(json
-        .contains(r#""files":[{"name":"a.R","text":["x \u003c- 1","\u003c/script\u003e"]}]"#));
+    assert!(
+        json.contains(r#""files":[{"name":"a.R","text":["x \u003c- 1","\u003c/script\u003e"]}]"#)
+    );
     let no_runs = view_json(&ViewData { runs: None, ..data }).unwrap();
     assert!(no_runs.ends_with(r#""runs":null}"#));
 }

@@ -86,8 +86,7 @@ fn labelled() -> Profile {
     let text = |p: &mut Profile, sample: i32, key: &str, value: &str| {
         row!(p, sample_labels, "sample_id" => I(sample), "key" => s(key), "value" => s(value));
     };
-    let num = |p: &mut Profile, sample: i32, key: &str, num: f64, unit: Option<&str>| match unit
-    {
+    let num = |p: &mut Profile, sample: i32, key: &str, num: f64, unit: Option<&str>| match unit {
         Some(u) => {
             row!(p, sample_labels, "sample_id" => I(sample), "key" => s(key), "num" => D(num),
             "num_unit" => s(u))
@@ -136,8 +135,7 @@ fn kept(p: &Profile, focus: Option<&str>, ignore: Option<&str>) -> (Vec<i32>, La
                 .map(|re| {
                     (0..pairs.len())
                         .map(|i| {
-                            format!("{}:{}", pair_text(i).0, pair_text(i).1)
-                                .contains(re.as_str())
+                            format!("{}:{}", pair_text(i).0, pair_text(i).1).contains(re.as_str())
                         })
                         .collect()
                 })
@@ -200,8 +198,8 @@ fn conditions_check_their_matches() {
     let pairs = LabelPairs::of(&p).unwrap();
     // worker: fib, hash, text; phase: compute
     assert_eq!(pairs.len(), 4);
-    let err = LabelCondition::new(LabelFilter::parse("a,b").unwrap(), vec![vec![true; 4]])
-        .unwrap_err();
+    let err =
+        LabelCondition::new(LabelFilter::parse("a,b").unwrap(), vec![vec![true; 4]]).unwrap_err();
     assert_eq!(err.kind(), "argument");
     let short =
         LabelCondition::new(LabelFilter::parse("k=a").unwrap(), vec![vec![true; 3]]).unwrap();

@@ -1,8 +1,8 @@
 //! Tests of the verbs that cut stacks at a matching frame (`-show_from`,
 //! `-prune_from`), with Go's cut of the lines of a pprof Location.
 
-use super::{mask, matching, named_stacks, random_input, stacks, stacks_profile};
 use super::super::*;
+use super::{mask, matching, named_stacks, random_input, stacks, stacks_profile};
 use crate::model::{Profile, NA_INT};
 use crate::testing::{
     row, s,

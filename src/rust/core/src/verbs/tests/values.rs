@@ -1,7 +1,7 @@
 //! Tests of the verbs on values (`values.rs`): scaling, aggregation, differences.
 
-use super::{named_stacks, random_input, stacks, stacks_profile};
 use super::super::*;
+use super::{named_stacks, random_input, stacks, stacks_profile};
 use crate::model::Profile;
 use crate::testing::{
     random_profile, row, s,
