@@ -24,9 +24,9 @@ pub mod shape;
 
 use altrep::{cycle_vector, RunsData};
 use extendr_api::prelude::*;
-use profile_core::budget::Budget;
+use profile_core::formats::rprof::{CompactColumn, SampleShape, MICROSECONDS};
 use profile_core::model::{ColRef, ColumnId, SampleLabels, SampleLocations, SampleValues, Samples};
-use profile_core::rprof::{CompactColumn, SampleShape, MICROSECONDS};
+use profile_core::resources::budget::Budget;
 use profile_core::{Profile, ProfileError, StrId, StringPool};
 use shape::{counts_within, cycles, find_runs, is_one_to_n, runs_of_lengths, steps_within, Runs};
 

@@ -5,8 +5,8 @@ use crate::args::{choice, flag, limits, optional_string, required_path};
 use crate::bundle::{profile_from_r, profile_to_r};
 use crate::envelope::envelope;
 use extendr_api::prelude::*;
-use profile_core::budget::Budget;
-use profile_core::otlp::{self, Format};
+use profile_core::formats::otlp::{self, Format};
+use profile_core::resources::budget::Budget;
 
 /// Reads an OTLP file (binary or JSON, gzip or plain) into a bundle, with
 /// compact columns if `compact` is TRUE, within `max_memory` bytes.

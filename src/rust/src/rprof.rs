@@ -6,9 +6,11 @@ use crate::bundle::{compact_read_to_r, profile_from_r, profile_to_r};
 use crate::envelope::envelope;
 use crate::rapi::int_vector;
 use extendr_api::prelude::*;
-use profile_core::budget::Budget;
-use profile_core::rprof::{ParseOptions, RprofContent};
-use profile_core::{input, output, rprof, ProfileError};
+use profile_core::formats::rprof;
+use profile_core::formats::rprof::{ParseOptions, RprofContent};
+use profile_core::io::{input, output};
+use profile_core::resources::budget::Budget;
+use profile_core::ProfileError;
 use std::borrow::Cow;
 
 /// Reads an Rprof file into `list(bundle, warnings, sample_lines)`. `input` is a
@@ -19,7 +21,7 @@ use std::borrow::Cow;
 /// read leaves its compact columns unwritten and makes them from the samples'
 /// shape; FALSE writes every column and finds the compact forms in them, the
 /// reference the tests compare the other against. The read, and the R copy
-/// of its result, stay within `max_memory` bytes (see `profile_core::budget`).
+/// of its result, stay within `max_memory` bytes (see `profile_core::resources::budget`).
 /// @noRd
 #[extendr]
 fn ffi_rprof_read(
@@ -135,14 +137,14 @@ fn ffi_rprof_write(bundle: Robj, path: Robj) -> Robj {
     envelope(|| {
         let path = required_path(&path, "path")?;
         let p = profile_from_r(&bundle)?;
-        profile_core::validate::validate(&p)?;
+        profile_core::model::validate::validate(&p)?;
         output::write_atomic(&path, |w| rprof::write(&p, w))?;
         Ok(Robj::from(true))
     })
 }
 
 /// The order in which R's internal `merge()` returns rows with the match codes
-/// `xinds` (see `profile_core::rprof::legacy`), for v1 location ids as profile
+/// `xinds` (see `profile_core::formats::rprof::legacy`), for v1 location ids as profile
 /// 1.0.4 gave them.
 /// @noRd
 #[extendr]

@@ -6,33 +6,12 @@
 //! between R vectors and [`model::Profile`]; every rule lives here so that it is
 //! tested by `cargo test` alone.
 
-mod alloc;
-pub mod budget;
-pub mod combine;
 pub mod error;
-pub mod folded;
-mod id_index;
-mod identity;
-pub mod input;
-pub mod json;
-pub mod limits;
-pub mod memory;
+pub mod formats;
+pub mod io;
 pub mod model;
-pub mod otlp;
-pub mod output;
-pub mod pprof;
-pub mod rprof;
-pub mod sample_set;
-pub mod schema;
-pub mod source_text;
-pub mod speedscope;
-pub mod summary;
-pub mod text;
-mod threads;
-pub mod validate;
-pub mod verbs;
-pub mod view;
-mod wire;
+pub mod ops;
+pub mod resources;
 
 #[cfg(test)]
 mod props;

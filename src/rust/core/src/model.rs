@@ -9,7 +9,11 @@ use crate::error::{ProfileError, Result};
 
 #[macro_use]
 mod columns;
+pub(crate) mod id_index;
+pub(crate) mod identity;
+pub mod schema;
 mod strings;
+pub mod validate;
 use columns::retain_rows;
 pub use columns::{ColMut, ColRef, ColType, ColumnId, ColumnRules, TableRules, ValueRange};
 pub use strings::{StrId, StringPool};
@@ -174,7 +178,7 @@ table!(
         num_unit: Chr = "num_unit" [required],
         /// NA for a string (`value`) or an integer (`num`), as pprof labels
         /// are; else the kind of an OTLP attribute value (see
-        /// [`crate::otlp::attributes`]).
+        /// [`crate::formats::otlp::attributes`]).
         kind: Chr = "kind",
     }
 );

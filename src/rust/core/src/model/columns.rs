@@ -318,7 +318,7 @@ macro_rules! table {
             }
         }
 
-        impl crate::budget::Growable for $Name {
+        impl crate::resources::budget::Growable for $Name {
             fn elements(&self) -> usize {
                 self.nrow()
             }
