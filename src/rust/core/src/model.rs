@@ -9,6 +9,7 @@ use crate::error::{ProfileError, Result};
 
 #[macro_use]
 mod columns;
+pub mod address;
 pub(crate) mod id_index;
 pub(crate) mod identity;
 pub mod schema;

@@ -34,20 +34,6 @@ use std::path::Path;
 /// recognises it to undo what the writer did to system names.
 pub const R_MAPPING_FILENAME: &str = "[R]";
 
-/// An address or offset as v2 text: lower-case hex with a `0x` prefix.
-pub fn hex_address(x: u64) -> String {
-    format!("{x:#x}")
-}
-
-/// The number in `0x...` text (also accepts upper-case digits and `0X`).
-pub fn parse_hex_address(s: &str) -> Option<u64> {
-    let digits = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X"))?;
-    if digits.is_empty() || digits.len() > 16 {
-        return None;
-    }
-    u64::from_str_radix(digits, 16).ok()
-}
-
 /// Reads the bytes of a pprof file (gzip-compressed or plain) as a v2 profile.
 /// The message is decoded as Go's parser decodes it (see `decode.rs`); data that
 /// are not a pprof message are named when they look like a legacy profile.

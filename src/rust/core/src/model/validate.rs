@@ -5,6 +5,7 @@
 //! Each check reports the first offending row (1-based, as R users count).
 
 use crate::error::{ProfileError, Result};
+use crate::model::address::{not_an_address, parse_hex_address};
 use crate::model::id_index::{IdIndex, IdSet};
 use crate::model::schema;
 use crate::model::{ColRef, Profile, StrId, NA_INT};
@@ -398,14 +399,9 @@ fn check_pprof_numbers(p: &Profile) -> Result<()> {
     ];
     for (table, col, values) in hex_columns {
         if let Some((row, v)) = first_bad(values, |v| {
-            !v.is_na() && crate::formats::pprof::parse_hex_address(p.str(v)).is_none()
+            !v.is_na() && parse_hex_address(p.str(v)).is_none()
         }) {
-            return Err(ProfileError::invalid(
-                table,
-                col,
-                Some(row + 1),
-                format!("must be an address like \"0x4a2f\", found \"{}\"", p.str(v)),
-            ));
+            return Err(not_an_address(table, col, row, p.str(v)));
         }
     }
     for (col, times) in [

@@ -50,7 +50,7 @@ use super::keys;
 use super::proto;
 use super::DEFAULT_SCOPE_NAME;
 use crate::error::{ProfileError, Result};
-use crate::formats::pprof::parse_hex_address;
+use crate::model::address::address_cell;
 use crate::model::id_index::IdIndex;
 use crate::model::{Profile, StrId, NA_INT};
 use crate::resources::budget::Budget;
@@ -198,17 +198,8 @@ impl<'p> Writer<'p> {
         let attribute_rows = rows_by_id(&p.mapping_attributes.mapping_id);
         for r in 0..m.nrow() {
             let hex = |col: &[StrId], name: &str| -> Result<u64> {
-                match col.get(r).and_then(|&s| p.strings.get(s)) {
-                    None => Ok(0),
-                    Some(s) => parse_hex_address(s).ok_or_else(|| {
-                        ProfileError::invalid(
-                            "mappings",
-                            name,
-                            Some(r + 1),
-                            format!("must be an address like \"0x4a2f\", found \"{s}\""),
-                        )
-                    }),
-                }
+                col.get(r)
+                    .map_or(Ok(0), |&id| address_cell(p, "mappings", name, r, id))
             };
             let mut attrs = Vec::new();
             if let Some(&b) = m.build_id.get(r) {

@@ -12,9 +12,10 @@
 //! number, a label with neither string nor number is dropped).
 
 use super::proto;
-use super::{hex_address, R_MAPPING_FILENAME};
+use super::R_MAPPING_FILENAME;
 use crate::error::{ProfileError, Result};
 use crate::io::text::utf8_escaped;
+use crate::model::address::hex_address;
 use crate::model::id_index::{IdIndex, IdSet};
 use crate::model::{next_id, Profile, StrId, NA_INT};
 use crate::resources::budget::{Budget, Growable};

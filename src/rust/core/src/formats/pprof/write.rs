@@ -18,9 +18,9 @@
 //! equal, and that turns `<GC>` and `<Anonymous>` into `<unknown>`; the reader puts
 //! the system name back for functions of the `[R]` mapping.
 
-use super::parse_hex_address;
 use super::proto;
 use crate::error::{ProfileError, Result};
+use crate::model::address::address_cell;
 use crate::model::id_index::IdIndex;
 use crate::model::identity::{first_equal_samples, LabelRows};
 use crate::model::validate;
@@ -99,20 +99,6 @@ fn to_i64(x: f64) -> i64 {
         0
     } else {
         x.round() as i64
-    }
-}
-
-fn hex_column(p: &Profile, table: &str, column: &str, row: usize, id: StrId) -> Result<u64> {
-    match p.strings.get(id) {
-        None => Ok(0),
-        Some(s) => parse_hex_address(s).ok_or_else(|| {
-            ProfileError::invalid(
-                table,
-                column,
-                Some(row + 1),
-                format!("must be an address like \"0x4a2f\", found \"{s}\""),
-            )
-        }),
     }
 }
 
@@ -225,9 +211,21 @@ fn mappings<'p>(p: &'p Profile, strings: &mut StringTable<'p>) -> Result<Vec<pro
             let flag = |v: &[i32]| v[row] != NA_INT && v[row] != 0;
             Ok(proto::Mapping {
                 id: mp.mapping_id[row] as u64,
-                memory_start: hex_column(p, "mappings", "memory_start", row, mp.memory_start[row])?,
-                memory_limit: hex_column(p, "mappings", "memory_limit", row, mp.memory_limit[row])?,
-                file_offset: hex_column(p, "mappings", "file_offset", row, mp.file_offset[row])?,
+                memory_start: address_cell(
+                    p,
+                    "mappings",
+                    "memory_start",
+                    row,
+                    mp.memory_start[row],
+                )?,
+                memory_limit: address_cell(
+                    p,
+                    "mappings",
+                    "memory_limit",
+                    row,
+                    mp.memory_limit[row],
+                )?,
+                file_offset: address_cell(p, "mappings", "file_offset", row, mp.file_offset[row])?,
                 filename: strings.add(p.str(mp.filename[row])),
                 build_id: strings.add(p.str(mp.build_id[row])),
                 has_functions: flag(&mp.has_functions),

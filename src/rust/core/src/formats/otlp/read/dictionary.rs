@@ -5,8 +5,8 @@ use super::{entry, entry_id, invalid, line_number, Attr, Reader};
 use crate::error::Result;
 use crate::formats::otlp::attributes;
 use crate::formats::otlp::keys;
-use crate::formats::pprof::hex_address;
 use crate::io::text::utf8_escaped;
+use crate::model::address::hex_address;
 use crate::model::{next_id, Profile, StrId, NA_INT};
 use crate::resources::budget::Growable;
 

@@ -5,7 +5,7 @@ use super::{index, internal, Writer};
 use crate::error::{ProfileError, Result};
 use crate::formats::otlp::attributes::Cells;
 use crate::formats::otlp::{keys, proto};
-use crate::formats::pprof::parse_hex_address;
+use crate::model::address::address_cell;
 use crate::model::id_index::IdIndex;
 use crate::model::{StrId, NA_INT};
 
@@ -76,16 +76,9 @@ impl Writer<'_> {
         } else {
             self.mapping_index.get(&mapping).copied().unwrap_or(0)
         };
-        let address = match l.address.get(first).and_then(|&a| p.strings.get(a)) {
+        let address = match l.address.get(first) {
             None => 0,
-            Some(s) => parse_hex_address(s).ok_or_else(|| {
-                ProfileError::invalid(
-                    "locations",
-                    "address",
-                    Some(first + 1),
-                    format!("must be an address like \"0x4a2f\", found \"{s}\""),
-                )
-            })?,
+            Some(&id) => address_cell(p, "locations", "address", first, id)?,
         };
         let lines = rows
             .iter()

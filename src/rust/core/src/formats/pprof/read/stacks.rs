@@ -5,7 +5,8 @@
 use super::{index_ids, last_id, line_number, malformed, StringTable};
 use super::{MAX_FRAMES_PER_BYTE, SOURCE_ID};
 use crate::error::{ProfileError, Result};
-use crate::formats::pprof::{hex_address, proto};
+use crate::formats::pprof::proto;
+use crate::model::address::hex_address;
 use crate::model::id_index::IdIndex;
 use crate::model::{next_id, Profile, StrId, NA_INT};
 use crate::resources::budget::{Budget, Growable};

@@ -2,9 +2,10 @@
 //! Location again, and the `[R]` mapping of frames from other formats.
 
 use super::samples::SourceInfo;
-use super::{hex_column, internal, StringTable};
+use super::{internal, StringTable};
 use crate::error::{ProfileError, Result};
 use crate::formats::pprof::{proto, R_MAPPING_FILENAME};
+use crate::model::address::address_cell;
 use crate::model::id_index::{IdIndex, IdSet};
 use crate::model::{Profile, NA_INT};
 use crate::ops::summary::SampleFrames;
@@ -147,7 +148,7 @@ impl<'p> LocationWriter<'p> {
             let written = m != NA_INT && self.p.has_table("mappings");
             (
                 if written { m as u64 } else { 0 },
-                hex_column(self.p, "locations", "address", first, l.address[first])?,
+                address_cell(self.p, "locations", "address", first, l.address[first])?,
             )
         };
         let lines = rows
