@@ -78,7 +78,7 @@ fn ffi_profile_schema() -> Robj {
             .iter()
             .map(|(t, _)| *t)
             .collect::<Vec<_>>(),
-        top_level_name = profile_core::formats::rprof::TOP_LEVEL_NAME,
+        top_level_name = profile_core::model::TOP_LEVEL_NAME,
         source_types = schema::SOURCE_TYPES.to_vec(),
         otlp_tables = profile_core::model::OTLP_TABLES.to_vec(),
         limits = limits(),

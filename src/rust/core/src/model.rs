@@ -22,6 +22,12 @@ pub use strings::{StrId, StringPool};
 /// R's `NA_integer_` (and `NA` for logicals stored as integers).
 pub const NA_INT: i32 = i32::MIN;
 
+/// The name of the function of the frame that stands for R's top-level code
+/// (the Rprof reader makes one from a line reference after the outermost
+/// frame, see `formats::rprof`), with an empty system name, which writers and
+/// readers of other formats leave empty.
+pub const TOP_LEVEL_NAME: &str = "<top level>";
+
 /// The id of the row after the first `rows` rows of a table of `what`: ids are
 /// R integers, numbered from 1.
 pub(crate) fn next_id(rows: usize, what: &str) -> Result<i32> {

@@ -73,7 +73,7 @@ pub const SAMPLES_TYPE: (&str, &str) = ("samples", "count");
 /// has a source reference (`1#3 "f" 1#10 "g" 1#20`: `g` was called from line
 /// 20). Its function has this name, an empty system name (R wrote none) and
 /// the file of the reference.
-pub const TOP_LEVEL_NAME: &str = "<top level>";
+pub use crate::model::TOP_LEVEL_NAME;
 
 /// The flags and interval of a header line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -17,7 +17,7 @@ use crate::error::{ProfileError, Result};
 use crate::io::text::utf8_escaped;
 use crate::model::address::hex_address;
 use crate::model::id_index::{IdIndex, IdSet};
-use crate::model::{next_id, Profile, StrId, NA_INT};
+use crate::model::{next_id, Profile, StrId, NA_INT, TOP_LEVEL_NAME};
 use crate::resources::budget::{Budget, Growable};
 use crate::resources::limits::Limits;
 use prost::Message;
@@ -376,7 +376,7 @@ fn add_functions(
 /// The writer leaves out the system name of R functions when it equals the name
 /// (see `write.rs`); put it back for functions used only in the R mapping. The
 /// top level of an Rprof profile has no system name to put back (see
-/// `rprof::TOP_LEVEL_NAME`).
+/// [`TOP_LEVEL_NAME`]).
 fn restore_r_system_names(p: &mut Profile) -> Result<()> {
     let r_mapping_ids: Vec<i32> = p
         .mappings
@@ -409,7 +409,7 @@ fn restore_r_system_names(p: &mut Profile) -> Result<()> {
     let Some(empty) = p.strings.lookup("") else {
         return Ok(());
     };
-    let top_level = p.strings.lookup(crate::formats::rprof::TOP_LEVEL_NAME);
+    let top_level = p.strings.lookup(TOP_LEVEL_NAME);
     let f = &mut p.functions;
     let rows = in_r
         .iter()
