@@ -31,7 +31,7 @@ use rustc_hash::FxHashMap;
 mod locations;
 mod samples;
 use locations::{functions_only_in_r, locations_for_r_mapping, LocationWriter};
-use samples::{collect_samples, SourceInfo, ValueColumns, ValueMatrix};
+use samples::{collect_samples, ValueColumns, ValueMatrix};
 
 /// Most sample values (samples x sample types) a file may hold: every sample has a
 /// value of every type in pprof, which a profile uniting many sources with
@@ -84,6 +84,39 @@ impl<'a> StringTable<'a> {
             .into_iter()
             .map(|s| s.as_bytes().to_vec())
             .collect()
+    }
+}
+
+/// What the writer needs to know about each source.
+struct SourceInfo {
+    is_pprof: Vec<bool>,
+    /// The sampling interval in nanoseconds of Rprof sources that have one.
+    rprof_interval: Vec<Option<f64>>,
+}
+
+impl SourceInfo {
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "rows below nrow() of the validated (rectangular) profile's table"
+    )]
+    fn new(p: &Profile) -> Self {
+        let s = &p.sources;
+        let is_pprof = s.source_type.iter().map(|&t| p.str(t) == "pprof").collect();
+        let rprof_interval = (0..s.nrow())
+            .map(|i| {
+                let period = s.period[i];
+                (p.str(s.source_type[i]) == "rprof"
+                    && p.str(s.period_type[i]) == "cpu"
+                    && p.str(s.period_unit[i]) == "nanoseconds"
+                    && period.is_finite()
+                    && period > 0.0)
+                    .then_some(period)
+            })
+            .collect();
+        SourceInfo {
+            is_pprof,
+            rprof_interval,
+        }
     }
 }
 

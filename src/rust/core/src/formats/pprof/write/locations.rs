@@ -1,8 +1,7 @@
 //! The Locations of a pprof file: chains of inlined frames written as one
 //! Location again, and the `[R]` mapping of frames from other formats.
 
-use super::samples::SourceInfo;
-use super::{internal, StringTable};
+use super::{internal, SourceInfo, StringTable};
 use crate::error::{ProfileError, Result};
 use crate::formats::pprof::{proto, R_MAPPING_FILENAME};
 use crate::model::address::address_cell;

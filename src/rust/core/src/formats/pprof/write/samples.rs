@@ -3,7 +3,7 @@
 //! where they are one.
 
 use super::locations::LocationWriter;
-use super::{internal, to_i64, StringTable, MAX_VALUES};
+use super::{internal, to_i64, SourceInfo, StringTable, MAX_VALUES};
 use crate::error::{ProfileError, Result};
 use crate::formats::pprof::proto;
 use crate::model::id_index::IdIndex;
@@ -75,39 +75,6 @@ impl<'a> ValueColumns<'a> {
             types,
             of_type,
             rprof_cpu,
-        }
-    }
-}
-
-/// What the writer needs to know about each source.
-pub(super) struct SourceInfo {
-    pub(super) is_pprof: Vec<bool>,
-    /// The sampling interval in nanoseconds of Rprof sources that have one.
-    pub(super) rprof_interval: Vec<Option<f64>>,
-}
-
-impl SourceInfo {
-    #[allow(
-        clippy::indexing_slicing,
-        reason = "rows below nrow() of the validated (rectangular) profile's table"
-    )]
-    pub(super) fn new(p: &Profile) -> Self {
-        let s = &p.sources;
-        let is_pprof = s.source_type.iter().map(|&t| p.str(t) == "pprof").collect();
-        let rprof_interval = (0..s.nrow())
-            .map(|i| {
-                let period = s.period[i];
-                (p.str(s.source_type[i]) == "rprof"
-                    && p.str(s.period_type[i]) == "cpu"
-                    && p.str(s.period_unit[i]) == "nanoseconds"
-                    && period.is_finite()
-                    && period > 0.0)
-                    .then_some(period)
-            })
-            .collect();
-        SourceInfo {
-            is_pprof,
-            rprof_interval,
         }
     }
 }
