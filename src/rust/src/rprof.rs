@@ -11,7 +11,6 @@ use profile_core::formats::rprof::{ParseOptions, RprofContent};
 use profile_core::io::{input, output};
 use profile_core::resources::budget::Budget;
 use profile_core::ProfileError;
-use std::borrow::Cow;
 
 /// Reads an Rprof file into `list(bundle, warnings, sample_lines)`. `input` is a
 /// path (plain or gzip file, read here) or a raw vector (the file's bytes).
@@ -50,9 +49,9 @@ fn ffi_rprof_read(
                 rprof::parse(data, &options)?
             }
             None => {
-                let file_bytes = input::read_file(&required_path(&input, "path")?, &budget)?;
-                let data = input::decompress_owned(file_bytes, &budget, &mut content)?;
-                rprof::parse(Cow::Owned(data), &options)?
+                let path = required_path(&input, "path")?;
+                let data = input::inflate_file(&path, &budget, &mut content)?.data;
+                rprof::parse(data, &options)?
             }
         };
         let lines: Vec<i32> = if with_lines.as_bool() == Some(true) {

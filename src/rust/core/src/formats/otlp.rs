@@ -29,7 +29,8 @@ pub use read::profile_from_messages;
 pub use write::{encode_message, message_from_profile};
 
 use crate::error::{ProfileError, Result};
-use crate::io::input;
+use crate::io::input::{self, Inflated};
+use crate::io::text::looks_like_text;
 use crate::io::wire::Failure;
 use crate::model::Profile;
 use crate::resources::budget::Budget;
@@ -147,45 +148,27 @@ pub(crate) fn not_otlp(head: &[u8], otherwise: &str) -> ProfileError {
     ProfileError::format(None, format!("not an OTLP profiles file: {what}"))
 }
 
-fn looks_like_text(head: &[u8]) -> bool {
-    let head = head.get(..head.len().min(256)).unwrap_or_default();
-    let text = match std::str::from_utf8(head) {
-        Ok(s) => s,
-        Err(e) if e.error_len().is_none() => {
-            std::str::from_utf8(head.get(..e.valid_up_to()).unwrap_or_default()).unwrap_or("")
-        }
-        Err(_) => return false,
-    };
-    text.len() >= 4
-        && text
-            .chars()
-            .all(|c| !c.is_control() || matches!(c, '\n' | '\r' | '\t'))
-}
-
 /// Reads the bytes of an OTLP file as a v2 profile, under `limits`.
 pub fn read_bytes(bytes: &[u8], source_uri: Option<&str>, limits: &Limits) -> Result<Profile> {
     let budget = Budget::new(*limits);
     let mut content = OtlpContent::new(limits);
-    let data = input::decompress_content(bytes, &budget, &mut content)?;
-    read_data(data, &content, input::is_gzip(bytes), source_uri, &budget)
+    let data = input::inflate_bytes(bytes, &budget, &mut content)?;
+    read_data(data, &content, source_uri, &budget)
 }
 
 /// Reads an OTLP file as a v2 profile under a memory budget.
 pub fn read_file(path: &Path, source_uri: Option<&str>, budget: &Budget) -> Result<Profile> {
-    let bytes = input::read_file(path, budget)?;
-    let compressed = input::is_gzip(&bytes);
     let mut content = OtlpContent::new(budget.limits());
-    let data = input::decompress_owned(bytes, budget, &mut content)?;
-    read_data(Cow::Owned(data), &content, compressed, source_uri, budget)
+    let data = input::inflate_file(path, budget, &mut content)?;
+    read_data(data, &content, source_uri, budget)
 }
 
 /// Decodes the (decompressed) data and reads them as a v2 profile; the data
 /// (if owned, they were charged) and the decoded messages are released when
 /// done with.
 fn read_data(
-    data: Cow<'_, [u8]>,
+    Inflated { data, compressed }: Inflated<'_>,
     content: &OtlpContent,
-    compressed: bool,
     source_uri: Option<&str>,
     budget: &Budget,
 ) -> Result<Profile> {

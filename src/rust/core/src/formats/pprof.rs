@@ -20,7 +20,8 @@ pub use read::{
 pub use write::{message_from_profile, WriteOptions, MAX_VALUES};
 
 use crate::error::{ProfileError, Result};
-use crate::io::input::{self, Content};
+use crate::io::input::{self, Content, Inflated};
+use crate::io::text::looks_like_text;
 use crate::model::Profile;
 use crate::resources::budget::Budget;
 use crate::resources::limits::Limits;
@@ -40,18 +41,16 @@ pub const R_MAPPING_FILENAME: &str = "[R]";
 pub fn read_bytes(bytes: &[u8], source_uri: Option<&str>, limits: &Limits) -> Result<Profile> {
     let budget = Budget::new(*limits);
     let mut content = PprofContent::new(limits);
-    let data = input::decompress_content(bytes, &budget, &mut content)?;
-    read_data(data, &content, input::is_gzip(bytes), source_uri, &budget)
+    let data = input::inflate_bytes(bytes, &budget, &mut content)?;
+    read_data(data, &content, source_uri, &budget)
 }
 
 /// Reads a pprof file as a v2 profile under a memory budget. Files larger than
 /// the decompression limit are refused before they are read.
 pub fn read_file(path: &Path, source_uri: Option<&str>, budget: &Budget) -> Result<Profile> {
-    let bytes = input::read_file(path, budget)?;
-    let compressed = input::is_gzip(&bytes);
     let mut content = PprofContent::new(budget.limits());
-    let data = input::decompress_owned(bytes, budget, &mut content)?;
-    read_data(Cow::Owned(data), &content, compressed, source_uri, budget)
+    let data = input::inflate_file(path, budget, &mut content)?;
+    read_data(data, &content, source_uri, budget)
 }
 
 /// Decodes the (decompressed) message `data`, whose top-level fields `content`
@@ -59,9 +58,8 @@ pub fn read_file(path: &Path, source_uri: Option<&str>, budget: &Budget) -> Resu
 /// `budget` before it is decoded; data owned here (and charged) are freed once
 /// decoded, the message once read.
 fn read_data(
-    data: Cow<'_, [u8]>,
+    Inflated { data, compressed }: Inflated<'_>,
     content: &PprofContent,
-    compressed: bool,
     source_uri: Option<&str>,
     budget: &Budget,
 ) -> Result<Profile> {
@@ -178,24 +176,6 @@ fn legacy_binary_profile(data: &[u8]) -> Option<&'static str> {
     } else {
         Some("it starts with a zero byte")
     }
-}
-
-/// Whether the data starts like text (a legacy text profile, a log, ...): UTF-8
-/// without control characters other than line breaks and tabs.
-fn looks_like_text(data: &[u8]) -> bool {
-    let head = data.get(..data.len().min(256)).unwrap_or_default();
-    let text = match std::str::from_utf8(head) {
-        Ok(s) => s,
-        // A character cut at the end of the window is fine.
-        Err(e) if e.error_len().is_none() => {
-            std::str::from_utf8(head.get(..e.valid_up_to()).unwrap_or_default()).unwrap_or("")
-        }
-        Err(_) => return false,
-    };
-    text.len() >= 4
-        && text
-            .chars()
-            .all(|c| !c.is_control() || matches!(c, '\n' | '\r' | '\t'))
 }
 
 #[cfg(test)]

@@ -190,6 +190,46 @@ pub fn decompress_owned(
     }
 }
 
+/// The data of a file, inflated while their format's [`Content`] looked at
+/// them: the first step of a read (bytes, content, profile), the same for
+/// every format.
+pub struct Inflated<'a> {
+    /// The data: inflated, or the bytes as they were.
+    pub data: Cow<'a, [u8]>,
+    /// Whether the bytes were gzip data (a position in a message is then one
+    /// "of the decompressed data").
+    pub compressed: bool,
+}
+
+/// The data of `bytes` (see [`decompress_content`]).
+pub fn inflate_bytes<'a>(
+    bytes: &'a [u8],
+    budget: &Budget,
+    content: &mut impl Content,
+) -> Result<Inflated<'a>> {
+    let data = decompress_content(bytes, budget, content)?;
+    Ok(Inflated {
+        data,
+        compressed: is_gzip(bytes),
+    })
+}
+
+/// The data of the file at `path`, read under the budget (see [`read_file`]
+/// and [`decompress_owned`]).
+pub fn inflate_file(
+    path: &Path,
+    budget: &Budget,
+    content: &mut impl Content,
+) -> Result<Inflated<'static>> {
+    let bytes = read_file(path, budget)?;
+    let compressed = is_gzip(&bytes);
+    let data = decompress_owned(bytes, budget, content)?;
+    Ok(Inflated {
+        data: Cow::Owned(data),
+        compressed,
+    })
+}
+
 /// Shows `piece`, the next piece of decompressed data (which have `total`
 /// bytes with it), to `content` and checks the limits: the size limit, the
 /// content's verdict, the memory the content says a read needs, of which

@@ -55,5 +55,25 @@ fn escape_slow(mut bytes: &[u8]) -> String {
     }
 }
 
+/// Whether data start like text (a legacy text profile, a log, ...): their
+/// first 256 bytes are UTF-8 (a character cut at the end of the window is
+/// fine) of at least 4 bytes, without control characters other than line
+/// breaks and tabs. The readers of binary formats name such data in their
+/// refusal.
+pub fn looks_like_text(data: &[u8]) -> bool {
+    let head = data.get(..data.len().min(256)).unwrap_or_default();
+    let text = match std::str::from_utf8(head) {
+        Ok(s) => s,
+        Err(e) if e.error_len().is_none() => {
+            std::str::from_utf8(head.get(..e.valid_up_to()).unwrap_or_default()).unwrap_or("")
+        }
+        Err(_) => return false,
+    };
+    text.len() >= 4
+        && text
+            .chars()
+            .all(|c| !c.is_control() || matches!(c, '\n' | '\r' | '\t'))
+}
+
 #[cfg(test)]
 mod tests;

@@ -124,7 +124,7 @@ pub struct PprofContent {
     head: Vec<u8>,
 }
 
-/// Bytes kept to name data that are not pprof (see `super::looks_like_text`).
+/// Bytes kept to name data that are not pprof (see `crate::io::text::looks_like_text`).
 const HEAD_BYTES: usize = 256;
 
 impl PprofContent {
