@@ -148,19 +148,36 @@ pub(crate) fn not_otlp(head: &[u8], otherwise: &str) -> ProfileError {
     ProfileError::format(None, format!("not an OTLP profiles file: {what}"))
 }
 
+/// What data that hold no OTLP message are when they are a file of another
+/// format ("it is a pprof file; read it with read_pprof()"), for the message
+/// of the refusal; `None` when they are none of those. A format imports no
+/// other: the caller passes what knows them
+/// ([`crate::formats::other_format_than_otlp`]).
+pub type OtherFormats<'a> = &'a dyn Fn(&[u8], &Budget) -> Option<&'static str>;
+
 /// Reads the bytes of an OTLP file as a v2 profile, under `limits`.
-pub fn read_bytes(bytes: &[u8], source_uri: Option<&str>, limits: &Limits) -> Result<Profile> {
+pub fn read_bytes(
+    bytes: &[u8],
+    source_uri: Option<&str>,
+    limits: &Limits,
+    others: OtherFormats<'_>,
+) -> Result<Profile> {
     let budget = Budget::new(*limits);
     let mut content = OtlpContent::new(limits);
     let data = input::inflate_bytes(bytes, &budget, &mut content)?;
-    read_data(data, &content, source_uri, &budget)
+    read_data(data, &content, source_uri, &budget, others)
 }
 
 /// Reads an OTLP file as a v2 profile under a memory budget.
-pub fn read_file(path: &Path, source_uri: Option<&str>, budget: &Budget) -> Result<Profile> {
+pub fn read_file(
+    path: &Path,
+    source_uri: Option<&str>,
+    budget: &Budget,
+    others: OtherFormats<'_>,
+) -> Result<Profile> {
     let mut content = OtlpContent::new(budget.limits());
     let data = input::inflate_file(path, budget, &mut content)?;
-    read_data(data, &content, source_uri, budget)
+    read_data(data, &content, source_uri, budget, others)
 }
 
 /// Decodes the (decompressed) data and reads them as a v2 profile; the data
@@ -171,6 +188,7 @@ fn read_data(
     content: &OtlpContent,
     source_uri: Option<&str>,
     budget: &Budget,
+    others: OtherFormats<'_>,
 ) -> Result<Profile> {
     if data.iter().all(|b| b.is_ascii_whitespace()) {
         return Err(ProfileError::format(
@@ -192,7 +210,7 @@ fn read_data(
             Err(Failure::Defect(..)) if data.first() == Some(&0x0a) => {
                 budget.release(decoder.charged);
                 decoder = decode::Decoder::new(budget);
-                let binary = decode_binary(&data, content, compressed, &mut decoder);
+                let binary = decode_binary(&data, content, compressed, &mut decoder, others);
                 match binary {
                     Ok(m) => vec![m],
                     Err(_) => {
@@ -208,7 +226,13 @@ fn read_data(
             }
             Err(f) => return Err(json_failure(f, &data)),
         },
-        _ => vec![decode_binary(&data, content, compressed, &mut decoder)?],
+        _ => vec![decode_binary(
+            &data,
+            content,
+            compressed,
+            &mut decoder,
+            others,
+        )?],
     };
     let mut messages = messages;
     for m in &mut messages {
@@ -287,6 +311,7 @@ fn decode_binary(
     content: &OtlpContent,
     compressed: bool,
     decoder: &mut decode::Decoder<'_>,
+    others: OtherFormats<'_>,
 ) -> Result<proto::ProfilesData> {
     let of_data = if compressed {
         " of the decompressed data"
@@ -299,7 +324,7 @@ fn decode_binary(
     }
     // Defects and traces of drafts: named with the whole message walked.
     if result.is_err() || decoder.traces.any() || content.other_fields > 0 {
-        if let Some(what) = pprof_file(data, decoder.budget()) {
+        if let Some(what) = others(data, decoder.budget()) {
             return Err(not_otlp(content.head(), what));
         }
         let traces = decode::scan(data);
@@ -318,14 +343,6 @@ fn decode_binary(
             format!("not a valid OTLP protobuf message: {what}"),
         )),
     }
-}
-
-/// Whether the data are a pprof file (a `perftools.profiles.Profile`: its
-/// string table starts with "" and it declares sample types).
-fn pprof_file(data: &[u8], budget: &Budget) -> Option<&'static str> {
-    let m = crate::formats::pprof::decode_message(data, budget)?;
-    (m.string_table.first().is_some_and(|s| s.is_empty()) && !m.sample_type.is_empty())
-        .then_some("it is a pprof file; read it with read_pprof()")
 }
 
 fn json_failure(f: Failure, data: &[u8]) -> ProfileError {

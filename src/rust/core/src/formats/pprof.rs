@@ -105,8 +105,8 @@ fn read_data(
 }
 
 /// The decoded message of (decompressed) pprof data, if they are one; its
-/// memory is charged to `budget` while it is decoded (for a reader of
-/// another format that asks whether its data are pprof).
+/// memory is charged to `budget` while it is decoded (for the refusal of a
+/// reader of another format, see `formats::other_format_than_otlp()`).
 pub(crate) fn decode_message(data: &[u8], budget: &Budget) -> Option<proto::Profile> {
     let mut content = PprofContent::new(budget.limits());
     content.whole(data).ok()?;

@@ -1,12 +1,18 @@
 //! Tests of reading and writing OTLP: real files, round trips, drafts, damage.
 
 use super::*;
+use crate::formats::other_format_than_otlp;
 use crate::model::NA_INT;
 use crate::testing::shared_otlp;
 use prost::Message;
 
 fn read(bytes: &[u8]) -> Result<Profile> {
-    read_bytes(bytes, Some("test"), &Limits::default())
+    read_bytes(
+        bytes,
+        Some("test"),
+        &Limits::default(),
+        &other_format_than_otlp,
+    )
 }
 
 #[test]
@@ -320,7 +326,7 @@ fn hostile_counts_are_refused_by_the_budget() {
         max_memory: 1 << 20,
         ..Limits::default()
     };
-    let e = read_bytes(&data, None, &small).unwrap_err();
+    let e = read_bytes(&data, None, &small, &other_format_than_otlp).unwrap_err();
     assert_eq!(e.kind(), "limit", "{e}");
     // With room, it reads: 2^20 observations of value 1.
     let p = read(&data).unwrap();
