@@ -237,15 +237,7 @@ fn of_input(e: ProfileError, name: &str) -> ProfileError {
             row,
             message,
         },
-        other => {
-            let kind = other.kind();
-            let message = format!("`{name}`: {other}");
-            match kind {
-                "limit" => ProfileError::limit(message),
-                "unsupported" => ProfileError::unsupported(message),
-                _ => ProfileError::argument(message),
-            }
-        }
+        other => other.map_message(|m| format!("`{name}`: {m}")),
     }
 }
 

@@ -131,6 +131,21 @@ impl ProfileError {
             message: message.into(),
         }
     }
+
+    /// The same error with its message rewritten by `rewrite` (a prefix that
+    /// says where, a hint added), everything else kept: the kind, and the
+    /// position, table, column and row of the kinds that have them.
+    pub fn map_message(mut self, rewrite: impl FnOnce(String) -> String) -> Self {
+        let (ProfileError::Io { message }
+        | ProfileError::Format { message, .. }
+        | ProfileError::Invalid { message, .. }
+        | ProfileError::Limit { message }
+        | ProfileError::Unsupported { message }
+        | ProfileError::Argument { message }
+        | ProfileError::Internal { message }) = &mut self;
+        *message = rewrite(std::mem::take(message));
+        self
+    }
 }
 
 impl From<std::io::Error> for ProfileError {

@@ -279,21 +279,7 @@ fn with_v19_hint(e: ProfileError) -> ProfileError {
     const HINT: &str = " (its samples have a single varint at field 4, as the link_index of \
                         the v1.8/v1.9 drafts of the signal, whose values are at field 2)";
     match e {
-        ProfileError::Invalid {
-            table,
-            column,
-            row,
-            message,
-        } => ProfileError::Invalid {
-            table,
-            column,
-            row,
-            message: message + HINT,
-        },
-        ProfileError::Format { position, message } => ProfileError::Format {
-            position,
-            message: message + HINT,
-        },
+        ProfileError::Invalid { .. } | ProfileError::Format { .. } => e.map_message(|m| m + HINT),
         other => other,
     }
 }

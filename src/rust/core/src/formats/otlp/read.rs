@@ -72,25 +72,13 @@ pub fn profile_from_messages(
     }
 }
 
-/// An error of the `i`-th message of a file of several.
+/// An error of the `i`-th message of a file of several: one about the
+/// content (kinds `format` and `invalid`) says which message.
 fn in_message(e: ProfileError, i: usize) -> ProfileError {
-    let prefix = format!("message {} of the file: ", i + 1);
     match e {
-        ProfileError::Invalid {
-            table,
-            column,
-            row,
-            message,
-        } => ProfileError::Invalid {
-            table,
-            column,
-            row,
-            message: prefix + &message,
-        },
-        ProfileError::Format { position, message } => ProfileError::Format {
-            position,
-            message: prefix + &message,
-        },
+        ProfileError::Invalid { .. } | ProfileError::Format { .. } => {
+            e.map_message(|m| format!("message {} of the file: {m}", i + 1))
+        }
         other => other,
     }
 }
