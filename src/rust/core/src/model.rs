@@ -399,15 +399,6 @@ impl Profile {
     }
 
     /// Every table as (name, columns), required tables first.
-    /// The bytes of every column's values (not the strings): the measure of
-    /// the working memory of work on the whole profile.
-    pub fn column_bytes(&self) -> u64 {
-        self.tables()
-            .iter()
-            .flat_map(|(_, cols)| cols.iter().map(|(_, c)| c.bytes()))
-            .sum()
-    }
-
     pub fn tables(&self) -> Vec<(&'static str, Vec<(&'static str, ColRef<'_>)>)> {
         vec![
             (Meta::NAME, self.meta.columns()),
