@@ -1,12 +1,14 @@
 //! The R binding: thin functions that move columns between R and `profile_core`.
 //!
-//! Every function registered with R returns an envelope (see [`envelope`]), never
-//! an error or a panic through extendr. The modules, each depending only on
-//! those before it (see `dev/ARCHITECTURE.md`):
-//! `rapi` (R's C API), `envelope`, `compact` (compact columns), `text` (strings
-//! from R), `args`, `bundle` (profiles across the boundary), then one module per
-//! core module: `summary`, `folded`, `rprof`, `pprof`, `otlp`, `combine`, `verbs`,
-//! `view` (the browser view and speedscope files).
+//! Every function registered with R but `ffi_profile_schema()` (made of
+//! constants, it cannot fail) returns an envelope (see [`envelope`]), never an
+//! error or a panic through extendr. The modules, each depending only on those
+//! before it (see `dev/ARCHITECTURE.md`; `dev/rust-layers.R` checks that no two
+//! use each other): `rapi` (R's C API), `envelope`, `compact` (compact
+//! columns), `text` (strings from R), `args`, `bundle` (profiles across the
+//! boundary), then one module per core module: `summary`, `folded`, `rprof`,
+//! `pprof`, `otlp`, `combine`, `verbs`, `view` (the browser view and speedscope
+//! files); `record` (whether a profiler runs).
 
 use extendr_api::prelude::*;
 use profile_core::model::schema;
