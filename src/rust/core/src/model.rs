@@ -185,7 +185,7 @@ table!(
         num_unit: Chr = "num_unit" [required],
         /// NA for a string (`value`) or an integer (`num`), as pprof labels
         /// are; else the kind of an OTLP attribute value (see
-        /// [`crate::formats::otlp::attributes`]).
+        /// `formats::otlp::attributes`).
         kind: Chr = "kind",
     }
 );

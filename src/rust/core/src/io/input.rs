@@ -173,7 +173,8 @@ pub fn decompress_content<'a>(
 /// [`decompress_content`] of bytes it owns, charged to the budget (by
 /// [`read_file`]): plain bytes are returned as they are (no copy), gzip data
 /// inflated and the compressed bytes freed (and released). For readers that
-/// free their input early (see [`crate::formats::rprof::parse`] with owned bytes).
+/// free their input early (the Rprof reader, `formats::rprof::parse()`, with
+/// owned bytes).
 pub fn decompress_owned(
     bytes: Vec<u8>,
     budget: &Budget,

@@ -1,7 +1,7 @@
 //! Every sample of a profile with its stack and its values of several sample
 //! types at once, in the order a time-ordered view shows them: by source, then by
-//! time where samples have one. The browser view ([`crate::formats::view`]) and the
-//! speedscope writer ([`crate::formats::speedscope`]) are made from it; summaries and flame
+//! time where samples have one. The browser view (`formats::view`) and the
+//! speedscope writer (`formats::speedscope`) are made from it; summaries and flame
 //! graphs of one type use [`crate::ops::summary::Stacks`] instead.
 
 use crate::error::{ProfileError, Result};
