@@ -49,19 +49,8 @@ condition_bullets <- function() {
 # text wrapped by cli::ansi_strwrap() (bullets indented by 2), the header
 # wrapped with "Error: " before it, which is then taken off.
 plain_condition_text <- function(message, values) {
-  if (cli::num_ansi_colors() > 1L || !is.null(getOption("cli.condition_unicode_bullets"))) {
-    return(NULL)
-  }
-  if (any(grepl("{.file ", message, fixed = TRUE) | grepl("{.fn ", message, fixed = TRUE)) &&
-    cli::ansi_has_hyperlink_support()) {
-    return(NULL)
-  }
-  bullets <- names(message)
+  bullets <- plain_bullets(message)
   if (is.null(bullets)) {
-    bullets <- character(length(message))
-  }
-  symbols <- condition_bullets()
-  if (!length(message) || nzchar(bullets[[1]]) || !all(bullets %in% c("", names(symbols)))) {
     return(NULL)
   }
   width <- condition_width()
@@ -73,28 +62,71 @@ plain_condition_text <- function(message, values) {
       return(NULL)
     }
     inline[[i]] <- text
-    exdent <- 0L
-    if (nzchar(bullets[[i]])) {
-      text <- paste0(symbols[[bullets[[i]]]], "\u00a0", text)
-      exdent <- 2L
-    } else if (i == 1L) {
-      text <- paste0("Error: ", text)
-    }
-    lines[[i]] <- wrap_condition_line(text, width, exdent)
+    if (i == 1L) text <- paste0("Error: ", text)
+    exdent <- if (nzchar(bullets[[i]])) 2L else 0L
+    lines[[i]] <- wrap_condition_line(paste0(bullets[[i]], text), width, exdent)
   }
   text <- gsub("\u00a0", " ", paste(lines, collapse = "\n"), fixed = TRUE)
   names(inline) <- names(message)
   list(inline = inline, text = sub("Error:[ ]?", "", text))
 }
 
+# What each element of `message` starts with (a bullet's symbol and a no-break
+# space, or nothing), or NULL where cli would make more of it: colours or
+# links, Unicode bullets chosen by option, a header with a bullet, a bullet
+# without a symbol (such as " ", which indents).
+plain_bullets <- function(message) {
+  if (!plain_output(message)) {
+    return(NULL)
+  }
+  names <- names(message)
+  if (is.null(names)) {
+    names <- character(length(message))
+  }
+  symbols <- condition_bullets()
+  if (!length(message) || nzchar(names[[1]]) || !all(names %in% c("", names(symbols)))) {
+    return(NULL)
+  }
+  starts <- character(length(names))
+  for (i in which(nzchar(names))) {
+    starts[[i]] <- paste0(symbols[[names[[i]]]], "\u00a0")
+  }
+  starts
+}
+
+# Whether cli would write `message` as plain text: no colours, no links (of
+# files and functions), its own choice of bullets.
+plain_output <- function(message) {
+  if (cli::num_ansi_colors() > 1L || !is.null(getOption("cli.condition_unicode_bullets"))) {
+    return(FALSE)
+  }
+  links <- any(grepl("{.file ", message, fixed = TRUE) | grepl("{.fn ", message, fixed = TRUE))
+  !links || !cli::ansi_has_hyperlink_support()
+}
+
 # `text` wrapped as cli wraps it, as one string. A line that is shorter than
-# `width`, with single spaces only and none at its ends, stays as it is
-# (cli::ansi_strwrap() takes a while to say so).
+# `width`, with single spaces only and none at its ends, stays as it is.
+# Text of Latin-1 characters and the bullets' symbols, which are never wide,
+# is wrapped by cli::ansi_strwrap()'s steps for text without colours: its
+# paragraphs trimmed, runs of white space made one space (two after the end
+# of a sentence), then base::strwrap(); other text by cli::ansi_strwrap()
+# itself, which also corrects the width R gives some wide characters.
 wrap_condition_line <- function(text, width, exdent) {
-  if (nchar(text, type = "width") < width && !grepl("^\\s|\\s$|\\s\\s|[^ \\S]", text, perl = TRUE)) {
+  fits <- nchar(text, type = "width") < width
+  if (fits && !grepl("^\\s|\\s$|\\s\\s|[^ \\S]", text, perl = TRUE)) {
     return(text)
   }
-  paste(as.character(cli::ansi_strwrap(text, width = width, exdent = exdent)), collapse = "\n")
+  not_wide <- "^[\t\n\u0020-\u007e\u00a0-\u00ff\u2716\u2139\u2714\u2022\u2192]*$"
+  if (!grepl(not_wide, text, perl = TRUE)) {
+    wrapped <- cli::ansi_strwrap(text, width = width, exdent = exdent)
+    return(paste(as.character(wrapped), collapse = "\n"))
+  }
+  paragraphs <- trimws(strsplit(text, "\n[ \t\n]*\n", perl = TRUE)[[1]])
+  paragraphs <- gsub("(?<![.!?])[ \t\n][ \t\n]*", " ", paragraphs, perl = TRUE)
+  paragraphs <- gsub("(?<=[.!?])[ \t\n][ \t\n][ \t\n]*", "  ", paragraphs, perl = TRUE)
+  paragraphs <- gsub("(?<=[.!?])[ \t\n]", " ", paragraphs, perl = TRUE)
+  wrapped <- strwrap(paste(paragraphs, collapse = "\n\n"), width = width, exdent = exdent)
+  paste(wrapped, collapse = "\n")
 }
 
 # The width cli wraps a condition's text to (its option
@@ -142,8 +174,9 @@ plain_inline <- function(template, values) {
 # use; NULL for any other.
 plain_field <- function(field, values) {
   # (regexpr(), not regexec(), which costs more with perl = TRUE)
+  identifier <- "([A-Za-z_][A-Za-z0-9_]*)"
   at <- regexpr(
-    "^\\{(?:([A-Za-z_][A-Za-z0-9_]*)|\\.([a-z]+) \\{([A-Za-z_][A-Za-z0-9_]*)\\}|\\.([a-z]+) ([^{}`]+))\\}$",
+    paste0("^\\{(?:", identifier, "|\\.([a-z]+) \\{", identifier, "\\}|\\.([a-z]+) ([^{}`]+))\\}$"),
     field,
     perl = TRUE
   )
@@ -173,11 +206,20 @@ plain_field <- function(field, values) {
     file = paste0("'", value, "'"),
     val = encodeString(value, quote = "\""),
     arg = ,
-    code = if (grepl("`", value, fixed = TRUE)) paste0("`` ", value, " ``") else paste0("`", value, "`"),
-    fn = if (grepl("`", value, fixed = TRUE)) paste0("`` ", value, " ()``") else paste0("`", value, "()`"),
+    code = cli_backticks(value, ""),
+    fn = cli_backticks(value, "()"),
     cls = paste0("<", value, ">"),
     value
   )
+}
+
+# `text` between backticks as cli puts it there, with `after` inside them
+# (cli puts text with a backtick between double ones).
+cli_backticks <- function(text, after) {
+  if (grepl("`", text, fixed = TRUE)) {
+    return(paste0("`` ", text, " ", after, "``"))
+  }
+  paste0("`", text, after, "`")
 }
 
 # Whether `x` is one string, not NA, without the control characters (other

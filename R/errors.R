@@ -108,6 +108,8 @@
 #'   label filter matched no sample.
 #' - `profile_warning_dropped` ([combine_profiles()]): tables and columns that
 #'   are not part of the v2 format were dropped.
+#' - `profile_warning_no_samples` ([profile_record()]): the expression ran too
+#'   briefly for the profiler to take a sample; the profile has none.
 #'
 #' # Encoding
 #'
@@ -192,10 +194,11 @@ abort_profile <- function(kind, message, ..., detail = NULL, path = NULL,
 #' @noRd
 conditionMessage.profile_error <- function(c) {
   built <- c[["message_text"]]
-  if (is.list(built) && is.null(c[["parent"]]) &&
-    is.null(c[["rlang"]][["internal"]][["backtrace_on_error"]]) &&
-    identical(built$message, c[["message"]]) && identical(built$body, c[["body"]])) {
-    return(built$text)
+  plain <- is.null(c[["parent"]]) && is.null(c[["rlang"]][["internal"]][["backtrace_on_error"]])
+  if (is.list(built) && plain) {
+    if (identical(built$message, c[["message"]]) && identical(built$body, c[["body"]])) {
+      return(built$text)
+    }
   }
   NextMethod()
 }

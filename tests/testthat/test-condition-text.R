@@ -16,13 +16,14 @@ cli_abort_error <- function(message, values) {
 
 abort_profile_error <- function(message, values) {
   args <- c(list("format", message, call = NULL), values[setdiff(names(values), "detail")])
-  tryCatch(do.call(profile:::abort_profile, c(args, list(detail = values$detail))), error = identity)
+  args <- c(args, list(detail = values$detail))
+  tryCatch(do.call(profile:::abort_profile, args), error = identity)
 }
 
 test_that("an error's text is cli_abort()'s, made once", {
   pieces <- c(
     "a", "bb", "word", "/tmp/x y/z.prof", "%s", "%", "{", "}", "{x}", " ", "  ", "\n", "\t",
-    ".", ". ", "!", "?", "\u00e9", "\u2716", "\u00a0", "`", "\"", "'", "\\",
+    ".", ". ", "!", "?", "\u00e9", "\u2716", "\u00a0", "\u4e2d\u6587", "`", "\"", "'", "\\",
     strrep("long", 30), "byte offset 13:", "(Profile.duration_nanos)", "\001"
   )
   random_text <- function() {

@@ -77,8 +77,8 @@ test_that("bugs of the package (profile_error_internal)", {
 test_that("writing: the file system's refusals and invalid profiles", {
   local_sample_dir()
   x <- read_rprof(sample_path("rprof", "1.out"))
-  expect_snapshot(write_rprof(x, file.path("no-such-dir", "out.out")), error = TRUE, cnd_class = TRUE)
-  expect_snapshot(write_pprof(x, file.path("no-such-dir", "out.pb.gz")), error = TRUE, cnd_class = TRUE)
+  expect_snapshot(write_rprof(x, "no-such-dir/out.out"), error = TRUE, cnd_class = TRUE)
+  expect_snapshot(write_pprof(x, "no-such-dir/out.pb.gz"), error = TRUE, cnd_class = TRUE)
   expect_snapshot(write_pprof(42, "out.pb.gz"), error = TRUE, cnd_class = TRUE)
 })
 
@@ -138,6 +138,7 @@ test_that("recording: a profiler that runs already, code too brief for a sample"
   expect_snapshot(profile_record(1 + 1), error = TRUE, cnd_class = TRUE)
   utils::Rprof(NULL)
   expect_snapshot(profile_record(1, interval = "a"), error = TRUE, cnd_class = TRUE)
-  # profile_warning_no_samples
+  # profile_warning_no_samples, a profile_warning as every warning of the package
   expect_snapshot(x <- profile_record(1 + 1, interval = 0.5), cnd_class = TRUE)
+  expect_warning(profile_record(1 + 1, interval = 0.5), class = "profile_warning")
 })
