@@ -23,8 +23,6 @@
 # tables) grow with the code profiled, not with the samples, and are collected
 # when needed.
 
-per_sample_tables <- c("samples", "sample_values", "sample_locations", "sample_labels")
-
 # Whether `x` is a profile (a dm) whose tables are in a database.
 is_db_profile <- function(x) {
   if (!inherits(x, "dm")) {
@@ -204,7 +202,6 @@ db_number <- function(v) {
   v <- as.double(v)
   if (length(v) == 0L || is.na(v[[1L]])) 0 else v[[1L]]
 }
-
 
 # ---------------------------------------------------------------------------
 # Stacks and label sets as text, so that the database can group samples by them
