@@ -184,7 +184,7 @@ profile_db_append <- function(con, x, ..., merge = TRUE) {
     busy <- db_sqlite_busy(con)
     on.exit(busy())
     db_transaction(con, {
-      db_lock(con)
+      db_lock(con, db_physical$info)
       # checked again under the lock: another writer may have created the
       # tables in the meantime
       layout <- check_db_layout(con)

@@ -184,18 +184,20 @@ db_sqlite_busy_ms <- 600000L
 # Makes the appends, deletes and upgrades of several connections wait for
 # each other: inside the transaction, PostgreSQL takes a transaction-level
 # advisory lock (also around creating the tables); other databases update
-# the layout's row of profile_db_info, which holds its row lock until the
-# transaction ends (SQLite's transaction holds the write lock already).
-db_lock <- function(con) {
+# the row "layout" of the table `info` (the layout's profile_db_info, a
+# table of `key` and `value`) where it exists, which holds its row lock
+# until the transaction ends (SQLite's transaction holds the write lock
+# already).
+db_lock <- function(con, info) {
   if (db_dialect(con) == "postgres") {
     # (the function returns void, which RPostgreSQL cannot read)
     DBI::dbGetQuery(con, paste(
       'SELECT 1 AS "locked" FROM (SELECT pg_advisory_xact_lock(7303429125)) AS "l"'
     ))
-  } else if (db_physical$info %in% db_relations(con)$name) {
+  } else if (info %in% db_relations(con)$name) {
     DBI::dbExecute(con, sql_fill(
       "UPDATE {info} SET \"value\" = \"value\" WHERE \"key\" = 'layout'",
-      info = sql_name(con, db_physical$info)
+      info = sql_name(con, info)
     ))
   }
   invisible()
