@@ -198,12 +198,6 @@ profile_db_append <- function(con, x, ..., merge = TRUE) {
   })
 }
 
-# Whether table `t` of the database has no row.
-db_table_is_empty <- function(con, t) {
-  rows <- DBI::dbGetQuery(con, sprintf("SELECT 1 AS one FROM %s LIMIT 1", sql_name(con, t)))
-  nrow(rows) == 0L
-}
-
 #' @rdname profile_db_append
 #' @export
 profile_db <- function(con) {
@@ -263,18 +257,6 @@ check_not_diff <- function(profile, call = rlang::caller_env()) {
       i = "Append the two profiles, and take their difference from the database."
     ), call = call)
   }
-}
-
-# SQLite: the connection waits for another connection's write lock (up to
-# db_sqlite_busy_ms) while appending; the function returned restores the
-# connection's own timeout.
-db_sqlite_busy <- function(con) {
-  if (db_dialect(con) != "sqlite") {
-    return(function() invisible())
-  }
-  before <- DBI::dbGetQuery(con, "PRAGMA busy_timeout")[[1L]]
-  DBI::dbExecute(con, sprintf("PRAGMA busy_timeout = %d", max(before, db_sqlite_busy_ms)))
-  function() try(DBI::dbExecute(con, sprintf("PRAGMA busy_timeout = %d", before)), silent = TRUE)
 }
 
 check_db_connection <- function(con, call = rlang::caller_env()) {
