@@ -292,3 +292,108 @@ db_add_columns <- function(con, tables, n_slots) {
     db_replace_views(con)
   }
 }
+
+# ---------------------------------------------------------------------------
+# The tables of the format
+
+# A table of a database has no row order, but the rows of a profile have one:
+# samples and ids in the order of their ids, the stack of a sample by depth,
+# the sample types of a source in the order it declares them (pprof's default
+# sample type is the last one), comments in the order they were written.
+# Where ids do not tell, profile_db_append() numbers the rows in the column
+# `position` (see db_ordered_tables).
+db_ordered_tables <- c("sample_types", "source_comments")
+
+# Pairs of columns that are unique in the format (src/rust/core/src/validate.rs).
+db_unique_columns <- list(
+  sample_values = c("sample_id", "type"),
+  sample_locations = c("sample_id", "depth"),
+  sample_types = c("source_id", "type")
+)
+
+# Columns that are looked up but lead no key or unique pair.
+db_indexed_columns <- list(samples = "source_id", sample_labels = "sample_id")
+
+# The tables of the format in an order where a table comes after those its
+# foreign keys refer to (a table referring to itself aside).
+db_table_order <- function() {
+  schema <- v2_schema()
+  fk <- schema$foreign_keys
+  left <- schema$tables
+  out <- character()
+  while (length(left)) {
+    ready <- left[vapply(left, function(t) {
+      parents <- fk$ref_table[fk$table == t & fk$ref_table != t]
+      all(parents %in% out)
+    }, logical(1))]
+    out <- c(out, ready)
+    left <- setdiff(left, ready)
+  }
+  out
+}
+
+# CREATE TABLE (with the table's keys and unique pairs) and CREATE INDEX
+# statements for table `t` of the format.
+db_create_table_sql <- function(con, t) {
+  schema <- v2_schema()
+  q <- function(x) paste(DBI::dbQuoteIdentifier(con, x), collapse = ", ")
+  spec <- schema$columns[[t]]
+  prototypes <- list(
+    integer = integer(), double = double(), character = character(), logical = logical()
+  )
+  columns <- vapply(seq_along(spec$name), function(j) {
+    paste(q(spec$name[[j]]), DBI::dbDataType(con, prototypes[[spec$col_type[[j]]]]))
+  }, character(1))
+  if (t %in% db_ordered_tables) {
+    columns <- c(columns, paste(q("position"), DBI::dbDataType(con, integer())))
+  }
+  pk <- schema$primary_keys
+  fk <- schema$foreign_keys
+  # a key into a view of the layout refers to the table under it
+  fk$ref_table[fk$ref_table %in% db_view_tables] <- db_physical$samples
+  constraints <- c(
+    if (any(pk$table == t)) sprintf("PRIMARY KEY (%s)", q(pk$column[pk$table == t])),
+    if (!is.null(db_unique_columns[[t]])) sprintf("UNIQUE (%s)", q(db_unique_columns[[t]])),
+    unlist(lapply(which(fk$table == t), function(i) {
+      db_foreign_key_sql(con, fk$column[[i]], fk$ref_table[[i]], fk$ref_column[[i]])
+    }))
+  )
+  create <- sprintf(
+    "CREATE TABLE %s (\n  %s\n)", q(t), paste(c(columns, constraints), collapse = ",\n  ")
+  )
+  indexes <- vapply(db_indexed_columns[[t]], function(col) {
+    sprintf("CREATE INDEX %s ON %s (%s)", q(paste0(t, "_", col)), q(t), q(col))
+  }, character(1))
+  c(create, unname(indexes))
+}
+
+# ---------------------------------------------------------------------------
+# Reading the layout's own tables
+
+# The value slots of the sources (`source_id`, `slot`, `type`, `unit`).
+db_slots <- function(con) {
+  p <- db_physical
+  slots <- DBI::dbGetQuery(con, sql_fill(paste(
+    'SELECT "v"."source_id", "v"."slot", "t"."type", "t"."unit"',
+    'FROM {slots} AS "v" INNER JOIN {types} AS "t" ON "t"."type_id" = "v"."type_id"'
+  ), slots = sql_name(con, p$slots), types = sql_name(con, p$types)))
+  slots$source_id <- as_column_type(slots$source_id, "integer")
+  slots$slot <- as_column_type(slots$slot, "integer")
+  slots[order(slots$source_id, slots$slot), , drop = FALSE]
+}
+
+# The frames of stacks (`stack_id`, `depth`, `location_id`), a batch of ids at
+# a time.
+db_stack_frames <- function(con, stack_ids) {
+  batches <- split(stack_ids, ceiling(seq_along(stack_ids) / 5000))
+  rows <- lapply(batches, function(ids) {
+    DBI::dbGetQuery(con, sprintf(
+      'SELECT "stack_id", "depth", "location_id" FROM %s WHERE "stack_id" IN (%s)',
+      sql_name(con, db_physical$frames), paste(ids, collapse = ", ")
+    ))
+  })
+  none <- data.frame(stack_id = integer(), depth = integer(), location_id = integer())
+  rows <- do.call(rbind, c(list(none), rows))
+  for (col in names(rows)) rows[[col]] <- as_column_type(rows[[col]], "integer")
+  rows
+}

@@ -89,18 +89,6 @@ is_db_stacks <- function(x) {
   inherits(x, "profile_db_stacks")
 }
 
-# The value slots of the sources (`source_id`, `slot`, `type`, `unit`).
-db_slots <- function(con) {
-  p <- db_physical
-  slots <- DBI::dbGetQuery(con, sql_fill(paste(
-    'SELECT "v"."source_id", "v"."slot", "t"."type", "t"."unit"',
-    'FROM {slots} AS "v" INNER JOIN {types} AS "t" ON "t"."type_id" = "v"."type_id"'
-  ), slots = sql_name(con, p$slots), types = sql_name(con, p$types)))
-  slots$source_id <- as_column_type(slots$source_id, "integer")
-  slots$slot <- as_column_type(slots$slot, "integer")
-  slots[order(slots$source_id, slots$slot), , drop = FALSE]
-}
-
 # The distinct (type, unit) pairs of the profile's values, in order of the
 # first source that has them and its slots.
 db_stacks_value_types <- function(stacks) {
@@ -138,22 +126,6 @@ db_slot_value <- function(con, type) {
     ' WHEN "p"."source_id" IN (', cases, ") THEN ", column(names(cases)),
     collapse = ""
   ), " END")
-}
-
-# The frames of stacks (`stack_id`, `depth`, `location_id`), a batch of ids at
-# a time.
-db_stack_frames <- function(con, stack_ids) {
-  batches <- split(stack_ids, ceiling(seq_along(stack_ids) / 5000))
-  rows <- lapply(batches, function(ids) {
-    DBI::dbGetQuery(con, sprintf(
-      'SELECT "stack_id", "depth", "location_id" FROM %s WHERE "stack_id" IN (%s)',
-      sql_name(con, db_physical$frames), paste(ids, collapse = ", ")
-    ))
-  })
-  none <- data.frame(stack_id = integer(), depth = integer(), location_id = integer())
-  rows <- do.call(rbind, c(list(none), rows))
-  for (col in names(rows)) rows[[col]] <- as_column_type(rows[[col]], "integer")
-  rows
 }
 
 # The stacks of sample type `type` with their summed values, summed per

@@ -45,14 +45,6 @@ local_profile <- function(x) {
   dm_from_v2_tables(per_sample_rows_in_order(local))
 }
 
-# A table of a database has no row order, but the rows of a profile have one:
-# samples and ids in the order of their ids, the stack of a sample by depth,
-# the sample types of a source in the order it declares them (pprof's default
-# sample type is the last one), comments in the order they were written.
-# Where ids do not tell, profile_db_append() numbers the rows in the column
-# `position` (see db_ordered_tables).
-db_ordered_tables <- c("sample_types", "source_comments")
-
 # The rows of a small table collected from a database in the order of the
 # profile: by `position` (which is dropped) or by the integer id.
 db_in_profile_order <- function(df, table) {
