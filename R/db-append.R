@@ -198,55 +198,6 @@ profile_db_append <- function(con, x, ..., merge = TRUE) {
   })
 }
 
-#' @rdname profile_db_append
-#' @export
-profile_db <- function(con) {
-  with_profile_errors("io", "Can't read the profile tables of the database.", {
-    check_db_connection(con)
-    schema <- v2_schema()
-    columns <- db_all_columns(con)
-    present <- schema$tables[schema$tables %in% names(columns)]
-    missing <- setdiff(schema$required_tables, present)
-    if (length(missing)) {
-      abort_profile("invalid",
-        paste(
-          "The database has no profile: the tables {.field {missing}} are missing (see",
-          "{.fn profile_db_append})."
-        ),
-        missing = missing
-      )
-    }
-    # The tables of OpenTelemetry profiles, as in memory: only in a profile
-    # that came from one (each has a resource), not in the others'.
-    if ("resources" %in% present && db_table_is_empty(con, "resources")) {
-      present <- setdiff(present, schema$otlp_tables)
-    }
-    # the columns given, so that dbplyr does not ask for each table's
-    tables <- lapply(present, function(t) dplyr::tbl(con, t, vars = columns[[t]]))
-    names(tables) <- present
-    keyed_dm(tables)
-  })
-}
-
-# The layout of the database, when appending to it can go ahead: none yet,
-# or the current one. A database of an earlier layout is left as it is.
-check_db_layout <- function(con, call = rlang::caller_env()) {
-  layout <- db_layout(con)
-  if (layout == "2.1") {
-    abort_profile("unsupported", c(
-      "The database has the layout of profile 2.1 (each sample with its whole stack).",
-      i = "Run {.code profile_db_upgrade(con)} once to upgrade it in place; nothing was changed."
-    ), call = call)
-  }
-  if (!layout %in% c("none", db_layout_version)) {
-    abort_profile("unsupported",
-      "The database's profile tables have a layout this version does not know ({.val {layout}}).",
-      layout = layout, call = call
-    )
-  }
-  layout
-}
-
 # A difference of two profiles (profile_diff()) has the base's values negated:
 # added to a database of runs, it would subtract the base from every total.
 check_not_diff <- function(profile, call = rlang::caller_env()) {
@@ -256,19 +207,6 @@ check_not_diff <- function(profile, call = rlang::caller_env()) {
       "Can't append a difference of profiles (made by {.fn profile_diff}) to a database of runs.",
       i = "Append the two profiles, and take their difference from the database."
     ), call = call)
-  }
-}
-
-check_db_connection <- function(con, call = rlang::caller_env()) {
-  rlang::check_installed(c("DBI", "dbplyr"), "to keep profiles in a database.", call = call)
-  if (!inherits(con, "DBIConnection")) {
-    abort_argument(
-      "{.arg con} must be a DBI connection, not {.obj_type_friendly {con}}.",
-      con = con, call = call
-    )
-  }
-  if (!db_is_valid(con)) {
-    abort_argument("{.arg con} is a connection that is closed.", call = call)
   }
 }
 

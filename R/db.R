@@ -23,6 +23,9 @@
 # tables) grow with the code profiled, not with the samples, and are collected
 # when needed.
 
+# ---------------------------------------------------------------------------
+# Detection
+
 # Whether `x` is a profile (a dm) whose tables are in a database.
 is_db_profile <- function(x) {
   if (!inherits(x, "dm")) {
@@ -31,6 +34,133 @@ is_db_profile <- function(x) {
   tables <- dm::dm_get_tables(x, keyed = FALSE)
   length(tables) > 0L && inherits(tables[[1L]], "tbl_lazy")
 }
+
+# The layout's tables under a database-backed profile (R/db-layout.R), when
+# its per-sample tables are the layout's views, whole or narrowed to the
+# samples of its `samples` table (as dm::dm_filter() on `sources` or
+# `samples` narrows them): `con` and `where`, a condition on the rows of
+# profile_samples (alias "p"; TRUE for all). NULL otherwise: a profile whose
+# stacks or values were filtered row by row is read through the views.
+db_stack_source <- function(x) {
+  tables <- dm::dm_get_tables(x, keyed = FALSE)
+  if (!all(db_view_tables %in% names(tables))) {
+    return(NULL)
+  }
+  con <- dbplyr::remote_con(tables$samples)
+  if (!identical(db_layout(con), db_layout_version)) {
+    return(NULL)
+  }
+  render <- function(tbl) as.character(dbplyr::sql_render(tbl))
+  plain <- function(t) dplyr::tbl(con, t, vars = colnames(tables[[t]]))
+  whole <- function(t) render(plain(t))
+  if (!db_views_follow_samples(tables, plain, render)) {
+    return(NULL)
+  }
+  samples <- render(tables$samples)
+  by_sources <- dplyr::semi_join(plain("samples"), tables$sources, by = "source_id")
+  by_sources <- render(by_sources)
+  all_samples <- identical(samples, whole("samples"))
+  where <- if (all_samples) {
+    "1 = 1"
+  } else {
+    sprintf('"p"."sample_id" IN (SELECT "sample_id" FROM (%s) AS "s")', samples)
+  }
+  # whole sources: their sums per stack serve
+  sources <- if (all_samples) {
+    "1 = 1"
+  } else if (identical(samples, by_sources)) {
+    sprintf(
+      '"p"."source_id" IN (SELECT "source_id" FROM (%s) AS "s")',
+      render(tables$sources)
+    )
+  }
+  structure(list(con = con, where = where, sources = sources), class = "profile_db_stacks")
+}
+
+# Whether the views `sample_values` and `sample_locations` of a profile's
+# `tables` are whole, or narrowed to the samples of its `samples` table.
+db_views_follow_samples <- function(tables, plain, render) {
+  for (t in c("sample_values", "sample_locations")) {
+    sql <- render(tables[[t]])
+    by_samples <- render(dplyr::semi_join(plain(t), tables$samples, by = "sample_id"))
+    if (!identical(sql, render(plain(t))) && !identical(sql, by_samples)) {
+      return(FALSE)
+    }
+  }
+  TRUE
+}
+
+is_db_stacks <- function(x) {
+  inherits(x, "profile_db_stacks")
+}
+
+# ---------------------------------------------------------------------------
+# The profile of a database, and the checks of its connection
+
+#' @rdname profile_db_append
+#' @export
+profile_db <- function(con) {
+  with_profile_errors("io", "Can't read the profile tables of the database.", {
+    check_db_connection(con)
+    schema <- v2_schema()
+    columns <- db_all_columns(con)
+    present <- schema$tables[schema$tables %in% names(columns)]
+    missing <- setdiff(schema$required_tables, present)
+    if (length(missing)) {
+      abort_profile("invalid",
+        paste(
+          "The database has no profile: the tables {.field {missing}} are missing (see",
+          "{.fn profile_db_append})."
+        ),
+        missing = missing
+      )
+    }
+    # The tables of OpenTelemetry profiles, as in memory: only in a profile
+    # that came from one (each has a resource), not in the others'.
+    if ("resources" %in% present && db_table_is_empty(con, "resources")) {
+      present <- setdiff(present, schema$otlp_tables)
+    }
+    # the columns given, so that dbplyr does not ask for each table's
+    tables <- lapply(present, function(t) dplyr::tbl(con, t, vars = columns[[t]]))
+    names(tables) <- present
+    keyed_dm(tables)
+  })
+}
+
+check_db_connection <- function(con, call = rlang::caller_env()) {
+  rlang::check_installed(c("DBI", "dbplyr"), "to keep profiles in a database.", call = call)
+  if (!inherits(con, "DBIConnection")) {
+    abort_argument(
+      "{.arg con} must be a DBI connection, not {.obj_type_friendly {con}}.",
+      con = con, call = call
+    )
+  }
+  if (!db_is_valid(con)) {
+    abort_argument("{.arg con} is a connection that is closed.", call = call)
+  }
+}
+
+# The layout of the database, when appending to it can go ahead: none yet,
+# or the current one. A database of an earlier layout is left as it is.
+check_db_layout <- function(con, call = rlang::caller_env()) {
+  layout <- db_layout(con)
+  if (layout == "2.1") {
+    abort_profile("unsupported", c(
+      "The database has the layout of profile 2.1 (each sample with its whole stack).",
+      i = "Run {.code profile_db_upgrade(con)} once to upgrade it in place; nothing was changed."
+    ), call = call)
+  }
+  if (!layout %in% c("none", db_layout_version)) {
+    abort_profile("unsupported",
+      "The database's profile tables have a layout this version does not know ({.val {layout}}).",
+      layout = layout, call = call
+    )
+  }
+  layout
+}
+
+# ---------------------------------------------------------------------------
+# Collecting the tables
 
 # The profile in memory: the whole of it (what verbs and combining need).
 local_profile <- function(x) {
@@ -86,9 +216,6 @@ per_sample_rows_in_order <- function(local) {
   local$sample_values <- by(values, values$sample_id, position)
   local
 }
-
-# ---------------------------------------------------------------------------
-# Reading the tables
 
 # The tables of a database-backed profile, after the checks check_v2_tables()
 # makes: `local` has the small tables collected and the per-sample tables with
