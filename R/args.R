@@ -103,6 +103,8 @@ default_source_text <- function() {
   getOption("profile.source_text", TRUE)
 }
 
+# `source_text`: TRUE, FALSE, or the directory where relative file names are
+# looked up (see read_source_lines(), R/source-text.R).
 check_source_text <- function(source_text, call = rlang::caller_env()) {
   is_dir <- rlang::is_string(source_text) && !is.na(source_text) && nzchar(source_text)
   if (!rlang::is_bool(source_text) && !is_dir) {

@@ -29,8 +29,9 @@
 # profile 2.1 (the seven tables as plain tables) is read as it is and
 # upgraded by profile_db_upgrade() (R/db-upgrade.R).
 #
-# This file also holds what differs between DBI drivers: the SQL dialect, the
-# relations of the schema, transactions and inserting rows.
+# This file also makes the tables of the format (those that are not views),
+# and reads the layout's own tables (value slots, the frames of stored
+# stacks). What differs between DBI drivers is the SQL layer's, R/db-sql.R.
 
 db_layout_version <- "2.2"
 

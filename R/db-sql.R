@@ -184,6 +184,8 @@ sql_literals <- function(v, con) {
   out
 }
 
+# An id or a count as text, for messages and SQL: every digit, no exponent
+# ("NA" for none).
 format_id <- function(id) {
   if (length(id) == 0L || is.na(id)) "NA" else format(as.double(id), scientific = FALSE)
 }

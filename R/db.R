@@ -14,14 +14,26 @@
 #   writes a file of one segment per source a few sources at a time;
 # - verbs and combine_profiles(): local_profile() collects the whole profile.
 #
-# This file holds what they share: the detection, the row order of collected
-# tables, the SQL helpers, the stacks and label sets as text, and temporary
-# tables. Appending is in R/db-append.R.
-#
 # The per-sample tables grow with the profile and are never collected whole;
 # the other tables (meta, sources, locations, functions and the extension
 # tables) grow with the code profiled, not with the samples, and are collected
 # when needed.
+#
+# The database code is in rooms, each using only those listed before it
+# (dev/call-graph.R checks that no two files use each other):
+#
+# - R/db-sql.R, the SQL layer: dialects, the catalog, quoting and queries,
+#   collected column types, transactions and locks, inserts, temporary
+#   tables, the rows of a sample as text;
+# - R/db-layout.R, the layout: the tables the package makes, the views,
+#   the layout's version, and reading the layout's own tables;
+# - this file: detection (is_db_profile(), db_stack_source()), the entry
+#   point profile_db() and the checks of a connection, collecting tables;
+# - the writers, R/db-append.R, R/db-delete.R and R/db-upgrade.R, and the
+#   readers, R/db-summary.R, R/db-validate.R and R/db-write.R, which use the
+#   rooms before them and none of each other, but for R/db-write.R, which
+#   validates with validate_db() before it collects (as the writers validate
+#   a profile in memory).
 
 # ---------------------------------------------------------------------------
 # Detection

@@ -89,6 +89,7 @@ profile_flamegraph <- function(x, type = NULL,
   invisible(frames)
 }
 
+# plot() of a v1 object (R/v1-object.R) is its profile_flamegraph().
 #' @rdname profile_flamegraph
 #' @param ... For `plot()`: the arguments of `profile_flamegraph()` after `x`.
 #' @order 2

@@ -1,5 +1,5 @@
-# The v2 schema (tables, columns, keys) is defined once, in the Rust core, and read
-# from there when the package loads.
+# The v2 schema (tables, columns, keys, limits) is defined once, in the Rust
+# core, and read from there at its first use (ffi_profile_schema()).
 schema_env <- new.env(parent = emptyenv())
 
 v2_schema <- function() {

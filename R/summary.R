@@ -128,6 +128,7 @@ profile_summary <- function(x, type = NULL, n = 10,
   })
 }
 
+# summary() of a v1 object (R/v1-object.R) is its profile_summary().
 #' @rdname profile_summary
 #' @export
 summary.profile_data <- function(object, ...) {
