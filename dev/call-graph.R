@@ -1,125 +1,144 @@
 # The call graph of the R files: which file of R/ uses a function or value
-# defined at the top level of another (dev/ARCHITECTURE.md, "R files").
+# defined at the top level of another (dev/ARCHITECTURE.md, "R files and
+# their tests"). The files form layers: none uses a file that uses it,
+# directly or round a longer circle.
 #
 #   Rscript dev/call-graph.R           # fails on files that use each other
-#   Rscript dev/call-graph.R --edges   # also prints every file's uses
+#   Rscript dev/call-graph.R --edges   # also prints the files each file uses
 #
-# Two files that use each other, directly or around a longer circle, are one
-# room with two doors: the check names every such group of files (a strongly
-# connected component of the graph) and, for each of its uses, the functions
-# on both ends. A name defined at the top level of two files is refused too
-# (which one R keeps depends on the collation order). codetools (shipped with
-# R) finds the names each function uses, as R CMD check does; a name used
-# inside a string (do.call("f"), get("f")) is not seen.
+# Run it from the package root (dev/house-rules.sh does). It names every group
+# of files that use one another (a strongly connected component of the graph:
+# a pair, or a longer circle) with each use inside the group, the function on
+# both ends; and a name defined at the top level of two files (which one R
+# keeps depends on the collation order). codetools (shipped with R) finds the
+# names each function uses, as R CMD check does; a name used only inside a
+# string (do.call("f"), get("f")) is not seen.
 args <- commandArgs(trailingOnly = TRUE)
 if (!dir.exists("R")) {
   stop("run dev/call-graph.R from the package root")
 }
 
-# Every top-level definition of the files: its name, its file, and the names
-# it uses (for a function, its global names as codetools finds them; for a
-# value, every name in its expression).
+# Every top-level expression of the files: the name it defines (NA for other
+# expressions), its file and the names it uses (for a function, its global
+# names as codetools finds them; for anything else, every name in it).
 definitions <- function(files) {
   rows <- lapply(files, function(file) {
-    exprs <- parse(file, keep.source = FALSE)
-    lapply(exprs, function(e) {
-      is_assignment <- is.call(e) && length(e) == 3 &&
-        (identical(e[[1]], as.name("<-")) || identical(e[[1]], as.name("="))) &&
-        is.name(e[[2]])
-      name <- if (is_assignment) as.character(e[[2]]) else NA_character_
-      value <- if (is_assignment) e[[3]] else e
-      is_function <- is.call(value) && identical(value[[1]], as.name("function"))
-      uses <- if (is_function) {
-        codetools::findGlobals(eval(value, baseenv()))
-      } else {
-        all.names(value)
-      }
-      list(name = name, file = basename(file), uses = unique(uses))
+    lapply(parse(file, keep.source = FALSE), function(e) {
+      is_assignment <- is.call(e) && length(e) == 3L && is.name(e[[2L]]) &&
+        (identical(e[[1L]], as.name("<-")) || identical(e[[1L]], as.name("=")))
+      value <- if (is_assignment) e[[3L]] else e
+      is_function <- is.call(value) && identical(value[[1L]], as.name("function"))
+      uses <- if (is_function) codetools::findGlobals(eval(value, baseenv())) else all.names(value)
+      list(
+        name = if (is_assignment) as.character(e[[2L]]) else NA_character_,
+        file = basename(file), uses = unique(uses)
+      )
     })
   })
   unlist(rows, recursive = FALSE)
 }
 
+# The uses of names defined in another file: a data frame of `from` (file),
+# `from_name` (the definition that uses), `to` (file) and `to_name`.
+uses_between_files <- function(defs, home) {
+  rows <- lapply(defs, function(d) {
+    used <- intersect(d$uses, names(home))
+    to <- unname(home[used])
+    keep <- to != d$file
+    if (!any(keep)) {
+      return(NULL)
+    }
+    from_name <- if (is.na(d$name)) "(top level)" else d$name
+    data.frame(from = d$file, from_name = from_name, to = to[keep], to_name = used[keep])
+  })
+  do.call(rbind, rows)
+}
+
+# The groups of files that reach one another (each of two files or more).
+circles <- function(edge) {
+  reach <- edge
+  repeat {
+    wider <- reach | (reach %*% reach > 0)
+    if (identical(wider, reach)) break
+    reach <- wider
+  }
+  mutual <- reach & t(reach)
+  groups <- unique(lapply(rownames(edge), function(f) {
+    sort(unique(c(f, colnames(edge)[mutual[f, ]])))
+  }))
+  groups[lengths(groups) > 1L]
+}
+
 files <- sort(list.files("R", "[.]R$", full.names = TRUE))
+file_names <- basename(files)
 defs <- definitions(files)
 def_name <- vapply(defs, `[[`, "", "name")
 def_file <- vapply(defs, `[[`, "", "file")
+named <- !is.na(def_name)
 
 problems <- character()
-
-named <- !is.na(def_name)
-dup <- unique(def_name[named][duplicated(def_name[named])])
-for (name in dup) {
+for (name in unique(def_name[named][duplicated(def_name[named])])) {
   where <- unique(def_file[named & def_name == name])
-  if (length(where) > 1) {
+  if (length(where) > 1L) {
     problems <- c(problems, sprintf(
       "%s is defined at the top level of %s", name, paste(where, collapse = " and ")
     ))
   }
 }
 
-# The uses between files: one row per (from file, from function, to file,
-# to name).
-home <- tapply(def_file[named], def_name[named], `[`, 1)
-uses <- do.call(rbind, lapply(defs, function(d) {
-  used <- intersect(d$uses, names(home))
-  to <- unname(home[used])
-  keep <- to != d$file
-  if (!any(keep)) {
-    return(NULL)
-  }
-  data.frame(
-    from = d$file, from_name = if (is.na(d$name)) "(top level)" else d$name,
-    to = to[keep], to_name = used[keep]
-  )
-}))
-
-file_names <- basename(files)
+home <- tapply(def_file[named], def_name[named], `[`, 1L)
+uses <- uses_between_files(defs, home)
 edge <- matrix(FALSE, length(file_names), length(file_names),
   dimnames = list(file_names, file_names)
 )
 edge[cbind(uses$from, uses$to)] <- TRUE
 
-# Reachability by repeated squaring; two files are in one circle when each
-# reaches the other.
-reach <- edge
-repeat {
-  more <- reach | (reach %*% reach > 0)
-  if (identical(more, reach)) break
-  reach <- more
+# The uses inside a group of files, direction by direction (file to file),
+# the directions with fewest uses first (the likely ones to move), each with
+# at most five uses shown.
+describe_uses <- function(inside) {
+  direction <- paste(inside$from, "->", inside$to)
+  counts <- table(direction)
+  lines <- unlist(lapply(names(sort(counts)), function(d) {
+    mine <- inside[direction == d, , drop = FALSE]
+    mine <- mine[order(mine$from_name, mine$to_name), , drop = FALSE]
+    shown <- utils::head(mine, 5L)
+    c(
+      sprintf("    %s: %s uses %s", d, shown$from_name, shown$to_name),
+      if (nrow(mine) > 5L) sprintf("    %s: and %d uses more", d, nrow(mine) - 5L)
+    )
+  }))
+  paste(lines, collapse = "\n")
 }
-circular <- reach & t(reach)
-seen <- character()
-for (f in file_names) {
-  group <- c(f, file_names[circular[f, ]])
-  group <- sort(unique(group))
-  if (length(group) < 2 || f %in% seen) next
-  seen <- c(seen, group)
-  within <- uses[uses$from %in% group & uses$to %in% group, ]
-  within <- within[order(within$from, within$to, within$from_name), ]
-  detail <- sprintf(
-    "    %s: %s() uses %s (%s)",
-    within$from, within$from_name, within$to_name, within$to
-  )
-  problems <- c(problems, paste0(
-    "these files use each other: ", paste(group, collapse = ", "), "\n",
-    paste(detail, collapse = "\n")
-  ))
+
+for (group in circles(edge)) {
+  inside <- uses[uses$from %in% group & uses$to %in% group, , drop = FALSE]
+  what <- if (length(group) == 2L) {
+    sprintf("%s and %s use each other", group[[1L]], group[[2L]])
+  } else {
+    sprintf(
+      "%d files use one another round a circle: %s", length(group), paste(group, collapse = ", ")
+    )
+  }
+  problems <- c(problems, paste0(what, ":\n", describe_uses(inside)))
 }
 
 if ("--edges" %in% args) {
   for (f in file_names) {
     to <- file_names[edge[f, ]]
-    cat(f, "->", if (length(to)) paste(to, collapse = ", ") else "(none)", "\n")
+    cat(f, " -> ", if (length(to)) paste(to, collapse = ", ") else "(none)", "\n", sep = "")
   }
 }
 
 if (length(problems)) {
-  message(paste(problems, collapse = "\n"))
+  message(paste0("call graph: ", problems, collapse = "\n"))
   message(
-    "call graph: ", length(problems), " problem(s); move the functions so that ",
-    "each file uses only files that do not use it (dev/ARCHITECTURE.md, \"R files\")"
+    "call graph: ", length(problems), " problem(s). Move functions so that no two files ",
+    "use each other: what both need goes into a file below them."
   )
-  quit(status = 1)
+  quit(status = 1L)
 }
-cat("call graph: ", length(file_names), " R files, no two that use each other\n", sep = "")
+cat(sprintf(
+  "call graph: %d R files, %d uses between files, no two files that use each other\n",
+  length(file_names), sum(edge)
+))
