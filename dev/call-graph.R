@@ -10,7 +10,9 @@
 # of files that use one another (a strongly connected component of the graph:
 # a pair, or a longer circle) with each use inside the group, the function on
 # both ends; and a name defined at the top level of two files (which one R
-# keeps depends on the collation order). codetools (shipped with R) finds the
+# keeps depends on the collation order); and a file that uses one listed
+# after it in the table "R files and their tests" of dev/ARCHITECTURE.md,
+# which lists them lowest first. codetools (shipped with R) finds the
 # names each function uses, as R CMD check does; a name used only inside a
 # string (do.call("f"), get("f")) is not seen.
 args <- commandArgs(trailingOnly = TRUE)
@@ -123,6 +125,34 @@ for (group in circles(edge)) {
   problems <- c(problems, paste0(what, ":\n", describe_uses(inside)))
 }
 
+# The table "R files and their tests" of dev/ARCHITECTURE.md lists the files
+# lowest first: each uses only files listed before it.
+architecture_order <- function(path = "dev/ARCHITECTURE.md") {
+  lines <- readLines(path, warn = FALSE)
+  start <- grep("^#+ R files and their tests", lines)
+  if (length(start) != 1L) {
+    return(character())
+  }
+  after <- lines[-seq_len(start)]
+  end <- grep("^#", after)
+  section <- if (length(end)) after[seq_len(end[[1L]] - 1L)] else after
+  rows <- grep("^\\| `[^`]+\\.R` \\|", section, value = TRUE)
+  sub("^\\| `([^`]+)`.*$", "\\1", rows)
+}
+
+order <- architecture_order()
+if (length(order)) {
+  listed <- uses[uses$from %in% order & uses$to %in% order, , drop = FALSE]
+  later <- listed[match(listed$to, order) > match(listed$from, order), , drop = FALSE]
+  for (pair in unique(paste(later$from, later$to))) {
+    mine <- later[paste(later$from, later$to) == pair, , drop = FALSE]
+    problems <- c(problems, sprintf(
+      "%s uses %s, listed after it in the table of dev/ARCHITECTURE.md (%s uses %s)",
+      mine$from[[1L]], mine$to[[1L]], mine$from_name[[1L]], mine$to_name[[1L]]
+    ))
+  }
+}
+
 if ("--edges" %in% args) {
   for (f in file_names) {
     to <- file_names[edge[f, ]]
@@ -139,6 +169,9 @@ if (length(problems)) {
   quit(status = 1L)
 }
 cat(sprintf(
-  "call graph: %d R files, %d uses between files, no two files that use each other\n",
+  paste(
+    "call graph: %d R files, %d uses between files, no two files that use each other;",
+    "each uses only files before it in the table of dev/ARCHITECTURE.md\n"
+  ),
   length(file_names), sum(edge)
 ))
