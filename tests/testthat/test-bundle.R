@@ -18,7 +18,8 @@ test_that("the option profile.compact must be TRUE or FALSE", {
   withr::local_options(profile.compact = "yes")
   expect_error(
     read_rprof(sample_path("rprof", "1.out")),
-    "profile.compact", class = "profile_error_argument"
+    "profile.compact",
+    class = "profile_error_argument"
   )
   withr::local_options(profile.compact = FALSE)
   expect_s3_class(read_rprof(sample_path("rprof", "1.out")), "dm")
