@@ -54,6 +54,12 @@ fi
 echo "OTLP oracles required: ${PROFILE_OTLP_REQUIRE_ORACLES:-no (skipped when missing)}"
 Rscript dev/run-tests.R
 
+echo "== the view's data layer (node --test tests/js/)"
+# inst/htmlwidgets/lib/profile-view/pv-data.js under node's own test runner,
+# judged against profile_summary() of a sample profile; its test runs
+# tests/js/view-data.R with the package installed above (R_LIBS).
+node --test tests/js/
+
 if [ "$house_rules" != ok ]; then
   echo "dev/test.sh: the house rules failed (see \"== house rules\" above for the fixing commands)" >&2
   exit 1
