@@ -2,17 +2,6 @@
 # list(strings = <chr>, tables = list(<table> = list(<col> = <vector>))) where
 # character columns travel as integer codes into `strings`.
 
-# Replaces what R cannot pass on as UTF-8: strings in other encodings are converted,
-# and invalid bytes are written as <xx> (R's own `iconv(sub = "byte")` rule).
-as_valid_utf8 <- function(x) {
-  x <- enc2utf8(x)
-  bad <- !is.na(x) & !validUTF8(x)
-  if (any(bad)) {
-    x[bad] <- iconv(x[bad], "UTF-8", "UTF-8", sub = "byte")
-  }
-  x
-}
-
 # Tables of a v2 dm (or a plain named list of data frames) as a bundle.
 #
 # In a UTF-8 session character columns go to Rust as they are: Rust converts each

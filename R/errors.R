@@ -108,6 +108,8 @@
 #'   label filter matched no sample.
 #' - `profile_warning_dropped` ([combine_profiles()]): tables and columns that
 #'   are not part of the v2 format were dropped.
+#' - `profile_warning_no_samples` ([profile_record()]): the expression ran too
+#'   briefly for the profiler to take a sample; the profile has none.
 #'
 #' # Encoding
 #'
@@ -149,31 +151,72 @@ NULL
 # literally, so braces or percent signs in it are harmless. Strings among the
 # values are made valid UTF-8 first (cli fails on invalid strings, such as a
 # path in another encoding); the condition's `path` field keeps the path as given.
+#
+# The message is built once, here: its fields are filled (the header becomes the
+# condition's `message`, the bullets its `body`, as cli::cli_abort() makes
+# them) and its text is made, which the condition keeps for conditionMessage().
+# cli::cli_abort() would leave the text to every conditionMessage() (R calls
+# one as it signals the error), which formats it through cli each time: most
+# of the time of a refused read (see "Refused reads" in bench/README.md).
 abort_profile <- function(kind, message, ..., detail = NULL, path = NULL,
                           call = rlang::caller_env(), parent = NULL) {
   values <- lapply(list(...), utf8_if_character)
   # `[<-` with list(): a NULL path is a value too (a message may describe it).
   values["detail"] <- list(utf8_if_character(detail))
   values["path"] <- list(utf8_if_character(path))
-  env <- list2env(values, parent = baseenv())
-  msg <- message
   if (!is.null(detail)) {
-    msg <- c(msg, x = "{detail}")
+    message <- c(message, x = "{detail}")
   }
-  cli::cli_abort(
-    msg,
+  built <- condition_text(message, values)
+  # (rlang::abort() keeps the first element as `message`, the others as `body`)
+  header <- built$inline[1]
+  body <- if (length(built$inline) > 1L) built$inline[-1]
+  rlang::abort(
+    built$inline,
     class = c(paste0("profile_error_", kind), "profile_error"),
     kind = kind,
     path = path,
     call = call,
     parent = parent,
-    .envir = env
+    use_cli_format = TRUE,
+    message_text = list(message = header, body = body, text = built$text),
+    trace = error_trace(call, parent)
   )
 }
 
-# `x` with valid UTF-8 strings if it is character, as it is otherwise.
-utf8_if_character <- function(x) {
-  if (is.character(x)) as_valid_utf8(x) else x
+# The text of a profile_error, as rlang gives it (through cli) for any other
+# error of rlang: the text built as the error was raised, while its header and
+# bullets are those it was built from; rlang's own otherwise, and for an error
+# that wraps another (whose message follows) or that rlang has marked to show
+# its backtrace. (Printing an error formats it afresh, for the width it is
+# shown in.)
+#' @export
+#' @noRd
+conditionMessage.profile_error <- function(c) {
+  built <- c[["message_text"]]
+  plain <- is.null(c[["parent"]]) && is.null(c[["rlang"]][["internal"]][["backtrace_on_error"]])
+  if (is.list(built) && plain) {
+    if (identical(built$message, c[["message"]]) && identical(built$body, c[["body"]])) {
+      return(built$text)
+    }
+  }
+  NextMethod()
+}
+
+# The backtrace rlang::abort() would take, up to the frame of `call`, taken
+# by rlang::trace_back(): abort() takes it under four options set and reset,
+# which cost more than the rest of a refused read. NULL (abort() takes it)
+# where `call` is not a frame on the stack, or the error wraps another.
+error_trace <- function(call, parent) {
+  if (!is.null(parent) || !is.environment(call)) {
+    return(NULL)
+  }
+  for (frame in sys.frames()) {
+    if (identical(frame, call)) {
+      return(rlang::trace_back(bottom = call))
+    }
+  }
+  NULL
 }
 
 # Unwraps a result envelope from the Rust binding, raising its error if it holds one.

@@ -235,7 +235,7 @@ read_recording <- function(recording, text) {
         "{.arg expr} ran too briefly for the profiler to take a sample.",
         i = "Try a smaller {.arg interval}."
       ),
-      class = "profile_warning_no_samples"
+      class = c("profile_warning_no_samples", "profile_warning")
     )
     invokeRestart("muffleWarning")
   })

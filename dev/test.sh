@@ -27,7 +27,7 @@ cargo test --release --manifest-path src/rust/Cargo.toml -p profile-core -p prof
 grep -E '^test result:' /tmp/profile-cargo-test.log | awk '{p+=$4; f+=$6} END {print "cargo: " p " passed, " f " failed"}'
 
 echo "== R tests (testthat)"
-# The differential test against Go's pprof parser (test-pprof-oracle.R) runs
+# The differential test against Go's pprof parser (test-oracle-pprof.R) runs
 # 6000 damaged files in CI, 2000 locally, unless PROFILE_ORACLE_CASES says
 # otherwise; the mutation tests of OTLP files (tests/otlp/otlp-mutate.mjs,
 # otlp_mutation_count() in helper-otlp-oracle.R) 4000 in CI, 2000 locally,
@@ -53,6 +53,12 @@ if [ "${CI:-}" = "true" ] && [ -z "${PROFILE_OTLP_REQUIRE_ORACLES:-}" ]; then
 fi
 echo "OTLP oracles required: ${PROFILE_OTLP_REQUIRE_ORACLES:-no (skipped when missing)}"
 Rscript dev/run-tests.R
+
+echo "== the view's data layer (node --test tests/js/)"
+# inst/htmlwidgets/lib/profile-view/pv-data.js under node's own test runner,
+# judged against profile_summary() of a sample profile; its test runs
+# tests/js/view-data.R with the package installed above (R_LIBS).
+node --test tests/js/
 
 if [ "$house_rules" != ok ]; then
   echo "dev/test.sh: the house rules failed (see \"== house rules\" above for the fixing commands)" >&2

@@ -302,13 +302,8 @@
       return this.cache[id];
     }
 
-    // The total value of type t, and what percentages are of: the base's total
-    // in a diff (as go tool pprof -diff_base), else the total.
-    grandTotal(t) {
-      const v = this.values[t];
-      return v.totalPos[0] + v.totalNeg[0];
-    }
-
+    // What percentages of type t are of: the base's total in a diff (as go
+    // tool pprof -diff_base), else the total.
     percentBase(t) {
       const v = this.values[t];
       return this.diff ? -v.totalNeg[0] : v.totalPos[0] + v.totalNeg[0];

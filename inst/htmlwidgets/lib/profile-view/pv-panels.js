@@ -202,10 +202,6 @@
       half.canvas.setTree(tree);
       half.canvas.draw();
     }
-
-    canvases() {
-      return [this.callers.canvas, this.callees.canvas];
-    }
   }
 
   // ---- Source: the lines of a file with their values -------------------------

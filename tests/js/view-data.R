@@ -1,0 +1,29 @@
+# Writes what tests/js/pv-data.test.mjs judges the view's data layer on, into
+# the directory given: view.json, the JSON the viewer gets for a sample
+# profile with line profiling (profile_view() embeds the same text), and
+# summary.json, what profile_summary() computes from the same profile per
+# sample type: the total, each function's self and total, each line's self
+# and total. Run by the node test itself (Rscript tests/js/view-data.R DIR),
+# with the package installed where R_LIBS points.
+args <- commandArgs(trailingOnly = TRUE)
+if (length(args) != 1L) stop("usage: Rscript tests/js/view-data.R OUTPUT_DIR")
+out <- args[[1]]
+suppressPackageStartupMessages(library(profile))
+
+x <- read_rprof(system.file("samples", "rprof", "line.out", package = "profile", mustWork = TRUE))
+json <- profile:::view_data(x, type = NULL, title = NULL)
+writeLines(json, file.path(out, "view.json"), useBytes = TRUE)
+
+# the view's sample types (Rprof's samples, and time)
+types <- jsonlite::fromJSON(json)$types$name
+per_type <- lapply(types, function(type) {
+  by_function <- as.data.frame(profile_summary(x, type = type, n = Inf, by = "function"))
+  by_line <- as.data.frame(profile_summary(x, type = type, n = Inf, by = "line"))
+  list(
+    type = type,
+    total = sum(by_function$self),
+    functions = by_function[c("name", "self", "total")],
+    lines = by_line[c("filename", "line", "self", "total")]
+  )
+})
+jsonlite::write_json(per_type, file.path(out, "summary.json"), digits = NA, auto_unbox = TRUE)
