@@ -64,7 +64,7 @@ ffi_profile_read_folded <- function(path, sample_type, unit, source_uri, max_siz
 #' read leaves its compact columns unwritten and makes them from the samples'
 #' shape; FALSE writes every column and finds the compact forms in them, the
 #' reference the tests compare the other against. The read, and the R copy
-#' of its result, stay within `max_memory` bytes (see `profile_core::budget`).
+#' of its result, stay within `max_memory` bytes (see `profile_core::resources::budget`).
 #' @noRd
 ffi_rprof_read <- function(input, source_uri, max_size, max_memory, with_lines, compact, from_shape) .Call(wrap__ffi_rprof_read, input, source_uri, max_size, max_memory, with_lines, compact, from_shape)
 
@@ -83,7 +83,7 @@ ffi_rprof_stream_take <- function(state, piece) .Call(wrap__ffi_rprof_stream_tak
 ffi_rprof_write <- function(bundle, path) .Call(wrap__ffi_rprof_write, bundle, path)
 
 #' The order in which R's internal `merge()` returns rows with the match codes
-#' `xinds` (see `profile_core::rprof::legacy`), for v1 location ids as profile
+#' `xinds` (see `profile_core::formats::rprof::legacy`), for v1 location ids as profile
 #' 1.0.4 gave them.
 #' @noRd
 ffi_rprof_legacy_merge_order <- function(xinds) .Call(wrap__ffi_rprof_legacy_merge_order, xinds)
@@ -212,7 +212,7 @@ ffi_profile_view_data <- function(input) .Call(wrap__ffi_profile_view_data, inpu
 ffi_profile_write_speedscope <- function(input, path) .Call(wrap__ffi_profile_write_speedscope, input, path)
 
 #' The lines of the source files `paths` (a character vector) that can be
-#' read within the limits (see `profile_core::source_text`): `list(file, line,
+#' read within the limits (see `profile_core::io::source_text`): `list(file, line,
 #' text)`, `file` the 1-based position in `paths`.
 #' @noRd
 ffi_source_text <- function(paths, max_file_bytes, max_total_bytes) .Call(wrap__ffi_source_text, paths, max_file_bytes, max_total_bytes)

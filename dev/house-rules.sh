@@ -35,6 +35,13 @@ check "cargo clippy" \
   "(cd src/rust && cargo clippy --workspace --all-targets -- -D warnings), then fix what it lists" \
   cargo clippy --manifest-path src/rust/Cargo.toml --workspace --all-targets --quiet -- -D warnings
 
+# ---- Rust: the layout (dev/rust-layers.R; dev/ARCHITECTURE.md, "Core
+# modules"): the core's layers each use only those below them, formats never
+# import each other, no two modules of a folder use each other (in both
+# crates), one module-file style, tests in files of their own.
+check "Rust layout" "what dev/rust-layers.R printed above (Rscript dev/rust-layers.R --graph shows who uses whom)" \
+  Rscript dev/rust-layers.R
+
 # ---- R: styler (settings in dev/style.R) and lintr (.lintr).
 check "R formatting" "Rscript dev/style.R" \
   Rscript dev/style.R --check

@@ -4,7 +4,7 @@
 use crate::rapi::{double_values, integer_values};
 use crate::text::{self, named_elements};
 use extendr_api::prelude::*;
-use profile_core::limits::Limits;
+use profile_core::resources::limits::Limits;
 use profile_core::ProfileError;
 use std::borrow::Cow;
 use std::path::PathBuf;

@@ -18,11 +18,11 @@ use crate::rapi::{
 };
 use crate::text::{self, intern_strings, strings_kept};
 use extendr_api::prelude::*;
-use profile_core::budget::Budget;
-use profile_core::memory::try_reserve_advised;
+use profile_core::formats::rprof::CompactRead;
+use profile_core::model::schema::NOT_NA;
 use profile_core::model::{ColMut, ColRef, ColumnId, SampleValues, EXTENSION_TABLES, NA_INT};
-use profile_core::rprof::CompactRead;
-use profile_core::schema::NOT_NA;
+use profile_core::resources::budget::Budget;
+use profile_core::resources::memory::try_reserve_advised;
 use profile_core::{Profile, ProfileError, StrId, StringPool};
 
 // ---- Rust to R -------------------------------------------------------------

@@ -9,8 +9,8 @@ use crate::args::flag;
 use crate::bundle::{profile_from_r, profile_to_r};
 use crate::envelope::envelope;
 use extendr_api::prelude::*;
-use profile_core::budget::Budget;
-use profile_core::combine::{CombineOptions, Combiner};
+use profile_core::ops::combine::{CombineOptions, Combiner};
+use profile_core::resources::budget::Budget;
 use profile_core::ProfileError;
 
 /// The state behind the external pointer: None once the result has been taken.
@@ -56,7 +56,7 @@ fn ffi_profile_combine_add(state: Robj, bundle: Robj) -> Robj {
         with_combiner(&state, |slot| {
             let combiner = slot.as_mut().ok_or_else(finished)?;
             let input = profile_from_r(&bundle)?;
-            profile_core::validate::validate(&input)?;
+            profile_core::model::validate::validate(&input)?;
             combiner.add(&input)?;
             Ok(Robj::from(true))
         })

@@ -5,8 +5,8 @@ use crate::bundle::profile_to_r;
 use crate::envelope::envelope;
 use crate::summary::stacks_from_r;
 use extendr_api::prelude::*;
-use profile_core::budget::Budget;
-use profile_core::folded::{self, FoldedSource};
+use profile_core::formats::folded::{self, FoldedSource};
+use profile_core::resources::budget::Budget;
 
 /// Writes the folded stacks of `stacks` to `path` (atomically); `labels` are the
 /// frame names of the keys.

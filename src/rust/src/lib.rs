@@ -1,15 +1,17 @@
 //! The R binding: thin functions that move columns between R and `profile_core`.
 //!
-//! Every function registered with R returns an envelope (see [`envelope`]), never
-//! an error or a panic through extendr. The modules, each depending only on
-//! those before it (see `dev/ARCHITECTURE.md`):
-//! `rapi` (R's C API), `envelope`, `compact` (compact columns), `text` (strings
-//! from R), `args`, `bundle` (profiles across the boundary), then one module per
-//! core module: `summary`, `folded`, `rprof`, `pprof`, `otlp`, `combine`, `verbs`,
-//! `view` (the browser view and speedscope files).
+//! Every function registered with R but `ffi_profile_schema()` (made of
+//! constants, it cannot fail) returns an envelope (see [`envelope`]), never an
+//! error or a panic through extendr. The modules, each depending only on those
+//! before it (see `dev/ARCHITECTURE.md`; `dev/rust-layers.R` checks that no two
+//! use each other): `rapi` (R's C API), `envelope`, `compact` (compact
+//! columns), `text` (strings from R), `args`, `bundle` (profiles across the
+//! boundary), then one module per core module: `summary`, `folded`, `rprof`,
+//! `pprof`, `otlp`, `combine`, `verbs`, `view` (the browser view and speedscope
+//! files); `record` (whether a profiler runs).
 
 use extendr_api::prelude::*;
-use profile_core::schema;
+use profile_core::model::schema;
 
 mod args;
 mod bundle;
@@ -78,7 +80,7 @@ fn ffi_profile_schema() -> Robj {
             .iter()
             .map(|(t, _)| *t)
             .collect::<Vec<_>>(),
-        top_level_name = profile_core::rprof::TOP_LEVEL_NAME,
+        top_level_name = profile_core::model::TOP_LEVEL_NAME,
         source_types = schema::SOURCE_TYPES.to_vec(),
         otlp_tables = profile_core::model::OTLP_TABLES.to_vec(),
         limits = limits(),
@@ -99,7 +101,9 @@ fn column_list_of(columns: &[(&str, &str)]) -> Robj {
 /// The core's limits that the R side applies or documents (sizes in bytes, as
 /// doubles: R integers stop at 2^31 - 1).
 fn limits() -> Robj {
-    use profile_core::{input, limits, pprof};
+    use profile_core::formats::pprof;
+    use profile_core::io::input;
+    use profile_core::resources::limits;
     list!(
         max_size = limits::DEFAULT_MAX_BYTES as f64,
         max_memory = limits::DEFAULT_MAX_MEMORY as f64,
@@ -117,7 +121,7 @@ fn limits() -> Robj {
 /// The texts of the warnings of an Rprof read, named by their kind: R raises
 /// each as a condition of class `profile_warning_<kind>` (R/rprof.R).
 fn rprof_warnings() -> Robj {
-    use profile_core::rprof;
+    use profile_core::formats::rprof;
     list!(
         incomplete = rprof::WARN_INCOMPLETE,
         unexpected = rprof::WARN_UNEXPECTED,
@@ -132,7 +136,7 @@ fn rprof_warnings() -> Robj {
 fn ffi_profile_validate_v2(bundle: Robj) -> Robj {
     envelope(|| {
         let p = bundle::profile_from_r(&bundle)?;
-        profile_core::validate::validate(&p)?;
+        profile_core::model::validate::validate(&p)?;
         Ok(Robj::from(true))
     })
 }

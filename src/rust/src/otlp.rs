@@ -5,8 +5,9 @@ use crate::args::{choice, flag, limits, optional_string, required_path};
 use crate::bundle::{profile_from_r, profile_to_r};
 use crate::envelope::envelope;
 use extendr_api::prelude::*;
-use profile_core::budget::Budget;
-use profile_core::otlp::{self, Format};
+use profile_core::formats;
+use profile_core::formats::otlp::{self, Format};
+use profile_core::resources::budget::Budget;
 
 /// Reads an OTLP file (binary or JSON, gzip or plain) into a bundle, with
 /// compact columns if `compact` is TRUE, within `max_memory` bytes.
@@ -24,7 +25,12 @@ fn ffi_otlp_read(
         let path = required_path(&path, "path")?;
         let uri = optional_string(&source_uri, "source_uri")?;
         let compact = flag(&compact, "compact")?;
-        let p = otlp::read_file(&path, uri.as_deref(), &budget)?;
+        let p = otlp::read_file(
+            &path,
+            uri.as_deref(),
+            &budget,
+            &formats::other_format_than_otlp,
+        )?;
         profile_to_r(p, compact, &budget)
     })
 }

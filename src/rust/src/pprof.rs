@@ -5,8 +5,8 @@ use crate::args::{flag, limits, optional_string, required_path};
 use crate::bundle::{profile_from_r, profile_to_r};
 use crate::envelope::envelope;
 use extendr_api::prelude::*;
-use profile_core::budget::Budget;
-use profile_core::pprof::{self, WriteOptions};
+use profile_core::formats::pprof::{self, WriteOptions};
+use profile_core::resources::budget::Budget;
 
 /// Reads a pprof file (gzip or plain protobuf) into a bundle, with compact
 /// columns if `compact` is TRUE, within `max_memory` bytes.

@@ -10,8 +10,8 @@
 
 use extendr_api::prelude::*;
 use extendr_api::{AsTypedSlice, GetSexp, SEXP};
-use profile_core::memory::{advise_huge_pages, try_reserve_advised};
 use profile_core::model::NA_INT;
+use profile_core::resources::memory::{advise_huge_pages, try_reserve_advised};
 use profile_core::{ProfileError, StrId, StringPool};
 use std::borrow::Cow;
 use std::os::raw::{c_char, c_int, c_void};
@@ -399,6 +399,6 @@ pub(crate) unsafe fn charsxp_text(charsxp: SEXP) -> String {
     if Rf_getCharCE(charsxp) == CE_LATIN1 {
         bytes.iter().map(|&b| char::from(b)).collect()
     } else {
-        profile_core::text::utf8_escaped(bytes).into_owned()
+        profile_core::io::text::utf8_escaped(bytes).into_owned()
     }
 }

@@ -6,10 +6,11 @@ use crate::bundle::{compact_read_to_r, profile_from_r, profile_to_r};
 use crate::envelope::envelope;
 use crate::rapi::int_vector;
 use extendr_api::prelude::*;
-use profile_core::budget::Budget;
-use profile_core::rprof::{ParseOptions, RprofContent};
-use profile_core::{input, output, rprof, ProfileError};
-use std::borrow::Cow;
+use profile_core::formats::rprof;
+use profile_core::formats::rprof::{ParseOptions, RprofContent};
+use profile_core::io::{input, output};
+use profile_core::resources::budget::Budget;
+use profile_core::ProfileError;
 
 /// Reads an Rprof file into `list(bundle, warnings, sample_lines)`. `input` is a
 /// path (plain or gzip file, read here) or a raw vector (the file's bytes).
@@ -19,7 +20,7 @@ use std::borrow::Cow;
 /// read leaves its compact columns unwritten and makes them from the samples'
 /// shape; FALSE writes every column and finds the compact forms in them, the
 /// reference the tests compare the other against. The read, and the R copy
-/// of its result, stay within `max_memory` bytes (see `profile_core::budget`).
+/// of its result, stay within `max_memory` bytes (see `profile_core::resources::budget`).
 /// @noRd
 #[extendr]
 fn ffi_rprof_read(
@@ -48,9 +49,9 @@ fn ffi_rprof_read(
                 rprof::parse(data, &options)?
             }
             None => {
-                let file_bytes = input::read_file(&required_path(&input, "path")?, &budget)?;
-                let data = input::decompress_owned(file_bytes, &budget, &mut content)?;
-                rprof::parse(Cow::Owned(data), &options)?
+                let path = required_path(&input, "path")?;
+                let data = input::inflate_file(&path, &budget, &mut content)?.data;
+                rprof::parse(data, &options)?
             }
         };
         let lines: Vec<i32> = if with_lines.as_bool() == Some(true) {
@@ -135,14 +136,14 @@ fn ffi_rprof_write(bundle: Robj, path: Robj) -> Robj {
     envelope(|| {
         let path = required_path(&path, "path")?;
         let p = profile_from_r(&bundle)?;
-        profile_core::validate::validate(&p)?;
+        profile_core::model::validate::validate(&p)?;
         output::write_atomic(&path, |w| rprof::write(&p, w))?;
         Ok(Robj::from(true))
     })
 }
 
 /// The order in which R's internal `merge()` returns rows with the match codes
-/// `xinds` (see `profile_core::rprof::legacy`), for v1 location ids as profile
+/// `xinds` (see `profile_core::formats::rprof::legacy`), for v1 location ids as profile
 /// 1.0.4 gave them.
 /// @noRd
 #[extendr]

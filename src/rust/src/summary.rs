@@ -7,7 +7,7 @@ use crate::envelope::envelope;
 use crate::rapi::{int_vector, r_safe};
 use crate::text::intern_strings;
 use extendr_api::prelude::*;
-use profile_core::summary::{
+use profile_core::ops::summary::{
     key_totals, CallTree, CountedSamples, Derived, StackColumns, StackInput, Stacks,
 };
 use profile_core::{ProfileError, StrId, StringPool};

@@ -17,13 +17,15 @@ use crate::args::{
 use crate::bundle::{columns_sent_back, profile_after_to_r, profile_from_r, profile_to_r};
 use crate::envelope::envelope;
 use extendr_api::prelude::*;
-use profile_core::budget::Budget;
 use profile_core::model::{SampleLabels, SampleLocations, SampleValues, Samples};
-use profile_core::verbs::{aggregate, scale_values, set_unit, time_window, AfterX, DiffInputs};
-use profile_core::verbs::{
+use profile_core::ops::verbs::{
+    aggregate, scale_values, set_unit, time_window, AfterX, DiffInputs,
+};
+use profile_core::ops::verbs::{
     filter_by_labels, keep_sample_types, FrameFilter, LabelCondition, LabelFilter, LabelPairs,
     LocationTexts, Pattern, SampleFilter, TextKind,
 };
+use profile_core::resources::budget::Budget;
 use profile_core::{Profile, ProfileError};
 
 /// One flag per row of the bundle's `locations` (the bundle holds
@@ -202,9 +204,9 @@ fn ffi_profile_diff(x: Robj, base: Robj, compact: Robj) -> Robj {
         let compact = flag(&compact, "compact")?;
         let x_bundle = x;
         let x = profile_from_r(&x_bundle).map_err(|e| of_input(e, "x"))?;
-        profile_core::validate::validate(&x).map_err(|e| of_input(e, "x"))?;
+        profile_core::model::validate::validate(&x).map_err(|e| of_input(e, "x"))?;
         let base = profile_from_r(&base).map_err(|e| of_input(e, "base"))?;
-        profile_core::validate::validate(&base).map_err(|e| of_input(e, "base"))?;
+        profile_core::model::validate::validate(&base).map_err(|e| of_input(e, "base"))?;
         let budget = Budget::address_space_only();
         let x_columns = if compact {
             columns_sent_back(&x_bundle, &x, &PER_SAMPLE_TABLES)?
@@ -235,15 +237,7 @@ fn of_input(e: ProfileError, name: &str) -> ProfileError {
             row,
             message,
         },
-        other => {
-            let kind = other.kind();
-            let message = format!("`{name}`: {other}");
-            match kind {
-                "limit" => ProfileError::limit(message),
-                "unsupported" => ProfileError::unsupported(message),
-                _ => ProfileError::argument(message),
-            }
-        }
+        other => other.map_message(|m| format!("`{name}`: {m}")),
     }
 }
 

@@ -7,14 +7,15 @@ use crate::envelope::envelope;
 use crate::rapi::{int_vector, r_safe};
 use crate::text::{self, intern_strings};
 use extendr_api::prelude::*;
-use profile_core::sample_set::{DerivedType, SampleInput, SampleSet};
-use profile_core::source_text::{read_source_files, SourceTextLimits};
-use profile_core::speedscope::{self, SpeedscopeLabels};
-use profile_core::summary::StackColumns;
-use profile_core::view::{
+use profile_core::formats::speedscope::{self, SpeedscopeLabels};
+use profile_core::formats::view::{
     line_values, view_json, TimeRuns, ViewData, ViewKeys, ViewLabels, ViewLines, ViewTree,
 };
-use profile_core::{output, ProfileError, StringPool};
+use profile_core::io::output;
+use profile_core::io::source_text::{read_source_files, SourceTextLimits};
+use profile_core::ops::sample_set::{DerivedType, SampleInput, SampleSet};
+use profile_core::ops::summary::StackColumns;
+use profile_core::{ProfileError, StringPool};
 use std::path::{Path, PathBuf};
 
 /// The code of each `sample_values` row's type: its position (1-based) in
@@ -197,7 +198,7 @@ fn ffi_profile_write_speedscope(input: Robj, path: Robj) -> Robj {
 }
 
 /// The lines of the source files `paths` (a character vector) that can be
-/// read within the limits (see `profile_core::source_text`): `list(file, line,
+/// read within the limits (see `profile_core::io::source_text`): `list(file, line,
 /// text)`, `file` the 1-based position in `paths`.
 /// @noRd
 #[extendr]

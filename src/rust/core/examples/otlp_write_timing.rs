@@ -5,8 +5,9 @@
 // With `only` = otlp or pprof, only that writer's message is built (for perf);
 // with `only` = read, FILE (an OTLP file, binary or JSON) is only read.
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a timing tool")]
-use profile_core::limits::Limits;
-use profile_core::{otlp, pprof, validate};
+use profile_core::formats::{other_format_than_otlp, otlp, pprof};
+use profile_core::model::validate;
+use profile_core::resources::limits::Limits;
 use prost::Message;
 use std::io::Write;
 use std::time::Duration;
@@ -57,7 +58,10 @@ fn main() {
     let bytes = std::fs::read(&path).unwrap();
     if only.as_deref() == Some("read") {
         let t = median(runs, || {
-            std::hint::black_box(otlp::read_bytes(&bytes, None, &Limits::default()).unwrap());
+            std::hint::black_box(
+                otlp::read_bytes(&bytes, None, &Limits::default(), &other_format_than_otlp)
+                    .unwrap(),
+            );
         });
         println!("otlp read_bytes: {t:?}");
         return;

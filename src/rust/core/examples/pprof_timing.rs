@@ -1,7 +1,7 @@
 // Times the phases of reading and writing a pprof file (for bench/README.md).
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a timing tool")]
-use profile_core::limits::Limits;
-use profile_core::pprof;
+use profile_core::formats::pprof;
+use profile_core::resources::limits::Limits;
 use std::time::Instant;
 
 fn main() {
@@ -18,7 +18,7 @@ fn main() {
     let p = p.unwrap();
     let t = Instant::now();
     for _ in 0..n {
-        profile_core::validate::validate(&p).unwrap();
+        profile_core::model::validate::validate(&p).unwrap();
     }
     println!("validate: {:?}", t.elapsed() / n);
     let opts = pprof::WriteOptions::default();

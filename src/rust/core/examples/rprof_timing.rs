@@ -3,9 +3,9 @@
 // from /proc/self/stat), and checks that every chunk count gives the same result.
 //   cargo run --release -p profile-core --example rprof_timing FILE [RUNS [CHUNKS...]]
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a timing tool")]
-use profile_core::budget::Budget;
-use profile_core::limits::Limits;
-use profile_core::rprof;
+use profile_core::formats::rprof;
+use profile_core::resources::budget::Budget;
+use profile_core::resources::limits::Limits;
 use std::borrow::Cow;
 use std::time::{Duration, Instant};
 

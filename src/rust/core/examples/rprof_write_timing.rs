@@ -2,7 +2,8 @@
 // repeated runs on the profile read from FILE.
 //   cargo run --release -p profile-core --example rprof_write_timing FILE [RUNS]
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a timing tool")]
-use profile_core::{rprof, validate};
+use profile_core::formats::rprof;
+use profile_core::model::validate;
 use std::time::{Duration, Instant};
 
 fn median(runs: usize, mut f: impl FnMut()) -> (Duration, Duration) {
@@ -43,7 +44,7 @@ fn main() {
 
 /// The whole read of an Rprof file (every column written).
 fn read_whole(bytes: &[u8]) -> profile_core::Result<rprof::Parsed> {
-    let budget = profile_core::budget::Budget::default();
+    let budget = profile_core::resources::budget::Budget::default();
     let options = rprof::ParseOptions::new(&budget);
     rprof::parse(std::borrow::Cow::Borrowed(bytes), &options)?.expand(&budget)
 }

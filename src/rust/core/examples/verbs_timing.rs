@@ -2,12 +2,13 @@
 // against validation of the same profile (for bench/README.md):
 // cargo run --release -p profile-core --example verbs_timing FILE
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a timing tool")]
-use profile_core::verbs::{aggregate, diff, scale_values, time_window};
-use profile_core::verbs::{
+use profile_core::formats::rprof;
+use profile_core::ops::verbs::{aggregate, diff, scale_values, time_window};
+use profile_core::ops::verbs::{
     frames_in, keep_frames, keep_samples, samples_with_frame_in, EmptyStacks,
 };
-use profile_core::verbs::{keep_sample_types, FrameFilter, LocationSet, SampleFilter};
-use profile_core::{rprof, Profile};
+use profile_core::ops::verbs::{keep_sample_types, FrameFilter, LocationSet, SampleFilter};
+use profile_core::Profile;
 use std::time::{Duration, Instant};
 
 /// The flags of the locations whose function name is one of `names`.
@@ -56,7 +57,9 @@ fn main() {
     let report = |what: &str, d: Duration| println!("{what:<28} {:>8.1} ms", d.as_secs_f64() * 1e3);
     report(
         "validate",
-        time(&p, runs, |q| profile_core::validate::validate(q).unwrap()),
+        time(&p, runs, |q| {
+            profile_core::model::validate::validate(q).unwrap()
+        }),
     );
     report(
         "samples_with_frame_in",
@@ -139,7 +142,7 @@ fn end(p: &Profile) -> f64 {
 
 /// The whole read of an Rprof file (every column written).
 fn read_whole(bytes: &[u8]) -> profile_core::Result<rprof::Parsed> {
-    let budget = profile_core::budget::Budget::default();
+    let budget = profile_core::resources::budget::Budget::default();
     let options = rprof::ParseOptions::new(&budget);
     rprof::parse(std::borrow::Cow::Borrowed(bytes), &options)?.expand(&budget)
 }

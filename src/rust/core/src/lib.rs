@@ -1,38 +1,23 @@
 //! The profile core: a columnar model of profiler data (the v2 format of the R
-//! package `profile`), codecs for R's `Rprof()` text format and Google's pprof
-//! protobuf format, validation, combining, and verbs from profile to profile.
+//! package `profile`) and its validation, operations on profiles (combining,
+//! the verbs, summaries), and the file formats (R's `Rprof()` text, Google's
+//! pprof, OpenTelemetry profiles, folded stacks, speedscope, the browser
+//! view's data).
+//!
+//! Layers, each using only those below it (`dev/ARCHITECTURE.md`, "Core
+//! modules"; `dev/rust-layers.R` checks them): [`error`], [`resources`],
+//! [`io`], [`model`], [`ops`], [`formats`]. Formats never import each other.
 //!
 //! Nothing here knows about R. The R binding (the parent crate) only moves columns
 //! between R vectors and [`model::Profile`]; every rule lives here so that it is
 //! tested by `cargo test` alone.
 
-mod alloc;
-pub mod budget;
-pub mod combine;
 pub mod error;
-pub mod folded;
-mod id_index;
-mod identity;
-pub mod input;
-pub mod json;
-pub mod limits;
-pub mod memory;
+pub mod formats;
+pub mod io;
 pub mod model;
-pub mod otlp;
-pub mod output;
-pub mod pprof;
-pub mod rprof;
-pub mod sample_set;
-pub mod schema;
-pub mod source_text;
-pub mod speedscope;
-pub mod summary;
-pub mod text;
-mod threads;
-pub mod validate;
-pub mod verbs;
-pub mod view;
-mod wire;
+pub mod ops;
+pub mod resources;
 
 #[cfg(test)]
 mod props;

@@ -9,13 +9,24 @@ use crate::error::{ProfileError, Result};
 
 #[macro_use]
 mod columns;
+pub mod address;
+pub(crate) mod id_index;
+pub(crate) mod identity;
+pub mod schema;
 mod strings;
+pub mod validate;
 use columns::retain_rows;
 pub use columns::{ColMut, ColRef, ColType, ColumnId, ColumnRules, TableRules, ValueRange};
 pub use strings::{StrId, StringPool};
 
 /// R's `NA_integer_` (and `NA` for logicals stored as integers).
 pub const NA_INT: i32 = i32::MIN;
+
+/// The name of the function of the frame that stands for R's top-level code
+/// (the Rprof reader makes one from a line reference after the outermost
+/// frame, see `formats::rprof`), with an empty system name, which writers and
+/// readers of other formats leave empty.
+pub const TOP_LEVEL_NAME: &str = "<top level>";
 
 /// The id of the row after the first `rows` rows of a table of `what`: ids are
 /// R integers, numbered from 1.
@@ -174,7 +185,7 @@ table!(
         num_unit: Chr = "num_unit" [required],
         /// NA for a string (`value`) or an integer (`num`), as pprof labels
         /// are; else the kind of an OTLP attribute value (see
-        /// [`crate::otlp::attributes`]).
+        /// `formats::otlp::attributes`).
         kind: Chr = "kind",
     }
 );
@@ -388,15 +399,6 @@ impl Profile {
     }
 
     /// Every table as (name, columns), required tables first.
-    /// The bytes of every column's values (not the strings): the measure of
-    /// the working memory of work on the whole profile.
-    pub fn column_bytes(&self) -> u64 {
-        self.tables()
-            .iter()
-            .flat_map(|(_, cols)| cols.iter().map(|(_, c)| c.bytes()))
-            .sum()
-    }
-
     pub fn tables(&self) -> Vec<(&'static str, Vec<(&'static str, ColRef<'_>)>)> {
         vec![
             (Meta::NAME, self.meta.columns()),

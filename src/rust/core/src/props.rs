@@ -2,20 +2,21 @@
 //! make validation, the writers, combining, the summaries or the verbs
 //! panic.
 
-use crate::combine::{combine, CombineOptions};
-use crate::limits::Limits;
+use crate::formats::{pprof, rprof};
+use crate::model::validate;
 use crate::model::{ColMut, Profile, StrId, NA_INT};
-use crate::summary::{key_totals, CallTree, StackColumns, StackInput, Stacks};
-use crate::testing;
-use crate::verbs::{aggregate, diff, scale_values, time_window};
-use crate::verbs::{
+use crate::ops::combine::{combine, CombineOptions};
+use crate::ops::summary::{key_totals, CallTree, StackColumns, StackInput, Stacks};
+use crate::ops::verbs::{aggregate, diff, scale_values, time_window};
+use crate::ops::verbs::{
     filter_by_labels, keep_sample_types, location_lines_kept, LabelCondition, LabelFilter,
     LabelPairs,
 };
-use crate::verbs::{
+use crate::ops::verbs::{
     frames_cut_at_match, Cut, FrameFilter, LocationSet, LocationTexts, SampleFilter,
 };
-use crate::{pprof, rprof, validate};
+use crate::resources::limits::Limits;
+use crate::testing;
 use proptest::prelude::*;
 
 /// Models read from the real files.
@@ -304,16 +305,16 @@ proptest! {
 /// bytes (read in one piece).
 #[test]
 fn compressed_and_plain_files_read_the_same() {
-    use crate::budget::Budget;
-    use crate::input::decompress_owned;
-    use crate::rprof::RprofContent;
+    use crate::formats::rprof::RprofContent;
+    use crate::io::input::decompress_owned;
+    use crate::resources::budget::Budget;
     for text in testing::rprof_files() {
         let budget = Budget::default();
         let data =
             decompress_owned(testing::gzip(text), &budget, &mut RprofContent::new()).unwrap();
-        let streamed = crate::rprof::parse(
+        let streamed = crate::formats::rprof::parse(
             std::borrow::Cow::Owned(data),
-            &crate::rprof::ParseOptions::new(&budget),
+            &crate::formats::rprof::ParseOptions::new(&budget),
         )
         .unwrap()
         .expand(&budget)

@@ -8,9 +8,9 @@
 //! overrides every count (proptest applies it after the configuration).
 
 use crate::error::Result;
-use crate::input;
-use crate::limits::Limits;
+use crate::io::input;
 use crate::model::{ColMut, Profile, StrId, NA_INT};
+use crate::resources::limits::Limits;
 use proptest::prelude::*;
 use std::path::PathBuf;
 
@@ -427,8 +427,8 @@ pub fn gzip(data: &[u8]) -> Vec<u8> {
 }
 
 /// An Rprof file read whole (every column written, as the readers without
-/// compact columns do): [`crate::rprof::parse`], then `expand()`.
-pub fn read_rprof(bytes: &[u8], source_uri: Option<&str>) -> Result<crate::rprof::Parsed> {
+/// compact columns do): [`crate::formats::rprof::parse`], then `expand()`.
+pub fn read_rprof(bytes: &[u8], source_uri: Option<&str>) -> Result<crate::formats::rprof::Parsed> {
     read_rprof_with(bytes, source_uri, &Limits::default(), None)
 }
 
@@ -439,12 +439,12 @@ pub fn read_rprof_with(
     source_uri: Option<&str>,
     limits: &Limits,
     chunks: Option<usize>,
-) -> Result<crate::rprof::Parsed> {
-    let budget = crate::budget::Budget::new(*limits);
-    let options = crate::rprof::ParseOptions {
+) -> Result<crate::formats::rprof::Parsed> {
+    let budget = crate::resources::budget::Budget::new(*limits);
+    let options = crate::formats::rprof::ParseOptions {
         source_uri,
         budget: &budget,
         chunks,
     };
-    crate::rprof::parse(std::borrow::Cow::Borrowed(bytes), &options)?.expand(&budget)
+    crate::formats::rprof::parse(std::borrow::Cow::Borrowed(bytes), &options)?.expand(&budget)
 }

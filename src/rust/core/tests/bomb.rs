@@ -7,10 +7,10 @@
     reason = "a test: its helpers fail the test"
 )]
 
-use profile_core::budget::Budget;
-use profile_core::input::{decompress, decompress_content, EAGER_MIN_BYTES, EAGER_RATIO};
-use profile_core::limits::Limits;
-use profile_core::rprof::RprofContent;
+use profile_core::formats::rprof::RprofContent;
+use profile_core::io::input::{decompress, decompress_content, EAGER_MIN_BYTES, EAGER_RATIO};
+use profile_core::resources::budget::Budget;
+use profile_core::resources::limits::Limits;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -125,7 +125,7 @@ fn bombs_are_refused_with_bounded_memory() {
         "zeros as pprof",
         "format",
         "not a pprof protobuf file",
-        || profile_core::pprof::read_bytes(&zeros, None, &Limits::default()).map(|_| ()),
+        || profile_core::formats::pprof::read_bytes(&zeros, None, &Limits::default()).map(|_| ()),
     );
     assert!(peak < 1 << 20, "peak allocation {peak} bytes");
     let budget = Budget::default();
@@ -146,7 +146,7 @@ fn bombs_are_refused_with_bounded_memory() {
     let kept = |input: &[u8]| 2 * (input.len() as u64 * EAGER_RATIO).max(EAGER_MIN_BYTES) as usize;
     let strings = bomb_of(&[0x32, 0x00], &block_of(&[0x32, 0x01, b'a']), 2 << 30);
     let peak = peak_of_refusal("strings", "limit", "profile.max_memory", || {
-        profile_core::pprof::read_bytes(&strings, None, &limits).map(|_| ())
+        profile_core::formats::pprof::read_bytes(&strings, None, &limits).map(|_| ())
     });
     assert!(
         peak < kept(&strings) + (80 << 20),

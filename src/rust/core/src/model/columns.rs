@@ -27,16 +27,6 @@ impl ColRef<'_> {
         self.len() == 0
     }
 
-    /// The bytes of the column's values.
-    pub fn bytes(&self) -> u64 {
-        let width = match self {
-            ColRef::Int(_) | ColRef::Lgl(_) => std::mem::size_of::<i32>(),
-            ColRef::Dbl(_) => std::mem::size_of::<f64>(),
-            ColRef::Chr(_) => std::mem::size_of::<StrId>(),
-        };
-        self.len() as u64 * width as u64
-    }
-
     /// Whether row `i` is NA (out-of-range rows count as NA).
     pub fn is_na(&self, i: usize) -> bool {
         match self {
@@ -318,7 +308,7 @@ macro_rules! table {
             }
         }
 
-        impl crate::budget::Growable for $Name {
+        impl crate::resources::budget::Growable for $Name {
             fn elements(&self) -> usize {
                 self.nrow()
             }

@@ -1,8 +1,8 @@
 //! The strings of a profile: each distinct string once in a [`StringPool`],
 //! columns holding their ids ([`StrId`], 0 for NA).
 
-use crate::budget::Budget;
 use crate::error::Result;
+use crate::resources::budget::Budget;
 use rustc_hash::FxHashMap;
 
 /// What the allocator takes for a string's heap block beyond its bytes
