@@ -32,7 +32,15 @@ work="${PROFILE_CHECK_DIR:-$(mktemp -d)}"
 mkdir -p "$work"
 echo "== R CMD build (in $work)"
 src="$PWD"
-(cd "$work" && rm -f profile_*.tar.gz && R CMD build "$src")
+build_start=$SECONDS
+# R CMD build installs the package into a temporary library only to knit the
+# vignettes, whose output does not depend on how the Rust code was optimised:
+# that build skips the release profile's link-time optimisation (it took
+# about as long as the check's own install, which keeps it: the check looks
+# at the compiled code CRAN would build).
+(cd "$work" && rm -f profile_*.tar.gz &&
+  CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 R CMD build "$src")
+build_time=$((SECONDS - build_start))
 tarball=$(ls "$work"/profile_*.tar.gz)
 ls -l "$tarball"
 
@@ -46,6 +54,7 @@ manual="--no-manual"
 command -v pdflatex >/dev/null 2>&1 && manual=""
 echo "== R CMD check --as-cran $manual"
 status=0
+check_start=$SECONDS
 # _R_CHECK_SYSTEM_CLOCK_: the future-timestamps check first asks a time server on
 # the internet, which the project's machines cannot reach ("unable to verify current
 # time"); without it the file times are compared with the system clock.
@@ -56,6 +65,7 @@ status=0
   _R_CHECK_FORCE_SUGGESTS_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false \
   _R_CHECK_SYSTEM_CLOCK_=false \
   R CMD check --as-cran $manual "$tarball") || status=$?
+check_time=$((SECONDS - check_start))
 
 log="$work/profile.Rcheck/00check.log"
 [ -f "$log" ] || { echo "check.sh: no check log" >&2; exit 1; }
@@ -67,3 +77,7 @@ if grep -qE '\.\.\. (WARNING|ERROR)$|^ERROR|^WARNING' "$log" || [ "$status" -ne 
   exit 1
 fi
 echo "R CMD check: $(tail -1 "$log")"
+# Where the check's time went: R CMD check's own timings of its long steps
+# (CPU/elapsed seconds: the install, the examples, the tests, the vignettes).
+echo "== where dev/check.sh's time went: R CMD build $build_time s, R CMD check $check_time s, of which"
+grep -E '\[[0-9]+s/[0-9]+s\]' "$log" | sed -E 's/^[* ]*//; s/ \.\.\. / /' | grep -v '^\[' | sort -u
