@@ -5,8 +5,10 @@
 #
 #   bash dev/check.sh            # full check (runs the test suite once more)
 #   PROFILE_CHECK_ALL_TESTS=1 bash dev/check.sh
-#                                # also the slow comparisons with CRAN profile 1.0.4,
-#                                # which dev/test.sh runs anyway (skipped by default)
+#                                # also the slow tests dev/test.sh runs anyway
+#                                # (skipped by default): the comparisons with CRAN
+#                                # profile 1.0.4 and go tool pprof, and the database
+#                                # tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:$HOME/.cargo/bin"
@@ -47,8 +49,13 @@ ls -l "$tarball"
 # No LaTeX on the project's machines: the PDF manual is not built (--no-manual);
 # the Rd files are still checked. Suggested packages that are not installable
 # here (none needed to run the examples or the vignette) do not stop the check.
+# R CMD check runs the test suite a second time, after dev/test.sh: unless
+# PROFILE_CHECK_ALL_TESTS is set, the tests that dev/test.sh has run against
+# the same code and are slowest there skip in it: the comparisons with CRAN
+# profile 1.0.4, with go tool pprof, and the tests of profiles in a database
+# (tests/testthat/helper-check.R says why each judges nothing new there).
 if [ -z "${PROFILE_CHECK_ALL_TESTS:-}" ]; then
-  export PROFILE_SKIP_104=true
+  export PROFILE_SKIP_104=true PROFILE_CHECK_SECOND_RUN=true
 fi
 manual="--no-manual"
 command -v pdflatex >/dev/null 2>&1 && manual=""

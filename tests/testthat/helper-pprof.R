@@ -2,6 +2,7 @@
 # and building protobuf messages by hand (for malformed input).
 
 skip_if_no_go <- function() {
+  skip_in_check_second_run("the comparisons with go tool pprof")
   if (!nzchar(Sys.which("go"))) {
     testthat::skip("Go is not installed (needed for `go tool pprof`)")
   }
