@@ -97,6 +97,25 @@ check_max_size <- function(max_size, call = rlang::caller_env()) {
   min(as.double(max_size), 2^62)
 }
 
+# The default of the readers' `source_text`: the option `profile.source_text`,
+# else TRUE.
+default_source_text <- function() {
+  getOption("profile.source_text", TRUE)
+}
+
+# `source_text`: TRUE, FALSE, or the directory where relative file names are
+# looked up (see read_source_lines(), R/source-text.R).
+check_source_text <- function(source_text, call = rlang::caller_env()) {
+  is_dir <- rlang::is_string(source_text) && !is.na(source_text) && nzchar(source_text)
+  if (!rlang::is_bool(source_text) && !is_dir) {
+    abort_argument(c(
+      "{.arg source_text} must be {.code TRUE}, {.code FALSE} or a directory.",
+      x = "It is {.obj_type_friendly {source_text}}."
+    ), source_text = source_text, call = call)
+  }
+  source_text
+}
+
 # An existing file (not a directory) to read; the error names the file.
 check_readable_file <- function(path, call = rlang::caller_env()) {
   if (dir.exists(path)) {

@@ -184,7 +184,7 @@ profile_db_append <- function(con, x, ..., merge = TRUE) {
     busy <- db_sqlite_busy(con)
     on.exit(busy())
     db_transaction(con, {
-      db_lock(con)
+      db_lock(con, db_physical$info)
       # checked again under the lock: another writer may have created the
       # tables in the meantime
       layout <- check_db_layout(con)
@@ -198,61 +198,6 @@ profile_db_append <- function(con, x, ..., merge = TRUE) {
   })
 }
 
-# Whether table `t` of the database has no row.
-db_table_is_empty <- function(con, t) {
-  rows <- DBI::dbGetQuery(con, sprintf("SELECT 1 AS one FROM %s LIMIT 1", sql_name(con, t)))
-  nrow(rows) == 0L
-}
-
-#' @rdname profile_db_append
-#' @export
-profile_db <- function(con) {
-  with_profile_errors("io", "Can't read the profile tables of the database.", {
-    check_db_connection(con)
-    schema <- v2_schema()
-    columns <- db_all_columns(con)
-    present <- schema$tables[schema$tables %in% names(columns)]
-    missing <- setdiff(schema$required_tables, present)
-    if (length(missing)) {
-      abort_profile("invalid",
-        paste(
-          "The database has no profile: the tables {.field {missing}} are missing (see",
-          "{.fn profile_db_append})."
-        ),
-        missing = missing
-      )
-    }
-    # The tables of OpenTelemetry profiles, as in memory: only in a profile
-    # that came from one (each has a resource), not in the others'.
-    if ("resources" %in% present && db_table_is_empty(con, "resources")) {
-      present <- setdiff(present, schema$otlp_tables)
-    }
-    # the columns given, so that dbplyr does not ask for each table's
-    tables <- lapply(present, function(t) dplyr::tbl(con, t, vars = columns[[t]]))
-    names(tables) <- present
-    keyed_dm(tables)
-  })
-}
-
-# The layout of the database, when appending to it can go ahead: none yet,
-# or the current one. A database of an earlier layout is left as it is.
-check_db_layout <- function(con, call = rlang::caller_env()) {
-  layout <- db_layout(con)
-  if (layout == "2.1") {
-    abort_profile("unsupported", c(
-      "The database has the layout of profile 2.1 (each sample with its whole stack).",
-      i = "Run {.code profile_db_upgrade(con)} once to upgrade it in place; nothing was changed."
-    ), call = call)
-  }
-  if (!layout %in% c("none", db_layout_version)) {
-    abort_profile("unsupported",
-      "The database's profile tables have a layout this version does not know ({.val {layout}}).",
-      layout = layout, call = call
-    )
-  }
-  layout
-}
-
 # A difference of two profiles (profile_diff()) has the base's values negated:
 # added to a database of runs, it would subtract the base from every total.
 check_not_diff <- function(profile, call = rlang::caller_env()) {
@@ -263,97 +208,6 @@ check_not_diff <- function(profile, call = rlang::caller_env()) {
       i = "Append the two profiles, and take their difference from the database."
     ), call = call)
   }
-}
-
-# SQLite: the connection waits for another connection's write lock (up to
-# db_sqlite_busy_ms) while appending; the function returned restores the
-# connection's own timeout.
-db_sqlite_busy <- function(con) {
-  if (db_dialect(con) != "sqlite") {
-    return(function() invisible())
-  }
-  before <- DBI::dbGetQuery(con, "PRAGMA busy_timeout")[[1L]]
-  DBI::dbExecute(con, sprintf("PRAGMA busy_timeout = %d", max(before, db_sqlite_busy_ms)))
-  function() try(DBI::dbExecute(con, sprintf("PRAGMA busy_timeout = %d", before)), silent = TRUE)
-}
-
-check_db_connection <- function(con, call = rlang::caller_env()) {
-  rlang::check_installed(c("DBI", "dbplyr"), "to keep profiles in a database.", call = call)
-  if (!inherits(con, "DBIConnection")) {
-    abort_argument(
-      "{.arg con} must be a DBI connection, not {.obj_type_friendly {con}}.",
-      con = con, call = call
-    )
-  }
-  if (!db_is_valid(con)) {
-    abort_argument("{.arg con} is a connection that is closed.", call = call)
-  }
-}
-
-# ---------------------------------------------------------------------------
-# Tables
-
-# Pairs of columns that are unique in the format (src/rust/core/src/validate.rs).
-db_unique_columns <- list(
-  sample_values = c("sample_id", "type"),
-  sample_locations = c("sample_id", "depth"),
-  sample_types = c("source_id", "type")
-)
-
-# Columns that are looked up but lead no key or unique pair.
-db_indexed_columns <- list(samples = "source_id", sample_labels = "sample_id")
-
-# The tables of the format in an order where a table comes after those its
-# foreign keys refer to (a table referring to itself aside).
-db_table_order <- function() {
-  schema <- v2_schema()
-  fk <- schema$foreign_keys
-  left <- schema$tables
-  out <- character()
-  while (length(left)) {
-    ready <- left[vapply(left, function(t) {
-      parents <- fk$ref_table[fk$table == t & fk$ref_table != t]
-      all(parents %in% out)
-    }, logical(1))]
-    out <- c(out, ready)
-    left <- setdiff(left, ready)
-  }
-  out
-}
-
-# CREATE TABLE (with the table's keys and unique pairs) and CREATE INDEX
-# statements for table `t` of the format.
-db_create_table_sql <- function(con, t) {
-  schema <- v2_schema()
-  q <- function(x) paste(DBI::dbQuoteIdentifier(con, x), collapse = ", ")
-  spec <- schema$columns[[t]]
-  prototypes <- list(
-    integer = integer(), double = double(), character = character(), logical = logical()
-  )
-  columns <- vapply(seq_along(spec$name), function(j) {
-    paste(q(spec$name[[j]]), DBI::dbDataType(con, prototypes[[spec$col_type[[j]]]]))
-  }, character(1))
-  if (t %in% db_ordered_tables) {
-    columns <- c(columns, paste(q("position"), DBI::dbDataType(con, integer())))
-  }
-  pk <- schema$primary_keys
-  fk <- schema$foreign_keys
-  # a key into a view of the layout refers to the table under it
-  fk$ref_table[fk$ref_table %in% db_view_tables] <- db_physical$samples
-  constraints <- c(
-    if (any(pk$table == t)) sprintf("PRIMARY KEY (%s)", q(pk$column[pk$table == t])),
-    if (!is.null(db_unique_columns[[t]])) sprintf("UNIQUE (%s)", q(db_unique_columns[[t]])),
-    unlist(lapply(which(fk$table == t), function(i) {
-      db_foreign_key_sql(con, fk$column[[i]], fk$ref_table[[i]], fk$ref_column[[i]])
-    }))
-  )
-  create <- sprintf(
-    "CREATE TABLE %s (\n  %s\n)", q(t), paste(c(columns, constraints), collapse = ",\n  ")
-  )
-  indexes <- vapply(db_indexed_columns[[t]], function(col) {
-    sprintf("CREATE INDEX %s ON %s (%s)", q(paste0(t, "_", col)), q(t), q(col))
-  }, character(1))
-  c(create, unname(indexes))
 }
 
 # ---------------------------------------------------------------------------
@@ -510,4 +364,137 @@ db_new_meta <- function(con, meta, first_source) {
     }
   }
   tibble::tibble(key = out_key, value = out_value)
+}
+
+# ---------------------------------------------------------------------------
+# The rows of the layout's own tables (R/db-layout.R) that an append adds:
+# stacks found or added by their frames, value types and slots, the samples
+# with their stack ids and values, and the per-source, per-stack sums.
+
+# What an append computes before it starts its transaction: the distinct
+# stacks of the combined profile (`frames`, location ids of the combined
+# profile, concatenated; `lengths`), the stack of each sample (`stack`, in
+# the order of `samples`), each source's value slots (`slots`: `source_id`,
+# `slot`, `type`, `unit`; numbered by first appearance in the source's
+# samples) and the values in them (`values`, a matrix of a row per sample and
+# a column per slot, NA where a sample has no value of the slot's type).
+db_prepared_rows <- function(tables) {
+  samples <- tables$samples
+  n <- nrow(samples)
+  frames <- tables$sample_locations
+  frames <- frames[order(frames$sample_id, frames$depth, method = "radix"), , drop = FALSE]
+  row <- match(frames$sample_id, samples$sample_id)
+  per_sample <- split(frames$location_id, factor(row, levels = seq_len(n)))
+  signature <- vapply(per_sample, paste, character(1), collapse = ",", USE.NAMES = FALSE)
+  stack <- vctrs::vec_group_id(signature)
+  first <- !duplicated(stack)
+  distinct <- per_sample[first][order(stack[first])]
+
+  values <- tables$sample_values
+  value_row <- match(values$sample_id, samples$sample_id)
+  source_id <- samples$source_id[value_row]
+  keys <- data.frame(source_id = source_id, type = values$type, unit = values$unit)
+  pair <- vctrs::vec_group_id(keys)
+  heads <- !duplicated(pair)
+  slots <- keys[heads, , drop = FALSE]
+  slots <- slots[order(pair[heads]), , drop = FALSE]
+  slots$slot <- stats::ave(seq_len(nrow(slots)), slots$source_id, FUN = seq_along)
+  n_slots <- if (nrow(slots)) max(slots$slot) else 0L
+  matrix <- matrix(NA_real_, n, n_slots)
+  matrix[cbind(value_row, slots$slot[pair])] <- values$value
+  list(
+    frames = unlist(distinct, use.names = FALSE), lengths = lengths(distinct),
+    stack = as.integer(stack), slots = slots, values = matrix, n_slots = as.integer(n_slots)
+  )
+}
+
+# The rows of the layout's tables for an append: the value types and slots
+# new to the database, the stacks new to it (found by their frames) and the
+# samples with their stack ids and values.
+db_layout_rows <- function(con, tables, prepared, new_ids, location_ids) {
+  p <- db_physical
+  # value types: each (type, unit) once
+  types <- as_schema_types(DBI::dbReadTable(con, p$types), "sample_values")
+  types$type_id <- as_column_type(types$type_id, "integer")
+  slots <- prepared$slots
+  found <- vctrs::vec_match(slots[c("type", "unit")], types[c("type", "unit")])
+  new_types <- vctrs::vec_unique(slots[is.na(found), c("type", "unit"), drop = FALSE])
+  new_types$type_id <- as.integer(max(c(0, types$type_id)) + seq_len(nrow(new_types)))
+  types <- rbind(types[c("type_id", "type", "unit")], new_types[c("type_id", "type", "unit")])
+  slot_rows <- data.frame(
+    source_id = new_ids$sources(slots$source_id), slot = as.integer(slots$slot),
+    type_id = types$type_id[vctrs::vec_match(slots[c("type", "unit")], types[c("type", "unit")])]
+  )
+  stacks <- db_stack_ids(con, prepared, location_ids)
+  samples <- tables$samples
+  samples$stack_id <- stacks$ids[prepared$stack]
+  if (prepared$n_slots) {
+    values <- as.data.frame(prepared$values)
+    names(values) <- db_slot_names(prepared$n_slots)
+    samples <- cbind(as.data.frame(samples), values)
+  }
+  rows <- list(
+    types = new_types[c("type_id", "type", "unit")], slots = slot_rows,
+    stacks = stacks$new_stacks, frames = stacks$new_frames, samples = samples,
+    source_stacks = db_source_stack_rows(samples, prepared$n_slots)
+  )
+  names(rows) <- unlist(p[names(rows)])
+  rows
+}
+
+# The rows of profile_source_stacks of the rows of profile_samples `samples`:
+# per source and stack, the number of samples and the sums of each slot (NA
+# where none of them has a value in it).
+db_source_stack_rows <- function(samples, n_slots) {
+  key <- data.frame(source_id = samples$source_id, stack_id = samples$stack_id)
+  group <- vctrs::vec_group_id(key)
+  out <- key[!duplicated(group), , drop = FALSE]
+  out <- out[order(unique(group)), , drop = FALSE]
+  out$n_samples <- tabulate(group, nbins = nrow(out))
+  for (name in db_slot_names(n_slots)) {
+    v <- samples[[name]]
+    sums <- rowsum(ifelse(is.na(v), 0, v), group, reorder = TRUE)[, 1L]
+    any_value <- rowsum(as.integer(!is.na(v)), group, reorder = TRUE)[, 1L] > 0
+    out[[name]] <- ifelse(any_value, unname(sums), NA_real_)
+  }
+  rownames(out) <- NULL
+  out
+}
+
+# The database's id of each distinct stack of an append (`ids`) and the rows
+# of the stacks new to it: stacks are looked up by their frames (the
+# database's location ids, innermost first, as text), a batch at a time.
+db_stack_ids <- function(con, prepared, location_ids) {
+  frames <- location_ids[prepared$frames]
+  stack_of_frame <- rep(seq_along(prepared$lengths), prepared$lengths)
+  text <- vapply(split(frames, factor(stack_of_frame, levels = seq_along(prepared$lengths))),
+    paste, character(1),
+    collapse = ",", USE.NAMES = FALSE
+  )
+  ids <- rep(NA_integer_, length(text))
+  batch <- cumsum(nchar(text) + 4) %/% 2e5
+  for (b in split(seq_along(text), batch)) {
+    stored <- DBI::dbGetQuery(con, sprintf(
+      'SELECT "stack_id", "frames" FROM %s WHERE "frames" IN (%s)',
+      sql_name(con, db_physical$stacks), paste(sql_string(con, text[b]), collapse = ", ")
+    ))
+    ids[b] <- as_column_type(stored$stack_id, "integer")[match(text[b], stored$frames)]
+  }
+  new <- which(is.na(ids))
+  largest <- DBI::dbGetQuery(con, sprintf(
+    'SELECT MAX("stack_id") AS "largest" FROM %s', sql_name(con, db_physical$stacks)
+  ))
+  ids[new] <- as.integer(db_number(largest$largest) + seq_along(new))
+  in_new <- stack_of_frame %in% new
+  depth <- sequence(prepared$lengths)
+  list(
+    ids = ids,
+    new_stacks = data.frame(
+      stack_id = ids[new], frames = text[new], n_frames = as.integer(prepared$lengths[new])
+    ),
+    new_frames = data.frame(
+      stack_id = ids[stack_of_frame[in_new]], depth = as.integer(depth[in_new]),
+      location_id = as.integer(frames[in_new])
+    )
+  )
 }

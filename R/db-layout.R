@@ -29,8 +29,9 @@
 # profile 2.1 (the seven tables as plain tables) is read as it is and
 # upgraded by profile_db_upgrade() (R/db-upgrade.R).
 #
-# This file also holds what differs between DBI drivers: the SQL dialect, the
-# relations of the schema, transactions and inserting rows.
+# This file also makes the tables of the format (those that are not views),
+# and reads the layout's own tables (value slots, the frames of stored
+# stacks). What differs between DBI drivers is the SQL layer's, R/db-sql.R.
 
 db_layout_version <- "2.2"
 
@@ -45,243 +46,6 @@ db_physical <- list(
 )
 
 db_view_tables <- c("samples", "sample_values", "sample_locations")
-
-# ---------------------------------------------------------------------------
-# Drivers
-
-# The SQL dialect of a connection: the drivers the package is tested with,
-# "other" for the rest (which get the portable SQL).
-db_dialect <- function(con) {
-  if (inherits(con, "SQLiteConnection")) {
-    "sqlite"
-  } else if (inherits(con, c("PqConnection", "PostgreSQLConnection"))) {
-    "postgres"
-  } else if (inherits(con, "duckdb_connection")) {
-    "duckdb"
-  } else {
-    "other"
-  }
-}
-
-# Whether the tables the package makes declare their foreign keys. Not on
-# DuckDB, which checks a key at each statement against the rows as they were
-# before it (DuckDB's documented limitation of foreign keys): a delete of
-# samples and then of the sources they referred to, in one transaction, is
-# refused there. The keys are the same on every database all the same: the
-# dm of profile_db() declares them, validate_profile() checks them, and
-# appends and deletes keep them.
-db_declares_foreign_keys <- function(con) {
-  db_dialect(con) != "duckdb"
-}
-
-# The FOREIGN KEY clause of a CREATE TABLE statement (`column` of the table
-# referring to `ref` of `table`), or NULL where the tables declare none.
-db_foreign_key_sql <- function(con, column, table, ref) {
-  if (db_declares_foreign_keys(con)) {
-    q <- function(x) paste(sql_name(con, x), collapse = ", ")
-    sprintf("FOREIGN KEY (%s) REFERENCES %s (%s)", q(column), q(table), q(ref))
-  }
-}
-
-# DBI::dbIsValid(), or a query where a driver has no method for it
-# (RPostgreSQL).
-db_is_valid <- function(con) {
-  tryCatch(DBI::dbIsValid(con), error = function(e) {
-    tryCatch(
-      {
-        DBI::dbGetQuery(con, 'SELECT 1 AS "one"')
-        TRUE
-      },
-      error = function(e) FALSE
-    )
-  })
-}
-
-# The tables and views of the connection's default schema: `name`, `view`.
-db_relations <- function(con) {
-  rows <- switch(db_dialect(con),
-    sqlite = DBI::dbGetQuery(con, paste(
-      "SELECT \"name\", \"type\" FROM \"sqlite_master\" WHERE \"type\" IN ('table', 'view')"
-    )),
-    postgres = ,
-    duckdb = DBI::dbGetQuery(con, paste(
-      'SELECT "table_name" AS "name", "table_type" AS "type"',
-      'FROM "information_schema"."tables" WHERE "table_schema" = current_schema()'
-    )),
-    {
-      names <- DBI::dbListTables(con)
-      data.frame(name = names, type = rep("table", length(names)))
-    }
-  )
-  data.frame(
-    name = as.character(rows$name), view = grepl("view", rows$type, ignore.case = TRUE),
-    stringsAsFactors = FALSE
-  )
-}
-
-# The columns of every table and view of the default schema, in their order:
-# a named list (one query where the database has an information schema or,
-# SQLite, table-valued pragma functions).
-db_all_columns <- function(con) {
-  rows <- switch(db_dialect(con),
-    sqlite = DBI::dbGetQuery(con, paste(
-      'SELECT "m"."name" AS "table_name", "c"."name" AS "column_name"',
-      'FROM "sqlite_master" AS "m", pragma_table_info("m"."name") AS "c"',
-      "WHERE \"m\".\"type\" IN ('table', 'view') ORDER BY \"m\".\"name\", \"c\".\"cid\""
-    )),
-    postgres = ,
-    duckdb = DBI::dbGetQuery(con, paste(
-      'SELECT "table_name", "column_name" FROM "information_schema"."columns"',
-      'WHERE "table_schema" = current_schema() ORDER BY "table_name", "ordinal_position"'
-    )),
-    NULL
-  )
-  if (is.null(rows)) {
-    names <- db_relations(con)$name
-    columns <- lapply(names, function(t) db_columns(con, t))
-    names(columns) <- names
-    return(columns)
-  }
-  split(as.character(rows$column_name), factor(rows$table_name, levels = unique(rows$table_name)))
-}
-
-# The columns of a table or view.
-db_columns <- function(con, table) {
-  names(DBI::dbGetQuery(con, sprintf("SELECT * FROM %s WHERE 1 = 0", sql_name(con, table))))
-}
-
-# Runs `code` in one transaction, rolled back if it fails or is interrupted
-# (an interrupt becomes a profile_error_io). SQLite's transaction takes the
-# write lock when it starts (BEGIN IMMEDIATE, waiting for another writer as
-# long as the connection's busy timeout), so that no append fails because
-# another one started writing first.
-db_transaction <- function(con, code, what = "append") {
-  sqlite <- db_dialect(con) == "sqlite"
-  if (sqlite) {
-    DBI::dbExecute(con, "BEGIN IMMEDIATE")
-  } else {
-    DBI::dbBegin(con)
-  }
-  finished <- FALSE
-  on.exit(if (!finished) try(db_rollback(con, sqlite), silent = TRUE))
-  value <- withCallingHandlers(force(code), interrupt = function(e) {
-    try(db_rollback(con, sqlite), silent = TRUE)
-    finished <<- TRUE
-    abort_profile("io", "The {what} was interrupted; the database is unchanged.", what = what)
-  })
-  if (sqlite) DBI::dbExecute(con, "COMMIT") else DBI::dbCommit(con)
-  finished <- TRUE
-  value
-}
-
-db_rollback <- function(con, sqlite) {
-  if (sqlite) DBI::dbExecute(con, "ROLLBACK") else DBI::dbRollback(con)
-}
-
-# SQLite waits this long (ms) for another connection's write lock.
-db_sqlite_busy_ms <- 600000L
-
-# Makes the appends, deletes and upgrades of several connections wait for
-# each other: inside the transaction, PostgreSQL takes a transaction-level
-# advisory lock (also around creating the tables); other databases update
-# the layout's row of profile_db_info, which holds its row lock until the
-# transaction ends (SQLite's transaction holds the write lock already).
-db_lock <- function(con) {
-  if (db_dialect(con) == "postgres") {
-    # (the function returns void, which RPostgreSQL cannot read)
-    DBI::dbGetQuery(con, paste(
-      'SELECT 1 AS "locked" FROM (SELECT pg_advisory_xact_lock(7303429125)) AS "l"'
-    ))
-  } else if (db_physical$info %in% db_relations(con)$name) {
-    DBI::dbExecute(con, sql_fill(
-      "UPDATE {info} SET \"value\" = \"value\" WHERE \"key\" = 'layout'",
-      info = sql_name(con, db_physical$info)
-    ))
-  }
-  invisible()
-}
-
-# Inserts the rows of a data frame into a table. The rows of a table with a
-# key into itself (a location inlined into another) go in as levels, each
-# after the rows it refers to: DuckDB checks the keys of a statement against
-# the rows stored before it, not those the statement adds.
-db_insert_rows <- function(con, table, rows) {
-  rows <- as.data.frame(rows)
-  levels <- db_self_reference_levels(table, rows)
-  if (length(levels) == 1L) {
-    return(db_insert_statement(con, table, rows))
-  }
-  for (level in levels) {
-    db_insert_statement(con, table, rows[level, , drop = FALSE])
-  }
-  invisible()
-}
-
-# The rows of `rows` (of table `table`) in the order of db_insert_rows(): one
-# level of row numbers where the table has no key into itself or none of
-# the rows refers to another of them; else the rows whose key refers to no
-# row of `rows`, then those that refer to them, and so on. Rows in a cycle
-# (which the validator refuses) go last, for the database to refuse.
-db_self_reference_levels <- function(table, rows) {
-  fk <- v2_schema()$foreign_keys
-  self <- which(fk$table == table & fk$ref_table == table)
-  n <- nrow(rows)
-  key <- fk$column[self]
-  if (!length(self) || !n || !all(key %in% names(rows))) {
-    return(list(seq_len(n)))
-  }
-  parent <- match(rows[[key[[1L]]]], rows[[fk$ref_column[[self[[1L]]]]]])
-  level <- ifelse(is.na(parent), 0L, NA_integer_)
-  repeat {
-    todo <- which(is.na(level))
-    if (!length(todo)) break
-    ready <- todo[!is.na(level[parent[todo]])]
-    if (!length(ready)) {
-      # (0 when every row is in a cycle: no level before them)
-      level[todo] <- max(-1L, level, na.rm = TRUE) + 1L
-      break
-    }
-    level[ready] <- level[parent[ready]] + 1L
-  }
-  unname(split(seq_len(n), level))
-}
-
-# One insert of the rows of a data frame into a table: DBI::dbAppendTable()
-# where the driver binds parameters, else INSERT statements of literal values
-# (RPostgreSQL), a thousand rows each.
-db_insert_statement <- function(con, table, rows) {
-  if (!inherits(con, "PostgreSQLConnection")) {
-    DBI::dbAppendTable(con, table, rows)
-    return(invisible())
-  }
-  columns <- paste(sql_name(con, names(rows)), collapse = ", ")
-  literals <- lapply(rows, sql_literals, con = con)
-  tuples <- do.call(paste, c(literals, list(sep = ", ")))
-  for (chunk in split(tuples, ceiling(seq_along(tuples) / 1000))) {
-    DBI::dbExecute(con, sprintf(
-      "INSERT INTO %s (%s) VALUES (%s)", sql_name(con, table), columns,
-      paste(chunk, collapse = "), (")
-    ))
-  }
-  invisible()
-}
-
-# Values as SQL literals that keep every value: doubles with 17 digits.
-sql_literals <- function(v, con) {
-  out <- if (is.character(v)) {
-    as.character(DBI::dbQuoteString(con, v))
-  } else if (is.logical(v)) {
-    ifelse(v, "TRUE", "FALSE")
-  } else if (is.integer(v)) {
-    as.character(v)
-  } else {
-    ifelse(is.finite(v), sprintf("%.17g", v), ifelse(
-      is.nan(v) | is.na(v), "NULL", ifelse(v > 0, "'Infinity'", "'-Infinity'")
-    ))
-  }
-  out[is.na(v)] <- "NULL"
-  out
-}
 
 # ---------------------------------------------------------------------------
 # Which layout a database has
@@ -528,4 +292,109 @@ db_add_columns <- function(con, tables, n_slots) {
   if (added) {
     db_replace_views(con)
   }
+}
+
+# ---------------------------------------------------------------------------
+# The tables of the format
+
+# A table of a database has no row order, but the rows of a profile have one:
+# samples and ids in the order of their ids, the stack of a sample by depth,
+# the sample types of a source in the order it declares them (pprof's default
+# sample type is the last one), comments in the order they were written.
+# Where ids do not tell, profile_db_append() numbers the rows in the column
+# `position` (see db_ordered_tables).
+db_ordered_tables <- c("sample_types", "source_comments")
+
+# Pairs of columns that are unique in the format (src/rust/core/src/validate.rs).
+db_unique_columns <- list(
+  sample_values = c("sample_id", "type"),
+  sample_locations = c("sample_id", "depth"),
+  sample_types = c("source_id", "type")
+)
+
+# Columns that are looked up but lead no key or unique pair.
+db_indexed_columns <- list(samples = "source_id", sample_labels = "sample_id")
+
+# The tables of the format in an order where a table comes after those its
+# foreign keys refer to (a table referring to itself aside).
+db_table_order <- function() {
+  schema <- v2_schema()
+  fk <- schema$foreign_keys
+  left <- schema$tables
+  out <- character()
+  while (length(left)) {
+    ready <- left[vapply(left, function(t) {
+      parents <- fk$ref_table[fk$table == t & fk$ref_table != t]
+      all(parents %in% out)
+    }, logical(1))]
+    out <- c(out, ready)
+    left <- setdiff(left, ready)
+  }
+  out
+}
+
+# CREATE TABLE (with the table's keys and unique pairs) and CREATE INDEX
+# statements for table `t` of the format.
+db_create_table_sql <- function(con, t) {
+  schema <- v2_schema()
+  q <- function(x) paste(DBI::dbQuoteIdentifier(con, x), collapse = ", ")
+  spec <- schema$columns[[t]]
+  prototypes <- list(
+    integer = integer(), double = double(), character = character(), logical = logical()
+  )
+  columns <- vapply(seq_along(spec$name), function(j) {
+    paste(q(spec$name[[j]]), DBI::dbDataType(con, prototypes[[spec$col_type[[j]]]]))
+  }, character(1))
+  if (t %in% db_ordered_tables) {
+    columns <- c(columns, paste(q("position"), DBI::dbDataType(con, integer())))
+  }
+  pk <- schema$primary_keys
+  fk <- schema$foreign_keys
+  # a key into a view of the layout refers to the table under it
+  fk$ref_table[fk$ref_table %in% db_view_tables] <- db_physical$samples
+  constraints <- c(
+    if (any(pk$table == t)) sprintf("PRIMARY KEY (%s)", q(pk$column[pk$table == t])),
+    if (!is.null(db_unique_columns[[t]])) sprintf("UNIQUE (%s)", q(db_unique_columns[[t]])),
+    unlist(lapply(which(fk$table == t), function(i) {
+      db_foreign_key_sql(con, fk$column[[i]], fk$ref_table[[i]], fk$ref_column[[i]])
+    }))
+  )
+  create <- sprintf(
+    "CREATE TABLE %s (\n  %s\n)", q(t), paste(c(columns, constraints), collapse = ",\n  ")
+  )
+  indexes <- vapply(db_indexed_columns[[t]], function(col) {
+    sprintf("CREATE INDEX %s ON %s (%s)", q(paste0(t, "_", col)), q(t), q(col))
+  }, character(1))
+  c(create, unname(indexes))
+}
+
+# ---------------------------------------------------------------------------
+# Reading the layout's own tables
+
+# The value slots of the sources (`source_id`, `slot`, `type`, `unit`).
+db_slots <- function(con) {
+  p <- db_physical
+  slots <- DBI::dbGetQuery(con, sql_fill(paste(
+    'SELECT "v"."source_id", "v"."slot", "t"."type", "t"."unit"',
+    'FROM {slots} AS "v" INNER JOIN {types} AS "t" ON "t"."type_id" = "v"."type_id"'
+  ), slots = sql_name(con, p$slots), types = sql_name(con, p$types)))
+  slots$source_id <- as_column_type(slots$source_id, "integer")
+  slots$slot <- as_column_type(slots$slot, "integer")
+  slots[order(slots$source_id, slots$slot), , drop = FALSE]
+}
+
+# The frames of stacks (`stack_id`, `depth`, `location_id`), a batch of ids at
+# a time.
+db_stack_frames <- function(con, stack_ids) {
+  batches <- split(stack_ids, ceiling(seq_along(stack_ids) / 5000))
+  rows <- lapply(batches, function(ids) {
+    DBI::dbGetQuery(con, sprintf(
+      'SELECT "stack_id", "depth", "location_id" FROM %s WHERE "stack_id" IN (%s)',
+      sql_name(con, db_physical$frames), paste(ids, collapse = ", ")
+    ))
+  })
+  none <- data.frame(stack_id = integer(), depth = integer(), location_id = integer())
+  rows <- do.call(rbind, c(list(none), rows))
+  for (col in names(rows)) rows[[col]] <- as_column_type(rows[[col]], "integer")
+  rows
 }

@@ -30,77 +30,6 @@ db_summary_parts_tables <- function(x, call) {
 # ---------------------------------------------------------------------------
 # The layout's tables read directly
 
-# The layout's tables under a database-backed profile (R/db-layout.R), when
-# its per-sample tables are the layout's views, whole or narrowed to the
-# samples of its `samples` table (as dm::dm_filter() on `sources` or
-# `samples` narrows them): `con` and `where`, a condition on the rows of
-# profile_samples (alias "p"; TRUE for all). NULL otherwise: a profile whose
-# stacks or values were filtered row by row is read through the views.
-db_stack_source <- function(x) {
-  tables <- dm::dm_get_tables(x, keyed = FALSE)
-  if (!all(db_view_tables %in% names(tables))) {
-    return(NULL)
-  }
-  con <- dbplyr::remote_con(tables$samples)
-  if (!identical(db_layout(con), db_layout_version)) {
-    return(NULL)
-  }
-  render <- function(tbl) as.character(dbplyr::sql_render(tbl))
-  plain <- function(t) dplyr::tbl(con, t, vars = colnames(tables[[t]]))
-  whole <- function(t) render(plain(t))
-  if (!db_views_follow_samples(tables, plain, render)) {
-    return(NULL)
-  }
-  samples <- render(tables$samples)
-  by_sources <- dplyr::semi_join(plain("samples"), tables$sources, by = "source_id")
-  by_sources <- render(by_sources)
-  all_samples <- identical(samples, whole("samples"))
-  where <- if (all_samples) {
-    "1 = 1"
-  } else {
-    sprintf('"p"."sample_id" IN (SELECT "sample_id" FROM (%s) AS "s")', samples)
-  }
-  # whole sources: their sums per stack serve
-  sources <- if (all_samples) {
-    "1 = 1"
-  } else if (identical(samples, by_sources)) {
-    sprintf(
-      '"p"."source_id" IN (SELECT "source_id" FROM (%s) AS "s")',
-      render(tables$sources)
-    )
-  }
-  structure(list(con = con, where = where, sources = sources), class = "profile_db_stacks")
-}
-
-# Whether the views `sample_values` and `sample_locations` of a profile's
-# `tables` are whole, or narrowed to the samples of its `samples` table.
-db_views_follow_samples <- function(tables, plain, render) {
-  for (t in c("sample_values", "sample_locations")) {
-    sql <- render(tables[[t]])
-    by_samples <- render(dplyr::semi_join(plain(t), tables$samples, by = "sample_id"))
-    if (!identical(sql, render(plain(t))) && !identical(sql, by_samples)) {
-      return(FALSE)
-    }
-  }
-  TRUE
-}
-
-is_db_stacks <- function(x) {
-  inherits(x, "profile_db_stacks")
-}
-
-# The value slots of the sources (`source_id`, `slot`, `type`, `unit`).
-db_slots <- function(con) {
-  p <- db_physical
-  slots <- DBI::dbGetQuery(con, sql_fill(paste(
-    'SELECT "v"."source_id", "v"."slot", "t"."type", "t"."unit"',
-    'FROM {slots} AS "v" INNER JOIN {types} AS "t" ON "t"."type_id" = "v"."type_id"'
-  ), slots = sql_name(con, p$slots), types = sql_name(con, p$types)))
-  slots$source_id <- as_column_type(slots$source_id, "integer")
-  slots$slot <- as_column_type(slots$slot, "integer")
-  slots[order(slots$source_id, slots$slot), , drop = FALSE]
-}
-
 # The distinct (type, unit) pairs of the profile's values, in order of the
 # first source that has them and its slots.
 db_stacks_value_types <- function(stacks) {
@@ -138,22 +67,6 @@ db_slot_value <- function(con, type) {
     ' WHEN "p"."source_id" IN (', cases, ") THEN ", column(names(cases)),
     collapse = ""
   ), " END")
-}
-
-# The frames of stacks (`stack_id`, `depth`, `location_id`), a batch of ids at
-# a time.
-db_stack_frames <- function(con, stack_ids) {
-  batches <- split(stack_ids, ceiling(seq_along(stack_ids) / 5000))
-  rows <- lapply(batches, function(ids) {
-    DBI::dbGetQuery(con, sprintf(
-      'SELECT "stack_id", "depth", "location_id" FROM %s WHERE "stack_id" IN (%s)',
-      sql_name(con, db_physical$frames), paste(ids, collapse = ", ")
-    ))
-  })
-  none <- data.frame(stack_id = integer(), depth = integer(), location_id = integer())
-  rows <- do.call(rbind, c(list(none), rows))
-  for (col in names(rows)) rows[[col]] <- as_column_type(rows[[col]], "integer")
-  rows
 }
 
 # The stacks of sample type `type` with their summed values, summed per

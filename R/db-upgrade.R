@@ -40,7 +40,7 @@ profile_db_upgrade <- function(con) {
     busy <- db_sqlite_busy(con)
     on.exit(busy())
     db_transaction(con, what = "upgrade", {
-      db_lock(con)
+      db_lock(con, db_physical$info)
       if (identical(db_layout(con), "2.1")) {
         db_upgrade_tables(con)
       }

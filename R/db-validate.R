@@ -263,10 +263,6 @@ db_check_per_sample_rows <- function(db, call) {
   }
 }
 
-format_id <- function(id) {
-  if (length(id) == 0L || is.na(id)) "NA" else format(as.double(id), scientific = FALSE)
-}
-
 # NA, positive ids, non-negative lines: one pass over each table tells which
 # rules some row breaks; the first of them in the validator's order is
 # reported with a row that breaks it.

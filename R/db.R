@@ -14,16 +14,29 @@
 #   writes a file of one segment per source a few sources at a time;
 # - verbs and combine_profiles(): local_profile() collects the whole profile.
 #
-# This file holds what they share: the detection, the row order of collected
-# tables, the SQL helpers, the stacks and label sets as text, and temporary
-# tables. Appending is in R/db-append.R.
-#
 # The per-sample tables grow with the profile and are never collected whole;
 # the other tables (meta, sources, locations, functions and the extension
 # tables) grow with the code profiled, not with the samples, and are collected
 # when needed.
+#
+# The database code is in rooms, each using only those listed before it
+# (dev/call-graph.R checks that no two files use each other):
+#
+# - R/db-sql.R, the SQL layer: dialects, the catalog, quoting and queries,
+#   collected column types, transactions and locks, inserts, temporary
+#   tables, the rows of a sample as text;
+# - R/db-layout.R, the layout: the tables the package makes, the views,
+#   the layout's version, and reading the layout's own tables;
+# - this file: detection (is_db_profile(), db_stack_source()), the entry
+#   point profile_db() and the checks of a connection, collecting tables;
+# - the writers, R/db-append.R, R/db-delete.R and R/db-upgrade.R, and the
+#   readers, R/db-summary.R, R/db-validate.R and R/db-write.R, which use the
+#   rooms before them and none of each other, but for R/db-write.R, which
+#   validates with validate_db() before it collects (as the writers validate
+#   a profile in memory).
 
-per_sample_tables <- c("samples", "sample_values", "sample_locations", "sample_labels")
+# ---------------------------------------------------------------------------
+# Detection
 
 # Whether `x` is a profile (a dm) whose tables are in a database.
 is_db_profile <- function(x) {
@@ -33,6 +46,133 @@ is_db_profile <- function(x) {
   tables <- dm::dm_get_tables(x, keyed = FALSE)
   length(tables) > 0L && inherits(tables[[1L]], "tbl_lazy")
 }
+
+# The layout's tables under a database-backed profile (R/db-layout.R), when
+# its per-sample tables are the layout's views, whole or narrowed to the
+# samples of its `samples` table (as dm::dm_filter() on `sources` or
+# `samples` narrows them): `con` and `where`, a condition on the rows of
+# profile_samples (alias "p"; TRUE for all). NULL otherwise: a profile whose
+# stacks or values were filtered row by row is read through the views.
+db_stack_source <- function(x) {
+  tables <- dm::dm_get_tables(x, keyed = FALSE)
+  if (!all(db_view_tables %in% names(tables))) {
+    return(NULL)
+  }
+  con <- dbplyr::remote_con(tables$samples)
+  if (!identical(db_layout(con), db_layout_version)) {
+    return(NULL)
+  }
+  render <- function(tbl) as.character(dbplyr::sql_render(tbl))
+  plain <- function(t) dplyr::tbl(con, t, vars = colnames(tables[[t]]))
+  whole <- function(t) render(plain(t))
+  if (!db_views_follow_samples(tables, plain, render)) {
+    return(NULL)
+  }
+  samples <- render(tables$samples)
+  by_sources <- dplyr::semi_join(plain("samples"), tables$sources, by = "source_id")
+  by_sources <- render(by_sources)
+  all_samples <- identical(samples, whole("samples"))
+  where <- if (all_samples) {
+    "1 = 1"
+  } else {
+    sprintf('"p"."sample_id" IN (SELECT "sample_id" FROM (%s) AS "s")', samples)
+  }
+  # whole sources: their sums per stack serve
+  sources <- if (all_samples) {
+    "1 = 1"
+  } else if (identical(samples, by_sources)) {
+    sprintf(
+      '"p"."source_id" IN (SELECT "source_id" FROM (%s) AS "s")',
+      render(tables$sources)
+    )
+  }
+  structure(list(con = con, where = where, sources = sources), class = "profile_db_stacks")
+}
+
+# Whether the views `sample_values` and `sample_locations` of a profile's
+# `tables` are whole, or narrowed to the samples of its `samples` table.
+db_views_follow_samples <- function(tables, plain, render) {
+  for (t in c("sample_values", "sample_locations")) {
+    sql <- render(tables[[t]])
+    by_samples <- render(dplyr::semi_join(plain(t), tables$samples, by = "sample_id"))
+    if (!identical(sql, render(plain(t))) && !identical(sql, by_samples)) {
+      return(FALSE)
+    }
+  }
+  TRUE
+}
+
+is_db_stacks <- function(x) {
+  inherits(x, "profile_db_stacks")
+}
+
+# ---------------------------------------------------------------------------
+# The profile of a database, and the checks of its connection
+
+#' @rdname profile_db_append
+#' @export
+profile_db <- function(con) {
+  with_profile_errors("io", "Can't read the profile tables of the database.", {
+    check_db_connection(con)
+    schema <- v2_schema()
+    columns <- db_all_columns(con)
+    present <- schema$tables[schema$tables %in% names(columns)]
+    missing <- setdiff(schema$required_tables, present)
+    if (length(missing)) {
+      abort_profile("invalid",
+        paste(
+          "The database has no profile: the tables {.field {missing}} are missing (see",
+          "{.fn profile_db_append})."
+        ),
+        missing = missing
+      )
+    }
+    # The tables of OpenTelemetry profiles, as in memory: only in a profile
+    # that came from one (each has a resource), not in the others'.
+    if ("resources" %in% present && db_table_is_empty(con, "resources")) {
+      present <- setdiff(present, schema$otlp_tables)
+    }
+    # the columns given, so that dbplyr does not ask for each table's
+    tables <- lapply(present, function(t) dplyr::tbl(con, t, vars = columns[[t]]))
+    names(tables) <- present
+    keyed_dm(tables)
+  })
+}
+
+check_db_connection <- function(con, call = rlang::caller_env()) {
+  rlang::check_installed(c("DBI", "dbplyr"), "to keep profiles in a database.", call = call)
+  if (!inherits(con, "DBIConnection")) {
+    abort_argument(
+      "{.arg con} must be a DBI connection, not {.obj_type_friendly {con}}.",
+      con = con, call = call
+    )
+  }
+  if (!db_is_valid(con)) {
+    abort_argument("{.arg con} is a connection that is closed.", call = call)
+  }
+}
+
+# The layout of the database, when appending to it can go ahead: none yet,
+# or the current one. A database of an earlier layout is left as it is.
+check_db_layout <- function(con, call = rlang::caller_env()) {
+  layout <- db_layout(con)
+  if (layout == "2.1") {
+    abort_profile("unsupported", c(
+      "The database has the layout of profile 2.1 (each sample with its whole stack).",
+      i = "Run {.code profile_db_upgrade(con)} once to upgrade it in place; nothing was changed."
+    ), call = call)
+  }
+  if (!layout %in% c("none", db_layout_version)) {
+    abort_profile("unsupported",
+      "The database's profile tables have a layout this version does not know ({.val {layout}}).",
+      layout = layout, call = call
+    )
+  }
+  layout
+}
+
+# ---------------------------------------------------------------------------
+# Collecting the tables
 
 # The profile in memory: the whole of it (what verbs and combining need).
 local_profile <- function(x) {
@@ -46,14 +186,6 @@ local_profile <- function(x) {
   names(local) <- names(tables)
   dm_from_v2_tables(per_sample_rows_in_order(local))
 }
-
-# A table of a database has no row order, but the rows of a profile have one:
-# samples and ids in the order of their ids, the stack of a sample by depth,
-# the sample types of a source in the order it declares them (pprof's default
-# sample type is the last one), comments in the order they were written.
-# Where ids do not tell, profile_db_append() numbers the rows in the column
-# `position` (see db_ordered_tables).
-db_ordered_tables <- c("sample_types", "source_comments")
 
 # The rows of a small table collected from a database in the order of the
 # profile: by `position` (which is dropped) or by the integer id.
@@ -97,56 +229,6 @@ per_sample_rows_in_order <- function(local) {
   local
 }
 
-# ---------------------------------------------------------------------------
-# SQL
-
-# A table of a database-backed profile as SQL: its connection, the query that
-# gives its rows (a subquery of the queries below) and its columns. The
-# queries are written here rather than with dbplyr's verbs, whose rendering
-# costs more than most of these queries take to run.
-db_table <- function(tbl) {
-  structure(
-    list(
-      con = dbplyr::remote_con(tbl),
-      sql = as.character(dbplyr::sql_render(tbl)),
-      columns = colnames(tbl)
-    ),
-    class = "profile_db_table"
-  )
-}
-
-is_db_table <- function(x) {
-  inherits(x, "profile_db_table")
-}
-
-# The rows of an SQL query, whose `{name}` fields are filled with the values
-# in `...`: a db_table() as its query in parentheses, a string as it is.
-# Identifiers are written in double quotes, which SQLite, DuckDB and
-# PostgreSQL all read as identifiers.
-db_query <- function(con, template, ...) {
-  DBI::dbGetQuery(con, sql_fill(template, ...))
-}
-
-sql_fill <- function(template, ...) {
-  values <- lapply(list(...), function(v) if (is_db_table(v)) paste0("(", v$sql, ")") else v)
-  field <- gregexpr("\\{[a-z_]+\\}", template)
-  names <- regmatches(template, field)[[1L]]
-  text <- regmatches(template, field, invert = TRUE)[[1L]]
-  filled <- vapply(substr(names, 2L, nchar(names) - 1L), function(n) values[[n]], character(1))
-  paste(c(rbind(text, c(filled, ""))), collapse = "")
-}
-
-sql_name <- function(con, x) {
-  as.character(DBI::dbQuoteIdentifier(con, x))
-}
-
-sql_string <- function(con, x) {
-  as.character(DBI::dbQuoteString(con, x))
-}
-
-# ---------------------------------------------------------------------------
-# Reading the tables
-
 # The tables of a database-backed profile, after the checks check_v2_tables()
 # makes: `local` has the small tables collected and the per-sample tables with
 # no rows (their columns and types), `db` every table as a db_table().
@@ -160,152 +242,3 @@ db_profile_tables <- function(x, call = rlang::caller_env()) {
   names(local) <- names(db)
   list(local = check_v2_table_list(local, call = call), db = db)
 }
-
-# Columns collected from a database in the types of the format where the
-# database holds them in another type that keeps every value: SQLite has no
-# boolean type (0/1), and drivers return 64-bit integers (counts, BIGINT ids)
-# as `integer64` or double.
-as_schema_types <- function(df, table) {
-  spec <- v2_schema()$columns[[table]]
-  for (j in seq_along(spec$name)) {
-    col <- spec$name[[j]]
-    if (!is.null(df[[col]])) {
-      df[[col]] <- as_column_type(df[[col]], spec$col_type[[j]])
-    }
-  }
-  df
-}
-
-as_column_type <- function(v, type) {
-  if (inherits(v, "integer64")) {
-    v <- as.double(v)
-  }
-  whole <- function(v) all(is.na(v) | (v == trunc(v) & abs(v) <= .Machine$integer.max))
-  if (is_untyped_column(v, type)) {
-    return(as.vector(v, type))
-  }
-  switch(type,
-    logical = if (is.numeric(v) && all(v %in% c(0, 1, NA))) as.logical(v) else v,
-    integer = if (is.double(v) && whole(v)) as.integer(v) else v,
-    double = if (is.integer(v)) as.double(v) else v,
-    v
-  )
-}
-
-# A column of no rows or only NULLs, whose type the driver cannot tell (it
-# comes back logical).
-is_untyped_column <- function(v, type) {
-  is.logical(v) && type != "logical" && all(is.na(v))
-}
-
-# A count or sum collected from a database as a double (0 for SQL's NULL sum
-# of no rows).
-db_number <- function(v) {
-  v <- as.double(v)
-  if (length(v) == 0L || is.na(v[[1L]])) 0 else v[[1L]]
-}
-
-
-# ---------------------------------------------------------------------------
-# Stacks and label sets as text, so that the database can group samples by them
-
-# A query of `sample_id` and `stack`: the frames of each sample as
-# "depth:location_id" entries joined by commas, innermost first. Each entry
-# names its depth, so the text reads back right in any order; ordered entries
-# only make equal stacks group together (SQLite before 3.44 has no ORDER BY in
-# aggregates: its rows are fed in the order of an ordered subquery).
-db_stack_signatures <- function(stack) {
-  db_concatenated(
-    stack, "stack", "CAST(\"depth\" AS TEXT) || ':' || CAST(\"location_id\" AS TEXT)", "\"depth\""
-  )
-}
-
-# The rows of sample_locations of the stacks written by db_stack_signatures():
-# sample i has the frames of stacks[i] (NA: none).
-stack_rows_of_signatures <- function(stacks) {
-  entries <- strsplit(ifelse(is.na(stacks), "", stacks), ",", fixed = TRUE)
-  n <- lengths(entries)
-  entry <- unlist(entries, use.names = FALSE)
-  colon <- regexpr(":", entry, fixed = TRUE)
-  rows <- tibble::new_tibble(list(
-    sample_id = rep(seq_along(stacks), n),
-    depth = as.integer(substr(entry, 1L, colon - 1L)),
-    location_id = as.integer(substring(entry, colon + 1L))
-  ), nrow = length(entry))
-  rows[order(rows$sample_id, rows$depth), , drop = FALSE]
-}
-
-# A query of `sample_id` and `name`: `entry` (an SQL expression over the
-# columns of `table`, a db_table() or a query) of each sample's rows as text
-# joined by commas, in the order of `order_by`. SQLite has group_concat(); the
-# others string_agg() with ORDER BY (PostgreSQL, DuckDB).
-db_concatenated <- function(table, name, entry, order_by) {
-  template <- if (inherits(table$con, "SQLiteConnection")) {
-    paste(
-      "SELECT \"sample_id\", group_concat({entry}, ',') AS {name} FROM",
-      "(SELECT * FROM {table} AS \"r\" ORDER BY \"sample_id\", {order_by}) GROUP BY \"sample_id\""
-    )
-  } else {
-    paste(
-      "SELECT \"sample_id\", string_agg({entry}, ',' ORDER BY {order_by}) AS {name}",
-      "FROM {table} AS \"r\" GROUP BY \"sample_id\""
-    )
-  }
-  sql_fill(
-    template,
-    entry = entry, name = sql_name(table$con, name), table = table, order_by = order_by
-  )
-}
-
-# The distinct labels of sample_labels numbered (`dictionary`, collected), and
-# a query of each sample's set of label numbers as text (`sets`: `sample_id`
-# and `labels`).
-db_label_sets <- function(labels) {
-  con <- labels$con
-  columns <- paste(
-    sql_name(con, intersect(v2_schema()$columns$sample_labels$name[-1L], labels$columns)),
-    collapse = ", "
-  )
-  numbered <- list(con = con, sql = sql_fill(
-    paste(
-      "SELECT \"sample_id\", {columns}, DENSE_RANK() OVER (ORDER BY {columns}) AS \"label_id\"",
-      "FROM {labels} AS \"l\""
-    ),
-    columns = columns, labels = labels
-  ))
-  class(numbered) <- "profile_db_table"
-  dictionary <- db_query(con, "SELECT DISTINCT \"label_id\", {columns} FROM {numbered} AS \"n\"",
-    columns = columns, numbered = numbered
-  )
-  dictionary$label_id <- as_column_type(dictionary$label_id, "integer")
-  dictionary <- dictionary[order(dictionary$label_id), , drop = FALSE]
-  list(
-    dictionary = as_schema_types(dictionary, "sample_labels"),
-    sets = db_concatenated(numbered, "labels", "CAST(\"label_id\" AS TEXT)", "\"label_id\"")
-  )
-}
-
-# ---------------------------------------------------------------------------
-# Temporary tables
-
-# A temporary table of `location_id` (its primary key) and `key`; returns its
-# name.
-db_temporary_table <- function(con, location_id, key) {
-  db_env$temporary <- db_env$temporary + 1L
-  name <- sprintf("profile_keys_%d_%d", Sys.getpid(), db_env$temporary)
-  DBI::dbExecute(con, sprintf(
-    "CREATE TEMPORARY TABLE %s (\"location_id\" INTEGER PRIMARY KEY, \"key\" INTEGER)",
-    sql_name(con, name)
-  ))
-  db_insert_rows(
-    con, name, data.frame(location_id = as.integer(location_id), key = as.integer(key))
-  )
-  name
-}
-
-db_drop_table <- function(con, name) {
-  DBI::dbExecute(con, paste("DROP TABLE", sql_name(con, name)))
-}
-
-db_env <- new.env(parent = emptyenv())
-db_env$temporary <- 0L

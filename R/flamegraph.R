@@ -89,6 +89,15 @@ profile_flamegraph <- function(x, type = NULL,
   invisible(frames)
 }
 
+# plot() of a v1 object (R/v1-object.R) is its profile_flamegraph().
+#' @rdname profile_flamegraph
+#' @param ... For `plot()`: the arguments of `profile_flamegraph()` after `x`.
+#' @order 2
+#' @export
+plot.profile_data <- function(x, ...) {
+  profile_flamegraph(x, ...)
+}
+
 # The arguments of profile_flamegraph() that its other checks leave.
 check_flamegraph_args <- function(min_width, icicle, palette, call = rlang::caller_env()) {
   if (!is_fraction(min_width)) {

@@ -10,23 +10,6 @@ source_text_limits <- function() {
   list(file_bytes = 2^20, total_bytes = 16 * 2^20)
 }
 
-# The default of the readers' `source_text`: the option `profile.source_text`,
-# else TRUE.
-default_source_text <- function() {
-  getOption("profile.source_text", TRUE)
-}
-
-check_source_text <- function(source_text, call = rlang::caller_env()) {
-  is_dir <- rlang::is_string(source_text) && !is.na(source_text) && nzchar(source_text)
-  if (!rlang::is_bool(source_text) && !is_dir) {
-    abort_argument(c(
-      "{.arg source_text} must be {.code TRUE}, {.code FALSE} or a directory.",
-      x = "It is {.obj_type_friendly {source_text}}."
-    ), source_text = source_text, call = call)
-  }
-  source_text
-}
-
 # Whether a file name is absolute (then it is read as it is).
 is_absolute_path <- function(path) {
   grepl("^(/|~|[A-Za-z]:[/\\\\]|\\\\\\\\)", path)

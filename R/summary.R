@@ -128,6 +128,13 @@ profile_summary <- function(x, type = NULL, n = 10,
   })
 }
 
+# summary() of a v1 object (R/v1-object.R) is its profile_summary().
+#' @rdname profile_summary
+#' @export
+summary.profile_data <- function(object, ...) {
+  profile_summary(object, ...)
+}
+
 # The rows of a summary by `by` (`groups`, of the columns `columns` of
 # `frames`) and the key of each frame (its group's row; 0: not counted, by line
 # the frames without a known line).

@@ -378,6 +378,14 @@ v1_from_rprof <- function(tables, sample_lines, lines) {
   ds
 }
 
+# The lines of an Rprof file as profile 1.0.x split them: the first header
+# line, the `#File` lines, and the other lines (stacks, further headers).
+rprof_lines_split <- function(lines) {
+  files <- grep("^#File ", lines)
+  other <- setdiff(seq_along(lines), c(1L, files))
+  list(header = lines[1L], files = lines[files], traces = lines[other])
+}
+
 # profile 1.0.x read a line reference at the end of a stack line, after the
 # outermost frame, as part of a cut frame: it dropped it, with its warning for
 # cut lines, and dropped a sample left without frames. A v2 read makes such a

@@ -6,14 +6,6 @@
 # working for v1 objects, going through the package's writers and readers, so
 # they parse and write exactly what files would hold.
 
-# The lines of an Rprof file as profile 1.0.x split them: the first header
-# line, the `#File` lines, and the other lines (stacks, further headers).
-rprof_lines_split <- function(lines) {
-  files <- grep("^#File ", lines)
-  other <- setdiff(seq_along(lines), c(1L, files))
-  list(header = lines[1L], files = lines[files], traces = lines[other])
-}
-
 # A v1 object from an Rprof file in the 1.0.x intermediate form (a list with
 # `header`, `files` and `traces`, each a character vector of lines). The
 # result's `.rprof` component is that list, as in 1.0.x.

@@ -71,20 +71,6 @@ print.profile_data <- function(x, ...) {
   invisible(x)
 }
 
-#' @rdname profile_summary
-#' @export
-summary.profile_data <- function(object, ...) {
-  profile_summary(object, ...)
-}
-
-#' @rdname profile_flamegraph
-#' @param ... For `plot()`: the arguments of `profile_flamegraph()` after `x`.
-#' @order 2
-#' @export
-plot.profile_data <- function(x, ...) {
-  profile_flamegraph(x, ...)
-}
-
 # ---------------------------------------------------------------------------
 # Validation
 

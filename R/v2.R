@@ -294,3 +294,8 @@ check_v2_foreign_keys <- function(x, tables, call) {
     }
   }
 }
+
+# The per-sample tables: whole samples, their values, stacks and labels. They
+# grow with the samples: what a verb changes (apply_verb()), what is never
+# collected whole from a database (R/db.R).
+per_sample_tables <- c("samples", "sample_values", "sample_locations", "sample_labels")

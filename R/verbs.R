@@ -372,9 +372,6 @@ locations_matching <- function(tables, pattern, kinds = frame_texts, call) {
   )
 }
 
-# The tables a verb changes: whole samples, their values, stacks and labels.
-per_sample_tables <- c("samples", "sample_values", "sample_locations", "sample_labels")
-
 # Runs a verb's native function, `run(bundle, compact)`, on the tables
 # `changes` of `tables` (sent with the tables `with`: `locations`, where the
 # verbs look frames up), and returns the profile with the changed tables in

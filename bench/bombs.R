@@ -1,5 +1,5 @@
 # Time and peak memory of refusing hostile files (the decompression bombs of
-# tests/testthat/test-bounded-memory.R), each read in a new R process whose
+# tests/testthat/test-hostile-memory.R), each read in a new R process whose
 # address space is capped (`ulimit -v`; 4 GB as in the tests, or the first
 # argument in KB), for the library in R_LIBS.
 #

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The house rules kept by machine (CONTRIBUTING.md, dev/ARCHITECTURE.md
-# "Conventions"): formatting and lints of the Rust code, of the R code, and
-# the lints of the view's JavaScript.
+# "Conventions"): formatting and lints of the Rust code, of the R code, the
+# call graph of the R files and their test files, and the lints of the view's
+# JavaScript.
 # dev/test.sh runs this, so CI (.ci/run) does too. Each check that fails prints
 # the command that fixes (or shows) what it found; every check runs, so one run
 # shows all that is wrong, and the script fails if any did. The R lint needs
@@ -50,6 +51,19 @@ check "R formatting" "Rscript dev/style.R" \
   Rscript dev/style.R --check
 check "R lints" "what dev/lint.R printed above, then Rscript dev/lint.R again" \
   Rscript dev/lint.R
+
+# ---- R: the files of R/ in layers (dev/call-graph.R, with codetools): no two
+# files that use each other, directly or round a longer circle.
+check "R call graph" \
+  "move the functions it names below both files (Rscript dev/call-graph.R --edges lists every file's uses)" \
+  Rscript dev/call-graph.R
+
+# ---- R: tests that mirror the code (dev/test-files.R): every R file has its
+# tests/testthat/test-<file>.R or a cross-cutting suite, as the table "R files
+# and their tests" of dev/ARCHITECTURE.md says, and every test file is there.
+check "R test files" \
+  "rename the test files it names, or correct the table in dev/ARCHITECTURE.md" \
+  Rscript dev/test-files.R
 
 # ---- JavaScript: eslint's recommended rules over the view's own scripts
 # (settings: tests/browser/eslint.config.mjs; eslint is one of the browser

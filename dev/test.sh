@@ -67,7 +67,7 @@ grep -E '^test result:' "$cargo_log" | awk '{p+=$4; f+=$6} END {print "cargo: " 
 rm -f "$cargo_log"
 
 echo "== R tests (testthat)"
-# The differential test against Go's pprof parser (test-pprof-oracle.R) runs
+# The differential test against Go's pprof parser (test-oracle-pprof.R) runs
 # 6000 damaged files in CI, 2000 locally, unless PROFILE_ORACLE_CASES says
 # otherwise; the mutation tests of OTLP files (tests/otlp/otlp-mutate.mjs,
 # otlp_mutation_count() in helper-otlp-oracle.R) 4000 in CI, 2000 locally,

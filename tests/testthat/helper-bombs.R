@@ -1,4 +1,4 @@
-# Hostile files for the bounded-memory tests (test-bounded-memory.R), and the
+# Hostile files for the bounded-memory tests (test-hostile-memory.R), and the
 # child R process each is read in.
 #
 # A bomb is a compressed file whose data are a head, then one block repeated:

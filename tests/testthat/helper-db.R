@@ -1,5 +1,5 @@
-# Databases for the tests of R/db.R and R/db-append.R: an empty database of
-# each backend, closed (and dropped) when the test ends.
+# Databases for the tests of R/db*.R (tests/testthat/test-db*.R): an empty
+# database of each backend, closed (and dropped) when the test ends.
 #
 # - `local_db("sqlite")`: RSQLite, a file in a temporary directory;
 # - `local_db("duckdb")`: duckdb, if installed;
@@ -264,6 +264,22 @@ all_summaries <- function(x, types) {
     }
   }
   out
+}
+
+# The summable sample types of the sample files (sample_profiles()).
+summable_sample_types <- c("samples", "alloc_size", "cpu", "alloc_space", "contentions")
+
+# Every summary, the folded stacks of each type and the pprof file written,
+# as what they say (not the ids).
+everything_shown <- function(x, types = summable_sample_types) {
+  present <- unique(dplyr::collect(x$sample_values)$type)
+  types <- intersect(types, present)
+  folded <- lapply(types, function(type) {
+    path <- withr::local_tempfile(fileext = ".folded")
+    write_folded(x, path, type = type)
+    sort(readLines(path))
+  })
+  list(summaries = all_summaries(x, types), folded = folded)
 }
 
 # The package's sample files: real Rprof files and real Go profiles (see

@@ -1,5 +1,5 @@
 # Helpers of the differential test against Go's pprof parser
-# (test-pprof-oracle.R): building the two Go programs of tests/oracle, the
+# (test-oracle-pprof.R): building the two Go programs of tests/oracle, the
 # R-side dump of a v2 profile in the format of tests/oracle/pprof-dump (see
 # its header comment), and running cases in batches.
 

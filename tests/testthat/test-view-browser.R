@@ -42,7 +42,7 @@ expect_widths_match_summary <- function(state, summary, n = 6) {
 test_that("an Rprof profile: loads offline; frames named, as wide as their totals; search", {
   skip_if_no_browser()
   x <- read_rprof(rprof_sample("line.out"))
-  # the counts (the time of the ticks is the default; see test-exact-answers.R)
+  # the counts (the time of the ticks is the default; see test-oracle-exact-answers.R)
   result <- run_browser_job(list(
     command = "view", html = view_file(x, type = "samples"), width = 1200, height = 800,
     actions = list(list(search = "^fib$"), list(hover = "fib"), list(click = "time_round"))

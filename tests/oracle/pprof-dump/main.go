@@ -1,5 +1,5 @@
 // Command pprof-dump is the reference side of the differential test of
-// read_pprof() (tests/testthat/test-pprof-oracle.R): it parses pprof files with
+// read_pprof() (tests/testthat/test-oracle-pprof.R): it parses pprof files with
 // Go's own parser, github.com/google/pprof/profile, and prints for each file a
 // canonical dump of what Go read, or the error Go gave.
 //

@@ -1,6 +1,6 @@
 // Command pprof-mutate writes damaged variants of pprof files for the
 // differential test of read_pprof() against Go's parser
-// (tests/testthat/test-pprof-oracle.R, tests/oracle/pprof-dump).
+// (tests/testthat/test-oracle-pprof.R, tests/oracle/pprof-dump).
 //
 // Build (standard library only): go build -o pprof-mutate .
 //

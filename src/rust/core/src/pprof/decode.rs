@@ -1,7 +1,7 @@
 //! Decoding the pprof protobuf message by the rules of Go's parser
 //! (`github.com/google/pprof/profile`, what `go tool pprof` reads with), so that
 //! `read_pprof()` accepts the messages Go accepts (the differential test against
-//! Go: `tests/testthat/test-pprof-oracle.R`). A generic protobuf decoder differs
+//! Go: `tests/testthat/test-oracle-pprof.R`). A generic protobuf decoder differs
 //! from Go's in ways files show:
 //!
 //! - a field number Go does not know is skipped whatever it is: 0, or a key

@@ -43,7 +43,7 @@ profile_db_delete <- function(con, sources) {
     busy <- db_sqlite_busy(con)
     on.exit(busy())
     db_transaction(con, what = "delete", {
-      db_lock(con)
+      db_lock(con, db_physical$info)
       db_delete_sources(con, ids)
     })
     invisible(profile_db(con))

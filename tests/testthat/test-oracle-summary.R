@@ -35,7 +35,7 @@ single_session_rprof <- c("1.out", "gc.out", "line.out", "memory.out", "all.out"
 test_that("self and total per function agree with summaryRprof()", {
   for (file in single_session_rprof) {
     path <- sample_path("rprof", file)
-    # counts of ticks (the default, time, is checked in test-exact-answers.R)
+    # counts of ticks (the default, time, is checked in test-oracle-exact-answers.R)
     ours <- profile_summary(read_rprof(path), type = "samples", n = Inf)
     ours$name <- gsub(" ", "_", ours$name)
     expect_false(anyDuplicated(ours$name) > 0)

@@ -1,0 +1,64 @@
+# profile_db_delete() (R/db-delete.R): a database holds what appending the
+# sources that stay alone stores, and a delete that fails changes nothing; on
+# SQLite, DuckDB and a PostgreSQL server started by the test run
+# (helper-db.R).
+
+profiles <- sample_profiles()
+
+# The tables of a database that matter to an equality of content: row
+# counts of every table (layout included) but the one-row info table.
+content_counts <- function(con) {
+  counts <- db_row_counts(con)
+  counts[setdiff(names(counts), "profile_db_info")]
+}
+
+for (backend in c("sqlite", "postgres", "rpostgresql", "duckdb")) {
+  test_that(paste0(backend, ": deleting a source leaves what appending the others alone stores"), {
+    con <- local_db(backend)
+    others <- local_db(backend)
+    all <- profiles[c(1, 4, 2, 6, 3, 7, 4)]
+    for (p in all) db <- profile_db_append(con, p)
+    for (p in all[-c(2, 4)]) alone <- profile_db_append(others, p)
+    # by id, then through a filter of the dm
+    db <- profile_db_delete(con, 2L)
+    cpu <- sample_path("pprof", "cpu.pb.gz")
+    db <- profile_db_delete(con, dm::dm_filter(db, sources = source_uri == !!cpu))
+    expect_identical(content_counts(con), content_counts(others))
+    expect_silent(validate_profile(db))
+    expect_identical(everything_shown(db), everything_shown(alone))
+    expect_identical(everything_shown(db), everything_shown(combine_profiles(all[-c(2, 4)])))
+    sources <- collected_tables(db)$sources
+    expect_identical(sources$source_id, c(1L, 3L, 5L, 6L, 7L))
+
+    # deleting everything leaves empty tables, which take appends again
+    db <- profile_db_delete(con, data.frame(source_id = sources$source_id))
+    counts <- content_counts(con)
+    expect_equal(unname(counts[setdiff(names(counts), "meta")]), rep(0, length(counts) - 1))
+    db <- profile_db_append(con, profiles[[1]])
+    # seconds of Rprof ticks: the database multiplies each stack's sum of
+    # ticks by the interval, memory sums each tick's seconds (equal to the
+    # last bits); the counts are equal exactly
+    expect_equal(profile_summary(db, n = Inf), profile_summary(profiles[[1]], n = Inf))
+    expect_identical(
+      profile_summary(db, n = Inf, type = "samples"),
+      profile_summary(profiles[[1]], n = Inf, type = "samples")
+    )
+  })
+
+  test_that(paste0(backend, ": a delete that fails half-way leaves every table as it was"), {
+    con <- local_db(backend)
+    for (p in profiles[c(1, 6, 2)]) profile_db_append(con, p)
+    before <- db_row_counts(con)
+    suppressMessages(trace("db_delete_unused_locations",
+      tracer = quote(stop("the disk is full")), where = asNamespace("profile"), print = FALSE
+    ))
+    withr::defer(suppressMessages(
+      untrace("db_delete_unused_locations", where = asNamespace("profile"))
+    ))
+    err <- expect_error(profile_db_delete(con, 2L), class = "profile_error_io")
+    expect_match(conditionMessage(err$parent), "the disk is full")
+    expect_identical(db_row_counts(con), before)
+    expect_error(profile_db_delete(con, "two"), class = "profile_error_argument")
+    expect_identical(db_row_counts(con), before)
+  })
+}

@@ -1,0 +1,59 @@
+# The writers, flame graphs and folded stacks of database-backed profiles
+# (R/db-write.R, and the stacks of R/db-summary.R): the same files and
+# drawings as of the profile in memory, pprof's aggregated in the database;
+# on SQLite, DuckDB and a PostgreSQL server started by the test run
+# (helper-db.R).
+
+profiles <- sample_profiles()
+combined <- combine_profiles(profiles)
+summable_types <- setdiff(
+  unique(dm::dm_get_tables(combined)$sample_values$type), v2_schema()$gauge_types
+)
+
+for (backend in db_backends) {
+  test_that(paste0(
+    backend, ": flame graphs, folded stacks and writers take the database's profile"
+  ), {
+    con <- local_db(backend)
+    db <- do.call(profile_db_append, c(list(con), profiles))
+
+    for (type in c("samples", "cpu", "alloc_space")) {
+      grDevices::pdf(NULL)
+      drawn <- profile_flamegraph(db, type = type)
+      expected <- profile_flamegraph(combined, type = type)
+      grDevices::dev.off()
+      expect_equal(drawn, expected)
+      ours <- withr::local_tempfile(fileext = ".folded")
+      theirs <- withr::local_tempfile(fileext = ".folded")
+      write_folded(db, ours, type = type)
+      write_folded(combined, theirs, type = type)
+      expect_identical(readLines(ours), readLines(theirs))
+    }
+
+    # Rprof: one segment per source, as in memory
+    ours <- withr::local_tempfile(fileext = ".out")
+    theirs <- withr::local_tempfile(fileext = ".out")
+    expect_identical(write_rprof(db, ours), db)
+    write_rprof(combined, theirs)
+    expect_identical(readLines(ours), readLines(theirs))
+
+    # pprof: aggregated in the database, so the samples differ but the totals
+    # of every summable type, the stacks and the labels do not
+    ours <- withr::local_tempfile(fileext = ".pb.gz")
+    theirs <- withr::local_tempfile(fileext = ".pb.gz")
+    write_pprof(db, ours)
+    write_pprof(combined, theirs)
+    ours <- read_pprof(ours)
+    theirs <- read_pprof(theirs)
+    expect_lt(nrow(ours$samples), nrow(theirs$samples))
+    expect_identical(all_summaries(ours, summable_types), all_summaries(theirs, summable_types))
+    labels <- function(p) {
+      t <- dm::dm_get_tables(p)
+      v <- t$sample_values[t$sample_values$type == "alloc_space", ]
+      l <- merge(t$sample_labels, data.frame(sample_id = v$sample_id, amount = v$value))
+      l <- stats::aggregate(amount ~ key + num, data = l, FUN = sum)
+      l[order(l$key, l$num), ]
+    }
+    expect_equal(labels(ours), labels(theirs), ignore_attr = TRUE)
+  })
+}
