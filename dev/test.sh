@@ -11,9 +11,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:$HOME/.cargo/bin"
 
-# The CPU time (user + system, seconds) of the children that have ended.
-children_cpu() {
-  times | tail -n 1 | awk '{
+# The time of each part: elapsed, and the CPU time (user + system) of its
+# processes, from bash's `times` (the children that have ended), which must
+# run in this shell, not in a command substitution.
+cpu_file=$(mktemp)
+children_cpu_of() {
+  tail -n 1 "$1" | awk '{
     s = 0
     for (i = 1; i <= 2; i++) { split($i, t, "m"); s += t[1] * 60 + t[2] }
     printf "%.1f", s
@@ -24,11 +27,15 @@ run_start=$SECONDS
 # Runs a part of the tests: `name`, then its command; records its times and
 # returns the command's status.
 part() {
-  local name=$1 start=$SECONDS cpu status=0
+  local name=$1 start=$SECONDS cpu_start cpu_end status=0
   shift
-  cpu=$(children_cpu)
+  times >"$cpu_file"
+  cpu_start=$(children_cpu_of "$cpu_file")
   "$@" || status=$?
-  cpu=$(awk -v a="$cpu" -v b="$(children_cpu)" 'BEGIN { printf "%.0f", b - a }')
+  times >"$cpu_file"
+  cpu_end=$(children_cpu_of "$cpu_file")
+  local cpu
+  cpu=$(awk -v a="$cpu_start" -v b="$cpu_end" 'BEGIN { printf "%.0f", b - a }')
   echo "== $name: $((SECONDS - start)) s (CPU $cpu s)"
   parts+=("$(printf '%-34s %6d s %8s s' "$name" $((SECONDS - start)) "$cpu")")
   return "$status"
@@ -98,6 +105,7 @@ part "R tests (testthat)" Rscript dev/run-tests.R || r_tests=failed
 echo "== where the time went (elapsed, CPU of the part's processes)"
 printf '%s\n' "${parts[@]}"
 echo "dev/test.sh: $((SECONDS - run_start)) s in all"
+rm -f "$cpu_file"
 
 if [ "$r_tests" != ok ]; then
   echo "dev/test.sh: R tests failed (see \"== R tests\" above)" >&2
