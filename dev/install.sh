@@ -82,8 +82,10 @@ fi
 echo "== the test tools' npm modules (dev/vendor-js.sh)"
 bash dev/vendor-js.sh
 
-echo "== R CMD INSTALL"
-R CMD INSTALL --no-multiarch . 
+echo "== R CMD INSTALL (after $SECONDS s of the steps above)"
+install_start=$SECONDS
+R CMD INSTALL --no-multiarch .
+echo "== R CMD INSTALL: $((SECONDS - install_start)) s"
 
 if [ "$demo" = yes ]; then
   Rscript dev/demo.R

@@ -13,6 +13,16 @@ res <- as.data.frame(test_dir(
   reporter = ProgressReporter$new(show_praise = FALSE),
   stop_on_failure = FALSE
 ))
+# Where the suite's time went: the slowest test files (elapsed seconds, and
+# the share of the run), so that every log shows them.
+per_file <- sort(tapply(res$real, res$file, sum), decreasing = TRUE)
+cat(sprintf(
+  "\ntestthat: %.0f s in %d files; the slowest:\n", sum(per_file), length(per_file)
+))
+slowest <- utils::head(per_file, 15)
+cat(sprintf(
+  "  %-32s %7.1f s %5.1f %%\n", names(slowest), slowest, 100 * slowest / sum(per_file)
+), sep = "")
 failed <- sum(res$failed) + sum(res$error)
 passed <- sum(res$nb) - sum(res$failed) - sum(res$skipped)
 cat(sprintf("\ntestthat: %d passed, %d failed, %d skipped\n", passed, failed, sum(res$skipped)))

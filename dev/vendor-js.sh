@@ -5,7 +5,7 @@
 # tests/otlp/node_modules/ (development only: git- and R-build-ignored). The
 # package itself ships no third-party JavaScript: the view
 # (inst/htmlwidgets/lib/profile-view/) is its own, so nothing is fetched to
-# build or install it. Run by dev/install.sh and dev/check.sh; needs npm and
+# build or install it. Run by dev/install.sh; needs npm and
 # the registry. Skips what is already there.
 #
 #   bash dev/vendor-js.sh

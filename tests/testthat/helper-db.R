@@ -21,6 +21,7 @@ local_db <- function(backend, env = parent.frame()) {
 }
 
 local_sqlite <- function(env = parent.frame(), path = tempfile(fileext = ".sqlite")) {
+  skip_in_check_second_run("the tests of profiles in a database")
   testthat::skip_if_not_installed("RSQLite")
   con <- DBI::dbConnect(RSQLite::SQLite(), path)
   withr::defer(
@@ -37,6 +38,7 @@ local_sqlite <- function(env = parent.frame(), path = tempfile(fileext = ".sqlit
 # package's Suggests, because installing it means building it from source
 # (about an hour of CPU on the project's machines), which CI does not do.
 local_duckdb <- function(env = parent.frame()) {
+  skip_in_check_second_run("the tests of profiles in a database")
   pkg <- "duckdb"
   if (!requireNamespace(pkg, quietly = TRUE)) {
     testthat::skip(paste(

@@ -2,6 +2,7 @@
 # and building protobuf messages by hand (for malformed input).
 
 skip_if_no_go <- function() {
+  skip_in_check_second_run("the comparisons with go tool pprof")
   if (!nzchar(Sys.which("go"))) {
     testthat::skip("Go is not installed (needed for `go tool pprof`)")
   }
@@ -9,18 +10,46 @@ skip_if_no_go <- function() {
 
 # The standard output of `go tool pprof -<mode> [args] path`, as lines; a non-zero
 # exit status fails the test (standard error is shown then).
+#
+# The suite asks Go's pprof about a thousand times, often the same question of
+# the same file (the original of each verb's comparison). So the program is
+# the one `go tool` runs (`go tool -n pprof` names it; starting the go command
+# first took a third of each call), and an answer is kept for the test run,
+# keyed by the file's bytes (its MD5) and the arguments: Go's answer about the
+# same bytes with the same flags is the same.
 go_pprof <- function(mode, path, args = character()) {
+  key <- paste(c(mode, args, unname(tools::md5sum(path))), collapse = "\r")
+  if (!is.null(go_pprof_state$answers[[key]])) {
+    return(go_pprof_state$answers[[key]])
+  }
   err <- tempfile()
   on.exit(unlink(err), add = TRUE)
+  pprof <- go_pprof_program()
   out <- suppressWarnings(system2(
-    "go", c("tool", "pprof", paste0("-", mode), args, shQuote(path)),
+    pprof[[1]], c(pprof[-1], paste0("-", mode), args, shQuote(path)),
     stdout = TRUE, stderr = err
   ))
   status <- attr(out, "status")
   if (!is.null(status) && status != 0) {
     testthat::fail(paste(c("go tool pprof failed:", readLines(err)), collapse = "\n"))
+    return(out)
   }
+  go_pprof_state$answers[[key]] <- out
   out
+}
+
+go_pprof_state <- new.env(parent = emptyenv())
+go_pprof_state$answers <- list()
+
+# The command of Go's pprof: the program `go tool pprof` runs, or that
+# command itself where `go tool -n` names no program.
+go_pprof_program <- function() {
+  if (is.null(go_pprof_state$program)) {
+    path <- suppressWarnings(system2("go", c("tool", "-n", "pprof"), stdout = TRUE, stderr = FALSE))
+    found <- length(path) == 1L && is.null(attr(path, "status")) && file.exists(path)
+    go_pprof_state$program <- if (found) path else c("go", "tool", "pprof")
+  }
+  go_pprof_state$program
 }
 
 # The samples of `go tool pprof -raw` output: a list with `types` ("type/unit")
