@@ -432,6 +432,13 @@ pub fn read_rprof(bytes: &[u8], source_uri: Option<&str>) -> Result<crate::forma
     read_rprof_with(bytes, source_uri, &Limits::default(), None)
 }
 
+/// A pprof message read whole under the default limits: the test support's
+/// door to the pprof reader for the tests of other formats, which never name
+/// a sibling format themselves.
+pub fn read_pprof(bytes: &[u8], source_uri: Option<&str>) -> Result<crate::model::Profile> {
+    crate::formats::pprof::read_bytes(bytes, source_uri, &Limits::default())
+}
+
 /// [`read_rprof`] under `limits`, in `chunks` chunks (`None`: as many as the
 /// input's size calls for).
 pub fn read_rprof_with(

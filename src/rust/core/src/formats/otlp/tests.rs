@@ -86,8 +86,7 @@ fn seed_files(format: Format) -> &'static [Vec<u8>] {
             files.push(encode(&p, format).unwrap());
         }
         for pprof in crate::testing::pprof_messages().iter().take(3) {
-            let p =
-                crate::formats::pprof::read_bytes(pprof, Some("p"), &Limits::default()).unwrap();
+            let p = crate::testing::read_pprof(pprof, Some("p")).unwrap();
             files.push(encode(&p, format).unwrap());
         }
         files
