@@ -68,7 +68,9 @@ for (backend in c("sqlite", "postgres", "rpostgresql", "duckdb")) {
 # `mapping_attributes` rows of deleted mappings; PostgreSQL refused the delete
 # on their foreign keys), and so were scopes and resources no source used.
 for (backend in c("sqlite", "postgres")) {
-  test_that(paste0(backend, ": deleting OTLP sources deletes their attributes, scopes, resources"), {
+  test_that(paste0(
+    backend, ": deleting OTLP sources deletes their attributes, scopes and resources"
+  ), {
     ebpf <- read_otlp(otlp_shared_file("pyroscope/otel-ebpf-profile.pb.bin"))
     otlp_tables <- v2_schema()$otlp_tables
     expect_gt(nrow(dm::dm_get_tables(ebpf)$mapping_attributes), 0L)
