@@ -61,7 +61,7 @@ for (backend in db_backends) {
 # Found by the composition suite (test-compose-pipelines.R): a database whose
 # profile has no sample (a verb's empty result appended) failed in the view,
 # speedscope, pprof and OTLP writers, on R errors of text that SQLite gave as
-# logical(0).
+# logical(0); one without sources in write_speedscope().
 test_that("a database's profile without samples is viewed and written as in memory", {
   heap <- read_pprof(system.file("samples", "pprof", "heap.pb.gz", package = "profile"))
   empty <- suppressWarnings(profile_focus(heap, "^no such function$"))
@@ -81,4 +81,9 @@ test_that("a database's profile without samples is viewed and written as in memo
   otlp <- withr::local_tempfile(fileext = ".pb")
   write_otlp(db, otlp)
   expect_identical(nrow(read_otlp(otlp)$samples), 0L)
+  # and a database whose every source was deleted: no source, no profile
+  db <- profile_db_delete(con, 1L)
+  expect_identical(nrow(dplyr::collect(db$sources)), 0L)
+  write_speedscope(db, json)
+  expect_identical(jsonlite::fromJSON(json, simplifyVector = FALSE)$profiles, list())
 })
