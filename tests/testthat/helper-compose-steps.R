@@ -32,9 +32,10 @@ compose_add_totals <- function(a, b, sign = 1) {
 }
 
 # (`only`: compare only the types of `expected`, for writers that add types
-# of their own, as write_pprof() adds cpu time to Rprof ticks.)
-check_totals <- function(got, expected, what, only = FALSE) {
-  totals <- compose_totals(got)
+# of their own, as write_pprof() adds cpu time to Rprof ticks; `framed`: the
+# samples with frames only.)
+check_totals <- function(got, expected, what, only = FALSE, framed = FALSE) {
+  totals <- compose_totals(got, framed = framed)
   if (only) totals <- totals[intersect(names(totals), names(expected))]
   d <- compose_totals_difference(totals, expected)
   if (nzchar(d)) list(compose_problem(paste0(what, ": totals differ: ", d))) else list()
@@ -232,7 +233,12 @@ step_sample_filter <- function(x, verb) {
       problems <- c(problems, check_totals(
         before, both, "profile_focus() and profile_ignore() of one pattern, added"
       ))
-      c(problems, check_whole_percentages(before, after, verb))
+      # (the whole profile is the one before the first verb of the pipeline)
+      if (!isTRUE(env$filtered)) {
+        problems <- c(problems, check_whole_percentages(before, after, verb))
+      }
+      env$filtered <- TRUE
+      problems
     }
   )
 }
@@ -240,7 +246,7 @@ step_sample_filter <- function(x, verb) {
 # After a verb, percentages are of the whole profile, as Go's (issue 32,
 # "The verbs' percentages as Go's").
 check_whole_percentages <- function(before, after, verb) {
-  types <- compose_types(compose_totals(after))
+  types <- compose_common_types(before, after)
   if (!length(types)) {
     return(list())
   }
@@ -275,6 +281,7 @@ step_filter_labels <- function(x) {
     kind = "filter_labels",
     code = sprintf("x <- profile_filter_labels(x, focus = %s)", compose_quote(condition)),
     check = function(before, after, y, env) {
+      env$filtered <- TRUE
       problems <- check_kept_samples(before, after, "profile_filter_labels()")
       rest <- compose_quietly(profile_filter_labels(before, ignore = condition))
       both <- compose_add_totals(compose_totals(after), compose_totals(rest))
@@ -293,6 +300,7 @@ step_frame_filter <- function(x, verb) {
   list(
     kind = verb, code = sprintf("x <- %s(x, %s)", verb, compose_quote(pattern)),
     check = function(before, after, y, env) {
+      env$filtered <- TRUE
       c(
         check_kept_samples(before, after, paste0(verb, "()")),
         check_subsequence_stacks(before, after, paste0(verb, "()"))
@@ -349,6 +357,7 @@ step_window <- function(x) {
     s <- dm::dm_get_tables(compose_local(before), keyed = FALSE)$samples
     inside <- s$sample_id[!is.na(s$time) & s$time >= bounds[[1]] & s$time < bounds[[2]]]
     got <- dm::dm_get_tables(compose_local(after), keyed = FALSE)$samples$sample_id
+    env$filtered <- TRUE
     problems <- check_kept_samples(before, after, "profile_window()")
     if (!setequal(got, inside)) {
       problems <- c(problems, list(compose_problem(sprintf(

@@ -38,7 +38,10 @@ compose_sources <- function() {
       sample("read_pprof", "pprof-second-run", "heap.pb.gz"),
       sample("read_pprof", "pprof-unicode", "unicode.pb.gz"),
       sample("read_otlp", "otlp", "otep-0239.pb"),
-      sample("read_otlp", "otlp", "otep-0239.json")
+      sample("read_otlp", "otlp", "otep-0239.json"),
+      # v1 objects, as profile 1.0.x read them
+      as.call(c(as.list(sample("read_rprof", "rprof", "line.out")), version = "1.0")),
+      as.call(c(as.list(sample("read_pprof", "pprof", "cpu.pb.gz")), version = "1.0"))
     ),
     compose_shared_sources(),
     compose_recordings()
@@ -104,6 +107,9 @@ compose_quietly <- function(expr) {
 # ---- what the checks compare --------------------------------------------------
 
 compose_local <- function(x) {
+  if (inherits(x, "profile_data")) {
+    return(profile_v2_from_v1(x))
+  }
   if (profile:::is_db_profile(x)) dplyr::collect(x) else x
 }
 
@@ -209,7 +215,7 @@ compose_kinds <- c(
   "combine", "diff", "profile_focus", "profile_ignore", "profile_hide", "profile_show",
   "profile_show_from", "profile_prune_from", "select_types", "scale", "aggregate", "window",
   "filter_labels", "db_append", "db_append_delete", "db_delete", "db_reopen", "db_collect",
-  "pprof", "otlp", "otlp_json", "rprof", "folded"
+  "pprof", "otlp", "otlp_json", "rprof", "folded", "speedscope"
 )
 
 # A step drawn for profile `x` (NULL when the kind drawn does not apply).
@@ -218,7 +224,10 @@ compose_draw_step <- function(x, sources) {
   kinds <- compose_kinds
   db_only <- kinds[startsWith(kinds, "db_") & kinds != "db_append"]
   kinds <- setdiff(kinds, if (in_db) "db_append" else db_only)
-  kind <- sample(kinds, 1L)
+  # (the database's own steps, and appending, drawn more often than one in
+  # twenty: they need a database first)
+  weight <- ifelse(kinds %in% c(db_only, "db_append"), 3, 1)
+  kind <- sample(kinds, 1L, prob = weight)
   source <- sample(sources, 1L)
   switch(kind,
     combine = step_combine(x, source),
@@ -239,6 +248,7 @@ compose_draw_step <- function(x, sources) {
     db_reopen = step_db_reopen(x),
     db_collect = step_db_collect(x),
     filter_labels = step_filter_labels(x),
+    speedscope = step_speedscope(x),
     step_write_read(x, kind)
   )
 }
@@ -258,10 +268,14 @@ compose_eval_lines <- function(lines, env) {
 }
 
 # A writer's refusal of what its format cannot hold (Rprof lines are whole
-# ticks: no negative or fractional counts) ends nothing: the pipeline goes on
+# ticks: no negative or fractional counts), and a refusal the documentation
+# states, end nothing: the pipeline goes on
 # without the step.
 compose_refusal <- function(step, err) {
-  inherits(err, "profile_error_unsupported") ||
+  # (a difference is refused by a database of runs, as documented)
+  (step$kind == "db_append" && inherits(err, "profile_error_argument") &&
+    grepl("difference of profiles", conditionMessage(err), fixed = TRUE)) ||
+    inherits(err, "profile_error_unsupported") ||
     (isTRUE(step$write) && inherits(err, "profile_error_invalid") &&
       grepl("must be a whole\\s+number", conditionMessage(err)))
 }
@@ -314,14 +328,19 @@ compose_run_step <- function(env, sources) {
     return(list())
   }
   if (!is.null(err)) {
-    return(list(compose_problem(paste0(
-      step$kind, ": an error (", class(err)[[1]], "): ", conditionMessage(err)
-    ))))
+    return(list(compose_problem(
+      paste0(step$kind, ": an error (", class(err)[[1]], "): ", conditionMessage(err)),
+      known = compose_known_invalid(conditionMessage(err), step$kind)
+    )))
   }
   problems <- c(
     check_valid(env$x, step$kind),
     tryCatch(step$check(before, env$x, env$y, env), error = function(e) {
-      list(compose_problem(paste0(step$kind, ": the check fails: ", conditionMessage(e))))
+      message <- conditionMessage(e)
+      list(compose_problem(
+        paste0(step$kind, ": the check fails: ", message),
+        known = compose_known_invalid(message, step$kind)
+      ))
     })
   )
   if (profile:::is_db_profile(env$x)) problems <- c(problems, check_db_summaries(env$x))
