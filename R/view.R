@@ -55,9 +55,11 @@
 #' binary units (KiB, MiB, GiB), counts as numbers.
 #'
 #' A menu switches between the profile's sample types (gauges such as
-#' `small_vector_heap` are left out: their values cannot be added up). The
-#' type shown first is `type`, else the one `go tool pprof` shows (see
-#' [profile_summary()]).
+#' `small_vector_heap` are left out: their values cannot be added up; so is a
+#' type that comes in several units, as `cpu` in nanoseconds and in counts in
+#' a combination of a Go and a Java profile). The type shown first is `type`,
+#' else the one `go tool pprof` shows (see [profile_summary()]), else, when
+#' that one is left out, the first of the menu.
 #'
 #' A diff profile (made by [profile_diff()]: the base's samples have negated
 #' values, and `sources$diff_base` marks the base's sources) is drawn with
@@ -209,8 +211,16 @@ diff_base_sources <- function(parts) {
   if (is.logical(flag)) flag %in% TRUE else rep(FALSE, nrow(parts$sources))
 }
 
-# The position (1-based) of the type to show first among `types`.
+# The position (1-based) of the type to show first among `types`. When no
+# type is asked for and the default comes in several units (profiles of
+# different producers combined), the first type that can be shown: the menu
+# offers the others.
 default_type_position <- function(parts, types, type) {
+  if (is.null(type)) {
+    chosen <- tryCatch(choose_sample_type(parts), profile_error_unsupported = function(e) NULL)
+    position <- match(chosen$type, types$type)
+    return(if (length(position) && !is.na(position)) position else 1L)
+  }
   chosen <- choose_sample_type(parts, type)
   position <- match(chosen$type, types$type)
   if (is.na(position)) {

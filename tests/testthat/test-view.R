@@ -65,6 +65,25 @@ test_that("sample types: gauges are left out, the default is profile_summary()'s
   )
 })
 
+# Found by the composition suite (test-compose-pipelines.R): a Go CPU profile
+# combined with one whose `cpu` is a count refused the view whole, since its
+# default type comes in two units.
+test_that("a default type in several units: the view opens on the first type it offers", {
+  cpu <- read_pprof(pprof_sample("cpu.pb.gz"))
+  folded <- withr::local_tempfile(fileext = ".folded")
+  writeLines(c("main;work 3", "main;rest 1"), folded)
+  both <- combine_profiles(cpu, read_folded(folded, type = "cpu", unit = "count"))
+  payload <- write_view(both)
+  types <- vapply(payload$types, `[[`, "", "name")
+  expect_identical(types, "samples")
+  expect_identical(payload$default_type, 0L)
+  tree <- view_tree(payload)
+  counts <- cpu$sample_values$value[cpu$sample_values$type == "samples"]
+  expect_equal(tree$values[[1]]$total_pos[[1]], sum(counts))
+  # a type asked for by name is still refused
+  expect_profile_error(profile_view(both, type = "cpu", file = tempfile()), "unsupported")
+})
+
 test_that("nodes are functions merged by name, with their file and their line when it is one", {
   x <- v2_from_stacks(
     c("main@a.R:1;f@b.R:2", "main@a.R:1;f@b.R:3", "main@a.R:1;g@c.R:9", "main@a.R:1"),
