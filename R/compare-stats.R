@@ -242,8 +242,8 @@ compare_totals <- function(totals, squares, is_x, counts = NULL, level = 0.95) {
   } else {
     var_x <- if (n_x > 1L) stats::var(totals[is_x]) else NA
     var_base <- if (n_base > 1L) stats::var(totals[!is_x]) else NA
-    if (is.na(var_x) || is.na(var_base)) {
-      pooled <- if (is.na(var_x)) var_base else var_x
+    if (is.na(var_x) || is.na(var_base) || var_x + var_base == 0) {
+      pooled <- sum((c(n_x, n_base) - 1) * c(var_x, var_base), na.rm = TRUE) / (n_x + n_base - 2)
       se2 <- pooled * (1 / n_x + 1 / n_base)
       df <- n_x + n_base - 2
     } else {

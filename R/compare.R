@@ -139,10 +139,11 @@ check_compare_args <- function(n_dots, level, threshold, call = rlang::caller_en
   if (n_dots > 0L) {
     abort_argument("{.arg ...} must be empty.", call = call)
   }
-  if (!is.numeric(level) || length(level) != 1L || is.na(level) || level <= 0 || level >= 1) {
+  number <- function(v) is.numeric(v) && length(v) == 1L && !is.na(v)
+  if (!number(level) || level <= 0 || level >= 1) {
     abort_argument("{.arg level} must be a single number between 0 and 1.", call = call)
   }
-  if (!is.numeric(threshold) || length(threshold) != 1L || is.na(threshold) || threshold < 0) {
+  if (!number(threshold) || threshold < 0) {
     abort_argument("{.arg threshold} must be a single number >= 0.", call = call)
   }
 }

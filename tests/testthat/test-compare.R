@@ -80,10 +80,10 @@ test_that("print() says what was compared and shows changes in human units", {
   x <- counts_profile(counts[, 1, drop = FALSE], names = c("fit_models", "other"))
   base <- counts_profile(counts[, 2, drop = FALSE], names = c("fit_models", "other"))
   text <- format_header(profile_compare(x, base))
-  expect_match(
-    text[[1]], "^Profile comparison of samples [(]count[)], self value by function: x 1 run, base 1 run"
-  )
-  expect_match(text[[2]], "^Total per run: 1,000 count vs 700 count, [+]300 count [(][+]43 %, 95 % CI")
+  what <- "samples [(]count[)], self value by function: x 1 run, base 1 run"
+  expect_match(text[[1]], paste0("^Profile comparison of ", what))
+  total <- "1,000 count vs 700 count, [+]300 count [(][+]43 %, 95 % CI"
+  expect_match(text[[2]], paste0("^Total per run: ", total))
   changed <- "^fit_models +[+]300 count [(][+]100 %, CI [+]2[0-9.]+ count to [+]3[0-9.]+ count[)]$"
   expect_match(text, changed, all = FALSE)
   expect_false(any(grepl("^other", text)))
@@ -116,4 +116,40 @@ test_that("arguments and profiles that cannot be compared are refused", {
   expect_error(profile_compare(x, x, type = "nope"), class = "profile_error_argument")
   expect_error(profile_compare(profile_diff(x, x), x), class = "profile_error_argument")
   expect_error(profile_compare(x, "x"), class = "profile_error_argument")
+})
+
+test_that("the CI script fails the job when a function got slower, and only then", {
+  skip_on_cran()
+  script <- system.file("scripts", "compare-runs.R", package = "profile", mustWork = TRUE)
+  # runs of known counts written as Rprof files: f2 twice as slow in `slower`
+  set.seed(3)
+  rates <- c(f1 = 300, f2 = 120, f3 = 80, f4 = 40, f5 = 20)
+  dirs <- withr::local_tempdir()
+  folder <- function(name, runs, slower = 1) {
+    dir <- file.path(dirs, name)
+    dir.create(dir)
+    for (i in seq_len(runs)) {
+      truth <- rates * exp(stats::rnorm(1, 0, 0.1)) * c(1, slower, 1, 1, 1)
+      counts <- matrix(stats::rpois(length(truth), truth))
+      write_rprof(counts_profile(counts), file.path(dir, sprintf("run-%d.out", i)))
+    }
+    dir
+  }
+  baseline <- folder("baseline", 3)
+  same <- folder("same", 3)
+  slower <- folder("slower", 3, slower = 2)
+  run <- function(...) {
+    env <- paste0("R_LIBS=", paste(.libPaths(), collapse = .Platform$path.sep))
+    out <- suppressWarnings(system2(file.path(R.home("bin"), "Rscript"), c(script, ...),
+      stdout = TRUE, stderr = TRUE, env = env
+    ))
+    list(status = attr(out, "status") %||% 0L, output = out)
+  }
+  passed <- run(baseline, same, "0.1")
+  expect_identical(passed$status, 0L)
+  expect_match(passed$output, "No row changed more than the noise", all = FALSE)
+  failed <- run(baseline, slower, "0.1")
+  expect_identical(failed$status, 1L)
+  expect_match(failed$output, "^Slower than the baseline: f2$", all = FALSE)
+  expect_identical(run(baseline)$status, 2L)
 })
