@@ -9,8 +9,9 @@
 #'
 #' @param x,base Profiles (v2 `dm` or v1 `profile_data`): the runs to judge and
 #'   the runs they are compared with. Neither may be a difference
-#'   ([profile_diff()]); a database-backed profile is collected first
-#'   (`dm::collect()`).
+#'   ([profile_diff()]). A database-backed profile ([profile_db_append()]) is
+#'   collected into memory (choose its runs first, as
+#'   `dm::dm_filter(db, sources = source_id %in% ids)`).
 #' @param ... Must be empty.
 #' @param by What a row stands for: `"function"`, `"location"`, `"line"` or
 #'   `"source"`, as in [profile_summary()].
@@ -148,13 +149,11 @@ check_compare_args <- function(n_dots, level, threshold, call = rlang::caller_en
   }
 }
 
-# The summary parts of one side, refusing what cannot be compared.
+# The summary parts of one side, refusing what cannot be compared. A
+# database-backed profile is collected: its runs are compared in memory.
 compare_parts <- function(x, arg, call) {
   if (is_db_profile(x)) {
-    abort_argument(c(
-      "{.arg {arg}} is a database-backed profile.",
-      i = "Collect it first: {.code dm::collect({arg})}."
-    ), arg = arg, call = call)
+    x <- dm::collect(x)
   }
   parts <- summary_parts(x, call = call)
   if (length(parts$base_samples) > 0L) {

@@ -93,6 +93,12 @@ test_that("print() says what was compared and shows changes in human units", {
   text <- format_header(profile_compare(twice, rprof, value = "total"))
   expect_match(text[[1]], "time \\(seconds\\), total value by function: x 2 runs, base 1 run")
   expect_match(text[[2]], " s vs [0-9.]+ s")
+  # a location names its file and line where it has them
+  text <- format_header(profile_compare(
+    read_rprof(sample_path("rprof", "line.out")), rprof,
+    by = "location", threshold = 0.5
+  ))
+  expect_match(text, "^[^ ]+ [(][^ ]+[.]R:[0-9]+[)] +[+-]", all = FALSE)
 })
 
 test_that("plot() draws the changed rows with their intervals", {
@@ -105,6 +111,18 @@ test_that("plot() draws the changed rows with their intervals", {
   expect_identical(plot(cmp), cmp)
   grDevices::dev.off()
   expect_gt(file.size(file), 1000)
+})
+
+test_that("the runs of a database are compared as those of the profile appended", {
+  con <- local_sqlite()
+  one <- read_rprof(sample_path("rprof", "1.out"))
+  other <- read_rprof(sample_path("rprof", "all.out"))
+  profile_db_append(con, one)
+  db <- profile_db_append(con, other)
+  expect_identical(
+    tibble::as_tibble(profile_compare(db, one)),
+    tibble::as_tibble(profile_compare(combine_profiles(one, other), one))
+  )
 })
 
 test_that("arguments and profiles that cannot be compared are refused", {
