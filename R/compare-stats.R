@@ -14,7 +14,7 @@
 # `speed_sums`: the rows' self values, from which the runs' factors are taken
 # (total values nest: the outer frames hold every change).
 compare_rows <- function(sums, squares, is_x, counts = NULL, level = 0.95, threshold = 0,
-                         speed_sums = sums) {
+                         speed_sums = sums, speed_squares = squares) {
   sums <- as.matrix(sums)
   squares <- as.matrix(squares)
   n_x <- sum(is_x)
@@ -23,13 +23,16 @@ compare_rows <- function(sums, squares, is_x, counts = NULL, level = 0.95, thres
   x_mean <- rowMeans(sums[, is_x, drop = FALSE])
   alpha <- 1 - level
   fit <- if (n_x + n_base >= 3L) {
-    fit <- between_runs_fit(sums, squares, is_x, speed_sums)
+    fit <- between_runs_fit(sums, squares, is_x, speed_sums, speed_squares)
     # The run factors again without the rows that changed, which pull the
     # median of ratios towards them (the others would look changed the other
     # way): one round, as iterative normalisations of expression data do.
     changed <- stats::p.adjust(fit$p, method = "BH") <= alpha
     if (any(changed) && sum(!changed) >= 3L) {
-      fit <- between_runs_fit(sums, squares, is_x, speed_sums[!changed, , drop = FALSE])
+      fit <- between_runs_fit(
+        sums, squares, is_x,
+        speed_sums[!changed, , drop = FALSE], speed_squares[!changed, , drop = FALSE]
+      )
     }
     fit
   } else {
@@ -96,8 +99,9 @@ sampling_fit <- function(sums, squares, is_x, counts) {
 # Several runs: the variation between runs, with the factor common to a whole
 # run (a busier or slower machine) taken out and the variance of each row
 # moderated across rows (see ?profile_compare, "Statistics").
-between_runs_fit <- function(sums, squares, is_x, speed_sums) {
-  speed <- run_speed(as.matrix(speed_sums))
+between_runs_fit <- function(sums, squares, is_x, speed_sums, speed_squares) {
+  factors <- run_speed(as.matrix(speed_sums), as.matrix(speed_squares), is_x)
+  speed <- factors$speed
   scaled <- sweep(sums, 2L, speed, "/")
   sampling <- sweep(squares, 2L, speed^2, "/")
   sides <- list(x = is_x, base = !is_x)
@@ -120,7 +124,8 @@ between_runs_fit <- function(sums, squares, is_x, speed_sums) {
   rss <- side_stats$x$rss + side_stats$base$rss
   dispersion <- ifelse(expected_rss > 0, rss / expected_rss, NA)
   prior <- squeeze_dispersion(dispersion, df_resid)
-  variance <- prior$posterior * (expected$x / side_stats$x$n + expected$base / side_stats$base$n)
+  variance <- prior$posterior * (expected$x / side_stats$x$n + expected$base / side_stats$base$n) +
+    factors$shift_var * ((side_stats$x$mean + side_stats$base$mean) / 2)^2
   # never below the sampling noise, which is there whatever the runs did
   floor <- side_stats$x$sampling / side_stats$x$n + side_stats$base$sampling / side_stats$base$n
   se <- sqrt(pmax(variance, floor))
@@ -142,25 +147,37 @@ between_runs_fit <- function(sums, squares, is_x, speed_sums) {
 # Each run's common factor, relative to the geometric mean of all runs: the
 # median over rows of the run's value over the row's geometric mean across
 # runs (the median of ratios, robust to the few rows that really changed),
-# from the rows with at least 10 (else 1) of their unit in every run (else the
-# runs' totals).
-run_speed <- function(sums) {
-  positive <- apply(sums, 1L, min)
-  usable <- positive >= 10
+# from the rows with at least 10 samples' worth (sum^2 / sum of squares) in
+# every run, else at least some. Its error shifts every row of one side
+# against the other alike: `shift_var` is the variance of the sides' log
+# factor difference, the median's ((pi / 2) MAD^2 / rows) of the rows' own
+# differences. With fewer than 3 such rows, each side's runs are scaled by
+# their totals within the side only (the sides are not brought together).
+run_speed <- function(sums, squares, is_x) {
+  counts <- ifelse(squares > 0, sums^2 / squares, 0)
+  least <- apply(counts, 1L, min)
+  usable <- least >= 10
   if (sum(usable) < 3L) {
-    usable <- positive > 0
+    usable <- least > 0
   }
   if (sum(usable) < 3L) {
     speed <- colSums(sums)
     if (any(speed <= 0)) {
-      return(rep(1, ncol(sums)))
+      return(list(speed = rep(1, ncol(sums)), shift_var = 0))
     }
-    return(speed / exp(mean(log(speed))))
+    for (side in list(is_x, !is_x)) {
+      speed[side] <- speed[side] / exp(mean(log(speed[side])))
+    }
+    return(list(speed = speed, shift_var = 0))
   }
   logs <- log(sums[usable, , drop = FALSE])
   ratios <- logs - rowMeans(logs)
   log_speed <- apply(ratios, 2L, stats::median)
-  exp(log_speed - mean(log_speed))
+  shift <- rowMeans(ratios[, is_x, drop = FALSE]) - rowMeans(ratios[, !is_x, drop = FALSE])
+  list(
+    speed = exp(log_speed - mean(log_speed)),
+    shift_var = pi / 2 * stats::mad(shift)^2 / length(shift)
+  )
 }
 
 # The common relative variance `a` of the per-run variance s + a m^2, by the

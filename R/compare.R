@@ -34,8 +34,12 @@
 #' factor is the median over rows of the run's value over the row's geometric
 #' mean across all runs (the median of ratios of RNA-seq normalisation,
 #' computed again without the rows found changed, so that a few real changes
-#' do not move it), and rows are compared on values divided by it: the
-#' remaining noise of a row is its sampling noise (a count of timer ticks is
+#' do not move it; from rows of at least 10 samples' worth in every run), and
+#' rows are compared on values divided by it. The error of the factors moves
+#' every row of one side against the other alike: its variance (the median's,
+#' from the spread of the rows' own side differences) is added to each row's.
+#' With fewer than three rows seen in every run, runs are scaled within their
+#' side only. The remaining noise of a row is its sampling noise (a count of timer ticks is
 #' close to Poisson; a sum of byte values a compound Poisson, whose variance is
 #' the sum of the squares of the values) plus a relative variance common to
 #' all rows (`s + a m^2`, as a negative binomial's; `a` by the method of moments
@@ -47,11 +51,14 @@
 #' t statistic with each side's own variance (Welch-type) and those degrees of
 #' freedom; p-values are adjusted for the rows compared by Benjamini and
 #' Hochberg's method. With this, a function 1.5 times slower at 120 timer
-#' ticks a run is found in over 99 percent of comparisons of 5 runs a side
-#' whose speed varies by 15 percent, where a t-test per function on the raw
-#' values finds it in about a third, and comparisons of runs of one program
-#' mark a row in at most `1 - level` of them (`bench/compare.R`, results in
-#' `bench/README.md`).
+#' ticks a run is found in 98 percent of comparisons of 5 runs a side whose
+#' speed varies by 15 percent, where a t-test per function on the raw values
+#' finds it in 38 percent, and comparisons of runs of one program mark a row
+#' in at most `1 - level` of them (`bench/compare.R`, results in
+#' `bench/README.md`). A change common to every function cannot be told from
+#' a slower machine in the rows: it shows in the totals. The factors are
+#' known better the more functions a run has; record the two versions in
+#' turns (a, b, a, b, ...) so that both meet the same load.
 #'
 #' *One run a side*: the variation between runs cannot be known, only the
 #' sampling noise; the printed header says so. Counts of ticks (every sample
@@ -239,6 +246,7 @@ comparison_table <- function(sides, sample_type, by, value, level, threshold) {
   sums <- both(value)
   squares <- both(paste0(value, "_squares"))
   self <- both("self")
+  self_squares <- both("self_squares")
   is_x <- rep(c(TRUE, FALSE), c(length(sides$x$runs), length(sides$base$runs)))
   seen <- rowSums(sums != 0) > 0
   groups <- groups[seen, , drop = FALSE]
@@ -247,7 +255,8 @@ comparison_table <- function(sides, sample_type, by, value, level, threshold) {
     counts <- NULL
   }
   rows <- compare_rows(sums[seen, , drop = FALSE], squares[seen, , drop = FALSE], is_x,
-    counts = counts, level = level, threshold = threshold, speed_sums = self[seen, , drop = FALSE]
+    counts = counts, level = level, threshold = threshold, speed_sums = self[seen, , drop = FALSE],
+    speed_squares = self_squares[seen, , drop = FALSE]
   )
   totals <- compare_totals(c(sides$x$grand_totals, sides$base$grand_totals),
     c(sides$x$grand_squares, sides$base$grand_squares), is_x,

@@ -77,3 +77,37 @@ test_that("a function slower in every run is marked, the others are not", {
     threshold = 1.5
   )$change == "none"))
 })
+
+test_that("total values: the run factors come from the self values, which do not nest", {
+  set.seed(11)
+  rates <- c(f1 = 300, f2 = 120, f3 = 80, f4 = 40, f5 = 20)
+  truth <- outer(rates, exp(stats::rnorm(8, 0, 0.1)))
+  truth["f2", 1:4] <- truth["f2", 1:4] * 2
+  counts <- matrix(stats::rpois(length(truth), truth), nrow(truth))
+  cmp <- profile_compare(counts_profile(counts[, 1:4]), counts_profile(counts[, 5:8]),
+    value = "total"
+  )
+  # main holds every sample: its total changed with f2's, which no run
+  # factor may take out (that would show the others as decreases)
+  expect_identical(sort(cmp$name[cmp$change != "none"]), c("f2", "main"))
+  expect_true(all(cmp$change[cmp$change != "none"] == "increase"))
+})
+
+test_that("bytes of several runs: a function allocating twice as much is marked", {
+  set.seed(5)
+  sizes <- c(f1 = 4096, f2 = 65536, f3 = 512, f4 = 1e6)
+  rates <- c(f1 = 200, f2 = 60, f3 = 300, f4 = 10)
+  runs <- lapply(1:8, function(r) {
+    n <- stats::rpois(4, rates * if (r <= 4) c(1, 2, 1, 1) else 1)
+    list(counts = n, values = unlist(lapply(1:4, function(i) {
+      stats::rexp(n[[i]], 1 / sizes[[i]])
+    })))
+  })
+  counts <- sapply(runs, `[[`, "counts")
+  profile <- function(r) counts_profile(counts[, r], values = lapply(runs[r], `[[`, "values"))
+  cmp <- profile_compare(profile(1:4), profile(5:8))
+  expect_identical(attr(cmp, "unit"), "bytes")
+  expect_identical(attr(cmp, "method"), "runs")
+  expect_identical(cmp$name[cmp$change != "none"], "f2")
+  expect_identical(profile_compare(profile(1:4), profile(1:4))$change, rep("none", 4))
+})
