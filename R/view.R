@@ -47,8 +47,21 @@
 #' frames that ran it and dims the others; a second click clears it.
 #'
 #' The search box highlights the frames whose function name matches a
-#' regular expression (or contains the text, when it is not one) and reports
-#' their share of the total. Hovering over a frame shows its name, `file:line`
+#' regular expression (Go's, as the verbs take; or contains the text, when it
+#' is not one) and reports their share of the total.
+#'
+#' **Refine**: the menu beside the search box applies a verb to the pattern
+#' typed, and a frame's context menu (right click) to its function: focus on,
+#' ignore, hide, show only, or prune below, as [profile_focus()],
+#' [profile_ignore()], [profile_hide()], [profile_show()] and
+#' [profile_prune_from()] do (see [profile_focus()] for the patterns). Every
+#' view shows the refined profile; the refinements are listed as chips, each
+#' removable, and "R code" shows the verbs that give the same profile in R.
+#' The view groups frames by function name, so a file or `"file:line"`
+#' pattern that matches some frames of a function in a stack and not others
+#' is applied to all of them: its chip is marked approximate (the R code
+#' gives the exact profile). The source panel keeps the whole profile's
+#' line values, and says so. Hovering over a frame shows its name, `file:line`
 #' (the line when all its samples are at one), its total and self value with
 #' the unit and percent of the total. Values are shown in their unit: time
 #' units (`nanoseconds`, `seconds`, ...) as s, ms, µs or ns, `bytes` in
@@ -285,7 +298,10 @@ view_library_dir <- function() {
 
 # The files of the view (this package's own, in inst/htmlwidgets/lib/
 # profile-view/), scripts in the order they load.
-view_scripts <- c("pv-data.js", "pv-flame.js", "pv-panels.js", "profile-view.js")
+view_scripts <- c(
+  "pv-data.js", "pv-refine.js", "pv-flame.js", "pv-panels.js", "pv-refine-ui.js",
+  "profile-view.js"
+)
 view_style <- "profile-view.css"
 
 view_library_paths <- function(call = rlang::caller_env()) {

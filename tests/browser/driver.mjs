@@ -11,6 +11,9 @@
 //                {"click": "name", "in": "callers"}, {"hover": "name"},
 //                {"row": "name"}, {"sort": "cum"}, {"line": 12},
 //                {"file": "a.R"}, {"source": true}, {"reset": true},
+//                {"refine": "focus", "pattern": "re"} (the search box's menu),
+//                {"menu": "name", "verb": "hide"} (a frame's context menu),
+//                {"unrefine": 0} (a chip's remove button), {"rcode": true},
 //                {"screenshot": FILE}]}
 //     loads a file written by profile_view(file = ), blocks and records every
 //     request other than the page itself (and files under "allow_dir", for a
@@ -133,6 +136,12 @@ async function snapshot(page) {
       status: text(null, ".pv-status"),
       tooltip: root.querySelector(".pv-tooltip").style.display === "block" ? text(null, ".pv-tooltip") : "",
       search_share: +(root.getAttribute("data-search-share") || NaN),
+      refinements: rows(".pv-chip", (c) => ({
+        verb: c.dataset.verb, pattern: c.dataset.pattern,
+        no_match: c.classList.contains("pv-no-match"), approximate: c.classList.contains("pv-approximate"),
+      })),
+      rcode: (root.querySelector(".pv-rcode") || { style: {} }).style.display === "none" ? "" : text(null, ".pv-rcode"),
+      refine_message: text(null, ".pv-refine-message"),
       types: rows(".pv-type option", (o) => o.textContent),
       frames: main.frames,
       pixels_checked: main.pixels_checked,
@@ -227,6 +236,18 @@ async function act(page, action) {
     await page.selectOption(`${VIEW} .pv-file`, index);
   } else if ("source" in action) {
     await page.click(`${VIEW} .pv-source-toggle`);
+  } else if ("refine" in action) {
+    await page.fill(`${VIEW} .pv-search`, action.pattern);
+    await waitDrawn(page);
+    await page.selectOption(`${VIEW} .pv-refine`, action.refine);
+  } else if ("menu" in action) {
+    const p = await framePoint(page, action.menu, action.in);
+    await page.mouse.click(p.x, p.y, { button: "right" });
+    await page.click(`${VIEW} .pv-menu .pv-menu-${action.verb}`);
+  } else if ("unrefine" in action) {
+    await page.click(`${VIEW} .pv-chip:nth-child(${action.unrefine + 1}) .pv-chip-remove`);
+  } else if ("rcode" in action) {
+    await page.click(`${VIEW} .pv-rcode-button`);
   } else if ("reset" in action) {
     await page.click(`${VIEW} .pv-reset`);
   } else if ("screenshot" in action) {

@@ -40,6 +40,7 @@
       container.classList.add("profile-view");
       container.textContent = "";
       container.__profileView = this;
+      this.steps = [];
       this.buildToolbar();
       this.heading = el("div", "pv-heading");
       container.appendChild(this.heading);
@@ -107,6 +108,7 @@
       search.placeholder = "Search (regular expression)";
       search.addEventListener("input", () => this.search(search.value));
       bar.appendChild(search);
+      this.refineControls = new PV.RefineControls(this, bar, search);
       const reset = el("button", "pv-reset", "Reset zoom");
       reset.type = "button";
       reset.addEventListener("click", () => {
@@ -128,6 +130,8 @@
       this.status = el("span", "pv-status");
       bar.appendChild(this.status);
       this.container.appendChild(bar);
+      this.container.appendChild(this.refineControls.row);
+      this.refineControls.draw([], []);
       this.bar = bar;
     }
 
@@ -171,8 +175,9 @@
       } else if (this.mode === "chart") {
         if (!this.chart) {
           this.chart = new PV.FlameCanvas(this.panes.chart, this.canvasOptions(() => this.chart, false, true));
-          this.chart.setTree(this.model.chart());
         }
+        const blocks = this.model.chart();
+        if (this.chart.tree !== blocks) this.chart.setTree(blocks);
         this.chart.draw();
       } else if (this.mode === "table") {
         this.table.draw();
@@ -256,7 +261,13 @@
         onLeave: () => {
           this.tooltip.style.display = "none";
         },
-        onClick: (i) => this.clicked(canvas(), i)
+        onClick: (i) => this.clicked(canvas(), i),
+        onContext: (i, event) => {
+          const k = canvas().tree.key[i];
+          if (k === 0) return false;
+          this.refineControls.openMenu(m.keyLabel(k), event);
+          return true;
+        }
       };
     }
 
@@ -320,19 +331,51 @@
       this.draw();
     }
 
+    // ---- refinements -------------------------------------------------------------
+
+    // Refines every view by `steps` ([{verb, pattern}], as R verbs piped in
+    // order; pv-refine.js); a pattern that is not a Go regular expression is
+    // refused and the steps stay as they were.
+    refine(steps) {
+      let report;
+      try {
+        report = this.model.refine(steps);
+      } catch (e) {
+        if (e.name !== "PatternError") throw e;
+        this.refineControls.say("Not applied: " + e.message + ".");
+        return false;
+      }
+      this.steps = steps.slice();
+      this.refineControls.say("");
+      this.refineControls.draw(this.steps, report);
+      this.container.setAttribute("data-refinements", JSON.stringify(this.steps));
+      this.line = -1;
+      this.lineHit = null;
+      this.draw();
+      return true;
+    }
+
+    addStep(verb, pattern) {
+      return this.refine(this.steps.concat([{ verb, pattern }]));
+    }
+
+    removeStep(j) {
+      return this.refine(this.steps.filter((s, i) => i !== j));
+    }
+
     // ---- search ----------------------------------------------------------------
 
-    // The search term as a regular expression, or as plain text when it is
-    // not one; empty matches nothing.
+    // The search term as a Go regular expression (as the R verbs take it),
+    // or as plain text when it is not one; empty matches nothing.
     search(term) {
       const m = this.model;
       this.term = term;
       let pattern = null;
       if (term) {
         try {
-          pattern = new RegExp(term);
+          pattern = PV.goRegExp(term);
         } catch {
-          pattern = new RegExp(term.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+          pattern = PV.goRegExp("\\Q" + term.replace(/\\E/g, "\\E\\\\E\\Q") + "\\E");
         }
       }
       this.matched.fill(0);

@@ -55,7 +55,8 @@
   class FlameCanvas {
     // options: inverted, axis (a function formatting axis values, or null),
     // label(i), colour(i), state(i) -> {match, selected, dim}, onHover(i,
-    // event), onLeave(), onClick(i, event).
+    // event), onLeave(), onClick(i, event), onContext(i, event) (true when
+    // it opened a menu).
     constructor(parent, options) {
       this.options = options;
       this.box = document.createElement("div");
@@ -71,6 +72,10 @@
       this.canvas.addEventListener("click", (e) => {
         const i = this.hit(e);
         if (i >= 0) this.options.onClick(i, e);
+      });
+      this.canvas.addEventListener("contextmenu", (e) => {
+        const i = this.hit(e);
+        if (i >= 0 && this.options.onContext && this.options.onContext(i, e)) e.preventDefault();
       });
     }
 
