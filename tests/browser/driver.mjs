@@ -14,6 +14,8 @@
 //                {"refine": "focus", "pattern": "re"} (the search box's menu),
 //                {"menu": "name", "verb": "hide"} (a frame's context menu),
 //                {"unrefine": 0} (a chip's remove button), {"rcode": true},
+//                {"wheel": -300, "at": 0.25} (over the canvas, at that share
+//                of its width), {"drag": -200} (pixels, from its middle),
 //                {"screenshot": FILE}]}
 //     loads a file written by profile_view(file = ), blocks and records every
 //     request other than the page itself (and files under "allow_dir", for a
@@ -142,6 +144,7 @@ async function snapshot(page) {
       })),
       rcode: (root.querySelector(".pv-rcode") || { style: {} }).style.display === "none" ? "" : text(null, ".pv-rcode"),
       refine_message: text(null, ".pv-refine-message"),
+      range: view.activeCanvas() && view.activeCanvas().tree ? view.activeCanvas().range() : null,
       types: rows(".pv-type option", (o) => o.textContent),
       frames: main.frames,
       pixels_checked: main.pixels_checked,
@@ -246,6 +249,23 @@ async function act(page, action) {
     await page.click(`${VIEW} .pv-menu .pv-menu-${action.verb}`);
   } else if ("unrefine" in action) {
     await page.click(`${VIEW} .pv-chip:nth-child(${action.unrefine + 1}) .pv-chip-remove`);
+  } else if ("wheel" in action || "drag" in action) {
+    const box = await page.evaluate((VIEW) => {
+      const r = document.querySelector(VIEW).__profileView.activeCanvas().canvas.getBoundingClientRect();
+      return { left: r.left, top: r.top, width: r.width, height: r.height };
+    }, VIEW);
+    const y = box.top + Math.min(box.height / 2, 30);
+    if ("wheel" in action) {
+      await page.mouse.move(box.left + box.width * (action.at ?? 0.5), y);
+      await page.mouse.wheel(0, action.wheel);
+    } else {
+      const x = box.left + box.width / 2;
+      await page.mouse.move(x, y);
+      await page.mouse.down();
+      for (let k = 1; k <= 5; k++) await page.mouse.move(x + (action.drag * k) / 5, y);
+      await page.mouse.up();
+    }
+    await page.waitForTimeout(100);
   } else if ("rcode" in action) {
     await page.click(`${VIEW} .pv-rcode-button`);
   } else if ("reset" in action) {

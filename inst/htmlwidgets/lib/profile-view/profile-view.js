@@ -262,6 +262,10 @@
           this.tooltip.style.display = "none";
         },
         onClick: (i) => this.clicked(canvas(), i),
+        onRange: () => {
+          this.container.setAttribute("data-state", "drawing");
+          this.finishDrawing();
+        },
         onContext: (i, event) => {
           const k = canvas().tree.key[i];
           if (k === 0) return false;

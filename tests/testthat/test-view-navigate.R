@@ -1,0 +1,54 @@
+# Navigation in the browser view (issue 36): the wheel zooms around the
+# pointer and dragging pans, in the time order and the flame graph. Headless
+# chromium, as test-view-browser.R.
+
+test_that("wheel zoom and drag pan change the range in view as the pointer says", {
+  skip_if_no_browser()
+  x <- read_rprof(system.file("samples", "rprof", "line.out", package = "profile"))
+  width <- 1200
+  result <- run_browser_job(list(
+    command = "view", html = view_file(x, type = "samples"), width = width, height = 800,
+    actions = list(
+      list(mode = "chart"), list(wheel = -300, at = 0.25), list(drag = -200),
+      list(wheel = 300, at = 0.5), list(wheel = 5000, at = 0.5),
+      list(mode = "graph"), list(wheel = -300, at = 0.75)
+    )
+  ))
+  expect_clean_load(result)
+  range <- function(i) state_at(result, i)$range
+  canvas <- width - 2 * 8 # the page's padding
+  # the whole time axis first: the samples' time, each as long as the interval
+  whole <- range(2)
+  expect_equal(whole$from, 0)
+  expect_equal(whole$span, nrow(x$samples) * 0.005, tolerance = 1e-9)
+  # the wheel up zooms in, and the time under the pointer (a quarter of the
+  # width) stays under it
+  zoomed <- range(3)
+  expect_lt(zoomed$span, whole$span * 0.75)
+  expect_equal(zoomed$from + 0.25 * zoomed$span, whole$from + 0.25 * whole$span,
+    tolerance = 2 / canvas * whole$span
+  )
+  # dragging 200 pixels to the left moves the range right by 200 pixels' time
+  panned <- range(4)
+  expect_equal(panned$span, zoomed$span)
+  expect_equal(panned$from - zoomed$from, 200 / canvas * zoomed$span,
+    tolerance = 0.05 * 200 / canvas * zoomed$span
+  )
+  # the drag was no click on a frame: still the time order, nothing selected
+  expect_identical(result$states$mode[[4]], "chart")
+  expect_false(any(view_frames(state_at(result, 4))$selected))
+  # the wheel down zooms out, never beyond the whole profile
+  expect_gt(range(5)$span, panned$span)
+  expect_equal(range(6), whole)
+  # the frames drawn are those in view, within the canvas
+  frames <- view_frames(state_at(result, 4))
+  expect_true(all(frames$x >= 0 & frames$x + frames$width <= canvas + 1))
+  # (each frame's fill checked against the canvas's pixels)
+  expect_identical(sum(result$states$pixels_wrong), 0L)
+  # the flame graph zooms under the wheel too
+  graph <- range(8)
+  expect_lt(graph$span, range(7)$span)
+  expect_equal(graph$from + 0.75 * graph$span, range(7)$from + 0.75 * range(7)$span,
+    tolerance = 2 / canvas * range(7)$span
+  )
+})
