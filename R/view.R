@@ -11,7 +11,9 @@
 #'   callers, siblings in byte order of their names. A frame's width is its
 #'   total value. Click a frame to zoom to it (its ancestors are drawn faded);
 #'   "Reset zoom" goes back. In this view and the time order, the mouse wheel
-#'   zooms in and out around the pointer and dragging pans.
+#'   zooms in and out around the pointer and dragging pans. Keys: `/` to
+#'   search, `Esc` to clear the search and the selection, `Backspace` to step
+#'   back through the zooms.
 #' - **Time order**, when samples have a time (`samples$time`, as Rprof
 #'   profiles do): a flame chart of the samples in the order they were taken,
 #'   from left to right on an axis of seconds (each sample as long as its

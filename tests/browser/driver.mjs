@@ -16,6 +16,7 @@
 //                {"unrefine": 0} (a chip's remove button), {"rcode": true},
 //                {"wheel": -300, "at": 0.25} (over the canvas, at that share
 //                of its width), {"drag": -200} (pixels, from its middle),
+//                {"press": "Backspace"}, {"keys": "text"} (typed),
 //                {"screenshot": FILE}]}
 //     loads a file written by profile_view(file = ), blocks and records every
 //     request other than the page itself (and files under "allow_dir", for a
@@ -144,6 +145,8 @@ async function snapshot(page) {
       })),
       rcode: (root.querySelector(".pv-rcode") || { style: {} }).style.display === "none" ? "" : text(null, ".pv-rcode"),
       refine_message: text(null, ".pv-refine-message"),
+      focus: document.activeElement ? String(document.activeElement.className) : "",
+      search_text: root.querySelector(".pv-search").value,
       range: view.activeCanvas() && view.activeCanvas().tree ? view.activeCanvas().range() : null,
       types: rows(".pv-type option", (o) => o.textContent),
       frames: main.frames,
@@ -266,6 +269,12 @@ async function act(page, action) {
       await page.mouse.up();
     }
     await page.waitForTimeout(100);
+  } else if ("press" in action) {
+    await page.keyboard.press(action.press);
+    await page.waitForTimeout(50);
+  } else if ("keys" in action) {
+    await page.keyboard.type(action.keys);
+    await page.waitForTimeout(50);
   } else if ("rcode" in action) {
     await page.click(`${VIEW} .pv-rcode-button`);
   } else if ("reset" in action) {

@@ -52,3 +52,33 @@ test_that("wheel zoom and drag pan change the range in view as the pointer says"
     tolerance = 2 / canvas * range(7)$span
   )
 })
+
+test_that("keys: / searches, Esc clears, Backspace steps back through the zooms", {
+  skip_if_no_browser()
+  x <- read_rprof(system.file("samples", "rprof", "line.out", package = "profile"))
+  result <- run_browser_job(list(
+    command = "view", html = view_file(x, type = "samples"),
+    actions = list(
+      list(click = "time_round"), list(wheel = -300, at = 0.5),
+      list(press = "Backspace"), list(press = "Backspace"),
+      list(press = "/"), list(keys = "^fib$"), list(press = "Escape")
+    )
+  ))
+  expect_clean_load(result)
+  range <- function(i) state_at(result, i)$range
+  # the click zoomed, the wheel zoomed further; each Backspace undoes one
+  expect_lt(range(2)$span, range(1)$span)
+  expect_lt(range(3)$span, range(2)$span)
+  expect_equal(range(4), range(2))
+  expect_equal(range(5), range(1))
+  # / puts the cursor in the search box, and what is typed searches
+  expect_match(result$states$focus[[6]], "pv-search")
+  fib <- profile_summary(x, type = "samples", n = Inf)
+  fib <- fib$total[fib$name == "fib"] / attr(fib, "grand_total")
+  expect_equal(result$states$search_share[[7]], fib)
+  # Esc clears the search and the selection
+  expect_identical(result$states$search_text[[8]], "")
+  expect_identical(result$states$status[[8]], "")
+  expect_false(any(view_frames(state_at(result, 8))$selected))
+  expect_true(any(view_frames(state_at(result, 2))$selected))
+})

@@ -38,6 +38,9 @@
       this.hasLines = m.lineFile.length > 0;
       this.showSource = this.hasLines && m.files.some((f) => f.text);
       container.classList.add("profile-view");
+      // focusable, for the keys (see key())
+      container.tabIndex = 0;
+      container.addEventListener("keydown", (e) => this.key(e));
       container.textContent = "";
       container.__profileView = this;
       this.steps = [];
@@ -279,11 +282,41 @@
       const tree = canvas.tree;
       if (canvas === this.graph || canvas === this.chart) {
         const node = tree.node ? tree.node[i] : i;
+        canvas.zoomSteps.push({ zoomed: canvas.zoomed, window: canvas.window });
         canvas.zoom(i, i === 0);
         if (i !== 0) this.select(tree.key[i], { from: "frame", node });
         else this.finishDrawing();
       } else if (i !== 0) {
         this.select(tree.key[i], { from: "sandwich" });
+      }
+    }
+
+    // Keys: / to search, Esc to clear the search and the selection,
+    // Backspace to step back through the zooms of the canvas shown.
+    key(event) {
+      const inSearch = event.target && event.target.classList && event.target.classList.contains("pv-search");
+      if (event.key === "/" && !inSearch) {
+        event.preventDefault();
+        this.bar.querySelector(".pv-search").focus();
+      } else if (event.key === "Escape") {
+        const search = this.bar.querySelector(".pv-search");
+        search.value = "";
+        this.refineControls.closeMenu();
+        this.selected = 0;
+        this.search("");
+        if (inSearch) search.blur();
+        this.container.focus();
+        this.draw();
+      } else if (event.key === "Backspace" && !inSearch && event.target.tagName !== "INPUT") {
+        const canvas = this.activeCanvas();
+        if (!canvas || !canvas.zoomSteps.length) return;
+        event.preventDefault();
+        const step = canvas.zoomSteps.pop();
+        canvas.zoomed = step.zoomed;
+        canvas.window = step.window;
+        this.container.setAttribute("data-state", "drawing");
+        canvas.draw();
+        this.finishDrawing();
       }
     }
 

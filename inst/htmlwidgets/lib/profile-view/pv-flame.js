@@ -66,6 +66,8 @@
       parent.appendChild(this.box);
       this.tree = null;
       this.zoomed = 0;
+      // the zooms before this one, for stepping back (the view's Backspace)
+      this.zoomSteps = [];
       this.drawn = null;
       this.canvas.addEventListener("mousemove", (e) => this.hover(e));
       this.canvas.addEventListener("mouseleave", () => this.options.onLeave());
@@ -90,6 +92,7 @@
       this.tree = tree;
       this.zoomed = 0;
       this.window = null;
+      this.zoomSteps = [];
     }
 
     // Shows node i's extent across the whole width (0: everything); draws
@@ -116,6 +119,7 @@
       const all = t.w[0] > 0 ? t.w[0] : 1;
       span = Math.min(all, Math.max(span, all * 1e-6));
       from = Math.min(Math.max(from, t.x0[0]), t.x0[0] + all - span);
+      if (!this.window) this.zoomSteps.push({ zoomed: this.zoomed, window: null });
       this.window = { from, span };
       this.draw();
       if (this.options.onRange) this.options.onRange();
