@@ -14,6 +14,11 @@
 #'   zooms in and out around the pointer and dragging pans. Keys: `/` to
 #'   search, `Esc` to clear the search and the selection, `Backspace` to step
 #'   back through the zooms.
+#'
+#' The page's address keeps the view's state in its fragment (the view
+#' shown, the sample type, the selected function, the range in view, the
+#' search and the refinements): the same file opened with the same link, or
+#' with "Copy link", shows the same view.
 #' - **Time order**, when samples have a time (`samples$time`, as Rprof
 #'   profiles do): a flame chart of the samples in the order they were taken,
 #'   from left to right on an axis of seconds (each sample as long as its
@@ -303,7 +308,7 @@ view_library_dir <- function() {
 # profile-view/), scripts in the order they load.
 view_scripts <- c(
   "pv-data.js", "pv-refine.js", "pv-flame.js", "pv-panels.js", "pv-refine-ui.js",
-  "profile-view.js"
+  "pv-link.js", "profile-view.js"
 )
 view_style <- "profile-view.css"
 

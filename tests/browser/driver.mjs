@@ -7,6 +7,7 @@
 //
 // Jobs:
 //   {"command": "view", "html": FILE, "width": 1200, "height": 800,
+//    "fragment": "#view=..." (opened with this link, optional),
 //    "actions": [{"search": "re"}, {"type": "cpu"}, {"mode": "chart"},
 //                {"click": "name", "in": "callers"}, {"hover": "name"},
 //                {"row": "name"}, {"sort": "cum"}, {"line": 12},
@@ -145,6 +146,7 @@ async function snapshot(page) {
       })),
       rcode: (root.querySelector(".pv-rcode") || { style: {} }).style.display === "none" ? "" : text(null, ".pv-rcode"),
       refine_message: text(null, ".pv-refine-message"),
+      link: location.hash,
       focus: document.activeElement ? String(document.activeElement.className) : "",
       search_text: root.querySelector(".pv-search").value,
       range: view.activeCanvas() && view.activeCanvas().tree ? view.activeCanvas().range() : null,
@@ -292,7 +294,7 @@ async function view(job) {
   const allowed = (url) => url === pageUrl || (dirUrl !== null && url.startsWith(dirUrl));
   return withBrowser(job, async (context) => {
     const { page, log } = await watchedPage(context, allowed);
-    await page.goto(pageUrl);
+    await page.goto(pageUrl + (job.fragment || ""));
     await waitDrawn(page);
     const states = [await snapshot(page)];
     for (const action of job.actions || []) {

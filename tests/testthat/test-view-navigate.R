@@ -82,3 +82,44 @@ test_that("keys: / searches, Esc clears, Backspace steps back through the zooms"
   expect_false(any(view_frames(state_at(result, 8))$selected))
   expect_true(any(view_frames(state_at(result, 2))$selected))
 })
+
+test_that("the link of a view reopens the same view: frames, selection, search, refinements", {
+  skip_if_no_browser()
+  x <- read_pprof(system.file("samples", "pprof", "cpu.pb.gz", package = "profile"))
+  html <- view_file(x)
+  first <- run_browser_job(list(
+    command = "view", html = html,
+    actions = list(
+      list(refine = "focus", pattern = "^main\\.hashChain$"), list(search = "sha256"),
+      list(click = "crypto/sha256.Sum256"), list(wheel = -200, at = 0.3)
+    )
+  ))
+  expect_clean_load(first)
+  n <- nrow(first$states)
+  before <- state_at(first, n)
+  expect_match(before$link, "^#view=graph&type=cpu&select=crypto%2Fsha256.Sum256&search=sha256")
+  again <- run_browser_job(list(command = "view", html = html, fragment = before$link))
+  expect_clean_load(again)
+  after <- state_at(again, 1)
+  expect_identical(after$link, before$link)
+  expect_identical(after$refinements, before$refinements)
+  expect_identical(after$search_text, "sha256")
+  expect_equal(after$search_share, before$search_share)
+  expect_equal(after$range, before$range)
+  keep <- c("name", "x", "width", "fill", "selected")
+  expect_equal(view_frames(after)[keep], view_frames(before)[keep])
+  expect_true(any(view_frames(after)$selected))
+  # the time order too
+  rprof <- view_file(read_rprof(system.file("samples", "rprof", "line.out", package = "profile")))
+  chart <- run_browser_job(list(
+    command = "view", html = rprof,
+    actions = list(list(mode = "chart"), list(wheel = -300, at = 0.6))
+  ))
+  state <- state_at(chart, 3)
+  reopened <- state_at(run_browser_job(list(
+    command = "view", html = rprof, fragment = state$link
+  )), 1)
+  expect_identical(reopened$mode, "chart")
+  expect_equal(reopened$range, state$range)
+  expect_equal(view_frames(reopened)[keep], view_frames(state)[keep])
+})

@@ -63,7 +63,11 @@
       this.table = new PV.TopTable(this.panes.table, this);
       this.sandwich = new PV.Sandwich(this.panes.sandwich, this);
       this.source = new PV.SourcePanel(body, this);
+      // the state of the link the page was opened with (pv-link.js)
+      const range = m.types.length ? PV.link.restore(this) : null;
       this.draw();
+      const canvas = this.activeCanvas();
+      if (range && canvas) canvas.setRange(range.from, range.span);
       if (global.ResizeObserver) {
         let width = container.clientWidth;
         new global.ResizeObserver(() => {
@@ -130,6 +134,7 @@
         });
         bar.appendChild(toggle);
       }
+      bar.appendChild(PV.link.copyButton(this));
       this.status = el("span", "pv-status");
       bar.appendChild(this.status);
       this.container.appendChild(bar);
@@ -194,6 +199,7 @@
     finishDrawing() {
       const c = this.container;
       global.requestAnimationFrame(() => {
+        if (this.model.types.length) PV.link.save(this);
         c.setAttribute("data-state", "drawn");
         if (global.__profileViewDrawnAt === undefined) global.__profileViewDrawnAt = performance.now();
       });
