@@ -18,7 +18,9 @@
 #' The page's address keeps the view's state in its fragment (the view
 #' shown, the sample type, the selected function, the range in view, the
 #' search and the refinements): the same file opened with the same link, or
-#' with "Copy link", shows the same view.
+#' with "Copy link", shows the same view. "Export" downloads the flame graph
+#' or time order shown as SVG or PNG, and the Top table as CSV (name, file,
+#' flat and cum of every function, in the sample type's unit).
 #' - **Time order**, when samples have a time (`samples$time`, as Rprof
 #'   profiles do): a flame chart of the samples in the order they were taken,
 #'   from left to right on an axis of seconds (each sample as long as its
@@ -308,7 +310,7 @@ view_library_dir <- function() {
 # profile-view/), scripts in the order they load.
 view_scripts <- c(
   "pv-data.js", "pv-refine.js", "pv-flame.js", "pv-panels.js", "pv-refine-ui.js",
-  "pv-link.js", "profile-view.js"
+  "pv-link.js", "pv-export.js", "profile-view.js"
 )
 view_style <- "profile-view.css"
 

@@ -18,6 +18,8 @@
 //                {"wheel": -300, "at": 0.25} (over the canvas, at that share
 //                of its width), {"drag": -200} (pixels, from its middle),
 //                {"press": "Backspace"}, {"keys": "text"} (typed),
+//                {"export": "svg" | "png" | "csv"} (the file's text, or
+//                base64 of a PNG, in the next state's `exported`),
 //                {"screenshot": FILE}]}
 //     loads a file written by profile_view(file = ), blocks and records every
 //     request other than the page itself (and files under "allow_dir", for a
@@ -147,6 +149,19 @@ async function snapshot(page) {
       rcode: (root.querySelector(".pv-rcode") || { style: {} }).style.display === "none" ? "" : text(null, ".pv-rcode"),
       refine_message: text(null, ".pv-refine-message"),
       link: location.hash,
+      exported: window.__profileViewExported || "",
+      // an SVG exported, parsed as XML by the browser: whether it parses, and
+      // the names of its frames
+      exported_svg: (() => {
+        const text = window.__profileViewExported || "";
+        if (!text.startsWith("<?xml")) return null;
+        const doc = new DOMParser().parseFromString(text, "application/xml");
+        return {
+          parses: doc.getElementsByTagName("parsererror").length === 0 && doc.documentElement.tagName === "svg",
+          titles: Array.from(doc.getElementsByTagName("title")).map((t) => t.textContent),
+          rects: doc.getElementsByTagName("rect").length,
+        };
+      })(),
       focus: document.activeElement ? String(document.activeElement.className) : "",
       search_text: root.querySelector(".pv-search").value,
       range: view.activeCanvas() && view.activeCanvas().tree ? view.activeCanvas().range() : null,
@@ -277,6 +292,15 @@ async function act(page, action) {
   } else if ("keys" in action) {
     await page.keyboard.type(action.keys);
     await page.waitForTimeout(50);
+  } else if ("export" in action) {
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.selectOption(`${VIEW} .pv-export`, action.export),
+    ]);
+    const file = await download.path();
+    await page.evaluate((text) => {
+      window.__profileViewExported = text;
+    }, action.export === "png" ? fs.readFileSync(file).toString("base64") : fs.readFileSync(file, "utf8"));
   } else if ("rcode" in action) {
     await page.click(`${VIEW} .pv-rcode-button`);
   } else if ("reset" in action) {

@@ -1,6 +1,6 @@
 # Navigation in the browser view (issue 36): the wheel zooms around the
-# pointer and dragging pans, in the time order and the flame graph. Headless
-# chromium, as test-view-browser.R.
+# pointer and dragging pans, in the time order and the flame graph; keys; the
+# view's link; exports. Headless chromium, as test-view-browser.R.
 
 test_that("wheel zoom and drag pan change the range in view as the pointer says", {
   skip_if_no_browser()
@@ -122,4 +122,39 @@ test_that("the link of a view reopens the same view: frames, selection, search, 
   expect_identical(reopened$mode, "chart")
   expect_equal(reopened$range, state$range)
   expect_equal(view_frames(reopened)[keep], view_frames(state)[keep])
+})
+
+test_that("exports: the SVG holds the frames drawn, the PNG the canvas, the CSV profile_summary()", {
+  skip_if_no_browser()
+  x <- read_pprof(system.file("samples", "pprof", "cpu.pb.gz", package = "profile"))
+  result <- run_browser_job(list(
+    command = "view", html = view_file(x, type = "cpu"), width = 1000,
+    actions = list(
+      list(export = "svg"), list(export = "png"), list(export = "csv"),
+      list(mode = "table"), list(refine = "hide", pattern = "^runtime\\."), list(export = "csv")
+    )
+  ))
+  expect_clean_load(result)
+  drawn <- view_frames(state_at(result, 1))
+  svg <- state_at(result, 2)$exported_svg
+  expect_true(svg$parses)
+  expect_identical(svg$titles, drawn$name)
+  expect_identical(svg$rects, nrow(drawn))
+  png <- png::readPNG(jsonlite::base64_dec(state_at(result, 3)$exported))
+  expect_identical(dim(png)[[2]], 1000L - 16L)
+  # the CSV: every function with its flat and cum, the numbers of
+  # profile_summary(), the largest flat first
+  check_csv <- function(text, y) {
+    csv <- utils::read.csv(text = text, stringsAsFactors = FALSE)
+    summary <- profile_summary(y, type = "cpu", n = Inf)
+    summary <- summary[summary$self != 0 | summary$total != 0, ]
+    expect_setequal(csv$name, summary$name)
+    m <- match(summary$name, csv$name)
+    expect_equal(csv$flat[m], summary$self)
+    expect_equal(csv$cum[m], summary$total)
+    expect_false(is.unsorted(rev(csv$flat)))
+  }
+  check_csv(state_at(result, 4)$exported, x)
+  # of the refined profile once refined
+  check_csv(state_at(result, 7)$exported, profile_hide(x, "^runtime\\."))
 })

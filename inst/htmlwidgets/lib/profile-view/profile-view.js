@@ -135,6 +135,7 @@
         bar.appendChild(toggle);
       }
       bar.appendChild(PV.link.copyButton(this));
+      bar.appendChild(PV.exports.exportMenu(this));
       this.status = el("span", "pv-status");
       bar.appendChild(this.status);
       this.container.appendChild(bar);
