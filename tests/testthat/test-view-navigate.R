@@ -124,7 +124,7 @@ test_that("the link of a view reopens the same view: frames, selection, search, 
   expect_equal(view_frames(reopened)[keep], view_frames(state)[keep])
 })
 
-test_that("exports: the SVG holds the frames drawn, the PNG the canvas, the CSV profile_summary()", {
+test_that("exports: SVG of the frames drawn, PNG of the canvas, CSV of profile_summary()", {
   skip_if_no_browser()
   x <- read_pprof(system.file("samples", "pprof", "cpu.pb.gz", package = "profile"))
   result <- run_browser_job(list(
