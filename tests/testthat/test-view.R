@@ -273,7 +273,10 @@ test_that("v1 objects and the widget", {
   expect_identical(jsonlite::fromJSON(widget$x$data, simplifyVector = FALSE), write_view(x))
   deps <- htmlwidgets::getDependency("profile_view", "profile")
   ours <- deps[[match("profile-view", vapply(deps, `[[`, "", "name"))]]
-  scripts <- c("pv-data.js", "pv-flame.js", "pv-panels.js", "profile-view.js")
+  scripts <- c(
+    "pv-data.js", "pv-refine.js", "pv-flame.js", "pv-panels.js", "pv-refine-ui.js",
+    "pv-link.js", "pv-export.js", "profile-view.js"
+  )
   expect_identical(unlist(ours$script), scripts)
   dir <- system.file(ours$src$file, package = "profile")
   expect_true(all(file.exists(file.path(dir, c(unlist(ours$script), ours$stylesheet)))))
@@ -289,7 +292,7 @@ test_that("the file is self-contained: the view's own scripts, styles and data i
   expect_false(grepl("https?://", sub("<script type=\"application/json\".*", "", html)))
   expect_true(grepl("ProfileView.render", html, fixed = TRUE))
   lib <- system.file("htmlwidgets", "lib", "profile-view", package = "profile")
-  for (f in c("pv-data.js", "pv-flame.js", "pv-panels.js", "profile-view.js", "profile-view.css")) {
+  for (f in c(profile:::view_scripts, "profile-view.css")) {
     first <- readLines(file.path(lib, f), n = 1)
     expect_true(grepl(first, html, fixed = TRUE), label = f)
   }
@@ -303,7 +306,8 @@ test_that("the package ships no third-party JavaScript: only its own view files"
   expect_identical(files, sort(c(
     "profile_view.js", "profile_view.yaml",
     file.path("lib", "profile-view", c(
-      "pv-data.js", "pv-flame.js", "pv-panels.js", "profile-view.js", "profile-view.css"
+      "pv-data.js", "pv-refine.js", "pv-flame.js", "pv-panels.js", "pv-refine-ui.js",
+      "pv-link.js", "pv-export.js", "profile-view.js", "profile-view.css"
     ))
   )))
   # each is a readable source file that says it is the package's
