@@ -89,9 +89,9 @@ if [ "${CI:-}" = "true" ]; then
   commit_seed=$(( 16#$(git rev-parse --short=7 HEAD 2>/dev/null || echo 1) ))
   : "${PROFILE_ORACLE_SEED:=$commit_seed}" "${PROFILE_OTLP_MUTATION_SEED:=$commit_seed}"
   export PROFILE_ORACLE_CASES PROFILE_OTLP_MUTATIONS PROFILE_ORACLE_SEED PROFILE_OTLP_MUTATION_SEED
-  # the composition suite (test-compose-pipelines.R): 2000 pipelines from
+  # the composition suite (test-compose-pipelines.R): 1000 pipelines from
   # the commit's seed in CI, 300 from seed 1 locally
-  : "${PROFILE_COMPOSE_PIPELINES:=2000}" "${PROFILE_COMPOSE_SEED:=$commit_seed}"
+  : "${PROFILE_COMPOSE_PIPELINES:=1000}" "${PROFILE_COMPOSE_SEED:=$commit_seed}"
   export PROFILE_COMPOSE_PIPELINES PROFILE_COMPOSE_SEED
 fi
 echo "pprof oracle cases: ${PROFILE_ORACLE_CASES:-2000 (local default)}, seed ${PROFILE_ORACLE_SEED:-1}"

@@ -6,7 +6,7 @@
 # the R code that reproduces it.
 #
 # The number of pipelines and their seed: PROFILE_COMPOSE_PIPELINES (300
-# locally; dev/test.sh sets 2000 in CI) and PROFILE_COMPOSE_SEED (1 locally;
+# locally; dev/test.sh sets 1000 in CI) and PROFILE_COMPOSE_SEED (1 locally;
 # in CI the commit's, as the Go oracle's seed).
 
 compose_pipeline_count <- function() {
