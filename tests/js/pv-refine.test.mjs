@@ -5,48 +5,16 @@
 // (tests/js/view-data.R writes both).
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import vm from "node:vm";
-import { fileURLToPath } from "node:url";
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-const lib = path.join(root, "inst", "htmlwidgets", "lib", "profile-view");
-
-// pv-data.js and pv-refine.js evaluated in a fresh context, as a page would.
-function loadProfileView() {
-  const context = { atob };
-  context.window = context;
-  vm.createContext(context);
-  for (const name of ["pv-data.js", "pv-refine.js"]) {
-    const script = path.join(lib, name);
-    vm.runInContext(fs.readFileSync(script, "utf8"), context, { filename: script });
-  }
-  return context.ProfileView;
-}
+import { loadProfileView, near, viewData } from "./view-fixture.mjs";
 
 let PV;
 let data;
 let refined;
 
 before(() => {
-  PV = loadProfileView();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pv-refine-"));
-  try {
-    execFileSync("Rscript", [path.join(root, "tests", "js", "view-data.R"), dir], { stdio: "inherit" });
-    data = JSON.parse(fs.readFileSync(path.join(dir, "view.json"), "utf8"));
-    refined = JSON.parse(fs.readFileSync(path.join(dir, "refined.json"), "utf8"));
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  PV = loadProfileView(["pv-data.js", "pv-refine.js"]);
+  ({ "view.json": data, "refined.json": refined } = viewData(["view.json", "refined.json"]));
 });
-
-function near(actual, expected, what) {
-  const tolerance = 1e-9 * Math.max(1, Math.abs(expected));
-  assert.ok(Math.abs(actual - expected) <= tolerance, `${what}: ${actual}, expected ${expected}`);
-}
 
 // Flat and cum per function of the model as it is, against a summary's rows:
 // every function the summary lists has its numbers, every other has none.
