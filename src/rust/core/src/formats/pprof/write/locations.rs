@@ -235,7 +235,7 @@ impl<'p> LocationWriter<'p> {
 }
 
 /// The rows of `locations` that go into the new `[R]` mapping: those without a
-/// mapping that only samples of other formats than pprof use.
+/// mapping that only samples of sources other than native profilers' files (pprof, OTLP) use.
 #[allow(
     clippy::indexing_slicing,
     reason = "stack frames are rows of locations, sources rows of sources (gathered through their \
@@ -248,11 +248,11 @@ pub(super) fn locations_for_r_mapping(
     sources: &SourceInfo,
 ) -> Vec<bool> {
     let n_loc = p.locations.nrow();
-    let mut loc_pprof = vec![false; n_loc];
+    let mut loc_native = vec![false; n_loc];
     let mut loc_other = vec![false; n_loc];
     for (pos, &source) in source_of_sample.iter().enumerate() {
-        let used = if sources.is_pprof[source] {
-            &mut loc_pprof
+        let used = if sources.native_frames[source] {
+            &mut loc_native
         } else {
             &mut loc_other
         };
@@ -261,7 +261,7 @@ pub(super) fn locations_for_r_mapping(
         }
     }
     (0..n_loc)
-        .map(|r| loc_other[r] && !loc_pprof[r] && p.locations.mapping_id[r] == NA_INT)
+        .map(|r| loc_other[r] && !loc_native[r] && p.locations.mapping_id[r] == NA_INT)
         .collect()
 }
 
