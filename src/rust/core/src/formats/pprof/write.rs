@@ -19,13 +19,16 @@
 //! and `<Anonymous>` into `<unknown>`; the reader puts the system name back for
 //! functions of the `[R]` mapping.
 //!
-//! Frames of native profilers (pprof and OTLP files) are written as they are:
-//! with their own mappings, or none (a Java frame of async-profiler). The
-//! mappings of OTLP sources that do not say what they hold (no
-//! `pprof.mapping.has_*` attribute: the eBPF profiler's) are marked as having
-//! functions: the profiler symbolized what it could where it ran, and
-//! `go tool pprof` would otherwise look for each binary on this machine and
-//! report every one it cannot open (`-symbolize=force` still does).
+//! Frames of native profilers (pprof and OTLP files) are written with their own
+//! mappings. OTLP frames without a mapping or an address (a Java frame of
+//! async-profiler: a function and a line) go into a mapping named after the
+//! program the OTLP data name (`write/program.rs`), with an address per
+//! location as in `[R]`, so that `go tool pprof` shows that name as the
+//! profile's `File:`. The mappings of OTLP sources that do not say what they
+//! hold (no `pprof.mapping.has_*` attribute: the eBPF profiler's) are marked
+//! as having functions: the profiler symbolized what it could where it ran,
+//! and `go tool pprof` would otherwise look for each binary on this machine
+//! and report every one it cannot open (`-symbolize=force` still does).
 
 use super::proto;
 use crate::error::{ProfileError, Result};
@@ -38,8 +41,9 @@ use crate::ops::summary::SampleFrames;
 use rustc_hash::FxHashMap;
 
 mod locations;
+mod program;
 mod samples;
-use locations::{functions_only_in_r, locations_for_r_mapping, LocationWriter};
+use locations::{functions_only_in_r, made_mappings, LocationWriter};
 use samples::{collect_samples, ValueColumns, ValueMatrix};
 
 /// Most sample values (samples x sample types) a file may hold: every sample has a
@@ -99,9 +103,9 @@ impl<'a> StringTable<'a> {
 /// What the writer needs to know about each source.
 struct SourceInfo {
     is_pprof: Vec<bool>,
-    /// Sources of a native profiler's file (pprof, OTLP), whose frames are
-    /// written as they are, without the `[R]` mapping.
-    native_frames: Vec<bool>,
+    /// OTLP sources, whose frames are written as they are, without the
+    /// `[R]` mapping (in a mapping named after their program when they have
+    /// none, see `write/program.rs`).
     is_otlp: Vec<bool>,
     /// The sampling interval in nanoseconds of Rprof sources that have one.
     rprof_interval: Vec<Option<f64>>,
@@ -121,7 +125,6 @@ impl SourceInfo {
                 .collect()
         };
         let is_pprof = of_type(&["pprof"]);
-        let native_frames = of_type(&["pprof", "otlp"]);
         let is_otlp = of_type(&["otlp"]);
         let rprof_interval = (0..s.nrow())
             .map(|i| {
@@ -136,7 +139,6 @@ impl SourceInfo {
             .collect();
         SourceInfo {
             is_pprof,
-            native_frames,
             is_otlp,
             rprof_interval,
         }
@@ -188,9 +190,9 @@ pub fn message_from_profile(p: &Profile, options: &WriteOptions) -> Result<proto
         p.samples.nrow(),
         |lid| index.locations.get(lid),
     )?;
-    let loc_is_r = locations_for_r_mapping(p, &stacks, &source_of_sample, &sources);
-    let function_r_only = functions_only_in_r(p, &loc_is_r, &index.functions)?;
-    let mut locations = LocationWriter::new(p, &index.locations, loc_is_r)?;
+    let made = made_mappings(p, &stacks, &source_of_sample, &sources);
+    let function_r_only = functions_only_in_r(p, &made, &index.functions)?;
+    let mut locations = LocationWriter::new(p, &index.locations, made)?;
     let labels = LabelRows::new(p, &index.samples)?;
     // pprof samples are the profiler's own records (Go writes the same stack
     // and labels twice at times): only raw samples of other formats are summed.
@@ -222,7 +224,8 @@ pub fn message_from_profile(p: &Profile, options: &WriteOptions) -> Result<proto
         .map(|s| s.into_message(p, &mut strings))
         .collect();
     m.mapping = mappings(p, &index.sources, &sources, &mut strings)?;
-    m.mapping.extend(locations.r_mapping(&mut strings));
+    m.mapping
+        .extend(locations.made_mappings(&sources.is_otlp, &mut strings));
     m.location = std::mem::take(&mut locations.out);
     m.function = functions(p, &function_r_only, &mut strings);
     add_source_fields(p, &mut m, &mut strings)?;
