@@ -3,8 +3,9 @@
 #' `profile_db_delete()` removes sources (runs) from the profile tables of a
 #' database made by [profile_db_append()]: their samples with their values,
 #' stacks and labels, their sample types, comments, mappings and value slots,
-#' and every stack, location, function and sample type name that no other
-#' source uses. It runs in one transaction: a delete that fails or is
+#' their OpenTelemetry attributes, and every stack, location, function,
+#' sample type name, OpenTelemetry scope and resource that no other source
+#' uses. It runs in one transaction: a delete that fails or is
 #' interrupted leaves the database as it was. The sources that stay keep
 #' their ids, and the database holds what appending them alone would have
 #' stored.
@@ -110,9 +111,20 @@ db_delete_sources <- function(con, ids) {
     for (t in c(p$slots, "sample_types", "source_comments")) {
       run('DELETE FROM {table} WHERE "source_id" IN ({sources})', table = n(t), sources = sources)
     }
-    db_delete_unused_locations(con, batch)
+    otlp <- intersect(v2_schema()$otlp_tables, db_relations(con)$name)
+    db_delete_unused_locations(con, batch, otlp)
+    if ("mapping_attributes" %in% otlp) {
+      run(paste(
+        'DELETE FROM "mapping_attributes" WHERE "mapping_id" IN',
+        '(SELECT "mapping_id" FROM "mappings" WHERE "source_id" IN ({sources}))'
+      ), sources = sources)
+    }
     run('DELETE FROM "mappings" WHERE "source_id" IN ({sources})', sources = sources)
+    if ("source_attributes" %in% otlp) {
+      run('DELETE FROM "source_attributes" WHERE "source_id" IN ({sources})', sources = sources)
+    }
     run('DELETE FROM "sources" WHERE "source_id" IN ({sources})', sources = sources)
+    db_delete_unused_scopes(con, otlp)
   }
   run(
     'DELETE FROM {types} WHERE "type_id" NOT IN (SELECT "type_id" FROM {slots})',
@@ -145,7 +157,7 @@ db_delete_unused_stacks <- function(con, stacks) {
 # used one is inlined into) that were used by deleted stacks or belong to a
 # mapping of the deleted sources `ids`, then the functions no location uses
 # any more among theirs.
-db_delete_unused_locations <- function(con, ids) {
+db_delete_unused_locations <- function(con, ids, otlp = character()) {
   locations <- as_schema_types(DBI::dbReadTable(con, "locations"), "locations")
   used <- as_column_type(DBI::dbGetQuery(con, sprintf(
     'SELECT DISTINCT "location_id" FROM %s', sql_name(con, db_physical$frames)
@@ -170,6 +182,11 @@ db_delete_unused_locations <- function(con, ids) {
   }
   gone <- locations$location_id[!keep]
   for (batch in split(gone, ceiling(seq_along(gone) / 2000))) {
+    for (t in intersect("location_attributes", otlp)) {
+      DBI::dbExecute(con, sprintf(
+        'DELETE FROM "%s" WHERE "location_id" IN (%s)', t, paste(batch, collapse = ", ")
+      ))
+    }
     DBI::dbExecute(con, sprintf(
       'DELETE FROM "locations" WHERE "location_id" IN (%s)', paste(batch, collapse = ", ")
     ))
@@ -181,4 +198,31 @@ db_delete_unused_locations <- function(con, ids) {
       'DELETE FROM "functions" WHERE "function_id" IN (%s)', paste(batch, collapse = ", ")
     ))
   }
+}
+
+# Deletes the OpenTelemetry scopes no source uses any more, then the resources
+# no scope uses, each with its attributes (`otlp`: the OTLP tables the
+# database has).
+db_delete_unused_scopes <- function(con, otlp) {
+  if (!"scopes" %in% otlp) {
+    return(invisible())
+  }
+  unused_scopes <- paste(
+    '"scope_id" NOT IN (SELECT "scope_id" FROM "sources" WHERE "scope_id" IS NOT NULL)'
+  )
+  if ("scope_attributes" %in% otlp) {
+    DBI::dbExecute(con, paste('DELETE FROM "scope_attributes" WHERE', unused_scopes))
+  }
+  DBI::dbExecute(con, paste('DELETE FROM "scopes" WHERE', unused_scopes))
+  if ("resources" %in% otlp) {
+    unused_resources <- paste(
+      '"resource_id" NOT IN',
+      '(SELECT "resource_id" FROM "scopes" WHERE "resource_id" IS NOT NULL)'
+    )
+    if ("resource_attributes" %in% otlp) {
+      DBI::dbExecute(con, paste('DELETE FROM "resource_attributes" WHERE', unused_resources))
+    }
+    DBI::dbExecute(con, paste('DELETE FROM "resources" WHERE', unused_resources))
+  }
+  invisible()
 }
