@@ -85,7 +85,10 @@ read_rprofmem <- function(path, ..., version = "2.0", source_uri = path,
     if (identical(args$version, "1.0")) {
       abort_profile("unsupported", c(
         "Can't read an Rprofmem file as a v1 object.",
-        i = "v1 objects hold one sample type; an allocation profile has two. Use {.code version = \"2.0\"}."
+        i = paste(
+          "v1 objects hold one sample type; an allocation profile has two.",
+          "Use {.code version = \"2.0\"}."
+        )
       ))
     }
     bundle <- rust_value(
