@@ -162,3 +162,29 @@ test_that("read_rprofmem() refuses v1 and bad arguments", {
   expect_error(read_rprofmem(path, "x"), class = "profile_error_argument")
   expect_error(read_rprofmem(tempfile()), class = "profile_error_io")
 })
+
+test_that("go tool pprof reads write_pprof() of allocations as profile_summary() does", {
+  skip_if_no_go()
+  x <- read_rprofmem(sample_path("rprofmem", "alloc.out.gz"))
+  path <- tempfile(fileext = ".pb.gz")
+  write_pprof(x, path)
+  expect_identical(go_sample_types(path)$type, c("alloc_objects", "alloc_space"))
+  for (type in c("alloc_space", "alloc_objects")) {
+    unit <- if (type == "alloc_space") "bytes" else "count"
+    ours <- profile_summary(x, type = type, n = Inf)
+    tool <- go_top(path, type, unit)
+    tool <- tool[tool$flat != 0 | tool$cum != 0, ]
+    expect_gt(nrow(tool), 10)
+    expect_setequal(ours$name, tool$name)
+    j <- match(tool$name, ours$name)
+    expect_equal(ours$self[j], tool$flat, label = paste(type, "flat"))
+    expect_equal(ours$total[j], tool$cum, label = paste(type, "cum"))
+  }
+  # the new pages are a label Go can leave out: what remains is the allocations' bytes
+  no_pages <- go_top(path, "alloc_objects", "count", "-tagignore=what=new page")
+  pages <- nrow(dm::dm_get_tables(x)$sample_labels)
+  expect_equal(
+    sum(no_pages$flat),
+    nrow(dm::dm_get_tables(x)$samples) - pages
+  )
+})
