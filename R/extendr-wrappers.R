@@ -239,5 +239,13 @@ ffi_profile_write_text <- function(pieces, path) .Call(wrap__ffi_profile_write_t
 #' @noRd
 ffi_profiler_running <- function() .Call(wrap__ffi_profiler_running)
 
+#' Flushes every C output stream of the process (`fflush(NULL)`), so that
+#' the lines an `Rprofmem()` already running has written reach its file:
+#' `profile_record(allocations = TRUE)` looks for its probe's line there to
+#' tell whether one runs (R has no function that tells, and R writes the
+#' lines through a buffered `FILE`). TRUE when every stream was flushed.
+#' @noRd
+ffi_flush_c_streams <- function() .Call(wrap__ffi_flush_c_streams)
+
 
 # nolint end
