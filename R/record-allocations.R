@@ -134,29 +134,17 @@ add_recorded_allocations <- function(x, allocations) {
 }
 
 # The allocations made inside `expr`: the frame that profile_record() ran it in
-# (the `<Anonymous>` call of profile:::record_expr, after the `eval` frames of
-# the outermost profile_record frame) becomes the top level, the frames
-# outside it are cut off, and the allocations made outside it are dropped.
+# becomes the top level, the frames outside it are cut off, and the
+# allocations made outside it are dropped.
 cut_allocations <- function(tables) {
   sl <- tables$sample_locations
   sl <- sl[order(sl$sample_id, sl$depth), , drop = FALSE]
   loc <- match(sl$location_id, tables$locations$location_id)
   fun <- match(tables$locations$function_id[loc], tables$functions$function_id)
   name <- tables$functions$name[fun]
-  record <- name == "profile_record"
-  outer <- tapply(sl$depth[record], sl$sample_id[record], max)
-  ids <- as.integer(names(outer))
-  first <- match(ids, sl$sample_id)
-  depth <- as.integer(outer) - 1L
-  frame_name <- function(d) ifelse(d >= 1L, name[first + pmax(d, 1L) - 1L], NA_character_)
-  repeat {
-    is_eval <- frame_name(depth) %in% "eval"
-    if (!any(is_eval)) break
-    depth[is_eval] <- depth[is_eval] - 1L
-  }
-  found <- frame_name(depth) %in% "<Anonymous>"
-  ids <- ids[found]
-  depth <- depth[found]
+  frame <- record_expr_frames(sl$sample_id, name)
+  ids <- sl$sample_id[frame]
+  depth <- sl$depth[frame]
   top <- depth[match(sl$sample_id, ids)]
   sl <- sl[!is.na(top) & sl$depth <= top, , drop = FALSE]
   top_id <- max(c(0L, tables$functions$function_id, tables$locations$location_id)) + 1L
@@ -174,6 +162,31 @@ cut_allocations <- function(tables) {
     tables[[table]] <- tables[[table]][tables[[table]]$sample_id %in% ids, , drop = FALSE]
   }
   tables
+}
+
+# The rows (of frames sorted by sample, innermost first) of the frame of
+# profile:::record_expr, at most one a sample. Rprofmem() names a call of a
+# function that is no symbol `<Anonymous>` (both profile:::record_expr and
+# profile::profile_record), so the frame is found by its place: the outermost
+# `profile_record` or `<Anonymous>` frame followed inward by `eval` frames and
+# then an `<Anonymous>` one (profile_record() runs the code with eval()), that
+# last frame.
+record_expr_frames <- function(sample_id, name) {
+  n <- length(name)
+  rows <- seq_len(n)
+  is_eval <- name %in% "eval"
+  # the nearest frame at or inside each row that is no eval (0: none)
+  inner_non_eval <- cummax(ifelse(is_eval, 0L, rows))
+  inward <- pmax(rows - 1L, 1L)
+  candidate <- rows > 1L & name %in% c("profile_record", "<Anonymous>") &
+    is_eval[inward] & sample_id[inward] == sample_id
+  k <- inner_non_eval[inward]
+  ok <- candidate & k >= 1L
+  ok[ok] <- sample_id[k[ok]] == sample_id[ok] & name[k[ok]] == "<Anonymous>"
+  # the outermost match of each sample: its last row
+  matched <- rows[ok]
+  last <- !duplicated(sample_id[matched], fromLast = TRUE)
+  k[matched[last]]
 }
 
 # The functions of an allocation profile given the name, file and start line

@@ -85,6 +85,23 @@ test_that("allocations are a second source: 8e6 bytes in their own frame, as pro
   expect_length(top, 1L)
 })
 
+test_that("called as profile::profile_record(), the caller's frames are cut off too", {
+  skip_if_no_profmem()
+  allocate_big <- big_allocator()
+  x <- without_time_samples_warning(
+    (function() profile::profile_record(allocate_big(3), allocations = TRUE))()
+  )
+  t <- dm::dm_get_tables(x)
+  stacks <- stacks_of_source(x, t$sources$source_id[t$sources$source_type == "rprofmem"])
+  expect_gte(length(stacks), 3L)
+  outermost <- vapply(stacks, function(s) s[[length(s)]], "")
+  expect_true(all(outermost == "<top level>"))
+  expect_false(any(c("profile_record", "eval", "test_that") %in% unlist(stacks)))
+  in_frame <- c("allocate_big", "<top level>")
+  big <- vapply(stacks, function(s) identical(s[s != "numeric"], in_frame), NA)
+  expect_identical(sum(big), 3L)
+})
+
 test_that("a threshold records only the larger vectors and turns allocations on", {
   skip_if_no_profmem()
   x <- without_time_samples_warning(profile_record(
