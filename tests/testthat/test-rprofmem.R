@@ -188,3 +188,27 @@ test_that("go tool pprof reads write_pprof() of allocations as profile_summary()
     nrow(dm::dm_get_tables(x)$samples) - pages
   )
 })
+
+test_that("the view opens at alloc_space and switches to alloc_objects, as wide as the summary", {
+  skip_if_no_browser()
+  x <- read_rprofmem(sample_path("rprofmem", "alloc.out.gz"))
+  result <- run_browser_job(list(
+    command = "view", html = view_file(x), actions = list(list(type = "alloc_objects"))
+  ))
+  expect_clean_load(result)
+  states <- result$states
+  expect_identical(states$type, c("alloc_space", "alloc_objects"))
+  expect_setequal(states$types[[1]], c("alloc_objects (count)", "alloc_space (bytes)"))
+  for (i in 1:2) {
+    summary <- profile_summary(x, type = states$type[[i]], n = Inf)
+    frames <- view_frames(states[i, ])
+    width <- frames$width[frames$depth == 0]
+    drawn <- drawn_outermost_widths(frames)
+    top <- utils::head(summary[order(-summary$total), ], 6)
+    expect_true(all(top$name %in% names(drawn)))
+    expected <- top$total / attr(summary, "grand_total") * width
+    expect_lt(max(abs(drawn[top$name] - expected)), 1)
+  }
+  bytes <- attr(profile_summary(x, type = "alloc_space"), "grand_total")
+  expect_match(states$heading[[1]], sprintf("total %s MiB", signif(bytes / 2^20, 4)), fixed = TRUE)
+})
