@@ -47,8 +47,24 @@
 #'   the path of the Rprof file to write, which is kept (for
 #'   [utils::summaryRprof()] or [read_rprof()]); it holds the whole recording,
 #'   the caller's frames included.
+#' @param allocations Whether to record every allocation as well, with R's
+#'   allocation profiler [utils::Rprofmem()] running beside [utils::Rprof()]
+#'   (see [read_rprofmem()]): the profile then has a second source, of type
+#'   `"rprofmem"`, whose samples are allocations (`alloc_space` in bytes and
+#'   `alloc_objects`), cut as the time samples are (frames outside `expr` cut
+#'   off, the frame that ran `expr` the top level, allocations outside `expr`
+#'   dropped), its functions those of the time profile where one has the
+#'   name. R runs one `Rprofmem()` at a time: while another runs,
+#'   `profile_record()` refuses with `profile_error_busy` (it tells by a
+#'   probe allocation of 1 MiB, which an `Rprofmem()` of a higher threshold
+#'   does not see; this check needs `/proc`, as on Linux).
+#' @param threshold With allocations, only vectors larger than this many bytes
+#'   are recorded (`Rprofmem(threshold = )`; new pages of small vectors always
+#'   are); a threshold above 0 records allocations without `allocations =
+#'   TRUE`.
 #' @return A v2 profile (a `dm`): one source, of type `"rprof"`, whose
-#'   `source_uri` is `file` (`NA` for a temporary file).
+#'   `source_uri` is `file` (`NA` for a temporary file); with allocations, a
+#'   second one of type `"rprofmem"` (`source_uri` `NA`).
 #' @seealso [profile_view()] to look at it, [profile_summary()] for its top
 #'   functions and lines.
 #' @export
@@ -67,7 +83,7 @@
 #' profile_summary(x, by = "line")
 #' if (interactive()) profile_view(x)
 profile_record <- function(expr, ..., interval = 0.01, memory = TRUE, line = TRUE, gc = TRUE,
-                           file = NULL) {
+                           file = NULL, allocations = FALSE, threshold = 0) {
   code <- substitute(expr)
   env <- parent.frame()
   recording <- with_profile_errors("internal", "Can't start the profiler.", {
@@ -75,13 +91,18 @@ profile_record <- function(expr, ..., interval = 0.01, memory = TRUE, line = TRU
     start_recording(interval, memory, line, gc, file)
   })
   on.exit(stop_recording(recording), add = TRUE)
+  allocs <- with_profile_errors("internal", "Can't start the allocation profiler.", {
+    start_allocations(allocations, threshold)
+  })
+  on.exit(stop_allocations(allocs), add = TRUE)
   block <- parse_record_expr(code)
   # profile:::record_expr(<the code>), made so that its frame is named so
   eval(as.call(list(call(":::", as.name("profile"), as.name("record_expr")), block)), env)
   stop_recording(recording, remove = FALSE)
+  stop_allocations(allocs, remove = FALSE)
   with_profile_errors(
     "internal", "Can't read the recording.",
-    read_recording(recording, attr(block, "text"))
+    add_recorded_allocations(read_recording(recording, attr(block, "text")), allocs)
   )
 }
 
