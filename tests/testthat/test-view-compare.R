@@ -66,6 +66,18 @@ test_that("the page's data holds profile_compare()'s rows, exact", {
   expect_identical(payload[names(payload) != "compare"], view_payload(view_file(x, type = "time")))
 })
 
+test_that("the htmlwidget carries the comparison too", {
+  skip_if_not_installed("htmlwidgets")
+  rprof <- function(f) read_rprof(rprof_sample(f))
+  x <- combine_profiles(rprof("1.out"), rprof("all.out"))
+  base <- combine_profiles(rprof("gc.out"), rprof("line.out"))
+  widget <- profile_view(x, base = base)
+  sent <- jsonlite::fromJSON(widget$x$data, simplifyVector = TRUE)$compare
+  cmp <- profile_compare(x, base)
+  expect_identical(sent$rows$name, cmp$name)
+  expect_identical(sent$rows$change, cmp$change)
+})
+
 test_that("names are sent as JSON strings that read back the same", {
   names <- c(
     "plain", "quote \" and backslash \\", "</script><b>&amp;", "tab\tnew\nline",
