@@ -165,7 +165,7 @@ test_that("Go CPU profiles: the second run against the first, coloured as profil
   expect_identical(attr(cmp, "method"), "sampling")
   result <- run_browser_job(list(
     command = "view", html = view_file(x, base = base), width = 1400,
-    actions = list(list(type = "samples"))
+    actions = list(list(type = "samples"), list(type = "cpu"), list(hover = "main.fib"))
   ))
   expect_clean_load(result)
   state <- state_at(result, 1)
@@ -184,4 +184,10 @@ test_that("Go CPU profiles: the second run against the first, coloured as profil
   other <- view_frames(state_at(result, 2))
   expect_true(all(fill_change(other$fill[other$depth > 0]) == "other"))
   expect_match(state_at(result, 2)$compare_legend, "colours for cpu only", fixed = TRUE)
+  # back at cpu: the tooltip of a frame gives its function's row
+  expect_frames_coloured_as(view_frames(state_at(result, 3)), cmp)
+  fib <- row_of(cmp, "main.fib")
+  tooltip <- state_at(result, 4)$tooltip
+  expect_match(tooltip, "compared with base (self per run)", fixed = TRUE)
+  expect_match(tooltip, paste0(fib$change, ", CI "), fixed = TRUE)
 })

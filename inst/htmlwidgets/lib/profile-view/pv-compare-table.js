@@ -39,6 +39,8 @@
       this.sort = null;
       this.descending = true;
       this.shown = true;
+      // (the table takes the place of the source panel, which its button shows)
+      view.showSource = false;
       this.toggle = el("button", "pv-compare-toggle", "Comparison");
       this.toggle.type = "button";
       this.toggle.title = "Show or hide the table of the comparison with the base";
