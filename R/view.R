@@ -92,6 +92,21 @@
 #' tooltip and the table give the difference, with percents of the base's
 #' total.
 #'
+#' **Compared with a base**: `profile_view(x, base = base)` draws the flame
+#' graphs of `x` (its frames, their widths `x`'s values) and colours each
+#' frame by its function's change in [profile_compare()]`(x, base, by =
+#' "function")`: reds for a significant increase, blues for a significant
+#' decrease (the deeper, the larger the ratio of `x` to `base`), grey for a
+#' change that is not significant (and for functions with no self value in
+#' any run, such as callers only). A legend says what was compared. The
+#' comparison's table is beside the view: every row of [profile_compare()]
+#' (name, the means per run of base and x, the difference, the ratio, the
+#' interval and the change), functions only in `base` too, in its order or
+#' sorted by a column; a click on a row selects the function, whose frames
+#' are outlined. The colours are of the compared sample type (`type`, by
+#' default [profile_compare()]'s), the one the view opens at; the
+#' comparison is computed in R, once, and sent with the view's data.
+#'
 #' The view's data (the merged call tree with the values of every sample type,
 #' the values of each source line, and the samples in time order as runs of
 #' equal stacks) is computed in Rust and sent as typed arrays, not as an
@@ -104,6 +119,12 @@
 #'
 #' @inheritParams profile_summary
 #' @param ... These dots are for future extensions and must be empty.
+#' @param base `NULL` (default), or a profile whose runs `x` is compared with
+#'   ([profile_compare()], by function, of `type`): the frames are coloured by
+#'   their function's change, and the comparison's table is shown beside the
+#'   view. Each source of `x` and of `base` is a run.
+#' @param level,threshold With `base`: the confidence level and the smallest
+#'   relative change marked, as in [profile_compare()].
 #' @param file `NULL` (default) for an htmlwidget, which shows in the RStudio
 #'   viewer, a browser, or a knitr or Quarto document; or a path: the view is
 #'   written there as one self-contained HTML file (scripts, styles and data
@@ -134,12 +155,19 @@
 #' rec <- profile_record(slow(3e4))
 #' profile_view(rec, file = tempfile(fileext = ".html"))
 #'
+#' # Runs compared with the runs of a base: frames coloured by their
+#' # function's change, the comparison's table beside them
+#' rprof <- function(f) read_rprof(system.file("samples/rprof", f, package = "profile"))
+#' before <- combine_profiles(rprof("1.out"), rprof("all.out"), rprof("line.out"))
+#' after <- combine_profiles(rprof("1.out"), rprof("1.out"), rprof("all.out"))
+#' profile_view(after, base = before, file = tempfile(fileext = ".html"))
+#'
 #' if (interactive()) {
 #'   profile_view(x) # in the viewer
 #'   utils::browseURL(path) # the file in a browser
 #' }
-profile_view <- function(x, type = NULL, ..., file = NULL, title = NULL,
-                         width = NULL, height = NULL) {
+profile_view <- function(x, type = NULL, ..., base = NULL, level = 0.95, threshold = 0,
+                         file = NULL, title = NULL, width = NULL, height = NULL) {
   check_dots_empty_view(...)
   if (!is.null(file)) {
     file <- check_file_path(file)
@@ -147,8 +175,14 @@ profile_view <- function(x, type = NULL, ..., file = NULL, title = NULL,
   if (!is.null(title) && !rlang::is_string(title)) {
     abort_argument("{.arg title} must be a single string or {.code NULL}.")
   }
+  # (first: its errors are profile_compare()'s, about x and base)
+  cmp <- if (!is.null(base)) view_comparison(x, base, type, level, threshold)
   json <- with_profile_errors("invalid", "Can't prepare the view of {.arg x}.", {
-    view_data(x, type, title)
+    if (is.null(cmp)) {
+      view_data(x, type, title)
+    } else {
+      with_comparison(view_data(x, attr(cmp, "sample_type"), title), cmp)
+    }
   })
   if (!is.null(file)) {
     write_view_html(json, file, title)
@@ -171,8 +205,8 @@ check_dots_empty_view <- function(..., call = rlang::caller_env()) {
   if (...length() > 0L) {
     abort_argument(
       paste(
-        "{.arg ...} must be empty; the options after it are named: {.arg file}, {.arg title},",
-        "{.arg width}, {.arg height}."
+        "{.arg ...} must be empty; the options after it are named: {.arg base}, {.arg level},",
+        "{.arg threshold}, {.arg file}, {.arg title}, {.arg width}, {.arg height}."
       ),
       call = call
     )
@@ -320,9 +354,9 @@ view_library_dir <- function() {
 # profile-view/), scripts in the order they load.
 view_scripts <- c(
   "pv-data.js", "pv-refine.js", "pv-flame.js", "pv-panels.js", "pv-refine-ui.js",
-  "pv-link.js", "pv-export.js", "profile-view.js"
+  "pv-link.js", "pv-export.js", "pv-compare.js", "pv-compare-table.js", "profile-view.js"
 )
-view_style <- "profile-view.css"
+view_style <- c("profile-view.css", "pv-compare.css")
 
 view_library_paths <- function(call = rlang::caller_env()) {
   files <- c(view_scripts, view_style)
@@ -360,7 +394,7 @@ write_view_html <- function(json, path, title, call = rlang::caller_env()) {
     "<title>", html_escape(page_title), "</title>\n",
     "<style>\nhtml, body { margin: 0; height: 100%; }\n",
     "body > .profile-view { height: 100vh; padding: 8px; }\n",
-    inline_text(files[[view_style]]), "</style>\n</head>\n<body>\n",
+    unlist(lapply(view_style, function(f) inline_text(files[[f]]))), "</style>\n</head>\n<body>\n",
     "<div class=\"profile-view\"></div>\n",
     scripts,
     "<script type=\"application/json\" class=\"profile-view-data\">", json, "</script>\n",

@@ -20,6 +20,8 @@
 //                {"press": "Backspace"}, {"keys": "text"} (typed),
 //                {"export": "svg" | "png" | "csv"} (the file's text, or
 //                base64 of a PNG, in the next state's `exported`),
+//                {"compare_row": "name"}, {"compare_sort": "delta"} (the
+//                comparison's table, profile_view(x, base = )),
 //                {"screenshot": FILE}]}
 //     loads a file written by profile_view(file = ), blocks and records every
 //     request other than the page itself (and files under "allow_dir", for a
@@ -174,6 +176,14 @@ async function snapshot(page) {
         selected: tr.classList.contains("pv-selected"),
       })),
       table_sort: text(null, ".pv-top th.pv-desc, .pv-top th.pv-asc"),
+      // the comparison with a base: its legend and the rows of its table
+      compare_legend: text(null, ".pv-compare-legend"),
+      compare: rows(".pv-compare-table tbody tr", (tr) => ({
+        name: tr.dataset.name, change: tr.dataset.change, base: +tr.dataset.base, x: +tr.dataset.x,
+        delta: +tr.dataset.delta, ratio: tr.dataset.ratio === "" ? null : +tr.dataset.ratio,
+        selected: tr.classList.contains("pv-selected"), base_only: tr.classList.contains("pv-base-only"),
+        cells: cells(tr),
+      })),
       sandwich: mode !== "sandwich" ? null : {
         heading: text(null, ".pv-sandwich-heading"),
         callers: rows(".pv-callers .pv-peek-row", (tr) => ({ name: tr.dataset.name, value: +tr.dataset.value })),
@@ -242,6 +252,10 @@ async function act(page, action) {
     await page.mouse.move(p.x, p.y);
   } else if ("row" in action) {
     await page.click(`${VIEW} .pv-top tbody tr[data-name="${action.row}"] td.pv-name`);
+  } else if ("compare_row" in action) {
+    await page.click(`${VIEW} .pv-compare-table tbody tr[data-name="${action.compare_row}"] td.pv-name`);
+  } else if ("compare_sort" in action) {
+    await page.click(`${VIEW} .pv-compare-table th.pv-ccol-${action.compare_sort}`);
   } else if ("sort" in action) {
     await page.click(`${VIEW} .pv-top th.pv-col-${action.sort}`);
   } else if ("line" in action) {

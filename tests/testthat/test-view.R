@@ -275,11 +275,12 @@ test_that("v1 objects and the widget", {
   ours <- deps[[match("profile-view", vapply(deps, `[[`, "", "name"))]]
   scripts <- c(
     "pv-data.js", "pv-refine.js", "pv-flame.js", "pv-panels.js", "pv-refine-ui.js",
-    "pv-link.js", "pv-export.js", "profile-view.js"
+    "pv-link.js", "pv-export.js", "pv-compare.js", "pv-compare-table.js", "profile-view.js"
   )
   expect_identical(unlist(ours$script), scripts)
+  expect_identical(unlist(ours$stylesheet), c("profile-view.css", "pv-compare.css"))
   dir <- system.file(ours$src$file, package = "profile")
-  expect_true(all(file.exists(file.path(dir, c(unlist(ours$script), ours$stylesheet)))))
+  expect_true(all(file.exists(file.path(dir, c(unlist(ours$script), unlist(ours$stylesheet))))))
 })
 
 test_that("the file is self-contained: the view's own scripts, styles and data inlined", {
@@ -294,7 +295,7 @@ test_that("the file is self-contained: the view's own scripts, styles and data i
   expect_false(grepl("https?://", sub("<script type=\"application/json\".*", "", page)))
   expect_true(grepl("ProfileView.render", html, fixed = TRUE))
   lib <- system.file("htmlwidgets", "lib", "profile-view", package = "profile")
-  for (f in c(profile:::view_scripts, "profile-view.css")) {
+  for (f in c(profile:::view_scripts, "profile-view.css", "pv-compare.css")) {
     first <- readLines(file.path(lib, f), n = 1)
     expect_true(grepl(first, html, fixed = TRUE), label = f)
   }
@@ -309,7 +310,8 @@ test_that("the package ships no third-party JavaScript: only its own view files"
     "profile_view.js", "profile_view.yaml",
     file.path("lib", "profile-view", c(
       "pv-data.js", "pv-refine.js", "pv-flame.js", "pv-panels.js", "pv-refine-ui.js",
-      "pv-link.js", "pv-export.js", "profile-view.js", "profile-view.css"
+      "pv-link.js", "pv-export.js", "pv-compare.js", "pv-compare-table.js", "profile-view.js",
+      "profile-view.css", "pv-compare.css"
     ))
   )))
   # each is a readable source file that says it is the package's

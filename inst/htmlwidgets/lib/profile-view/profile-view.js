@@ -26,6 +26,8 @@
     constructor(container, data) {
       this.model = new PV.Model(data);
       const m = this.model;
+      // profile_view(x, base = ): R's comparison (pv-compare.js)
+      this.compare = data.compare ? new PV.Comparison(data.compare, m) : null;
       this.container = container;
       this.type = m.defaultType;
       this.mode = "graph";
@@ -63,6 +65,7 @@
       this.table = new PV.TopTable(this.panes.table, this);
       this.sandwich = new PV.Sandwich(this.panes.sandwich, this);
       this.source = new PV.SourcePanel(body, this);
+      this.comparePanel = this.compare ? new PV.ComparePanel(body, this) : null;
       // the state of the link the page was opened with (pv-link.js)
       const range = m.types.length ? PV.link.restore(this) : null;
       this.draw();
@@ -172,6 +175,7 @@
       this.drawHeading();
       this.drawMode();
       if (this.showSource) this.source.draw();
+      if (this.comparePanel) this.comparePanel.draw();
       this.reportSearch();
       this.finishDrawing();
     }
@@ -229,6 +233,7 @@
         legend.appendChild(el("span", "pv-shrink", "shrinks"));
         this.heading.appendChild(legend);
       }
+      if (this.compare) this.heading.appendChild(this.compare.legend(type.name));
     }
 
     resize() {
@@ -251,6 +256,7 @@
         label: (i) => m.keyLabel(canvas().tree.key[i]),
         colour: (i) => {
           const tree = canvas().tree;
+          if (this.compare && this.compare.applies(m.types[this.type].name)) return this.compare.colour(tree.key[i]);
           if (m.diff && tree.delta) return PV.diffColour(tree.delta[i], tree.w[i]);
           // the call tree's root is grey; a sandwich's root is its function
           return tree.key[i] === 0 ? "rgb(200,200,200)" : nameColour(tree.key[i]);
@@ -520,7 +526,11 @@
       const box = this.tooltip;
       box.textContent = "";
       box.appendChild(el("div", "pv-tooltip-name", this.model.keyLabel(canvas.tree.key[i])));
-      for (const line of this.tooltipLines(canvas, i)) box.appendChild(el("div", null, line));
+      const lines = this.tooltipLines(canvas, i);
+      if (this.compare && this.compare.applies(this.model.types[this.type].name)) {
+        lines.push(...this.compare.tooltipLines(canvas.tree.key[i]));
+      }
+      for (const line of lines) box.appendChild(el("div", null, line));
       const bounds = this.container.getBoundingClientRect();
       box.style.display = "block";
       let left = event.clientX - bounds.left + 12;
