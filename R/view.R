@@ -11,22 +11,26 @@
 #'   callers, siblings in byte order of their names. A frame's width is its
 #'   total value. Click a frame to zoom to it (its ancestors are drawn faded);
 #'   "Reset zoom" goes back. In this view and the time order, the mouse wheel
-#'   zooms in and out around the pointer and dragging pans. Keys: `/` to
-#'   search, `Esc` to clear the search and the selection, `Backspace` to step
-#'   back through the zooms.
+#'   zooms in and out around the pointer and dragging pans; a double click
+#'   zooms to a frame. Keys: `/` to search, `Esc` to clear the search and the
+#'   selection, `Backspace` and `Shift+Backspace` (or the toolbar's arrows) to
+#'   step back and forward through the zooms, the arrow keys to move the zoom
+#'   to the frame's caller, its widest callee or the frame beside it.
 #'
 #' The page's address keeps the view's state in its fragment (the view
 #' shown, the sample type, the selected function, the range in view, the
 #' search and the refinements): the same file opened with the same link, or
 #' with "Copy link", shows the same view. "Export" downloads the flame graph
-#' or time order shown as SVG or PNG, and the Top table as CSV (name, file,
-#' flat and cum of every function, in the sample type's unit).
+#' or time order shown as SVG or PNG, the Top table as CSV (name, file,
+#' flat and cum of every function, in the sample type's unit), and the
+#' Sandwich of the selected function as CSV (part, name, value).
 #' - **Time order**, when samples have a time (`samples$time`, as Rprof
 #'   profiles do): a flame chart of the samples in the order they were taken,
 #'   from left to right on an axis of seconds (each sample as long as its
 #'   source's sampling interval, each source after the previous one),
 #'   consecutive samples with the same frame at a depth merged into one block,
-#'   so that the order of events shows (as in profvis).
+#'   so that the order of events shows (as in profvis). A profile without
+#'   times (a pprof file keeps none) says so there.
 #' - **Top**: a table of the functions as `go tool pprof -top` prints it:
 #'   *flat* (self) and *cum* (total, once per sample) with their percentages
 #'   and *sum%* (the flat% of the row and those above), the numbers of
@@ -48,7 +52,13 @@
 #'   (`alloc_size`), as profvis shows it. The text of the code comes from the
 #'   table `source_lines` (see [profile_v2]), which [read_rprof()],
 #'   [read_pprof()] and [profile_record()] fill while the files exist;
-#'   without it the panel shows the line numbers and values only.
+#'   without it the panel shows the line numbers and values only. Its menu
+#'   lists the files with values, the program's own before those of the
+#'   runtime, the standard library and packages (told apart by their paths),
+#'   each group the hottest first (by the largest total of a line); the panel
+#'   opens on the program's hottest file. A splitter resizes the panel (the
+#'   browser and the link remember its width); long lines wrap, or scroll in
+#'   the panel. A frame's tooltip shows its file and line.
 #'
 #' Selecting a function (a click on a frame, a row of the table, or a caller
 #' or callee) selects it everywhere: its frames are outlined, the sandwich
@@ -354,7 +364,8 @@ view_library_dir <- function() {
 # profile-view/), scripts in the order they load.
 view_scripts <- c(
   "pv-data.js", "pv-refine.js", "pv-flame.js", "pv-panels.js", "pv-refine-ui.js",
-  "pv-link.js", "pv-export.js", "pv-compare.js", "pv-compare-table.js", "profile-view.js"
+  "pv-link.js", "pv-export.js", "pv-navigate.js", "pv-compare.js", "pv-compare-table.js",
+  "profile-view.js"
 )
 view_style <- c("profile-view.css", "pv-compare.css")
 

@@ -102,10 +102,9 @@
       bar.appendChild(select);
       const views = el("span", "pv-views");
       for (const [mode, label, title] of MODES) {
-        if (mode === "chart" && !m.runData) continue;
         const button = el("button", "pv-view-" + mode, label);
         button.type = "button";
-        button.title = title;
+        button.title = mode === "chart" && !m.runData ? "This profile keeps no time order (the view says why)" : title;
         button.addEventListener("click", () => {
           this.mode = mode;
           this.draw();
@@ -127,6 +126,7 @@
         this.finishDrawing();
       });
       bar.appendChild(reset);
+      bar.appendChild(PV.navigate.buttons(this));
       if (this.hasLines) {
         const toggle = el("button", "pv-source-toggle", "Source");
         toggle.type = "button";
@@ -164,7 +164,7 @@
         const button = this.bar.querySelector(".pv-view-" + mode);
         if (button) button.classList.toggle("pv-active", mode === this.mode);
       }
-      this.source.box.style.display = this.showSource ? "" : "none";
+      this.source.show(this.showSource);
       const toggle = this.bar.querySelector(".pv-source-toggle");
       if (toggle) toggle.classList.toggle("pv-active", this.showSource);
       if (!m.types.length) {
@@ -186,6 +186,10 @@
         if (this.graph.tree !== tree) this.graph.setTree(tree);
         this.graph.draw();
       } else if (this.mode === "chart") {
+        if (!this.model.runData) {
+          this.noTimeOrder();
+          return;
+        }
         if (!this.chart) {
           this.chart = new PV.FlameCanvas(this.panes.chart, this.canvasOptions(() => this.chart, false, true));
         }
@@ -197,6 +201,18 @@
       } else {
         this.sandwich.draw();
       }
+    }
+
+    // A profile without sample times (a pprof file, a difference) has no
+    // time order: the pane says why.
+    noTimeOrder() {
+      const pane = this.panes.chart;
+      if (pane.firstChild) return;
+      pane.appendChild(el("p", "pv-note pv-no-time-order", this.model.diff
+        ? "A difference of two profiles has no time order: its samples are those of two profiles, merged by stack."
+        : "This profile keeps no time order. pprof files (Go's and other profilers') keep each distinct stack " +
+          "once with its summed values, without the order or time of its samples, so only the views of merged " +
+          "stacks can show them. Profiles whose samples have times, as Rprof recordings, have a time order."));
     }
 
     // Marks the view drawn once the drawing is on screen (the browser tests
@@ -295,7 +311,8 @@
       const tree = canvas.tree;
       if (canvas === this.graph || canvas === this.chart) {
         const node = tree.node ? tree.node[i] : i;
-        canvas.zoomSteps.push({ zoomed: canvas.zoomed, window: canvas.window });
+        // (a frame already in view, as a double click's, is no new step)
+        if (canvas.zoomed !== i || canvas.window) canvas.remember();
         canvas.zoom(i, i === 0);
         if (i !== 0) this.select(tree.key[i], { from: "frame", node });
         else this.finishDrawing();
@@ -304,33 +321,9 @@
       }
     }
 
-    // Keys: / to search, Esc to clear the search and the selection,
-    // Backspace to step back through the zooms of the canvas shown.
+    // Keys: pv-navigate.js.
     key(event) {
-      const inSearch = event.target && event.target.classList && event.target.classList.contains("pv-search");
-      if (event.key === "/" && !inSearch) {
-        event.preventDefault();
-        this.bar.querySelector(".pv-search").focus();
-      } else if (event.key === "Escape") {
-        const search = this.bar.querySelector(".pv-search");
-        search.value = "";
-        this.refineControls.closeMenu();
-        this.selected = 0;
-        this.search("");
-        if (inSearch) search.blur();
-        this.container.focus();
-        this.draw();
-      } else if (event.key === "Backspace" && !inSearch && event.target.tagName !== "INPUT") {
-        const canvas = this.activeCanvas();
-        if (!canvas || !canvas.zoomSteps.length) return;
-        event.preventDefault();
-        const step = canvas.zoomSteps.pop();
-        canvas.zoomed = step.zoomed;
-        canvas.window = step.window;
-        this.container.setAttribute("data-state", "drawing");
-        canvas.draw();
-        this.finishDrawing();
-      }
+      PV.navigate.key(this, event);
     }
 
     // ---- selection -------------------------------------------------------------
@@ -496,9 +489,9 @@
       const k = tree.key[i];
       const lines = [];
       const node = tree.node ? tree.node[i] : tree.node === null ? i : -1;
+      const where = this.frameLines(node);
       const file = m.keyFileName(k);
-      const line = node > 0 ? m.line[node] : 0;
-      if (file || line > 0) lines.push((file || "?") + (line > 0 ? ":" + line : ""));
+      if (file || where) lines.push((file || "?") + (where ? ":" + where : ""));
       const value = (x) => PV.formatValue(x, unit) + " (" + PV.formatPercent(x, base) + ")";
       if (canvas === this.chart) {
         const b = m.chartBlockValues(t, i);
@@ -520,6 +513,17 @@
       lines.push("self " + signedValue(own));
       lines.push("profile " + PV.formatValue(tree.totalPos[i], unit) + ", base " + PV.formatValue(-tree.totalNeg[i], unit));
       return lines;
+    }
+
+    // The lines of a node's frames: its one line, or those its frames ran
+    // (the first few), as text; "" when unknown.
+    frameLines(node) {
+      const m = this.model;
+      if (node <= 0) return "";
+      if (m.line[node] > 0) return String(m.line[node]);
+      const numbers = Array.from(new Set(Array.from(m.linesOf(node), (k) => m.lineNumber[k]))).sort((a, b) => a - b);
+      const shown = numbers.slice(0, 6).join(", ");
+      return numbers.length > 6 ? shown + " and " + (numbers.length - 6) + " more" : shown;
     }
 
     showTooltip(canvas, i, event) {
