@@ -107,17 +107,74 @@ db_delete_sources <- function(con, ids) {
       run('DELETE FROM {table} WHERE "source_id" IN ({sources})', table = n(t), sources = sources)
     }
     db_delete_unused_stacks(con, stacks)
-    for (t in c(p$slots, "sample_types", "source_comments")) {
-      run('DELETE FROM {table} WHERE "source_id" IN ({sources})', table = n(t), sources = sources)
-    }
+    run('DELETE FROM {table} WHERE "source_id" IN ({sources})', table = n(p$slots), sources = sources)
     db_delete_unused_locations(con, batch)
-    run('DELETE FROM "mappings" WHERE "source_id" IN ({sources})', sources = sources)
+    db_delete_source_rows(con, sources)
     run('DELETE FROM "sources" WHERE "source_id" IN ({sources})', sources = sources)
   }
   run(
     'DELETE FROM {types} WHERE "type_id" NOT IN (SELECT "type_id" FROM {slots})',
     types = n(p$types), slots = n(p$slots)
   )
+  db_delete_unused_scopes(con)
+}
+
+# The tables of the format (samples aside) whose rows belong to a source, by
+# a foreign key `source_id` (sample types, mappings, comments, the text of
+# source files, OpenTelemetry attributes), as the database has them.
+db_source_tables <- function(con) {
+  fk <- v2_schema()$foreign_keys
+  owned <- fk$table[fk$ref_table == "sources" & fk$column == "source_id"]
+  intersect(setdiff(owned, "samples"), db_relations(con)$name)
+}
+
+# Deletes the rows of the sources `sources` (ids as SQL text) in every table
+# that db_source_tables() lists, the attributes of their mappings first
+# (mappings last: locations refer to them).
+db_delete_source_rows <- function(con, sources) {
+  tables <- db_source_tables(con)
+  if ("mapping_attributes" %in% db_relations(con)$name) {
+    DBI::dbExecute(con, sql_fill(
+      paste(
+        'DELETE FROM "mapping_attributes" WHERE "mapping_id" IN',
+        '(SELECT "mapping_id" FROM "mappings" WHERE "source_id" IN ({sources}))'
+      ),
+      sources = sources
+    ))
+  }
+  for (t in c(setdiff(tables, "mappings"), intersect(tables, "mappings"))) {
+    DBI::dbExecute(con, sql_fill(
+      'DELETE FROM {table} WHERE "source_id" IN ({sources})',
+      table = sql_name(con, t), sources = sources
+    ))
+  }
+}
+
+# Deletes the OpenTelemetry scopes that no source names any more, then the
+# resources that no scope names, each with its attributes.
+db_delete_unused_scopes <- function(con) {
+  relations <- db_relations(con)$name
+  if (!all(c("scopes", "resources") %in% relations) ||
+    !"scope_id" %in% db_columns(con, "sources")) {
+    return(invisible())
+  }
+  unused <- function(table, key, user) {
+    sql_fill(
+      '{table} WHERE "{key}" NOT IN (SELECT "{key}" FROM {user} WHERE "{key}" IS NOT NULL)',
+      table = sql_name(con, table), key = key, user = sql_name(con, user)
+    )
+  }
+  for (step in list(c("scopes", "scope_id", "sources"), c("resources", "resource_id", "scopes"))) {
+    attributes <- paste0(sub("s$", "", step[[1]]), "_attributes")
+    if (attributes %in% relations) {
+      DBI::dbExecute(con, sql_fill(
+        'DELETE FROM {attributes} WHERE "{key}" IN (SELECT "{key}" FROM {unused})',
+        attributes = sql_name(con, attributes), key = step[[2]],
+        unused = unused(step[[1]], step[[2]], step[[3]])
+      ))
+    }
+    DBI::dbExecute(con, paste("DELETE FROM", unused(step[[1]], step[[2]], step[[3]])))
+  }
 }
 
 # Deletes the stacks among `stacks` that no sample has any more.
@@ -169,10 +226,14 @@ db_delete_unused_locations <- function(con, ids) {
     }
   }
   gone <- locations$location_id[!keep]
+  # (their attributes first: a foreign key refers to them)
+  tables <- c(intersect("location_attributes", db_relations(con)$name), "locations")
   for (batch in split(gone, ceiling(seq_along(gone) / 2000))) {
-    DBI::dbExecute(con, sprintf(
-      'DELETE FROM "locations" WHERE "location_id" IN (%s)', paste(batch, collapse = ", ")
-    ))
+    for (t in tables) {
+      DBI::dbExecute(con, sprintf(
+        'DELETE FROM %s WHERE "location_id" IN (%s)', sql_name(con, t), paste(batch, collapse = ", ")
+      ))
+    }
   }
   functions <- setdiff(locations$function_id[!keep], locations$function_id[keep])
   functions <- functions[!is.na(functions)]

@@ -144,7 +144,9 @@
 #' to `scopes`), `profile_id` (chr, hex), `dropped_attributes_count` (int),
 #' `original_payload_format` (chr), `original_payload` (chr, hex) and
 #' `time_origin_nanos` (chr: the instant `samples$time` counts from, in
-#' nanoseconds since the epoch, where it is not `time_nanos`).
+#' nanoseconds since the epoch, where it is not `time_nanos`). `source_label`
+#' (chr) is a name given to the source by its maker ([profile_record()]'s
+#' `label`), `NA` if none.
 #'
 #' Extension column of `samples`: `time` (dbl), the time of the sample in
 #' seconds from the start of its source, or `NA` where the format has none
