@@ -34,10 +34,11 @@
 #' any sample warns (class `profile_warning_no_samples`), saying whether `expr`
 #' ran too briefly or used little CPU time. The system delivers the profiler's
 #' ticks at the resolution of its clock (every 4 ms on many Linux systems),
-#' not more often: when the samples account for much less time than the CPU
-#' time `expr` used (an `interval` of 0.001 s there), `profile_record()` warns
-#' that the times are under-counted (class `profile_warning_under_counted`),
-#' with the interval the system kept.
+#' not more often, and fewer of them on a machine with more busy processes
+#' than cores: when the samples account for much less time than the CPU time
+#' `expr` used (an `interval` of 0.001 s there), `profile_record()` warns that
+#' the times are under-counted (class `profile_warning_under_counted`), with
+#' the interval the system kept.
 #'
 #' The profiler is always stopped when `profile_record()` returns, also when
 #' `expr` raises an error or is interrupted (the error is raised again, as it

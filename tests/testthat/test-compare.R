@@ -62,7 +62,12 @@ test_that("real recordings: a slower version of one function is marked, the othe
   }
   record <- function(k) {
     env$k <- k
-    local(profile_record(work(k), interval = 0.001, memory = FALSE, line = FALSE), envir = env)
+    # (ticks at 0.001 s come less often, which profile_record() says: the
+    # comparison is of runs recorded alike, so the shortfall cancels out)
+    withCallingHandlers(
+      local(profile_record(work(k), interval = 0.001, memory = FALSE, line = FALSE), envir = env),
+      profile_warning_under_counted = function(w) invokeRestart("muffleWarning")
+    )
   }
   # in turns, so that both versions run under the same load of the machine
   pairs <- lapply(1:3, function(i) list(fast = record(1), slow = record(2)))
