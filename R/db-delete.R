@@ -3,7 +3,8 @@
 #' `profile_db_delete()` removes sources (runs) from the profile tables of a
 #' database made by [profile_db_append()]: their samples with their values,
 #' stacks and labels, their sample types, comments, mappings and value slots,
-#' their OpenTelemetry attributes, and every stack, location, function,
+#' the text of their source files (`source_lines`), their OpenTelemetry
+#' attributes, and every stack, location, function,
 #' sample type name, OpenTelemetry scope and resource that no other source
 #' uses. It runs in one transaction: a delete that fails or is
 #' interrupted leaves the database as it was. The sources that stay keep
@@ -108,21 +109,10 @@ db_delete_sources <- function(con, ids) {
       run('DELETE FROM {table} WHERE "source_id" IN ({sources})', table = n(t), sources = sources)
     }
     db_delete_unused_stacks(con, stacks)
-    for (t in c(p$slots, "sample_types", "source_comments")) {
-      run('DELETE FROM {table} WHERE "source_id" IN ({sources})', table = n(t), sources = sources)
-    }
+    run('DELETE FROM {table} WHERE "source_id" IN ({sources})', table = n(p$slots), sources = sources)
     otlp <- intersect(v2_schema()$otlp_tables, db_relations(con)$name)
     db_delete_unused_locations(con, batch, otlp)
-    if ("mapping_attributes" %in% otlp) {
-      run(paste(
-        'DELETE FROM "mapping_attributes" WHERE "mapping_id" IN',
-        '(SELECT "mapping_id" FROM "mappings" WHERE "source_id" IN ({sources}))'
-      ), sources = sources)
-    }
-    run('DELETE FROM "mappings" WHERE "source_id" IN ({sources})', sources = sources)
-    if ("source_attributes" %in% otlp) {
-      run('DELETE FROM "source_attributes" WHERE "source_id" IN ({sources})', sources = sources)
-    }
+    db_delete_source_rows(con, sources, otlp)
     run('DELETE FROM "sources" WHERE "source_id" IN ({sources})', sources = sources)
     db_delete_unused_scopes(con, otlp)
   }
@@ -130,6 +120,38 @@ db_delete_sources <- function(con, ids) {
     'DELETE FROM {types} WHERE "type_id" NOT IN (SELECT "type_id" FROM {slots})',
     types = n(p$types), slots = n(p$slots)
   )
+}
+
+# The tables of the format (samples aside) whose rows belong to a source, by
+# a foreign key `source_id` (sample types, mappings, comments, the text of
+# source files, OpenTelemetry attributes), as the database has them.
+db_source_tables <- function(con) {
+  fk <- v2_schema()$foreign_keys
+  owned <- fk$table[fk$ref_table == "sources" & fk$column == "source_id"]
+  intersect(setdiff(owned, "samples"), db_relations(con)$name)
+}
+
+# Deletes the rows of the sources `sources` (ids as SQL text) in every table
+# that db_source_tables() lists, the attributes of their mappings first
+# (mappings last: locations refer to them; `otlp`: the OTLP tables the
+# database has).
+db_delete_source_rows <- function(con, sources, otlp) {
+  tables <- db_source_tables(con)
+  if ("mapping_attributes" %in% otlp) {
+    DBI::dbExecute(con, sql_fill(
+      paste(
+        'DELETE FROM "mapping_attributes" WHERE "mapping_id" IN',
+        '(SELECT "mapping_id" FROM "mappings" WHERE "source_id" IN ({sources}))'
+      ),
+      sources = sources
+    ))
+  }
+  for (t in c(setdiff(tables, "mappings"), intersect(tables, "mappings"))) {
+    DBI::dbExecute(con, sql_fill(
+      'DELETE FROM {table} WHERE "source_id" IN ({sources})',
+      table = sql_name(con, t), sources = sources
+    ))
+  }
 }
 
 # Deletes the stacks among `stacks` that no sample has any more.

@@ -108,8 +108,13 @@
 #'   label filter matched no sample.
 #' - `profile_warning_dropped` ([combine_profiles()]): tables and columns that
 #'   are not part of the v2 format were dropped.
-#' - `profile_warning_no_samples` ([profile_record()]): the expression ran too
-#'   briefly for the profiler to take a sample; the profile has none.
+#' - `profile_warning_no_samples` ([profile_record()]): the profiler took no
+#'   sample of the expression, which ran too briefly or used little CPU time
+#'   of the R process (it waited, or other processes did its work); the
+#'   profile has none.
+#' - `profile_warning_under_counted` ([profile_record()]): the samples account
+#'   for much less time than the CPU time the expression used, because the
+#'   system delivered the profiler's ticks less often than every `interval`.
 #'
 #' # Encoding
 #'

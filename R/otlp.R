@@ -71,7 +71,7 @@
 #' write_pprof()` carry them across. Fields of v2 sources that OTLP has no
 #' place for travel as `Profile` attributes too: `r.profile.source_type`,
 #' `r.profile.source_uri` (for sources not read from OTLP),
-#' `r.profile.rprof_header`, `r.profile.diff_base`, and
+#' `r.profile.rprof_header`, `r.profile.diff_base`, `r.profile.source_label`, and
 #' `r.profile.source_timestamp` (a start time known only as a double); a file
 #' written by `write_otlp()` reads back with the sources it was written from.
 #' (A source's Profiles are the consecutive Profiles of a scope that agree in

@@ -15,6 +15,12 @@
 #' @keywords internal
 "_PACKAGE"
 
+# A profile is a dm: dm's methods (`$`, `[[`, print()) must be registered
+# wherever a profile exists, also one read with readRDS() before any function
+# of this package ran. Importing from dm loads its namespace with this one's.
+#' @importFrom dm dm_get_tables
+NULL
+
 ## usethis namespace: start
 #' @importFrom rlang .data
 ## usethis namespace: end

@@ -125,7 +125,7 @@
 #' (argument `source_text`; relative names are looked up in the working
 #' directory, as R resolved them when it recorded them), as lines of the
 #' first source of the profile; [profile_record()] adds the code it ran under
-#' the file name `<expr>`. Only regular text files with a source-code
+#' the file name `<expr:HASH>` (`HASH` from the code's text). Only regular text files with a source-code
 #' extension are read, up to 1 MiB each and 16 MiB in all. Its lines belong
 #' to a source (a file changes between runs): [combine_profiles()] gives
 #' them the source's new id. No file format carries it: the writers leave it
@@ -144,7 +144,9 @@
 #' to `scopes`), `profile_id` (chr, hex), `dropped_attributes_count` (int),
 #' `original_payload_format` (chr), `original_payload` (chr, hex) and
 #' `time_origin_nanos` (chr: the instant `samples$time` counts from, in
-#' nanoseconds since the epoch, where it is not `time_nanos`).
+#' nanoseconds since the epoch, where it is not `time_nanos`). `source_label`
+#' (chr) is a name given to the source by its maker ([profile_record()]'s
+#' `label`), `NA` if none.
 #'
 #' Extension column of `samples`: `time` (dbl), the time of the sample in
 #' seconds from the start of its source, or `NA` where the format has none

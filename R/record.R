@@ -15,13 +15,30 @@
 #' `<top level>` (see "The top level" in [profile_v2]): with `line = TRUE` its
 #' line is the line of `expr` that was running. `expr` is parsed anew from its
 #' source text (its original text when R kept it, else as R deparses it) as a
-#' file named `<expr>`, so that R records its lines (as profvis does); the
-#' text of `<expr>` and of the source files of the functions it calls, as they
+#' file named `<expr:HASH>`, so that R records its lines (as profvis does).
+#' `HASH` is the first 8 hex digits of a hash of the text (such as
+#' `<expr:3f2a9c1e>`): recordings of different code keep their lines apart in
+#' [combine_profiles()], a database of profiles, `profile_summary(by = "line")`
+#' and the source panel of [profile_view()], and those of the same code add
+#' up. The
+#' text of the code and of the source files of the functions it calls, as they
 #' are at the end of the run (looked up in the working directory when their
 #' names are relative), are kept in `source_lines`. Code loaded with
 #' `source(file, keep.source = TRUE)` or `devtools::load_all()` has lines;
 #' `Rscript` and installed packages keep no source references by default
 #' (`options(keep.source = TRUE)`, `R_KEEP_PKG_SOURCE=yes`).
+#'
+#' R's profiler samples the CPU time of the R process: time that `expr` spends
+#' waiting ([Sys.sleep()], input and output) or in other processes
+#' ([system()], callr, parallel workers) is not recorded. A recording without
+#' any sample warns (class `profile_warning_no_samples`), saying whether `expr`
+#' ran too briefly or used little CPU time. The system delivers the profiler's
+#' ticks at the resolution of its clock (every 4 ms on many Linux systems),
+#' not more often, and fewer of them on a machine with more busy processes
+#' than cores: when the samples account for much less time than the CPU time
+#' `expr` used (an `interval` of 0.001 s there), `profile_record()` warns that
+#' the times are under-counted (class `profile_warning_under_counted`), with
+#' the interval the system kept.
 #'
 #' The profiler is always stopped when `profile_record()` returns, also when
 #' `expr` raises an error or is interrupted (the error is raised again, as it
@@ -62,9 +79,16 @@
 #'   are recorded (`Rprofmem(threshold = )`; new pages of small vectors always
 #'   are); a threshold above 0 records allocations without `allocations =
 #'   TRUE`.
+#' @param label `NULL` (default) or a name for the recording (a string), kept
+#'   in the extension column `source_label` of `sources`, so that the runs of
+#'   a database or of a combined profile can be told apart; [write_otlp()]
+#'   writes it as the attribute `r.profile.source_label`.
 #' @return A v2 profile (a `dm`): one source, of type `"rprof"`, whose
-#'   `source_uri` is `file` (`NA` for a temporary file); with allocations, a
-#'   second one of type `"rprofmem"` (`source_uri` `NA`).
+#'   `source_uri` is `file` (`NA` for a temporary file), `source_timestamp`
+#'   the time the recording started (seconds since the epoch, as
+#'   [Sys.time()]), `duration_nanos` how long `expr` ran (in nanoseconds) and
+#'   `source_label` the `label`; with allocations, a second one of type
+#'   `"rprofmem"` (`source_uri` `NA`).
 #' @seealso [profile_view()] to look at it, [profile_summary()] for its top
 #'   functions and lines.
 #' @export
@@ -74,35 +98,43 @@
 #'   for (i in seq_len(n)) total <- total + sqrt(i)
 #'   total
 #' }
-#' x <- profile_record({
-#'   v <- slow_sum(2e5)
-#'   m <- matrix(runif(2e5), ncol = 100)
-#'   s <- apply(m, 1, sort)
-#' })
+#' x <- profile_record(
+#'   {
+#'     v <- slow_sum(2e5)
+#'     m <- matrix(runif(2e5), ncol = 100)
+#'     s <- apply(m, 1, sort)
+#'   },
+#'   label = "sums and sorts"
+#' )
+#' dm::dm_get_tables(x)$sources[c("source_label", "source_timestamp")]
 #' profile_summary(x)
 #' profile_summary(x, by = "line")
 #' if (interactive()) profile_view(x)
 profile_record <- function(expr, ..., interval = 0.01, memory = TRUE, line = TRUE, gc = TRUE,
-                           file = NULL, allocations = FALSE, threshold = 0) {
+                           file = NULL, allocations = FALSE, threshold = 0, label = NULL) {
   code <- substitute(expr)
   env <- parent.frame()
   recording <- with_profile_errors("internal", "Can't start the profiler.", {
     check_dots_empty_record(...)
+    check_label(label)
     start_recording(interval, memory, line, gc, file)
   })
+  recording$label <- if (is.null(label)) NA_character_ else label
   on.exit(stop_recording(recording), add = TRUE)
   allocs <- with_profile_errors("internal", "Can't start the allocation profiler.", {
     start_allocations(allocations, threshold)
   })
   on.exit(stop_allocations(allocs), add = TRUE)
   block <- parse_record_expr(code)
+  clock <- proc.time()
   # profile:::record_expr(<the code>), made so that its frame is named so
   eval(as.call(list(call(":::", as.name("profile"), as.name("record_expr")), block)), env)
+  used <- time_used_since(clock)
   stop_recording(recording, remove = FALSE)
   stop_allocations(allocs, remove = FALSE)
   with_profile_errors(
     "internal", "Can't read the recording.",
-    add_recorded_allocations(read_recording(recording, attr(block, "text")), allocs)
+    add_recorded_allocations(read_recording(recording, block, used), allocs)
   )
 }
 
@@ -110,8 +142,17 @@ check_dots_empty_record <- function(..., call = rlang::caller_env()) {
   if (...length() > 0L) {
     abort_argument(c(
       "{.arg ...} must be empty.",
-      i = "Options after it: {.arg interval}, {.arg memory}, {.arg line}, {.arg gc}, {.arg file}."
+      i = paste(
+        "Options after it: {.arg interval}, {.arg memory}, {.arg line}, {.arg gc},",
+        "{.arg file}, {.arg label}."
+      )
     ), call = call)
+  }
+}
+
+check_label <- function(label, call = rlang::caller_env()) {
+  if (!is.null(label) && !(rlang::is_string(label) && !is.na(label))) {
+    abort_argument("{.arg label} must be {.code NULL} or a single string.", call = call)
   }
 }
 
@@ -139,6 +180,7 @@ start_recording <- function(interval, memory, line, gc, file, call = rlang::call
     ), call = call)
   }
   path <- if (is.null(file)) tempfile("profile-record-", fileext = ".out") else native_path(file)
+  started_at <- as.numeric(Sys.time())
   started <- tryCatch(
     {
       utils::Rprof(path,
@@ -162,6 +204,8 @@ start_recording <- function(interval, memory, line, gc, file, call = rlang::call
   state$temporary <- is.null(file)
   state$file <- file
   state$running <- TRUE
+  state$interval <- interval
+  state$started <- started_at
   state
 }
 
@@ -201,13 +245,13 @@ stop_recording <- function(recording, remove = TRUE) {
 }
 
 # The code to run: `code` parsed anew from its source text as the file
-# `<expr>`, so that the profiler records its lines, as one `{` block with the
+# `<expr:HASH>` (see record_file_name()), so that the profiler records its lines, as one `{` block with the
 # source references of its expressions (which `{` sets as it runs them). The
 # text is the original where R kept it (a `{` block with source references),
 # else R's deparse of the code; it is the attribute "text" of the block.
 parse_record_expr <- function(code) {
   text <- record_expr_text(code)
-  srcfile <- srcfilecopy("<expr>", text)
+  srcfile <- srcfilecopy(record_file_name(text), text)
   parsed <- tryCatch(
     parse(text = text, keep.source = TRUE, srcfile = srcfile),
     error = function(e) NULL
@@ -226,6 +270,15 @@ parse_record_expr <- function(code) {
   block
 }
 
+# The file name of the code of a recording, `<expr:HASH>`: HASH is the first
+# 8 hex digits of a hash of the code's text, so that the lines of recordings of
+# different code stay apart when profiles are combined, and those of the same
+# code add up.
+record_file_name <- function(text) {
+  hash <- rlang::hash(enc2utf8(paste(text, collapse = "\n")))
+  paste0("<expr:", substr(hash, 1L, 8L), ">")
+}
+
 record_expr_text <- function(code) {
   srcref <- attr(code, "srcref")
   whole <- attr(code, "wholeSrcref")
@@ -242,39 +295,119 @@ record_expr_text <- function(code) {
   deparse(code, width.cutoff = 80L)
 }
 
+# The CPU time (of this process, in seconds) and the elapsed time since
+# `clock`, a proc.time().
+time_used_since <- function(clock) {
+  now <- proc.time()
+  list(
+    cpu = sum(now[c("user.self", "sys.self")]) - sum(clock[c("user.self", "sys.self")]),
+    elapsed = now[["elapsed"]] - clock[["elapsed"]]
+  )
+}
+
 # The profile of the file recorded, cut to what ran inside `expr`: the frame
 # record_expr() (and the frames outside it) replaced by a top-level frame that
-# keeps its lines of `<expr>`, with the text of `<expr>` and of the files its
-# functions name.
-read_recording <- function(recording, text) {
+# keeps its lines of the code, with the text of the code (`block`, see
+# parse_record_expr()) and of the files its functions name; the source stamped
+# with the time the recording started and how long `expr` ran (`used`, see
+# time_used_since()).
+read_recording <- function(recording, block, used) {
   uri <- if (recording$temporary) NA_character_ else recording$file
   x <- read_rprof(recording$path, source_uri = uri, source_text = FALSE)
-  marker <- "^profile:::record_expr$"
-  x <- withCallingHandlers(profile_show_from(x, marker), profile_warning_no_match = function(w) {
-    cli::cli_warn(
-      c(
-        "{.arg expr} ran too briefly for the profiler to take a sample.",
-        i = "Try a smaller {.arg interval}."
-      ),
-      class = c("profile_warning_no_samples", "profile_warning")
-    )
-    invokeRestart("muffleWarning")
-  })
+  x <- cut_to_expr(x, used, recording$interval)
   tables <- dm::dm_get_tables(x, keyed = FALSE)
   functions <- tables$functions
   is_marker <- functions$name == "profile:::record_expr"
   functions$name[is_marker] <- "<top level>"
   functions$system_name[is_marker] <- ""
   tables$functions <- functions
+  tables$sources$source_timestamp <- recording$started
+  tables$sources$duration_nanos <- round(used$elapsed * 1e9)
+  tables$sources$source_label <- as_valid_utf8(recording$label)
+  warn_if_under_counted(nrow(tables$samples), used, recording$interval)
+  tables$source_lines <- recorded_source_lines(tables, block)
+  dm_from_v2_tables(tables)
+}
+
+# The samples of the recording `x` taken inside `expr` (see read_recording());
+# a warning when there are none, saying why (see no_samples_reason()).
+cut_to_expr <- function(x, used, interval) {
+  marker <- "^profile:::record_expr$"
+  withCallingHandlers(profile_show_from(x, marker), profile_warning_no_match = function(w) {
+    cli::cli_warn(no_samples_reason(used, interval),
+      class = c("profile_warning_no_samples", "profile_warning")
+    )
+    invokeRestart("muffleWarning")
+  })
+}
+
+# Why a recording has no sample: R's profiler samples the CPU time of its own
+# process, so code that waits (Sys.sleep(), input and output) or whose work is
+# done by other processes (system(), callr, workers) gives none, however long
+# it runs; otherwise the code ran too briefly.
+no_samples_reason <- function(used, interval) {
+  if (used$elapsed >= 2 * interval && used$cpu < used$elapsed / 2) {
+    # (the values written in: cli interpolates in the caller's frame)
+    return(c(
+      sprintf(
+        "The profiler took no sample of {.arg expr}: it ran for %s but used %s of CPU time.",
+        format_seconds(used$elapsed), format_seconds(used$cpu)
+      ),
+      i = paste(
+        "The profiler samples the CPU time of this R process: time spent waiting",
+        "(such as {.fn Sys.sleep}, input and output) or in other processes",
+        "(such as {.fn system}, {.pkg callr}, parallel workers) is not recorded."
+      )
+    ))
+  }
+  c(
+    "{.arg expr} ran too briefly for the profiler to take a sample.",
+    i = "Try a smaller {.arg interval}."
+  )
+}
+
+# A warning when the profiler took far fewer samples than the CPU time of
+# `expr` asks for: the system delivers the profiler's ticks at the resolution
+# of its clock (every 4 ms on many Linux systems), not at every `interval` if
+# that is shorter, so that the recording under-counts time.
+warn_if_under_counted <- function(n_samples, used, interval) {
+  sampled <- n_samples * interval
+  if (used$cpu < max(0.2, 20 * interval) || sampled >= 0.75 * used$cpu) {
+    return(invisible())
+  }
+  tick <- if (n_samples > 0) used$cpu / n_samples else NA_real_
+  cli::cli_warn(
+    c(
+      paste(
+        "The profiler took {n_samples} sample{?s} ({format_seconds(sampled)} at an",
+        "{.arg interval} of {interval} s), but {.arg expr} used",
+        "{format_seconds(used$cpu)} of CPU time: its times are under-counted."
+      ),
+      i = paste(
+        "The system delivered the profiler's ticks about every",
+        "{format_seconds(tick)}, not every {interval} s.",
+        "Use an {.arg interval} of {signif(tick, 2)} s or more."
+      )
+    ),
+    class = c("profile_warning_under_counted", "profile_warning")
+  )
+}
+
+# The table source_lines of a recording: the text of the code (the file
+# recorded as parse_record_expr() named it) and of the source files of the
+# frames kept (those of the caller's frames are left out).
+recorded_source_lines <- function(tables, block) {
+  text <- attr(block, "text")
+  name <- attr(block, "srcfile")$filename
   source_id <- tables$sources$source_id[[1L]]
+  n <- length(text)
   known <- tibble::new_tibble(list(
-    source_id = rep(source_id, length(text)), filename = rep("<expr>", length(text)),
-    line = seq_along(text), text = as_valid_utf8(text)
-  ), nrow = length(text))
-  # the files of the frames kept (those of the caller's frames are left out)
+    source_id = rep(source_id, n), filename = rep(if (n) name else character(), n),
+    line = seq_len(n), text = as_valid_utf8(text)
+  ), nrow = n)
+  functions <- tables$functions
   locations <- tables$locations
   used <- locations$function_id[locations$location_id %in% tables$sample_locations$location_id]
   files <- functions$filename[functions$function_id %in% used]
-  tables$source_lines <- read_source_lines(files, source_id, TRUE, known = known)
-  dm_from_v2_tables(tables)
+  read_source_lines(files, source_id, TRUE, known = known)
 }

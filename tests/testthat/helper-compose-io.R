@@ -202,9 +202,7 @@ check_valid <- function(x, what) {
 # Defects the suite found that are owned by another part of issue 32, or
 # reported and not fixed here (see the report of the issue): expected.
 compose_known_invalid <- function(message, what) {
-  if (grepl("source_lines", message, fixed = TRUE) && grepl("delete", what)) {
-    "32-R (profile_db_delete() leaves source_lines behind)"
-  } else if (grepl("empty logical vector", message, fixed = TRUE)) {
+  if (grepl("empty logical vector", message, fixed = TRUE)) {
     "unfixed, reported (dplyr::collect() of a database's empty tables gives logical columns)"
   } else if (grepl("`mapping_id`", message, fixed = TRUE) && grepl("delete", what)) {
     "unfixed, reported (profile_db_delete() of a source whose mappings others' locations use)"

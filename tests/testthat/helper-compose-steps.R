@@ -188,8 +188,7 @@ check_view_text <- function(file, va, vb, vc) {
   parts <- Filter(Negate(is.null), list(va$text[[file]], vb$text[[file]]))
   if (length(parts) == 2L && !identical(parts[[1]], parts[[2]])) {
     list(compose_problem(
-      sprintf("two profiles with different text of the file %s are combined into one", file),
-      known = if (identical(file, "<expr>")) "32-R (recordings named <expr>)"
+      sprintf("two profiles with different text of the file %s are combined into one", file)
     ))
   } else if (length(parts) && !identical(vc$text[[file]], parts[[1]])) {
     list(compose_problem(sprintf(

@@ -70,7 +70,8 @@ compose_shared_sources <- function() {
   )
 }
 
-# Two recordings of different code (each names its code `<expr>`).
+# Two recordings of different code (each names its code `<expr:HASH>`, HASH
+# of its text).
 compose_recordings <- function() {
   list(
     quote(profile_record(

@@ -63,6 +63,57 @@ for (backend in c("sqlite", "postgres", "rpostgresql", "duckdb")) {
   })
 }
 
+# Recordings carry the text of their code (source_lines, keyed by source): a
+# delete takes it with the source (issue 32: SQLite kept it, PostgreSQL
+# refused the delete on its foreign key). OpenTelemetry profiles carry
+# attributes keyed by source, mapping, location, scope and resource: the
+# database holds what appending the other source alone stores.
+recorded_runs <- function() {
+  list(
+    profile_record(for (i in 1:40) sum(sort(runif(2e4))), interval = 0.005),
+    profile_record(
+      {
+        v <- 0
+        for (i in 1:60) v <- v + sum(cumsum(runif(2e4)))
+      },
+      interval = 0.005
+    )
+  )
+}
+
+lines_of_source <- function(tables, id) {
+  lines <- tables$source_lines[tables$source_lines$source_id == id, ]
+  lines[order(lines$filename, lines$line), c("filename", "line", "text")]
+}
+
+for (backend in c("sqlite", "postgres")) {
+  test_that(paste0(backend, ": deleting a recording deletes its source_lines"), {
+    con <- local_db(backend)
+    runs <- recorded_runs()
+    for (p in runs) db <- profile_db_append(con, p)
+    kept <- lines_of_source(dm::dm_get_tables(runs[[2]]), 1L)
+    expect_gt(nrow(kept), 0L)
+    db <- profile_db_delete(con, dm::dm_filter(db, sources = source_id == 1L))
+    expect_silent(validate_profile(profile_db(con)))
+    tables <- collected_tables(profile_db(con))
+    expect_identical(tables$sources$source_id, 2L)
+    expect_identical(unique(tables$source_lines$source_id), 2L)
+    expect_equal(lines_of_source(tables, 2L), kept, ignore_attr = TRUE)
+  })
+
+  test_that(paste0(backend, ": deleting an OpenTelemetry source deletes its attributes"), {
+    con <- local_db(backend)
+    otlp <- read_otlp(sample_path("otlp", "otep-0239.pb"))
+    others <- local_db(backend)
+    db <- profile_db_append(con, profiles[[1]])
+    db <- profile_db_append(con, otlp)
+    alone <- profile_db_append(others, profiles[[1]])
+    db <- profile_db_delete(con, dm::dm_filter(db, sources = source_type == "otlp"))
+    expect_silent(validate_profile(db))
+    expect_identical(content_counts(con), content_counts(others))
+  })
+}
+
 # Found by the composition suite (test-compose-pipelines.R): the attribute
 # tables of OpenTelemetry profiles were left behind (validation failed on
 # `mapping_attributes` rows of deleted mappings; PostgreSQL refused the delete

@@ -43,3 +43,23 @@ test_that("the keys of a real profile form a tree, so dm_filter() works", {
   t$mappings$source_id[1] <- 99L
   expect_error(validate_profile(profile:::dm_from_v2_tables(t)), class = "profile_error_invalid")
 })
+
+test_that("a saved profile read in a new R session shows its tables without library(dm)", {
+  # (issue 32: x$samples was NULL until something loaded dm's namespace)
+  x <- read_rprof(sample_path("rprof", "1.out"))
+  path <- withr::local_tempfile(fileext = ".rds")
+  saveRDS(x, path)
+  script <- withr::local_tempfile(fileext = ".R")
+  writeLines(c(
+    "suppressPackageStartupMessages(library(profile))",
+    "x <- readRDS(commandArgs(trailingOnly = TRUE)[[1]])",
+    "cat(nrow(x$samples), nrow(x[['functions']]), sep = '\\n')"
+  ), script)
+  libs <- paste(.libPaths(), collapse = .Platform$path.sep)
+  out <- withr::with_envvar(c(R_LIBS = libs), system2(
+    file.path(R.home("bin"), "Rscript"), shQuote(c(script, path)),
+    stdout = TRUE, stderr = TRUE
+  ))
+  tables <- dm::dm_get_tables(x)
+  expect_identical(out, as.character(c(nrow(tables$samples), nrow(tables$functions))))
+})

@@ -94,6 +94,8 @@ table!(
         /// epoch as exact text, where it is not `time_nanos` (OTLP sample
         /// timestamps before the profile's start time, or a start time of 0).
         time_origin_nanos: Chr = "time_origin_nanos",
+        /// A name given to the source by its maker (`profile_record(label = )`).
+        source_label: Chr = "source_label",
     }
 );
 

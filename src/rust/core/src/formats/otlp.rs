@@ -60,6 +60,7 @@ pub mod keys {
     pub const SOURCE_URI: &str = "r.profile.source_uri";
     pub const SOURCE_TIMESTAMP: &str = "r.profile.source_timestamp";
     pub const RPROF_HEADER: &str = "r.profile.rprof_header";
+    pub const SOURCE_LABEL: &str = "r.profile.source_label";
     pub const DIFF_BASE: &str = "r.profile.diff_base";
     /// The position of a source in its scope, written only where the reader
     /// would otherwise take the source's Profiles for more sample types of

@@ -228,6 +228,7 @@ struct ProfileFields {
     source_uri: Option<StrId>,
     source_timestamp: Option<f64>,
     rprof_header: StrId,
+    source_label: StrId,
     diff_base: i32,
     /// Attribute indices of the rest.
     rest: Vec<i32>,

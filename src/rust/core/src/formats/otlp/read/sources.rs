@@ -205,6 +205,10 @@ impl Reader<'_, '_> {
                     f.rprof_header = v;
                     true
                 }
+                (keys::SOURCE_LABEL, Some(v)) if f.source_label.is_na() => {
+                    f.source_label = v;
+                    true
+                }
                 (keys::SOURCE_TIMESTAMP, None)
                     if kind == Some("double") && f.source_timestamp.is_none() =>
                 {
@@ -319,6 +323,7 @@ impl Reader<'_, '_> {
         s.drop_frames.push(fields.drop_frames);
         s.keep_frames.push(fields.keep_frames);
         s.rprof_header.push(fields.rprof_header);
+        s.source_label.push(fields.source_label);
         s.diff_base.push(fields.diff_base);
         s.scope_id.push(scope_id);
         s.profile_id.push(profile_id);

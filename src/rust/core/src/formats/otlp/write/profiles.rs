@@ -45,6 +45,9 @@ impl Writer<'_> {
         if let Some(h) = text(&s.rprof_header) {
             attrs.push(self.dict.string_attribute(keys::RPROF_HEADER, h)?);
         }
+        if let Some(l) = text(&s.source_label) {
+            attrs.push(self.dict.string_attribute(keys::SOURCE_LABEL, l)?);
+        }
         if let Some(&d) = s.diff_base.get(src) {
             if d != NA_INT {
                 attrs.push(self.dict.bool_attribute(keys::DIFF_BASE, d != 0)?);
