@@ -387,3 +387,25 @@ test_that("the Top table's file is where a function is defined, not where it is 
     )
   }
 })
+
+test_that("a base function first seen on its caller's line has no file in the Top table", {
+  # As R writes it: the line in front of the innermost frame of a function
+  # without source references is its caller's (work's line 3, which calls
+  # sort); a line in front of an outer frame is one of that function's own.
+  path <- withr::local_tempfile(fileext = ".out")
+  writeLines(c(
+    "line profiling: sample.interval=5000",
+    "#File 1: defs.R",
+    "1#3 \"sort\" 1#3 \"work\" 1#7 \"outer\" ",
+    "\"order\" \"sort\" 1#3 \"work\" 1#7 \"outer\" ",
+    "1#2 \"work\" 1#7 \"outer\" "
+  ), path)
+  payload <- view_payload(view_file(read_rprof(path)))
+  strings <- unlist(payload$strings)
+  key_name <- strings[decode_typed(payload$keys$name) + 1]
+  key_file <- strings[decode_typed(payload$keys$file) + 1]
+  expect_identical(
+    key_file[match(c("sort", "order", "work", "outer"), key_name)],
+    c("", "", "defs.R", "defs.R")
+  )
+})
