@@ -45,8 +45,9 @@ format.profile_v2 <- function(x, ..., n_sources = 5, n_functions = 5) {
     ),
     format_sources(sources, n_sources),
     described,
-    sprintf(
-      "Tables: %s (a dm: see dm::dm_get_tables())", paste(names(tables), collapse = ", ")
+    strwrap(
+      sprintf("Tables: %s (a dm: see dm::dm_get_tables())", paste(names(tables), collapse = ", ")),
+      exdent = 2
     )
   )
 }
@@ -140,7 +141,7 @@ format_top_functions <- function(x, n) {
     return(character())
   }
   unit <- attr(s, "unit")
-  pct <- function(v) ifelse(is.na(v), "", sprintf("%.2f%%", v))
+  pct <- function(v) ifelse(is.na(v), "", format_percent(v))
   cells <- cbind(
     format_compact_amount(s$self, unit), pct(s$self_pct), pct(cumsum(s$self_pct)),
     format_compact_amount(s$total, unit), pct(s$total_pct)
