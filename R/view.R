@@ -313,12 +313,42 @@ view_data <- function(x, type, title, call = rlang::caller_env()) {
     location_line = frames$line,
     n_keys = length(keys$labels),
     key_name = keys$labels,
-    key_file = frames$filename[match(keys$labels, frames$name)],
+    key_file = defining_files(parts$stack, frames)[match(keys$labels, frames$name)],
     default_type = default_type,
     diff = any(diff_base_sources(parts)),
     title = as_valid_utf8(title)
   ))
   rust_value(ffi_profile_view_data(input), "Can't prepare the view.", call = call)
+}
+
+# The file each frame's function is defined in, one per frame of `frames`
+# (the view's Top table shows one file per function name). A location's file
+# is that of the line R's profiler wrote in front of the frame: the line
+# running in that function, in its own file, except in the innermost call of
+# a function without source references (a base function evaluating its
+# caller's arguments, perhaps under `<GC>`), where it is the caller's line,
+# the one written after the frame. So a frame whose file and line are its
+# caller's, under another name, tells nothing of where it is defined; a
+# name's file is the one most of its other frames have, "" where none has
+# one. (Formats that name the file of a function, as pprof does, give the
+# same file everywhere.)
+defining_files <- function(stack, frames) {
+  row <- match(stack$location_id, frames$location_id)
+  name <- frames$name[row]
+  file <- frames$filename[row]
+  line <- frames$line[row]
+  caller <- vctrs::vec_match(
+    data.frame(sample_id = stack$sample_id, depth = stack$depth + 1L),
+    data.frame(sample_id = stack$sample_id, depth = stack$depth)
+  )
+  callers_line <- !is.na(caller) & file == file[caller] & line == line[caller] &
+    name != name[caller]
+  trusted <- !is.na(row) & nzchar(file) & !callers_line
+  found <- vctrs::vec_count(data.frame(name = name[trusted], file = file[trusted]), sort = "count")
+  found <- found$key[!duplicated(found$key$name), , drop = FALSE]
+  out <- found$file[match(frames$name, found$name)]
+  out[is.na(out)] <- ""
+  out
 }
 
 # The source lines of the view: a key per location for its file and line (0

@@ -258,8 +258,7 @@ check_whole_percentages <- function(before, after, verb) {
     return(list())
   }
   list(compose_problem(
-    sprintf("%s(): self_pct is not of the whole profile's total (%s)", verb, format(whole)),
-    known = "32-console (the verbs' percentages as Go's)"
+    sprintf("%s(): self_pct is not of the whole profile's total (%s)", verb, format(whole))
   ))
 }
 
