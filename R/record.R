@@ -245,9 +245,9 @@ stop_recording <- function(recording, remove = TRUE) {
 }
 
 # The code to run: `code` parsed anew from its source text as the file
-# `<expr:HASH>` (see record_file_name()), so that the profiler records its lines, as one `{` block with the
-# source references of its expressions (which `{` sets as it runs them). The
-# text is the original where R kept it (a `{` block with source references),
+# `<expr:HASH>` (see record_file_name()), so that the profiler records its
+# lines, as one `{` block with the source references of its expressions
+# (which `{` sets as it runs them). The text is the original where R kept it (a `{` block with source references),
 # else R's deparse of the code; it is the attribute "text" of the block.
 parse_record_expr <- function(code) {
   text <- record_expr_text(code)
@@ -375,7 +375,8 @@ warn_if_under_counted <- function(n_samples, used, interval) {
   if (used$cpu < max(0.2, 20 * interval) || sampled >= 0.75 * used$cpu) {
     return(invisible())
   }
-  tick <- if (n_samples > 0) used$cpu / n_samples else NA_real_
+  # (used in the message's glue, which lintr does not read)
+  tick <- if (n_samples > 0) used$cpu / n_samples else NA_real_ # nolint: object_usage_linter.
   cli::cli_warn(
     c(
       paste(

@@ -261,7 +261,10 @@ check_whole_percentages <- function(before, after, verb) {
   # before the filter; this package gives them of the base's total after it)
   diff_base <- dm::dm_get_tables(compose_local(before))$sources$diff_base
   known <- if (any(!is.na(diff_base))) {
-    "unfixed, reported (a verb's percentages on a profile_diff() are not of the base's whole total, as Go's -diff_base)"
+    paste(
+      "unfixed, reported (a verb's percentages on a profile_diff() are not of",
+      "the base's whole total, as Go's -diff_base)"
+    )
   }
   list(compose_problem(
     sprintf("%s(): self_pct is not of the whole profile's total (%s)", verb, format(whole)),

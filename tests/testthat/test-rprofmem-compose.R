@@ -47,20 +47,26 @@ test_that("allocations in a SQLite database beside a time profile: appended, sum
   sources <- dplyr::collect(db$sources)
   expect_identical(sources$source_type, c("rprofmem", "rprof"))
   expect_equal(summary_of(db), summary_of(x), ignore_attr = TRUE)
-  expect_equal(summary_of(db, "alloc_objects"), summary_of(x, "alloc_objects"), ignore_attr = TRUE)
+  expect_equal(
+    summary_of(db, "alloc_objects"), summary_of(x, "alloc_objects"),
+    ignore_attr = TRUE
+  )
   db <- profile_db_delete(con, sources$source_id[sources$source_type == "rprofmem"])
   validate_profile(profile_db(con))
   expect_equal(summary_of(db, "samples"), summary_of(time, "samples"), ignore_attr = TRUE)
   expect_false("alloc_space" %in% dplyr::collect(db$sample_types)$type)
 })
 
-test_that("allocations through write_otlp() and read_otlp() keep every function's bytes and count", {
+test_that("allocations through write_otlp() and read_otlp() keep each function's bytes, count", {
   x <- alloc_profile()
   path <- withr::local_tempfile(fileext = ".pb")
   write_otlp(x, path)
   back <- read_otlp(path)
   expect_equal(summary_of(back), summary_of(x), ignore_attr = TRUE)
-  expect_equal(summary_of(back, "alloc_objects"), summary_of(x, "alloc_objects"), ignore_attr = TRUE)
+  expect_equal(
+    summary_of(back, "alloc_objects"), summary_of(x, "alloc_objects"),
+    ignore_attr = TRUE
+  )
   labels <- dm::dm_get_tables(back)$sample_labels
   expect_identical(
     sum(labels$key == "what" & labels$value == "new page"),
