@@ -139,9 +139,9 @@
 #' first source of the profile; [profile_record()] adds the code it ran under
 #' the file name `<expr:HASH>` (`HASH` from the code's text). Only regular
 #' text files with a source-code extension are read, up to 1 MiB each and
-#' 16 MiB in all. Its lines belong to a source (a file changes between runs): [combine_profiles()] gives
-#' them the source's new id. No file format carries it: the writers leave it
-#' out.
+#' 16 MiB in all. Its lines belong to a source (a file changes between
+#' runs): [combine_profiles()] gives them the source's new id. No file format
+#' carries it: the writers leave it out.
 #'
 #' Extension columns of `sources`: `period_type`, `period_unit` (chr), `period`,
 #' `duration_nanos` (dbl), `time_nanos` (chr: the exact pprof `time_nanos`, which

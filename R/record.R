@@ -247,8 +247,9 @@ stop_recording <- function(recording, remove = TRUE) {
 # The code to run: `code` parsed anew from its source text as the file
 # `<expr:HASH>` (see record_file_name()), so that the profiler records its
 # lines, as one `{` block with the source references of its expressions
-# (which `{` sets as it runs them). The text is the original where R kept it (a `{` block with source references),
-# else R's deparse of the code; it is the attribute "text" of the block.
+# (which `{` sets as it runs them). The text is the original where R kept
+# it (a `{` block with source references), else R's deparse of the code; it
+# is the attribute "text" of the block.
 parse_record_expr <- function(code) {
   text <- record_expr_text(code)
   srcfile <- srcfilecopy(record_file_name(text), text)
