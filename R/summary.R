@@ -311,7 +311,11 @@ ctl_new_pillar.profile_summary <- function(controller, x, width, ..., title = NU
     return(out)
   }
   shaft <- pillar::new_pillar_shaft_simple(text, align = "right", na = "")
-  if (!is.null(width) && pillar::get_min_width(shaft) > width) {
+  # (pillar keeps a shaft's narrowest width as its attributes; its own
+  # accessor is not exported)
+  min_width <- attr(shaft, "min_width")
+  if (is.null(min_width)) min_width <- attr(shaft, "width")
+  if (!is.null(width) && min_width > width) {
     return(NULL)
   }
   out$data <- pillar::pillar_component(shaft)
