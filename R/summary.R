@@ -311,15 +311,18 @@ ctl_new_pillar.profile_summary <- function(controller, x, width, ..., title = NU
     return(out)
   }
   shaft <- pillar::new_pillar_shaft_simple(text, align = "right", na = "")
-  # (pillar keeps a shaft's narrowest width as its attributes; its own
-  # accessor is not exported)
-  min_width <- attr(shaft, "min_width")
-  if (is.null(min_width)) min_width <- attr(shaft, "width")
-  if (!is.null(width) && min_width > width) {
+  if (!is.null(width) && shaft_min_width(shaft) > width) {
     return(NULL)
   }
   out$data <- pillar::pillar_component(shaft)
   out
+}
+
+# The narrowest width of a pillar shaft: pillar keeps it in the shaft's
+# attributes (its own accessor, get_min_width(), is not exported).
+shaft_min_width <- function(shaft) {
+  min_width <- attr(shaft, "min_width")
+  if (is.null(min_width)) attr(shaft, "width") else min_width
 }
 
 # Percentages as go tool pprof prints them: two decimals, two significant
