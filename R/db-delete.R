@@ -115,6 +115,7 @@ db_delete_sources <- function(con, ids) {
     )
     otlp <- intersect(v2_schema()$otlp_tables, db_relations(con)$name)
     db_delete_unused_locations(con, batch, otlp)
+    db_reassign_used_mappings(con, sources)
     db_delete_source_rows(con, sources, otlp)
     run('DELETE FROM "sources" WHERE "source_id" IN ({sources})', sources = sources)
     db_delete_unused_scopes(con, otlp)
@@ -223,6 +224,55 @@ db_delete_unused_locations <- function(con, ids, otlp = character()) {
       'DELETE FROM "functions" WHERE "function_id" IN (%s)', paste(batch, collapse = ", ")
     ))
   }
+}
+
+# Gives the mappings of the sources `sources` (ids as SQL text) that the
+# locations left still refer to (an OTLP file's sources share its mappings:
+# each belongs to the first source whose samples use it) to the first source
+# left whose samples use it (else the first source left), as reading the
+# sources left alone would, so that deleting the mappings of `sources` keeps
+# them.
+db_reassign_used_mappings <- function(con, sources) {
+  p <- db_physical
+  used <- DBI::dbGetQuery(con, sql_fill(
+    paste(
+      'SELECT DISTINCT "m"."mapping_id" FROM "mappings" AS "m"',
+      'WHERE "m"."source_id" IN ({sources}) AND "m"."mapping_id" IN',
+      '(SELECT "mapping_id" FROM "locations" WHERE "mapping_id" IS NOT NULL)'
+    ),
+    sources = sources
+  ))$mapping_id
+  used <- as_column_type(used, "integer")
+  if (!length(used)) {
+    return(invisible())
+  }
+  first_left <- DBI::dbGetQuery(con, sql_fill(
+    'SELECT MIN("source_id") AS "id" FROM "sources" WHERE "source_id" NOT IN ({sources})',
+    sources = sources
+  ))$id
+  for (batch in split(used, ceiling(seq_along(used) / 2000))) {
+    users <- DBI::dbGetQuery(con, sql_fill(
+      paste(
+        'SELECT "l"."mapping_id", MIN("ss"."source_id") AS "source_id"',
+        'FROM {source_stacks} AS "ss"',
+        'JOIN {frames} AS "f" ON "f"."stack_id" = "ss"."stack_id"',
+        'JOIN "locations" AS "l" ON "l"."location_id" = "f"."location_id"',
+        'WHERE "l"."mapping_id" IN ({mappings}) GROUP BY "l"."mapping_id"'
+      ),
+      source_stacks = sql_name(con, p$source_stacks), frames = sql_name(con, p$frames),
+      mappings = paste(batch, collapse = ", ")
+    ))
+    owner <- as_column_type(users$source_id, "integer")[
+      match(batch, as_column_type(users$mapping_id, "integer"))
+    ]
+    owner[is.na(owner)] <- as_column_type(first_left, "integer")
+    for (i in seq_along(batch)[!is.na(owner)]) {
+      DBI::dbExecute(con, sprintf(
+        'UPDATE "mappings" SET "source_id" = %d WHERE "mapping_id" = %d', owner[[i]], batch[[i]]
+      ))
+    }
+  }
+  invisible()
 }
 
 # Deletes the OpenTelemetry scopes no source uses any more, then the resources

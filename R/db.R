@@ -133,7 +133,9 @@ profile_db <- function(con) {
       present <- setdiff(present, schema$otlp_tables)
     }
     # the columns given, so that dbplyr does not ask for each table's
-    tables <- lapply(present, function(t) dplyr::tbl(con, t, vars = columns[[t]]))
+    tables <- lapply(present, function(t) {
+      profile_db_tbl(dplyr::tbl(con, t, vars = columns[[t]]), t)
+    })
     names(tables) <- present
     as_profile_v2(keyed_dm(tables))
   })
@@ -185,6 +187,25 @@ local_profile <- function(x) {
   })
   names(local) <- names(tables)
   dm_from_v2_tables(per_sample_rows_in_order(local))
+}
+
+# A table of a database-backed profile: a lazy table that knows which table
+# of the format it is, so that dplyr::collect() of it (and of the profile:
+# dm collects each table) gives the schema's column types. A driver cannot
+# tell the type of a column of no rows from an SQLite view (nor of only
+# NULLs), and gives 64-bit integers as integer64 and SQLite's booleans as
+# 0/1. dplyr verbs on the table keep the class.
+profile_db_tbl <- function(tbl, table) {
+  attr(tbl, "profile_table") <- table
+  class(tbl) <- c("profile_db_tbl", setdiff(class(tbl), "profile_db_tbl"))
+  tbl
+}
+
+#' @rawNamespace S3method(dplyr::collect, profile_db_tbl)
+collect.profile_db_tbl <- function(x, ...) {
+  out <- NextMethod()
+  table <- attr(x, "profile_table")
+  if (rlang::is_string(table)) as_schema_types(out, table) else out
 }
 
 # The rows of a small table collected from a database in the order of the

@@ -123,7 +123,7 @@ profile_summary <- function(x, type = NULL, n = 10,
     totals <- frame_key_totals(parts, sample_type$type, grouping$key, vctrs::vec_size(groups))
 
     grand_total <- totals$grand_total
-    is_diff <- length(parts$base_samples) > 0L
+    is_diff <- is_diff_parts(parts, sample_type$type)
     whole_total <- if (!is_diff) unfiltered_total(parts, sample_type$type)
     percent_of <- percentages_of(parts, sample_type$type, grand_total, relative_percentages)
     percent <- function(v) if (percent_of == 0) rep(NA_real_, length(v)) else 100 * v / percent_of
@@ -164,15 +164,34 @@ check_summary_args <- function(n, relative_percentages, call = rlang::caller_env
 }
 
 # The total the percentages of a summary of type `type` are of: of a
-# difference, the base's total, as in Go's -top; after a verb that left
-# samples out, the whole profile's, as Go's unless -relative_percentages;
-# else the profile's own.
+# difference, the base's total, as in Go's -top (after a verb, the base's
+# total before the verbs, as Go's -diff_base with -focus and the like, unless
+# -relative_percentages); after a verb that left samples out, the whole
+# profile's, as Go's unless -relative_percentages; else the profile's own.
 percentages_of <- function(parts, type, grand_total, relative) {
-  if (length(parts$base_samples) > 0L) {
-    return(base_total(parts, type))
+  if (is_diff_parts(parts, type)) {
+    whole_base <- if (!relative) unfiltered_base_total(parts, type)
+    return(if (is.null(whole_base)) base_total(parts, type) else whole_base)
   }
   whole_total <- if (!relative) unfiltered_total(parts, type)
   if (is.null(whole_total)) grand_total else whole_total
+}
+
+# Whether the summary of type `type` is of a difference: the base has
+# samples, or had some of the type before the verbs.
+is_diff_parts <- function(parts, type) {
+  length(parts$base_samples) > 0L || isTRUE(unfiltered_base_total(parts, type) != 0)
+}
+
+# The total of type `type` of the base of a difference before the verbs, as a
+# positive number (NULL where no verb left anything out or there is no base).
+unfiltered_base_total <- function(parts, type) {
+  base <- parts$sources$source_id[parts$sources[["diff_base"]] %in% TRUE]
+  if (!length(base)) {
+    return(NULL)
+  }
+  total <- unfiltered_total(parts, type, sources = base)
+  if (is.null(total)) NULL else abs(total)
 }
 
 # summary() of a v1 object (R/v1-object.R) is its profile_summary().
@@ -228,14 +247,14 @@ new_profile_summary <- function(x, sample_type, unit, grand_total, by, sort, n_g
 
 # The total of type `type` of the whole profile before the verbs
 # (`unfiltered_totals`, see unfiltered_totals_of()), over the sources the
-# profile has; of a derived type, that of the type it comes from times each
-# source's factor. NULL where no verb left anything out.
-unfiltered_total <- function(parts, type) {
+# profile has (or `sources` of them); of a derived type, that of the type it
+# comes from times each source's factor. NULL where no verb left anything out.
+unfiltered_total <- function(parts, type, sources = parts$sources$source_id) {
   totals <- parts$unfiltered_totals
   if (is.null(totals)) {
     return(NULL)
   }
-  totals <- totals[totals$source_id %in% parts$sources$source_id, , drop = FALSE]
+  totals <- totals[totals$source_id %in% sources, , drop = FALSE]
   derived <- parts$derived
   if (!is.null(derived) && identical(type, derived$type)) {
     rows <- totals$type == derived$from

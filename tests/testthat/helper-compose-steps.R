@@ -243,32 +243,26 @@ step_sample_filter <- function(x, verb) {
 }
 
 # After a verb, percentages are of the whole profile, as Go's (issue 32,
-# "The verbs' percentages as Go's").
+# "The verbs' percentages as Go's"): of what the percentages of the profile
+# before the verb are of (its whole total before any verb; of a difference,
+# the base's whole total, as Go's -diff_base with -focus and the like).
 check_whole_percentages <- function(before, after, verb) {
   types <- compose_common_types(before, after)
   if (!length(types)) {
     return(list())
   }
   s <- profile_summary(after, type = types[[1]], n = 5)
-  whole <- attr(profile_summary(before, type = types[[1]], n = 0), "grand_total")
+  reference <- profile_summary(before, type = types[[1]], n = 0)
+  whole <- attr(reference, "base_total") %||% attr(reference, "whole_total") %||%
+    attr(reference, "grand_total")
   if (!nrow(s) || whole == 0 || profile:::is_db_profile(after)) {
     return(list())
   }
   if (isTRUE(all.equal(s$self_pct, 100 * s$self / whole))) {
     return(list())
   }
-  # (Go's -diff_base gives a difference's percentages of the base's total
-  # before the filter; this package gives them of the base's total after it)
-  diff_base <- dm::dm_get_tables(compose_local(before))$sources$diff_base
-  known <- if (any(!is.na(diff_base))) {
-    paste(
-      "unfixed, reported (a verb's percentages on a profile_diff() are not of",
-      "the base's whole total, as Go's -diff_base)"
-    )
-  }
   list(compose_problem(
-    sprintf("%s(): self_pct is not of the whole profile's total (%s)", verb, format(whole)),
-    known = known
+    sprintf("%s(): self_pct is not of the whole profile's total (%s)", verb, format(whole))
   ))
 }
 

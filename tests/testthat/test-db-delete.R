@@ -136,3 +136,62 @@ for (backend in c("sqlite", "postgres")) {
     expect_identical(everything_shown(db), everything_shown(profiles[[1]]))
   })
 }
+
+# Found by the composition suite: an OTLP file's sources share its mappings
+# (each belongs to the first source whose samples use it), and deleting that
+# source deleted mappings the locations of the others still refer to
+# (validate_profile(): "`mapping_id` ... has no match"). They stay, given to
+# the first source left that uses them, as reading the others alone does.
+for (backend in c("sqlite", "postgres")) {
+  test_that(paste0(backend, ": deleting an OTLP source keeps the mappings the others use"), {
+    ebpf <- read_otlp(otlp_shared_file("pyroscope/otel-ebpf-profile.pb.bin"))
+    tables <- dm::dm_get_tables(ebpf)
+    ids <- tables$sources$source_id
+    # (the file's first sources own mappings that later sources use too)
+    shared <- tables$mappings$mapping_id[tables$mappings$source_id == ids[[1]]]
+    expect_gt(length(shared), 0L)
+    con <- local_db(backend)
+    db <- profile_db_append(con, ebpf)
+    gone <- ids[1:3]
+    db <- profile_db_delete(con, gone)
+    expect_silent(validate_profile(db))
+    expect_silent(validate_profile(profile_db(con)))
+    rest <- dm::dm_filter(ebpf, sources = !source_id %in% !!gone)
+    expect_identical(everything_shown(db), everything_shown(rest))
+    # each mapping left belongs to the first source left whose samples use it
+    left <- collected_tables(db)
+    frames <- merge(
+      merge(left$samples, left$sample_locations, by = "sample_id"), left$locations,
+      by = "location_id"
+    )
+    first_user <- tapply(frames$source_id, frames$mapping_id, min)
+    owner <- left$mappings$source_id[match(names(first_user), left$mappings$mapping_id)]
+    expect_identical(owner, unname(as.vector(first_user)))
+    # and the rest deleted too leaves no mapping
+    db <- profile_db_delete(con, left$sources$source_id)
+    expect_silent(validate_profile(db))
+    expect_identical(unname(db_row_counts(con)[["mappings"]]), 0)
+  })
+
+  # (dplyr::collect() of a database's empty tables gave logical columns: a
+  # driver cannot tell the type of a column of no rows from a view)
+  test_that(paste0(backend, ": collect() of a database's empty tables gives the schema's types"), {
+    x <- profiles[[1]]
+    local_types <- lapply(dm::dm_get_tables(x), function(t) vapply(t, typeof, ""))
+    con <- local_db(backend)
+    db <- profile_db_append(con, x)
+    none <- dplyr::collect(dm::dm_filter(db, sources = source_id == 0L))
+    db <- profile_db_delete(con, 1L)
+    deleted <- dplyr::collect(db)
+    for (collected in list(none, deleted)) {
+      expect_silent(validate_profile(collected))
+      tables <- dm::dm_get_tables(collected)
+      expect_identical(nrow(tables$samples), 0L)
+      for (t in intersect(names(local_types), names(tables))) {
+        types <- vapply(tables[[t]], typeof, "")
+        expect_identical(types[names(local_types[[t]])], local_types[[t]], label = t)
+      }
+    }
+    expect_type(dplyr::collect(db$sample_values)$value, "double")
+  })
+}

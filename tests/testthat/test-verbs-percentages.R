@@ -42,9 +42,16 @@ expect_percentages_as_go <- function(filtered, original, flags, label, type = NU
     what <- paste(label, paste(flags, collapse = " "), if (relative) "-relative_percentages")
     go <- go_top_percentages(original, type, unit, flags, relative)
     s <- profile_summary(filtered, type = type, n = Inf, relative_percentages = relative)
-    # (a verb that leaves every sample, as -hide, keeps the whole total)
+    # (a verb that leaves every sample, as -hide, keeps the whole total; of a
+    # difference, the percentages are of the base's total)
     whole <- attr(s, "whole_total")
-    percent_of <- if (relative || is.null(whole)) attr(s, "grand_total") else whole
+    percent_of <- if (!is.null(attr(s, "base_total"))) {
+      attr(s, "base_total")
+    } else if (relative || is.null(whole)) {
+      attr(s, "grand_total")
+    } else {
+      whole
+    }
     expect_equal(percent_of, go$total, label = paste(what, ": total"))
     # names Go prints once, without " (inline)" (a node of its own)
     once <- go$rows[!grepl(" \\(inline\\)$", go$rows$name) &
@@ -53,8 +60,9 @@ expect_percentages_as_go <- function(filtered, original, flags, label, type = NU
     expect_identical(ours$name, once$name, label = paste(what, ": names"))
     expect_equal(ours$self, once$flat, label = paste(what, ": flat"))
     expect_equal(ours$total, once$cum, label = paste(what, ": cum"))
-    expect_identical(go_percent(ours$self_pct), once$flat_pct, label = paste(what, ": flat%"))
-    expect_identical(go_percent(ours$total_pct), once$cum_pct, label = paste(what, ": cum%"))
+    # (Go prints the percentage of a difference's shrinkage without its sign)
+    expect_identical(go_percent(abs(ours$self_pct)), once$flat_pct, label = paste(what, ": flat%"))
+    expect_identical(go_percent(abs(ours$total_pct)), once$cum_pct, label = paste(what, ": cum%"))
   }
 }
 
@@ -93,6 +101,25 @@ test_that("percentages of an Rprof profile after a verb are of the whole, as go 
   )
   expect_percentages_as_go(profile_ignore(x, "sort"), original, "-ignore=sort", "1.out",
     type = "samples"
+  )
+})
+
+test_that("after a verb on a difference, percentages are of the base's whole total, as Go's", {
+  skip_if_no_go()
+  # go tool pprof -diff_base=base -focus=X: percentages of the base's total
+  # before the filter (of what the filter left with -relative_percentages)
+  x_path <- sample_path("pprof", "cpu.pb.gz")
+  base_path <- sample_path("pprof-second-run", "cpu.pb.gz")
+  d <- profile_diff(read_pprof(x_path), read_pprof(base_path))
+  base <- paste0("-diff_base=", base_path)
+  expect_percentages_as_go(
+    profile_focus(d, "sha256"), x_path, c(base, "-focus=sha256"), "cpu.pb.gz diff"
+  )
+  expect_percentages_as_go(
+    profile_ignore(d, "sha256"), x_path, c(base, "-ignore=sha256"), "cpu.pb.gz diff"
+  )
+  expect_percentages_as_go(
+    profile_hide(d, "sha256"), x_path, c(base, "-hide=sha256"), "cpu.pb.gz diff"
   )
 })
 
