@@ -119,9 +119,7 @@ step_write_read <- function(x, format) {
   # 64-bit integers (rounded: types with fractional values are left out).
   if (format == "rprof") types <- if (compose_all_counted(x)) intersect(types, "samples")
   bys <- if (format == "folded") "function" else c("function", "line")
-  # (Rprof: a sample without frames and a count above 1, from pprof, came
-  # back with fewer ticks once; reported, left out here)
-  framed <- format %in% c("folded", "rprof")
+  framed <- format == "folded"
   whole <- format %in% c("pprof", "otlp", "otlp_json")
   code <- c("path <- tempfile()", writer, paste("x <-", reader))
   list(

@@ -237,3 +237,30 @@ test_that("pprof profiles are written with one line per tick", {
   expect_gt(length(expected), 3)
   expect_identical(as.numeric(self[names(expected)]), unname(expected))
 })
+
+# Found by the composition suite: all.out's 12 ticks without frames (memory
+# only), written to pprof, come back as one sample with a count of 12;
+# write_rprof() writes it as 12 blank lines, which read_rprof() passed over
+# (431 ticks came back as 419). summaryRprof() counts each line as a tick.
+test_that("a sample without frames and a count of n is n ticks, written and read back", {
+  x <- read_rprof(sample_path("rprof", "all.out"))
+  via_pprof <- read_pprof(write_pprof_tmp(x))
+  tables <- dm::dm_get_tables(via_pprof)
+  frameless <- setdiff(tables$samples$sample_id, tables$sample_locations$sample_id)
+  counts <- tables$sample_values
+  counts <- counts$value[counts$type == "samples" & counts$sample_id %in% frameless]
+  expect_identical(counts, 12)
+  out <- withr::local_tempfile(fileext = ".out")
+  write_rprof(via_pprof, out)
+  y <- read_rprof(out)
+  ticks <- function(p) {
+    v <- dm::dm_get_tables(p)$sample_values
+    sum(v$value[v$type == "samples"])
+  }
+  expect_identical(ticks(y), ticks(x))
+  expect_identical(ticks(y), 431)
+  # summaryRprof(): sample.interval x ticks, the blank lines counted
+  s <- suppressWarnings(utils::summaryRprof(out, lines = "show"))
+  expect_equal(s$sampling.time, 431 * 0.004)
+  expect_equal(attr(profile_summary(y, type = "time"), "grand_total"), s$sampling.time)
+})

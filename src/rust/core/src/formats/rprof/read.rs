@@ -136,9 +136,10 @@ fn expected_lines(text: &[u8]) -> usize {
     expected_lines_of(memchr::memchr_iter(b'\n', text).count(), text.len())
 }
 
-/// How many samples a text of `len` bytes with `line_ends` line ends may hold:
-/// one per line, and a sample line has at least 4 bytes (`"f" ` or `:1:2:3:4:`)
-/// plus its line end.
+/// How many samples a text of `len` bytes with `line_ends` line ends may hold,
+/// for reserving: one per line, and a sample line has at least 4 bytes (`"f" `
+/// or `:1:2:3:4:`) plus its line end (a blank line, a tick without frames,
+/// has fewer, but R writes none: a file of them grows past the reserve).
 fn expected_lines_of(line_ends: usize, len: usize) -> usize {
     (line_ends + 1).min(len / 5 + 1)
 }
@@ -260,6 +261,15 @@ fn read_lines<'a>(handler: &mut impl LineHandler<'a>, mut lines: Lines<'a>) -> R
         if matches!(line.first(), None | Some(b' ' | b'\t'))
             && line.iter().all(|&b| b == b' ' || b == b'\t')
         {
+            // A tick without frames: R writes none, but write_rprof() writes
+            // a sample without frames as blank lines (a line is a tick), and
+            // summaryRprof() counts them.
+            handler.sample(SampleLine {
+                gauges: None,
+                start: 0,
+                len: 0,
+                line_number: lines.number,
+            })?;
             continue;
         }
         match line.first() {

@@ -125,7 +125,8 @@ fn one_sample_per_stack_line_of_real_files() {
 #[test]
 fn sample_lines_are_the_lines_of_the_file() {
     let text = "line profiling: sample.interval=5000\n#File 1: a.R\n1#1 \"f\" \n\n\"g\" \nsample.interval=1\n\"h\" \n";
-    assert_eq!(read(text.as_bytes()).sample_lines, vec![3, 5, 7]);
+    // (a blank line is a tick without frames, as summaryRprof() counts it)
+    assert_eq!(read(text.as_bytes()).sample_lines, vec![3, 4, 5, 7]);
 }
 
 #[test]
@@ -387,10 +388,14 @@ fn damaged_lines_warn_like_profile_1_0_4() {
     // A cut #File line.
     let parsed = read(b"line profiling: sample.interval=5000\n\"f\" \n#File 1");
     assert_eq!(parsed.warnings, vec![WARN_INCOMPLETE.to_string()]);
-    // Blank lines are not samples and not damage.
+    // Blank lines are not damage: each is a tick without frames (R writes
+    // none; write_rprof() writes a sample without frames so, one line a tick,
+    // and summaryRprof() counts them).
     let parsed = read(b"sample.interval=5000\n\n\"f\" \n   \n");
     assert!(parsed.warnings.is_empty());
-    assert_eq!(parsed.profile.samples.nrow(), 1);
+    assert_eq!(parsed.profile.samples.nrow(), 3);
+    assert_eq!(stacks(&parsed.profile), vec![vec![], vec!["f@:0"], vec![]]);
+    assert_eq!(values(&parsed.profile, "samples"), vec![1.0, 1.0, 1.0]);
 }
 
 /// The function rows of `p` named `name`: (system name, file).
