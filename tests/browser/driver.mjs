@@ -67,7 +67,7 @@ const FLAGS = [
   "--disable-sync",
 ];
 
-async function withBrowser(options, f) {
+export async function withBrowser(options, f) {
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "profile-chromium-"));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
@@ -85,7 +85,7 @@ async function withBrowser(options, f) {
 
 // A page that records console errors, uncaught errors, dialogs and requests;
 // requests to anything but the files allowed are aborted.
-async function watchedPage(context, allowed) {
+export async function watchedPage(context, allowed) {
   const page = await context.newPage();
   const log = { console: [], errors: [], requests: [], dialogs: [] };
   page.on("console", (m) => {
@@ -107,7 +107,7 @@ async function watchedPage(context, allowed) {
 
 const VIEW = ".profile-view";
 
-async function waitDrawn(page) {
+export async function waitDrawn(page) {
   await page.waitForSelector(`${VIEW}[data-state="drawn"]`, { timeout: 30000 });
 }
 
@@ -249,7 +249,7 @@ async function framePoint(page, name, which) {
   return point;
 }
 
-async function act(page, action) {
+export async function act(page, action) {
   if ("search" in action) {
     await page.fill(`${VIEW} .pv-search`, action.search);
   } else if ("type" in action) {
@@ -530,17 +530,25 @@ async function speedscope(job) {
   }
 }
 
-const job = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
-const commands = { view, paint, interact, speedscope };
-if (!commands[job.command]) {
-  console.error(`unknown command ${job.command}`);
-  process.exit(2);
+// Runs the job named by the command line with one of `commands`, printing its
+// result as JSON (also for bench/view-driver.mjs, which has jobs of its own).
+export function runJob(commands) {
+  const job = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+  if (!commands[job.command]) {
+    console.error(`unknown command ${job.command}`);
+    process.exit(2);
+  }
+  commands[job.command](job)
+    .then((result) => {
+      process.stdout.write(JSON.stringify(result));
+    })
+    .catch((e) => {
+      console.error(e && e.stack ? e.stack : String(e));
+      process.exit(1);
+    });
 }
-commands[job.command](job)
-  .then((result) => {
-    process.stdout.write(JSON.stringify(result));
-  })
-  .catch((e) => {
-    console.error(e && e.stack ? e.stack : String(e));
-    process.exit(1);
-  });
+
+// Imported by another script, the driver only lends its functions.
+if (import.meta.url === pathToFileURL(path.resolve(process.argv[1] || "")).href) {
+  runJob({ view, paint, interact, speedscope });
+}
