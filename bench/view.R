@@ -94,7 +94,8 @@ make_wide_input <- function(path = file.path("bench", "data", "rprof-wide-1e6.ou
   stacks <- do.call(cbind, rev(frames))
   lines <- apply(stacks, 1, function(s) paste0(paste(s[!is.na(s)], collapse = " "), " "))
   # every stack at least once (the whole tree), the rest by weight, in runs
-  order <- c(seq_len(n_stacks), sample.int(n_stacks, n / 4, replace = TRUE, prob = 1 / seq_len(n_stacks)))
+  weights <- 1 / seq_len(n_stacks)
+  order <- c(seq_len(n_stacks), sample.int(n_stacks, n / 4, replace = TRUE, prob = weights))
   picked <- rep_len(rep(order, each = 4), n)
   writeLines(c("sample.interval=10000", lines[picked]), path)
   path
@@ -131,7 +132,8 @@ write_views <- function(lib, inputs, dir, tag) {
     "}"
   ))
   columns <- c("input", "view_s", "view_cpu_s", "html_bytes")
-  rows <- utils::read.table(text = out, col.names = columns, colClasses = c("character", rep("numeric", 3)))
+  classes <- c("character", rep("numeric", 3))
+  rows <- utils::read.table(text = out, col.names = columns, colClasses = classes)
   rows$version <- tag
   rows$html <- file.path(dir, paste0(rows$input, "-", tag, ".html"))
   rows
@@ -150,10 +152,8 @@ tree_nodes <- function(html) {
 # where the page lacks the step), and what the browser reported.
 time_page <- function(html, runs = 3) {
   path <- tempfile(fileext = ".json")
-  jsonlite::write_json(list(command = "interactions", html = html, runs = runs, width = 1200, height = 800),
-    path,
-    auto_unbox = TRUE
-  )
+  job <- list(command = "interactions", html = html, runs = runs, width = 1200, height = 800)
+  jsonlite::write_json(job, path, auto_unbox = TRUE)
   out <- system2("node", c(driver, shQuote(path)), stdout = TRUE)
   result <- jsonlite::fromJSON(paste(out, collapse = ""), simplifyVector = FALSE)$runs
   steps <- names(result[[1]]$times)
@@ -162,7 +162,8 @@ time_page <- function(html, runs = 3) {
     if (length(x)) stats::median(x) else NA_real_
   }, 0)
   count <- function(what) sum(vapply(result, function(r) length(r[[what]]), 0L))
-  failed <- unique(unlist(lapply(result, function(r) paste0(names(r$errors), ": ", unlist(r$errors)))))
+  failed <- lapply(result, function(r) paste0(names(r$errors), ": ", unlist(r$errors)))
+  failed <- unique(unlist(failed))
   list(
     times = data.frame(step = steps, ms = unname(ms)),
     reported = data.frame(
@@ -171,7 +172,9 @@ time_page <- function(html, runs = 3) {
       failed_steps = length(failed[nzchar(failed) & failed != ": "])
     ),
     failures = failed[failed != ": "],
-    details = unique(unlist(lapply(result, function(r) c(r$console_errors, r$exceptions, r$requests))))
+    details = unique(unlist(lapply(result, function(r) {
+      c(r$console_errors, r$exceptions, r$requests)
+    })))
   )
 }
 
@@ -202,7 +205,9 @@ reported <- cbind(rows[c("version", "input")], do.call(rbind, lapply(pages, `[[`
 cat("\nWhat the browser reported (sums over the runs of each page):\n")
 print(reported, row.names = FALSE)
 for (i in seq_along(pages)) {
-  for (line in c(pages[[i]]$failures, pages[[i]]$details)) cat(rows$version[[i]], rows$input[[i]], line, "\n")
+  for (line in c(pages[[i]]$failures, pages[[i]]$details)) {
+    cat(rows$version[[i]], rows$input[[i]], line, "\n")
+  }
 }
 
 cat("\nInteractions, ms from the event to the next frame on screen (median of 3 runs):\n")
@@ -212,6 +217,7 @@ for (input in names(inputs)) {
   table <- merge(a, b, by = "step", all = TRUE, suffixes = c("_after", "_before"), sort = FALSE)
   table <- table[match(a$step, table$step), c("step", "ms_before", "ms_after")]
   table$ratio <- table$ms_after / table$ms_before
-  cat(sprintf("\n%s (%g tree nodes):\n", input, rows$nodes[rows$input == input & rows$version == "after"]))
+  nodes <- rows$nodes[rows$input == input & rows$version == "after"]
+  cat(sprintf("\n%s (%g tree nodes):\n", input, nodes))
   print(table, digits = 3, row.names = FALSE)
 }
