@@ -23,6 +23,46 @@
     return td;
   }
 
+  // ---- tables sorted by a click on a column's head ---------------------------
+
+  // A table of class `className` whose heads sort it, as the Top table and the
+  // comparison's table do: `columns` are [id, label, title] (a head of class
+  // `prefix` + id); `order` is {sort, descending}, the column sorted by and
+  // its direction, which a click on a head sets (on a new column, descending
+  // but for the text columns `ascending` lists; on the same one, reversed)
+  // before `redraw()`. Heads whose id is in `fixed` do not sort. Returns the
+  // table and its empty body, for the rows.
+  function sortableTable(className, prefix, columns, order, redraw, { ascending = [], fixed = [] } = {}) {
+    const table = el("table", className);
+    const head = el("tr");
+    for (const [id, label, title] of columns) {
+      const th = el("th", prefix + id, label);
+      if (title) th.title = title;
+      if (!fixed.includes(id)) {
+        th.classList.add("pv-sortable");
+        if (order.sort === id) th.classList.add(order.descending ? "pv-desc" : "pv-asc");
+        th.addEventListener("click", () => {
+          order.descending = order.sort === id ? !order.descending : !ascending.includes(id);
+          order.sort = id;
+          redraw();
+        });
+      }
+      head.appendChild(th);
+    }
+    const thead = el("thead");
+    thead.appendChild(head);
+    table.appendChild(thead);
+    const body = el("tbody");
+    table.appendChild(body);
+    return { table, body };
+  }
+
+  // Scrolls the selected row of a table's body into view.
+  function showSelectedRow(body) {
+    const selected = body.querySelector("tr.pv-selected");
+    if (selected && selected.scrollIntoView) selected.scrollIntoView({ block: "nearest" });
+  }
+
   // ---- Top: a table of functions --------------------------------------------
 
   // The most rows a table shows (the largest first).
@@ -80,26 +120,10 @@
       const base = m.percentBase(t);
       const keys = this.rows(t);
       this.box.textContent = "";
-      const table = el("table", "pv-top");
-      const head = el("tr");
-      for (const [id, label, title] of TOP_COLUMNS) {
-        const th = el("th", "pv-col-" + id, label);
-        if (title) th.title = title;
-        if (id !== "sum_pct" && id !== "flat_pct" && id !== "cum_pct") {
-          th.classList.add("pv-sortable");
-          if (this.sort === id) th.classList.add(this.descending ? "pv-desc" : "pv-asc");
-          th.addEventListener("click", () => {
-            this.descending = this.sort === id ? !this.descending : id !== "name" && id !== "file";
-            this.sort = id;
-            this.draw();
-          });
-        }
-        head.appendChild(th);
-      }
-      const thead = el("thead");
-      thead.appendChild(head);
-      table.appendChild(thead);
-      const body = el("tbody");
+      const { table, body } = sortableTable("pv-top", "pv-col-", TOP_COLUMNS, this, () => this.draw(), {
+        ascending: ["name", "file"],
+        fixed: ["flat_pct", "sum_pct", "cum_pct"]
+      });
       let sum = 0;
       for (const k of keys.slice(0, MAX_ROWS)) {
         sum += f.flat[k];
@@ -119,13 +143,11 @@
         row.addEventListener("click", () => view.select(k, { from: "table" }));
         body.appendChild(row);
       }
-      table.appendChild(body);
       this.box.appendChild(table);
       if (keys.length > MAX_ROWS) {
         this.box.appendChild(el("p", "pv-note", "The " + MAX_ROWS + " first of " + keys.length + " functions."));
       }
-      const selected = body.querySelector("tr.pv-selected");
-      if (selected && selected.scrollIntoView) selected.scrollIntoView({ block: "nearest" });
+      showSelectedRow(body);
     }
   }
 
@@ -478,5 +500,5 @@
     }
   }
 
-  Object.assign(PV, { TopTable, Sandwich, SourcePanel, isLibraryFile, el });
+  Object.assign(PV, { TopTable, Sandwich, SourcePanel, isLibraryFile, el, sortableTable, showSelectedRow });
 })(typeof window !== "undefined" ? window : this);
