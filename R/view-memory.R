@@ -23,7 +23,8 @@ view_heap_lines <- function(parts, frames, line_key, n_line_keys) {
   values <- parts$values
   stack <- parts$stack
   in_database <- is_db_table(values) || is_db_stacks(values) || !is.null(parts$samples_db)
-  if (in_database || !is.data.frame(stack) || any(diff_base_sources(parts))) {
+  is_diff <- any(parts$sources[["diff_base"]] %in% TRUE)
+  if (in_database || !is.data.frame(stack) || is_diff) {
     return(NULL)
   }
   gauge <- values$type %in% heap_gauge_types
