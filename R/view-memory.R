@@ -17,30 +17,24 @@ heap_gauge_types <- c("small_vector_heap", "large_vector_heap")
 # stack (ticks without a frame are skipped; the first tick's change is 0);
 # growth and shrinkage are kept apart per tick; each frame of the tick with a
 # line credits its line, so a line twice on a stack (recursion) counts twice.
-# NULL when the profile has no heap sizes (not an Rprof memory profile), is a
-# diff, or is read from a database (its samples come grouped, not as ticks).
+# NULL when the profile has no heap sizes (not an Rprof memory profile) or is
+# a diff.
 view_heap_lines <- function(parts, frames, line_key, n_line_keys) {
-  values <- parts$values
-  stack <- parts$stack
-  in_database <- is_db_table(values) || is_db_stacks(values) || !is.null(parts$samples_db)
-  is_diff <- any(parts$sources[["diff_base"]] %in% TRUE)
-  if (in_database || !is.data.frame(stack) || is_diff) {
+  if (any(parts$sources[["diff_base"]] %in% TRUE)) {
     return(NULL)
   }
-  gauge <- values$type %in% heap_gauge_types
-  if (!any(gauge)) {
+  ticks <- if (is.null(parts$samples_db)) heap_ticks(parts) else db_heap_ticks(parts)
+  if (is.null(ticks)) {
     return(NULL)
   }
-  samples <- parts$samples
-  heap <- rowsum(values$value[gauge], values$sample_id[gauge], reorder = FALSE)
-  tick_heap <- heap[match(samples$sample_id, as.integer(rownames(heap))), 1L]
-  # the ticks with a heap size and a frame, in the order they were taken
-  ticks <- which(!is.na(tick_heap) & samples$sample_id %in% stack$sample_id)
-  time <- samples[["time"]]
-  time <- if (is.double(time)) time[ticks] else rep(NA_real_, length(ticks))
-  ticks <- ticks[order(samples$source_id[ticks], time, ticks, method = "radix")]
+  samples <- ticks$samples
+  stack <- ticks$stack
+  # the ticks with a frame, in the order they were taken
+  ticks <- which(samples$sample_id %in% stack$sample_id)
+  time <- samples$time[ticks]
+  ticks <- ticks[order(samples$source_id[ticks], time, samples$sample_id[ticks], method = "radix")]
   source <- samples$source_id[ticks]
-  change <- c(0, diff(tick_heap[ticks]))
+  change <- c(0, diff(samples$heap[ticks]))
   change[c(TRUE, source[-1L] != source[-length(source)])] <- 0
   # each frame with a line credits its tick's change to the line
   tick <- match(stack$sample_id, samples$sample_id[ticks])
@@ -53,6 +47,63 @@ view_heap_lines <- function(parts, frames, line_key, n_line_keys) {
     out
   }
   list(allocated = per_line(pmax(change, 0)), released = per_line(pmax(-change, 0)))
+}
+
+# The ticks of an in-memory profile with their vector heap: `samples`
+# (sample_id, source_id, time, heap) and `stack` (sample_id, location_id);
+# NULL without heap sizes.
+heap_ticks <- function(parts) {
+  values <- parts$values
+  gauge <- values$type %in% heap_gauge_types
+  if (!any(gauge)) {
+    return(NULL)
+  }
+  samples <- parts$samples
+  heap <- rowsum(values$value[gauge], values$sample_id[gauge], reorder = FALSE)
+  tick_heap <- heap[match(samples$sample_id, as.integer(rownames(heap))), 1L]
+  time <- samples[["time"]]
+  has <- !is.na(tick_heap)
+  list(
+    samples = list(
+      sample_id = samples$sample_id[has], source_id = samples$source_id[has],
+      time = if (is.double(time)) time[has] else rep(NA_real_, sum(has)), heap = tick_heap[has]
+    ),
+    stack = parts$stack
+  )
+}
+
+# The same for a database-backed profile: each tick's heap and stack (as
+# db_samples_in_memory() reads stacks), read from the database.
+db_heap_ticks <- function(parts) {
+  views <- parts$db_views
+  con <- views$sample_values$con
+  samples <- parts$samples_db
+  time <- if ("time" %in% samples$columns) "\"m\".\"time\"" else "NULL"
+  ticks <- db_query(con, paste(
+    "SELECT \"m\".\"sample_id\", \"m\".\"source_id\", {time} AS \"time\", \"s\".\"stack\",",
+    "SUM(\"v\".\"value\") AS \"heap\" FROM {values} AS \"v\"",
+    "INNER JOIN {samples} AS \"m\" ON \"v\".\"sample_id\" = \"m\".\"sample_id\"",
+    "LEFT JOIN ({stacks}) AS \"s\" ON \"v\".\"sample_id\" = \"s\".\"sample_id\"",
+    "WHERE \"v\".\"type\" IN ({types})",
+    "GROUP BY \"m\".\"sample_id\", \"m\".\"source_id\", {time}, \"s\".\"stack\""
+  ),
+  time = time, values = views$sample_values, samples = samples,
+  stacks = db_stack_signatures(views$sample_locations),
+  types = paste(sql_string(con, heap_gauge_types), collapse = ", ")
+  )
+  if (!nrow(ticks)) {
+    return(NULL)
+  }
+  sample_id <- as_column_type(ticks$sample_id, "integer")
+  stack <- stack_rows_of_signatures(ticks$stack)
+  stack$sample_id <- sample_id[stack$sample_id]
+  list(
+    samples = list(
+      sample_id = sample_id, source_id = as_column_type(ticks$source_id, "integer"),
+      time = as.double(ticks$time), heap = as.double(ticks$heap)
+    ),
+    stack = stack
+  )
 }
 
 # Whether a source of the profile is of R's allocation profiler (Rprofmem):

@@ -56,9 +56,7 @@
 #'   so a recursive line counts at each depth, as in profvis; the first tick
 #'   counts 0). These are heap changes between ticks, not allocations: a tick
 #'   is credited with whatever ran since the one before, and memory freed by
-#'   the garbage collector shows as released where the collection happened. A
-#'   profile read from a database, whose samples come grouped rather than
-#'   tick by tick, shows `alloc_size` per line (total) instead. For a
+#'   the garbage collector shows as released where the collection happened. For a
 #'   recording with R's allocation profiler ([profile_record()] with
 #'   `allocations = TRUE`: a source of type `"rprofmem"`), whose stacks have
 #'   function names but no lines, the panel lists above the lines the

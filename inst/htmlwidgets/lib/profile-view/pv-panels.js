@@ -425,8 +425,7 @@
       const base = m.percentBase(t, true);
       const heap = m.heapLines;
       const memoryType = m.typeIndex("alloc_size");
-      // (alloc_size per line where the heap changes per tick are not known:
-      // a profile read from a database)
+      // (alloc_size per line where the heap changes per tick are not known)
       const memory = !heap && memoryType >= 0 && memoryType !== t ? m.lines(memoryType) : null;
       this.legend.textContent = "self, total: " + m.types[t].name + " (" + unit + ")" +
         (heap ? "; allocated, released: " + HEAP_LEGEND : "");
