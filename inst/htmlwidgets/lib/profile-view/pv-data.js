@@ -275,6 +275,10 @@
       this.nodeLines = groupPairs(decodeArray(lines.node), decodeArray(lines.key), this.n);
       this.files = data.files;
       this.runData = data.runs;
+      // the sources, and the values of each alone (pv-lanes.js)
+      this.sourceData = data.sources;
+      this.bySourceData = data.by_source;
+      this.sourceId = null;
       this.cache = {};
     }
 
@@ -418,6 +422,7 @@
           count: decodeArray(r.count),
           time: decodeArray(r.time),
           source: decodeArray(r.source),
+          sourceId: decodeArray(r.source_id),
           step: decodeFloat(r.step),
           weight: r.weight
         };
