@@ -404,7 +404,7 @@ view_sources <- function(sources) {
   stamp <- as.double(sources$source_timestamp)
   known <- is.finite(stamp)
   start <- rep(-1, nrow(sources))
-  start[known] <- stamp[known] - min(stamp[known])
+  if (any(known)) start[known] <- stamp[known] - min(stamp[known])
   nanos <- sources[["duration_nanos"]]
   duration <- if (is.null(nanos)) rep(NA_real_, nrow(sources)) else as.double(nanos) / 1e9
   duration[!is.finite(duration) | duration < 0] <- -1

@@ -186,3 +186,22 @@ test_that("a recording with allocations: only its Rprof source has a time order"
   expect_length(state_at(result, 2)$lanes, 0L)
   expect_gt(nrow(view_frames(state_at(result, 2))), 1L)
 })
+
+test_that("sources without start times: lanes one after the other, in id order", {
+  rprof <- function(f) read_rprof(system.file("samples", "rprof", f, package = "profile"))
+  x <- combine_profiles(rprof("line.out"), rprof("1.out"))
+  expect_true(all(is.na(dm::dm_get_tables(x)$sources$source_timestamp)))
+  payload <- expect_no_warning(view_payload(view_file(x)))
+  expect_identical(decode_typed(payload$sources$start), c(-1, -1))
+  skip_if_no_browser()
+  result <- run_browser_job(list(
+    command = "view", html = view_file(x), actions = list(list(mode = "chart"))
+  ))
+  expect_clean_load(result)
+  lanes <- state_at(result, 2)$lanes
+  expect_identical(lanes$id, 1:2)
+  expect_identical(lanes$label, c("line.out", "1.out"))
+  expect_identical(lanes$samples, as.integer(table(dm::dm_get_tables(x)$samples$source_id)))
+  expect_identical(lanes$start[[1]], 0)
+  expect_equal(lanes$start[[2]], lanes$extent[[1]])
+})
