@@ -65,8 +65,10 @@ test_that("process columns label a source when the sources have them", {
     profile:::source_lane_labels(sources),
     c("main pid 101: run", "worker pid 202: w.out", "source 3")
   )
-  expect_identical(profile:::source_lane_labels(sources[c("source_id", "source_type", "source_uri")]),
-    c("source 1", "w.out", "source 3"))
+  expect_identical(
+    profile:::source_lane_labels(sources[c("source_id", "source_type", "source_uri")]),
+    c("source 1", "w.out", "source 3")
+  )
 })
 
 test_that("the time order draws one lane per source, in wall-clock order, with its samples", {
