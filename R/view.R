@@ -19,7 +19,7 @@
 #'
 #' The page's address keeps the view's state in its fragment (the view
 #' shown, the sample type, the selected function, the range in view, the
-#' search and the refinements): the same file opened with the same link, or
+#' search, the refinements and the source shown alone): the same file opened with the same link, or
 #' with "Copy link", shows the same view. "Export" downloads the flame graph
 #' or time order shown as SVG or PNG, the Top table as CSV (name, file,
 #' flat and cum of every function, in the sample type's unit), and the
@@ -27,10 +27,33 @@
 #' - **Time order**, when samples have a time (`samples$time`, as Rprof
 #'   profiles do): a flame chart of the samples in the order they were taken,
 #'   from left to right on an axis of seconds (each sample as long as its
-#'   source's sampling interval, each source after the previous one),
-#'   consecutive samples with the same frame at a depth merged into one block,
-#'   so that the order of events shows (as in profvis). A profile without
-#'   times (a pprof file keeps none) says so there.
+#'   source's sampling interval), consecutive samples with the same frame at a
+#'   depth merged into one block, so that the order of events shows (as in
+#'   profvis). A profile without times (a pprof file keeps none) says so
+#'   there. A profile of several sources with times (the processes of a
+#'   parallel recording, recordings combined with [combine_profiles()]) has
+#'   one *lane* per source, one below the other, each headed by a block that
+#'   names the source (its process, where `sources` has the columns
+#'   `process_role` and `process_id`, then its `source_label`, else its
+#'   file's name) and spans its run: the lanes share one wall-clock axis, each
+#'   starting at its source's start time (`source_timestamp`) after the
+#'   earliest one, so that a process that started later is drawn later and a
+#'   stretch without samples (a process waiting, between recordings) is empty;
+#'   a lane is as long as its samples or its `duration_nanos`, whichever is
+#'   longer. Rprof's timer counts a process's CPU time, and Rprof samples are
+#'   drawn one interval after another from their source's start: the time a
+#'   process spent waiting (for its workers, in [Sys.sleep()]) shows as the
+#'   empty end of its lane, as long as the wait, not where it happened;
+#'   samples with their own times (OpenTelemetry profiles) are drawn at them.
+#'   Sources without a start time are drawn after those with one, one after
+#'   the other. Sources without times (an `Rprofmem()` source of
+#'   `profile_record(allocations = TRUE)`) have no lane.
+#'
+#' A profile of several sources has a source menu in the toolbar: "All
+#' sources", or one source alone, whose samples the flame graph, the time
+#' order (its lane), Top and the Sandwich then show (Top's numbers are those
+#' of [profile_summary()] of that source, as [dm::dm_filter()] on `sources`
+#' gives it); the refinements apply to it, and the link keeps it.
 #' - **Top**: a table of the functions as `go tool pprof -top` prints it:
 #'   *flat* (self) and *cum* (total, once per sample) with their percentages
 #'   and *sum%* (the flat% of the row and those above), the numbers of
@@ -333,7 +356,7 @@ view_data <- function(x, type, title, call = rlang::caller_env()) {
     default_type = default_type,
     diff = any(diff_base_sources(parts)),
     title = as_valid_utf8(title)
-  ))
+  ), view_sources(parts$sources))
   json <- rust_value(ffi_profile_view_data(input), "Can't prepare the view.", call = call)
   with_source_memory(json, heap_lines, has_rprofmem_source(parts), call = call)
 }
@@ -389,6 +412,47 @@ view_lines <- function(parts, frames) {
   )
 }
 
+# The sources of the view in id order (the time order draws a lane for each,
+# the view shows one or all): their ids, labels (the process, where
+# profile_record() says which it is, then the label or file), starts in
+# seconds after the earliest one, and durations in seconds (-1: unknown).
+view_sources <- function(sources) {
+  sources <- sources[order(sources$source_id), , drop = FALSE]
+  stamp <- as.double(sources$source_timestamp)
+  known <- is.finite(stamp)
+  start <- rep(-1, nrow(sources))
+  if (any(known)) start[known] <- stamp[known] - min(stamp[known])
+  nanos <- sources[["duration_nanos"]]
+  duration <- if (is.null(nanos)) rep(NA_real_, nrow(sources)) else as.double(nanos) / 1e9
+  duration[!is.finite(duration) | duration < 0] <- -1
+  list(
+    source_ids = as.integer(sources$source_id),
+    source_label = as_valid_utf8(source_lane_labels(sources)),
+    source_start = start,
+    source_duration = duration
+  )
+}
+
+# A source's label in the view: its process (`process_role` and `process_id`,
+# where the sources say so), then its label, else its file's name, else its
+# id.
+source_lane_labels <- function(sources) {
+  column <- function(name) {
+    v <- sources[[name]]
+    if (is.null(v)) rep(NA_character_, nrow(sources)) else as.character(v)
+  }
+  uri <- column("source_uri")
+  name <- column("source_label")
+  name[is.na(name) & !is.na(uri)] <- basename(uri[is.na(name) & !is.na(uri)])
+  name[is.na(name)] <- paste("source", sources$source_id[is.na(name)])
+  role <- column("process_role")
+  pid <- column("process_id")
+  process <- trimws(paste(ifelse(is.na(role), "", role), ifelse(is.na(pid), "", paste("pid", pid))))
+  types <- unique(sources$source_type)
+  if (length(types) > 1L) name <- paste0(name, " (", sources$source_type, ")")
+  ifelse(nzchar(process), paste0(process, ": ", name), name)
+}
+
 # The profile's source, or how many sources it combines.
 view_title <- function(parts) {
   uri <- parts$sources$source_uri
@@ -410,7 +474,7 @@ view_library_dir <- function() {
 # The files of the view (this package's own, in inst/htmlwidgets/lib/
 # profile-view/), scripts in the order they load.
 view_scripts <- c(
-  "pv-data.js", "pv-refine.js", "pv-flame.js", "pv-panels.js", "pv-refine-ui.js",
+  "pv-data.js", "pv-refine.js", "pv-lanes.js", "pv-flame.js", "pv-panels.js", "pv-refine-ui.js",
   "pv-link.js", "pv-export.js", "pv-navigate.js", "pv-compare.js", "pv-compare-table.js",
   "profile-view.js"
 )

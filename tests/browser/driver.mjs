@@ -12,6 +12,7 @@
 //                {"click": "name", "in": "callers"}, {"hover": "name"},
 //                {"dblclick": "name"}, {"button": "pv-back"} (a button
 //                of the view by its class),
+//                {"source_id": 2} (the source selector; "" for all),
 //                {"row": "name"}, {"sort": "cum"}, {"line": 12},
 //                {"file": "a.R"}, {"source": true}, {"reset": true},
 //                {"splitter": -100} (the source panel's splitter dragged,
@@ -39,8 +40,9 @@
 //    "expression": "js"}
 //     loads a page (another tool's widget, saved with its libraries in
 //     allow_dir), waits until `ready` is true and returns `expression`'s value.
-//   {"command": "paint", "html": FILE, "runs": 3}
-//     times from navigation to the first drawing of the frames.
+//   {"command": "paint", "html": FILE, "runs": 3, "fragment": "#view=chart"}
+//     times from navigation to the first drawing of the frames (of the view
+//     the optional link opens).
 //   {"command": "interact", "html": FILE, "runs": 5, "search": "re"}
 //     times a search and a zoom (a click on the widest frame below the root)
 //     from the event to the next frame on screen, and until the zoom's
@@ -202,6 +204,9 @@ async function snapshot(page) {
         callees_frames: framesOf("callees").frames,
       },
       no_time_order: mode === "chart" ? text(null, ".pv-no-time-order") : "",
+      // the time order's lanes (one per source) and the source shown alone
+      lanes: mode === "chart" && ProfileView.lanes ? ProfileView.lanes.drawn(view) : [],
+      source_id: root.getAttribute("data-source") || "",
       source: root.querySelector(".pv-source").style.display === "none" ? null : {
         file: ((o) => (o ? o.dataset.file || o.textContent : ""))(root.querySelector(".pv-file option:checked")),
         files: rows(".pv-file option", (o) => o.dataset.file || o.textContent),
@@ -272,6 +277,8 @@ export async function act(page, action) {
     );
     if (index < 0) throw new Error(`no sample type ${action.type}`);
     await page.selectOption(`${VIEW} .pv-type`, String(index));
+  } else if ("source_id" in action) {
+    await page.selectOption(`${VIEW} .pv-source-select`, String(action.source_id));
   } else if ("mode" in action) {
     await page.click(`${VIEW} .pv-view-${action.mode}`);
   } else if ("click" in action) {
@@ -414,7 +421,7 @@ async function paint(job) {
     times.push(
       await withBrowser(job, async (context) => {
         const { page, log } = await watchedPage(context, (url) => url === pageUrl);
-        await page.goto(pageUrl, { timeout: 120000 });
+        await page.goto(pageUrl + (job.fragment || ""), { timeout: 120000 });
         await page.waitForFunction(() => window.__profileViewDrawnAt !== undefined, null, { timeout: 120000 });
         const ms = await page.evaluate(() => window.__profileViewDrawnAt);
         if (log.errors.length || log.console.length) throw new Error(log.errors.concat(log.console).join("\n"));

@@ -291,6 +291,10 @@
       this.heapLines = heap ? { allocated: Float64Array.from(heap.allocated), released: Float64Array.from(heap.released) } : null;
       this.exactAlloc = data.exact_alloc === true;
       this.runData = data.runs;
+      // the sources, and the values of each alone (pv-lanes.js)
+      this.sourceData = data.sources;
+      this.bySourceData = data.by_source;
+      this.sourceId = null;
       this.cache = {};
     }
 
@@ -434,6 +438,7 @@
           count: decodeArray(r.count),
           time: decodeArray(r.time),
           source: decodeArray(r.source),
+          sourceId: decodeArray(r.source_id),
           step: decodeFloat(r.step),
           weight: r.weight
         };

@@ -406,6 +406,22 @@
     };
   }
 
+  // The nodes of `tree` that source's samples reach, with its `values` (the
+  // tree's nodes with that source's values, pv-lanes.js).
+  function onlySource(tree, values) {
+    const n = tree.n;
+    const dest = new Int32Array(n);
+    const g = tree.nodeLines;
+    const tLines = new Array(n).fill(null);
+    for (let i = 1; i < n; i++) {
+      const reached = values.some((v) => v.totalPos[i] !== 0 || v.totalNeg[i] !== 0);
+      dest[i] = reached ? i : -1;
+      if (g.start[i + 1] > g.start[i]) tLines[i] = new Set(g.keys.subarray(g.start[i], g.start[i + 1]));
+    }
+    const trie = { tParent: Array.from(tree.parent), tKey: Array.from(tree.key), tLine: Array.from(tree.line), tLines };
+    return finishTree(Object.assign({}, tree, { values }), trie, dest);
+  }
+
   // The tree the Model was made with.
   function baseTree(model) {
     if (!model.base) {
@@ -436,6 +452,11 @@
     });
     let tree = baseTree(this);
     let map = null;
+    if (this.sourceId !== null) {
+      const one = onlySource(tree, this.sourceValues(this.sourceId));
+      tree = one.tree;
+      map = one.map;
+    }
     const report = [];
     steps.forEach((s, j) => {
       const match = matchingNodes(this, tree, patterns[j], s.verb);
@@ -466,7 +487,10 @@
   PV.Model.prototype.keptRuns = function (all) {
     if (!this.refinedRuns) {
       const keep = [];
-      for (let r = 0; r < all.leaf.length; r++) if (this.nodeMap[all.leaf[r]] >= 0) keep.push(r);
+      const only = this.sourceId;
+      for (let r = 0; r < all.leaf.length; r++) {
+        if (this.nodeMap[all.leaf[r]] >= 0 && (only === null || all.sourceId[all.source[r]] === only)) keep.push(r);
+      }
       const pick = (a) => PV.mapTo(a.constructor, keep, (r) => a[r]);
       this.refinedRuns = {
         keep: Int32Array.from(keep),
@@ -475,6 +499,7 @@
         count: pick(all.count),
         time: pick(all.time),
         source: pick(all.source),
+        sourceId: all.sourceId,
         step: all.step,
         weight: all.weight
       };
