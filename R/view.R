@@ -19,7 +19,7 @@
 #'
 #' The page's address keeps the view's state in its fragment (the view
 #' shown, the sample type, the selected function, the range in view, the
-#' search and the refinements): the same file opened with the same link, or
+#' search, the refinements and the source shown alone): the same file opened with the same link, or
 #' with "Copy link", shows the same view. "Export" downloads the flame graph
 #' or time order shown as SVG or PNG, the Top table as CSV (name, file,
 #' flat and cum of every function, in the sample type's unit), and the
@@ -27,10 +27,33 @@
 #' - **Time order**, when samples have a time (`samples$time`, as Rprof
 #'   profiles do): a flame chart of the samples in the order they were taken,
 #'   from left to right on an axis of seconds (each sample as long as its
-#'   source's sampling interval, each source after the previous one),
-#'   consecutive samples with the same frame at a depth merged into one block,
-#'   so that the order of events shows (as in profvis). A profile without
-#'   times (a pprof file keeps none) says so there.
+#'   source's sampling interval), consecutive samples with the same frame at a
+#'   depth merged into one block, so that the order of events shows (as in
+#'   profvis). A profile without times (a pprof file keeps none) says so
+#'   there. A profile of several sources with times (the processes of a
+#'   parallel recording, recordings combined with [combine_profiles()]) has
+#'   one *lane* per source, one below the other, each headed by a block that
+#'   names the source (its process, where `sources` has the columns
+#'   `process_role` and `process_id`, then its `source_label`, else its
+#'   file's name) and spans its run: the lanes share one wall-clock axis, each
+#'   starting at its source's start time (`source_timestamp`) after the
+#'   earliest one, so that a process that started later is drawn later and a
+#'   stretch without samples (a process waiting, between recordings) is empty;
+#'   a lane is as long as its samples or its `duration_nanos`, whichever is
+#'   longer. Rprof's timer counts a process's CPU time, and Rprof samples are
+#'   drawn one interval after another from their source's start: the time a
+#'   process spent waiting (for its workers, in [Sys.sleep()]) shows as the
+#'   empty end of its lane, as long as the wait, not where it happened;
+#'   samples with their own times (OpenTelemetry profiles) are drawn at them.
+#'   Sources without a start time are drawn after those with one, one after
+#'   the other. Sources without times (an `Rprofmem()` source of
+#'   `profile_record(allocations = TRUE)`) have no lane.
+#'
+#' A profile of several sources has a source menu in the toolbar: "All
+#' sources", or one source alone, whose samples the flame graph, the time
+#' order (its lane), Top and the Sandwich then show (Top's numbers are those
+#' of [profile_summary()] of that source, as [dm::dm_filter()] on `sources`
+#' gives it); the refinements apply to it, and the link keeps it.
 #' - **Top**: a table of the functions as `go tool pprof -top` prints it:
 #'   *flat* (self) and *cum* (total, once per sample) with their percentages
 #'   and *sum%* (the flat% of the row and those above), the numbers of
@@ -48,8 +71,22 @@
 #'   innermost frame with a line was there; *total*: samples with a frame at
 #'   the line, once per sample; the numbers of `profile_summary(by = "line")`
 #'   and of `utils::summaryRprof(lines = "show")`), the three hottest lines
-#'   marked, and for Rprof memory profiles the memory allocated there
-#'   (`alloc_size`), as profvis shows it. The text of the code comes from the
+#'   marked. For Rprof memory profiles two more columns, as profvis shows
+#'   them: *allocated* and *released*, how much R's vector heaps (the gauges
+#'   `small_vector_heap` plus `large_vector_heap`) grew and shrank between a
+#'   tick and the previous tick of the same source that had a stack, summed
+#'   over the ticks whose stack holds the line (once per frame at the line,
+#'   so a recursive line counts at each depth, as in profvis; the first tick
+#'   counts 0). These are heap changes between ticks, not allocations: a tick
+#'   is credited with whatever ran since the one before, and memory freed by
+#'   the garbage collector shows as released where the collection happened. For a
+#'   recording with R's allocation profiler ([profile_record()] with
+#'   `allocations = TRUE`: a source of type `"rprofmem"`), whose stacks have
+#'   function names but no lines, the panel lists above the lines the
+#'   functions of the file shown with their exact bytes (`alloc_space`, self
+#'   and total, as [profile_summary()] and the Top table give them); when the
+#'   type shown has no lines (`alloc_space`), the lines show the type the view
+#'   opened at, and say so. The text of the code comes from the
 #'   table `source_lines` (see [profile_v2]), which [read_rprof()],
 #'   [read_pprof()] and [profile_record()] fill while the files exist;
 #'   without it the panel shows the line numbers and values only. Its menu
@@ -303,10 +340,12 @@ view_data <- function(x, type, title, call = rlang::caller_env()) {
   parts <- summary_parts(x, call = call)
   types <- view_types(parts)
   default_type <- if (nrow(types)) default_type_position(parts, types, type) else 1L
-  parts <- db_samples_in_memory(parts, types, call = call)
+  # (before the samples of a database are read, grouped, as samples)
   frames <- location_frames(parts)
-  keys <- keys_by_name(frames)
   lines <- view_lines(parts, frames)
+  heap_lines <- view_heap_lines(parts, frames, lines$location_line_key, lines$n_line_keys)
+  parts <- db_samples_in_memory(parts, types, call = call)
+  keys <- keys_by_name(frames)
   if (is.null(title)) title <- view_title(parts)
   input <- c(sample_set_input(parts, types), lines, list(
     location_key = keys$key,
@@ -317,8 +356,9 @@ view_data <- function(x, type, title, call = rlang::caller_env()) {
     default_type = default_type,
     diff = any(diff_base_sources(parts)),
     title = as_valid_utf8(title)
-  ))
-  rust_value(ffi_profile_view_data(input), "Can't prepare the view.", call = call)
+  ), view_sources(parts$sources))
+  json <- rust_value(ffi_profile_view_data(input), "Can't prepare the view.", call = call)
+  with_source_memory(json, heap_lines, has_rprofmem_source(parts), call = call)
 }
 
 # The file each frame's function is defined in, one per frame of `frames`
@@ -372,6 +412,47 @@ view_lines <- function(parts, frames) {
   )
 }
 
+# The sources of the view in id order (the time order draws a lane for each,
+# the view shows one or all): their ids, labels (the process, where
+# profile_record() says which it is, then the label or file), starts in
+# seconds after the earliest one, and durations in seconds (-1: unknown).
+view_sources <- function(sources) {
+  sources <- sources[order(sources$source_id), , drop = FALSE]
+  stamp <- as.double(sources$source_timestamp)
+  known <- is.finite(stamp)
+  start <- rep(-1, nrow(sources))
+  if (any(known)) start[known] <- stamp[known] - min(stamp[known])
+  nanos <- sources[["duration_nanos"]]
+  duration <- if (is.null(nanos)) rep(NA_real_, nrow(sources)) else as.double(nanos) / 1e9
+  duration[!is.finite(duration) | duration < 0] <- -1
+  list(
+    source_ids = as.integer(sources$source_id),
+    source_label = as_valid_utf8(source_lane_labels(sources)),
+    source_start = start,
+    source_duration = duration
+  )
+}
+
+# A source's label in the view: its process (`process_role` and `process_id`,
+# where the sources say so), then its label, else its file's name, else its
+# id.
+source_lane_labels <- function(sources) {
+  column <- function(name) {
+    v <- sources[[name]]
+    if (is.null(v)) rep(NA_character_, nrow(sources)) else as.character(v)
+  }
+  uri <- column("source_uri")
+  name <- column("source_label")
+  name[is.na(name) & !is.na(uri)] <- basename(uri[is.na(name) & !is.na(uri)])
+  name[is.na(name)] <- paste("source", sources$source_id[is.na(name)])
+  role <- column("process_role")
+  pid <- column("process_id")
+  process <- trimws(paste(ifelse(is.na(role), "", role), ifelse(is.na(pid), "", paste("pid", pid))))
+  types <- unique(sources$source_type)
+  if (length(types) > 1L) name <- paste0(name, " (", sources$source_type, ")")
+  ifelse(nzchar(process), paste0(process, ": ", name), name)
+}
+
 # The profile's source, or how many sources it combines.
 view_title <- function(parts) {
   uri <- parts$sources$source_uri
@@ -393,7 +474,7 @@ view_library_dir <- function() {
 # The files of the view (this package's own, in inst/htmlwidgets/lib/
 # profile-view/), scripts in the order they load.
 view_scripts <- c(
-  "pv-data.js", "pv-refine.js", "pv-flame.js", "pv-panels.js", "pv-refine-ui.js",
+  "pv-data.js", "pv-refine.js", "pv-lanes.js", "pv-flame.js", "pv-panels.js", "pv-refine-ui.js",
   "pv-link.js", "pv-export.js", "pv-navigate.js", "pv-compare.js", "pv-compare-table.js",
   "profile-view.js"
 )

@@ -1,23 +1,32 @@
-# Benchmark: the browser view before (2.1: d3 and d3-flame-graph, SVG) and after
-# (2.2: the package's own canvas renderer), in one run, and speedscope files.
+# Benchmark: every interaction of the browser view, before (the 2.2.0 viewer)
+# and after (this version), in one run, with ratios.
 #
 # Inputs: Rprof files of 1e4, 1e5 and 1e6 samples (bench/scale-inputs.R: a
 # real recording with memory and line profiling, its stack lines repeated;
-# every sample has its time, so the view carries the flame chart's runs), and
-# `wide`, an Rprof file of 47 000 samples whose merged call tree has about 1e5
-# nodes (random stacks, made here). For each version, each in its own R
-# process from its own library: the time profile_view(file = ) takes in R
-# (elapsed and CPU: the machine is shared) and the HTML file's size; in headless chromium (tests/browser/driver.mjs): the
-# time from navigation to the first drawing of the flame graph (median of 3
-# fresh browsers, job "paint"), and the time a search and a zoom (a click on
-# the widest frame below the root) take from the event to the next frame on
-# screen, and, for 2.1, until its 300 ms zoom animation has settled (median of
-# 5, job "interact"). write_speedscope() is timed for the version after.
+# every sample has its time, so the view carries the time order), whose
+# merged call trees have about 550 nodes, and `wide-1e6`, an Rprof file of
+# 1e6 samples drawn from 47 000 random stacks (made here) whose merged call
+# tree has about 1e5 nodes: the size the view must answer within 100 ms at.
 #
-# 2.1 is main's commit 5e99a85 (version 2.1.9000, the last with d3),
-# installed into bench/data/lib-2.1 with its d3 fetched by its own
-# dev/vendor-js.sh (npm); this version is installed into bench/data/lib-2.2.
-# Both are built with the same cargo settings.
+# For each version, in its own R process from its own library: the time
+# profile_view(file = ) takes in R (elapsed and CPU: the machine is shared)
+# and the HTML file's size. Then, in headless chromium, each page is driven
+# with real events by bench/view-driver.mjs (through tests/browser/driver.mjs):
+# opening it (navigation to the first drawing), each view, the sample type,
+# search, hovering, selecting and zooming into a frame, Backspace, double
+# click, back and forward, wheel zoom and drag pan in the flame graph and the
+# time order, each refinement added and removed, the exports, copying the
+# link and reopening the page with it, the source panel and its splitter.
+# A step's time is from the event to the next frame on screen (the slowest
+# of its events), the median of 3 fresh browsers. Steps the older view does
+# not have are n/a. The browser's console errors, uncaught exceptions and
+# requests (other than the page's own file) are counted per page.
+#
+# Before: the view of 2.2.0 (commit d84b08d), installed into
+# bench/data/lib-2.2.0, or the library named by PROFILE_VIEW_BEFORE_LIB.
+# After: this directory, installed into bench/data/lib-after (again at each
+# run), or the library named by PROFILE_VIEW_AFTER_LIB. Both built with the
+# same cargo settings (no LTO).
 #
 # Usage, from the package root after `bash dev/vendor-js.sh` (the driver's
 # npm modules):
@@ -26,15 +35,12 @@
 
 source("bench/scale-inputs.R")
 
-driver <- file.path("tests", "browser", "driver.mjs")
+driver <- file.path("bench", "view-driver.mjs")
 stopifnot(file.exists(file.path("tests", "browser", "node_modules", "playwright-core")))
 cargo_env <- c("CARGO_PROFILE_RELEASE_LTO=false", "CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16")
 
-# Installs the package from `src` (a directory) into `lib`, unless it is there.
+# Installs the package from `src` (a directory) into `lib`.
 install_into <- function(src, lib) {
-  if (file.exists(file.path(lib, "profile", "DESCRIPTION"))) {
-    return(invisible(lib))
-  }
   dir.create(lib, recursive = TRUE, showWarnings = FALSE)
   log <- file.path(dirname(lib), paste0(basename(lib), "-install.log"))
   status <- system2(file.path(R.home("bin"), "R"),
@@ -45,41 +51,53 @@ install_into <- function(src, lib) {
   invisible(lib)
 }
 
-install_before <- function(lib = file.path("bench", "data", "lib-2.1"), commit = "5e99a85") {
+install_before <- function(lib = file.path("bench", "data", "lib-2.2.0"), commit = "d84b08d") {
+  given <- Sys.getenv("PROFILE_VIEW_BEFORE_LIB")
+  if (nzchar(given)) {
+    return(given)
+  }
   if (file.exists(file.path(lib, "profile", "DESCRIPTION"))) {
     return(lib)
   }
-  src <- tempfile("profile-2.1-")
+  src <- tempfile("profile-2.2.0-")
   dir.create(src)
   status <- system(sprintf("git archive %s | tar -x -C %s", commit, shQuote(src)))
   if (status != 0) stop("git archive of ", commit, " failed")
-  if (system2("bash", c(file.path(src, "dev", "vendor-js.sh"), "--lib")) != 0) {
-    stop("2.1's vendor-js.sh failed")
-  }
   install_into(src, lib)
 }
 
-# An Rprof file of `n` samples whose stacks are random paths of a tree of
-# functions (each level picks one of `branching` callees of the frame above,
-# a name among `n_functions`), deep enough to give a merged tree of about 1e5
-# nodes.
-make_wide_input <- function(path = file.path("bench", "data", "rprof-wide.out"), n = 4.7e4,
-                            branching = 6, n_functions = 4000, seed = 42) {
+install_after <- function(lib = file.path("bench", "data", "lib-after")) {
+  given <- Sys.getenv("PROFILE_VIEW_AFTER_LIB")
+  if (nzchar(given)) given else install_into(".", lib)
+}
+
+# An Rprof file of `n` samples, each one of `n_stacks` stacks that are random
+# paths of a tree of functions (each level picks one of `branching` callees
+# of the frame above, a name among `n_functions`), drawn with a skew (the
+# stacks' weights fall as 1/rank, as a real profile's few hot paths), in runs
+# of a few equal samples, as a recording's. About 1e5 nodes in the merged
+# tree.
+make_wide_input <- function(path = file.path("bench", "data", "rprof-wide-1e6.out"), n = 1e6,
+                            n_stacks = 4.7e4, branching = 6, n_functions = 4000, seed = 42) {
   if (file.exists(path)) {
     return(path)
   }
   set.seed(seed)
-  depth <- sample(4:11, n, replace = TRUE)
-  id <- rep(1L, n)
+  depth <- sample(4:11, n_stacks, replace = TRUE)
+  id <- rep(1L, n_stacks)
   frames <- vector("list", max(depth))
   for (level in seq_len(max(depth))) {
-    choice <- sample.int(branching, n, replace = TRUE, prob = branching:1)
+    choice <- sample.int(branching, n_stacks, replace = TRUE, prob = branching:1)
     id <- as.integer((id * 131L + choice * 7919L) %% n_functions) + 1L
     frames[[level]] <- ifelse(level <= depth, sprintf("\"fn_%04d\"", id), NA)
   }
   stacks <- do.call(cbind, rev(frames))
   lines <- apply(stacks, 1, function(s) paste0(paste(s[!is.na(s)], collapse = " "), " "))
-  writeLines(c("sample.interval=10000", lines), path)
+  # every stack at least once (the whole tree), the rest by weight, in runs
+  weights <- 1 / seq_len(n_stacks)
+  order <- c(seq_len(n_stacks), sample.int(n_stacks, n / 4, replace = TRUE, prob = weights))
+  picked <- rep_len(rep(order, each = 4), n)
+  writeLines(c("sample.interval=10000", lines[picked]), path)
   path
 }
 
@@ -114,7 +132,8 @@ write_views <- function(lib, inputs, dir, tag) {
     "}"
   ))
   columns <- c("input", "view_s", "view_cpu_s", "html_bytes")
-  rows <- utils::read.table(text = out, col.names = columns)
+  classes <- c("character", rep("numeric", 3))
+  rows <- utils::read.table(text = out, col.names = columns, colClasses = classes)
   rows$version <- tag
   rows$html <- file.path(dir, paste0(rows$input, "-", tag, ".html"))
   rows
@@ -129,65 +148,76 @@ tree_nodes <- function(html) {
   jsonlite::fromJSON(substr(text, start, start + end - 2L), simplifyVector = FALSE)$tree$key$length
 }
 
-# The job of tests/browser/driver.mjs, its result.
-run_driver <- function(job) {
+# The driver's job on one page: per step, the median of the runs' times (NA
+# where the page lacks the step), and what the browser reported.
+time_page <- function(html, runs = 3) {
   path <- tempfile(fileext = ".json")
+  job <- list(command = "interactions", html = html, runs = runs, width = 1200, height = 800)
   jsonlite::write_json(job, path, auto_unbox = TRUE)
   out <- system2("node", c(driver, shQuote(path)), stdout = TRUE)
-  jsonlite::fromJSON(paste(out, collapse = ""))
+  result <- jsonlite::fromJSON(paste(out, collapse = ""), simplifyVector = FALSE)$runs
+  steps <- names(result[[1]]$times)
+  ms <- vapply(steps, function(step) {
+    x <- unlist(lapply(result, function(r) r$times[[step]]))
+    if (length(x)) stats::median(x) else NA_real_
+  }, 0)
+  count <- function(what) sum(vapply(result, function(r) length(r[[what]]), 0L))
+  failed <- lapply(result, function(r) paste0(names(r$errors), ": ", unlist(r$errors)))
+  failed <- unique(unlist(failed))
+  list(
+    times = data.frame(step = steps, ms = unname(ms)),
+    reported = data.frame(
+      console_errors = count("console_errors"), exceptions = count("exceptions"),
+      requests = count("requests"), dialogs = count("dialogs"),
+      failed_steps = length(failed[nzchar(failed) & failed != ": "])
+    ),
+    failures = failed[failed != ": "],
+    details = unique(unlist(lapply(result, function(r) {
+      c(r$console_errors, r$exceptions, r$requests)
+    })))
+  )
 }
 
 dir <- tempfile("view-bench-")
 dir.create(dir)
-sizes <- c(1e4, 1e5, 1e6)
-inputs <- c(stats::setNames(scale_inputs(sizes), c("1e4", "1e5", "1e6")), wide = make_wide_input())
+inputs <- c(
+  stats::setNames(scale_inputs(c(1e4, 1e5, 1e6)), c("1e4", "1e5", "1e6")),
+  "wide-1e6" = make_wide_input()
+)
 before <- install_before()
-after <- install_into(".", file.path("bench", "data", "lib-2.2"))
-load_before <- readLines("/proc/loadavg")
+after <- install_after()
+load_start <- readLines("/proc/loadavg")
+started <- format(Sys.time(), "%Y-%m-%d %H:%M UTC", tz = "UTC")
 
-rows <- rbind(write_views(before, inputs, dir, "2.1"), write_views(after, inputs, dir, "2.2"))
+rows <- rbind(write_views(before, inputs, dir, "before"), write_views(after, inputs, dir, "after"))
 rows$nodes <- vapply(rows$html, tree_nodes, 0)
-timings <- lapply(seq_len(nrow(rows)), function(i) {
-  page <- list(html = rows$html[[i]], width = 1200, height = 800)
-  paint <- run_driver(c(list(command = "paint", runs = 3), page))
-  interact <- if (rows$input[[i]] %in% c("1e6", "wide")) {
-    run_driver(c(list(command = "interact", runs = 5, search = "^fn_0[0-4]|^fib$"), page))
-  } else {
-    list(search_ms = NA, zoom_ms = NA, zoom_settled_ms = NA)
-  }
-  data.frame(
-    first_paint_ms = stats::median(paint$first_paint_ms),
-    search_ms = interact$search_ms, zoom_ms = interact$zoom_ms,
-    zoom_settled_ms = interact$zoom_settled_ms
-  )
-})
-results <- cbind(
-  rows[c("version", "input", "nodes", "view_s", "view_cpu_s", "html_bytes")],
-  do.call(rbind, timings)
-)
-results$html_mb <- results$html_bytes / 1e6
-results$html_bytes <- NULL
-
-# write_speedscope(), this version
-speedscope <- run_in(after, c(
-  "library(profile)",
-  sprintf("inputs <- %s", paste(deparse(inputs[c("1e4", "1e5", "1e6")]), collapse = "")),
-  "for (name in names(inputs)) {",
-  "  x <- read_rprof(inputs[[name]])",
-  "  json <- tempfile(fileext = '.json')",
-  "  time <- function() system.time(write_speedscope(x, json))[['elapsed']]",
-  "  s <- median(vapply(1:3, function(i) time(), 0))",
-  "  cat(name, s, file.size(json) / 1e6, '\\n')",
-  "}"
-))
-speedscope <- utils::read.table(
-  text = speedscope,
-  col.names = c("input", "speedscope_s", "speedscope_mb")
-)
+pages <- lapply(rows$html, time_page)
 
 cat(sprintf(
-  "R %s, %s, %s; load average %s (start) %s (end)\n", getRversion(), R.version$platform,
-  system2("chromium", "--version", stdout = TRUE), load_before, readLines("/proc/loadavg")
+  "R %s, %s, %s; %s; load average %s (start) %s (end)\n", getRversion(), R.version$platform,
+  system2("chromium", "--version", stdout = TRUE), started, load_start, readLines("/proc/loadavg")
 ))
-print(results[order(results$input, results$version), ], digits = 3, row.names = FALSE)
-print(speedscope, digits = 3, row.names = FALSE)
+files <- rows[c("version", "input", "nodes", "view_s", "view_cpu_s")]
+files$html_mb <- rows$html_bytes / 1e6
+print(files[order(files$input, files$version != "before"), ], digits = 3, row.names = FALSE)
+
+reported <- cbind(rows[c("version", "input")], do.call(rbind, lapply(pages, `[[`, "reported")))
+cat("\nWhat the browser reported (sums over the runs of each page):\n")
+print(reported, row.names = FALSE)
+for (i in seq_along(pages)) {
+  for (line in c(pages[[i]]$failures, pages[[i]]$details)) {
+    cat(rows$version[[i]], rows$input[[i]], line, "\n")
+  }
+}
+
+cat("\nInteractions, ms from the event to the next frame on screen (median of 3 runs):\n")
+for (input in names(inputs)) {
+  b <- pages[[which(rows$input == input & rows$version == "before")]]$times
+  a <- pages[[which(rows$input == input & rows$version == "after")]]$times
+  table <- merge(a, b, by = "step", all = TRUE, suffixes = c("_after", "_before"), sort = FALSE)
+  table <- table[match(a$step, table$step), c("step", "ms_before", "ms_after")]
+  table$ratio <- table$ms_after / table$ms_before
+  nodes <- rows$nodes[rows$input == input & rows$version == "after"]
+  cat(sprintf("\n%s (%g tree nodes):\n", input, nodes))
+  print(table, digits = 3, row.names = FALSE)
+}

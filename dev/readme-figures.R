@@ -2,7 +2,9 @@
 # profile, and screenshots of each view of profile_view() in headless chromium
 # (taken by tests/browser/driver.mjs): the flame graph with the source panel,
 # the flame chart in time order, the Top table, the sandwich, the source panel
-# with memory per line and a line's frames, a Go heap profile, and a diff.
+# with memory per line and a line's frames, refinements made in the page (their
+# chips and R code), a flame graph exported as SVG from the page, a Go heap
+# profile, and a diff.
 # The Rprof views are of a recording made here by profile_record() of the
 # workloads of data-raw/rprof-workloads (so that the source panel has their
 # text).
@@ -26,17 +28,31 @@ samples_at <- function(x, keep) {
   do.call(new_profile_v2, tables)
 }
 
-# A screenshot of the view of `profile` after `actions` (see driver.mjs).
-screenshot <- function(profile, png, actions = list(), ..., width = 1200, height = 600) {
+# The states of the view of `profile` after `actions` (see driver.mjs).
+view_states <- function(profile, actions, ..., width = 1200, height = 600) {
   html <- tempfile(fileext = ".html")
   profile_view(profile, ..., file = html)
   job <- tempfile(fileext = ".json")
   jsonlite::write_json(list(
-    command = "view", html = html, width = width, height = height,
-    actions = c(actions, list(list(screenshot = normalizePath(png, mustWork = FALSE))))
+    command = "view", html = html, width = width, height = height, actions = actions
   ), job, auto_unbox = TRUE)
-  status <- system2("node", c("tests/browser/driver.mjs", job), stdout = FALSE)
-  if (status != 0) stop("the browser driver failed for ", png)
+  out <- system2("node", c("tests/browser/driver.mjs", job), stdout = TRUE)
+  if (!is.null(attr(out, "status"))) stop("the browser driver failed for ", html)
+  jsonlite::fromJSON(paste(out, collapse = ""))$states
+}
+
+# A screenshot of the view of `profile` after `actions`.
+screenshot <- function(profile, png, actions = list(), ...) {
+  shot <- list(screenshot = normalizePath(png, mustWork = FALSE))
+  view_states(profile, c(actions, list(shot)), ...)
+  invisible(png)
+}
+
+# The SVG the view of `profile` exports after `actions` (its Export menu).
+exported_svg <- function(profile, svg, actions = list(), ...) {
+  states <- view_states(profile, c(actions, list(list(export = "svg"))), ...)
+  writeLines(states$exported[[nrow(states)]], svg, useBytes = TRUE)
+  invisible(svg)
 }
 
 # A recording of the workloads (4 s of CPU time), sourced with their source
@@ -82,6 +98,20 @@ screenshot(rec, "man/figures/README-view-sandwich.png",
 screenshot(rec, "man/figures/README-view-source.png",
   list(list(type = "alloc_size"), list(click = "copy.modify"), list(line = 23)),
   title = title
+)
+# refined in the page: copy.modify ignored, then a focus on fib and my.fun,
+# as chips, and the R code that gives the same profile
+screenshot(rec, "man/figures/README-view-refine.png",
+  list(
+    list(refine = "ignore", pattern = "^copy\\.modify$"),
+    list(refine = "focus", pattern = "^(fib|my\\.fun)$"),
+    list(search = ""), list(rcode = TRUE)
+  ),
+  title = title
+)
+# the flame graph of my.fun exported as SVG from the page
+exported_svg(rec, "man/figures/README-view-export.svg", list(list(click = "my.fun")),
+  title = title, height = 400
 )
 heap <- read_pprof(system.file("samples/pprof/heap.pb.gz", package = "profile"))
 screenshot(heap, "man/figures/README-view-heap.png", list(list(hover = "main.allocList")))

@@ -12,6 +12,7 @@
 //                {"click": "name", "in": "callers"}, {"hover": "name"},
 //                {"dblclick": "name"}, {"button": "pv-back"} (a button
 //                of the view by its class),
+//                {"source_id": 2} (the source selector; "" for all),
 //                {"row": "name"}, {"sort": "cum"}, {"line": 12},
 //                {"file": "a.R"}, {"source": true}, {"reset": true},
 //                {"splitter": -100} (the source panel's splitter dragged,
@@ -35,8 +36,13 @@
 //     each action takes a snapshot of what the view shows: the frames its
 //     canvases drew (checked against their pixels), the table, the sandwich
 //     and the source panel. Frames are clicked and hovered with the mouse.
-//   {"command": "paint", "html": FILE, "runs": 3}
-//     times from navigation to the first drawing of the frames.
+//   {"command": "evaluate", "html": FILE, "allow_dir": DIR, "ready": "js",
+//    "expression": "js"}
+//     loads a page (another tool's widget, saved with its libraries in
+//     allow_dir), waits until `ready` is true and returns `expression`'s value.
+//   {"command": "paint", "html": FILE, "runs": 3, "fragment": "#view=chart"}
+//     times from navigation to the first drawing of the frames (of the view
+//     the optional link opens).
 //   {"command": "interact", "html": FILE, "runs": 5, "search": "re"}
 //     times a search and a zoom (a click on the widest frame below the root)
 //     from the event to the next frame on screen, and until the zoom's
@@ -67,7 +73,7 @@ const FLAGS = [
   "--disable-sync",
 ];
 
-async function withBrowser(options, f) {
+export async function withBrowser(options, f) {
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "profile-chromium-"));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
@@ -85,7 +91,7 @@ async function withBrowser(options, f) {
 
 // A page that records console errors, uncaught errors, dialogs and requests;
 // requests to anything but the files allowed are aborted.
-async function watchedPage(context, allowed) {
+export async function watchedPage(context, allowed) {
   const page = await context.newPage();
   const log = { console: [], errors: [], requests: [], dialogs: [] };
   page.on("console", (m) => {
@@ -107,7 +113,7 @@ async function watchedPage(context, allowed) {
 
 const VIEW = ".profile-view";
 
-async function waitDrawn(page) {
+export async function waitDrawn(page) {
   await page.waitForSelector(`${VIEW}[data-state="drawn"]`, { timeout: 30000 });
 }
 
@@ -198,6 +204,9 @@ async function snapshot(page) {
         callees_frames: framesOf("callees").frames,
       },
       no_time_order: mode === "chart" ? text(null, ".pv-no-time-order") : "",
+      // the time order's lanes (one per source) and the source shown alone
+      lanes: mode === "chart" && ProfileView.lanes ? ProfileView.lanes.drawn(view) : [],
+      source_id: root.getAttribute("data-source") || "",
       source: root.querySelector(".pv-source").style.display === "none" ? null : {
         file: ((o) => (o ? o.dataset.file || o.textContent : ""))(root.querySelector(".pv-file option:checked")),
         files: rows(".pv-file option", (o) => o.dataset.file || o.textContent),
@@ -223,7 +232,14 @@ async function snapshot(page) {
           hot: tr.classList.contains("pv-hot"),
           selected: tr.classList.contains("pv-line-selected"),
           cells: cells(tr),
+          // the heap's growth and shrinkage at the line (bytes), if shown
+          allocated: tr.dataset.allocated === undefined ? null : +tr.dataset.allocated,
+          released: tr.dataset.released === undefined ? null : +tr.dataset.released,
         })),
+        headers: rows(".pv-lines th", (th) => ({ label: th.textContent, title: th.title })),
+        legend: text(null, ".pv-source .pv-source-legend"),
+        exact_title: text(null, ".pv-source .pv-exact-title"),
+        exact: rows(".pv-exact-row", (tr) => ({ name: tr.dataset.name, flat: +tr.dataset.flat, cum: +tr.dataset.cum })),
       },
     };
   }, VIEW);
@@ -249,7 +265,7 @@ async function framePoint(page, name, which) {
   return point;
 }
 
-async function act(page, action) {
+export async function act(page, action) {
   if ("search" in action) {
     await page.fill(`${VIEW} .pv-search`, action.search);
   } else if ("type" in action) {
@@ -261,6 +277,8 @@ async function act(page, action) {
     );
     if (index < 0) throw new Error(`no sample type ${action.type}`);
     await page.selectOption(`${VIEW} .pv-type`, String(index));
+  } else if ("source_id" in action) {
+    await page.selectOption(`${VIEW} .pv-source-select`, String(action.source_id));
   } else if ("mode" in action) {
     await page.click(`${VIEW} .pv-view-${action.mode}`);
   } else if ("click" in action) {
@@ -381,6 +399,21 @@ async function view(job) {
   });
 }
 
+// Loads a page (and the files under "allow_dir"), waits until the expression
+// `ready` is true and returns the value of `expression` (JSON), as `value`.
+async function evaluate(job) {
+  const pageUrl = pathToFileURL(path.resolve(job.html)).href;
+  const dirUrl = job.allow_dir ? pathToFileURL(path.resolve(job.allow_dir)).href + "/" : null;
+  const allowed = (url) => url === pageUrl || (dirUrl !== null && url.startsWith(dirUrl));
+  return withBrowser(job, async (context) => {
+    const { page, log } = await watchedPage(context, allowed);
+    await page.goto(pageUrl);
+    await page.waitForFunction(job.ready, null, { timeout: 30000 });
+    const value = await page.evaluate(job.expression);
+    return { ...log, value };
+  });
+}
+
 async function paint(job) {
   const pageUrl = pathToFileURL(path.resolve(job.html)).href;
   const times = [];
@@ -388,7 +421,7 @@ async function paint(job) {
     times.push(
       await withBrowser(job, async (context) => {
         const { page, log } = await watchedPage(context, (url) => url === pageUrl);
-        await page.goto(pageUrl, { timeout: 120000 });
+        await page.goto(pageUrl + (job.fragment || ""), { timeout: 120000 });
         await page.waitForFunction(() => window.__profileViewDrawnAt !== undefined, null, { timeout: 120000 });
         const ms = await page.evaluate(() => window.__profileViewDrawnAt);
         if (log.errors.length || log.console.length) throw new Error(log.errors.concat(log.console).join("\n"));
@@ -530,17 +563,25 @@ async function speedscope(job) {
   }
 }
 
-const job = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
-const commands = { view, paint, interact, speedscope };
-if (!commands[job.command]) {
-  console.error(`unknown command ${job.command}`);
-  process.exit(2);
+// Runs the job named by the command line with one of `commands`, printing its
+// result as JSON (also for bench/view-driver.mjs, which has jobs of its own).
+export function runJob(commands) {
+  const job = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+  if (!commands[job.command]) {
+    console.error(`unknown command ${job.command}`);
+    process.exit(2);
+  }
+  commands[job.command](job)
+    .then((result) => {
+      process.stdout.write(JSON.stringify(result));
+    })
+    .catch((e) => {
+      console.error(e && e.stack ? e.stack : String(e));
+      process.exit(1);
+    });
 }
-commands[job.command](job)
-  .then((result) => {
-    process.stdout.write(JSON.stringify(result));
-  })
-  .catch((e) => {
-    console.error(e && e.stack ? e.stack : String(e));
-    process.exit(1);
-  });
+
+// Imported by another script, the driver only lends its functions.
+if (import.meta.url === pathToFileURL(path.resolve(process.argv[1] || "")).href) {
+  runJob({ view, evaluate, paint, interact, speedscope });
+}

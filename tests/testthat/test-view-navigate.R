@@ -2,20 +2,29 @@
 # pointer and dragging pans, in the time order and the flame graph; keys; the
 # view's link; exports. Headless chromium, as test-view-browser.R.
 
-test_that("wheel zoom and drag pan change the range in view as the pointer says", {
-  skip_if_no_browser()
+# The view of line.out (its sample type "samples") after `actions` in
+# headless chromium, checked to have loaded cleanly: the profile, the
+# driver's result and `range(i)`, the range in view after action i - 1.
+line_out_view <- function(actions, ...) {
   x <- read_rprof(system.file("samples", "rprof", "line.out", package = "profile"))
-  width <- 1200
   result <- run_browser_job(list(
-    command = "view", html = view_file(x, type = "samples"), width = width, height = 800,
-    actions = list(
-      list(mode = "chart"), list(wheel = -300, at = 0.25), list(drag = -200),
-      list(wheel = 300, at = 0.5), list(wheel = 5000, at = 0.5),
-      list(mode = "graph"), list(wheel = -300, at = 0.75)
-    )
+    command = "view", html = view_file(x, type = "samples"), ..., actions = actions
   ))
   expect_clean_load(result)
-  range <- function(i) state_at(result, i)$range
+  list(x = x, result = result, range = function(i) state_at(result, i)$range)
+}
+
+test_that("wheel zoom and drag pan change the range in view as the pointer says", {
+  skip_if_no_browser()
+  width <- 1200
+  view <- line_out_view(list(
+    list(mode = "chart"), list(wheel = -300, at = 0.25), list(drag = -200),
+    list(wheel = 300, at = 0.5), list(wheel = 5000, at = 0.5),
+    list(mode = "graph"), list(wheel = -300, at = 0.75)
+  ), width = width, height = 800)
+  x <- view$x
+  result <- view$result
+  range <- view$range
   canvas <- width - 2 * 8 # the page's padding
   # the whole time axis first: the samples' time, each as long as the interval
   whole <- range(2)
@@ -55,17 +64,14 @@ test_that("wheel zoom and drag pan change the range in view as the pointer says"
 
 test_that("keys: / searches, Esc clears, Backspace steps back through the zooms", {
   skip_if_no_browser()
-  x <- read_rprof(system.file("samples", "rprof", "line.out", package = "profile"))
-  result <- run_browser_job(list(
-    command = "view", html = view_file(x, type = "samples"),
-    actions = list(
-      list(click = "time_round"), list(wheel = -300, at = 0.5),
-      list(press = "Backspace"), list(press = "Backspace"),
-      list(press = "/"), list(keys = "^fib$"), list(press = "Escape")
-    )
+  view <- line_out_view(list(
+    list(click = "time_round"), list(wheel = -300, at = 0.5),
+    list(press = "Backspace"), list(press = "Backspace"),
+    list(press = "/"), list(keys = "^fib$"), list(press = "Escape")
   ))
-  expect_clean_load(result)
-  range <- function(i) state_at(result, i)$range
+  x <- view$x
+  result <- view$result
+  range <- view$range
   # the click zoomed, the wheel zoomed further; each Backspace undoes one
   expect_lt(range(2)$span, range(1)$span)
   expect_lt(range(3)$span, range(2)$span)
@@ -161,17 +167,14 @@ test_that("exports: SVG of the frames drawn, PNG of the canvas, CSV of profile_s
 
 test_that("a double click zooms to a frame in one step; back and forward walk the zoom steps", {
   skip_if_no_browser()
-  x <- read_rprof(system.file("samples", "rprof", "line.out", package = "profile"))
-  result <- run_browser_job(list(
-    command = "view", html = view_file(x, type = "samples"),
-    actions = list(
-      list(dblclick = "time_round"), list(press = "Backspace"), list(press = "Shift+Backspace"),
-      list(button = "pv-back"), list(button = "pv-forward"), list(press = "Alt+ArrowLeft"),
-      list(press = "Alt+ArrowRight")
-    )
+  view <- line_out_view(list(
+    list(dblclick = "time_round"), list(press = "Backspace"), list(press = "Shift+Backspace"),
+    list(button = "pv-back"), list(button = "pv-forward"), list(press = "Alt+ArrowLeft"),
+    list(press = "Alt+ArrowRight")
   ))
-  expect_clean_load(result)
-  range <- function(i) state_at(result, i)$range
+  x <- view$x
+  result <- view$result
+  range <- view$range
   # zoomed to the frame: its extent is time_round's samples (the outermost
   # frame of the samples that run it)
   summary <- profile_summary(x, type = "samples", n = Inf)
@@ -197,20 +200,17 @@ summary_total <- function(x, f) {
 
 test_that("arrow keys move the zoom between frames: callee, caller, the frame beside", {
   skip_if_no_browser()
-  x <- read_rprof(system.file("samples", "rprof", "line.out", package = "profile"))
-  result <- run_browser_job(list(
-    command = "view", html = view_file(x, type = "samples"),
-    actions = list(
-      list(click = "time_round"), list(press = "ArrowDown"), list(press = "ArrowUp"),
-      list(press = "ArrowLeft"), list(press = "ArrowRight"), list(press = "Backspace")
-    )
+  view <- line_out_view(list(
+    list(click = "time_round"), list(press = "ArrowDown"), list(press = "ArrowUp"),
+    list(press = "ArrowLeft"), list(press = "ArrowRight"), list(press = "Backspace")
   ))
-  expect_clean_load(result)
+  x <- view$x
+  result <- view$result
+  range <- view$range
   selected <- function(i) {
     frames <- view_frames(state_at(result, i))
     unique(frames$name[frames$selected])
   }
-  range <- function(i) state_at(result, i)$range
   expect_identical(selected(2), "time_round")
   # Down: the widest callee of the frame in view, as the samples say
   callees <- callers_and_callees(x, "time_round", "samples")$callees

@@ -9,7 +9,8 @@ use crate::text::{self, intern_strings};
 use extendr_api::prelude::*;
 use profile_core::formats::speedscope::{self, SpeedscopeLabels};
 use profile_core::formats::view::{
-    line_values, view_json, TimeRuns, ViewData, ViewKeys, ViewLabels, ViewLines, ViewTree,
+    line_values, view_json, SourceSums, TimeRuns, ViewData, ViewKeys, ViewLabels, ViewLines,
+    ViewSources, ViewTree,
 };
 use profile_core::io::output;
 use profile_core::io::source_text::{read_source_files, SourceTextLimits};
@@ -95,9 +96,11 @@ fn sample_set_from_r(fields: &Fields) -> Result<SampleSet, ProfileError> {
 
 /// The JSON text of the browser view. Besides the samples: `location_key`,
 /// `location_line`, `n_keys`, `location_line_key`, `n_line_keys`, `key_name`,
-/// `key_file`, `type_unit`, `default_type` (1-based), `diff`, `title`, and the
+/// `key_file`, `type_unit`, `default_type` (1-based), `diff`, `title`, the
 /// lines' `line_file` (1-based), `line_number`, `file_name` and `file_text` (a
-/// list of character vectors or NULL).
+/// list of character vectors or NULL), and the sources' `source_ids`,
+/// `source_label`, `source_start` and `source_duration` (seconds, negative
+/// for unknown).
 /// @noRd
 #[extendr]
 fn ffi_profile_view_data(input: Robj) -> Robj {
@@ -114,6 +117,7 @@ fn ffi_profile_view_data(input: Robj) -> Robj {
         let tree = ViewTree::build(&samples, &keys)?;
         let runs = TimeRuns::build(&samples, &tree);
         let line_sums = line_values(&samples, &keys)?;
+        let by_source = SourceSums::build(&samples, &tree)?;
         let line_file: Vec<u32> = fields
             .ints("line_file")?
             .iter()
@@ -138,7 +142,14 @@ fn ffi_profile_view_data(input: Robj) -> Robj {
                 default_type: fields.count("default_type")?.saturating_sub(1),
                 diff: flag(fields.get("diff")?, "diff")?,
                 title: &required_string(fields.get("title")?, "title")?,
+                sources: ViewSources {
+                    id: &fields.ints("source_ids")?,
+                    label: &fields.strings("source_label")?,
+                    start: &fields.doubles("source_start")?,
+                    duration: &fields.doubles("source_duration")?,
+                },
             },
+            by_source: by_source.as_ref(),
         };
         Ok(Robj::from(view_json(&data)?))
     })

@@ -100,6 +100,8 @@
         this.draw();
       });
       bar.appendChild(select);
+      const sources = PV.lanes.selector(this);
+      if (sources) bar.appendChild(sources);
       const views = el("span", "pv-views");
       for (const [mode, label, title] of MODES) {
         const button = el("button", "pv-view-" + mode, label);
@@ -233,6 +235,7 @@
       const v = m.values[t];
       const parts = [];
       if (m.title) parts.push(m.title);
+      if (m.sourceId !== null) parts.push("source " + PV.lanes.shownLabel(this));
       parts.push(type.name + " (" + type.unit + ")");
       if (m.diff) {
         const d = v.totalPos[0] + v.totalNeg[0];
@@ -269,7 +272,11 @@
       return {
         inverted,
         axis: timeAxis ? (x) => PV.formatValue(x, "seconds") : null,
-        label: (i) => m.keyLabel(canvas().tree.key[i]),
+        // (the lanes of the time order are labelled by their source)
+        label: (i) => {
+          const tree = canvas().tree;
+          return tree.labels && tree.labels.has(i) ? tree.labels.get(i) : m.keyLabel(tree.key[i]);
+        },
         colour: (i) => {
           const tree = canvas().tree;
           if (this.compare && this.compare.applies(m.types[this.type].name)) return this.compare.colour(tree.key[i]);
@@ -529,7 +536,7 @@
     showTooltip(canvas, i, event) {
       const box = this.tooltip;
       box.textContent = "";
-      box.appendChild(el("div", "pv-tooltip-name", this.model.keyLabel(canvas.tree.key[i])));
+      box.appendChild(el("div", "pv-tooltip-name", canvas.options.label(i)));
       const lines = this.tooltipLines(canvas, i);
       if (this.compare && this.compare.applies(this.model.types[this.type].name)) {
         lines.push(...this.compare.tooltipLines(canvas.tree.key[i]));

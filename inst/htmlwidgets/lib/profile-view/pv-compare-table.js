@@ -84,23 +84,9 @@
       this.note.textContent = changed + " of " + c.rows.length + " functions changed (" + c.type + ", " + c.unit +
         ", " + c.value + " value per run)";
       this.tableBox.textContent = "";
-      const table = el("table", "pv-compare-table");
-      const head = el("tr");
-      for (const [id, label, title] of COLUMNS) {
-        const th = el("th", "pv-sortable pv-ccol-" + id, label);
-        th.title = title;
-        if (this.sort === id) th.classList.add(this.descending ? "pv-desc" : "pv-asc");
-        th.addEventListener("click", () => {
-          this.descending = this.sort === id ? !this.descending : id !== "name" && id !== "change";
-          this.sort = id;
-          this.draw();
-        });
-        head.appendChild(th);
-      }
-      const thead = el("thead");
-      thead.appendChild(head);
-      table.appendChild(thead);
-      const body = el("tbody");
+      const { table, body } = PV.sortableTable("pv-compare-table", "pv-ccol-", COLUMNS, this, () => this.draw(), {
+        ascending: ["name", "change"]
+      });
       const f = (v) => PV.formatValue(v, c.unit);
       for (const r of this.ordered()) {
         const tr = el("tr", "pv-change-" + r.change);
@@ -127,10 +113,8 @@
         }
         body.appendChild(tr);
       }
-      table.appendChild(body);
       this.tableBox.appendChild(table);
-      const selected = body.querySelector("tr.pv-selected");
-      if (selected && selected.scrollIntoView) selected.scrollIntoView({ block: "nearest" });
+      PV.showSelectedRow(body);
     }
   }
 

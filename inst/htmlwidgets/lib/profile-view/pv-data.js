@@ -135,6 +135,15 @@
 
   // ---- trees for the flame renderer ------------------------------------------
 
+  // A typed array of `Type` holding f(a[i], i) for each element of `a`.
+  // (TypedArray.from() with a mapping function iterates its source the
+  // generic way: on 1e5 nodes it took six times as long as this loop.)
+  function mapTo(Type, a, f) {
+    const out = new Type(a.length);
+    for (let i = 0; i < a.length; i++) out[i] = f(a[i], i);
+    return out;
+  }
+
   // Subtree ends and depths of nodes in depth-first order (parents first):
   // the subtree of node i is nodes i .. end[i] - 1.
   function treeShape(parent) {
@@ -230,12 +239,12 @@
       order.forEach((old, i) => {
         index[old] = i;
       });
-      const pick = (column) => Float64Array.from(order, (old) => column[old]);
+      const pick = (column) => mapTo(Float64Array, order, (old) => column[old]);
       const totalPos = pick(this.totalPos);
       const totalNeg = pick(this.totalNeg);
       return new FlameTree({
-        parent: Int32Array.from(order, (old) => (old === 0 ? 0 : index[this.parent[old]])),
-        key: Int32Array.from(order, (old) => this.key[old]),
+        parent: mapTo(Int32Array, order, (old) => (old === 0 ? 0 : index[this.parent[old]])),
+        key: mapTo(Int32Array, order, (old) => this.key[old]),
         w: totalPos.map((p, i) => p - totalNeg[i]),
         delta: totalPos.map((p, i) => p + totalNeg[i]),
         totalPos,
@@ -274,7 +283,18 @@
       this.lineValues = lines.values.map(decodeSums);
       this.nodeLines = groupPairs(decodeArray(lines.node), decodeArray(lines.key), this.n);
       this.files = data.files;
+      // the source panel's memory (R/view-memory.R): per line key, the
+      // growth and shrinkage of the vector heaps between ticks (Rprof memory
+      // profiling, as profvis shows them); whether alloc_space holds the
+      // exact bytes of R's allocation profiler (Rprofmem)
+      const heap = data.heap_lines;
+      this.heapLines = heap ? { allocated: Float64Array.from(heap.allocated), released: Float64Array.from(heap.released) } : null;
+      this.exactAlloc = data.exact_alloc === true;
       this.runData = data.runs;
+      // the sources, and the values of each alone (pv-lanes.js)
+      this.sourceData = data.sources;
+      this.bySourceData = data.by_source;
+      this.sourceId = null;
       this.cache = {};
     }
 
@@ -418,6 +438,7 @@
           count: decodeArray(r.count),
           time: decodeArray(r.time),
           source: decodeArray(r.source),
+          sourceId: decodeArray(r.source_id),
           step: decodeFloat(r.step),
           weight: r.weight
         };
@@ -434,7 +455,7 @@
           const all = runs.all;
           if (!all.decodedWeight) all.decodedWeight = [];
           if (!all.decodedWeight[t]) all.decodedWeight[t] = decodeFloat(all.weight[t]);
-          runs.decodedWeight[t] = Float64Array.from(runs.keep, (r) => all.decodedWeight[t][r]);
+          runs.decodedWeight[t] = mapTo(Float64Array, runs.keep, (r) => all.decodedWeight[t][r]);
         } else {
           runs.decodedWeight[t] = decodeFloat(runs.weight[t]);
         }
@@ -498,7 +519,7 @@
         key: Int32Array.from(key),
         node: Int32Array.from(node),
         x0: start,
-        w: Float64Array.from(x1, (x, i) => x - start[i]),
+        w: mapTo(Float64Array, x1, (x, i) => x - start[i]),
         delta: null,
         r0: Int32Array.from(r0),
         r1: Int32Array.from(r1)
@@ -583,6 +604,7 @@
     signed,
     FlameTree,
     Model,
-    treeShape
+    treeShape,
+    mapTo
   });
 })(typeof window !== "undefined" ? window : this);

@@ -1,6 +1,6 @@
 /* The browser view of the R package profile: the view's state in the page's
  * URL fragment (the view shown, the sample type, the selected function, the
- * range in view, the search, the refinements and the source panel's width), so that the same file
+ * range in view, the search, the refinements, the source shown alone and the source panel's width), so that the same file
  * opened with the same link shows the same view; and the "Copy link" button.
  * The view (profile-view.js) calls save() after each drawing and restore()
  * before its first. */
@@ -18,6 +18,8 @@
     if (view.selected) p.set("select", m.keyLabel(view.selected));
     if (view.term) p.set("search", view.term);
     if (view.steps.length) p.set("refine", JSON.stringify(view.steps));
+    // the source shown alone, by its id (pv-lanes.js)
+    if (view.model.sourceId !== null) p.set("source_id", String(view.model.sourceId));
     const canvas = view.activeCanvas();
     if (canvas && canvas.tree && (canvas.zoomed !== 0 || canvas.window)) {
       const r = canvas.range();
@@ -59,6 +61,7 @@
     }
     const mode = p.get("view");
     if (view.bar.querySelector(".pv-view-" + mode)) view.mode = mode;
+    if (p.get("source_id")) PV.lanes.show(view, +p.get("source_id"), false);
     if (p.get("refine")) {
       try {
         view.refine(JSON.parse(p.get("refine")));

@@ -234,6 +234,30 @@
     return { matched: out, approximate };
   }
 
+  // The children of a trie's nodes by parent and key: open addressing in
+  // typed arrays, room for `capacity` nodes. (A Map keyed by parent * 2^32 +
+  // key boxes every key, a number beyond 2^31: on a tree of 1e5 nodes that
+  // and the garbage it left were most of a refinement's time.)
+  class ChildIndex {
+    constructor(capacity) {
+      let size = 16;
+      while (size < 2 * capacity) size *= 2;
+      this.mask = size - 1;
+      this.parent = new Int32Array(size);
+      this.key = new Int32Array(size);
+      this.node = new Int32Array(size).fill(-1);
+    }
+
+    // The slot of (p, k): where it is, or the empty slot where it goes.
+    slot(p, k) {
+      let x = (Math.imul(p, 0x9e3779b1) + k) | 0;
+      x = Math.imul(x ^ (x >>> 16), 0x85ebca6b);
+      let h = (x ^ (x >>> 13)) & this.mask;
+      while (this.node[h] >= 0 && (this.parent[h] !== p || this.key[h] !== k)) h = (h + 1) & this.mask;
+      return h;
+    }
+  }
+
   // One verb applied to `tree` ({n, parent, key, line, values, nodeLines}):
   // each node's stack becomes a new stack (or none), the stacks are merged
   // into a new tree in depth-first order (siblings by key), and `map` says
@@ -244,14 +268,15 @@
     const tKey = [0];
     const tLine = [tree.line[0]];
     const tLines = [null];
-    const children = new Map();
-    const width = 4294967296;
+    const children = new ChildIndex(n);
     const child = (p, i) => {
-      const id = p * width + tree.key[i];
-      let c = children.get(id);
-      if (c === undefined) {
+      const h = children.slot(p, tree.key[i]);
+      let c = children.node[h];
+      if (c < 0) {
         c = tParent.length;
-        children.set(id, c);
+        children.parent[h] = p;
+        children.key[h] = tree.key[i];
+        children.node[h] = c;
         tParent.push(p);
         tKey.push(tree.key[i]);
         tLine.push(tree.line[i]);
@@ -287,6 +312,45 @@
     return finishTree(tree, { tParent, tKey, tLine, tLines }, dest);
   }
 
+  // The trie's nodes marked `alive`, in depth-first order from the root with
+  // siblings by key: the children of each node gathered in typed arrays (the
+  // nodes ordered by key with a counting sort, then placed under their parent),
+  // and walked with a stack.
+  function depthFirst(trie, alive) {
+    const m = trie.tParent.length;
+    let maxKey = 0;
+    for (let c = 1; c < m; c++) if (trie.tKey[c] > maxKey) maxKey = trie.tKey[c];
+    const byKey = new Int32Array(maxKey + 2);
+    const first = new Int32Array(m + 1);
+    for (let c = 1; c < m; c++) {
+      if (!alive[c]) continue;
+      byKey[trie.tKey[c] + 1]++;
+      first[trie.tParent[c] + 1]++;
+    }
+    for (let k = 1; k < byKey.length; k++) byKey[k] += byKey[k - 1];
+    for (let p = 1; p <= m; p++) first[p] += first[p - 1];
+    const sorted = new Int32Array(byKey[maxKey + 1]);
+    for (let c = 1; c < m; c++) if (alive[c]) sorted[byKey[trie.tKey[c]]++] = c;
+    // each node's children by key, largest first (the stack pops the smallest)
+    const kids = new Int32Array(sorted.length);
+    const fill = first.slice(0, m);
+    for (let j = sorted.length - 1; j >= 0; j--) {
+      const c = sorted[j];
+      kids[fill[trie.tParent[c]]++] = c;
+    }
+    const order = new Int32Array(sorted.length + 1);
+    const todo = new Int32Array(sorted.length + 1);
+    let size = 0;
+    let top = 0;
+    todo[top++] = 0;
+    while (top > 0) {
+      const c = todo[--top];
+      order[size++] = c;
+      for (let j = first[c]; j < first[c + 1]; j++) todo[top++] = kids[j];
+    }
+    return order;
+  }
+
   // The trie as a tree: nodes that received samples and their ancestors, in
   // depth-first order with siblings by key; values summed from the samples.
   function finishTree(tree, trie, dest) {
@@ -296,29 +360,12 @@
     for (let i = 0; i < tree.n; i++) {
       for (let c = dest[i]; c > 0 && !alive[c]; c = trie.tParent[c]) alive[c] = 1;
     }
-    const kids = new Array(m);
-    for (let c = 1; c < m; c++) {
-      if (!alive[c]) continue;
-      const p = trie.tParent[c];
-      (kids[p] || (kids[p] = [])).push(c);
-    }
-    const order = [];
-    const todo = [0];
-    while (todo.length) {
-      const c = todo.pop();
-      order.push(c);
-      const list = kids[c];
-      if (!list) continue;
-      list.sort((a, b) => trie.tKey[b] - trie.tKey[a]);
-      for (const k of list) todo.push(k);
-    }
+    const order = depthFirst(trie, alive);
     const size = order.length;
     const index = new Int32Array(m).fill(-1);
-    order.forEach((c, i) => {
-      index[c] = i;
-    });
-    const parent = Int32Array.from(order, (c) => (c === 0 ? 0 : index[trie.tParent[c]]));
-    const map = Int32Array.from(dest, (c) => (c < 0 ? -1 : index[c]));
+    for (let i = 0; i < size; i++) index[order[i]] = i;
+    const parent = PV.mapTo(Int32Array, order, (c) => (c === 0 ? 0 : index[trie.tParent[c]]));
+    const map = PV.mapTo(Int32Array, dest, (c) => (c < 0 ? -1 : index[c]));
     const values = tree.values.map((v) => {
       const out = {
         totalPos: new Float64Array(size),
@@ -341,22 +388,38 @@
     });
     const start = new Int32Array(size + 1);
     const keys = [];
-    order.forEach((c, i) => {
-      const set = trie.tLines[c];
+    for (let i = 0; i < size; i++) {
+      const set = trie.tLines[order[i]];
       if (set) for (const k of Array.from(set).sort((a, b) => a - b)) keys.push(k);
       start[i + 1] = keys.length;
-    });
+    }
     return {
       tree: {
         n: size,
         parent,
-        key: Int32Array.from(order, (c) => trie.tKey[c]),
-        line: Int32Array.from(order, (c) => trie.tLine[c]),
+        key: PV.mapTo(Int32Array, order, (c) => trie.tKey[c]),
+        line: PV.mapTo(Int32Array, order, (c) => trie.tLine[c]),
         values,
         nodeLines: { start, keys: Int32Array.from(keys) }
       },
       map
     };
+  }
+
+  // The nodes of `tree` that source's samples reach, with its `values` (the
+  // tree's nodes with that source's values, pv-lanes.js).
+  function onlySource(tree, values) {
+    const n = tree.n;
+    const dest = new Int32Array(n);
+    const g = tree.nodeLines;
+    const tLines = new Array(n).fill(null);
+    for (let i = 1; i < n; i++) {
+      const reached = values.some((v) => v.totalPos[i] !== 0 || v.totalNeg[i] !== 0);
+      dest[i] = reached ? i : -1;
+      if (g.start[i + 1] > g.start[i]) tLines[i] = new Set(g.keys.subarray(g.start[i], g.start[i + 1]));
+    }
+    const trie = { tParent: Array.from(tree.parent), tKey: Array.from(tree.key), tLine: Array.from(tree.line), tLines };
+    return finishTree(Object.assign({}, tree, { values }), trie, dest);
   }
 
   // The tree the Model was made with.
@@ -389,12 +452,17 @@
     });
     let tree = baseTree(this);
     let map = null;
+    if (this.sourceId !== null) {
+      const one = onlySource(tree, this.sourceValues(this.sourceId));
+      tree = one.tree;
+      map = one.map;
+    }
     const report = [];
     steps.forEach((s, j) => {
       const match = matchingNodes(this, tree, patterns[j], s.verb);
       report.push({ matched: match.matched.indexOf(1) >= 0, approximate: match.approximate });
       const next = applyVerb(tree, match.matched, s.verb);
-      map = map ? Int32Array.from(map, (c) => (c < 0 ? -1 : next.map[c])) : next.map;
+      map = map ? PV.mapTo(Int32Array, map, (c) => (c < 0 ? -1 : next.map[c])) : next.map;
       tree = next.tree;
     });
     this.n = tree.n;
@@ -419,15 +487,19 @@
   PV.Model.prototype.keptRuns = function (all) {
     if (!this.refinedRuns) {
       const keep = [];
-      for (let r = 0; r < all.leaf.length; r++) if (this.nodeMap[all.leaf[r]] >= 0) keep.push(r);
-      const pick = (a) => a.constructor.from(keep, (r) => a[r]);
+      const only = this.sourceId;
+      for (let r = 0; r < all.leaf.length; r++) {
+        if (this.nodeMap[all.leaf[r]] >= 0 && (only === null || all.sourceId[all.source[r]] === only)) keep.push(r);
+      }
+      const pick = (a) => PV.mapTo(a.constructor, keep, (r) => a[r]);
       this.refinedRuns = {
         keep: Int32Array.from(keep),
         all,
-        leaf: Int32Array.from(keep, (r) => this.nodeMap[all.leaf[r]]),
+        leaf: PV.mapTo(Int32Array, keep, (r) => this.nodeMap[all.leaf[r]]),
         count: pick(all.count),
         time: pick(all.time),
         source: pick(all.source),
+        sourceId: all.sourceId,
         step: all.step,
         weight: all.weight
       };

@@ -8,6 +8,9 @@
 //! negative part what the base has; their sum is the difference, their absolute
 //! sum the width a view gives the node.
 //!
+//! The sources (one lane each in the time order, and the values of each
+//! alone) are in [`sources`].
+//!
 //! Longer than the house's 600 lines: the tree, the line values and the time
 //! runs are written into one JSON text and share its key tables; apart, each
 //! piece would need the others' indexes passed in.
@@ -17,6 +20,9 @@ use crate::io::json::{push_stepped_array, push_string, push_typed_array, push_ty
 use crate::ops::sample_set::{try_filled, SampleSet};
 use crate::ops::summary::{depth_first, inverse_order, PathTrie};
 use rustc_hash::{FxHashMap, FxHashSet};
+
+mod sources;
+pub use sources::{SourceSums, ViewSources};
 
 /// How frames are grouped into the tree's nodes and into source lines: the key
 /// of each location row (`0..=n_keys`, 0 leaves the frame out of the tree), its
@@ -339,6 +345,8 @@ pub struct TimeRuns {
     pub time: Vec<f64>,
     /// The source of the run, numbered 0, 1, ... in display order.
     pub source: Vec<u32>,
+    /// The source id of each number of `source`.
+    pub source_id: Vec<i32>,
     /// Sum of the absolute values of the run's samples, at `type * n_runs + run`.
     pub weight: Vec<f64>,
     /// Per source (by number): the time a sample stands for, in seconds: the
@@ -381,6 +389,7 @@ impl TimeRuns {
                 }
                 if prev_source != source {
                     runs.step.push(step);
+                    runs.source_id.push(prev_source);
                     step = f64::INFINITY;
                     source_number += 1;
                 }
@@ -400,6 +409,9 @@ impl TimeRuns {
             runs.source.push(source_number);
         }
         runs.step.push(step);
+        if let Some(&(last_source, _, _)) = prev.as_ref() {
+            runs.source_id.push(last_source);
+        }
         let known = runs
             .step
             .iter()
@@ -447,6 +459,7 @@ pub struct ViewLabels<'a> {
     pub default_type: usize,
     pub diff: bool,
     pub title: &'a str,
+    pub sources: ViewSources<'a>,
 }
 
 /// Everything [`view_json`] writes.
@@ -457,6 +470,8 @@ pub struct ViewData<'a> {
     pub line_values: &'a SignedSums,
     pub lines: ViewLines<'a>,
     pub labels: ViewLabels<'a>,
+    /// The self values of each source's samples (None: one source).
+    pub by_source: Option<&'a SourceSums>,
 }
 
 /// The JSON text the browser view reads (`inst/htmlwidgets/lib/profile-view/`
@@ -468,6 +483,7 @@ pub fn view_json(data: &ViewData<'_>) -> Result<String> {
         || labels.type_name.len() != labels.type_unit.len()
         || lines.line_file.len() != lines.line_number.len()
         || lines.file_name.len() != lines.file_text.len()
+        || !labels.sources.agree()
     {
         return Err(ProfileError::argument(
             "labels of keys, types, lines or files differ in length",
@@ -497,6 +513,7 @@ pub fn view_json(data: &ViewData<'_>) -> Result<String> {
         Some(runs) => push_runs(&mut out, runs, data.tree.n_types),
         None => out.push_str("null"),
     }
+    sources::push_sources(&mut out, &labels.sources, data.by_source, data.tree.n_types);
     out.push('}');
     Ok(out)
 }
@@ -631,6 +648,8 @@ fn push_runs(out: &mut String, runs: &TimeRuns, n_types: usize) {
     push_stepped_array(out, &runs.time);
     out.push_str(",\"source\":");
     push_typed_ints(out, &runs.source);
+    out.push_str(",\"source_id\":");
+    push_typed_ints(out, &runs.source_id);
     out.push_str(",\"step\":");
     push_typed_array(out, &runs.step);
     out.push_str(",\"weight\":");

@@ -101,12 +101,38 @@ fn runs_merge_equal_stacks_of_a_source_in_time_order() {
     assert_eq!(runs.count, vec![2, 1, 1, 1]);
     assert_eq!(runs.time, vec![0.0, 0.2, 0.3, 0.0]);
     assert_eq!(runs.source, vec![0, 0, 0, 1]);
+    assert_eq!(runs.source_id, vec![1, 2]);
     assert_eq!(runs.weight, vec![3.0, 1.0, 1.0, 1.0]);
     // source 1 every 0.1 s; source 2 has one sample: the step of source 1
     assert_eq!(runs.step.len(), 2);
     assert!((runs.step[0] - 0.1).abs() < 1e-12 && runs.step[1] == runs.step[0]);
     let (set, tree) = view_of(&c, false);
     assert_eq!(TimeRuns::build(&set, &tree), None);
+}
+
+#[test]
+fn source_sums_are_the_self_values_of_each_source_by_node() {
+    // nodes: 0 root, 1 main, 2 f, 3 g
+    let c = Columns::of(
+        &[
+            (2, 0.0, vec![1, 4], vec![1.0, 10.0]),
+            (1, 0.0, vec![1, 4], vec![2.0, 20.0]),
+            (1, 0.1, vec![2, 4], vec![3.0, 30.0]),
+            (2, 0.1, vec![1, 4], vec![-4.0, 40.0]),
+            (1, 0.2, vec![1, 4], vec![5.0, 50.0]),
+        ],
+        5,
+    );
+    let (set, tree) = view_of(&c, true);
+    let sums = SourceSums::build(&set, &tree).unwrap().unwrap();
+    assert_eq!(sums.source, vec![1, 1, 2]);
+    assert_eq!(sums.node, vec![2, 3, 2]);
+    assert_eq!(sums.values.self_pos, vec![7.0, 3.0, 1.0, 70.0, 30.0, 50.0]);
+    assert_eq!(sums.values.self_neg, vec![0.0, 0.0, -4.0, 0.0, 0.0, 0.0]);
+    // one source: the whole profile is its
+    let one = Columns::of(&[(3, 0.0, vec![1, 4], vec![1.0, 1.0])], 5);
+    let (set, tree) = view_of(&one, false);
+    assert_eq!(SourceSums::build(&set, &tree).unwrap(), None);
 }
 
 #[test]
@@ -136,6 +162,12 @@ fn json_of_a_small_view() {
         default_type: 0,
         diff: false,
         title: "</script>",
+        sources: ViewSources {
+            id: &[1],
+            label: &["a \"run\"".to_string()],
+            start: &[0.0],
+            duration: &[-1.0],
+        },
     };
     let line_sums = with_keys(|keys| line_values(&set, keys)).unwrap();
     let file_name = ["a.R".to_string()];
@@ -151,6 +183,7 @@ fn json_of_a_small_view() {
             file_text: &file_text,
         },
         labels,
+        by_source: None,
     };
     let json = view_json(&data).unwrap();
     assert!(json.starts_with(
@@ -165,7 +198,10 @@ fn json_of_a_small_view() {
         json.contains(r#""files":[{"name":"a.R","text":["x \u003c- 1","\u003c/script\u003e"]}]"#)
     );
     let no_runs = view_json(&ViewData { runs: None, ..data }).unwrap();
-    assert!(no_runs.ends_with(r#""runs":null}"#));
+    assert!(no_runs
+        .contains(r#""runs":null,"sources":{"id":{"const":1,"length":1},"label":["a \"run\""]"#));
+    assert!(no_runs.ends_with(r#""duration":{"const":-1,"length":1}},"by_source":null}"#));
+    assert!(json.contains(r#""source_id":{"const":1,"length":1}"#));
 }
 
 #[test]
@@ -258,6 +294,14 @@ proptest! {
                 let cell = t * 3 + key as usize - 1;
                 prop_assert_eq!(lines.total_pos[cell] + lines.total_neg[cell], total);
                 prop_assert_eq!(lines.self_pos[cell] + lines.self_neg[cell], own);
+            }
+        }
+        // Each source's self values add up to the whole tree's.
+        if let Some(sums) = SourceSums::build(&set, &tree).unwrap() {
+            for t in 0..2 {
+                let block = |v: &[f64], len: usize| -> f64 { v[t * len..(t + 1) * len].iter().sum() };
+                prop_assert_eq!(block(&sums.values.self_pos, sums.len()), block(&tree.values.self_pos, n));
+                prop_assert_eq!(block(&sums.values.self_neg, sums.len()), block(&tree.values.self_neg, n));
             }
         }
         if let Some(runs) = TimeRuns::build(&set, &tree) {
