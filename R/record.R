@@ -30,7 +30,9 @@
 #'
 #' R's profiler samples the CPU time of the R process: time that `expr` spends
 #' waiting ([Sys.sleep()], input and output) or in other processes
-#' ([system()], callr, parallel workers) is not recorded. A recording without
+#' ([system()], callr, parallel workers) is not this process's: the R
+#' processes that work for `expr` are recorded as sources of their own (see
+#' "Parallel code"), other processes not at all. A recording without
 #' any sample warns (class `profile_warning_no_samples`), saying whether `expr`
 #' ran too briefly or used little CPU time. The system delivers the profiler's
 #' ticks at the resolution of its clock (every 4 ms on many Linux systems),
@@ -47,6 +49,43 @@
 #' error of class `profile_error_busy` rather than stop it. (Where the system
 #' cannot tell, on Windows, this check is skipped.)
 #'
+#' @section Parallel code:
+#' The R processes that work for `expr` are recorded too, each as a source of
+#' its own (`source_type` `"rprof"`), with the extension columns `process_id`
+#' (the process's id), `host_name` and `process_role` (`"main"` for the
+#' process that called `profile_record()`, `"worker"` for the others) of
+#' `sources`. A worker's stacks start at the frame `<top level>`, where its
+#' task starts: the frames of the worker's own machinery (`workLoop()`,
+#' `workCommand()`, `mclapply()`'s, those of [profile_task()]) are cut off, and
+#' its samples between tasks are dropped. How each kind of worker is reached:
+#'
+#' - PSOCK clusters started inside `expr` ([parallel::makePSOCKcluster()],
+#'   `future`'s `multisession`): while `expr` runs, `R_PROFILE_USER` names a
+#'   startup file of the recording, which starts the profiler of an R process
+#'   that is a PSOCK worker (whose command line runs `.workRSOCK()`) and then
+#'   runs your own startup file as R would have (`R_PROFILE_USER` as it was,
+#'   else `.Rprofile` in the working directory, else in your home). Such a
+#'   cluster should be stopped inside `expr` (as `parallel`'s examples do):
+#'   `profile_record()` waits up to 2 seconds for its workers to end, so that
+#'   their files are complete.
+#' - A cluster made before: `workers = cl` starts the profiler on its nodes
+#'   (by [parallel::clusterCall()]) and stops it when `expr` ends.
+#' - Forked children ([parallel::mclapply()], [parallel::mcparallel()],
+#'   `future`'s `multicore`), `callr` and any other backend: run the work
+#'   through [profile_task()], which profiles itself wherever it runs. The
+#'   table `tasks` keeps the wall-clock start and end of each of its calls
+#'   (`start_time`, `end_time`, seconds since the epoch), the source that ran
+#'   it and how it ended (`status`: `"ok"`, `"error"`, or `"unfinished"` when
+#'   the process ended during it, which a warning of class
+#'   `profile_warning_worker_lost` names).
+#'
+#' Workers must run on this host (or share its temporary folder) and have
+#' `profile` installed. With `file` an existing folder, the folder keeps one
+#' Rprof file per process: `rprof-main.out` and `rprof-PID-N.out` (each a
+#' `source_uri`), which [utils::summaryRprof()] reads. Afterwards every
+#' profiler `profile_record()` started is stopped and the environment
+#' variables it set are as they were, also on an error or an interrupt.
+#'
 #' @param expr The code to run.
 #' @param ... These dots are for future extensions and must be empty.
 #' @param interval The time between samples, in seconds, below 1
@@ -62,13 +101,18 @@
 #' @param file `NULL` (default) for a temporary file, removed afterwards; or
 #'   the path of the Rprof file to write, which is kept (for
 #'   [utils::summaryRprof()] or [read_rprof()]); it holds the whole recording,
-#'   the caller's frames included.
+#'   the caller's frames included. An existing folder keeps one Rprof file per
+#'   process (see "Parallel code").
 #' @param label `NULL` (default) or a name for the recording (a string), kept
 #'   in the extension column `source_label` of `sources`, so that the runs of
 #'   a database or of a combined profile can be told apart; [write_otlp()]
 #'   writes it as the attribute `r.profile.source_label`.
-#' @return A v2 profile (a `dm`): one source, of type `"rprof"`, whose
-#'   `source_uri` is `file` (`NA` for a temporary file), `source_timestamp`
+#' @param workers `NULL` (default), or a cluster of `parallel` (or a list of
+#'   clusters) made before the call, whose nodes are profiled while `expr`
+#'   runs (see "Parallel code").
+#' @return A v2 profile (a `dm`): one source per process (see "Parallel
+#'   code"), of type `"rprof"`; the main process's has
+#'   `source_uri` `file` (`NA` for a temporary file), `source_timestamp`
 #'   the time the recording started (seconds since the epoch, as
 #'   [Sys.time()]), `duration_nanos` how long `expr` ran (in nanoseconds) and
 #'   `source_label` the `label`.
@@ -94,25 +138,31 @@
 #' profile_summary(x, by = "line")
 #' if (interactive()) profile_view(x)
 profile_record <- function(expr, ..., interval = 0.01, memory = TRUE, line = TRUE, gc = TRUE,
-                           file = NULL, label = NULL) {
+                           file = NULL, label = NULL, workers = NULL) {
   code <- substitute(expr)
   env <- parent.frame()
+  folder <- recording_folder(file)
   recording <- with_profile_errors("internal", "Can't start the profiler.", {
     check_dots_empty_record(...)
     check_label(label)
-    start_recording(interval, memory, line, gc, file)
+    check_workers(workers, rlang::current_env())
+    start_recording(interval, memory, line, gc, folder$main)
   })
   recording$label <- if (is.null(label)) NA_character_ else label
   on.exit(stop_recording(recording), add = TRUE)
+  flags <- list(memory = memory, line = line, gc = gc)
+  parallel <- start_workers(recording, workers, folder$dir, flags)
+  on.exit(finish_workers(parallel), add = TRUE)
   block <- parse_record_expr(code)
   clock <- proc.time()
   # profile:::record_expr(<the code>), made so that its frame is named so
   eval(as.call(list(call(":::", as.name("profile"), as.name("record_expr")), block)), env)
   used <- time_used_since(clock)
   stop_recording(recording, remove = FALSE)
+  finish_workers(parallel, remove = FALSE)
   with_profile_errors(
     "internal", "Can't read the recording.",
-    read_recording(recording, block, used)
+    read_workers(read_recording(recording, block, used), parallel)
   )
 }
 
@@ -122,7 +172,7 @@ check_dots_empty_record <- function(..., call = rlang::caller_env()) {
       "{.arg ...} must be empty.",
       i = paste(
         "Options after it: {.arg interval}, {.arg memory}, {.arg line}, {.arg gc},",
-        "{.arg file}, {.arg label}."
+        "{.arg file}, {.arg label}, {.arg workers}."
       )
     ), call = call)
   }

@@ -253,7 +253,8 @@ fn read_message(
     let empty = proto::ProfilesDictionary::default();
     let d = m.dictionary.as_ref().unwrap_or(&empty);
     let mut p = Profile::new();
-    p.absent_tables.clear();
+    p.absent_tables
+        .retain(|t| !crate::model::OTLP_TABLES.contains(t));
     let strings = intern_strings(&mut p, d, budget)?;
     let mut r = Reader {
         p,
