@@ -3,8 +3,10 @@
 #' `profile_db_delete()` removes sources (runs) from the profile tables of a
 #' database made by [profile_db_append()]: their samples with their values,
 #' stacks and labels, their sample types, comments, mappings and value slots,
-#' and every stack, location, function and sample type name that no other
-#' source uses. It runs in one transaction: a delete that fails or is
+#' the text of their source files (`source_lines`), their OpenTelemetry
+#' attributes, and every stack, location, function,
+#' sample type name, OpenTelemetry scope and resource that no other source
+#' uses. It runs in one transaction: a delete that fails or is
 #' interrupted leaves the database as it was. The sources that stay keep
 #' their ids, and the database holds what appending them alone would have
 #' stored.
@@ -108,15 +110,16 @@ db_delete_sources <- function(con, ids) {
     }
     db_delete_unused_stacks(con, stacks)
     run('DELETE FROM {table} WHERE "source_id" IN ({sources})', table = n(p$slots), sources = sources)
-    db_delete_unused_locations(con, batch)
-    db_delete_source_rows(con, sources)
+    otlp <- intersect(v2_schema()$otlp_tables, db_relations(con)$name)
+    db_delete_unused_locations(con, batch, otlp)
+    db_delete_source_rows(con, sources, otlp)
     run('DELETE FROM "sources" WHERE "source_id" IN ({sources})', sources = sources)
+    db_delete_unused_scopes(con, otlp)
   }
   run(
     'DELETE FROM {types} WHERE "type_id" NOT IN (SELECT "type_id" FROM {slots})',
     types = n(p$types), slots = n(p$slots)
   )
-  db_delete_unused_scopes(con)
 }
 
 # The tables of the format (samples aside) whose rows belong to a source, by
@@ -130,10 +133,11 @@ db_source_tables <- function(con) {
 
 # Deletes the rows of the sources `sources` (ids as SQL text) in every table
 # that db_source_tables() lists, the attributes of their mappings first
-# (mappings last: locations refer to them).
-db_delete_source_rows <- function(con, sources) {
+# (mappings last: locations refer to them; `otlp`: the OTLP tables the
+# database has).
+db_delete_source_rows <- function(con, sources, otlp) {
   tables <- db_source_tables(con)
-  if ("mapping_attributes" %in% db_relations(con)$name) {
+  if ("mapping_attributes" %in% otlp) {
     DBI::dbExecute(con, sql_fill(
       paste(
         'DELETE FROM "mapping_attributes" WHERE "mapping_id" IN',
@@ -147,33 +151,6 @@ db_delete_source_rows <- function(con, sources) {
       'DELETE FROM {table} WHERE "source_id" IN ({sources})',
       table = sql_name(con, t), sources = sources
     ))
-  }
-}
-
-# Deletes the OpenTelemetry scopes that no source names any more, then the
-# resources that no scope names, each with its attributes.
-db_delete_unused_scopes <- function(con) {
-  relations <- db_relations(con)$name
-  if (!all(c("scopes", "resources") %in% relations) ||
-    !"scope_id" %in% db_columns(con, "sources")) {
-    return(invisible())
-  }
-  unused <- function(table, key, user) {
-    sql_fill(
-      '{table} WHERE "{key}" NOT IN (SELECT "{key}" FROM {user} WHERE "{key}" IS NOT NULL)',
-      table = sql_name(con, table), key = key, user = sql_name(con, user)
-    )
-  }
-  for (step in list(c("scopes", "scope_id", "sources"), c("resources", "resource_id", "scopes"))) {
-    attributes <- paste0(sub("s$", "", step[[1]]), "_attributes")
-    if (attributes %in% relations) {
-      DBI::dbExecute(con, sql_fill(
-        'DELETE FROM {attributes} WHERE "{key}" IN (SELECT "{key}" FROM {unused})',
-        attributes = sql_name(con, attributes), key = step[[2]],
-        unused = unused(step[[1]], step[[2]], step[[3]])
-      ))
-    }
-    DBI::dbExecute(con, paste("DELETE FROM", unused(step[[1]], step[[2]], step[[3]])))
   }
 }
 
@@ -202,7 +179,7 @@ db_delete_unused_stacks <- function(con, stacks) {
 # used one is inlined into) that were used by deleted stacks or belong to a
 # mapping of the deleted sources `ids`, then the functions no location uses
 # any more among theirs.
-db_delete_unused_locations <- function(con, ids) {
+db_delete_unused_locations <- function(con, ids, otlp = character()) {
   locations <- as_schema_types(DBI::dbReadTable(con, "locations"), "locations")
   used <- as_column_type(DBI::dbGetQuery(con, sprintf(
     'SELECT DISTINCT "location_id" FROM %s', sql_name(con, db_physical$frames)
@@ -226,14 +203,15 @@ db_delete_unused_locations <- function(con, ids) {
     }
   }
   gone <- locations$location_id[!keep]
-  # (their attributes first: a foreign key refers to them)
-  tables <- c(intersect("location_attributes", db_relations(con)$name), "locations")
   for (batch in split(gone, ceiling(seq_along(gone) / 2000))) {
-    for (t in tables) {
+    for (t in intersect("location_attributes", otlp)) {
       DBI::dbExecute(con, sprintf(
-        'DELETE FROM %s WHERE "location_id" IN (%s)', sql_name(con, t), paste(batch, collapse = ", ")
+        'DELETE FROM "%s" WHERE "location_id" IN (%s)', t, paste(batch, collapse = ", ")
       ))
     }
+    DBI::dbExecute(con, sprintf(
+      'DELETE FROM "locations" WHERE "location_id" IN (%s)', paste(batch, collapse = ", ")
+    ))
   }
   functions <- setdiff(locations$function_id[!keep], locations$function_id[keep])
   functions <- functions[!is.na(functions)]
@@ -242,4 +220,31 @@ db_delete_unused_locations <- function(con, ids) {
       'DELETE FROM "functions" WHERE "function_id" IN (%s)', paste(batch, collapse = ", ")
     ))
   }
+}
+
+# Deletes the OpenTelemetry scopes no source uses any more, then the resources
+# no scope uses, each with its attributes (`otlp`: the OTLP tables the
+# database has).
+db_delete_unused_scopes <- function(con, otlp) {
+  if (!"scopes" %in% otlp) {
+    return(invisible())
+  }
+  unused_scopes <- paste(
+    '"scope_id" NOT IN (SELECT "scope_id" FROM "sources" WHERE "scope_id" IS NOT NULL)'
+  )
+  if ("scope_attributes" %in% otlp) {
+    DBI::dbExecute(con, paste('DELETE FROM "scope_attributes" WHERE', unused_scopes))
+  }
+  DBI::dbExecute(con, paste('DELETE FROM "scopes" WHERE', unused_scopes))
+  if ("resources" %in% otlp) {
+    unused_resources <- paste(
+      '"resource_id" NOT IN',
+      '(SELECT "resource_id" FROM "scopes" WHERE "resource_id" IS NOT NULL)'
+    )
+    if ("resource_attributes" %in% otlp) {
+      DBI::dbExecute(con, paste('DELETE FROM "resource_attributes" WHERE', unused_resources))
+    }
+    DBI::dbExecute(con, paste('DELETE FROM "resources" WHERE', unused_resources))
+  }
+  invisible()
 }

@@ -435,9 +435,13 @@ db_stack_signatures <- function(stack) {
 }
 
 # The rows of sample_locations of the stacks written by db_stack_signatures():
-# sample i has the frames of stacks[i] (NA: none).
+# sample i has the frames of stacks[i] (NA: none). (A query of no rows gives
+# the column as logical(0) in SQLite, and ifelse() of no rows too: an empty
+# profile's are made text here.)
 stack_rows_of_signatures <- function(stacks) {
-  entries <- strsplit(ifelse(is.na(stacks), "", stacks), ",", fixed = TRUE)
+  stacks <- as.character(stacks)
+  stacks[is.na(stacks)] <- ""
+  entries <- strsplit(stacks, ",", fixed = TRUE)
   n <- lengths(entries)
   entry <- unlist(entries, use.names = FALSE)
   colon <- regexpr(":", entry, fixed = TRUE)

@@ -162,7 +162,10 @@ aggregated_sample_tables <- function(rows, local) {
 # The rows of sample_labels of label sets written by db_label_sets(): sample i
 # has the labels numbered in sets[i] (NA: none).
 label_rows_of_sets <- function(sets, dictionary, template) {
-  numbers <- strsplit(ifelse(is.na(sets), "", sets), ",", fixed = TRUE)
+  # (as for stacks, stack_rows_of_signatures(): no rows may come as logical)
+  sets <- as.character(sets)
+  sets[is.na(sets)] <- ""
+  numbers <- strsplit(sets, ",", fixed = TRUE)
   label_id <- as.integer(unlist(numbers, use.names = FALSE))
   columns <- setdiff(names(dictionary), "label_id")
   rows <- dictionary[match(label_id, dictionary$label_id), columns, drop = FALSE]
@@ -203,10 +206,12 @@ db_layout_rows_for_writing <- function(stacks, labels, labels_join) {
   ids <- sort(unique(stack_id))
   frames <- db_stack_frames(con, ids)
   frames <- frames[order(frames$stack_id, frames$depth, method = "radix"), , drop = FALSE]
-  text <- vapply(split(
-    paste0(frames$depth, ":", frames$location_id),
-    factor(frames$stack_id, levels = ids)
-  ), paste, character(1), collapse = ",", USE.NAMES = FALSE)
+  # (paste0() of no frames would give one ":")
+  entries <- if (nrow(frames)) paste0(frames$depth, ":", frames$location_id) else character()
+  text <- vapply(split(entries, factor(frames$stack_id, levels = ids)),
+    paste, character(1),
+    collapse = ",", USE.NAMES = FALSE
+  )
   text[text == ""] <- NA_character_
   stack <- text[match(stack_id, ids)]
   slots <- db_slots(con)

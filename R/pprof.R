@@ -107,7 +107,9 @@
 #' of all sources, in the order they first appear, and writes 0 where a sample
 #' has no value of a type. Gauges (`small_vector_heap`, `large_vector_heap`,
 #' `node_heap`: heap sizes at a tick) are not written, because pprof sums
-#' sample values. Rprof memory profiles thus give `alloc_size` and
+#' sample values; a profile with samples and no other sample type is refused
+#' (`profile_error_unsupported`), since a pprof file with samples must declare
+#' a type. Rprof memory profiles thus give `alloc_size` and
 #' `duplications`, so `go tool pprof -sample_index=alloc_size` works. Rprof
 #' samples also get `cpu`/`nanoseconds` (count times the sampling interval), and
 #' the file's `period_type` and `period` say the interval.
@@ -215,6 +217,7 @@ write_pprof <- function(x, path) {
     } else {
       # what R must check; the writer in Rust checks the content rules
       tables <- check_v2_tables(profile_for_writing(x))
+      check_pprof_types(tables)
       aggregate <- TRUE
     }
     rust_value(
@@ -224,4 +227,17 @@ write_pprof <- function(x, path) {
     )
   })
   invisible(x)
+}
+
+# A pprof file with samples declares at least one sample type (Go's parser
+# refuses it otherwise), and the writer leaves gauges out.
+check_pprof_types <- function(tables, call = rlang::caller_env()) {
+  types <- unique(as.character(tables$sample_values$type))
+  gauges <- v2_schema()$gauge_types
+  if (nrow(tables$samples) > 0L && all(types %in% gauges)) {
+    abort_profile("unsupported", c(
+      "{.arg x} has samples but no sample type a pprof file can hold.",
+      i = "Gauges ({.val {gauges}}) are not written: pprof sums sample values."
+    ), gauges = gauges, call = call)
+  }
 }

@@ -125,7 +125,7 @@
 #' (argument `source_text`; relative names are looked up in the working
 #' directory, as R resolved them when it recorded them), as lines of the
 #' first source of the profile; [profile_record()] adds the code it ran under
-#' the file name `<expr>`. Only regular text files with a source-code
+#' the file name `<expr:HASH>` (`HASH` from the code's text). Only regular text files with a source-code
 #' extension are read, up to 1 MiB each and 16 MiB in all. Its lines belong
 #' to a source (a file changes between runs): [combine_profiles()] gives
 #' them the source's new id. No file format carries it: the writers leave it

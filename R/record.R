@@ -36,10 +36,11 @@
 #' any sample warns (class `profile_warning_no_samples`), saying whether `expr`
 #' ran too briefly or used little CPU time. The system delivers the profiler's
 #' ticks at the resolution of its clock (every 4 ms on many Linux systems),
-#' not more often: when the samples account for much less time than the CPU
-#' time `expr` used (an `interval` of 0.001 s there), `profile_record()` warns
-#' that the times are under-counted (class `profile_warning_under_counted`),
-#' with the interval the system kept.
+#' not more often, and fewer of them on a machine with more busy processes
+#' than cores: when the samples account for much less time than the CPU time
+#' `expr` used (an `interval` of 0.001 s there), `profile_record()` warns that
+#' the times are under-counted (class `profile_warning_under_counted`), with
+#' the interval the system kept.
 #'
 #' The profiler is always stopped when `profile_record()` returns, also when
 #' `expr` raises an error or is interrupted (the error is raised again, as it
@@ -273,7 +274,7 @@ stop_recording <- function(recording, remove = TRUE) {
 }
 
 # The code to run: `code` parsed anew from its source text as the file
-# `<expr>`, so that the profiler records its lines, as one `{` block with the
+# `<expr:HASH>` (see record_file_name()), so that the profiler records its lines, as one `{` block with the
 # source references of its expressions (which `{` sets as it runs them). The
 # text is the original where R kept it (a `{` block with source references),
 # else R's deparse of the code; it is the attribute "text" of the block.

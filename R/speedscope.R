@@ -67,7 +67,11 @@ write_speedscope <- function(x, path) {
 }
 
 # What a source's profiles are called: the file it was read from, else its id.
+# (sprintf() and indexing, not paste() and ifelse(), which make no sources
+# one name or a logical vector)
 source_names <- function(sources) {
-  uri <- as_valid_utf8(sources$source_uri)
-  ifelse(is.na(uri), paste("source", sources$source_id), basename(uri))
+  uri <- as.character(as_valid_utf8(sources$source_uri))
+  name <- sprintf("source %s", sources$source_id)
+  name[!is.na(uri)] <- basename(uri[!is.na(uri)])
+  name
 }

@@ -10,7 +10,17 @@
 #'   (as `go tool pprof -http` and speedscope draw it) and callees below their
 #'   callers, siblings in byte order of their names. A frame's width is its
 #'   total value. Click a frame to zoom to it (its ancestors are drawn faded);
-#'   "Reset zoom" goes back.
+#'   "Reset zoom" goes back. In this view and the time order, the mouse wheel
+#'   zooms in and out around the pointer and dragging pans. Keys: `/` to
+#'   search, `Esc` to clear the search and the selection, `Backspace` to step
+#'   back through the zooms.
+#'
+#' The page's address keeps the view's state in its fragment (the view
+#' shown, the sample type, the selected function, the range in view, the
+#' search and the refinements): the same file opened with the same link, or
+#' with "Copy link", shows the same view. "Export" downloads the flame graph
+#' or time order shown as SVG or PNG, and the Top table as CSV (name, file,
+#' flat and cum of every function, in the sample type's unit).
 #' - **Time order**, when samples have a time (`samples$time`, as Rprof
 #'   profiles do): a flame chart of the samples in the order they were taken,
 #'   from left to right on an axis of seconds (each sample as long as its
@@ -47,17 +57,32 @@
 #' frames that ran it and dims the others; a second click clears it.
 #'
 #' The search box highlights the frames whose function name matches a
-#' regular expression (or contains the text, when it is not one) and reports
-#' their share of the total. Hovering over a frame shows its name, `file:line`
+#' regular expression (Go's, as the verbs take; or contains the text, when it
+#' is not one) and reports their share of the total.
+#'
+#' **Refine**: the menu beside the search box applies a verb to the pattern
+#' typed, and a frame's context menu (right click) to its function: focus on,
+#' ignore, hide, show only, or prune below, as [profile_focus()],
+#' [profile_ignore()], [profile_hide()], [profile_show()] and
+#' [profile_prune_from()] do (see [profile_focus()] for the patterns). Every
+#' view shows the refined profile; the refinements are listed as chips, each
+#' removable, and "R code" shows the verbs that give the same profile in R.
+#' The view groups frames by function name, so a file or `"file:line"`
+#' pattern that matches some frames of a function in a stack and not others
+#' is applied to all of them: its chip is marked approximate (the R code
+#' gives the exact profile). The source panel keeps the whole profile's
+#' line values, and says so. Hovering over a frame shows its name, `file:line`
 #' (the line when all its samples are at one), its total and self value with
 #' the unit and percent of the total. Values are shown in their unit: time
 #' units (`nanoseconds`, `seconds`, ...) as s, ms, µs or ns, `bytes` in
 #' binary units (KiB, MiB, GiB), counts as numbers.
 #'
 #' A menu switches between the profile's sample types (gauges such as
-#' `small_vector_heap` are left out: their values cannot be added up). The
-#' type shown first is `type`, else the one `go tool pprof` shows (see
-#' [profile_summary()]).
+#' `small_vector_heap` are left out: their values cannot be added up; so is a
+#' type that comes in several units, as `cpu` in nanoseconds and in counts in
+#' a combination of a Go and a Java profile). The type shown first is `type`,
+#' else the one `go tool pprof` shows (see [profile_summary()]), else, when
+#' that one is left out, the first of the menu.
 #'
 #' A diff profile (made by [profile_diff()]: the base's samples have negated
 #' values, and `sources$diff_base` marks the base's sources) is drawn with
@@ -209,8 +234,16 @@ diff_base_sources <- function(parts) {
   if (is.logical(flag)) flag %in% TRUE else rep(FALSE, nrow(parts$sources))
 }
 
-# The position (1-based) of the type to show first among `types`.
+# The position (1-based) of the type to show first among `types`. When no
+# type is asked for and the default comes in several units (profiles of
+# different producers combined), the first type that can be shown: the menu
+# offers the others.
 default_type_position <- function(parts, types, type) {
+  if (is.null(type)) {
+    chosen <- tryCatch(choose_sample_type(parts), profile_error_unsupported = function(e) NULL)
+    position <- match(chosen$type, types$type)
+    return(if (length(position) && !is.na(position)) position else 1L)
+  }
   chosen <- choose_sample_type(parts, type)
   position <- match(chosen$type, types$type)
   if (is.na(position)) {
@@ -285,7 +318,10 @@ view_library_dir <- function() {
 
 # The files of the view (this package's own, in inst/htmlwidgets/lib/
 # profile-view/), scripts in the order they load.
-view_scripts <- c("pv-data.js", "pv-flame.js", "pv-panels.js", "profile-view.js")
+view_scripts <- c(
+  "pv-data.js", "pv-refine.js", "pv-flame.js", "pv-panels.js", "pv-refine-ui.js",
+  "pv-link.js", "pv-export.js", "profile-view.js"
+)
 view_style <- "profile-view.css"
 
 view_library_paths <- function(call = rlang::caller_env()) {

@@ -8,7 +8,7 @@
 #
 # - every R file has one row, and every row an R file;
 # - a row names the file's own test-<file>.R, or a cross-cutting suite that
-#   covers it (test-oracle-*, test-hostile-*, test-compat-*: named for what
+#   covers it (test-oracle-*, test-hostile-*, test-compat-*, test-compose-*: named for what
 #   they judge), or says "none" for a file that defines no function (a help
 #   page) or that rextendr writes (R/extendr-wrappers.R);
 # - every test file named in the table exists, and every test file is named
@@ -20,7 +20,7 @@ if (!dir.exists("R") || !file.exists("dev/ARCHITECTURE.md")) {
   stop("run dev/test-files.R from the package root")
 }
 
-cross_cutting <- "^test-(oracle|hostile|compat)-"
+cross_cutting <- "^test-(oracle|hostile|compat|compose)-"
 generated <- "extendr-wrappers.R"
 
 # The rows of the table under the heading "R files and their tests": the R
@@ -94,7 +94,7 @@ test_file_problems <- function(t) {
   if (is.na(owner)) {
     return(sprintf(
       "%s is named for no R file: name it test-<file>.R or test-<file>-<aspect>.R, or %s",
-      t, "test-oracle-*, test-hostile-*, test-compat-* for what it judges"
+      t, "test-oracle-*, test-hostile-*, test-compat-*, test-compose-* for what it judges"
     ))
   }
   rows_naming <- rows$file[vapply(listed, function(x) t %in% x, logical(1))]

@@ -89,9 +89,14 @@ if [ "${CI:-}" = "true" ]; then
   commit_seed=$(( 16#$(git rev-parse --short=7 HEAD 2>/dev/null || echo 1) ))
   : "${PROFILE_ORACLE_SEED:=$commit_seed}" "${PROFILE_OTLP_MUTATION_SEED:=$commit_seed}"
   export PROFILE_ORACLE_CASES PROFILE_OTLP_MUTATIONS PROFILE_ORACLE_SEED PROFILE_OTLP_MUTATION_SEED
+  # the composition suite (test-compose-pipelines.R): 1000 pipelines from
+  # the commit's seed in CI, 300 from seed 1 locally
+  : "${PROFILE_COMPOSE_PIPELINES:=1000}" "${PROFILE_COMPOSE_SEED:=$commit_seed}"
+  export PROFILE_COMPOSE_PIPELINES PROFILE_COMPOSE_SEED
 fi
 echo "pprof oracle cases: ${PROFILE_ORACLE_CASES:-2000 (local default)}, seed ${PROFILE_ORACLE_SEED:-1}"
 echo "OTLP mutation cases: ${PROFILE_OTLP_MUTATIONS:-2000 (local default)}, seed ${PROFILE_OTLP_MUTATION_SEED:-1}"
+echo "composition pipelines: ${PROFILE_COMPOSE_PIPELINES:-300 (local default)}, seed ${PROFILE_COMPOSE_SEED:-1}"
 # In CI the OTLP tests' oracles (protoc, node with tests/otlp's protobufjs, go,
 # RSQLite) and the real files of ../shared/otlp must be there: a missing one
 # fails the test instead of skipping it (otlp_skip() in helper-otlp-oracle.R).

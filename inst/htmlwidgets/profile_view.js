@@ -1,5 +1,6 @@
 /* htmlwidgets binding of profile_view(): the view itself is
- * lib/profile-view/ (pv-data.js, pv-flame.js, pv-panels.js, profile-view.js). */
+ * lib/profile-view/ (pv-data.js, pv-refine.js, pv-flame.js, pv-panels.js,
+ * pv-refine-ui.js, pv-link.js, pv-export.js, profile-view.js). */
 HTMLWidgets.widget({
   name: "profile_view",
   type: "output",

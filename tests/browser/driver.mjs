@@ -7,10 +7,19 @@
 //
 // Jobs:
 //   {"command": "view", "html": FILE, "width": 1200, "height": 800,
+//    "fragment": "#view=..." (opened with this link, optional),
 //    "actions": [{"search": "re"}, {"type": "cpu"}, {"mode": "chart"},
 //                {"click": "name", "in": "callers"}, {"hover": "name"},
 //                {"row": "name"}, {"sort": "cum"}, {"line": 12},
 //                {"file": "a.R"}, {"source": true}, {"reset": true},
+//                {"refine": "focus", "pattern": "re"} (the search box's menu),
+//                {"menu": "name", "verb": "hide"} (a frame's context menu),
+//                {"unrefine": 0} (a chip's remove button), {"rcode": true},
+//                {"wheel": -300, "at": 0.25} (over the canvas, at that share
+//                of its width), {"drag": -200} (pixels, from its middle),
+//                {"press": "Backspace"}, {"keys": "text"} (typed),
+//                {"export": "svg" | "png" | "csv"} (the file's text, or
+//                base64 of a PNG, in the next state's `exported`),
 //                {"screenshot": FILE}]}
 //     loads a file written by profile_view(file = ), blocks and records every
 //     request other than the page itself (and files under "allow_dir", for a
@@ -133,6 +142,29 @@ async function snapshot(page) {
       status: text(null, ".pv-status"),
       tooltip: root.querySelector(".pv-tooltip").style.display === "block" ? text(null, ".pv-tooltip") : "",
       search_share: +(root.getAttribute("data-search-share") || NaN),
+      refinements: rows(".pv-chip", (c) => ({
+        verb: c.dataset.verb, pattern: c.dataset.pattern,
+        no_match: c.classList.contains("pv-no-match"), approximate: c.classList.contains("pv-approximate"),
+      })),
+      rcode: (root.querySelector(".pv-rcode") || { style: {} }).style.display === "none" ? "" : text(null, ".pv-rcode"),
+      refine_message: text(null, ".pv-refine-message"),
+      link: location.hash,
+      exported: window.__profileViewExported || "",
+      // an SVG exported, parsed as XML by the browser: whether it parses, and
+      // the names of its frames
+      exported_svg: (() => {
+        const text = window.__profileViewExported || "";
+        if (!text.startsWith("<?xml")) return null;
+        const doc = new DOMParser().parseFromString(text, "application/xml");
+        return {
+          parses: doc.getElementsByTagName("parsererror").length === 0 && doc.documentElement.tagName === "svg",
+          titles: Array.from(doc.getElementsByTagName("title")).map((t) => t.textContent),
+          rects: doc.getElementsByTagName("rect").length,
+        };
+      })(),
+      focus: document.activeElement ? String(document.activeElement.className) : "",
+      search_text: root.querySelector(".pv-search").value,
+      range: view.activeCanvas() && view.activeCanvas().tree ? view.activeCanvas().range() : null,
       types: rows(".pv-type option", (o) => o.textContent),
       frames: main.frames,
       pixels_checked: main.pixels_checked,
@@ -227,6 +259,50 @@ async function act(page, action) {
     await page.selectOption(`${VIEW} .pv-file`, index);
   } else if ("source" in action) {
     await page.click(`${VIEW} .pv-source-toggle`);
+  } else if ("refine" in action) {
+    await page.fill(`${VIEW} .pv-search`, action.pattern);
+    await waitDrawn(page);
+    await page.selectOption(`${VIEW} .pv-refine`, action.refine);
+  } else if ("menu" in action) {
+    const p = await framePoint(page, action.menu, action.in);
+    await page.mouse.click(p.x, p.y, { button: "right" });
+    await page.click(`${VIEW} .pv-menu .pv-menu-${action.verb}`);
+  } else if ("unrefine" in action) {
+    await page.click(`${VIEW} .pv-chip:nth-child(${action.unrefine + 1}) .pv-chip-remove`);
+  } else if ("wheel" in action || "drag" in action) {
+    const box = await page.evaluate((VIEW) => {
+      const r = document.querySelector(VIEW).__profileView.activeCanvas().canvas.getBoundingClientRect();
+      return { left: r.left, top: r.top, width: r.width, height: r.height };
+    }, VIEW);
+    const y = box.top + Math.min(box.height / 2, 30);
+    if ("wheel" in action) {
+      await page.mouse.move(box.left + box.width * (action.at ?? 0.5), y);
+      await page.mouse.wheel(0, action.wheel);
+    } else {
+      const x = box.left + box.width / 2;
+      await page.mouse.move(x, y);
+      await page.mouse.down();
+      for (let k = 1; k <= 5; k++) await page.mouse.move(x + (action.drag * k) / 5, y);
+      await page.mouse.up();
+    }
+    await page.waitForTimeout(100);
+  } else if ("press" in action) {
+    await page.keyboard.press(action.press);
+    await page.waitForTimeout(50);
+  } else if ("keys" in action) {
+    await page.keyboard.type(action.keys);
+    await page.waitForTimeout(50);
+  } else if ("export" in action) {
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.selectOption(`${VIEW} .pv-export`, action.export),
+    ]);
+    const file = await download.path();
+    await page.evaluate((text) => {
+      window.__profileViewExported = text;
+    }, action.export === "png" ? fs.readFileSync(file).toString("base64") : fs.readFileSync(file, "utf8"));
+  } else if ("rcode" in action) {
+    await page.click(`${VIEW} .pv-rcode-button`);
   } else if ("reset" in action) {
     await page.click(`${VIEW} .pv-reset`);
   } else if ("screenshot" in action) {
@@ -242,7 +318,7 @@ async function view(job) {
   const allowed = (url) => url === pageUrl || (dirUrl !== null && url.startsWith(dirUrl));
   return withBrowser(job, async (context) => {
     const { page, log } = await watchedPage(context, allowed);
-    await page.goto(pageUrl);
+    await page.goto(pageUrl + (job.fragment || ""));
     await waitDrawn(page);
     const states = [await snapshot(page)];
     for (const action of job.actions || []) {

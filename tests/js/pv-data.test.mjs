@@ -7,47 +7,16 @@
 // with the package installed where R_LIBS points.
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import vm from "node:vm";
-import { fileURLToPath } from "node:url";
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-const script = path.join(root, "inst", "htmlwidgets", "lib", "profile-view", "pv-data.js");
-
-// pv-data.js evaluated in a fresh context, as a page would: its
-// window.ProfileView.
-function loadProfileView() {
-  const context = { atob };
-  context.window = context;
-  vm.createContext(context);
-  vm.runInContext(fs.readFileSync(script, "utf8"), context, { filename: script });
-  return context.ProfileView;
-}
+import { loadProfileView, near, viewData } from "./view-fixture.mjs";
 
 let PV;
 let data;
 let summary;
 
 before(() => {
-  PV = loadProfileView();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pv-data-"));
-  try {
-    execFileSync("Rscript", [path.join(root, "tests", "js", "view-data.R"), dir], { stdio: "inherit" });
-    data = JSON.parse(fs.readFileSync(path.join(dir, "view.json"), "utf8"));
-    summary = JSON.parse(fs.readFileSync(path.join(dir, "summary.json"), "utf8"));
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  PV = loadProfileView(["pv-data.js"]);
+  ({ "view.json": data, "summary.json": summary } = viewData(["view.json", "summary.json"]));
 });
-
-// `actual` equals `expected` up to the rounding of sums taken in another order.
-function near(actual, expected, what) {
-  const tolerance = 1e-9 * Math.max(1, Math.abs(expected));
-  assert.ok(Math.abs(actual - expected) <= tolerance, `${what}: ${actual}, expected ${expected}`);
-}
 
 function base64(bytes) {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");

@@ -27,3 +27,28 @@ per_type <- lapply(types, function(type) {
   )
 })
 jsonlite::write_json(per_type, file.path(out, "summary.json"), digits = NA, auto_unbox = TRUE)
+
+# refined.json: per refinement (R verbs piped in order, as the view applies
+# them), profile_summary() of the refined profile for the default type.
+refinements <- list(
+  list(list(verb = "focus", pattern = "^is\\.odd\\.num$")),
+  list(list(verb = "ignore", pattern = "cmp")),
+  list(list(verb = "hide", pattern = "^(tryCatch|tryCatchList|tryCatchOne|doTryCatch)$")),
+  list(list(verb = "show", pattern = "^(time_round|h|cmp)$")),
+  list(list(verb = "prune_from", pattern = "^cmpfun$")),
+  # frames the view merges into one node (by function name) and the pattern
+  # tells apart: approximate in the view, which says so; my.fun has frames
+  # in rounds.R and in recursion.R, call_namespaced at lines 30 and 31
+  list(list(verb = "ignore", pattern = "closures\\.R")),
+  list(list(verb = "focus", pattern = "closures\\.R:30")),
+  list(list(verb = "focus", pattern = "recursion\\.R")),
+  list(list(verb = "focus", pattern = "(?i)^TIME_"), list(verb = "hide", pattern = "^h$"))
+)
+type <- types[[jsonlite::fromJSON(json)$default_type]]
+refined <- lapply(refinements, function(steps) {
+  y <- x
+  for (s in steps) y <- suppressWarnings(get(paste0("profile_", s$verb))(y, s$pattern))
+  by_function <- as.data.frame(profile_summary(y, type = type, n = Inf, by = "function"))
+  list(steps = steps, type = type, functions = by_function[c("name", "self", "total")])
+})
+jsonlite::write_json(refined, file.path(out, "refined.json"), digits = NA, auto_unbox = TRUE)

@@ -137,6 +137,20 @@ run_browser_job <- function(job) {
   result
 }
 
+# A view of `x` written to a temporary HTML file (removed with `env`).
+view_file <- function(x, ..., env = parent.frame()) {
+  path <- withr::local_tempfile(fileext = ".html", .local_envir = env)
+  profile_view(x, ..., file = path)
+}
+
+# No console error, uncaught error, dialog or request other than the page.
+expect_clean_load <- function(result) {
+  for (what in c("console", "errors", "dialogs", "requests")) {
+    found <- unlist(result[[what]])
+    expect_identical(length(found), 0L, label = paste(what, paste(found, collapse = "\n")))
+  }
+}
+
 # State i of a view job's result (1: after loading, i + 1: after action i) as
 # a list of its parts, each simplified on its own (tables as data frames).
 state_at <- function(result, i) {

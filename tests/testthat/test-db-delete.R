@@ -66,7 +66,8 @@ for (backend in c("sqlite", "postgres", "rpostgresql", "duckdb")) {
 # Recordings carry the text of their code (source_lines, keyed by source): a
 # delete takes it with the source (issue 32: SQLite kept it, PostgreSQL
 # refused the delete on its foreign key). OpenTelemetry profiles carry
-# attributes keyed by source, mapping, location, scope and resource.
+# attributes keyed by source, mapping, location, scope and resource: the
+# database holds what appending the other source alone stores.
 recorded_runs <- function() {
   list(
     profile_record(for (i in 1:40) sum(sort(runif(2e4))), interval = 0.005),
@@ -110,5 +111,28 @@ for (backend in c("sqlite", "postgres")) {
     db <- profile_db_delete(con, dm::dm_filter(db, sources = source_type == "otlp"))
     expect_silent(validate_profile(db))
     expect_identical(content_counts(con), content_counts(others))
+  })
+}
+
+# Found by the composition suite (test-compose-pipelines.R): the attribute
+# tables of OpenTelemetry profiles were left behind (validation failed on
+# `mapping_attributes` rows of deleted mappings; PostgreSQL refused the delete
+# on their foreign keys), and so were scopes and resources no source used.
+for (backend in c("sqlite", "postgres")) {
+  test_that(paste0(
+    backend, ": deleting OTLP sources deletes their attributes, scopes and resources"
+  ), {
+    ebpf <- read_otlp(otlp_shared_file("pyroscope/otel-ebpf-profile.pb.bin"))
+    otlp_tables <- v2_schema()$otlp_tables
+    expect_gt(nrow(dm::dm_get_tables(ebpf)$mapping_attributes), 0L)
+    con <- local_db(backend)
+    db <- profile_db_append(con, profiles[[1]])
+    db <- profile_db_append(con, ebpf)
+    ids <- collected_tables(db)$sources$source_id
+    db <- profile_db_delete(con, ids[-1])
+    expect_silent(validate_profile(db))
+    counts <- db_row_counts(con)
+    expect_equal(unname(counts[otlp_tables]), rep(0, length(otlp_tables)))
+    expect_identical(everything_shown(db), everything_shown(profiles[[1]]))
   })
 }

@@ -57,3 +57,33 @@ for (backend in db_backends) {
     expect_equal(labels(ours), labels(theirs), ignore_attr = TRUE)
   })
 }
+
+# Found by the composition suite (test-compose-pipelines.R): a database whose
+# profile has no sample (a verb's empty result appended) failed in the view,
+# speedscope, pprof and OTLP writers, on R errors of text that SQLite gave as
+# logical(0); one without sources in write_speedscope().
+test_that("a database's profile without samples is viewed and written as in memory", {
+  heap <- read_pprof(system.file("samples", "pprof", "heap.pb.gz", package = "profile"))
+  empty <- suppressWarnings(profile_focus(heap, "^no such function$"))
+  expect_identical(nrow(empty$samples), 0L)
+  con <- local_db("sqlite")
+  db <- profile_db_append(con, empty)
+  html <- withr::local_tempfile(fileext = ".html")
+  expect_identical(profile_view(db, file = html), html)
+  json <- withr::local_tempfile(fileext = ".json")
+  write_speedscope(db, json)
+  expect_identical(jsonlite::fromJSON(json, simplifyVector = FALSE)$profiles, list())
+  pb <- withr::local_tempfile(fileext = ".pb.gz")
+  write_pprof(db, pb)
+  back <- read_pprof(pb)
+  expect_identical(nrow(back$samples), 0L)
+  expect_identical(back$sample_types$type, heap$sample_types$type)
+  otlp <- withr::local_tempfile(fileext = ".pb")
+  write_otlp(db, otlp)
+  expect_identical(nrow(read_otlp(otlp)$samples), 0L)
+  # and a database whose every source was deleted: no source, no profile
+  db <- profile_db_delete(con, 1L)
+  expect_identical(nrow(dplyr::collect(db$sources)), 0L)
+  write_speedscope(db, json)
+  expect_identical(jsonlite::fromJSON(json, simplifyVector = FALSE)$profiles, list())
+})

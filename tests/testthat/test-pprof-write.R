@@ -138,6 +138,25 @@ test_that("gauges are not written; alloc_size is a sample type", {
   expect_true(any(grepl("PeriodType: cpu nanoseconds", raw, fixed = TRUE)))
 })
 
+# Found by the composition suite (test-compose-pipelines.R): a profile of
+# gauges only was written as a file with samples and no sample type, which
+# read_pprof() and Go's parser refuse.
+test_that("a profile with samples and gauges only is refused, and no file is left", {
+  x <- read_rprof(system.file("samples", "rprof", "memory.out", package = "profile"))
+  gauges <- profile_select_types(x, c("small_vector_heap", "large_vector_heap", "node_heap"))
+  out <- withr::local_tempfile(fileext = ".pb.gz")
+  expect_profile_error(write_pprof(gauges, out), "unsupported", "no sample type")
+  expect_false(file.exists(out))
+  # with one summable type left, it is written and read back
+  write_pprof(profile_select_types(x, c("node_heap", "duplications")), out)
+  back <- read_pprof(out)
+  expect_identical(unique(back$sample_values$type), "duplications")
+  expect_equal(
+    sum(back$sample_values$value),
+    sum(x$sample_values$value[x$sample_values$type == "duplications"])
+  )
+})
+
 test_that("raw samples with the same stack are summed; reading back keeps names", {
   out <- withr::local_tempfile(fileext = ".pb.gz")
   x <- rprof_like_v2()

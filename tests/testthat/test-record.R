@@ -188,17 +188,17 @@ busy_for <- function(seconds) {
   while (proc.time()[["user.self"]] - start < seconds) sum(sort(runif(1e4)))
 }
 
-test_that("a recording that under-counts its CPU time says so, naming the cause", {
-  # The oracle: R's own summary of the file (ticks times the interval)
-  # against the CPU time the test measures. Where the system delivers ticks at
-  # a coarser resolution than 1 ms (every 4 ms on many Linux kernels), a
-  # recording at 0.001 s under-counts and must warn; where it keeps up, it
-  # must not.
+# The warning about under-counted time (or none) of a recording of
+# `seconds` of busy code at `interval`, judged by the oracle: R's own summary
+# of the file (ticks times the interval) against the CPU time the test
+# measures. Under 50 % the recording must warn, over 90 % it must not
+# (between, either is right).
+expect_under_count_warning_as_oracle <- function(seconds, interval) {
   file <- withr::local_tempfile(fileext = ".out")
   before <- proc.time()
   w <- tryCatch(
     {
-      x <- profile_record(busy_for(1), interval = 0.001, memory = FALSE, file = file)
+      profile_record(busy_for(seconds), interval = interval, memory = FALSE, file = file)
       NULL
     },
     profile_warning_under_counted = function(w) w
@@ -212,10 +212,24 @@ test_that("a recording that under-counts its CPU time says so, naming the cause"
   } else if (sampled > 0.9 * cpu) {
     expect_null(w)
   } else {
-    skip(sprintf("ambiguous: %.2f s sampled of %.2f s CPU", sampled, cpu))
+    return(sprintf("%.2f s sampled of %.2f s CPU at %g s", sampled, cpu, interval))
   }
-  # at the default interval the ticks keep up: no warning
-  expect_no_warning(profile_record(busy_for(0.5), memory = FALSE))
+  NULL
+}
+
+test_that("a recording that under-counts its CPU time says so, naming the cause", {
+  # Where the system delivers ticks at a coarser resolution than 1 ms (every
+  # 4 ms on many Linux kernels), a recording at 0.001 s under-counts and must
+  # warn; where it keeps up (the default interval, on a machine not
+  # overloaded), it must not.
+  # (The second under-counts too on an overloaded machine: Rprof() alone
+  # sampled 0.18 to 0.47 s of 0.6 to 0.7 s of CPU time at a load of 17 on 2
+  # cores; then it must warn.)
+  ambiguous <- c(
+    expect_under_count_warning_as_oracle(1, 0.001),
+    expect_under_count_warning_as_oracle(0.5, 0.01)
+  )
+  if (length(ambiguous) == 2L) skip(paste("ambiguous:", paste(ambiguous, collapse = "; ")))
 })
 
 test_that("recordings of different code keep their lines apart when combined", {
@@ -227,7 +241,8 @@ test_that("recordings of different code keep their lines apart when combined", {
         v <- 0
         for (i in 1:80) v <- v + sum(cumsum(runif(2e4)))
       },
-      interval = 0.005, file = files[[2]]
+      interval = 0.005,
+      file = files[[2]]
     )
   )
   names <- vapply(runs, function(x) {

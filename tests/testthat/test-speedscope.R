@@ -51,6 +51,20 @@ test_that("write_speedscope(): one profile per type and source, weights adding u
   }
 })
 
+# Found by the composition suite (test-compose-pipelines.R), as for the view.
+test_that("write_speedscope(): a default type in several units is left out, not refused", {
+  cpu <- read_pprof(system.file("samples", "pprof", "cpu.pb.gz", package = "profile"))
+  folded <- withr::local_tempfile(fileext = ".folded")
+  writeLines(c("main;work 3", "main;rest 1"), folded)
+  both <- combine_profiles(cpu, read_folded(folded, type = "cpu", unit = "count"))
+  path <- withr::local_tempfile(fileext = ".json")
+  write_speedscope(both, path)
+  file <- read_speedscope(path)
+  expect_identical(unique(sub(" .*$", "", vapply(file$profiles, `[[`, "", "name"))), "samples")
+  counts <- cpu$sample_values$value[cpu$sample_values$type == "samples"]
+  expect_equal(speedscope_totals(file)[["samples"]], sum(counts))
+})
+
 test_that("write_speedscope(): frames with file and line, samples in time order", {
   x <- read_rprof(rprof_sample("line.out"))
   expect_false(anyNA(dm::dm_get_tables(x)$samples$time))

@@ -6,19 +6,6 @@
 rprof_sample <- function(name) system.file("samples", "rprof", name, package = "profile")
 pprof_sample <- function(name) system.file("samples", "pprof", name, package = "profile")
 
-view_file <- function(x, ..., env = parent.frame()) {
-  path <- withr::local_tempfile(fileext = ".html", .local_envir = env)
-  profile_view(x, ..., file = path)
-}
-
-# No console error, uncaught error, dialog or request other than the page.
-expect_clean_load <- function(result) {
-  for (what in c("console", "errors", "dialogs", "requests")) {
-    found <- unlist(result[[what]])
-    expect_identical(length(found), 0L, label = paste(what, paste(found, collapse = "\n")))
-  }
-}
-
 # The frames each state records were drawn: the canvas has their fill inside
 # their left edge (checked by the driver on every frame wide enough).
 expect_drawn_as_recorded <- function(states) {

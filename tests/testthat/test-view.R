@@ -65,6 +65,25 @@ test_that("sample types: gauges are left out, the default is profile_summary()'s
   )
 })
 
+# Found by the composition suite (test-compose-pipelines.R): a Go CPU profile
+# combined with one whose `cpu` is a count refused the view whole, since its
+# default type comes in two units.
+test_that("a default type in several units: the view opens on the first type it offers", {
+  cpu <- read_pprof(pprof_sample("cpu.pb.gz"))
+  folded <- withr::local_tempfile(fileext = ".folded")
+  writeLines(c("main;work 3", "main;rest 1"), folded)
+  both <- combine_profiles(cpu, read_folded(folded, type = "cpu", unit = "count"))
+  payload <- write_view(both)
+  types <- vapply(payload$types, `[[`, "", "name")
+  expect_identical(types, "samples")
+  expect_identical(payload$default_type, 0L)
+  tree <- view_tree(payload)
+  counts <- cpu$sample_values$value[cpu$sample_values$type == "samples"]
+  expect_equal(tree$values[[1]]$total_pos[[1]], sum(counts))
+  # a type asked for by name is still refused
+  expect_profile_error(profile_view(both, type = "cpu", file = tempfile()), "unsupported")
+})
+
 test_that("nodes are functions merged by name, with their file and their line when it is one", {
   x <- v2_from_stacks(
     c("main@a.R:1;f@b.R:2", "main@a.R:1;f@b.R:3", "main@a.R:1;g@c.R:9", "main@a.R:1"),
@@ -254,7 +273,10 @@ test_that("v1 objects and the widget", {
   expect_identical(jsonlite::fromJSON(widget$x$data, simplifyVector = FALSE), write_view(x))
   deps <- htmlwidgets::getDependency("profile_view", "profile")
   ours <- deps[[match("profile-view", vapply(deps, `[[`, "", "name"))]]
-  scripts <- c("pv-data.js", "pv-flame.js", "pv-panels.js", "profile-view.js")
+  scripts <- c(
+    "pv-data.js", "pv-refine.js", "pv-flame.js", "pv-panels.js", "pv-refine-ui.js",
+    "pv-link.js", "pv-export.js", "profile-view.js"
+  )
   expect_identical(unlist(ours$script), scripts)
   dir <- system.file(ours$src$file, package = "profile")
   expect_true(all(file.exists(file.path(dir, c(unlist(ours$script), ours$stylesheet)))))
@@ -267,10 +289,12 @@ test_that("the file is self-contained: the view's own scripts, styles and data i
   html <- paste(readLines(path, warn = FALSE, encoding = "UTF-8"), collapse = "\n")
   expect_false(grepl("<script[^>]+src=", html))
   expect_false(grepl("<link", html, fixed = TRUE))
-  expect_false(grepl("https?://", sub("<script type=\"application/json\".*", "", html)))
+  # (the SVG export names its XML namespace, an identifier that is never fetched)
+  page <- gsub("http://www.w3.org/2000/svg", "", html, fixed = TRUE)
+  expect_false(grepl("https?://", sub("<script type=\"application/json\".*", "", page)))
   expect_true(grepl("ProfileView.render", html, fixed = TRUE))
   lib <- system.file("htmlwidgets", "lib", "profile-view", package = "profile")
-  for (f in c("pv-data.js", "pv-flame.js", "pv-panels.js", "profile-view.js", "profile-view.css")) {
+  for (f in c(profile:::view_scripts, "profile-view.css")) {
     first <- readLines(file.path(lib, f), n = 1)
     expect_true(grepl(first, html, fixed = TRUE), label = f)
   }
@@ -284,7 +308,8 @@ test_that("the package ships no third-party JavaScript: only its own view files"
   expect_identical(files, sort(c(
     "profile_view.js", "profile_view.yaml",
     file.path("lib", "profile-view", c(
-      "pv-data.js", "pv-flame.js", "pv-panels.js", "profile-view.js", "profile-view.css"
+      "pv-data.js", "pv-refine.js", "pv-flame.js", "pv-panels.js", "pv-refine-ui.js",
+      "pv-link.js", "pv-export.js", "profile-view.js", "profile-view.css"
     ))
   )))
   # each is a readable source file that says it is the package's

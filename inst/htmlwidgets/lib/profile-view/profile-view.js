@@ -38,8 +38,12 @@
       this.hasLines = m.lineFile.length > 0;
       this.showSource = this.hasLines && m.files.some((f) => f.text);
       container.classList.add("profile-view");
+      // focusable, for the keys (see key())
+      container.tabIndex = 0;
+      container.addEventListener("keydown", (e) => this.key(e));
       container.textContent = "";
       container.__profileView = this;
+      this.steps = [];
       this.buildToolbar();
       this.heading = el("div", "pv-heading");
       container.appendChild(this.heading);
@@ -59,7 +63,11 @@
       this.table = new PV.TopTable(this.panes.table, this);
       this.sandwich = new PV.Sandwich(this.panes.sandwich, this);
       this.source = new PV.SourcePanel(body, this);
+      // the state of the link the page was opened with (pv-link.js)
+      const range = m.types.length ? PV.link.restore(this) : null;
       this.draw();
+      const canvas = this.activeCanvas();
+      if (range && canvas) canvas.setRange(range.from, range.span);
       if (global.ResizeObserver) {
         let width = container.clientWidth;
         new global.ResizeObserver(() => {
@@ -107,6 +115,7 @@
       search.placeholder = "Search (regular expression)";
       search.addEventListener("input", () => this.search(search.value));
       bar.appendChild(search);
+      this.refineControls = new PV.RefineControls(this, bar, search);
       const reset = el("button", "pv-reset", "Reset zoom");
       reset.type = "button";
       reset.addEventListener("click", () => {
@@ -125,9 +134,13 @@
         });
         bar.appendChild(toggle);
       }
+      bar.appendChild(PV.link.copyButton(this));
+      bar.appendChild(PV.exports.exportMenu(this));
       this.status = el("span", "pv-status");
       bar.appendChild(this.status);
       this.container.appendChild(bar);
+      this.container.appendChild(this.refineControls.row);
+      this.refineControls.draw([], []);
       this.bar = bar;
     }
 
@@ -171,8 +184,9 @@
       } else if (this.mode === "chart") {
         if (!this.chart) {
           this.chart = new PV.FlameCanvas(this.panes.chart, this.canvasOptions(() => this.chart, false, true));
-          this.chart.setTree(this.model.chart());
         }
+        const blocks = this.model.chart();
+        if (this.chart.tree !== blocks) this.chart.setTree(blocks);
         this.chart.draw();
       } else if (this.mode === "table") {
         this.table.draw();
@@ -186,6 +200,7 @@
     finishDrawing() {
       const c = this.container;
       global.requestAnimationFrame(() => {
+        if (this.model.types.length) PV.link.save(this);
         c.setAttribute("data-state", "drawn");
         if (global.__profileViewDrawnAt === undefined) global.__profileViewDrawnAt = performance.now();
       });
@@ -256,7 +271,17 @@
         onLeave: () => {
           this.tooltip.style.display = "none";
         },
-        onClick: (i) => this.clicked(canvas(), i)
+        onClick: (i) => this.clicked(canvas(), i),
+        onRange: () => {
+          this.container.setAttribute("data-state", "drawing");
+          this.finishDrawing();
+        },
+        onContext: (i, event) => {
+          const k = canvas().tree.key[i];
+          if (k === 0) return false;
+          this.refineControls.openMenu(m.keyLabel(k), event);
+          return true;
+        }
       };
     }
 
@@ -264,11 +289,41 @@
       const tree = canvas.tree;
       if (canvas === this.graph || canvas === this.chart) {
         const node = tree.node ? tree.node[i] : i;
+        canvas.zoomSteps.push({ zoomed: canvas.zoomed, window: canvas.window });
         canvas.zoom(i, i === 0);
         if (i !== 0) this.select(tree.key[i], { from: "frame", node });
         else this.finishDrawing();
       } else if (i !== 0) {
         this.select(tree.key[i], { from: "sandwich" });
+      }
+    }
+
+    // Keys: / to search, Esc to clear the search and the selection,
+    // Backspace to step back through the zooms of the canvas shown.
+    key(event) {
+      const inSearch = event.target && event.target.classList && event.target.classList.contains("pv-search");
+      if (event.key === "/" && !inSearch) {
+        event.preventDefault();
+        this.bar.querySelector(".pv-search").focus();
+      } else if (event.key === "Escape") {
+        const search = this.bar.querySelector(".pv-search");
+        search.value = "";
+        this.refineControls.closeMenu();
+        this.selected = 0;
+        this.search("");
+        if (inSearch) search.blur();
+        this.container.focus();
+        this.draw();
+      } else if (event.key === "Backspace" && !inSearch && event.target.tagName !== "INPUT") {
+        const canvas = this.activeCanvas();
+        if (!canvas || !canvas.zoomSteps.length) return;
+        event.preventDefault();
+        const step = canvas.zoomSteps.pop();
+        canvas.zoomed = step.zoomed;
+        canvas.window = step.window;
+        this.container.setAttribute("data-state", "drawing");
+        canvas.draw();
+        this.finishDrawing();
       }
     }
 
@@ -320,19 +375,51 @@
       this.draw();
     }
 
+    // ---- refinements -------------------------------------------------------------
+
+    // Refines every view by `steps` ([{verb, pattern}], as R verbs piped in
+    // order; pv-refine.js); a pattern that is not a Go regular expression is
+    // refused and the steps stay as they were.
+    refine(steps) {
+      let report;
+      try {
+        report = this.model.refine(steps);
+      } catch (e) {
+        if (e.name !== "PatternError") throw e;
+        this.refineControls.say("Not applied: " + e.message + ".");
+        return false;
+      }
+      this.steps = steps.slice();
+      this.refineControls.say("");
+      this.refineControls.draw(this.steps, report);
+      this.container.setAttribute("data-refinements", JSON.stringify(this.steps));
+      this.line = -1;
+      this.lineHit = null;
+      this.draw();
+      return true;
+    }
+
+    addStep(verb, pattern) {
+      return this.refine(this.steps.concat([{ verb, pattern }]));
+    }
+
+    removeStep(j) {
+      return this.refine(this.steps.filter((s, i) => i !== j));
+    }
+
     // ---- search ----------------------------------------------------------------
 
-    // The search term as a regular expression, or as plain text when it is
-    // not one; empty matches nothing.
+    // The search term as a Go regular expression (as the R verbs take it),
+    // or as plain text when it is not one; empty matches nothing.
     search(term) {
       const m = this.model;
       this.term = term;
       let pattern = null;
       if (term) {
         try {
-          pattern = new RegExp(term);
+          pattern = PV.goRegExp(term);
         } catch {
-          pattern = new RegExp(term.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+          pattern = PV.goRegExp("\\Q" + term.replace(/\\E/g, "\\E\\\\E\\Q") + "\\E");
         }
       }
       this.matched.fill(0);

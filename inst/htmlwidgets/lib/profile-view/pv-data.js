@@ -303,9 +303,10 @@
     }
 
     // What percentages of type t are of: the base's total in a diff (as go
-    // tool pprof -diff_base), else the total.
-    percentBase(t) {
-      const v = this.values[t];
+    // tool pprof -diff_base), else the total; of the refined profile unless
+    // `whole`.
+    percentBase(t, whole) {
+      const v = whole && this.base ? this.base.values[t] : this.values[t];
       return this.diff ? -v.totalNeg[0] : v.totalPos[0] + v.totalNeg[0];
     }
 
@@ -421,13 +422,23 @@
           weight: r.weight
         };
       }
-      return this.decodedRuns;
+      // (refined: the runs whose samples the refinements kept, pv-refine.js)
+      return this.nodeMap ? this.keptRuns(this.decodedRuns) : this.decodedRuns;
     }
 
     runWeights(t) {
       const runs = this.runs();
       if (!runs.decodedWeight) runs.decodedWeight = [];
-      if (!runs.decodedWeight[t]) runs.decodedWeight[t] = decodeFloat(runs.weight[t]);
+      if (!runs.decodedWeight[t]) {
+        if (runs.keep) {
+          const all = runs.all;
+          if (!all.decodedWeight) all.decodedWeight = [];
+          if (!all.decodedWeight[t]) all.decodedWeight[t] = decodeFloat(all.weight[t]);
+          runs.decodedWeight[t] = Float64Array.from(runs.keep, (r) => all.decodedWeight[t][r]);
+        } else {
+          runs.decodedWeight[t] = decodeFloat(runs.weight[t]);
+        }
+      }
       return runs.decodedWeight[t];
     }
 
@@ -571,6 +582,7 @@
     formatPercent,
     signed,
     FlameTree,
-    Model
+    Model,
+    treeShape
   });
 })(typeof window !== "undefined" ? window : this);

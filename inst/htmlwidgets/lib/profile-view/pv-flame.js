@@ -55,7 +55,8 @@
   class FlameCanvas {
     // options: inverted, axis (a function formatting axis values, or null),
     // label(i), colour(i), state(i) -> {match, selected, dim}, onHover(i,
-    // event), onLeave(), onClick(i, event).
+    // event), onLeave(), onClick(i, event), onContext(i, event) (true when
+    // it opened a menu).
     constructor(parent, options) {
       this.options = options;
       this.box = document.createElement("div");
@@ -65,25 +66,96 @@
       parent.appendChild(this.box);
       this.tree = null;
       this.zoomed = 0;
+      // the zooms before this one, for stepping back (the view's Backspace)
+      this.zoomSteps = [];
       this.drawn = null;
       this.canvas.addEventListener("mousemove", (e) => this.hover(e));
       this.canvas.addEventListener("mouseleave", () => this.options.onLeave());
       this.canvas.addEventListener("click", (e) => {
+        // (the click that ends a drag is no click on a frame)
+        if (this.dragged) {
+          this.dragged = false;
+          return;
+        }
         const i = this.hit(e);
         if (i >= 0) this.options.onClick(i, e);
+      });
+      this.canvas.addEventListener("wheel", (e) => this.wheel(e), { passive: false });
+      this.canvas.addEventListener("mousedown", (e) => this.dragStart(e));
+      this.canvas.addEventListener("contextmenu", (e) => {
+        const i = this.hit(e);
+        if (i >= 0 && this.options.onContext && this.options.onContext(i, e)) e.preventDefault();
       });
     }
 
     setTree(tree) {
       this.tree = tree;
       this.zoomed = 0;
+      this.window = null;
+      this.zoomSteps = [];
     }
 
     // Shows node i's extent across the whole width (0: everything); draws
     // unless `draw` is false.
     zoom(i, draw = true) {
       this.zoomed = i;
+      this.window = null;
       if (draw) this.draw();
+    }
+
+    // The part of the axis in view: the zoomed node's extent, or where the
+    // wheel and dragging have moved it.
+    range() {
+      const t = this.tree;
+      if (this.window) return this.window;
+      const z = this.zoomed;
+      return { from: t.x0[z], span: t.w[z] > 0 ? t.w[z] : 1 };
+    }
+
+    // The range in view set, kept within the root's extent (no narrower than
+    // a millionth of it); drawn.
+    setRange(from, span) {
+      const t = this.tree;
+      const all = t.w[0] > 0 ? t.w[0] : 1;
+      span = Math.min(all, Math.max(span, all * 1e-6));
+      from = Math.min(Math.max(from, t.x0[0]), t.x0[0] + all - span);
+      if (!this.window) this.zoomSteps.push({ zoomed: this.zoomed, window: null });
+      this.window = { from, span };
+      this.draw();
+      if (this.options.onRange) this.options.onRange();
+    }
+
+    // The wheel zooms around the pointer (up: in).
+    wheel(event) {
+      if (!this.tree) return;
+      event.preventDefault();
+      const r = this.range();
+      const rect = this.canvas.getBoundingClientRect();
+      const at = Math.min(Math.max((event.clientX - rect.left) / rect.width, 0), 1);
+      const factor = Math.exp(Math.max(-1, Math.min(1, event.deltaY * 0.002)));
+      const span = r.span * factor;
+      this.setRange(r.from + at * (r.span - span), span);
+    }
+
+    // Dragging moves the range in view with the pointer.
+    dragStart(event) {
+      if (event.button !== 0 || !this.tree) return;
+      const startX = event.clientX;
+      const start = this.range();
+      const width = this.width();
+      this.dragged = false;
+      const move = (e) => {
+        const dx = e.clientX - startX;
+        if (!this.dragged && Math.abs(dx) < 3) return;
+        this.dragged = true;
+        this.setRange(start.from - (dx * start.span) / width, start.span);
+      };
+      const up = () => {
+        global.removeEventListener("mousemove", move);
+        global.removeEventListener("mouseup", up);
+      };
+      global.addEventListener("mousemove", move);
+      global.addEventListener("mouseup", up);
     }
 
     width() {
@@ -118,8 +190,7 @@
       ctx.textBaseline = "middle";
       const charWidth = ctx.measureText("abcdefghijklmnopqrstuvwxyz").width / 26;
       const z = this.zoomed;
-      const from = t.x0[z];
-      const span = t.w[z] > 0 ? t.w[z] : 1;
+      const { from, span } = this.range();
       const scale = width / span;
       const drawn = { node: [], x: [], y: [], w: [], fill: [], faded: [], dim: [], selected: [], rows: new Map() };
       // ancestors of the zoomed node are drawn faded

@@ -275,7 +275,10 @@
         return;
       }
       const text = m.files[this.file].text;
-      this.note.textContent = text ? "" : "The text of this file is not in the profile (it was not found when the profile was read): lines and their values only.";
+      const notes = [];
+      if (!text) notes.push("The text of this file is not in the profile (it was not found when the profile was read): lines and their values only.");
+      if (m.nodeMap) notes.push("Line values are those of the whole profile: the refinements apply to the other views.");
+      this.note.textContent = notes.join(" ");
       this.drawLines(text);
     }
 
@@ -285,7 +288,7 @@
       const t = view.type;
       const unit = m.types[t].unit;
       const v = m.lines(t);
-      const base = m.percentBase(t);
+      const base = m.percentBase(t, true);
       const memoryType = m.typeIndex("alloc_size");
       const memory = memoryType >= 0 && memoryType !== t ? m.lines(memoryType) : null;
       // the lines of the file with a value of the type
