@@ -100,6 +100,13 @@ process_alive <- function(pid) {
 read_workers <- function(main, state) {
   processes <- recorded_processes(state$dir)
   wait_for_workers(processes)
+  # (the main process's warning that it took no sample is kept for the end:
+  # it holds only when no worker took one either)
+  no_samples <- NULL
+  main <- withCallingHandlers(main, profile_warning_no_samples = function(w) {
+    no_samples <<- w
+    invokeRestart("muffleWarning")
+  })
   parts <- list()
   for (i in seq_len(nrow(processes))) {
     p <- processes[i, ]
@@ -119,6 +126,9 @@ read_workers <- function(main, state) {
   if (length(parts) == 1L && !nrow(parts[[1L]]$tasks)) {
     # a recording of one process, without tasks: no table tasks
     parts[[1L]]$tasks <- NULL
+  }
+  if (!is.null(no_samples) && sum(vapply(parts, function(p) nrow(p$samples), 1L)) == 0L) {
+    warning(no_samples)
   }
   parts <- lapply(parts, dm_from_v2_tables)
   if (length(parts) == 1L) {
