@@ -46,7 +46,8 @@ profile_task <- function(f) {
   # body, so that the function keeps it where its environment is replaced
   # (callr::r() sends functions with the global environment as theirs)
   entry <- call(":::", as.name("profile"), as.name("task_entry"))
-  rlang::new_function(alist(... = ), as.call(list(entry, f, name, quote(...))), globalenv())
+  dots <- formals(function(...) NULL)
+  rlang::new_function(dots, as.call(list(entry, f, name, quote(...))), globalenv())
 }
 
 # The name the profiler gives the task's function: the name it was given to

@@ -103,7 +103,8 @@ test_that("a callr process through profile_task(), and the kept files read alone
   for (file in file.path(dir, files)) {
     pid <- sources$process_id[sources$source_uri == file]
     oracle <- utils::summaryRprof(file)$by.total
-    named <- intersect(c("worker_part", "worker_spin", "main_part", "spin"), gsub('"', "", rownames(oracle)))
+    recorded <- gsub('"', "", rownames(oracle))
+    named <- intersect(c("worker_part", "worker_spin", "main_part", "spin"), recorded)
     for (name in named) {
       expected <- oracle[paste0('"', name, '"'), "total.time"]
       expect_equal(seconds_with(x, name)[[as.character(pid)]], expected,
