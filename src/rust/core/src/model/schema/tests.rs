@@ -108,6 +108,7 @@ fn derived_lists_are_the_format_rules() {
             "mappings.source_id sources.source_id",
             "source_comments.source_id sources.source_id",
             "source_lines.source_id sources.source_id",
+            "tasks.source_id sources.source_id",
             "scopes.resource_id resources.resource_id",
             "resource_attributes.resource_id resources.resource_id",
             "scope_attributes.scope_id scopes.scope_id",
@@ -121,6 +122,7 @@ fn derived_lists_are_the_format_rules() {
         [
             ("sources", "source_id"),
             ("sources", "scope_id"),
+            ("sources", "process_id"),
             ("samples", "sample_id"),
             ("sample_locations", "depth"),
             ("locations", "location_id"),

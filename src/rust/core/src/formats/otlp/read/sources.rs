@@ -324,6 +324,9 @@ impl Reader<'_, '_> {
         s.keep_frames.push(fields.keep_frames);
         s.rprof_header.push(fields.rprof_header);
         s.source_label.push(fields.source_label);
+        s.process_id.push(NA_INT);
+        s.host_name.push(StrId::NA);
+        s.process_role.push(StrId::NA);
         s.diff_base.push(fields.diff_base);
         s.scope_id.push(scope_id);
         s.profile_id.push(profile_id);
