@@ -81,6 +81,12 @@ combine_profiles_impl <- function(..., merge, call = rlang::caller_env()) {
   labels <- input_labels(inputs, in_list)
 
   n <- length(inputs)
+  # the totals before the verbs (unfiltered_totals_of()): kept where an
+  # input has them, each input's own for the others
+  keep_totals <- any(vapply(inputs, function(x) {
+    is_v2(x) && "unfiltered_totals" %in% names(x)
+  }, TRUE))
+  totals <- vector("list", n)
   combiner <- rust_value(
     ffi_profile_combine_start(merge), "Can't combine the profiles.",
     call = call
@@ -89,6 +95,10 @@ combine_profiles_impl <- function(..., merge, call = rlang::caller_env()) {
   cli::cli_progress_bar("Combining profiles", total = n, clear = TRUE)
   for (i in seq_len(n)) {
     tables <- combine_input_tables(inputs[[i]], labels[[i]], call = call)
+    if (keep_totals) {
+      totals[[i]] <- list(table = unfiltered_totals_of(tables), ids = tables$sources$source_id)
+    }
+    tables$unfiltered_totals <- NULL
     dropped <- union(dropped, unknown_table_parts(tables))
     res <- ffi_profile_combine_add(combiner, bundle_from_tables(tables))
     with_input_label(rust_value(res, "Invalid v2 profile.", call = NULL), labels[[i]], call = call)
@@ -109,7 +119,29 @@ combine_profiles_impl <- function(..., merge, call = rlang::caller_env()) {
     "Can't combine the profiles.",
     call = call
   )
-  dm_from_bundle(bundle)
+  if (!keep_totals) {
+    return(dm_from_bundle(bundle))
+  }
+  tables <- decode_bundle(bundle)
+  tables$unfiltered_totals <- combined_totals(totals, tables$sources$source_id)
+  dm_from_v2_tables(tables)
+}
+
+# The inputs' totals before the verbs under the ids of their sources in the
+# combination, whose sources are those of the inputs in order.
+combined_totals <- function(totals, source_ids) {
+  if (length(source_ids) != sum(vapply(totals, function(t) length(t$ids), 1L))) {
+    return(NULL)
+  }
+  offset <- 0L
+  parts <- lapply(totals, function(input) {
+    table <- input$table
+    table$source_id <- source_ids[offset + match(table$source_id, input$ids)]
+    offset <<- offset + length(input$ids)
+    table
+  })
+  out <- vctrs::vec_rbind(!!!parts)
+  out[!is.na(out$source_id), , drop = FALSE]
 }
 
 # A single argument that is a plain list (neither a profile nor a data frame) is a

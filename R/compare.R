@@ -98,6 +98,8 @@
 #'   and base), `method` (`"runs"` or `"sampling"`), `speed` and `totals` (a
 #'   data frame of one row, the totals compared). It prints a header and the
 #'   changed rows in human units; `plot()` draws the changed rows' intervals.
+#' @seealso [profile_view()] with `base`: the flame graph of `x` with each
+#'   frame in the colour of its function's change, and this table beside it.
 #' @export
 #' @examples
 #' rprof <- function(file) read_rprof(system.file("samples/rprof", file, package = "profile"))

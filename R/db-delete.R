@@ -109,7 +109,10 @@ db_delete_sources <- function(con, ids) {
       run('DELETE FROM {table} WHERE "source_id" IN ({sources})', table = n(t), sources = sources)
     }
     db_delete_unused_stacks(con, stacks)
-    run('DELETE FROM {table} WHERE "source_id" IN ({sources})', table = n(p$slots), sources = sources)
+    run(
+      'DELETE FROM {table} WHERE "source_id" IN ({sources})',
+      table = n(p$slots), sources = sources
+    )
     otlp <- intersect(v2_schema()$otlp_tables, db_relations(con)$name)
     db_delete_unused_locations(con, batch, otlp)
     db_delete_source_rows(con, sources, otlp)

@@ -87,8 +87,12 @@ write_by_sources <- function(x, path, write, batch_samples = 1e6, call = rlang::
       path = path, call = call
     )
   }
-  for (ids in split(sources, batch)) {
-    write(local_profile(dm::dm_filter(x, sources = .data$source_id %in% !!ids)), part)
+  # (a profile without sources is written as the writer writes an empty
+  # profile, e.g. Rprof's header alone, not as an empty file)
+  batches <- if (length(sources)) split(sources, batch) else list(integer())
+  for (ids in batches) {
+    batch_profile <- local_profile(dm::dm_filter(x, sources = .data$source_id %in% !!ids))
+    write(with_inlined_targets(batch_profile, tables$local), part)
     file.append(out, part)
   }
   if (file.exists(path)) {
@@ -97,6 +101,47 @@ write_by_sources <- function(x, path, write, batch_samples = 1e6, call = rlang::
   if (!file.rename(out, path)) {
     abort_profile("io", "Can't replace {.file {path}}.", path = path, call = call)
   }
+}
+
+# dm_filter() follows only the keys that the dm records, and
+# `locations.inlined_into` is not one of them (see dm_recorded_fks()): a
+# location that samples reach only as the line an inlined frame is inlined
+# into is filtered out, and the part would not validate. Puts those locations
+# back from the whole profile's dictionary tables (`whole`, in memory), with
+# the rows that refer to them (their attributes) and that they refer to
+# (their functions and mappings).
+with_inlined_targets <- function(part, whole) {
+  tables <- dm::dm_get_tables(part, keyed = FALSE)
+  locations <- whole$locations
+  if (is.null(locations$inlined_into)) {
+    return(part)
+  }
+  kept <- tables$locations$location_id
+  repeat {
+    targets <- locations$inlined_into[locations$location_id %in% kept]
+    more <- setdiff(targets[!is.na(targets)], kept)
+    if (!length(more)) break
+    kept <- c(kept, more)
+  }
+  if (length(kept) == nrow(tables$locations)) {
+    return(part)
+  }
+  tables$locations <- locations[locations$location_id %in% kept, , drop = FALSE]
+  rows_of <- function(table, column, ids) {
+    rows <- whole[[table]]
+    if (is.null(rows)) NULL else rows[rows[[column]] %in% ids, , drop = FALSE]
+  }
+  tables$functions <- rows_of(
+    "functions", "function_id", c(tables$functions$function_id, tables$locations$function_id)
+  )
+  mapping_ids <- c(tables$mappings$mapping_id, tables$locations$mapping_id)
+  tables$mappings <- rows_of("mappings", "mapping_id", mapping_ids)
+  for (t in intersect(c("location_attributes", "mapping_attributes"), names(tables))) {
+    key <- if (t == "location_attributes") "location_id" else "mapping_id"
+    ids <- if (t == "location_attributes") kept else mapping_ids
+    tables[[t]] <- rows_of(t, key, ids)
+  }
+  dm_from_v2_tables(tables)
 }
 
 # Consecutive sources in batches of at most `limit` samples (a larger source

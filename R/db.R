@@ -140,7 +140,7 @@ profile_db <- function(con) {
     # the columns given, so that dbplyr does not ask for each table's
     tables <- lapply(present, function(t) dplyr::tbl(con, t, vars = columns[[t]]))
     names(tables) <- present
-    keyed_dm(tables)
+    as_profile_v2(keyed_dm(tables))
   })
 }
 

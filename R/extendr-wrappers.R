@@ -88,6 +88,16 @@ ffi_rprof_write <- function(bundle, path) .Call(wrap__ffi_rprof_write, bundle, p
 #' @noRd
 ffi_rprof_legacy_merge_order <- function(xinds) .Call(wrap__ffi_rprof_legacy_merge_order, xinds)
 
+#' Reads an `Rprofmem()` file into a bundle, with compact columns if `compact`
+#' is TRUE; the read and the R copy stay within `max_memory` bytes.
+#' @noRd
+ffi_rprofmem_read <- function(path, source_uri, max_size, max_memory, compact) .Call(wrap__ffi_rprofmem_read, path, source_uri, max_size, max_memory, compact)
+
+#' Writes the allocation samples of a bundle as an `Rprofmem()` file,
+#' atomically.
+#' @noRd
+ffi_rprofmem_write <- function(bundle, path) .Call(wrap__ffi_rprofmem_write, bundle, path)
+
 #' Reads a pprof file (gzip or plain protobuf) into a bundle, with compact
 #' columns if `compact` is TRUE, within `max_memory` bytes.
 #' @noRd
@@ -233,6 +243,14 @@ ffi_profiler_running <- function() .Call(wrap__ffi_profiler_running)
 #' `detach_descriptors()`); -1 where the descriptors could not be listed.
 #' @noRd
 ffi_detach_inherited_files <- function(paths) .Call(wrap__ffi_detach_inherited_files, paths)
+
+#' Flushes every C output stream of the process (`fflush(NULL)`), so that
+#' the lines an `Rprofmem()` already running has written reach its file:
+#' `profile_record(allocations = TRUE)` looks for its probe's line there to
+#' tell whether one runs (R has no function that tells, and R writes the
+#' lines through a buffered `FILE`). TRUE when every stream was flushed.
+#' @noRd
+ffi_flush_c_streams <- function() .Call(wrap__ffi_flush_c_streams)
 
 
 # nolint end

@@ -9,7 +9,7 @@
 #' `icicle = TRUE` the root is at the top and stacks grow downwards.
 #'
 #' It draws on the current device, so it renders to any device: `png()`,
-#' `svg()`, `pdf()`, the screen. A v2 profile is a plain [dm::dm()], so `plot()` on
+#' `svg()`, `pdf()`, the screen. A v2 profile is a [dm::dm()], so `plot()` on
 #' it keeps dm's behaviour; call `profile_flamegraph()` for v2 profiles. For v1
 #' objects `plot()` calls `profile_flamegraph()`.
 #'

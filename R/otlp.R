@@ -109,11 +109,21 @@
 #' whose samples have neither attributes nor links is, byte for byte, also a
 #' current file, and is read as one.
 #'
+#' JSON that is no `ProfilesData` message is refused with an error of class
+#' `profile_error_format` naming the members it has: a top level that is no
+#' object (`[]`), or objects none of which has a member of `ProfilesData`
+#' (`resourceProfiles`, `dictionary`), such as `{}`, `{"foo":1}` or
+#' Pyroscope's query results. OTLP/JSON without samples
+#' (`{"resourceProfiles":[]}`) is a profile without samples.
+#'
 #' Memory is bounded as for pprof (see [profile_error]): the file is refused
 #' before it is read when larger than `max_size`, data that hold neither
 #' OTLP/JSON nor OTLP protobuf in their first 64 KiB are refused after
 #' inflating no more, and every list and string is counted before it is
-#' allocated and charged to the option `profile.max_memory`.
+#' allocated and charged to the option `profile.max_memory`. Compressed data
+#' are counted as they are inflated (each sample, packed number and string at
+#' the size it takes once decoded), so a decompression bomb is refused once
+#' that passes the limit, not after being inflated whole.
 #'
 #' With `version = "1.0"`, the result is a v1 object (see [profile_v1]) of
 #' the `samples`/`count` values (each location's outermost line), as for

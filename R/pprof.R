@@ -129,6 +129,19 @@
 #' `<Anonymous>` into `<unknown>`; for these frames the writer therefore omits
 #' the system name when it equals the name, and `read_pprof()` puts it back.
 #'
+#' Frames of OTLP files (see [read_otlp()]) keep their mappings, never `[R]`.
+#' Those without a mapping or an address (async-profiler's Java frames) are
+#' written in a mapping with an address per location, named after the program
+#' the OTLP data name: the resource attribute `process.executable.name`, else
+#' the file name of `process.executable.path`, else that of the scope's name
+#' (the profiler); when the data name none, or the sources name different
+#' ones, `[otlp]`. `go tool pprof` shows that name as the profile's `File:`.
+#' OTLP mappings that do not say what they hold (no `pprof.mapping.has_*`
+#' attribute, as the eBPF profiler writes them) are marked as having
+#' functions: the profiler symbolized them where it ran, and `go tool pprof`
+#' would otherwise look for each binary on this machine and print "Local
+#' symbolization failed" for each one it cannot open.
+#'
 #' The file is written to a temporary file next to `path` and renamed when
 #' complete, so an error never leaves a partly written file.
 #'

@@ -1,8 +1,8 @@
 #' The v2 profile data format
 #'
 #' @description
-#' A v2 profile is a plain [dm::dm()] object (class `"dm"`, no subclass, so every
-#' dm verb keeps it a profile) whose tables hold raw samples: one row per record
+#' A v2 profile is a [dm::dm()] object (see "The class") whose tables hold raw
+#' samples: one row per record
 #' of the source format (an Rprof timer tick, a pprof `Sample` message). Nothing
 #' is aggregated on reading; writers aggregate. [validate_profile()] checks every
 #' rule below.
@@ -27,6 +27,18 @@
 #' profiles), `"v1"` (converted from a v1 object), `"folded"` or `"manual"`.
 #' `NA` is not allowed in ids, `source_type`, and the `type`, `unit` and
 #' `value` of sample values.
+#'
+#' # The class
+#'
+#' The readers, the verbs, [combine_profiles()], [new_profile_v2()],
+#' [profile_record()] and [profile_db()] return a `dm` of class
+#' `c("profile_v2", "dm")`, which prints what the profile holds: its sources,
+#' samples, sample types with their totals, and top functions
+#' ([print.profile_v2()]). What makes a profile is its tables and keys, not
+#' the class: dm's own verbs (`dm::dm_filter()`, `dm::dm_select_tbl()`,
+#' `dm::dm_zoom_to()`, `[`) give back a plain `dm`, which every function of
+#' this package takes as the same profile (it prints as dm prints a `dm`).
+#' Until 2.2 a profile was a plain `dm`, without the subclass.
 #'
 #' # Sample values
 #'
@@ -127,11 +139,11 @@
 #' (argument `source_text`; relative names are looked up in the working
 #' directory, as R resolved them when it recorded them), as lines of the
 #' first source of the profile; [profile_record()] adds the code it ran under
-#' the file name `<expr:HASH>` (`HASH` from the code's text). Only regular text files with a source-code
-#' extension are read, up to 1 MiB each and 16 MiB in all. Its lines belong
-#' to a source (a file changes between runs): [combine_profiles()] gives
-#' them the source's new id. No file format carries it: the writers leave it
-#' out.
+#' the file name `<expr:HASH>` (`HASH` from the code's text). Only regular
+#' text files with a source-code extension are read, up to 1 MiB each and
+#' 16 MiB in all. Its lines belong to a source (a file changes between
+#' runs): [combine_profiles()] gives them the source's new id. No file format
+#' carries it: the writers leave it out.
 #'
 #' Extension columns of `sources`: `period_type`, `period_unit` (chr), `period`,
 #' `duration_nanos` (dbl), `time_nanos` (chr: the exact pprof `time_nanos`, which

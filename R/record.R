@@ -81,7 +81,10 @@
 #'   `profile_warning_worker_lost` names).
 #'
 #' Workers must run on this host (or share its temporary folder) and have
-#' `profile` installed. With `file` an existing folder, the folder keeps one
+#' `profile` installed. The allocations of `allocations = TRUE` are those of
+#' the main process only (its `"rprofmem"` source has the main process's
+#' `process_id`): R's allocation profiler is not started in workers. With
+#' `file` an existing folder, the folder keeps one
 #' Rprof file per process: `rprof-main.out` and `rprof-PID-N.out` (each a
 #' `source_uri`), which [utils::summaryRprof()] reads. Afterwards every
 #' profiler `profile_record()` started is stopped and the environment
@@ -104,6 +107,22 @@
 #'   [utils::summaryRprof()] or [read_rprof()]); it holds the whole recording,
 #'   the caller's frames included. An existing folder keeps one Rprof file per
 #'   process (see "Parallel code").
+#' @param allocations Whether to record every allocation as well, with R's
+#'   allocation profiler [utils::Rprofmem()] running beside [utils::Rprof()]
+#'   (see [read_rprofmem()]): the profile then has a second source, of type
+#'   `"rprofmem"`, whose samples are allocations (`alloc_space` in bytes and
+#'   `alloc_objects`), cut as the time samples are (frames outside `expr` cut
+#'   off, the frame that ran `expr` the top level, allocations outside `expr`
+#'   dropped), its functions those of the time profile where one has the
+#'   name. R runs one `Rprofmem()` at a time: while another runs,
+#'   `profile_record()` refuses with `profile_error_busy` (it tells by a
+#'   probe allocation of 1 MiB, which an `Rprofmem()` of a higher threshold
+#'   does not see; this check needs `/proc`, as on Linux). The allocations
+#'   are those of the main process only (see "Parallel code").
+#' @param threshold With allocations, only vectors larger than this many bytes
+#'   are recorded (`Rprofmem(threshold = )`; new pages of small vectors always
+#'   are); a threshold above 0 records allocations without `allocations =
+#'   TRUE`.
 #' @param label `NULL` (default) or a name for the recording (a string), kept
 #'   in the extension column `source_label` of `sources`, so that the runs of
 #'   a database or of a combined profile can be told apart; [write_otlp()]
@@ -116,7 +135,8 @@
 #'   `source_uri` `file` (`NA` for a temporary file), `source_timestamp`
 #'   the time the recording started (seconds since the epoch, as
 #'   [Sys.time()]), `duration_nanos` how long `expr` ran (in nanoseconds) and
-#'   `source_label` the `label`.
+#'   `source_label` the `label`; with allocations, a second one of type
+#'   `"rprofmem"` (`source_uri` `NA`).
 #' @seealso [profile_view()] to look at it, [profile_summary()] for its top
 #'   functions and lines.
 #' @export
@@ -139,7 +159,8 @@
 #' profile_summary(x, by = "line")
 #' if (interactive()) profile_view(x)
 profile_record <- function(expr, ..., interval = 0.01, memory = TRUE, line = TRUE, gc = TRUE,
-                           file = NULL, label = NULL, workers = NULL) {
+                           file = NULL, allocations = FALSE, threshold = 0, label = NULL,
+                           workers = NULL) {
   code <- substitute(expr)
   env <- parent.frame()
   folder <- recording_folder(file)
@@ -151,6 +172,10 @@ profile_record <- function(expr, ..., interval = 0.01, memory = TRUE, line = TRU
   })
   recording$label <- if (is.null(label)) NA_character_ else label
   on.exit(stop_recording(recording), add = TRUE)
+  allocs <- with_profile_errors("internal", "Can't start the allocation profiler.", {
+    start_allocations(allocations, threshold)
+  })
+  on.exit(stop_allocations(allocs), add = TRUE)
   flags <- list(memory = memory, line = line, gc = gc)
   parallel <- start_workers(recording, workers, folder$dir, flags)
   on.exit(finish_workers(parallel), add = TRUE)
@@ -160,10 +185,14 @@ profile_record <- function(expr, ..., interval = 0.01, memory = TRUE, line = TRU
   eval(as.call(list(call(":::", as.name("profile"), as.name("record_expr")), block)), env)
   used <- time_used_since(clock)
   stop_recording(recording, remove = FALSE)
+  stop_allocations(allocs, remove = FALSE)
   finish_workers(parallel, remove = FALSE)
   with_profile_errors(
     "internal", "Can't read the recording.",
-    read_workers(read_recording(recording, block, used), parallel)
+    {
+      main <- add_recorded_allocations(read_recording(recording, block, used), allocs)
+      read_workers(main, parallel)
+    }
   )
 }
 
@@ -173,7 +202,7 @@ check_dots_empty_record <- function(..., call = rlang::caller_env()) {
       "{.arg ...} must be empty.",
       i = paste(
         "Options after it: {.arg interval}, {.arg memory}, {.arg line}, {.arg gc},",
-        "{.arg file}, {.arg label}, {.arg workers}."
+        "{.arg file}, {.arg allocations}, {.arg threshold}, {.arg label}, {.arg workers}."
       )
     ), call = call)
   }
@@ -274,10 +303,11 @@ stop_recording <- function(recording, remove = TRUE) {
 }
 
 # The code to run: `code` parsed anew from its source text as the file
-# `<expr:HASH>` (see record_file_name()), so that the profiler records its lines, as one `{` block with the
-# source references of its expressions (which `{` sets as it runs them). The
-# text is the original where R kept it (a `{` block with source references),
-# else R's deparse of the code; it is the attribute "text" of the block.
+# `<expr:HASH>` (see record_file_name()), so that the profiler records its
+# lines, as one `{` block with the source references of its expressions
+# (which `{` sets as it runs them). The text is the original where R kept
+# it (a `{` block with source references), else R's deparse of the code; it
+# is the attribute "text" of the block.
 parse_record_expr <- function(code) {
   text <- record_expr_text(code)
   srcfile <- srcfilecopy(record_file_name(text), text)
@@ -404,7 +434,8 @@ warn_if_under_counted <- function(n_samples, used, interval) {
   if (used$cpu < max(0.2, 20 * interval) || sampled >= 0.75 * used$cpu) {
     return(invisible())
   }
-  tick <- if (n_samples > 0) used$cpu / n_samples else NA_real_
+  # (used in the message's glue, which lintr does not read)
+  tick <- if (n_samples > 0) used$cpu / n_samples else NA_real_ # nolint: object_usage_linter.
   cli::cli_warn(
     c(
       paste(

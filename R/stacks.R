@@ -52,7 +52,9 @@ summary_parts <- function(x, call = rlang::caller_env()) {
     declared_types = utf8_if_character(tables[["sample_types"]][["type"]]),
     default_types = utf8_if_character(tables$sources[["default_sample_type"]]),
     # extension table: the text of source files (NULL when the profile has none)
-    source_lines = tables[["source_lines"]]
+    source_lines = tables[["source_lines"]],
+    # extension table: the totals before the verbs (NULL when none filtered)
+    unfiltered_totals = tables[["unfiltered_totals"]]
   )
   pairs <- value_types(values)
   parts$derived <- derived_time_type(tables$sources, pairs)

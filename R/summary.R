@@ -6,7 +6,7 @@
 #' anywhere on the stack, counted once per sample however deep it recurses). This is
 #' what `go tool pprof -top` and [utils::summaryRprof()] show.
 #'
-#' A v2 profile is a plain [dm::dm()], so `summary()` on it keeps dm's behaviour;
+#' A v2 profile is a [dm::dm()], so `summary()` on it keeps dm's behaviour;
 #' call `profile_summary()` for v2 profiles. For v1 objects `summary()` calls
 #' `profile_summary()`.
 #'
@@ -34,6 +34,11 @@
 #'     without a file share the row with an empty `filename`.
 #' @param sort Order rows by `"self"` (then total) or by `"total"` (then self),
 #'   largest absolute value first.
+#' @param relative_percentages After a verb that left samples or values out
+#'   ([profile_focus()] and the other verbs of [profile_verbs]), percentages
+#'   are of the whole profile before the verbs (`FALSE`, the default, as `go
+#'   tool pprof` prints them after `-focus`) or of what the verbs left (`TRUE`,
+#'   as `go tool pprof -relative_percentages`). See "Percentages after a verb".
 #' @param object,... For `summary()`: the v1 profile and the arguments above.
 #' @section Time:
 #' An Rprof sample is a tick of R's profiling timer, and its `samples` value a
@@ -58,6 +63,23 @@
 #' passed over. [write_pprof()] and [write_rprof()], which write a profile
 #' whole, refuse such a profile with the error of [validate_profile()]
 #' (`dm::dm_filter()` filters the other tables along).
+#' @section Percentages after a verb:
+#' The verbs that leave samples or values out ([profile_focus()],
+#' [profile_ignore()], [profile_hide()], [profile_show()],
+#' [profile_show_from()], [profile_prune_from()], [profile_filter_labels()],
+#' [profile_select_types()], [profile_window()]) keep the totals of the
+#' profile before the first of them, per source and sample type, in the
+#' extension table `unfiltered_totals` (`source_id`, `type`, `unit`, `value`),
+#' and summaries give percentages of those, as `go tool pprof` does after
+#' `-focus`, `-ignore`, `-hide`, `-show` or `-tagfocus`; the header says so
+#' and names the whole total. `relative_percentages = TRUE` gives them of what
+#' is left instead. The table goes along with the later verbs
+#' ([profile_scale()] scales it), with [combine_profiles()] (each input's
+#' table, or its own totals, under its new source ids) and with
+#' `dm::dm_filter()` on `sources`; [profile_diff()] gives percentages of the
+#' base's total, as before. The file formats and databases do not keep it: a
+#' profile written after a verb and read back, or appended to a database, is
+#' whole.
 #' @return A tibble of class `profile_summary` with the columns that identify a
 #'   row (`name` for `by = "function"`; `name`, `filename` and `line` for
 #'   `"location"`; `filename` and `line` for `"line"`; `filename` for
@@ -69,8 +91,10 @@
 #'   and the header names that total. Rows with neither self nor total value
 #'   are left out. Attributes `sample_type`, `unit`, `grand_total`, `by`,
 #'   `sort`, `n_groups` (the rows with a value, of which the first `n` are
-#'   shown) and, for a difference, `base_total` describe it; it prints with a
-#'   header saying so.
+#'   shown), for a difference `base_total`, after a verb `whole_total`, and
+#'   `relative_percentages` describe it; it prints with a header saying so,
+#'   and its amounts and percentages in the type's unit as `go tool pprof
+#'   -top` prints them (the columns stay numbers).
 #' @export
 #' @examples
 #' x <- read_rprof(system.file("samples/rprof/1.out", package = "profile"))
@@ -85,12 +109,10 @@
 #' profile_summary(heap, type = "alloc_space", by = "source")
 profile_summary <- function(x, type = NULL, n = 10,
                             by = c("function", "location", "line", "source"),
-                            sort = c("self", "total")) {
+                            sort = c("self", "total"), relative_percentages = FALSE) {
   by <- check_choice(by, c("function", "location", "line", "source"), "by")
   sort <- check_choice(sort, c("self", "total"), "sort")
-  if (!is.numeric(n) || length(n) != 1 || is.na(n) || n < 0) {
-    abort_argument("{.arg n} must be a single number >= 0 (or {.code Inf}).")
-  }
+  check_summary_args(n, relative_percentages)
   with_profile_errors("invalid", "Can't summarise {.arg x}.", {
     parts <- summary_parts(x)
     sample_type <- choose_sample_type(parts, type)
@@ -101,9 +123,9 @@ profile_summary <- function(x, type = NULL, n = 10,
     totals <- frame_key_totals(parts, sample_type$type, grouping$key, vctrs::vec_size(groups))
 
     grand_total <- totals$grand_total
-    # Of a difference, percentages are of the base's total, as in Go's -top.
     is_diff <- length(parts$base_samples) > 0L
-    percent_of <- if (is_diff) base_total(parts, sample_type$type) else grand_total
+    whole_total <- if (!is_diff) unfiltered_total(parts, sample_type$type)
+    percent_of <- percentages_of(parts, sample_type$type, grand_total, relative_percentages)
     percent <- function(v) if (percent_of == 0) rep(NA_real_, length(v)) else 100 * v / percent_of
     out <- groups
     out$self <- totals$self_value
@@ -123,9 +145,34 @@ profile_summary <- function(x, type = NULL, n = 10,
     new_profile_summary(out,
       sample_type = sample_type$type, unit = sample_type$unit,
       grand_total = grand_total, by = by, sort = sort, n_groups = n_groups,
-      base_total = if (is_diff) percent_of
+      base_total = if (is_diff) percent_of, whole_total = whole_total,
+      relative_percentages = relative_percentages
     )
   })
+}
+
+check_summary_args <- function(n, relative_percentages, call = rlang::caller_env()) {
+  if (!is.numeric(n) || length(n) != 1 || is.na(n) || n < 0) {
+    abort_argument("{.arg n} must be a single number >= 0 (or {.code Inf}).", call = call)
+  }
+  if (!rlang::is_bool(relative_percentages)) {
+    abort_argument(
+      "{.arg relative_percentages} must be {.code TRUE} or {.code FALSE}.",
+      call = call
+    )
+  }
+}
+
+# The total the percentages of a summary of type `type` are of: of a
+# difference, the base's total, as in Go's -top; after a verb that left
+# samples out, the whole profile's, as Go's unless -relative_percentages;
+# else the profile's own.
+percentages_of <- function(parts, type, grand_total, relative) {
+  if (length(parts$base_samples) > 0L) {
+    return(base_total(parts, type))
+  }
+  whole_total <- if (!relative) unfiltered_total(parts, type)
+  if (is.null(whole_total)) grand_total else whole_total
 }
 
 # summary() of a v1 object (R/v1-object.R) is its profile_summary().
@@ -169,12 +216,33 @@ base_total <- function(parts, type) {
 }
 
 new_profile_summary <- function(x, sample_type, unit, grand_total, by, sort, n_groups,
-                                base_total = NULL) {
+                                base_total = NULL, whole_total = NULL,
+                                relative_percentages = FALSE) {
   tibble::new_tibble(x,
     nrow = nrow(x), class = "profile_summary",
     sample_type = sample_type, unit = unit, grand_total = grand_total,
-    by = by, sort = sort, n_groups = n_groups, base_total = base_total
+    by = by, sort = sort, n_groups = n_groups, base_total = base_total,
+    whole_total = whole_total, relative_percentages = relative_percentages
   )
+}
+
+# The total of type `type` of the whole profile before the verbs
+# (`unfiltered_totals`, see unfiltered_totals_of()), over the sources the
+# profile has; of a derived type, that of the type it comes from times each
+# source's factor. NULL where no verb left anything out.
+unfiltered_total <- function(parts, type) {
+  totals <- parts$unfiltered_totals
+  if (is.null(totals)) {
+    return(NULL)
+  }
+  totals <- totals[totals$source_id %in% parts$sources$source_id, , drop = FALSE]
+  derived <- parts$derived
+  if (!is.null(derived) && identical(type, derived$type)) {
+    rows <- totals$type == derived$from
+    factor <- derived$factor[match(totals$source_id[rows], derived$source_id)]
+    return(sum(totals$value[rows] * factor, na.rm = TRUE))
+  }
+  sum(totals$value[totals$type == type])
 }
 
 # pillar (imported by tibble anyway) prints the header of a summary.
@@ -194,16 +262,75 @@ tbl_sum.profile_summary <- function(x, ...) {
     source = "files"
   )
   base_total <- attr(x, "base_total")
-  total <- format_amount(attr(x, "grand_total"), unit)
+  whole_total <- attr(x, "whole_total")
+  filtered <- !is.null(whole_total) && !isTRUE(all.equal(whole_total, attr(x, "grand_total")))
+  total <- format_compact_amount(attr(x, "grand_total"), unit)
   c(
     "Profile summary" = sprintf("%s (%s) by %s", type, unit, by),
     "Total" = if (is.null(base_total)) total else sprintf("%s (difference: x minus base)", total),
-    # Go's -top says "of 244ms total" for a difference
+    # Go's -top says "of 244ms total" for a difference, and after -focus
+    # the whole profile's total unless -relative_percentages
     "Percentages" = if (!is.null(base_total)) {
-      sprintf("of the base's total, %s", format_amount(base_total, unit))
+      sprintf("of the base's total, %s", format_compact_amount(base_total, unit))
+    } else if (filtered && isTRUE(attr(x, "relative_percentages"))) {
+      sprintf(
+        "of this total (relative_percentages); the whole profile's is %s",
+        format_compact_amount(whole_total, unit)
+      )
+    } else if (filtered) {
+      sprintf(
+        "of the whole profile before the verbs, %s (relative_percentages = TRUE: of this total)",
+        format_compact_amount(whole_total, unit)
+      )
     },
     "Rows" = sprintf(
       "top %d of %d %s by %s value", nrow(x), attr(x, "n_groups"), groups, attr(x, "sort")
     )
   )
+}
+
+# The columns of a summary stay numbers (they are data); they print in the
+# unit of the sample type, as go tool pprof -top prints them ("2.51s",
+# "406.25KiB", "12.36%"). The amounts of a column share one unit.
+#' @importFrom pillar ctl_new_pillar
+#' @export
+ctl_new_pillar.profile_summary <- function(controller, x, width, ..., title = NULL) {
+  out <- NextMethod()
+  unit <- attr(controller, "unit")
+  column <- if (rlang::is_string(title)) title else ""
+  if (is.null(out) || is.null(unit) || !is.numeric(x)) {
+    return(out)
+  }
+  text <- switch(column,
+    self = ,
+    total = format_compact_amount(x, unit),
+    self_pct = ,
+    total_pct = format_percent(x)
+  )
+  if (is.null(text)) {
+    return(out)
+  }
+  shaft <- pillar::new_pillar_shaft_simple(text, align = "right", na = "")
+  if (!is.null(width) && shaft_min_width(shaft) > width) {
+    return(NULL)
+  }
+  out$data <- pillar::pillar_component(shaft)
+  out
+}
+
+# The narrowest width of a pillar shaft: pillar keeps it in the shaft's
+# attributes (its own accessor, get_min_width(), is not exported).
+shaft_min_width <- function(shaft) {
+  min_width <- attr(shaft, "min_width")
+  if (is.null(min_width)) attr(shaft, "width") else min_width
+}
+
+# Percentages as go tool pprof prints them: two decimals, two significant
+# digits under 1 %, "100%" from 99.95 % on.
+format_percent <- function(x) {
+  out <- ifelse(abs(x) >= 99.95 & abs(x) <= 100.05, "100%",
+    ifelse(abs(x) >= 1, sprintf("%.2f%%", x), sprintf("%.2g%%", x))
+  )
+  out[is.na(x)] <- NA_character_
+  out
 }

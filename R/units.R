@@ -53,3 +53,36 @@ format_bytes <- function(x) {
     paste(formatC(v / 1024^power, format = "f", digits = 1, big.mark = ","), units[[power + 1L]])
   }, "")
 }
+
+# `x` (numbers in `unit`) as go tool pprof -top prints amounts ("2.51s",
+# "406.25KiB", "595"): each number in the largest unit that keeps it at least
+# 1, with at most two decimals and no space before the unit. Times in s, ms, us
+# or ns; bytes in binary units (KiB, MiB, ...); counts as numbers with
+# thousands separators; any other unit after the number.
+format_compact_amount <- function(x, unit) {
+  unit <- if (is.null(unit) || is.na(unit)) "" else unit
+  scales <- switch(unit,
+    nanoseconds = c(s = 1e9, ms = 1e6, us = 1e3, ns = 1),
+    seconds = c(s = 1, ms = 1e-3, us = 1e-6, ns = 1e-9),
+    bytes = c(PiB = 1024^5, TiB = 1024^4, GiB = 1024^3, MiB = 1024^2, KiB = 1024, B = 1),
+    c("1" = 1)
+  )
+  at <- vapply(abs(x), function(v) {
+    fits <- which(is.finite(v) & v >= scales)
+    if (length(fits)) fits[[1]] else length(scales)
+  }, 1L)
+  text <- formatC(x / scales[at], format = "f", digits = 2, big.mark = ",")
+  text <- sub("(\\.[0-9]*[1-9])0+$", "\\1", sub("\\.0+$", "", text))
+  text[text == "-0"] <- "0"
+  suffix <- if (length(scales) > 1) {
+    names(scales)[at]
+  } else if (unit %in% c("", "count")) {
+    ""
+  } else {
+    paste0(" ", unit)
+  }
+  out <- paste0(text, suffix)
+  out[x %in% 0] <- "0"
+  out[!is.finite(x)] <- format(x[!is.finite(x)])
+  out
+}

@@ -8,7 +8,8 @@
 #'   Data frames with the columns of the seven required tables.
 #' @param ... Extension tables as named data frames (`sample_types`,
 #'   `sample_labels`, `mappings`, `source_comments`, or tables of your own).
-#' @return A `dm` object: a valid v2 profile.
+#' @return A `dm` object of class `profile_v2` (see "The class" in
+#'   [profile_v2]): a valid v2 profile.
 #' @export
 #' @examples
 #' p <- new_profile_v2(
@@ -103,7 +104,17 @@ dm_from_v2_tables <- function(tables) {
     template <- keyed_dm(lapply(tables, function(df) df[0L, ]))
     keyed_dm_cache[[shape]] <- template
   }
-  dm::dm_mutate_tbl(template, !!!tables)
+  as_profile_v2(dm::dm_mutate_tbl(template, !!!tables))
+}
+
+# A dm made by this package's readers, verbs and combine_profiles() carries
+# the class `profile_v2` before `dm`, so that print() and format() say what the
+# profile holds (R/format.R). dm's own verbs give back a plain `dm`, which is
+# still a profile: nothing in the package asks for the subclass ("The class"
+# in ?profile_v2).
+as_profile_v2 <- function(x) {
+  class(x) <- c("profile_v2", setdiff(class(x), "profile_v2"))
+  x
 }
 
 keyed_dm_cache <- new.env(parent = emptyenv())
@@ -139,7 +150,16 @@ keyed_dm <- function(tables) {
       x <- dm::dm_add_fk(x, !!child, !!rlang::sym(fk$column[[i]]), !!parent)
     }
   }
-  x
+  unfiltered_totals_key(x, tables)
+}
+
+# The key of the package's own extension table `unfiltered_totals` to
+# `sources`, so that dm_filter() on sources filters it.
+unfiltered_totals_key <- function(x, tables) {
+  if (!"source_id" %in% names(tables[["unfiltered_totals"]])) {
+    return(x)
+  }
+  dm::dm_add_fk(x, "unfiltered_totals", "source_id", "sources")
 }
 
 # The tables of a v2 dm as a named list of tibbles.
@@ -293,6 +313,44 @@ check_v2_foreign_keys <- function(x, tables, call) {
       )
     }
   }
+}
+
+# The extension table `unfiltered_totals` ("Percentages after a verb" in
+# ?profile_summary): per source, sample type and unit, the total value of
+# the profile before the first verb that left samples or values out, of which
+# summaries give percentages as go tool pprof does after -focus and the
+# other filters. The table of `tables`, else their own totals (of the samples
+# in `samples`).
+unfiltered_totals_of <- function(tables) {
+  if (!is.null(tables[["unfiltered_totals"]])) {
+    return(tables$unfiltered_totals)
+  }
+  values <- tables$sample_values
+  samples <- tables$samples
+  row <- match(values$sample_id, samples$sample_id)
+  kept <- which(!is.na(row))
+  groups <- data.frame(
+    source_id = samples$source_id[row[kept]],
+    type = as.character(values$type[kept]),
+    unit = as.character(values$unit[kept])
+  )
+  id <- vctrs::vec_group_id(groups)
+  key <- groups[!duplicated(id), , drop = FALSE]
+  total <- as.vector(rowsum(as.double(values$value[kept]), id, reorder = TRUE))
+  tibble::tibble(source_id = key$source_id, type = key$type, unit = key$unit, value = total)
+}
+
+# The tables `after` of a verb applied to `before`, with the totals of the
+# whole profile kept: those `before` kept, else, where the verb left samples
+# or values out, the totals of `before`.
+with_unfiltered_totals <- function(before, after) {
+  if (!is.null(before[["unfiltered_totals"]])) {
+    after$unfiltered_totals <- before$unfiltered_totals
+  } else if (vctrs::vec_size(after$samples) != vctrs::vec_size(before$samples) ||
+    vctrs::vec_size(after$sample_values) != vctrs::vec_size(before$sample_values)) {
+    after$unfiltered_totals <- unfiltered_totals_of(before)
+  }
+  after
 }
 
 # The per-sample tables: whole samples, their values, stacks and labels. They

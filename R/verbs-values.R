@@ -78,6 +78,14 @@ profile_scale <- function(x, factor, types = NULL, unit = NULL) {
     scale <- function(bundle, compact) {
       ffi_profile_scale(bundle, factor, types, new_unit, compact)
     }
+    # the whole profile's totals, scaled alike
+    totals <- tables[["unfiltered_totals"]]
+    if (!is.null(totals)) {
+      scaled <- if (is.null(types)) rep(TRUE, nrow(totals)) else totals$type %in% types
+      totals$value[scaled] <- totals$value[scaled] * factor
+      if (!is.null(unit)) totals$unit[scaled] <- new_unit
+      tables$unfiltered_totals <- totals
+    }
     apply_verb(tables, scale,
       call = call, changes = changes, with = c("locations", "sample_types")
     )
@@ -121,7 +129,7 @@ profile_aggregate <- function(x) {
   call <- rlang::current_env()
   with_profile_errors("invalid", "Can't apply {.code aggregate} to {.arg x}.", {
     tables <- verb_tables(x, call)
-    apply_verb(tables, ffi_profile_aggregate, call = call)
+    apply_verb(tables, ffi_profile_aggregate, call = call, same_totals = TRUE)
   })
 }
 

@@ -378,9 +378,12 @@ locations_matching <- function(tables, pattern, kinds = frame_texts, call) {
 # their place. The other tables stay as they are; each changed table keeps the
 # columns it had that the format knows. A verb with patterns returns
 # `list(bundle, matched)`: a `profile_warning_no_match` for each of its
-# `patterns` (where `reported`) that matched no sample.
+# `patterns` (where `reported`) that matched no sample. The result keeps the
+# totals of the profile before the first verb that left samples or values out
+# (with_unfiltered_totals(); a verb that keeps every value's total, as
+# aggregation does, says so by `same_totals`).
 apply_verb <- function(tables, run, call, changes = per_sample_tables, patterns = NULL,
-                       reported = TRUE, with = "locations") {
+                       reported = TRUE, with = "locations", same_totals = FALSE) {
   sent <- intersect(c(changes, with), names(tables))
   result <- rust_value(
     run(bundle_from_tables(tables[sent]), compact_columns_option(call)),
@@ -393,8 +396,12 @@ apply_verb <- function(tables, run, call, changes = per_sample_tables, patterns 
     warn_no_match(unname(patterns[reported & !result$matched]), call)
   }
   changed <- decode_bundle(bundle)
+  before <- tables
   for (t in intersect(changes, names(tables))) {
     tables[[t]] <- changed[[t]][intersect(names(tables[[t]]), names(changed[[t]]))]
+  }
+  if (!same_totals) {
+    tables <- with_unfiltered_totals(before, tables)
   }
   dm_from_v2_tables(tables)
 }

@@ -11,22 +11,26 @@
 #'   callers, siblings in byte order of their names. A frame's width is its
 #'   total value. Click a frame to zoom to it (its ancestors are drawn faded);
 #'   "Reset zoom" goes back. In this view and the time order, the mouse wheel
-#'   zooms in and out around the pointer and dragging pans. Keys: `/` to
-#'   search, `Esc` to clear the search and the selection, `Backspace` to step
-#'   back through the zooms.
+#'   zooms in and out around the pointer and dragging pans; a double click
+#'   zooms to a frame. Keys: `/` to search, `Esc` to clear the search and the
+#'   selection, `Backspace` and `Shift+Backspace` (or the toolbar's arrows) to
+#'   step back and forward through the zooms, the arrow keys to move the zoom
+#'   to the frame's caller, its widest callee or the frame beside it.
 #'
 #' The page's address keeps the view's state in its fragment (the view
 #' shown, the sample type, the selected function, the range in view, the
 #' search and the refinements): the same file opened with the same link, or
 #' with "Copy link", shows the same view. "Export" downloads the flame graph
-#' or time order shown as SVG or PNG, and the Top table as CSV (name, file,
-#' flat and cum of every function, in the sample type's unit).
+#' or time order shown as SVG or PNG, the Top table as CSV (name, file,
+#' flat and cum of every function, in the sample type's unit), and the
+#' Sandwich of the selected function as CSV (part, name, value).
 #' - **Time order**, when samples have a time (`samples$time`, as Rprof
 #'   profiles do): a flame chart of the samples in the order they were taken,
 #'   from left to right on an axis of seconds (each sample as long as its
 #'   source's sampling interval, each source after the previous one),
 #'   consecutive samples with the same frame at a depth merged into one block,
-#'   so that the order of events shows (as in profvis).
+#'   so that the order of events shows (as in profvis). A profile without
+#'   times (a pprof file keeps none) says so there.
 #' - **Top**: a table of the functions as `go tool pprof -top` prints it:
 #'   *flat* (self) and *cum* (total, once per sample) with their percentages
 #'   and *sum%* (the flat% of the row and those above), the numbers of
@@ -48,7 +52,13 @@
 #'   (`alloc_size`), as profvis shows it. The text of the code comes from the
 #'   table `source_lines` (see [profile_v2]), which [read_rprof()],
 #'   [read_pprof()] and [profile_record()] fill while the files exist;
-#'   without it the panel shows the line numbers and values only.
+#'   without it the panel shows the line numbers and values only. Its menu
+#'   lists the files with values, the program's own before those of the
+#'   runtime, the standard library and packages (told apart by their paths),
+#'   each group the hottest first (by the largest total of a line); the panel
+#'   opens on the program's hottest file. A splitter resizes the panel (the
+#'   browser and the link remember its width); long lines wrap, or scroll in
+#'   the panel. A frame's tooltip shows its file and line.
 #'
 #' Selecting a function (a click on a frame, a row of the table, or a caller
 #' or callee) selects it everywhere: its frames are outlined, the sandwich
@@ -92,6 +102,21 @@
 #' tooltip and the table give the difference, with percents of the base's
 #' total.
 #'
+#' **Compared with a base**: `profile_view(x, base = base)` draws the flame
+#' graphs of `x` (its frames, their widths `x`'s values) and colours each
+#' frame by its function's change in [profile_compare()]`(x, base, by =
+#' "function")`: reds for a significant increase, blues for a significant
+#' decrease (the deeper, the larger the ratio of `x` to `base`), grey for a
+#' change that is not significant (and for functions with no self value in
+#' any run, such as callers only). A legend says what was compared. The
+#' comparison's table is beside the view: every row of [profile_compare()]
+#' (name, the means per run of base and x, the difference, the ratio, the
+#' interval and the change), functions only in `base` too, in its order or
+#' sorted by a column; a click on a row selects the function, whose frames
+#' are outlined. The colours are of the compared sample type (`type`, by
+#' default [profile_compare()]'s), the one the view opens at; the
+#' comparison is computed in R, once, and sent with the view's data.
+#'
 #' The view's data (the merged call tree with the values of every sample type,
 #' the values of each source line, and the samples in time order as runs of
 #' equal stacks) is computed in Rust and sent as typed arrays, not as an
@@ -104,6 +129,12 @@
 #'
 #' @inheritParams profile_summary
 #' @param ... These dots are for future extensions and must be empty.
+#' @param base `NULL` (default), or a profile whose runs `x` is compared with
+#'   ([profile_compare()], by function, of `type`): the frames are coloured by
+#'   their function's change, and the comparison's table is shown beside the
+#'   view. Each source of `x` and of `base` is a run.
+#' @param level,threshold With `base`: the confidence level and the smallest
+#'   relative change marked, as in [profile_compare()].
 #' @param file `NULL` (default) for an htmlwidget, which shows in the RStudio
 #'   viewer, a browser, or a knitr or Quarto document; or a path: the view is
 #'   written there as one self-contained HTML file (scripts, styles and data
@@ -134,12 +165,19 @@
 #' rec <- profile_record(slow(3e4))
 #' profile_view(rec, file = tempfile(fileext = ".html"))
 #'
+#' # Runs compared with the runs of a base: frames coloured by their
+#' # function's change, the comparison's table beside them
+#' rprof <- function(f) read_rprof(system.file("samples/rprof", f, package = "profile"))
+#' before <- combine_profiles(rprof("1.out"), rprof("all.out"), rprof("line.out"))
+#' after <- combine_profiles(rprof("1.out"), rprof("1.out"), rprof("all.out"))
+#' profile_view(after, base = before, file = tempfile(fileext = ".html"))
+#'
 #' if (interactive()) {
 #'   profile_view(x) # in the viewer
 #'   utils::browseURL(path) # the file in a browser
 #' }
-profile_view <- function(x, type = NULL, ..., file = NULL, title = NULL,
-                         width = NULL, height = NULL) {
+profile_view <- function(x, type = NULL, ..., base = NULL, level = 0.95, threshold = 0,
+                         file = NULL, title = NULL, width = NULL, height = NULL) {
   check_dots_empty_view(...)
   if (!is.null(file)) {
     file <- check_file_path(file)
@@ -147,8 +185,14 @@ profile_view <- function(x, type = NULL, ..., file = NULL, title = NULL,
   if (!is.null(title) && !rlang::is_string(title)) {
     abort_argument("{.arg title} must be a single string or {.code NULL}.")
   }
+  # (first: its errors are profile_compare()'s, about x and base)
+  cmp <- if (!is.null(base)) view_comparison(x, base, type, level, threshold)
   json <- with_profile_errors("invalid", "Can't prepare the view of {.arg x}.", {
-    view_data(x, type, title)
+    if (is.null(cmp)) {
+      view_data(x, type, title)
+    } else {
+      with_comparison(view_data(x, attr(cmp, "sample_type"), title), cmp)
+    }
   })
   if (!is.null(file)) {
     write_view_html(json, file, title)
@@ -171,8 +215,8 @@ check_dots_empty_view <- function(..., call = rlang::caller_env()) {
   if (...length() > 0L) {
     abort_argument(
       paste(
-        "{.arg ...} must be empty; the options after it are named: {.arg file}, {.arg title},",
-        "{.arg width}, {.arg height}."
+        "{.arg ...} must be empty; the options after it are named: {.arg base}, {.arg level},",
+        "{.arg threshold}, {.arg file}, {.arg title}, {.arg width}, {.arg height}."
       ),
       call = call
     )
@@ -269,12 +313,42 @@ view_data <- function(x, type, title, call = rlang::caller_env()) {
     location_line = frames$line,
     n_keys = length(keys$labels),
     key_name = keys$labels,
-    key_file = frames$filename[match(keys$labels, frames$name)],
+    key_file = defining_files(parts$stack, frames)[match(keys$labels, frames$name)],
     default_type = default_type,
     diff = any(diff_base_sources(parts)),
     title = as_valid_utf8(title)
   ))
   rust_value(ffi_profile_view_data(input), "Can't prepare the view.", call = call)
+}
+
+# The file each frame's function is defined in, one per frame of `frames`
+# (the view's Top table shows one file per function name). A location's file
+# is that of the line R's profiler wrote in front of the frame: the line
+# running in that function, in its own file, except in the innermost call of
+# a function without source references (a base function evaluating its
+# caller's arguments, perhaps under `<GC>`), where it is the caller's line,
+# the one written after the frame. So a frame whose file and line are its
+# caller's, under another name, tells nothing of where it is defined; a
+# name's file is the one most of its other frames have, "" where none has
+# one. (Formats that name the file of a function, as pprof does, give the
+# same file everywhere.)
+defining_files <- function(stack, frames) {
+  row <- match(stack$location_id, frames$location_id)
+  name <- frames$name[row]
+  file <- frames$filename[row]
+  line <- frames$line[row]
+  caller <- vctrs::vec_match(
+    data.frame(sample_id = stack$sample_id, depth = stack$depth + 1L),
+    data.frame(sample_id = stack$sample_id, depth = stack$depth)
+  )
+  callers_line <- !is.na(caller) & file == file[caller] & line == line[caller] &
+    name != name[caller]
+  trusted <- !is.na(row) & nzchar(file) & !callers_line
+  found <- vctrs::vec_count(data.frame(name = name[trusted], file = file[trusted]), sort = "count")
+  found <- found$key[!duplicated(found$key$name), , drop = FALSE]
+  out <- found$file[match(frames$name, found$name)]
+  out[is.na(out)] <- ""
+  out
 }
 
 # The source lines of the view: a key per location for its file and line (0
@@ -320,9 +394,10 @@ view_library_dir <- function() {
 # profile-view/), scripts in the order they load.
 view_scripts <- c(
   "pv-data.js", "pv-refine.js", "pv-flame.js", "pv-panels.js", "pv-refine-ui.js",
-  "pv-link.js", "pv-export.js", "profile-view.js"
+  "pv-link.js", "pv-export.js", "pv-navigate.js", "pv-compare.js", "pv-compare-table.js",
+  "profile-view.js"
 )
-view_style <- "profile-view.css"
+view_style <- c("profile-view.css", "pv-compare.css")
 
 view_library_paths <- function(call = rlang::caller_env()) {
   files <- c(view_scripts, view_style)
@@ -360,7 +435,7 @@ write_view_html <- function(json, path, title, call = rlang::caller_env()) {
     "<title>", html_escape(page_title), "</title>\n",
     "<style>\nhtml, body { margin: 0; height: 100%; }\n",
     "body > .profile-view { height: 100vh; padding: 8px; }\n",
-    inline_text(files[[view_style]]), "</style>\n</head>\n<body>\n",
+    unlist(lapply(view_style, function(f) inline_text(files[[f]]))), "</style>\n</head>\n<body>\n",
     "<div class=\"profile-view\"></div>\n",
     scripts,
     "<script type=\"application/json\" class=\"profile-view-data\">", json, "</script>\n",

@@ -13,6 +13,9 @@ cd "$(dirname "$0")/.."
 echo "== Rprof samples (inst/samples/rprof)"
 Rscript data-raw/rprof-samples.R
 
+echo "== Rprofmem samples (inst/samples/rprofmem)"
+Rscript data-raw/rprofmem-samples.R
+
 echo "== Go pprof samples (inst/samples/pprof)"
 sh data-raw/go-samples.sh
 

@@ -27,6 +27,9 @@ debs=(
   postgresql libpq-dev
   # the other PostgreSQL driver the database functions are tested with
   r-cran-rpostgresql
+  # the reference reader of Rprofmem() files (test-rprofmem*.R), and the
+  # processes and parallel backends of the recording tests
+  r-cran-profmem r-cran-callr r-cran-future r-cran-future.apply r-cran-parallelly
   # the house rules' R lints (dev/lint.R); styler, the formatter, is CRAN's (below)
   r-cran-lintr
 )

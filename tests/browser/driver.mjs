@@ -10,16 +10,24 @@
 //    "fragment": "#view=..." (opened with this link, optional),
 //    "actions": [{"search": "re"}, {"type": "cpu"}, {"mode": "chart"},
 //                {"click": "name", "in": "callers"}, {"hover": "name"},
+//                {"dblclick": "name"}, {"button": "pv-back"} (a button
+//                of the view by its class),
 //                {"row": "name"}, {"sort": "cum"}, {"line": 12},
 //                {"file": "a.R"}, {"source": true}, {"reset": true},
+//                {"splitter": -100} (the source panel's splitter dragged,
+//                pixels), {"wrap": true} (the source panel's wrap box
+//                clicked), {"reload": "link" | "fresh"} (the page reloaded in the
+//                same browser, with its link or without),
 //                {"refine": "focus", "pattern": "re"} (the search box's menu),
 //                {"menu": "name", "verb": "hide"} (a frame's context menu),
 //                {"unrefine": 0} (a chip's remove button), {"rcode": true},
 //                {"wheel": -300, "at": 0.25} (over the canvas, at that share
 //                of its width), {"drag": -200} (pixels, from its middle),
 //                {"press": "Backspace"}, {"keys": "text"} (typed),
-//                {"export": "svg" | "png" | "csv"} (the file's text, or
+//                {"export": "svg" | "png" | "csv" | "sandwich"} (the file's text, or
 //                base64 of a PNG, in the next state's `exported`),
+//                {"compare_row": "name"}, {"compare_sort": "delta"} (the
+//                comparison's table, profile_view(x, base = )),
 //                {"screenshot": FILE}]}
 //     loads a file written by profile_view(file = ), blocks and records every
 //     request other than the page itself (and files under "allow_dir", for a
@@ -174,6 +182,14 @@ async function snapshot(page) {
         selected: tr.classList.contains("pv-selected"),
       })),
       table_sort: text(null, ".pv-top th.pv-desc, .pv-top th.pv-asc"),
+      // the comparison with a base: its legend and the rows of its table
+      compare_legend: text(null, ".pv-compare-legend"),
+      compare: rows(".pv-compare-table tbody tr", (tr) => ({
+        name: tr.dataset.name, change: tr.dataset.change, base: +tr.dataset.base, x: +tr.dataset.x,
+        delta: +tr.dataset.delta, ratio: tr.dataset.ratio === "" ? null : +tr.dataset.ratio,
+        selected: tr.classList.contains("pv-selected"), base_only: tr.classList.contains("pv-base-only"),
+        cells: cells(tr),
+      })),
       sandwich: mode !== "sandwich" ? null : {
         heading: text(null, ".pv-sandwich-heading"),
         callers: rows(".pv-callers .pv-peek-row", (tr) => ({ name: tr.dataset.name, value: +tr.dataset.value })),
@@ -181,10 +197,23 @@ async function snapshot(page) {
         callers_frames: framesOf("callers").frames,
         callees_frames: framesOf("callees").frames,
       },
+      no_time_order: mode === "chart" ? text(null, ".pv-no-time-order") : "",
       source: root.querySelector(".pv-source").style.display === "none" ? null : {
-        file: (root.querySelector(".pv-file option:checked") || {}).textContent || "",
-        files: rows(".pv-file option", (o) => o.textContent),
+        file: ((o) => (o ? o.dataset.file || o.textContent : ""))(root.querySelector(".pv-file option:checked")),
+        files: rows(".pv-file option", (o) => o.dataset.file || o.textContent),
+        file_groups: rows(".pv-file option", (o) => o.parentNode.label || ""),
+        file_labels: rows(".pv-file option", (o) => o.textContent),
         note: text(null, ".pv-source .pv-note"),
+        // the panel's width, and whether lines overflow the panel (then it
+        // scrolls them) or the page
+        width: root.querySelector(".pv-source").getBoundingClientRect().width,
+        view_width: root.querySelector(".pv-body").getBoundingClientRect().width,
+        wrap: (root.querySelector(".pv-source .pv-wrap") || {}).checked ?? null,
+        lines_overflow: (() => {
+          const box = root.querySelector(".pv-lines-box");
+          return box.scrollWidth > box.clientWidth + 1;
+        })(),
+        page_overflow: document.documentElement.scrollWidth > window.innerWidth + 1,
         current: +((root.querySelector(".pv-lines tr.pv-current") || { dataset: {} }).dataset.line || NaN),
         lines: rows(".pv-lines tr[data-line]", (tr) => ({
           line: +tr.dataset.line,
@@ -237,11 +266,20 @@ async function act(page, action) {
   } else if ("click" in action) {
     const p = await framePoint(page, action.click, action.in);
     await page.mouse.click(p.x, p.y);
+  } else if ("dblclick" in action) {
+    const p = await framePoint(page, action.dblclick, action.in);
+    await page.mouse.dblclick(p.x, p.y);
+  } else if ("button" in action) {
+    await page.click(`${VIEW} .${action.button}`);
   } else if ("hover" in action) {
     const p = await framePoint(page, action.hover, action.in);
     await page.mouse.move(p.x, p.y);
   } else if ("row" in action) {
     await page.click(`${VIEW} .pv-top tbody tr[data-name="${action.row}"] td.pv-name`);
+  } else if ("compare_row" in action) {
+    await page.click(`${VIEW} .pv-compare-table tbody tr[data-name="${action.compare_row}"] td.pv-name`);
+  } else if ("compare_sort" in action) {
+    await page.click(`${VIEW} .pv-compare-table th.pv-ccol-${action.compare_sort}`);
   } else if ("sort" in action) {
     await page.click(`${VIEW} .pv-top th.pv-col-${action.sort}`);
   } else if ("line" in action) {
@@ -250,7 +288,7 @@ async function act(page, action) {
     const index = await page.evaluate(
       ({ VIEW, file }) => {
         const options = Array.from(document.querySelectorAll(`${VIEW} .pv-file option`));
-        const option = options.find((o) => o.textContent === file);
+        const option = options.find((o) => (o.dataset.file || o.textContent) === file);
         return option ? option.value : null;
       },
       { VIEW, file: action.file },
@@ -259,6 +297,20 @@ async function act(page, action) {
     await page.selectOption(`${VIEW} .pv-file`, index);
   } else if ("source" in action) {
     await page.click(`${VIEW} .pv-source-toggle`);
+  } else if ("splitter" in action) {
+    const box = await page.locator(`${VIEW} .pv-splitter`).boundingBox();
+    const x = box.x + box.width / 2;
+    const y = box.y + Math.min(box.height / 2, 40);
+    await page.mouse.move(x, y);
+    await page.mouse.down();
+    for (let k = 1; k <= 5; k++) await page.mouse.move(x + (action.splitter * k) / 5, y);
+    await page.mouse.up();
+  } else if ("wrap" in action) {
+    await page.click(`${VIEW} .pv-source .pv-wrap`);
+  } else if ("reload" in action) {
+    // "link": with the view's link in the URL; else without it
+    if (action.reload !== "link") await page.evaluate(() => history.replaceState(null, "", location.pathname));
+    await page.reload();
   } else if ("refine" in action) {
     await page.fill(`${VIEW} .pv-search`, action.pattern);
     await waitDrawn(page);

@@ -56,6 +56,19 @@ pprof_head <- function() {
 # A field of the string table (6) claiming `n` bytes, without them.
 string_claiming <- function(n) c(pb_varint(6 * 8 + 2), pb_varint(n))
 
+# The head of an OTLP ProfilesData whose length-delimited fields `fields`
+# (outermost first) nest one in the other, the innermost claiming `n` bytes
+# that follow: ProfilesData > ResourceProfiles (1) > ScopeProfiles (2) >
+# Profile (2) > Sample (2) > values (4) for c(1, 2, 2, 2, 4).
+otlp_claims <- function(fields, n) {
+  head <- raw()
+  for (field in rev(fields)) {
+    claim <- c(pb_varint(field * 8 + 2), pb_varint(n + length(head)))
+    head <- c(claim, head)
+  }
+  head
+}
+
 # The bombs and other hostile files, by name: the issue's three (a string
 # table of 700 million one-byte strings, 240 million Rprof lines, zeros) and
 # more of the same kinds.
@@ -89,6 +102,10 @@ bomb <- function(name) {
       total = 2^23
     ),
     "lines.out.xz" = bomb_file(name, "sample.interval=20000\n", "\"f\" \"g\" \n", open = xzfile),
+    # OTLP: 2 GiB of one-byte packed varints, the values of one sample (each
+    # an 8-byte number decoded), and a billion empty samples
+    "values.otlp.gz" = bomb_file(name, otlp_claims(c(1, 2, 2, 2, 4), 2^31), as.raw(1)),
+    "samples.otlp.gz" = bomb_file(name, otlp_claims(c(1, 2, 2), 2^31), pb_len(2, raw())),
     "zeros.bz2" = bomb_file(name, raw(), raw(1), open = bzfile),
     stop("no such bomb: ", name)
   )

@@ -22,7 +22,10 @@ step_db_append_delete <- function(x, source) {
   code <- c(
     "n <- nrow(dplyr::collect(x$sources))",
     "x <- profile_db_append(con, y)",
-    "ids <- utils::tail(dplyr::collect(x$sources)$source_id, -n)"
+    # (not utils::tail(, -n) or [-seq_len(n)]: with n = 0, after the
+    # database's every source was deleted, those are no source at all)
+    "ids <- dplyr::collect(x$sources)$source_id",
+    "ids <- ids[seq_along(ids) > n]"
   )
   list(
     kind = "db_append_delete", source = source, code = code, needs_db = TRUE,
@@ -191,7 +194,9 @@ check_valid <- function(x, what) {
   }
   message <- conditionMessage(err)
   known <- compose_known_invalid(message, what)
-  list(compose_problem(paste0(what, ": validate_profile() fails: ", message), known = known))
+  problem <- compose_problem(paste0(what, ": validate_profile() fails: ", message), known = known)
+  problem$invalid <- TRUE
+  list(problem)
 }
 
 # Defects the suite found that are owned by another part of issue 32, or

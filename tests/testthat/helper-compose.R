@@ -295,6 +295,9 @@ compose_run_pipeline <- function(i, sources, seed, steps = 5L) {
   problems <- check_valid(env$x, "the source")
   for (s in seq_len(sample.int(steps, 1L))) {
     if (!all(vapply(problems, compose_is_known, TRUE))) break
+    # a profile known to be invalid is composed no further: every later step
+    # would fail on the same known defect and show nothing new
+    if (any(vapply(problems, function(p) isTRUE(p$invalid), TRUE))) break
     problems <- c(problems, compose_run_step(env, sources))
   }
   if (!is.null(env$con)) DBI::dbDisconnect(env$con)

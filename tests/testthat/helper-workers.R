@@ -52,7 +52,10 @@ seconds_with <- function(x, name) {
   stats::setNames(as.numeric(out), names(out))
 }
 
-expect_worker_times <- function(x, results, interval) {
+# `machinery`: "parallel" (the frames of parallel's and callr's machinery
+# are all cut off) or "future" (future's own frames run inside the task, as
+# the user's code does: only the workers' loops are cut off).
+expect_worker_times <- function(x, results, interval, machinery = "parallel") {
   tables <- dm::dm_get_tables(x, keyed = FALSE)
   sources <- tables$sources
   worker_pids <- vapply(results, function(r) r$pid, integer(1))
@@ -77,8 +80,33 @@ expect_worker_times <- function(x, results, interval) {
   rows <- tables$sample_locations[tables$sample_locations$sample_id %in% worker_samples, ]
   function_id <- tables$locations$function_id[match(rows$location_id, tables$locations$location_id)]
   rows$name <- tables$functions$name[match(function_id, tables$functions$function_id)]
-  machinery <- c("profile:::run_task", "mclapply", "workLoop", "workCommand", "do.call", "callr")
-  expect_false(any(rows$name %in% machinery))
+  cut_off <- c("profile:::run_task", "workLoop", "workCommand")
+  if (machinery == "parallel") cut_off <- c(cut_off, "mclapply", "do.call", "callr")
+  expect_false(any(rows$name %in% cut_off))
   outermost <- rows[rows$depth == stats::ave(rows$depth, rows$sample_id, FUN = max), ]
   expect_true(all(outermost$name == "<top level>"))
+}
+
+# A small recording of parallel code (two forked children through
+# profile_task(), a little work in the main process), made once per test
+# file that asks for it: the fixture of the tests of what a profile goes
+# through (test-workers-model.R).
+parallel_recording_cache <- new.env(parent = emptyenv())
+small_parallel_recording <- function() {
+  if (is.null(parallel_recording_cache$x)) {
+    f <- parallel_functions()
+    worker_part <- f$worker_part
+    main_part <- f$main_part
+    n <- work_size(0.2)
+    parallel_recording_cache$x <- suppressWarnings(profile_record(
+      {
+        parallel::mclapply(c(n, n), profile_task(worker_part),
+          mc.cores = 2, mc.preschedule = FALSE
+        )
+        main_part(n / 4)
+      },
+      interval = 0.01
+    ))
+  }
+  parallel_recording_cache$x
 }

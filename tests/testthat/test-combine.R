@@ -82,7 +82,7 @@ test_that("combining real profiles keeps every sample, source and self count", {
   files <- c("1.out", "gc.out", "memory.out")
   x <- combine_profiles(lapply(files, rprof_input))
   expect_silent(validate_profile(x))
-  expect_identical(class(x), "dm")
+  expect_identical(class(x), c("profile_v2", "dm"))
   expect_unique_keys(x)
 
   line_counts <- vapply(files, rprof_line_count, integer(1), USE.NAMES = FALSE)

@@ -47,32 +47,10 @@ test_that("delta times the runs is the row of profile_summary(profile_diff())", 
 
 test_that("real recordings: a slower version of one function is marked, the others are not", {
   skip_on_cran()
-  # compiled before the recording, so that no function's ticks are its own
-  # compilation (R compiles a function at its first calls)
-  env <- new.env()
-  loop <- "function(n) { s <- 0; for (i in seq_len(n)) s <- s + i * 0.5; s }"
-  same <- paste0("same_", letters[1:5])
-  calls <- paste0(same, "(2e7)", collapse = "; ")
-  eval(parse(text = c(
-    paste("spin_changed <-", loop), paste(same, "<-", loop),
-    paste0("work <- function(k) { spin_changed(k * 2e7); ", calls, " }")
-  )), envir = env)
-  for (f in c("spin_changed", same, "work")) {
-    env[[f]] <- compiler::cmpfun(env[[f]])
-  }
-  record <- function(k) {
-    env$k <- k
-    # (ticks at 0.001 s come less often, which profile_record() says: the
-    # comparison is of runs recorded alike, so the shortfall cancels out)
-    withCallingHandlers(
-      local(profile_record(work(k), interval = 0.001, memory = FALSE, line = FALSE), envir = env),
-      profile_warning_under_counted = function(w) invokeRestart("muffleWarning")
-    )
-  }
-  # in turns, so that both versions run under the same load of the machine
-  pairs <- lapply(1:3, function(i) list(fast = record(1), slow = record(2)))
-  fast <- do.call(combine_profiles, lapply(pairs, `[[`, "fast"))
-  slow <- do.call(combine_profiles, lapply(pairs, `[[`, "slow"))
+  runs <- record_slow_and_fast()
+  slow <- runs$slow
+  fast <- runs$fast
+  same <- runs$same
   cmp <- profile_compare(slow, fast, threshold = 0.2)
   expect_identical(attr(cmp, "runs"), c(x = 3L, base = 3L))
   expect_identical(row_of(cmp, "spin_changed")$change, "increase")

@@ -87,3 +87,35 @@ test_that("a database's profile without samples is viewed and written as in memo
   write_speedscope(db, json)
   expect_identical(jsonlite::fromJSON(json, simplifyVector = FALSE)$profiles, list())
 })
+
+# Found by the composition suite in CI (seed 201554781): write_rprof() of a
+# database's profile failed when samples reach a pprof location only as the
+# line an inlined frame is inlined into (dm_filter() does not follow
+# `locations.inlined_into`), and wrote an empty file, which read_rprof()
+# refuses, for a database whose every source was deleted.
+test_that("write_rprof() of a database writes what it writes of the profile in memory", {
+  mutex <- read_pprof(system.file("samples", "pprof", "mutex.pb.gz", package = "profile"))
+  hidden <- profile_hide(mutex, "\\Qmai\\E")
+  tables <- dm::dm_get_tables(hidden)
+  targets <- stats::na.omit(tables$locations$inlined_into)
+  expect_true(any(!targets %in% tables$sample_locations$location_id))
+  con <- local_db("sqlite")
+  db <- profile_db_append(con, hidden)
+  ours <- withr::local_tempfile(fileext = ".out")
+  theirs <- withr::local_tempfile(fileext = ".out")
+  write_rprof(profile_db(con), ours)
+  write_rprof(hidden, theirs)
+  expect_identical(readLines(ours), readLines(theirs))
+  expect_identical(
+    utils::summaryRprof(ours)$by.self, utils::summaryRprof(theirs)$by.self
+  )
+
+  db <- profile_db_delete(con, dplyr::collect(db$sources)$source_id)
+  expect_identical(nrow(dplyr::collect(db$sources)), 0L)
+  empty <- dm::dm_filter(hidden, sources = .data$source_id < 0L)
+  write_rprof(db, ours)
+  write_rprof(empty, theirs)
+  expect_identical(readLines(ours), readLines(theirs))
+  back <- read_rprof(ours)
+  expect_identical(nrow(back$samples), 0L)
+})

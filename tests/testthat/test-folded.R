@@ -11,7 +11,7 @@ test_that("read_folded() gives one sample per line and round-trips", {
   path <- withr::local_tempfile(fileext = ".folded")
   writeLines(c("main;f;g 3", "main;f 2", "", "main;f;g 1", "slow sum;x[[\"b c\"]] 7"), path)
   x <- read_folded(path)
-  expect_identical(class(x), "dm")
+  expect_identical(class(x), c("profile_v2", "dm"))
   expect_silent(validate_profile(x))
   tables <- dm::dm_get_tables(x)
   expect_identical(tables$samples$sample_id, 1:4)

@@ -71,6 +71,22 @@ test_that("counts and lengths no file of the size can hold", {
   expect_lt(string$peak, 2^28)
 })
 
+test_that("OTLP bombs are refused while inflated, within 300 MB", {
+  skip_unless_capped_processes()
+  # 2 GiB of data each, 2 MB on disk: what decoding them takes is counted as
+  # they are inflated (8 bytes a packed number, a Sample a sample), so the
+  # read stops long before inflating them whole (which took 2.1 GB)
+  expect_lt(file.size(bomb("values.otlp.gz")), 5e6)
+  values <- expect_refused_when_capped(
+    "read_otlp", "values.otlp.gz", "limit", "profile.max_memory", "numbers"
+  )
+  samples <- expect_refused_when_capped(
+    "read_otlp", "samples.otlp.gz", "limit", "profile.max_memory", "samples"
+  )
+  expect_lt(values$peak, 3e8)
+  expect_lt(samples$peak, 3e8)
+})
+
 test_that("long, deep and inlined stacks", {
   skip_unless_capped_processes()
   expect_refused_when_capped(

@@ -77,6 +77,51 @@ test_that("what is not OTLP is refused as such", {
   expect_error(read_otlp(zeros), class = "profile_error_format", regexp = "64 KiB")
 })
 
+test_that("JSON that is no OTLP ProfilesData is refused, naming what it holds", {
+  json <- function(text) {
+    path <- tempfile(fileext = ".json")
+    writeLines(text, path)
+    path
+  }
+  # Pyroscope's query results of the eBPF file: JSON of its own kind.
+  for (file in c("otel-ebpf-profile-cpu.out.json", "otel-ebpf-profile-offcpu.out.json")) {
+    e <- expect_error(
+      read_otlp(otlp_oracle_shared_file("pyroscope", file)),
+      class = "profile_error_format", label = file
+    )
+    expect_match(conditionMessage(e), "not an OTLP profiles file", fixed = TRUE, label = file)
+    expect_match(conditionMessage(e), "`samples`", fixed = TRUE, label = file)
+  }
+  not_otlp <- c(
+    "{}" = "it has no member", '{"foo":1}' = "it has `foo`",
+    "[]" = "the JSON text is an array", '"text"' = "it is text, but not OTLP/JSON",
+    '{"resourceProfiles": 3}' = "'\\[' expected"
+  )
+  for (text in names(not_otlp)) {
+    e <- expect_error(read_otlp(json(text)), class = "profile_error_format", label = text)
+    expect_match(gsub("\\s+", " ", conditionMessage(e)), not_otlp[[text]], label = text)
+  }
+  # A gzip-compressed one too.
+  gz <- tempfile(fileext = ".json.gz")
+  con <- gzfile(gz, "w")
+  writeLines('{"foo":1}', con)
+  close(con)
+  expect_error(read_otlp(gz), class = "profile_error_format", regexp = "it has `foo`")
+  # OTLP/JSON without samples is a profile without samples, as before: no
+  # resources, an empty dictionary, the collector's empty file line.
+  empty <- c(
+    '{"resourceProfiles":[]}', '{"dictionary":{}}', '{"resourceProfiles":[],"dictionary":{}}'
+  )
+  for (text in empty) {
+    x <- read_otlp(json(text))
+    expect_silent(validate_profile(x))
+    expect_identical(nrow(dm::dm_get_tables(x)$samples), 0L, label = text)
+  }
+  # A real OTLP/JSON file (Go's protojson) reads as before.
+  x <- read_otlp(otlp_oracle_shared_file("pyroscope", "otel-ebpf-profile.pb.json"))
+  expect_gt(nrow(dm::dm_get_tables(x)$samples), 0L)
+})
+
 test_that("a field that claims more than the size limit is refused before it is read", {
   # ProfilesData.resource_profiles claiming 2^40 bytes, gzip-compressed.
   path <- tempfile(fileext = ".pb.gz")

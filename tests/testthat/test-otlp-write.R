@@ -275,3 +275,74 @@ test_that("profiles read from OTLP append to a database, each with its resources
     tables("resources")$schema_url, as.character(both$resources$schema_url)
   )
 })
+
+# `go tool pprof -top` of `path`: its standard output and error, as lines.
+go_top_with_messages <- function(path) {
+  pprof <- go_pprof_program()
+  suppressWarnings(system2(pprof[[1]], c(pprof[-1], "-top", shQuote(path)),
+    stdout = TRUE, stderr = TRUE
+  ))
+}
+
+# The mappings of `go tool pprof -raw` of `path`: their lines after "Mappings".
+go_mappings <- function(path) {
+  lines <- go_pprof("raw", path)
+  lines[-seq_len(match("Mappings", lines))]
+}
+
+# Each sample type's total as go tool pprof shows it (the sum of -top's flat
+# column, every node shown) and as the profile holds it.
+expect_go_totals <- function(x, path, label) {
+  types <- go_sample_types(path)
+  values <- dm::dm_get_tables(x)$sample_values
+  expect_setequal(paste(types$type, types$unit), unique(paste(values$type, values$unit)))
+  for (i in seq_len(nrow(types))) {
+    ours <- sum(values$value[values$type == types$type[[i]] & values$unit == types$unit[[i]]])
+    theirs <- sum(go_top(path, types$type[[i]], types$unit[[i]])$flat)
+    expect_equal(theirs, ours, label = paste(label, types$type[[i]]))
+  }
+}
+
+test_that("write_pprof() of real OTLP files: mappings of their own, nothing to symbolize", {
+  otlp_skip_if_no_go()
+  # The eBPF profiler's file: every frame in a mapping of a real binary, which
+  # the profiler symbolized where it ran. go tool pprof names the kernel as
+  # the main binary and looks for no binary here.
+  ebpf <- read_otlp(otlp_oracle_shared_file("pyroscope", "otel-ebpf-profile.pb.bin"))
+  path <- tempfile(fileext = ".pb.gz")
+  write_pprof(ebpf, path)
+  out <- go_top_with_messages(path)
+  expect_false(any(grepl("symbolization failed", out, fixed = TRUE)), label = "eBPF -top")
+  expect_false(any(grepl("filenames not available", out, fixed = TRUE)), label = "eBPF -top")
+  expect_true("File: vmlinux" %in% out)
+  mappings <- go_mappings(path)
+  binaries <- dm::dm_get_tables(ebpf)$mappings$filename
+  expect_setequal(sub("^[0-9]+: \\S+ (\\S+) .*$", "\\1", mappings), binaries)
+  expect_true(all(grepl("[FN]", mappings, fixed = TRUE)))
+  expect_go_totals(ebpf, path, "eBPF")
+
+  # async-profiler's Java frames have no mapping, and the file names no
+  # program: a mapping named [otlp] holds them, never [R].
+  java <- read_otlp(otlp_oracle_shared_file("async-profiler-generated", "burn.otlp.pb"))
+  path <- tempfile(fileext = ".pb.gz")
+  write_pprof(java, path)
+  out <- go_top_with_messages(path)
+  expect_true("File: [otlp]" %in% out)
+  expect_false(any(grepl("[R]|symbolization failed|not available", out)))
+  expect_match(go_mappings(path), "^1: \\S+ \\[otlp\\] +\\[FN\\]$")
+  expect_go_totals(java, path, "Java")
+  # The same as async-profiler's own pprof file of the recording.
+  pprof <- otlp_oracle_shared_file("async-profiler-generated", "burn.pprof.pb")
+  expect_identical(go_top(path, "cpu", "count"), go_top(pprof, "cpu", "count"))
+
+  # A resource naming its program names the mapping, as a pprof file names
+  # its binary.
+  t <- dm::dm_get_tables(java)
+  t$resource_attributes <- tibble::tibble(
+    resource_id = t$scopes$resource_id[[1]], key = "process.executable.name", value = "java",
+    num = NA_real_, num_unit = NA_character_, kind = NA_character_
+  )
+  path <- tempfile(fileext = ".pb.gz")
+  write_pprof(do.call(new_profile_v2, t), path)
+  expect_true("File: java" %in% go_top_with_messages(path))
+})

@@ -193,7 +193,7 @@ busy_for <- function(seconds) {
 # of the file (ticks times the interval) against the CPU time the test
 # measures. Under 50 % the recording must warn, over 90 % it must not
 # (between, either is right).
-expect_under_count_warning_as_oracle <- function(seconds, interval) {
+expect_under_count_as_oracle <- function(seconds, interval) {
   file <- withr::local_tempfile(fileext = ".out")
   before <- proc.time()
   w <- tryCatch(
@@ -226,8 +226,8 @@ test_that("a recording that under-counts its CPU time says so, naming the cause"
   # sampled 0.18 to 0.47 s of 0.6 to 0.7 s of CPU time at a load of 17 on 2
   # cores; then it must warn.)
   ambiguous <- c(
-    expect_under_count_warning_as_oracle(1, 0.001),
-    expect_under_count_warning_as_oracle(0.5, 0.01)
+    expect_under_count_as_oracle(1, 0.001),
+    expect_under_count_as_oracle(0.5, 0.01)
   )
   if (length(ambiguous) == 2L) skip(paste("ambiguous:", paste(ambiguous, collapse = "; ")))
 })

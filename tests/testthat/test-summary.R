@@ -123,7 +123,7 @@ test_that("print shows the type, the total and how many rows", {
   x <- v2_from_stacks(c("main;f", "main;g", "main"))
   out <- capture.output(print(profile_summary(x, n = 2)))
   expect_match(out[[1]], "samples \\(count\\) by function")
-  expect_match(out[[2]], "3 count")
+  expect_match(out[[2]], "Total: +3$")
   expect_match(out[[3]], "top 2 of 3 functions by self")
 })
 

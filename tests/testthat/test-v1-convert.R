@@ -21,7 +21,7 @@ v1_with_counts <- function() {
 test_that("profile_v2_from_v1() repeats each v1 sample `value` times", {
   x <- v1_with_counts()
   p <- profile_v2_from_v1(x)
-  expect_identical(class(p), "dm")
+  expect_identical(class(p), c("profile_v2", "dm"))
   expect_silent(validate_profile(p))
 
   n <- sum(x$samples$value)

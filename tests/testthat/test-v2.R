@@ -1,7 +1,7 @@
 test_that("new_profile_v2() builds a keyed dm in the order of the format", {
   p <- tiny_v2()
   expect_s3_class(p, "dm")
-  expect_identical(class(p), "dm")
+  expect_identical(class(p), c("profile_v2", "dm"))
   expect_identical(
     names(p)[1:7],
     c("meta", "sources", "samples", "sample_values", "sample_locations", "locations", "functions")

@@ -199,34 +199,6 @@ test_that("the table (Top) has profile_summary()'s numbers, in its orders", {
   }
 })
 
-# Per caller (or callee) of function `f`, the value of the samples whose
-# outermost frame of `f` it calls (or is called by), computed from the
-# profile's tables: callees of samples where that frame is the innermost are
-# "(self)".
-callers_and_callees <- function(x, f, type) {
-  tables <- dm::dm_get_tables(x, keyed = FALSE)
-  frames <- tables$sample_locations
-  fid <- tables$locations$function_id[match(frames$location_id, tables$locations$location_id)]
-  frames$name <- tables$functions$name[match(fid, tables$functions$function_id)]
-  values <- tables$sample_values[tables$sample_values$type == type, ]
-  callers <- list()
-  callees <- list()
-  for (stack in split(frames, frames$sample_id)) {
-    d <- max(c(0, stack$depth[stack$name == f]))
-    if (d == 0) next
-    value <- values$value[values$sample_id == stack$sample_id[[1]]]
-    caller <- stack$name[stack$depth == d + 1]
-    callee <- if (d > 1) stack$name[stack$depth == d - 1] else "(self)"
-    if (length(caller)) callers[[caller]] <- sum(callers[[caller]], value)
-    callees[[callee]] <- sum(callees[[callee]], value)
-  }
-  as_frame <- function(l) {
-    out <- data.frame(name = names(l), value = unlist(l, use.names = FALSE))
-    out[out$value != 0, ][order(out$name[out$value != 0]), ]
-  }
-  list(callers = as_frame(callers), callees = as_frame(callees))
-}
-
 test_that("the sandwich: the callers and callees of a function, as the samples say", {
   skip_if_no_browser()
   cases <- list(

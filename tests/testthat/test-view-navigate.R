@@ -158,3 +158,105 @@ test_that("exports: SVG of the frames drawn, PNG of the canvas, CSV of profile_s
   # of the refined profile once refined
   check_csv(state_at(result, 7)$exported, profile_hide(x, "^runtime\\."))
 })
+
+test_that("a double click zooms to a frame in one step; back and forward walk the zoom steps", {
+  skip_if_no_browser()
+  x <- read_rprof(system.file("samples", "rprof", "line.out", package = "profile"))
+  result <- run_browser_job(list(
+    command = "view", html = view_file(x, type = "samples"),
+    actions = list(
+      list(dblclick = "time_round"), list(press = "Backspace"), list(press = "Shift+Backspace"),
+      list(button = "pv-back"), list(button = "pv-forward"), list(press = "Alt+ArrowLeft"),
+      list(press = "Alt+ArrowRight")
+    )
+  ))
+  expect_clean_load(result)
+  range <- function(i) state_at(result, i)$range
+  # zoomed to the frame: its extent is time_round's samples (the outermost
+  # frame of the samples that run it)
+  summary <- profile_summary(x, type = "samples", n = Inf)
+  frame <- list(from = range(2)$from, span = summary$total[summary$name == "time_round"])
+  expect_equal(range(2), frame)
+  expect_identical(state_at(result, 2)$mode, "graph")
+  # one Backspace goes back to the whole profile: the double click was one step
+  whole <- range(1)
+  expect_equal(range(3), whole)
+  # forward (Shift+Backspace, the toolbar's arrows, Alt+arrows) and back again
+  expect_equal(range(4), frame)
+  expect_equal(range(5), whole)
+  expect_equal(range(6), frame)
+  expect_equal(range(7), whole)
+  expect_equal(range(8), frame)
+})
+
+# The total of function `f` in samples (profile_summary()).
+summary_total <- function(x, f) {
+  summary <- profile_summary(x, type = "samples", n = Inf)
+  summary$total[summary$name == f]
+}
+
+test_that("arrow keys move the zoom between frames: callee, caller, the frame beside", {
+  skip_if_no_browser()
+  x <- read_rprof(system.file("samples", "rprof", "line.out", package = "profile"))
+  result <- run_browser_job(list(
+    command = "view", html = view_file(x, type = "samples"),
+    actions = list(
+      list(click = "time_round"), list(press = "ArrowDown"), list(press = "ArrowUp"),
+      list(press = "ArrowLeft"), list(press = "ArrowRight"), list(press = "Backspace")
+    )
+  ))
+  expect_clean_load(result)
+  selected <- function(i) {
+    frames <- view_frames(state_at(result, i))
+    unique(frames$name[frames$selected])
+  }
+  range <- function(i) state_at(result, i)$range
+  expect_identical(selected(2), "time_round")
+  # Down: the widest callee of the frame in view, as the samples say
+  callees <- callers_and_callees(x, "time_round", "samples")$callees
+  callees <- callees[callees$name != "(self)", ]
+  widest <- callees[which.max(callees$value), ]
+  expect_identical(selected(3), widest$name)
+  expect_equal(range(3)$span, widest$value)
+  # Up: back to its caller
+  expect_identical(selected(4), "time_round")
+  expect_equal(range(4), range(2))
+  # Left: the frame before it under the root, as first drawn; Right: back
+  first <- view_frames(state_at(result, 1))
+  top <- first[first$depth == 1, ]
+  top <- top[order(top$x), ]
+  before <- top$name[[match("time_round", top$name) - 1]]
+  expect_identical(selected(5), before)
+  expect_equal(range(5)$span, summary_total(x, before))
+  expect_identical(selected(6), "time_round")
+  # each move was a zoom step
+  expect_equal(range(7), range(5))
+})
+
+test_that("the Sandwich exports as CSV: the function, its callers and callees as the samples say", {
+  skip_if_no_browser()
+  x <- read_pprof(system.file("samples", "pprof", "cpu.pb.gz", package = "profile"))
+  f <- "main.hashChain"
+  result <- run_browser_job(list(
+    command = "view", html = view_file(x, type = "cpu"),
+    actions = list(
+      list(mode = "table"), list(row = f), list(mode = "sandwich"), list(export = "sandwich")
+    )
+  ))
+  expect_clean_load(result)
+  csv <- utils::read.csv(text = state_at(result, 5)$exported, stringsAsFactors = FALSE)
+  expect_identical(names(csv), c("part", "name", "value"))
+  summary <- profile_summary(x, type = "cpu", n = Inf)
+  expect_identical(csv$name[csv$part == "function"], f)
+  expect_equal(csv$value[csv$part == "function"], summary$total[summary$name == f])
+  expected <- callers_and_callees(x, f, "cpu")
+  for (side in c("caller", "callee")) {
+    rows <- csv[csv$part == side, ]
+    rows <- rows[order(rows$name), ]
+    want <- expected[[paste0(side, "s")]]
+    expect_identical(rows$name, want$name)
+    expect_equal(rows$value, want$value)
+  }
+  # "(self)": the function's own samples (its flat)
+  expect_equal(csv$value[csv$name == "(self)"], summary$self[summary$name == f])
+})

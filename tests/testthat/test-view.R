@@ -275,11 +275,13 @@ test_that("v1 objects and the widget", {
   ours <- deps[[match("profile-view", vapply(deps, `[[`, "", "name"))]]
   scripts <- c(
     "pv-data.js", "pv-refine.js", "pv-flame.js", "pv-panels.js", "pv-refine-ui.js",
-    "pv-link.js", "pv-export.js", "profile-view.js"
+    "pv-link.js", "pv-export.js", "pv-navigate.js", "pv-compare.js", "pv-compare-table.js",
+    "profile-view.js"
   )
   expect_identical(unlist(ours$script), scripts)
+  expect_identical(unlist(ours$stylesheet), c("profile-view.css", "pv-compare.css"))
   dir <- system.file(ours$src$file, package = "profile")
-  expect_true(all(file.exists(file.path(dir, c(unlist(ours$script), ours$stylesheet)))))
+  expect_true(all(file.exists(file.path(dir, c(unlist(ours$script), unlist(ours$stylesheet))))))
 })
 
 test_that("the file is self-contained: the view's own scripts, styles and data inlined", {
@@ -294,7 +296,7 @@ test_that("the file is self-contained: the view's own scripts, styles and data i
   expect_false(grepl("https?://", sub("<script type=\"application/json\".*", "", page)))
   expect_true(grepl("ProfileView.render", html, fixed = TRUE))
   lib <- system.file("htmlwidgets", "lib", "profile-view", package = "profile")
-  for (f in c(profile:::view_scripts, "profile-view.css")) {
+  for (f in c(profile:::view_scripts, "profile-view.css", "pv-compare.css")) {
     first <- readLines(file.path(lib, f), n = 1)
     expect_true(grepl(first, html, fixed = TRUE), label = f)
   }
@@ -309,7 +311,8 @@ test_that("the package ships no third-party JavaScript: only its own view files"
     "profile_view.js", "profile_view.yaml",
     file.path("lib", "profile-view", c(
       "pv-data.js", "pv-refine.js", "pv-flame.js", "pv-panels.js", "pv-refine-ui.js",
-      "pv-link.js", "pv-export.js", "profile-view.js", "profile-view.css"
+      "pv-link.js", "pv-export.js", "pv-navigate.js", "pv-compare.js", "pv-compare-table.js",
+      "profile-view.js", "profile-view.css", "pv-compare.css"
     ))
   )))
   # each is a readable source file that says it is the package's
@@ -346,4 +349,66 @@ test_that("the file is replaced whole and keeps its permissions", {
   expect_true(grepl("ProfileView.render", html, fixed = TRUE))
   # nothing but the file is left in its directory
   expect_identical(list.files(dir, all.files = TRUE, no.. = TRUE), "view.html")
+})
+
+test_that("the Top table's file is where a function is defined, not where it is called from", {
+  # R writes the caller's line in front of a base function (no source
+  # references) that is the innermost frame while it evaluates its caller's
+  # arguments: `sort` at defs.R:3 in `sort(x + 1)`.
+  dir <- withr::local_tempdir()
+  defs <- file.path(dir, "defs.R")
+  writeLines(c(
+    "work <- function(n) {",
+    "  x <- runif(n)",
+    "  for (i in 1:30) x <- sort(x + 1)",
+    "  sum(x)",
+    "}",
+    "outer <- function() {",
+    "  work(1e6) + work(5e5)",
+    "}"
+  ), defs)
+  env <- new.env()
+  source(defs, local = env, keep.source = TRUE)
+  outer <- env$outer
+  x <- profile_record(outer(), interval = 0.005)
+  frames <- dm::dm_get_tables(x)$functions
+  called_from <- frames$name == "sort" & basename(frames$filename) == "defs.R"
+  skip_if_not(any(called_from), "no tick in sort's arguments")
+  payload <- view_payload(view_file(x))
+  strings <- unlist(payload$strings)
+  key_name <- strings[decode_typed(payload$keys$name) + 1]
+  key_file <- strings[decode_typed(payload$keys$file) + 1]
+  # the oracle: R's own source references of the functions
+  defined_in <- function(name) {
+    f <- get0(name, envir = env, mode = "function")
+    file <- if (is.null(f)) character() else utils::getSrcFilename(f)
+    if (length(file)) file else ""
+  }
+  for (name in intersect(key_name, c("outer", "work", "sort", "runif", "sum"))) {
+    expect_identical(basename(key_file[key_name == name]), basename(defined_in(name)),
+      label = paste("file of", name)
+    )
+  }
+})
+
+test_that("a base function first seen on its caller's line has no file in the Top table", {
+  # As R writes it: the line in front of the innermost frame of a function
+  # without source references is its caller's (work's line 3, which calls
+  # sort); a line in front of an outer frame is one of that function's own.
+  path <- withr::local_tempfile(fileext = ".out")
+  writeLines(c(
+    "line profiling: sample.interval=5000",
+    "#File 1: defs.R",
+    "1#3 \"sort\" 1#3 \"work\" 1#7 \"outer\" ",
+    "\"order\" \"sort\" 1#3 \"work\" 1#7 \"outer\" ",
+    "1#2 \"work\" 1#7 \"outer\" "
+  ), path)
+  payload <- view_payload(view_file(read_rprof(path)))
+  strings <- unlist(payload$strings)
+  key_name <- strings[decode_typed(payload$keys$name) + 1]
+  key_file <- strings[decode_typed(payload$keys$file) + 1]
+  expect_identical(
+    key_file[match(c("sort", "order", "work", "outer"), key_name)],
+    c("", "", "defs.R", "defs.R")
+  )
 })

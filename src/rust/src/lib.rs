@@ -24,6 +24,7 @@ mod pprof;
 mod rapi;
 mod record;
 mod rprof;
+mod rprofmem;
 mod summary;
 mod text;
 mod verbs;
@@ -204,6 +205,7 @@ extendr_module! {
     use summary;
     use folded;
     use rprof;
+    use rprofmem;
     use pprof;
     use otlp;
     use combine;

@@ -1,7 +1,8 @@
 //! Whether a profiler is running in this process, for `profile_record()`
 //! (R/record.R): R's `Rprof()` samples with a `SIGPROF` timer (`setitimer(2)`
 //! with `ITIMER_PROF`), which is set while it runs and cleared by `Rprof(NULL)`.
-//! R has no function that tells; the timer does.
+//! R has no function that tells; the timer does. And the C streams flushed, for
+//! the check of `profile_record(allocations = TRUE)` that no `Rprofmem()` runs.
 
 use crate::envelope::envelope;
 use extendr_api::prelude::*;
@@ -116,8 +117,29 @@ fn ffi_detach_inherited_files(paths: Strings) -> Robj {
     })
 }
 
+extern "C" {
+    fn fflush(stream: *mut std::ffi::c_void) -> std::ffi::c_int;
+}
+
+/// Flushes every C output stream of the process (`fflush(NULL)`), so that
+/// the lines an `Rprofmem()` already running has written reach its file:
+/// `profile_record(allocations = TRUE)` looks for its probe's line there to
+/// tell whether one runs (R has no function that tells, and R writes the
+/// lines through a buffered `FILE`). TRUE when every stream was flushed.
+/// @noRd
+#[extendr]
+fn ffi_flush_c_streams() -> Robj {
+    envelope(|| {
+        // SAFETY: fflush(NULL) is defined by C to flush every output stream;
+        // it reads no memory of ours.
+        let status = unsafe { fflush(std::ptr::null_mut()) };
+        Ok(Robj::from(status == 0))
+    })
+}
+
 extendr_module! {
     mod record;
     fn ffi_profiler_running;
     fn ffi_detach_inherited_files;
+    fn ffi_flush_c_streams;
 }

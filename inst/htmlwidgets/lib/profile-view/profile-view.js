@@ -26,6 +26,8 @@
     constructor(container, data) {
       this.model = new PV.Model(data);
       const m = this.model;
+      // profile_view(x, base = ): R's comparison (pv-compare.js)
+      this.compare = data.compare ? new PV.Comparison(data.compare, m) : null;
       this.container = container;
       this.type = m.defaultType;
       this.mode = "graph";
@@ -63,6 +65,7 @@
       this.table = new PV.TopTable(this.panes.table, this);
       this.sandwich = new PV.Sandwich(this.panes.sandwich, this);
       this.source = new PV.SourcePanel(body, this);
+      this.comparePanel = this.compare ? new PV.ComparePanel(body, this) : null;
       // the state of the link the page was opened with (pv-link.js)
       const range = m.types.length ? PV.link.restore(this) : null;
       this.draw();
@@ -99,10 +102,9 @@
       bar.appendChild(select);
       const views = el("span", "pv-views");
       for (const [mode, label, title] of MODES) {
-        if (mode === "chart" && !m.runData) continue;
         const button = el("button", "pv-view-" + mode, label);
         button.type = "button";
-        button.title = title;
+        button.title = mode === "chart" && !m.runData ? "This profile keeps no time order (the view says why)" : title;
         button.addEventListener("click", () => {
           this.mode = mode;
           this.draw();
@@ -124,6 +126,7 @@
         this.finishDrawing();
       });
       bar.appendChild(reset);
+      bar.appendChild(PV.navigate.buttons(this));
       if (this.hasLines) {
         const toggle = el("button", "pv-source-toggle", "Source");
         toggle.type = "button";
@@ -161,7 +164,7 @@
         const button = this.bar.querySelector(".pv-view-" + mode);
         if (button) button.classList.toggle("pv-active", mode === this.mode);
       }
-      this.source.box.style.display = this.showSource ? "" : "none";
+      this.source.show(this.showSource);
       const toggle = this.bar.querySelector(".pv-source-toggle");
       if (toggle) toggle.classList.toggle("pv-active", this.showSource);
       if (!m.types.length) {
@@ -172,6 +175,7 @@
       this.drawHeading();
       this.drawMode();
       if (this.showSource) this.source.draw();
+      if (this.comparePanel) this.comparePanel.draw();
       this.reportSearch();
       this.finishDrawing();
     }
@@ -182,6 +186,10 @@
         if (this.graph.tree !== tree) this.graph.setTree(tree);
         this.graph.draw();
       } else if (this.mode === "chart") {
+        if (!this.model.runData) {
+          this.noTimeOrder();
+          return;
+        }
         if (!this.chart) {
           this.chart = new PV.FlameCanvas(this.panes.chart, this.canvasOptions(() => this.chart, false, true));
         }
@@ -193,6 +201,18 @@
       } else {
         this.sandwich.draw();
       }
+    }
+
+    // A profile without sample times (a pprof file, a difference) has no
+    // time order: the pane says why.
+    noTimeOrder() {
+      const pane = this.panes.chart;
+      if (pane.firstChild) return;
+      pane.appendChild(el("p", "pv-note pv-no-time-order", this.model.diff
+        ? "A difference of two profiles has no time order: its samples are those of two profiles, merged by stack."
+        : "This profile keeps no time order. pprof files (Go's and other profilers') keep each distinct stack " +
+          "once with its summed values, without the order or time of its samples, so only the views of merged " +
+          "stacks can show them. Profiles whose samples have times, as Rprof recordings, have a time order."));
     }
 
     // Marks the view drawn once the drawing is on screen (the browser tests
@@ -229,6 +249,7 @@
         legend.appendChild(el("span", "pv-shrink", "shrinks"));
         this.heading.appendChild(legend);
       }
+      if (this.compare) this.heading.appendChild(this.compare.legend(type.name));
     }
 
     resize() {
@@ -251,6 +272,7 @@
         label: (i) => m.keyLabel(canvas().tree.key[i]),
         colour: (i) => {
           const tree = canvas().tree;
+          if (this.compare && this.compare.applies(m.types[this.type].name)) return this.compare.colour(tree.key[i]);
           if (m.diff && tree.delta) return PV.diffColour(tree.delta[i], tree.w[i]);
           // the call tree's root is grey; a sandwich's root is its function
           return tree.key[i] === 0 ? "rgb(200,200,200)" : nameColour(tree.key[i]);
@@ -289,7 +311,8 @@
       const tree = canvas.tree;
       if (canvas === this.graph || canvas === this.chart) {
         const node = tree.node ? tree.node[i] : i;
-        canvas.zoomSteps.push({ zoomed: canvas.zoomed, window: canvas.window });
+        // (a frame already in view, as a double click's, is no new step)
+        if (canvas.zoomed !== i || canvas.window) canvas.remember();
         canvas.zoom(i, i === 0);
         if (i !== 0) this.select(tree.key[i], { from: "frame", node });
         else this.finishDrawing();
@@ -298,33 +321,9 @@
       }
     }
 
-    // Keys: / to search, Esc to clear the search and the selection,
-    // Backspace to step back through the zooms of the canvas shown.
+    // Keys: pv-navigate.js.
     key(event) {
-      const inSearch = event.target && event.target.classList && event.target.classList.contains("pv-search");
-      if (event.key === "/" && !inSearch) {
-        event.preventDefault();
-        this.bar.querySelector(".pv-search").focus();
-      } else if (event.key === "Escape") {
-        const search = this.bar.querySelector(".pv-search");
-        search.value = "";
-        this.refineControls.closeMenu();
-        this.selected = 0;
-        this.search("");
-        if (inSearch) search.blur();
-        this.container.focus();
-        this.draw();
-      } else if (event.key === "Backspace" && !inSearch && event.target.tagName !== "INPUT") {
-        const canvas = this.activeCanvas();
-        if (!canvas || !canvas.zoomSteps.length) return;
-        event.preventDefault();
-        const step = canvas.zoomSteps.pop();
-        canvas.zoomed = step.zoomed;
-        canvas.window = step.window;
-        this.container.setAttribute("data-state", "drawing");
-        canvas.draw();
-        this.finishDrawing();
-      }
+      PV.navigate.key(this, event);
     }
 
     // ---- selection -------------------------------------------------------------
@@ -490,9 +489,9 @@
       const k = tree.key[i];
       const lines = [];
       const node = tree.node ? tree.node[i] : tree.node === null ? i : -1;
+      const where = this.frameLines(node);
       const file = m.keyFileName(k);
-      const line = node > 0 ? m.line[node] : 0;
-      if (file || line > 0) lines.push((file || "?") + (line > 0 ? ":" + line : ""));
+      if (file || where) lines.push((file || "?") + (where ? ":" + where : ""));
       const value = (x) => PV.formatValue(x, unit) + " (" + PV.formatPercent(x, base) + ")";
       if (canvas === this.chart) {
         const b = m.chartBlockValues(t, i);
@@ -516,11 +515,26 @@
       return lines;
     }
 
+    // The lines of a node's frames: its one line, or those its frames ran
+    // (the first few), as text; "" when unknown.
+    frameLines(node) {
+      const m = this.model;
+      if (node <= 0) return "";
+      if (m.line[node] > 0) return String(m.line[node]);
+      const numbers = Array.from(new Set(Array.from(m.linesOf(node), (k) => m.lineNumber[k]))).sort((a, b) => a - b);
+      const shown = numbers.slice(0, 6).join(", ");
+      return numbers.length > 6 ? shown + " and " + (numbers.length - 6) + " more" : shown;
+    }
+
     showTooltip(canvas, i, event) {
       const box = this.tooltip;
       box.textContent = "";
       box.appendChild(el("div", "pv-tooltip-name", this.model.keyLabel(canvas.tree.key[i])));
-      for (const line of this.tooltipLines(canvas, i)) box.appendChild(el("div", null, line));
+      const lines = this.tooltipLines(canvas, i);
+      if (this.compare && this.compare.applies(this.model.types[this.type].name)) {
+        lines.push(...this.compare.tooltipLines(canvas.tree.key[i]));
+      }
+      for (const line of lines) box.appendChild(el("div", null, line));
       const bounds = this.container.getBoundingClientRect();
       box.style.display = "block";
       let left = event.clientX - bounds.left + 12;

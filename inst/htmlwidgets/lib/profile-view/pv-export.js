@@ -1,7 +1,8 @@
 /* The browser view of the R package profile: exports from the page. The flame
  * graph or time order shown as SVG (the frames drawn, as drawn) or PNG (the
- * canvas), and the Top table as CSV (every function with a value, flat and
- * cum in the sample type's unit), each downloaded as a file. */
+ * canvas), the Top table as CSV (every function with a value, flat and
+ * cum in the sample type's unit) and the Sandwich of the selected function as
+ * CSV, each downloaded as a file. */
 (function (global) {
   "use strict";
 
@@ -53,6 +54,28 @@
     return lines.join("\n") + "\n";
   }
 
+  // The Sandwich of the selected function as CSV: part, name, value. The
+  // function (its total), its direct callers and callees with the value of
+  // the samples through each (the peek tables), and "(self)" among the
+  // callees; numbers in full. Empty without a selected function.
+  function sandwichCsv(view) {
+    const m = view.model;
+    const t = view.type;
+    const k = view.selected;
+    const lines = ["part,name,value"];
+    if (!(k > 0) || m.functions(t).cum[k] === 0) return lines.join("\n") + "\n";
+    lines.push(["function", m.keyLabel(k), m.functions(t).cum[k]].map(csvField).join(","));
+    for (const [part, tree] of [["caller", m.callers(t, k)], ["callee", m.callees(t, k)]]) {
+      const first = [];
+      for (let i = 1; i < tree.n; i++) if (tree.parent[i] === 0) first.push(i);
+      first.sort((a, b) => Math.abs(tree.delta[b]) - Math.abs(tree.delta[a]) || a - b);
+      for (const i of first) lines.push([part, m.keyLabel(tree.key[i]), tree.delta[i]].map(csvField).join(","));
+      const own = tree.selfPos[0] + tree.selfNeg[0];
+      if (part === "callee" && own !== 0) lines.push(["callee", "(self)", own].map(csvField).join(","));
+    }
+    return lines.join("\n") + "\n";
+  }
+
   function download(name, url) {
     const a = document.createElement("a");
     a.href = url;
@@ -72,7 +95,8 @@
   function exportMenu(view) {
     const select = PV.el("select", "pv-export");
     select.title = "Export the view shown";
-    const options = [["", "Export\u2026"], ["svg", "SVG"], ["png", "PNG"], ["csv", "Top as CSV"]];
+    const options = [["", "Export\u2026"], ["svg", "SVG"], ["png", "PNG"], ["csv", "Top as CSV"],
+      ["sandwich", "Sandwich as CSV"]];
     for (const [value, label] of options) select.appendChild(PV.el("option", null, label)).value = value;
     select.addEventListener("change", () => {
       const what = select.value;
@@ -82,9 +106,10 @@
       if (what === "svg" && canvas) downloadText(base + ".svg", svgOf(canvas), "image/svg+xml");
       else if (what === "png" && canvas) download(base + ".png", canvas.canvas.toDataURL("image/png"));
       else if (what === "csv") downloadText("top.csv", topCsv(view), "text/csv");
+      else if (what === "sandwich") downloadText("sandwich.csv", sandwichCsv(view), "text/csv");
     });
     return select;
   }
 
-  PV.exports = { svgOf, topCsv, exportMenu };
+  PV.exports = { svgOf, topCsv, sandwichCsv, exportMenu };
 })(typeof window !== "undefined" ? window : this);

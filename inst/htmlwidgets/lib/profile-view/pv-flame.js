@@ -66,8 +66,10 @@
       parent.appendChild(this.box);
       this.tree = null;
       this.zoomed = 0;
-      // the zooms before this one, for stepping back (the view's Backspace)
+      // the zooms before this one, for stepping back, and those stepped
+      // back from, for stepping forward (pv-navigate.js)
       this.zoomSteps = [];
+      this.zoomAhead = [];
       this.drawn = null;
       this.canvas.addEventListener("mousemove", (e) => this.hover(e));
       this.canvas.addEventListener("mouseleave", () => this.options.onLeave());
@@ -77,6 +79,12 @@
           this.dragged = false;
           return;
         }
+        // (the second click of a double click is the double click's)
+        if (e.detail > 1) return;
+        const i = this.hit(e);
+        if (i >= 0) this.options.onClick(i, e);
+      });
+      this.canvas.addEventListener("dblclick", (e) => {
         const i = this.hit(e);
         if (i >= 0) this.options.onClick(i, e);
       });
@@ -93,6 +101,13 @@
       this.zoomed = 0;
       this.window = null;
       this.zoomSteps = [];
+      this.zoomAhead = [];
+    }
+
+    // The zoom in view kept as a step to go back to, before a new zoom.
+    remember() {
+      this.zoomSteps.push({ zoomed: this.zoomed, window: this.window });
+      this.zoomAhead = [];
     }
 
     // Shows node i's extent across the whole width (0: everything); draws
@@ -119,7 +134,8 @@
       const all = t.w[0] > 0 ? t.w[0] : 1;
       span = Math.min(all, Math.max(span, all * 1e-6));
       from = Math.min(Math.max(from, t.x0[0]), t.x0[0] + all - span);
-      if (!this.window) this.zoomSteps.push({ zoomed: this.zoomed, window: null });
+      if (!this.window) this.remember();
+      else this.zoomAhead = [];
       this.window = { from, span };
       this.draw();
       if (this.options.onRange) this.options.onRange();

@@ -1,6 +1,6 @@
 /* The browser view of the R package profile: the view's state in the page's
  * URL fragment (the view shown, the sample type, the selected function, the
- * range in view, the search and the refinements), so that the same file
+ * range in view, the search, the refinements and the source panel's width), so that the same file
  * opened with the same link shows the same view; and the "Copy link" button.
  * The view (profile-view.js) calls save() after each drawing and restore()
  * before its first. */
@@ -23,6 +23,8 @@
       const r = canvas.range();
       p.set("range", r.from + "," + r.span);
     }
+    // the source panel's width (a share of the view's), once resized
+    if (view.showSource && view.source.width) p.set("source", view.source.width.toFixed(3));
     return "#" + p.toString();
   }
 
@@ -75,6 +77,7 @@
         if (m.keyLabel(k) === name) view.selected = k;
       }
     }
+    if (p.get("source")) view.source.setWidth(+p.get("source"));
     const range = (p.get("range") || "").split(",").map(Number);
     return range.length === 2 && range.every(isFinite) ? { from: range[0], span: range[1] } : null;
   }

@@ -210,63 +210,163 @@
   const MAX_FULL_LINES = 3000;
   const CONTEXT = 8;
   const HOT_LINES = 3;
+  // The panel's width and line wrapping are remembered by the browser
+  // (localStorage, per page origin: every file:// view shares them).
+  const STORE = "profile-view.source.";
+
+  // Files of a runtime, a standard library or installed packages rather than
+  // the program's own: Go's standard library (its packages' paths, as
+  // -trimpath writes them, or under GOROOT), Go's module cache, R's
+  // libraries, Python's packages, system headers.
+  const GO_STD = "archive|bufio|bytes|cmp|compress|container|context|crypto|database|debug|embed|encoding|" +
+    "errors|expvar|flag|fmt|go|hash|html|image|index|internal|io|iter|log|maps|math|mime|net|os|path|plugin|" +
+    "reflect|regexp|runtime|slices|sort|strconv|strings|structs|sync|syscall|testing|text|time|unicode|" +
+    "unique|unsafe|vendor|weak";
+  const LIBRARY_FILE = new RegExp("^(" + GO_STD + ")/|/go/src/|/libexec/src/|/pkg/mod/|/R/library/|/lib/R/|" +
+    "site-library/|site-packages/|dist-packages/|/lib/python[0-9.]*/|^/usr/include/|^<(built-in|frozen)");
+
+  function isLibraryFile(name) {
+    return LIBRARY_FILE.test(name || "");
+  }
+
+  function remembered(name, fallback) {
+    try {
+      const value = global.localStorage.getItem(STORE + name);
+      return value === null ? fallback : value;
+    } catch {
+      return fallback;
+    }
+  }
+
+  function remember(name, value) {
+    try {
+      global.localStorage.setItem(STORE + name, String(value));
+    } catch {
+      // (a page without storage forgets)
+    }
+  }
 
   class SourcePanel {
     constructor(parent, view) {
       this.view = view;
+      this.splitter = el("div", "pv-splitter");
+      this.splitter.title = "Drag to resize the source panel";
+      this.splitter.addEventListener("mousedown", (e) => this.dragStart(e));
+      parent.appendChild(this.splitter);
       this.box = el("div", "pv-source");
       parent.appendChild(this.box);
+      this.setWidth(+remembered("width", 0));
       const bar = el("div", "pv-source-bar");
       this.select = el("select", "pv-file");
-      this.select.title = "Source file";
+      this.select.title = "Source file: the program's files first, then the runtime's and libraries', " +
+        "each the hottest first (the largest total of one of its lines)";
       this.select.addEventListener("change", () => {
         this.file = +this.select.value;
         this.current = -1;
         this.draw();
       });
       bar.appendChild(this.select);
+      const wrap = el("label", "pv-wrap-toggle");
+      this.wrap = el("input", "pv-wrap");
+      this.wrap.type = "checkbox";
+      this.wrap.checked = remembered("wrap", "1") === "1";
+      this.wrap.addEventListener("change", () => {
+        remember("wrap", this.wrap.checked ? 1 : 0);
+        this.applyWrap();
+      });
+      wrap.appendChild(this.wrap);
+      wrap.appendChild(document.createTextNode(" Wrap lines"));
+      wrap.title = "Wrap long lines of code, or scroll them inside the panel";
+      bar.appendChild(wrap);
       this.box.appendChild(bar);
       this.note = el("p", "pv-note");
       this.box.appendChild(this.note);
       this.lines = el("div", "pv-lines-box");
       this.box.appendChild(this.lines);
+      this.applyWrap();
       this.file = -1;
       this.current = -1;
     }
 
-    // Files with values of the type, the largest first.
+    show(visible) {
+      this.box.style.display = visible ? "" : "none";
+      this.splitter.style.display = visible ? "" : "none";
+    }
+
+    applyWrap() {
+      this.lines.classList.toggle("pv-wrap", this.wrap.checked);
+    }
+
+    // The panel's width as a share of the view's (0: the stylesheet's).
+    setWidth(share) {
+      this.width = share >= 0.1 && share <= 0.9 ? share : 0;
+      this.box.style.flexBasis = this.width ? (100 * this.width).toFixed(2) + "%" : "";
+    }
+
+    // Dragging the splitter resizes the panel; the width is remembered and
+    // the view redrawn at its new width when the button is released.
+    dragStart(event) {
+      if (event.button !== 0) return;
+      event.preventDefault();
+      const body = this.box.parentNode;
+      // (the panel's edge follows the pointer from where it took hold)
+      const grip = body.getBoundingClientRect().right - event.clientX - this.box.getBoundingClientRect().width;
+      const move = (e) => {
+        const r = body.getBoundingClientRect();
+        this.setWidth(Math.min(0.9, Math.max(0.1, (r.right - e.clientX - grip) / r.width)));
+      };
+      const up = () => {
+        global.removeEventListener("mousemove", move);
+        global.removeEventListener("mouseup", up);
+        remember("width", this.width);
+        this.view.container.setAttribute("data-state", "drawing");
+        this.view.resize();
+      };
+      global.addEventListener("mousemove", move);
+      global.addEventListener("mouseup", up);
+    }
+
+    // Files with values of the type: the program's own first, then those of
+    // runtimes and libraries, each the hottest first (by the largest total of
+    // one of its lines). `weight` per file.
     filesOf(t) {
       const m = this.view.model;
       const v = m.lines(t);
-      const byFile = m.fileLines();
-      const weight = byFile.map((keys) => keys.reduce((s, k) => Math.max(s, Math.abs(v.total[k])), 0));
-      return byFile
-        .map((keys, f) => f)
-        .filter((f) => weight[f] !== 0)
-        .sort((a, b) => weight[b] - weight[a] || a - b);
+      const weight = m.fileLines().map((keys) => keys.reduce((s, k) => Math.max(s, Math.abs(v.total[k])), 0));
+      const library = m.files.map((f) => (isLibraryFile(f.name) ? 1 : 0));
+      const files = [];
+      for (let f = 0; f < weight.length; f++) if (weight[f] !== 0) files.push(f);
+      files.sort((a, b) => library[a] - library[b] || weight[b] - weight[a] || a - b);
+      return { files, weight, library };
     }
 
-    // Shows line key `k` (its file, scrolled to it and marked).
-    show(k) {
+    // The menu of files, in groups (the program's, the libraries'), each
+    // named with its weight.
+    drawMenu(files, weight, library) {
       const m = this.view.model;
-      this.file = m.lineFile[k];
-      this.current = m.lineNumber[k];
-      this.draw();
+      const unit = m.types[this.view.type].unit;
+      this.select.textContent = "";
+      const groups = [el("optgroup"), el("optgroup")];
+      groups[0].label = "Program";
+      groups[1].label = "Runtime and libraries";
+      for (const f of files) {
+        const name = m.files[f].name || "(no file name)";
+        const option = el("option", null, name + " \u2014 " + PV.formatValue(weight[f], unit));
+        option.value = f;
+        option.dataset.file = name;
+        groups[library[f]].appendChild(option);
+      }
+      for (const g of groups) if (g.children.length) this.select.appendChild(g);
+      this.select.value = this.file;
     }
 
     draw() {
       const view = this.view;
       const m = view.model;
-      const t = view.type;
-      const files = this.filesOf(t);
+      const { files, weight, library } = this.filesOf(view.type);
+      // (the first file: the program's hottest)
       if (this.file < 0 || files.indexOf(this.file) < 0) this.file = files.length ? files[0] : -1;
-      this.select.textContent = "";
-      for (const f of files) {
-        const option = el("option", null, m.files[f].name || "(no file name)");
-        option.value = f;
-        this.select.appendChild(option);
-      }
-      this.select.value = this.file;
+      this.drawMenu(files, weight, library);
       this.lines.textContent = "";
       if (this.file < 0) {
         this.note.textContent = m.lineFile.length
@@ -378,5 +478,5 @@
     }
   }
 
-  Object.assign(PV, { TopTable, Sandwich, SourcePanel, el });
+  Object.assign(PV, { TopTable, Sandwich, SourcePanel, isLibraryFile, el });
 })(typeof window !== "undefined" ? window : this);

@@ -1,5 +1,5 @@
 //! The file formats, each a reader and/or a writer between its bytes and the
-//! model: Rprof ([`rprof`]), pprof ([`pprof`]), OpenTelemetry profiles
+//! model: Rprof ([`rprof`]), `Rprofmem()` allocations ([`rprofmem`]), pprof ([`pprof`]), OpenTelemetry profiles
 //! ([`otlp`]), folded stacks ([`folded`]), speedscope ([`speedscope`]) and the
 //! browser view's data ([`view`]). A format never imports another: what two
 //! share lives in a lower layer, and a conversion from one format to another
@@ -11,6 +11,7 @@ pub mod folded;
 pub mod otlp;
 pub mod pprof;
 pub mod rprof;
+pub mod rprofmem;
 pub mod speedscope;
 pub mod view;
 

@@ -204,6 +204,9 @@ fn read_data(
                 if let Some((draft, at)) = traces.draft {
                     return Err(draft_error(draft, &line_column(&data, at)));
                 }
+                if !traces.profiles_member {
+                    return Err(no_profiles_member(&traces.other_members));
+                }
                 messages
             }
             // Binary data can look like JSON at first: a ProfilesData whose
@@ -330,6 +333,25 @@ fn decode_binary(
             format!("not a valid OTLP protobuf message: {what}"),
         )),
     }
+}
+
+/// The error for JSON text whose objects have no member of `ProfilesData`
+/// (Pyroscope's query results, `{"foo":1}`, `{}`): JSON of another kind, as an
+/// empty binary file is no OTLP file either.
+fn no_profiles_member(others: &[String]) -> ProfileError {
+    let has = if others.is_empty() {
+        "it has no member".to_string()
+    } else {
+        let keys: Vec<String> = others.iter().map(|k| format!("`{k}`")).collect();
+        format!("it has {}", keys.join(", "))
+    };
+    ProfileError::format(
+        None,
+        format!(
+            "not an OTLP profiles file: the JSON text is no OTLP/JSON ProfilesData message, \
+             whose members are `resourceProfiles` and `dictionary` ({has})"
+        ),
+    )
 }
 
 fn json_failure(f: Failure, data: &[u8]) -> ProfileError {

@@ -36,7 +36,9 @@ pub struct ForeignKey {
 pub const FOREIGN_KEYS: &[ForeignKey] = &foreign_keys::<{ count_where(Rule::References) }>();
 
 /// The values `sources.source_type` may take.
-pub const SOURCE_TYPES: &[&str] = &["rprof", "pprof", "v1", "manual", "folded", "otlp"];
+pub const SOURCE_TYPES: &[&str] = &[
+    "rprof", "pprof", "v1", "manual", "folded", "otlp", "rprofmem",
+];
 
 /// The values of the `kind` column of `sample_labels` and of the OTLP
 /// attribute tables (NA: a string `value` or an integer `num`).

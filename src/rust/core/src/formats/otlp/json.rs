@@ -63,10 +63,57 @@ pub(crate) fn entity_refs_text(refs: &[proto::EntityRef]) -> String {
 // ---- reading ---------------------------------------------------------------
 
 /// Names of older drafts met in JSON (keys the current messages do not have):
-/// the draft and where its first key is.
+/// the draft and where its first key is; and whether the text holds a
+/// `ProfilesData` message at all.
 #[derive(Debug, Default)]
 pub(crate) struct JsonTraces {
     pub(crate) draft: Option<(&'static str, usize)>,
+    /// Whether some top-level object has a member of `ProfilesData`
+    /// (`resourceProfiles`, `dictionary`): JSON of another kind (a query
+    /// result, `{"foo":1}`) has none, and is no OTLP file.
+    pub(crate) profiles_member: bool,
+    /// The first keys of top-level objects that are no member of
+    /// `ProfilesData`, as text safe to show (to say what the data hold).
+    pub(crate) other_members: Vec<String>,
+}
+
+/// How many of the other top-level keys an error names.
+const OTHER_MEMBERS_SHOWN: usize = 4;
+
+impl JsonTraces {
+    /// Notes a top-level key that is no member of `ProfilesData`.
+    pub(super) fn other_member(&mut self, key: &[u8]) {
+        if self.other_members.len() < OTHER_MEMBERS_SHOWN {
+            self.other_members.push(shown_key(key));
+        }
+    }
+}
+
+/// A key of the data as text safe to show in a message: letters, digits,
+/// `_`, `.` and `-`, others as `?`, at most 32 characters.
+fn shown_key(key: &[u8]) -> String {
+    key.iter()
+        .take(32)
+        .map(|&b| {
+            if b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-') {
+                b as char
+            } else {
+                '?'
+            }
+        })
+        .collect()
+}
+
+/// What a JSON value that starts with `byte` is, for the refusal of a text
+/// whose top level is not an object.
+fn json_value_kind(byte: u8) -> &'static str {
+    match byte {
+        b'[' => "an array",
+        b'"' => "a string",
+        b't' | b'f' => "a boolean",
+        b'-' | b'0'..=b'9' => "a number",
+        _ => "not JSON",
+    }
 }
 
 /// The draft a key that the current message `message` does not have belongs
@@ -118,8 +165,15 @@ pub(crate) fn read_messages(
     let mut out = Vec::new();
     loop {
         p.ws();
-        if p.pos >= p.data.len() {
-            break;
+        match p.data.get(p.pos) {
+            None => break,
+            Some(b'{' | b'n') => {}
+            Some(&other) => {
+                return Err(p.defect(format!(
+                    "the JSON text is {}, where OTLP/JSON is an object (a ProfilesData message)",
+                    json_value_kind(other)
+                )))
+            }
         }
         let m = p.profiles_data()?;
         p.dec.push(&mut out, m, "JSON")?;

@@ -163,6 +163,41 @@ fn random_profile(seed: u64) -> Profile {
     p
 }
 
+/// Asserts that the content's count of `data` shown in `pieces` is within
+/// what the decoder charges for them, when they decode.
+fn assert_count_within_charge(pieces: &[&[u8]], data: &[u8]) {
+    use crate::io::input::Content;
+    let mut c = OtlpContent::new(&Limits::default());
+    for piece in pieces {
+        if c.take(piece).is_err() {
+            return;
+        }
+    }
+    let budget = Budget::default();
+    let mut decoder = decode::Decoder::new(&budget);
+    if decoder.decode(data).is_ok() {
+        let counted = c.least_memory() - data.len() as u64;
+        assert!(
+            counted <= decoder.charged,
+            "counted {counted} bytes, the decoder charged {}",
+            decoder.charged
+        );
+    }
+}
+
+#[test]
+fn the_count_of_real_files_is_within_the_charge() {
+    for data in seed_files(Format::Protobuf)
+        .iter()
+        .cloned()
+        .chain(shared_otlp("pyroscope/otel-ebpf-profile.pb.bin"))
+    {
+        let pieces: Vec<&[u8]> = data.chunks(1000).collect();
+        assert_count_within_charge(&pieces, &data);
+        assert_count_within_charge(&[&data], &data);
+    }
+}
+
 proptest::proptest! {
     #![proptest_config(crate::testing::config(2000))]
 
@@ -198,6 +233,14 @@ proptest::proptest! {
             format!("{:?} {} {}", c.kind, c.other_fields, c.least_memory())
         };
         proptest::prop_assert_eq!(verdict(&crate::testing::pieces(&data, &cuts)), verdict(&[&data]));
+    }
+
+    /// What the content counts while data are inflated is never more than
+    /// what the decoder charges for them (else a file the budget allows
+    /// would be refused): damaged files, in pieces, that decode.
+    #[test]
+    fn the_streamed_count_is_a_lower_bound(data in crate::testing::damaged_file(seed_files(Format::Protobuf)), cuts in crate::testing::cuts()) {
+        assert_count_within_charge(&crate::testing::pieces(&data, &cuts), &data);
     }
 
     /// A random valid profile writes, and reads back with its samples (in

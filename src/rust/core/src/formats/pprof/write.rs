@@ -11,12 +11,24 @@
 //! Frames that were one pprof Location (linked by `locations.inlined_into`) become
 //! one Location again, so a pprof file comes back with the locations it had.
 //!
-//! Frames of other origins (Rprof, v1, manual) go into a mapping named `[R]` with an
-//! address per location: `go tool pprof` then does not look for a binary to
-//! symbolize. Their functions are written without a system name when it equals the
-//! name, because pprof runs names through a C++ demangler whenever the two are
-//! equal, and that turns `<GC>` and `<Anonymous>` into `<unknown>`; the reader puts
-//! the system name back for functions of the `[R]` mapping.
+//! Frames of other origins (Rprof, v1, manual, folded stacks) that have no
+//! mapping go into a mapping named `[R]` with an address per location: `go tool pprof`
+//! then does not look for a binary to symbolize. Their functions are written
+//! without a system name when it equals the name, because pprof runs names
+//! through a C++ demangler whenever the two are equal, and that turns `<GC>`
+//! and `<Anonymous>` into `<unknown>`; the reader puts the system name back for
+//! functions of the `[R]` mapping.
+//!
+//! Frames of native profilers (pprof and OTLP files) are written with their own
+//! mappings. OTLP frames without a mapping or an address (a Java frame of
+//! async-profiler: a function and a line) go into a mapping named after the
+//! program the OTLP data name (`write/program.rs`), with an address per
+//! location as in `[R]`, so that `go tool pprof` shows that name as the
+//! profile's `File:`. The mappings of OTLP sources that do not say what they
+//! hold (no `pprof.mapping.has_*` attribute: the eBPF profiler's) are marked
+//! as having functions: the profiler symbolized what it could where it ran,
+//! and `go tool pprof` would otherwise look for each binary on this machine
+//! and report every one it cannot open (`-symbolize=force` still does).
 
 use super::proto;
 use crate::error::{ProfileError, Result};
@@ -29,8 +41,9 @@ use crate::ops::summary::SampleFrames;
 use rustc_hash::FxHashMap;
 
 mod locations;
+mod program;
 mod samples;
-use locations::{functions_only_in_r, locations_for_r_mapping, LocationWriter};
+use locations::{functions_only_in_r, made_mappings, LocationWriter};
 use samples::{collect_samples, ValueColumns, ValueMatrix};
 
 /// Most sample values (samples x sample types) a file may hold: every sample has a
@@ -90,6 +103,10 @@ impl<'a> StringTable<'a> {
 /// What the writer needs to know about each source.
 struct SourceInfo {
     is_pprof: Vec<bool>,
+    /// OTLP sources, whose frames are written as they are, without the
+    /// `[R]` mapping (in a mapping named after their program when they have
+    /// none, see `write/program.rs`).
+    is_otlp: Vec<bool>,
     /// The sampling interval in nanoseconds of Rprof sources that have one.
     rprof_interval: Vec<Option<f64>>,
 }
@@ -101,7 +118,14 @@ impl SourceInfo {
     )]
     fn new(p: &Profile) -> Self {
         let s = &p.sources;
-        let is_pprof = s.source_type.iter().map(|&t| p.str(t) == "pprof").collect();
+        let of_type = |types: &[&str]| -> Vec<bool> {
+            s.source_type
+                .iter()
+                .map(|&t| types.contains(&p.str(t)))
+                .collect()
+        };
+        let is_pprof = of_type(&["pprof"]);
+        let is_otlp = of_type(&["otlp"]);
         let rprof_interval = (0..s.nrow())
             .map(|i| {
                 let period = s.period[i];
@@ -115,6 +139,7 @@ impl SourceInfo {
             .collect();
         SourceInfo {
             is_pprof,
+            is_otlp,
             rprof_interval,
         }
     }
@@ -165,9 +190,9 @@ pub fn message_from_profile(p: &Profile, options: &WriteOptions) -> Result<proto
         p.samples.nrow(),
         |lid| index.locations.get(lid),
     )?;
-    let loc_is_r = locations_for_r_mapping(p, &stacks, &source_of_sample, &sources);
-    let function_r_only = functions_only_in_r(p, &loc_is_r, &index.functions)?;
-    let mut locations = LocationWriter::new(p, &index.locations, loc_is_r)?;
+    let made = made_mappings(p, &stacks, &source_of_sample, &sources);
+    let function_r_only = functions_only_in_r(p, &made, &index.functions)?;
+    let mut locations = LocationWriter::new(p, &index.locations, made)?;
     let labels = LabelRows::new(p, &index.samples)?;
     // pprof samples are the profiler's own records (Go writes the same stack
     // and labels twice at times): only raw samples of other formats are summed.
@@ -198,8 +223,9 @@ pub fn message_from_profile(p: &Profile, options: &WriteOptions) -> Result<proto
         .into_iter()
         .map(|s| s.into_message(p, &mut strings))
         .collect();
-    m.mapping = mappings(p, &mut strings)?;
-    m.mapping.extend(locations.r_mapping(&mut strings));
+    m.mapping = mappings(p, &index.sources, &sources, &mut strings)?;
+    m.mapping
+        .extend(locations.made_mappings(&sources.is_otlp, &mut strings));
     m.location = std::mem::take(&mut locations.out);
     m.function = functions(p, &function_r_only, &mut strings);
     add_source_fields(p, &mut m, &mut strings)?;
@@ -237,11 +263,24 @@ impl Indexes {
     clippy::indexing_slicing,
     reason = "rows below nrow() of the validated (rectangular) profile's table"
 )]
-fn mappings<'p>(p: &'p Profile, strings: &mut StringTable<'p>) -> Result<Vec<proto::Mapping>> {
+fn mappings<'p>(
+    p: &'p Profile,
+    source_index: &IdIndex,
+    sources: &SourceInfo,
+    strings: &mut StringTable<'p>,
+) -> Result<Vec<proto::Mapping>> {
     let mp = &p.mappings;
     (0..mp.nrow())
         .map(|row| {
             let flag = |v: &[i32]| v[row] != NA_INT && v[row] != 0;
+            let says_nothing = !(flag(&mp.has_functions)
+                || flag(&mp.has_filenames)
+                || flag(&mp.has_line_numbers)
+                || flag(&mp.has_inline_frames));
+            let of_otlp = source_index
+                .row(mp.source_id[row])
+                .and_then(|s| sources.is_otlp.get(s))
+                .is_some_and(|&otlp| otlp);
             Ok(proto::Mapping {
                 id: mp.mapping_id[row] as u64,
                 memory_start: address_cell(
@@ -261,7 +300,7 @@ fn mappings<'p>(p: &'p Profile, strings: &mut StringTable<'p>) -> Result<Vec<pro
                 file_offset: address_cell(p, "mappings", "file_offset", row, mp.file_offset[row])?,
                 filename: strings.add(p.str(mp.filename[row])),
                 build_id: strings.add(p.str(mp.build_id[row])),
-                has_functions: flag(&mp.has_functions),
+                has_functions: flag(&mp.has_functions) || (of_otlp && says_nothing),
                 has_filenames: flag(&mp.has_filenames),
                 has_line_numbers: flag(&mp.has_line_numbers),
                 has_inline_frames: flag(&mp.has_inline_frames),

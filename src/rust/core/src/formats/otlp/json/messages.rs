@@ -18,8 +18,12 @@ impl Parser<'_, '_, '_> {
                 dictionaries += 1;
                 m.dictionary = Some(p.dictionary()?);
             } else {
+                let data = p.data;
+                p.traces
+                    .other_member(data.get(k.raw.clone()).unwrap_or_default());
                 return Ok(false);
             }
+            p.traces.profiles_member = true;
             Ok(true)
         })?;
         if dictionaries > 1 {

@@ -12,6 +12,8 @@ pub(super) struct Key {
     buf: [u8; 32],
     len: usize,
     too_long: bool,
+    /// Where the key's text is in the data (between its quotes).
+    pub(super) raw: std::ops::Range<usize>,
 }
 
 impl Key {
@@ -191,6 +193,7 @@ impl Parser<'_, '_, '_> {
             buf: [0; 32],
             len: 0,
             too_long: false,
+            raw: self.pos..self.pos,
         };
         loop {
             let Some(&b) = self.data.get(self.pos) else {
@@ -198,7 +201,10 @@ impl Parser<'_, '_, '_> {
             };
             self.pos += 1;
             match b {
-                b'"' => break,
+                b'"' => {
+                    key.raw.end = self.pos - 1;
+                    break;
+                }
                 b'\\' => {
                     // Keys of the format have no escapes: skip it (the key is
                     // no key of the format then).

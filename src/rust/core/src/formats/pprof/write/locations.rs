@@ -1,6 +1,8 @@
 //! The Locations of a pprof file: chains of inlined frames written as one
-//! Location again, and the `[R]` mapping of frames from other formats.
+//! Location again, the `[R]` mapping of frames from other formats, and the
+//! mapping of OTLP frames that have none (see `program.rs`).
 
+use super::program::otlp_program_name;
 use super::{internal, SourceInfo, StringTable};
 use crate::error::{ProfileError, Result};
 use crate::formats::pprof::{proto, R_MAPPING_FILENAME};
@@ -16,13 +18,57 @@ use rustc_hash::FxHashMap;
 /// writer repeat the long chain for each of them.
 pub(super) const CHAIN_ROWS_PER_ROW: usize = 4;
 
+/// The mapping the writer makes for a location that has none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum MadeMapping {
+    /// None: the location is written as it is.
+    No,
+    /// `[R]`, for frames of Rprof, v1, manual and folded sources.
+    R,
+    /// The program of OTLP sources, for their frames without a mapping.
+    Otlp,
+}
+
+/// A mapping the writer makes: its id and the end of the addresses given to
+/// its locations (0 while it has none).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Made {
+    pub(super) id: u64,
+    pub(super) address_limit: u64,
+}
+
+impl Made {
+    /// The address of the location `id` in this mapping: its id.
+    fn place(&mut self, id: u64) -> (u64, u64) {
+        self.address_limit = self.address_limit.max(id + 1);
+        (self.id, id)
+    }
+
+    /// The mapping named `filename`, if any location is in it; its frames
+    /// have functions, so `go tool pprof` does not look for the binary.
+    fn message(&self, filename: i64, has_filenames: bool) -> Option<proto::Mapping> {
+        (self.address_limit > 0).then_some(proto::Mapping {
+            id: self.id,
+            memory_start: 0,
+            memory_limit: self.address_limit,
+            file_offset: 0,
+            filename,
+            build_id: 0,
+            has_functions: true,
+            has_filenames,
+            has_line_numbers: has_filenames,
+            has_inline_frames: false,
+        })
+    }
+}
+
 /// The pprof Locations being written and how stacks map onto them.
 pub(super) struct LocationWriter<'p> {
     pub(super) p: &'p Profile,
     /// Row each row is inlined into.
     pub(super) inlined_into: Vec<Option<usize>>,
-    /// Rows written into the `[R]` mapping.
-    pub(super) is_r: Vec<bool>,
+    /// The mapping made for each row, if any.
+    pub(super) made: Vec<MadeMapping>,
     /// For the innermost row of each chain of inlined rows: the chain's length
     /// and pprof id (0 for other rows); the common case, looked up without hashing.
     pub(super) chain_of_start: Vec<(usize, u64)>,
@@ -30,8 +76,8 @@ pub(super) struct LocationWriter<'p> {
     pub(super) ids: FxHashMap<(usize, usize), u64>,
     pub(super) taken: rustc_hash::FxHashSet<u64>,
     pub(super) next_free_id: u64,
-    pub(super) r_mapping_id: u64,
-    pub(super) r_address_limit: u64,
+    pub(super) r_mapping: Made,
+    pub(super) otlp_mapping: Made,
     pub(super) out: Vec<proto::Location>,
 }
 
@@ -41,7 +87,11 @@ impl<'p> LocationWriter<'p> {
         reason = "rows of locations, from location_index or below nrow(), index its columns and \
                   the per-row vectors (validated profile)"
     )]
-    pub(super) fn new(p: &'p Profile, location_index: &IdIndex, is_r: Vec<bool>) -> Result<Self> {
+    pub(super) fn new(
+        p: &'p Profile,
+        location_index: &IdIndex,
+        made: Vec<MadeMapping>,
+    ) -> Result<Self> {
         let l = &p.locations;
         let inlined_into: Vec<Option<usize>> = l
             .inlined_into
@@ -60,13 +110,19 @@ impl<'p> LocationWriter<'p> {
         let mut w = LocationWriter {
             p,
             inlined_into,
-            is_r,
+            made,
             chain_of_start: vec![(0, 0); l.nrow()],
             ids: FxHashMap::default(),
             taken: Default::default(),
             next_free_id: max_id + 1,
-            r_mapping_id: max_mapping + 1,
-            r_address_limit: 0,
+            r_mapping: Made {
+                id: max_mapping + 1,
+                address_limit: 0,
+            },
+            otlp_mapping: Made {
+                id: max_mapping + 2,
+                address_limit: 0,
+            },
             out: Vec::with_capacity(l.nrow()),
         };
         // Every chain of inlined frames, from its innermost row, in table order, so
@@ -119,8 +175,8 @@ impl<'p> LocationWriter<'p> {
     /// of the outermost row unless another Location has it already.
     #[allow(
         clippy::indexing_slicing,
-        reason = "rows of locations (the caller's chains) index its columns and is_r; the profile \
-                  is validated"
+        reason = "rows of locations (the caller's chains) index its columns and `made`; the \
+                  profile is validated"
     )]
     pub(super) fn add(&mut self, rows: &[usize]) -> Result<u64> {
         let l = &self.p.locations;
@@ -137,18 +193,19 @@ impl<'p> LocationWriter<'p> {
             self.next_free_id
         };
 
-        let (mapping_id, address) = if self.is_r[first] {
-            self.r_address_limit = self.r_address_limit.max(id + 1);
-            (self.r_mapping_id, id)
-        } else {
-            // A mapping id with no mapping (the profile has no `mappings`
-            // table) is written as none.
-            let m = l.mapping_id[first];
-            let written = m != NA_INT && self.p.has_table("mappings");
-            (
-                if written { m as u64 } else { 0 },
-                address_cell(self.p, "locations", "address", first, l.address[first])?,
-            )
+        let (mapping_id, address) = match self.made[first] {
+            MadeMapping::R => self.r_mapping.place(id),
+            MadeMapping::Otlp => self.otlp_mapping.place(id),
+            MadeMapping::No => {
+                // A mapping id with no mapping (the profile has no `mappings`
+                // table) is written as none.
+                let m = l.mapping_id[first];
+                let written = m != NA_INT && self.p.has_table("mappings");
+                (
+                    if written { m as u64 } else { 0 },
+                    address_cell(self.p, "locations", "address", first, l.address[first])?,
+                )
+            }
         };
         let lines = rows
             .iter()
@@ -217,42 +274,53 @@ impl<'p> LocationWriter<'p> {
         Ok(())
     }
 
-    /// The `[R]` mapping, if any location is in it.
-    pub(super) fn r_mapping(&self, strings: &mut StringTable<'_>) -> Option<proto::Mapping> {
-        (self.r_address_limit > 0).then(|| proto::Mapping {
-            id: self.r_mapping_id,
-            memory_start: 0,
-            memory_limit: self.r_address_limit,
-            file_offset: 0,
-            filename: strings.add(R_MAPPING_FILENAME),
-            build_id: 0,
-            has_functions: true,
-            has_filenames: true,
-            has_line_numbers: true,
-            has_inline_frames: false,
-        })
+    /// The mappings the writer made (`[R]`, the OTLP program's), those that
+    /// any location is in. The OTLP program's is named after what the
+    /// sources `is_otlp` marks say of it (see `program.rs`).
+    pub(super) fn made_mappings(
+        &self,
+        is_otlp: &[bool],
+        strings: &mut StringTable<'p>,
+    ) -> Vec<proto::Mapping> {
+        let mut out = Vec::new();
+        if self.r_mapping.address_limit > 0 {
+            out.extend(
+                self.r_mapping
+                    .message(strings.add(R_MAPPING_FILENAME), true),
+            );
+        }
+        if self.otlp_mapping.address_limit > 0 {
+            let name = otlp_program_name(self.p, is_otlp);
+            out.extend(self.otlp_mapping.message(strings.add(name), false));
+        }
+        out
     }
 }
 
-/// The rows of `locations` that go into the new `[R]` mapping: those without a
-/// mapping that only samples of other formats than pprof use.
+/// The mapping the writer makes for each row of `locations`: `[R]` for rows
+/// without a mapping that only samples of sources other than native
+/// profilers' files (pprof, OTLP) use; the OTLP program's for rows without a
+/// mapping or an address that only samples of OTLP sources use.
 #[allow(
     clippy::indexing_slicing,
     reason = "stack frames are rows of locations, sources rows of sources (gathered through their \
               indexes)"
 )]
-pub(super) fn locations_for_r_mapping(
+pub(super) fn made_mappings(
     p: &Profile,
     stacks: &SampleFrames,
     source_of_sample: &[usize],
     sources: &SourceInfo,
-) -> Vec<bool> {
+) -> Vec<MadeMapping> {
     let n_loc = p.locations.nrow();
     let mut loc_pprof = vec![false; n_loc];
+    let mut loc_otlp = vec![false; n_loc];
     let mut loc_other = vec![false; n_loc];
     for (pos, &source) in source_of_sample.iter().enumerate() {
         let used = if sources.is_pprof[source] {
             &mut loc_pprof
+        } else if sources.is_otlp[source] {
+            &mut loc_otlp
         } else {
             &mut loc_other
         };
@@ -260,8 +328,22 @@ pub(super) fn locations_for_r_mapping(
             used[row as usize] = true;
         }
     }
+    let l = &p.locations;
     (0..n_loc)
-        .map(|r| loc_other[r] && !loc_pprof[r] && p.locations.mapping_id[r] == NA_INT)
+        .map(|r| {
+            if l.mapping_id[r] != NA_INT || loc_pprof[r] {
+                MadeMapping::No
+            } else if loc_other[r] && !loc_otlp[r] {
+                MadeMapping::R
+            } else if loc_otlp[r]
+                && !loc_other[r]
+                && address_cell(p, "locations", "address", r, l.address[r]).is_ok_and(|a| a == 0)
+            {
+                MadeMapping::Otlp
+            } else {
+                MadeMapping::No
+            }
+        })
         .collect()
 }
 
@@ -275,7 +357,7 @@ pub(super) fn locations_for_r_mapping(
 )]
 pub(super) fn functions_only_in_r(
     p: &Profile,
-    loc_is_r: &[bool],
+    made: &[MadeMapping],
     function_index: &IdIndex,
 ) -> Result<Vec<bool>> {
     let r_mapping_ids: Vec<i32> = (0..p.mappings.nrow())
@@ -286,10 +368,9 @@ pub(super) fn functions_only_in_r(
     let mut fn_in_r = vec![false; p.functions.nrow()];
     let mut fn_elsewhere = vec![false; p.functions.nrow()];
     let l = &p.locations;
-    for ((&function_id, mapping_id), &is_r) in l.function_id.iter().zip(&l.mapping_id).zip(loc_is_r)
-    {
+    for ((&function_id, mapping_id), &made) in l.function_id.iter().zip(&l.mapping_id).zip(made) {
         if let Some(f) = function_index.row(function_id) {
-            if is_r || r_mapping_ids.contains(*mapping_id) {
+            if made == MadeMapping::R || r_mapping_ids.contains(*mapping_id) {
                 fn_in_r[f] = true;
             } else {
                 fn_elsewhere[f] = true;
