@@ -271,6 +271,7 @@ fn read_message(
     r.convert_attributes()?;
     r.check_dictionary()?;
     let groups = r.envelopes(m, source_uri)?;
+    r.processes();
     r.functions_and_locations()?;
     r.samples(&groups)?;
     r.mappings()?;
