@@ -257,11 +257,16 @@ db_create_layout <- function(con, n_slots = 1L) {
   db_insert_rows(con, db_physical$info, data.frame(key = "layout", value = db_layout_version))
 }
 
-# Adds the columns of `tables` that the database's tables lack (an extension
-# column of a later version of the format), and `n_slots` value slots;
+# Adds the tables and columns of `tables` that the database lacks (an
+# extension table or column of a later version of the format, such as the
+# table tasks of a recording of parallel code), and `n_slots` value slots;
 # replaces the views if profile_samples changed.
 db_add_columns <- function(con, tables, n_slots) {
   added <- FALSE
+  known <- db_all_columns(con)
+  for (t in setdiff(intersect(names(tables), db_table_order()), names(known))) {
+    for (statement in db_create_table_sql(con, t)) DBI::dbExecute(con, statement)
+  }
   known <- db_all_columns(con)
   add <- function(table, column, prototype) {
     DBI::dbExecute(con, sprintf(

@@ -132,6 +132,11 @@ profile_db <- function(con) {
     if ("resources" %in% present && db_table_is_empty(con, "resources")) {
       present <- setdiff(present, schema$otlp_tables)
     }
+    # The tables of recordings of parallel code, likewise: only where a
+    # profile has rows in them.
+    for (table in intersect(present, schema$recording_tables)) {
+      if (db_table_is_empty(con, table)) present <- setdiff(present, table)
+    }
     # the columns given, so that dbplyr does not ask for each table's
     tables <- lapply(present, function(t) {
       profile_db_tbl(dplyr::tbl(con, t, vars = columns[[t]]), t)

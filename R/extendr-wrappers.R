@@ -239,6 +239,11 @@ ffi_profile_write_text <- function(pieces, path) .Call(wrap__ffi_profile_write_t
 #' @noRd
 ffi_profiler_running <- function() .Call(wrap__ffi_profiler_running)
 
+#' The number of descriptors pointed to `/dev/null` (see
+#' `detach_descriptors()`); -1 where the descriptors could not be listed.
+#' @noRd
+ffi_detach_inherited_files <- function(paths) .Call(wrap__ffi_detach_inherited_files, paths)
+
 #' Flushes every C output stream of the process (`fflush(NULL)`), so that
 #' the lines an `Rprofmem()` already running has written reach its file:
 #' `profile_record(allocations = TRUE)` looks for its probe's line there to

@@ -1,7 +1,8 @@
 #' Print a v2 profile
 #'
 #' `print()` and `format()` of a v2 profile say what it is: its sources (type,
-#' URI or label, start time, duration), the number of samples, its sample types
+#' URI or label, the process of a recording of parallel code, start time,
+#' duration), the number of samples, its sample types
 #' with their units and totals, and its top functions by self value in the
 #' sample type `go tool pprof` shows by default (see [profile_summary()]),
 #' with `go tool pprof -top`'s columns. The tables are listed last; they are
@@ -79,6 +80,7 @@ format_sources <- function(sources, n) {
   uri <- text(shown$source_uri)
   what <- ifelse(is.na(label), "", sprintf("\"%s\" ", label))
   what <- paste0(what, ifelse(is.na(uri), "", uri))
+  what <- trimws(paste0(what, format_processes(shown)))
   stamp <- shown$source_timestamp
   when <- ifelse(
     is.finite(stamp),
@@ -104,6 +106,20 @@ format_sources <- function(sources, n) {
     lines,
     if (more > 0) sprintf("  ... and %s", counted(more, "more source"))
   )
+}
+
+# The process of each source of a recording of parallel code ("main process
+# PID on HOST", after a space), "" where a source has none.
+format_processes <- function(sources) {
+  pid <- sources[["process_id"]]
+  if (is.null(pid)) {
+    return(rep("", nrow(sources)))
+  }
+  role <- sources[["process_role"]]
+  host <- sources[["host_name"]]
+  role <- ifelse(is.na(role), "", paste0(role, " "))
+  on_host <- ifelse(is.na(host), "", paste(" on", host))
+  ifelse(is.na(pid), "", sprintf(" (%sprocess %d%s)", role, as.integer(pid), on_host))
 }
 
 # One line per sample type: its unit and the total of the samples, in the

@@ -74,6 +74,12 @@
 #' `r.profile.rprof_header`, `r.profile.diff_base`, `r.profile.source_label`, and
 #' `r.profile.source_timestamp` (a start time known only as a double); a file
 #' written by `write_otlp()` reads back with the sources it was written from.
+#' The sources of a recording of parallel code ([profile_record()], one per R
+#' process) are written each into a resource of its own process, whose
+#' attributes are OpenTelemetry's `process.pid` and `host.name` and
+#' `r.profile.process_role`; the reader fills `process_id`, `host_name` and
+#' `process_role` of `sources` from those resource attributes (of any
+#' producer) and keeps them as resource attributes too.
 #' (A source's Profiles are the consecutive Profiles of a scope that agree in
 #' every field but their sample type; where two sources alike follow each
 #' other with other sample types, the second's Profiles carry

@@ -142,6 +142,13 @@
 #' would otherwise look for each binary on this machine and print "Local
 #' symbolization failed" for each one it cannot open.
 #'
+#' The samples of a recording of parallel code ([profile_record()], one
+#' source per R process) are labelled with their process: `pid` (a number),
+#' `host` and `process` (`"main"` or `"worker"`), so that pprof keeps the
+#' processes' samples apart and `go tool pprof -tags` shows each process's
+#' share (`-tagfocus=pid=4242` one process alone). `read_pprof()` reads them
+#' back as labels (pprof has no processes of its own).
+#'
 #' The file is written to a temporary file next to `path` and renamed when
 #' complete, so an error never leaves a partly written file.
 #'

@@ -113,11 +113,13 @@
 #' | `mappings` | `mapping_id`, `source_id`, `memory_start`, `memory_limit`, `file_offset` (chr, `"0x..."`), `filename`, `build_id` (chr), `has_functions`, `has_filenames`, `has_line_numbers`, `has_inline_frames` (lgl) | PK `mapping_id`; FK `source_id` |
 #' | `source_comments` | `source_id`, `comment`: pprof comments, in order | FK `source_id` |
 #' | `source_lines` | `source_id`, `filename` (chr), `line` (int, from 1), `text` (chr): the text of the source files that frames name, one row per line | FK `source_id` |
+#' | `tasks` | `source_id`, `start_time`, `end_time` (dbl, seconds since the epoch), `status` (chr: `"ok"`, `"error"`, `"unfinished"`): the tasks of [profile_task()] in a recording of parallel code, each with the process (source) that ran it | FK `source_id` |
 #' | `resources` | `resource_id`, `schema_url` (chr), `dropped_attributes_count` (int), `entity_refs` (chr: OTLP/JSON text, `NA` for none): an OTLP `ResourceProfiles` with its `Resource` | PK `resource_id` |
 #' | `scopes` | `scope_id`, `resource_id`, `name`, `version`, `schema_url` (chr), `dropped_attributes_count` (int): an OTLP `ScopeProfiles` with its `InstrumentationScope` | PK `scope_id`; FK `resource_id` |
 #' | `resource_attributes`, `scope_attributes`, `source_attributes`, `mapping_attributes`, `location_attributes` | the id of the row the attribute belongs to (`resource_id`, `scope_id`, `source_id`, `mapping_id`, `location_id`), then the columns of `sample_labels`: OTLP attributes | FK to their table |
 #'
-#' The last seven tables (after `source_lines`) are those of OpenTelemetry profiles: [read_otlp()]
+#' `tasks` is in recordings of parallel code only ([profile_record()]; readers
+#' leave it out). The last seven tables are those of OpenTelemetry profiles: [read_otlp()]
 #' writes them, readers of other formats leave them out (a profile that has
 #' them keeps them through [combine_profiles()] and the verbs).
 #'
@@ -158,7 +160,9 @@
 #' `time_origin_nanos` (chr: the instant `samples$time` counts from, in
 #' nanoseconds since the epoch, where it is not `time_nanos`). `source_label`
 #' (chr) is a name given to the source by its maker ([profile_record()]'s
-#' `label`), `NA` if none.
+#' `label`), `NA` if none. `process_id` (int), `host_name` (chr) and
+#' `process_role` (chr, `"main"` or `"worker"`) say which R process a
+#' recording's source is ([profile_record()], "Parallel code").
 #'
 #' Extension column of `samples`: `time` (dbl), the time of the sample in
 #' seconds from the start of its source, or `NA` where the format has none

@@ -30,7 +30,9 @@
 #'
 #' R's profiler samples the CPU time of the R process: time that `expr` spends
 #' waiting ([Sys.sleep()], input and output) or in other processes
-#' ([system()], callr, parallel workers) is not recorded. A recording without
+#' ([system()], callr, parallel workers) is not this process's: the R
+#' processes that work for `expr` are recorded as sources of their own (see
+#' "Parallel code"), other processes not at all. A recording without
 #' any sample warns (class `profile_warning_no_samples`), saying whether `expr`
 #' ran too briefly or used little CPU time. The system delivers the profiler's
 #' ticks at the resolution of its clock (every 4 ms on many Linux systems),
@@ -48,6 +50,46 @@
 #' error of class `profile_error_busy` rather than stop it. (Where the system
 #' cannot tell, on Windows, this check is skipped.)
 #'
+#' @section Parallel code:
+#' The R processes that work for `expr` are recorded too, each as a source of
+#' its own (`source_type` `"rprof"`), with the extension columns `process_id`
+#' (the process's id), `host_name` and `process_role` (`"main"` for the
+#' process that called `profile_record()`, `"worker"` for the others) of
+#' `sources`. A worker's stacks start at the frame `<top level>`, where its
+#' task starts: the frames of the worker's own machinery (`workLoop()`,
+#' `workCommand()`, `mclapply()`'s, those of [profile_task()]) are cut off, and
+#' its samples between tasks are dropped. How each kind of worker is reached:
+#'
+#' - PSOCK clusters started inside `expr` ([parallel::makePSOCKcluster()],
+#'   `future`'s `multisession`): while `expr` runs, `R_PROFILE_USER` names a
+#'   startup file of the recording, which starts the profiler of an R process
+#'   that is a PSOCK worker (whose command line runs `.workRSOCK()`) and then
+#'   runs your own startup file as R would have (`R_PROFILE_USER` as it was,
+#'   else `.Rprofile` in the working directory, else in your home). Such a
+#'   cluster should be stopped inside `expr` (as `parallel`'s examples do):
+#'   `profile_record()` waits up to 2 seconds for its workers to end, so that
+#'   their files are complete.
+#' - A cluster made before: `workers = cl` starts the profiler on its nodes
+#'   (by [parallel::clusterCall()]) and stops it when `expr` ends.
+#' - Forked children ([parallel::mclapply()], [parallel::mcparallel()],
+#'   `future`'s `multicore`), `callr` and any other backend: run the work
+#'   through [profile_task()], which profiles itself wherever it runs. The
+#'   table `tasks` keeps the wall-clock start and end of each of its calls
+#'   (`start_time`, `end_time`, seconds since the epoch), the source that ran
+#'   it and how it ended (`status`: `"ok"`, `"error"`, or `"unfinished"` when
+#'   the process ended during it, which a warning of class
+#'   `profile_warning_worker_lost` names).
+#'
+#' Workers must run on this host (or share its temporary folder) and have
+#' `profile` installed. The allocations of `allocations = TRUE` are those of
+#' the main process only (its `"rprofmem"` source has the main process's
+#' `process_id`): R's allocation profiler is not started in workers. With
+#' `file` an existing folder, the folder keeps one
+#' Rprof file per process: `rprof-main.out` and `rprof-PID-N.out` (each a
+#' `source_uri`), which [utils::summaryRprof()] reads. Afterwards every
+#' profiler `profile_record()` started is stopped and the environment
+#' variables it set are as they were, also on an error or an interrupt.
+#'
 #' @param expr The code to run.
 #' @param ... These dots are for future extensions and must be empty.
 #' @param interval The time between samples, in seconds, below 1
@@ -63,7 +105,8 @@
 #' @param file `NULL` (default) for a temporary file, removed afterwards; or
 #'   the path of the Rprof file to write, which is kept (for
 #'   [utils::summaryRprof()] or [read_rprof()]); it holds the whole recording,
-#'   the caller's frames included.
+#'   the caller's frames included. An existing folder keeps one Rprof file per
+#'   process (see "Parallel code").
 #' @param allocations Whether to record every allocation as well, with R's
 #'   allocation profiler [utils::Rprofmem()] running beside [utils::Rprof()]
 #'   (see [read_rprofmem()]): the profile then has a second source, of type
@@ -74,7 +117,8 @@
 #'   name. R runs one `Rprofmem()` at a time: while another runs,
 #'   `profile_record()` refuses with `profile_error_busy` (it tells by a
 #'   probe allocation of 1 MiB, which an `Rprofmem()` of a higher threshold
-#'   does not see; this check needs `/proc`, as on Linux).
+#'   does not see; this check needs `/proc`, as on Linux). The allocations
+#'   are those of the main process only (see "Parallel code").
 #' @param threshold With allocations, only vectors larger than this many bytes
 #'   are recorded (`Rprofmem(threshold = )`; new pages of small vectors always
 #'   are); a threshold above 0 records allocations without `allocations =
@@ -83,8 +127,12 @@
 #'   in the extension column `source_label` of `sources`, so that the runs of
 #'   a database or of a combined profile can be told apart; [write_otlp()]
 #'   writes it as the attribute `r.profile.source_label`.
-#' @return A v2 profile (a `dm`): one source, of type `"rprof"`, whose
-#'   `source_uri` is `file` (`NA` for a temporary file), `source_timestamp`
+#' @param workers `NULL` (default), or a cluster of `parallel` (or a list of
+#'   clusters) made before the call, whose nodes are profiled while `expr`
+#'   runs (see "Parallel code").
+#' @return A v2 profile (a `dm`): one source per process (see "Parallel
+#'   code"), of type `"rprof"`; the main process's has
+#'   `source_uri` `file` (`NA` for a temporary file), `source_timestamp`
 #'   the time the recording started (seconds since the epoch, as
 #'   [Sys.time()]), `duration_nanos` how long `expr` ran (in nanoseconds) and
 #'   `source_label` the `label`; with allocations, a second one of type
@@ -111,13 +159,16 @@
 #' profile_summary(x, by = "line")
 #' if (interactive()) profile_view(x)
 profile_record <- function(expr, ..., interval = 0.01, memory = TRUE, line = TRUE, gc = TRUE,
-                           file = NULL, allocations = FALSE, threshold = 0, label = NULL) {
+                           file = NULL, allocations = FALSE, threshold = 0, label = NULL,
+                           workers = NULL) {
   code <- substitute(expr)
   env <- parent.frame()
+  folder <- recording_folder(file)
   recording <- with_profile_errors("internal", "Can't start the profiler.", {
     check_dots_empty_record(...)
     check_label(label)
-    start_recording(interval, memory, line, gc, file)
+    check_workers(workers, rlang::current_env())
+    start_recording(interval, memory, line, gc, folder$main)
   })
   recording$label <- if (is.null(label)) NA_character_ else label
   on.exit(stop_recording(recording), add = TRUE)
@@ -125,6 +176,9 @@ profile_record <- function(expr, ..., interval = 0.01, memory = TRUE, line = TRU
     start_allocations(allocations, threshold)
   })
   on.exit(stop_allocations(allocs), add = TRUE)
+  flags <- list(memory = memory, line = line, gc = gc)
+  parallel <- start_workers(recording, workers, folder$dir, flags)
+  on.exit(finish_workers(parallel), add = TRUE)
   block <- parse_record_expr(code)
   clock <- proc.time()
   # profile:::record_expr(<the code>), made so that its frame is named so
@@ -132,9 +186,13 @@ profile_record <- function(expr, ..., interval = 0.01, memory = TRUE, line = TRU
   used <- time_used_since(clock)
   stop_recording(recording, remove = FALSE)
   stop_allocations(allocs, remove = FALSE)
+  finish_workers(parallel, remove = FALSE)
   with_profile_errors(
     "internal", "Can't read the recording.",
-    add_recorded_allocations(read_recording(recording, block, used), allocs)
+    {
+      main <- add_recorded_allocations(read_recording(recording, block, used), allocs)
+      read_workers(main, parallel)
+    }
   )
 }
 
@@ -144,7 +202,7 @@ check_dots_empty_record <- function(..., call = rlang::caller_env()) {
       "{.arg ...} must be empty.",
       i = paste(
         "Options after it: {.arg interval}, {.arg memory}, {.arg line}, {.arg gc},",
-        "{.arg file}, {.arg label}."
+        "{.arg file}, {.arg allocations}, {.arg threshold}, {.arg label}, {.arg workers}."
       )
     ), call = call)
   }

@@ -7,7 +7,8 @@
 #' [speedscope](https://www.speedscope.app), an interactive viewer of profiles
 #' (in the browser, or offline with its npm package). The file holds one
 #' "sampled" profile per sample type and source (speedscope's menu switches
-#' between them; the one shown first is of the type `go tool pprof` shows, see
+#' between them; the sources of a recording of parallel code, one per process,
+#' are named by the process, such as "worker process 4242"; the one shown first is of the type `go tool pprof` shows, see
 #' [profile_summary()]), with frames shared by all of them: one per distinct
 #' function, file and line, with their file and line.
 #'
@@ -66,12 +67,22 @@ write_speedscope <- function(x, path) {
   invisible(x)
 }
 
-# What a source's profiles are called: the file it was read from, else its id.
+# What a source's profiles are called: the file it was read from, else its id;
+# the process of a recording of parallel code ("main process 123" or "worker
+# process 456", after the file's name when there is one).
 # (sprintf() and indexing, not paste() and ifelse(), which make no sources
 # one name or a logical vector)
 source_names <- function(sources) {
   uri <- as.character(as_valid_utf8(sources$source_uri))
   name <- sprintf("source %s", sources$source_id)
   name[!is.na(uri)] <- basename(uri[!is.na(uri)])
+  column <- function(col) {
+    if (is.null(sources[[col]])) rep(NA, length(name)) else sources[[col]]
+  }
+  pid <- as.integer(column("process_id"))
+  role <- as.character(column("process_role"))
+  process <- sprintf("%s process %s", ifelse(is.na(role), "R", role), pid)
+  has <- which(!is.na(pid))
+  name[has] <- ifelse(is.na(uri[has]), process[has], paste0(basename(uri[has]), ", ", process[has]))
   name
 }

@@ -84,6 +84,7 @@ fn ffi_profile_schema() -> Robj {
         top_level_name = profile_core::model::TOP_LEVEL_NAME,
         source_types = schema::SOURCE_TYPES.to_vec(),
         otlp_tables = profile_core::model::OTLP_TABLES.to_vec(),
+        recording_tables = profile_core::model::RECORDING_TABLES.to_vec(),
         limits = limits(),
         rprof_warnings = rprof_warnings()
     )

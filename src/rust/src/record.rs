@@ -46,6 +46,77 @@ fn ffi_profiler_running() -> Robj {
     })
 }
 
+/// Points every file descriptor of this process that is open on one of
+/// `paths` (the same device and inode) to `/dev/null`; returns how many.
+///
+/// A forked child (`parallel::mclapply()`) inherits the recording process's
+/// open profiler file with the data R had not yet written out of its buffer:
+/// the child's first `Rprof()` closes that file and so writes those data a
+/// second time into the parent's recording. Pointed to `/dev/null` first,
+/// the descriptor takes them harmlessly (R/task.R).
+#[cfg(unix)]
+fn detach_descriptors(paths: &[String]) -> std::io::Result<i32> {
+    use std::os::unix::fs::MetadataExt;
+    use std::os::unix::io::{AsRawFd, BorrowedFd};
+    extern "C" {
+        fn dup2(old: std::ffi::c_int, new: std::ffi::c_int) -> std::ffi::c_int;
+    }
+    let wanted: Vec<(u64, u64)> = paths
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| (m.dev(), m.ino()))
+        .collect();
+    if wanted.is_empty() {
+        return Ok(0);
+    }
+    // the descriptors open now (Linux: /proc/self/fd; macOS and BSDs: /dev/fd)
+    let listing = std::fs::read_dir("/proc/self/fd").or_else(|_| std::fs::read_dir("/dev/fd"))?;
+    let fds: Vec<std::ffi::c_int> = listing
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .filter(|&fd| fd > 2)
+        .collect();
+    let null = std::fs::OpenOptions::new().write(true).open("/dev/null")?;
+    let mut detached = 0;
+    for fd in fds {
+        if fd == null.as_raw_fd() {
+            continue;
+        }
+        // SAFETY: the descriptor was listed as open just now and stays open
+        // while it is borrowed (nothing else runs in this thread meanwhile);
+        // the listing's own descriptor, closed since, fails fstat harmlessly.
+        let file = unsafe { BorrowedFd::borrow_raw(fd) };
+        let Ok(owned) = file.try_clone_to_owned() else {
+            continue;
+        };
+        let Ok(meta) = std::fs::File::from(owned).metadata() else {
+            continue;
+        };
+        if wanted.contains(&(meta.dev(), meta.ino())) {
+            // SAFETY: dup2 on two open descriptors; it replaces `fd` atomically.
+            if unsafe { dup2(null.as_raw_fd(), fd) } >= 0 {
+                detached += 1;
+            }
+        }
+    }
+    Ok(detached)
+}
+
+#[cfg(not(unix))]
+fn detach_descriptors(_paths: &[String]) -> std::io::Result<i32> {
+    Ok(0)
+}
+
+/// The number of descriptors pointed to `/dev/null` (see
+/// `detach_descriptors()`); -1 where the descriptors could not be listed.
+/// @noRd
+#[extendr]
+fn ffi_detach_inherited_files(paths: Strings) -> Robj {
+    envelope(|| {
+        let paths: Vec<String> = paths.iter().map(|p| p.to_string()).collect();
+        Ok(Robj::from(detach_descriptors(&paths).unwrap_or(-1)))
+    })
+}
+
 extern "C" {
     fn fflush(stream: *mut std::ffi::c_void) -> std::ffi::c_int;
 }
@@ -69,5 +140,6 @@ fn ffi_flush_c_streams() -> Robj {
 extendr_module! {
     mod record;
     fn ffi_profiler_running;
+    fn ffi_detach_inherited_files;
     fn ffi_flush_c_streams;
 }

@@ -96,6 +96,14 @@ table!(
         time_origin_nanos: Chr = "time_origin_nanos",
         /// A name given to the source by its maker (`profile_record(label = )`).
         source_label: Chr = "source_label",
+        /// The id of the process the source was recorded in
+        /// (`profile_record()`, one source per R process).
+        process_id: Int = "process_id" [positive],
+        /// The name of the host the source was recorded on.
+        host_name: Chr = "host_name",
+        /// Which process of a recording the source is: "main" (the process
+        /// that called `profile_record()`) or "worker".
+        process_role: Chr = "process_role",
     }
 );
 
@@ -229,6 +237,18 @@ table!(
     }
 );
 
+table!(
+    /// The tasks of a recording of parallel code (`profile_task()`): each
+    /// one's wall-clock start and end (seconds since the epoch, UTC), the
+    /// source (process) that ran it, and how it ended ("ok" or "error").
+    Tasks = "tasks" {
+        source_id: Int = "source_id" [required not_na references("sources", "source_id")],
+        start_time: Dbl = "start_time" [required],
+        end_time: Dbl = "end_time" [required],
+        status: Chr = "status" [required],
+    }
+);
+
 /// Declares an attribute table of OTLP: attributes of the rows of `$holder`,
 /// one row per attribute, as `sample_labels` holds a sample's.
 macro_rules! attribute_table {
@@ -308,6 +328,7 @@ pub struct Profile {
     pub mappings: Mappings,
     pub source_comments: SourceComments,
     pub source_lines: SourceLines,
+    pub tasks: Tasks,
     pub resources: Resources,
     pub scopes: Scopes,
     pub resource_attributes: ResourceAttributes,
@@ -334,12 +355,13 @@ pub const REQUIRED_TABLES: [&str; 7] = [
 ];
 
 /// Names of the extension tables, in the order they follow the required ones.
-pub const EXTENSION_TABLES: [&str; 12] = [
+pub const EXTENSION_TABLES: [&str; 13] = [
     SampleTypes::NAME,
     SampleLabels::NAME,
     Mappings::NAME,
     SourceComments::NAME,
     SourceLines::NAME,
+    Tasks::NAME,
     Resources::NAME,
     Scopes::NAME,
     ResourceAttributes::NAME,
@@ -361,8 +383,13 @@ pub const OTLP_TABLES: [&str; 7] = [
     LocationAttributes::NAME,
 ];
 
+/// The extension tables that only recordings of parallel code
+/// (`profile_record()` with `profile_task()`) fill: readers leave them out
+/// ([`Profile::absent_tables`]).
+pub const RECORDING_TABLES: [&str; 1] = [Tasks::NAME];
+
 /// The rules of every table, in the order of [`Profile::tables`].
-pub const TABLE_RULES: [TableRules; 19] = [
+pub const TABLE_RULES: [TableRules; 20] = [
     Meta::RULES,
     Sources::RULES,
     Samples::RULES,
@@ -375,6 +402,7 @@ pub const TABLE_RULES: [TableRules; 19] = [
     Mappings::RULES,
     SourceComments::RULES,
     SourceLines::RULES,
+    Tasks::RULES,
     Resources::RULES,
     Scopes::RULES,
     ResourceAttributes::RULES,
@@ -390,7 +418,7 @@ impl Profile {
     /// adds them).
     pub fn new() -> Self {
         let mut p = Profile {
-            absent_tables: OTLP_TABLES.to_vec(),
+            absent_tables: OTLP_TABLES.into_iter().chain(RECORDING_TABLES).collect(),
             ..Profile::default()
         };
         let k = p.strings.intern("version");
@@ -415,6 +443,7 @@ impl Profile {
             (Mappings::NAME, self.mappings.columns()),
             (SourceComments::NAME, self.source_comments.columns()),
             (SourceLines::NAME, self.source_lines.columns()),
+            (Tasks::NAME, self.tasks.columns()),
             (Resources::NAME, self.resources.columns()),
             (Scopes::NAME, self.scopes.columns()),
             (ResourceAttributes::NAME, self.resource_attributes.columns()),
@@ -440,6 +469,7 @@ impl Profile {
             Mappings::NAME => self.mappings.columns_mut(),
             SourceComments::NAME => self.source_comments.columns_mut(),
             SourceLines::NAME => self.source_lines.columns_mut(),
+            Tasks::NAME => self.tasks.columns_mut(),
             Resources::NAME => self.resources.columns_mut(),
             Scopes::NAME => self.scopes.columns_mut(),
             ResourceAttributes::NAME => self.resource_attributes.columns_mut(),

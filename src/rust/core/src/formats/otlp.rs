@@ -62,6 +62,12 @@ pub mod keys {
     pub const RPROF_HEADER: &str = "r.profile.rprof_header";
     pub const SOURCE_LABEL: &str = "r.profile.source_label";
     pub const DIFF_BASE: &str = "r.profile.diff_base";
+    /// The process of a recording of parallel code (`sources.process_id`,
+    /// `host_name`, `process_role`): resource attributes, the first two of
+    /// OpenTelemetry's semantic conventions.
+    pub const PROCESS_PID: &str = "process.pid";
+    pub const HOST_NAME: &str = "host.name";
+    pub const PROCESS_ROLE: &str = "r.profile.process_role";
     /// The position of a source in its scope, written only where the reader
     /// would otherwise take the source's Profiles for more sample types of
     /// the source before it (sources alike in every field, one after the

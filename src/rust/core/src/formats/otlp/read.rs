@@ -253,7 +253,8 @@ fn read_message(
     let empty = proto::ProfilesDictionary::default();
     let d = m.dictionary.as_ref().unwrap_or(&empty);
     let mut p = Profile::new();
-    p.absent_tables.clear();
+    p.absent_tables
+        .retain(|t| !crate::model::OTLP_TABLES.contains(t));
     let strings = intern_strings(&mut p, d, budget)?;
     let mut r = Reader {
         p,
@@ -270,6 +271,7 @@ fn read_message(
     r.convert_attributes()?;
     r.check_dictionary()?;
     let groups = r.envelopes(m, source_uri)?;
+    r.processes();
     r.functions_and_locations()?;
     r.samples(&groups)?;
     r.mappings()?;

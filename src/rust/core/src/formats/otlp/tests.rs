@@ -428,3 +428,58 @@ fn sources_alike_stay_apart() {
     let q = read(&encode(&one, Format::Protobuf).unwrap()).unwrap();
     assert_eq!((q.sources.nrow(), q.sample_types.nrow()), (1, 2));
 }
+
+/// The sources of a recording of parallel code, one per R process, each a
+/// resource of its own with `process.pid`, `host.name` and the role, which
+/// the reader puts back into the process columns; a source without a
+/// process stays in the default resource.
+#[test]
+fn processes_are_resources_and_read_back() {
+    use crate::testing::{row, s, Val::I};
+    let mut p = Profile::new();
+    for (id, pid, role) in [(1, 4242, "main"), (2, 4243, "worker"), (3, 4244, "worker")] {
+        row!(&mut p, sources, "source_id" => I(id), "source_type" => s("rprof"),
+            "process_id" => I(pid), "host_name" => s("node-1"), "process_role" => s(role));
+        row!(&mut p, sample_types, "source_id" => I(id), "type" => s("samples"), "unit" => s("count"));
+    }
+    row!(&mut p, sources, "source_id" => I(4), "source_type" => s("rprof"));
+    row!(&mut p, sample_types, "source_id" => I(4), "type" => s("samples"), "unit" => s("count"));
+    crate::model::validate::validate(&p).unwrap();
+    for format in [Format::Protobuf, Format::Json] {
+        let bytes = encode(&p, format).unwrap();
+        let q = read(&bytes).unwrap();
+        assert_eq!(
+            q.resources.nrow(),
+            4,
+            "{format:?}: one resource per process, one default"
+        );
+        let process = |r: usize| {
+            (
+                q.sources.process_id[r],
+                q.strings.get(q.sources.host_name[r]),
+                q.strings.get(q.sources.process_role[r]),
+            )
+        };
+        let got: Vec<_> = (0..q.sources.nrow()).map(process).collect();
+        assert_eq!(
+            got,
+            vec![
+                (4242, Some("node-1"), Some("main")),
+                (4243, Some("node-1"), Some("worker")),
+                (4244, Some("node-1"), Some("worker")),
+                (NA_INT, None, None),
+            ],
+            "{format:?}"
+        );
+        let keys: Vec<&str> = (0..q.resource_attributes.nrow())
+            .filter(|&r| q.resource_attributes.resource_id[r] == q.resources.resource_id[0])
+            .map(|r| q.str(q.resource_attributes.key[r]))
+            .collect();
+        assert_eq!(keys, ["process.pid", "host.name", "r.profile.process_role"]);
+        assert_eq!(
+            encode(&q, format).unwrap(),
+            bytes,
+            "{format:?} writes again alike"
+        );
+    }
+}

@@ -83,7 +83,17 @@ fn rows_by_id(ids: &[i32]) -> FxHashMap<i32, Vec<usize>> {
 
 /// A resource row (None: the default resource) with its scopes, each a
 /// scope row (None: the default scope) with its sources (rows).
-type ResourceSources = (Option<usize>, Vec<(Option<usize>, Vec<usize>)>);
+type ResourceSources = (ResourceKey, Vec<(Option<usize>, Vec<usize>)>);
+
+/// What makes a source's resource: its resource row, or (for sources without
+/// one) its process (id, host, role: a recording of parallel code), else the
+/// default resource.
+#[derive(Clone, Copy, PartialEq)]
+enum ResourceKey {
+    Row(usize),
+    Process(i32, StrId, StrId),
+    Default,
+}
 
 struct Writer<'p> {
     p: &'p Profile,
@@ -260,10 +270,20 @@ impl<'p> Writer<'p> {
                 .get(src)
                 .and_then(|&id| scope_rows.row(id))
                 .filter(|_| p.has_table("scopes"));
-            let resource = scope
+            let row = scope
                 .and_then(|r| p.scopes.resource_id.get(r))
                 .and_then(|&id| resource_rows.row(id))
                 .filter(|_| p.has_table("resources"));
+            let pid = s.process_id.get(src).copied().unwrap_or(NA_INT);
+            let resource = match row {
+                Some(r) => ResourceKey::Row(r),
+                None if pid != NA_INT => ResourceKey::Process(
+                    pid,
+                    s.host_name.get(src).copied().unwrap_or(StrId::NA),
+                    s.process_role.get(src).copied().unwrap_or(StrId::NA),
+                ),
+                None => ResourceKey::Default,
+            };
             let res_pos = match order.iter().position(|(r, _)| *r == resource) {
                 Some(i) => i,
                 None => {
@@ -360,13 +380,19 @@ impl<'p> Writer<'p> {
             .collect()
     }
 
-    fn resource(&mut self, row: Option<usize>) -> Result<proto::ResourceProfiles> {
+    fn resource(&mut self, key: ResourceKey) -> Result<proto::ResourceProfiles> {
         let p = self.p;
-        let Some(r) = row else {
-            return Ok(proto::ResourceProfiles {
-                resource: Some(proto::Resource::default()),
-                ..Default::default()
-            });
+        let r = match key {
+            ResourceKey::Row(r) => r,
+            ResourceKey::Process(pid, host, role) => {
+                return Ok(self.process_resource(pid, host, role))
+            }
+            ResourceKey::Default => {
+                return Ok(proto::ResourceProfiles {
+                    resource: Some(proto::Resource::default()),
+                    ..Default::default()
+                })
+            }
         };
         let t = &p.resources;
         let id = t.resource_id.get(r).copied().unwrap_or(NA_INT);
@@ -398,6 +424,33 @@ impl<'p> Writer<'p> {
             scope_profiles: Vec::new(),
             schema_url: self.bytes_of(t.schema_url.get(r)),
         })
+    }
+
+    /// The resource of the sources of one process of a recording of parallel
+    /// code: `process.pid`, `host.name` and the process's role.
+    fn process_resource(&self, pid: i32, host: StrId, role: StrId) -> proto::ResourceProfiles {
+        let attribute = |key: &str, value: proto::any_value::Value| proto::KeyValue {
+            key: key.as_bytes().to_vec(),
+            value: Some(proto::AnyValue { value: Some(value) }),
+            key_strindex: 0,
+        };
+        let mut attributes = vec![attribute(
+            keys::PROCESS_PID,
+            proto::any_value::Value::IntValue(i64::from(pid)),
+        )];
+        for (key, value) in [(keys::HOST_NAME, host), (keys::PROCESS_ROLE, role)] {
+            if !value.is_na() {
+                let text = self.str(value).as_bytes().to_vec();
+                attributes.push(attribute(key, proto::any_value::Value::StringValue(text)));
+            }
+        }
+        proto::ResourceProfiles {
+            resource: Some(proto::Resource {
+                attributes,
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
     }
 
     fn bytes_of(&self, s: Option<&StrId>) -> Vec<u8> {

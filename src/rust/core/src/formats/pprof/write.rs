@@ -163,6 +163,14 @@ fn to_i64(x: f64) -> i64 {
 /// The profile as a pprof message. The profile is validated first.
 pub fn message_from_profile(p: &Profile, options: &WriteOptions) -> Result<proto::Profile> {
     validate::validate(p)?;
+    let labelled;
+    let p = match with_process_labels(p)? {
+        Some(q) => {
+            labelled = q;
+            &labelled
+        }
+        None => p,
+    };
     let index = Indexes::new(p)?;
     let sources = SourceInfo::new(p);
     let source_of_sample: Vec<usize> = p
@@ -231,6 +239,58 @@ pub fn message_from_profile(p: &Profile, options: &WriteOptions) -> Result<proto
     add_source_fields(p, &mut m, &mut strings)?;
     m.string_table = strings.into_bytes();
     Ok(m)
+}
+
+/// The label keys that say which R process a sample was taken in (sources of
+/// a recording of parallel code: `sources.process_id`, `host_name`,
+/// `process_role`), as `go tool pprof -tags` shows them.
+pub const PROCESS_LABELS: [&str; 3] = ["pid", "host", "process"];
+
+/// `p` with the process of each sample of a source that has one as labels
+/// (`pid` a number, `host` and `process`, the role, strings), so that pprof
+/// keeps samples of different processes apart and shows which is which; None
+/// when no source has a process. (A copy: the writer reads labels from the
+/// table, and a recording's tables are small beside what pprof writes.)
+fn with_process_labels(p: &Profile) -> Result<Option<Profile>> {
+    let s = &p.sources;
+    if !s.process_id.iter().any(|&pid| pid != NA_INT) {
+        return Ok(None);
+    }
+    let mut q = p.clone();
+    let rows = IdIndex::try_first_rows(&s.source_id)?;
+    let [pid_key, host_key, role_key] = PROCESS_LABELS.map(|k| q.strings.intern(k));
+    let with_kind = !q.sample_labels.kind.is_empty()
+        && q.sample_labels.kind.len() == q.sample_labels.sample_id.len();
+    for (&sample_id, &source_id) in p.samples.sample_id.iter().zip(&p.samples.source_id) {
+        let Some(src) = rows.row(source_id) else {
+            continue;
+        };
+        let pid = s.process_id.get(src).copied().unwrap_or(NA_INT);
+        if pid == NA_INT {
+            continue;
+        }
+        let host = s.host_name.get(src).copied().unwrap_or(StrId::NA);
+        let role = s.process_role.get(src).copied().unwrap_or(StrId::NA);
+        let t = &mut q.sample_labels;
+        let mut push = |key: StrId, value: StrId, num: f64| {
+            t.sample_id.push(sample_id);
+            t.key.push(key);
+            t.value.push(value);
+            t.num.push(num);
+            t.num_unit.push(StrId::NA);
+            if with_kind {
+                t.kind.push(StrId::NA);
+            }
+        };
+        push(pid_key, StrId::NA, f64::from(pid));
+        for (key, value) in [(host_key, host), (role_key, role)] {
+            if !value.is_na() {
+                push(key, value, f64::NAN);
+            }
+        }
+    }
+    q.absent_tables.retain(|&t| t != "sample_labels");
+    Ok(Some(q))
 }
 
 /// The row of each id of the tables the writer looks ids up in (all validated).

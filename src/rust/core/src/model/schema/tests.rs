@@ -108,6 +108,7 @@ fn derived_lists_are_the_format_rules() {
             "mappings.source_id sources.source_id",
             "source_comments.source_id sources.source_id",
             "source_lines.source_id sources.source_id",
+            "tasks.source_id sources.source_id",
             "scopes.resource_id resources.resource_id",
             "resource_attributes.resource_id resources.resource_id",
             "scope_attributes.scope_id scopes.scope_id",
@@ -121,6 +122,7 @@ fn derived_lists_are_the_format_rules() {
         [
             ("sources", "source_id"),
             ("sources", "scope_id"),
+            ("sources", "process_id"),
             ("samples", "sample_id"),
             ("sample_locations", "depth"),
             ("locations", "location_id"),
@@ -146,7 +148,7 @@ fn derived_lists_are_the_format_rules() {
             ("scopes", "dropped_attributes_count"),
         ]
     );
-    assert_eq!(NOT_NA.len(), 40);
+    assert_eq!(NOT_NA.len(), 41);
     assert_eq!(
         GAUGE_TYPES,
         ["small_vector_heap", "large_vector_heap", "node_heap"]
@@ -157,6 +159,6 @@ fn derived_lists_are_the_format_rules() {
         .collect();
     assert_eq!(
         counts,
-        [2, 4, 2, 4, 3, 3, 5, 3, 5, 11, 2, 4, 3, 6, 5, 5, 5, 5, 5]
+        [2, 4, 2, 4, 3, 3, 5, 3, 5, 11, 2, 4, 4, 3, 6, 5, 5, 5, 5, 5]
     );
 }

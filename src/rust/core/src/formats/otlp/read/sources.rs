@@ -79,6 +79,66 @@ impl Reader<'_, '_> {
         Ok(groups)
     }
 
+    /// The process of each source (`process_id`, `host_name`,
+    /// `process_role`) from its resource's attributes `process.pid` (an
+    /// integer), `host.name` and `r.profile.process_role` (strings), which
+    /// `write_otlp()` writes for a recording of parallel code.
+    pub(super) fn processes(&mut self) {
+        let p = &mut self.p;
+        let a = &p.resource_attributes;
+        let mut of_resource: Vec<(i32, i32, StrId, StrId)> = Vec::new();
+        for r in 0..a.resource_id.len() {
+            let (Some(&id), Some(&key)) = (a.resource_id.get(r), a.key.get(r)) else {
+                continue;
+            };
+            let at = match of_resource.iter().position(|e| e.0 == id) {
+                Some(i) => i,
+                None => {
+                    of_resource.push((id, NA_INT, StrId::NA, StrId::NA));
+                    of_resource.len() - 1
+                }
+            };
+            let value = a.value.get(r).copied().unwrap_or(StrId::NA);
+            let num = a.num.get(r).copied().unwrap_or(f64::NAN);
+            let Some(entry) = of_resource.get_mut(at) else {
+                continue;
+            };
+            match p.strings.str(key) {
+                keys::PROCESS_PID
+                    if value.is_na()
+                        && num.fract() == 0.0
+                        && num > 0.0
+                        && num <= i32::MAX as f64 =>
+                {
+                    entry.1 = num as i32;
+                }
+                keys::HOST_NAME => entry.2 = value,
+                keys::PROCESS_ROLE => entry.3 = value,
+                _ => {}
+            }
+        }
+        let s = &mut p.sources;
+        for src in 0..s.source_id.len() {
+            let resource = s
+                .scope_id
+                .get(src)
+                .and_then(|&scope| p.scopes.scope_id.iter().position(|&x| x == scope))
+                .and_then(|row| p.scopes.resource_id.get(row));
+            let found = resource.and_then(|&id| of_resource.iter().find(|e| e.0 == id));
+            if let Some(&(_, pid, host, role)) = found {
+                if let Some(x) = s.process_id.get_mut(src) {
+                    *x = pid;
+                }
+                if let Some(x) = s.host_name.get_mut(src) {
+                    *x = host;
+                }
+                if let Some(x) = s.process_role.get_mut(src) {
+                    *x = role;
+                }
+            }
+        }
+    }
+
     pub(super) fn key_value(
         &mut self,
         kv: &proto::KeyValue,
@@ -324,6 +384,9 @@ impl Reader<'_, '_> {
         s.keep_frames.push(fields.keep_frames);
         s.rprof_header.push(fields.rprof_header);
         s.source_label.push(fields.source_label);
+        s.process_id.push(NA_INT);
+        s.host_name.push(StrId::NA);
+        s.process_role.push(StrId::NA);
         s.diff_base.push(fields.diff_base);
         s.scope_id.push(scope_id);
         s.profile_id.push(profile_id);

@@ -1,0 +1,112 @@
+# Helpers of the tests of profile_record() of parallel code (test-task.R, test-workers*.R).
+
+# Functions in an environment of their own (so that forked children and
+# PSOCK workers get them): `spin` burns CPU time, `worker_part` runs in the
+# workers and returns its process id and the CPU time `worker_spin` used,
+# `main_part` runs in the main process only. (A function that do.call() calls
+# by value, as a PSOCK worker calls a task's, is "<Anonymous>" to R's
+# profiler: the workers' time is that of `worker_spin`.)
+parallel_functions <- function() {
+  env <- new.env(parent = globalenv())
+  local(envir = env, {
+    spin <- function(n) {
+      total <- 0
+      for (i in seq_len(n)) total <- total + sqrt(i)
+      total
+    }
+    worker_spin <- function(n) spin(n)
+    worker_part <- function(n) {
+      clock <- proc.time()
+      worker_spin(n)
+      used <- proc.time() - clock
+      list(pid = Sys.getpid(), cpu = sum(used[c("user.self", "sys.self")]))
+    }
+    main_part <- function(n) spin(n)
+  })
+  env
+}
+
+# The size of a loop of `seconds` of CPU time, roughly (about 3e6 steps a
+# second here; the tests compare with the CPU time measured, not with this).
+work_size <- function(seconds) {
+  round(5e6 * seconds)
+}
+
+workers_dirs <- function() {
+  list.files(tempdir(), pattern = "^profile-workers-")
+}
+
+# Per source (process id), the seconds of the samples whose stack has a frame
+# of the function `name`, counted from the tables themselves.
+seconds_with <- function(x, name) {
+  tables <- dm::dm_get_tables(x, keyed = FALSE)
+  fid <- tables$functions$function_id[tables$functions$name == name]
+  lid <- tables$locations$location_id[tables$locations$function_id %in% fid]
+  samples <- unique(tables$sample_locations$sample_id[tables$sample_locations$location_id %in% lid])
+  ticks <- tables$sample_values[tables$sample_values$type == "samples" &
+    tables$sample_values$sample_id %in% samples, ]
+  source <- tables$samples$source_id[match(ticks$sample_id, tables$samples$sample_id)]
+  interval <- tables$sources$period[match(source, tables$sources$source_id)] / 1e9
+  pid <- tables$sources$process_id[match(source, tables$sources$source_id)]
+  out <- tapply(ticks$value * interval, pid, sum)
+  stats::setNames(as.numeric(out), names(out))
+}
+
+# `machinery`: "parallel" (the frames of parallel's and callr's machinery
+# are all cut off) or "future" (future's own frames run inside the task, as
+# the user's code does: only the workers' loops are cut off).
+expect_worker_times <- function(x, results, interval, machinery = "parallel") {
+  tables <- dm::dm_get_tables(x, keyed = FALSE)
+  sources <- tables$sources
+  worker_pids <- vapply(results, function(r) r$pid, integer(1))
+  main <- sources[sources$process_role == "main", ]
+  expect_identical(main$process_id, Sys.getpid())
+  expect_setequal(sources$process_id[sources$process_role == "worker"], worker_pids)
+  expect_true(all(sources$host_name == Sys.info()[["nodename"]]))
+  # the worker's function in the workers' sources only, the main's in the main's
+  in_workers <- seconds_with(x, "worker_spin")
+  expect_setequal(names(in_workers), as.character(worker_pids))
+  expect_identical(names(seconds_with(x, "main_part")), as.character(Sys.getpid()))
+  # each worker's time: the CPU time it measured itself
+  for (r in results) {
+    seconds <- in_workers[[as.character(r$pid)]]
+    expect_gte(seconds / interval, 40)
+    expect_equal(seconds, r$cpu, tolerance = 0.25, label = paste("worker", r$pid))
+  }
+  # the frames of the workers' machinery are cut off: their stacks start at
+  # the top level
+  worker_samples <- tables$samples$sample_id[tables$samples$source_id %in%
+    sources$source_id[sources$process_role == "worker"]]
+  rows <- tables$sample_locations[tables$sample_locations$sample_id %in% worker_samples, ]
+  function_id <- tables$locations$function_id[match(rows$location_id, tables$locations$location_id)]
+  rows$name <- tables$functions$name[match(function_id, tables$functions$function_id)]
+  cut_off <- c("profile:::run_task", "workLoop", "workCommand")
+  if (machinery == "parallel") cut_off <- c(cut_off, "mclapply", "do.call", "callr")
+  expect_false(any(rows$name %in% cut_off))
+  outermost <- rows[rows$depth == stats::ave(rows$depth, rows$sample_id, FUN = max), ]
+  expect_true(all(outermost$name == "<top level>"))
+}
+
+# A small recording of parallel code (two forked children through
+# profile_task(), a little work in the main process), made once per test
+# file that asks for it: the fixture of the tests of what a profile goes
+# through (test-workers-model.R).
+parallel_recording_cache <- new.env(parent = emptyenv())
+small_parallel_recording <- function() {
+  if (is.null(parallel_recording_cache$x)) {
+    f <- parallel_functions()
+    worker_part <- f$worker_part
+    main_part <- f$main_part
+    n <- work_size(0.2)
+    parallel_recording_cache$x <- suppressWarnings(profile_record(
+      {
+        parallel::mclapply(c(n, n), profile_task(worker_part),
+          mc.cores = 2, mc.preschedule = FALSE
+        )
+        main_part(n / 4)
+      },
+      interval = 0.01
+    ))
+  }
+  parallel_recording_cache$x
+}
