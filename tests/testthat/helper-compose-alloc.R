@@ -24,7 +24,8 @@ compose_alloc_sources <- function() {
         w <- vapply(seq_len(2000), function(i) nchar(paste0("item", i)), 0L)
         length(v) + sum(w)
       },
-      interval = 0.005, allocations = TRUE
+      interval = 0.005,
+      allocations = TRUE
     )),
     # the vectors above a threshold of a matrix built column by column
     quote(profile_record(
@@ -33,7 +34,8 @@ compose_alloc_sources <- function() {
         for (i in seq_len(60)) m <- cbind(m, stats::runif(2000))
         dim(m)
       },
-      interval = 0.005, threshold = 10000
+      interval = 0.005,
+      threshold = 10000
     ))
   )
 }

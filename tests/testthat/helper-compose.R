@@ -275,14 +275,15 @@ compose_eval_lines <- function(lines, env) {
 }
 
 # A writer's refusal of what its format cannot hold (Rprof lines are whole
-# ticks: no negative or fractional counts; an Rprofmem file holds
-# allocations only), and a refusal the documentation states, end nothing: the pipeline goes on
-# without the step.
+# ticks: no negative or fractional counts), and a refusal the documentation
+# states, end nothing: the pipeline goes on
+# without the step (so does write_rprofmem()'s of a profile without
+# allocations, compose_alloc_refusal()).
 compose_refusal <- function(step, err) {
   # (a difference is refused by a database of runs, as documented)
   (step$kind == "db_append" && inherits(err, "profile_error_argument") &&
     grepl("difference of profiles", conditionMessage(err), fixed = TRUE)) ||
-    inherits(err, "profile_error_unsupported") || compose_alloc_refusal(step, err) ||
+    inherits(err, "profile_error_unsupported") ||
     (isTRUE(step$write) && inherits(err, "profile_error_invalid") &&
       grepl("must be a whole\\s+number", conditionMessage(err)))
 }
@@ -332,7 +333,7 @@ compose_run_step <- function(env, sources) {
     },
     error = function(e) e
   )
-  if (!is.null(err) && compose_refusal(step, err)) {
+  if (!is.null(err) && (compose_refusal(step, err) || compose_alloc_refusal(step, err))) {
     env$code <- c(env$code, paste("# refused:", class(err)[[1]]))
     env$x <- current
     return(list())
