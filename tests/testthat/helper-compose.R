@@ -21,7 +21,8 @@ compose_seed <- function() {
 
 # The code of each source a pipeline may start from or combine with: every
 # reader on the package's sample files and on the real OTLP files of other
-# producers (shared/otlp, when beside the source tree), and two recordings.
+# producers (shared/otlp, when beside the source tree), two recordings, and
+# the allocation profiles of helper-compose-alloc.R.
 compose_sources <- function() {
   sample <- function(reader, dir, file) {
     call(reader, call("system.file", "samples", dir, file, package = "profile"))
@@ -44,7 +45,8 @@ compose_sources <- function() {
       as.call(c(as.list(sample("read_pprof", "pprof", "cpu.pb.gz")), version = "1.0"))
     ),
     compose_shared_sources(),
-    compose_recordings()
+    compose_recordings(),
+    compose_alloc_sources()
   )
   vapply(out, function(e) paste(deparse(e, width.cutoff = 500L), collapse = "\n"), "")
 }
@@ -216,7 +218,7 @@ compose_kinds <- c(
   "combine", "diff", "profile_focus", "profile_ignore", "profile_hide", "profile_show",
   "profile_show_from", "profile_prune_from", "select_types", "scale", "aggregate", "window",
   "filter_labels", "db_append", "db_append_delete", "db_delete", "db_reopen", "db_collect",
-  "pprof", "otlp", "otlp_json", "rprof", "folded", "speedscope"
+  "pprof", "otlp", "otlp_json", "rprof", "folded", "speedscope", "rprofmem"
 )
 
 # A step drawn for profile `x` (NULL when the kind drawn does not apply).
@@ -228,6 +230,9 @@ compose_draw_step <- function(x, sources) {
   # (the database's own steps, and appending, drawn more often than one in
   # twenty: they need a database first)
   weight <- ifelse(kinds %in% c(db_only, "db_append"), 3, 1)
+  # (and write_rprofmem() of a profile that holds allocations: of others it
+  # is refused)
+  weight[kinds == "rprofmem" & compose_has_allocations(x)] <- 4
   kind <- sample(kinds, 1L, prob = weight)
   source <- sample(sources, 1L)
   switch(kind,
@@ -250,6 +255,7 @@ compose_draw_step <- function(x, sources) {
     db_collect = step_db_collect(x),
     filter_labels = step_filter_labels(x),
     speedscope = step_speedscope(x),
+    rprofmem = step_rprofmem(x),
     step_write_read(x, kind)
   )
 }
@@ -271,7 +277,8 @@ compose_eval_lines <- function(lines, env) {
 # A writer's refusal of what its format cannot hold (Rprof lines are whole
 # ticks: no negative or fractional counts), and a refusal the documentation
 # states, end nothing: the pipeline goes on
-# without the step.
+# without the step (so does write_rprofmem()'s of a profile without
+# allocations, compose_alloc_refusal()).
 compose_refusal <- function(step, err) {
   # (a difference is refused by a database of runs, as documented)
   (step$kind == "db_append" && inherits(err, "profile_error_argument") &&
@@ -326,7 +333,7 @@ compose_run_step <- function(env, sources) {
     },
     error = function(e) e
   )
-  if (!is.null(err) && compose_refusal(step, err)) {
+  if (!is.null(err) && (compose_refusal(step, err) || compose_alloc_refusal(step, err))) {
     env$code <- c(env$code, paste("# refused:", class(err)[[1]]))
     env$x <- current
     return(list())
