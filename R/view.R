@@ -48,8 +48,22 @@
 #'   innermost frame with a line was there; *total*: samples with a frame at
 #'   the line, once per sample; the numbers of `profile_summary(by = "line")`
 #'   and of `utils::summaryRprof(lines = "show")`), the three hottest lines
-#'   marked, and for Rprof memory profiles the memory allocated there
-#'   (`alloc_size`), as profvis shows it. The text of the code comes from the
+#'   marked. For Rprof memory profiles two more columns, as profvis shows
+#'   them: *allocated* and *released*, how much R's vector heaps (the gauges
+#'   `small_vector_heap` plus `large_vector_heap`) grew and shrank between a
+#'   tick and the previous tick of the same source that had a stack, summed
+#'   over the ticks whose stack holds the line (once per frame at the line,
+#'   so a recursive line counts at each depth, as in profvis; the first tick
+#'   counts 0). These are heap changes between ticks, not allocations: a tick
+#'   is credited with whatever ran since the one before, and memory freed by
+#'   the garbage collector shows as released where the collection happened. For a
+#'   recording with R's allocation profiler ([profile_record()] with
+#'   `allocations = TRUE`: a source of type `"rprofmem"`), whose stacks have
+#'   function names but no lines, the panel lists above the lines the
+#'   functions of the file shown with their exact bytes (`alloc_space`, self
+#'   and total, as [profile_summary()] and the Top table give them); when the
+#'   type shown has no lines (`alloc_space`), the lines show the type the view
+#'   opened at, and say so. The text of the code comes from the
 #'   table `source_lines` (see [profile_v2]), which [read_rprof()],
 #'   [read_pprof()] and [profile_record()] fill while the files exist;
 #'   without it the panel shows the line numbers and values only. Its menu
@@ -303,10 +317,12 @@ view_data <- function(x, type, title, call = rlang::caller_env()) {
   parts <- summary_parts(x, call = call)
   types <- view_types(parts)
   default_type <- if (nrow(types)) default_type_position(parts, types, type) else 1L
-  parts <- db_samples_in_memory(parts, types, call = call)
+  # (before the samples of a database are read, grouped, as samples)
   frames <- location_frames(parts)
-  keys <- keys_by_name(frames)
   lines <- view_lines(parts, frames)
+  heap_lines <- view_heap_lines(parts, frames, lines$location_line_key, lines$n_line_keys)
+  parts <- db_samples_in_memory(parts, types, call = call)
+  keys <- keys_by_name(frames)
   if (is.null(title)) title <- view_title(parts)
   input <- c(sample_set_input(parts, types), lines, list(
     location_key = keys$key,
@@ -318,7 +334,8 @@ view_data <- function(x, type, title, call = rlang::caller_env()) {
     diff = any(diff_base_sources(parts)),
     title = as_valid_utf8(title)
   ))
-  rust_value(ffi_profile_view_data(input), "Can't prepare the view.", call = call)
+  json <- rust_value(ffi_profile_view_data(input), "Can't prepare the view.", call = call)
+  with_source_memory(json, heap_lines, has_rprofmem_source(parts), call = call)
 }
 
 # The file each frame's function is defined in, one per frame of `frames`

@@ -35,6 +35,10 @@
 //     each action takes a snapshot of what the view shows: the frames its
 //     canvases drew (checked against their pixels), the table, the sandwich
 //     and the source panel. Frames are clicked and hovered with the mouse.
+//   {"command": "evaluate", "html": FILE, "allow_dir": DIR, "ready": "js",
+//    "expression": "js"}
+//     loads a page (another tool's widget, saved with its libraries in
+//     allow_dir), waits until `ready` is true and returns `expression`'s value.
 //   {"command": "paint", "html": FILE, "runs": 3}
 //     times from navigation to the first drawing of the frames.
 //   {"command": "interact", "html": FILE, "runs": 5, "search": "re"}
@@ -223,7 +227,14 @@ async function snapshot(page) {
           hot: tr.classList.contains("pv-hot"),
           selected: tr.classList.contains("pv-line-selected"),
           cells: cells(tr),
+          // the heap's growth and shrinkage at the line (bytes), if shown
+          allocated: tr.dataset.allocated === undefined ? null : +tr.dataset.allocated,
+          released: tr.dataset.released === undefined ? null : +tr.dataset.released,
         })),
+        headers: rows(".pv-lines th", (th) => ({ label: th.textContent, title: th.title })),
+        legend: text(null, ".pv-source .pv-source-legend"),
+        exact_title: text(null, ".pv-source .pv-exact-title"),
+        exact: rows(".pv-exact-row", (tr) => ({ name: tr.dataset.name, flat: +tr.dataset.flat, cum: +tr.dataset.cum })),
       },
     };
   }, VIEW);
@@ -381,6 +392,21 @@ async function view(job) {
   });
 }
 
+// Loads a page (and the files under "allow_dir"), waits until the expression
+// `ready` is true and returns the value of `expression` (JSON), as `value`.
+async function evaluate(job) {
+  const pageUrl = pathToFileURL(path.resolve(job.html)).href;
+  const dirUrl = job.allow_dir ? pathToFileURL(path.resolve(job.allow_dir)).href + "/" : null;
+  const allowed = (url) => url === pageUrl || (dirUrl !== null && url.startsWith(dirUrl));
+  return withBrowser(job, async (context) => {
+    const { page, log } = await watchedPage(context, allowed);
+    await page.goto(pageUrl);
+    await page.waitForFunction(job.ready, null, { timeout: 30000 });
+    const value = await page.evaluate(job.expression);
+    return { ...log, value };
+  });
+}
+
 async function paint(job) {
   const pageUrl = pathToFileURL(path.resolve(job.html)).href;
   const times = [];
@@ -531,7 +557,7 @@ async function speedscope(job) {
 }
 
 const job = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
-const commands = { view, paint, interact, speedscope };
+const commands = { view, evaluate, paint, interact, speedscope };
 if (!commands[job.command]) {
   console.error(`unknown command ${job.command}`);
   process.exit(2);

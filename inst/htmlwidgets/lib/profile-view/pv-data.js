@@ -274,6 +274,13 @@
       this.lineValues = lines.values.map(decodeSums);
       this.nodeLines = groupPairs(decodeArray(lines.node), decodeArray(lines.key), this.n);
       this.files = data.files;
+      // the source panel's memory (R/view-memory.R): per line key, the
+      // growth and shrinkage of the vector heaps between ticks (Rprof memory
+      // profiling, as profvis shows them); whether alloc_space holds the
+      // exact bytes of R's allocation profiler (Rprofmem)
+      const heap = data.heap_lines;
+      this.heapLines = heap ? { allocated: Float64Array.from(heap.allocated), released: Float64Array.from(heap.released) } : null;
+      this.exactAlloc = data.exact_alloc === true;
       this.runData = data.runs;
       this.cache = {};
     }

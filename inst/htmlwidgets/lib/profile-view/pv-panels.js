@@ -225,6 +225,22 @@
   const LIBRARY_FILE = new RegExp("^(" + GO_STD + ")/|/go/src/|/libexec/src/|/pkg/mod/|/R/library/|/lib/R/|" +
     "site-library/|site-packages/|dist-packages/|/lib/python[0-9.]*/|^/usr/include/|^<(built-in|frozen)");
 
+  // What the memory columns measure (see ?profile_view).
+  const HEAP_LEGEND = "growth and shrinkage of R's vector heaps between ticks (Rprof memory profiling, as profvis " +
+    "shows them), not exact allocations";
+  const COLUMN_TITLES = {
+    memory: "alloc_size: growth of R's heaps since the previous tick, of the ticks that ran the line (total)",
+    allocated: "Heap growth (Rprof memory profiling): how much R's vector heaps grew between a tick and the one " +
+      "before, summed over the ticks whose stack holds the line (once per frame at it), as profvis shows it. " +
+      "Not exact allocations: a tick is credited with what ran since the one before.",
+    released: "Heap shrinkage (Rprof memory profiling): how much R's vector heaps shrank between a tick and the " +
+      "one before (memory freed by the garbage collector), summed over the ticks whose stack holds the line, as " +
+      "profvis shows it."
+  };
+  const EXACT_TITLE = "alloc_space of R's allocation profiler (Rprofmem): every allocation with its bytes, " +
+    "credited to the functions on its stack (self: the innermost; total: once per allocation). Rprofmem records " +
+    "function names, not lines.";
+
   function isLibraryFile(name) {
     return LIBRARY_FILE.test(name || "");
   }
@@ -281,6 +297,10 @@
       this.box.appendChild(bar);
       this.note = el("p", "pv-note");
       this.box.appendChild(this.note);
+      this.legend = el("p", "pv-note pv-source-legend");
+      this.box.appendChild(this.legend);
+      this.exact = el("div", "pv-exact-alloc");
+      this.box.appendChild(this.exact);
       this.lines = el("div", "pv-lines-box");
       this.box.appendChild(this.lines);
       this.applyWrap();
@@ -342,9 +362,9 @@
 
     // The menu of files, in groups (the program's, the libraries'), each
     // named with its weight.
-    drawMenu(files, weight, library) {
+    drawMenu(files, weight, library, t) {
       const m = this.view.model;
-      const unit = m.types[this.view.type].unit;
+      const unit = m.types[t].unit;
       this.select.textContent = "";
       const groups = [el("optgroup"), el("optgroup")];
       groups[0].label = "Program";
@@ -360,14 +380,26 @@
       this.select.value = this.file;
     }
 
+    // The sample type of the line values: the type shown, or, when none of
+    // its values has a line (the exact bytes of Rprofmem, recorded with
+    // function names only), the type the view opened at.
+    lineType() {
+      const m = this.view.model;
+      const has = (u) => u >= 0 && m.lines(u).total.some((v) => v !== 0);
+      return has(this.view.type) || !has(m.defaultType) ? this.view.type : m.defaultType;
+    }
+
     draw() {
       const view = this.view;
       const m = view.model;
-      const { files, weight, library } = this.filesOf(view.type);
+      const t = this.lineType();
+      const { files, weight, library } = this.filesOf(t);
       // (the first file: the program's hottest)
       if (this.file < 0 || files.indexOf(this.file) < 0) this.file = files.length ? files[0] : -1;
-      this.drawMenu(files, weight, library);
+      this.drawMenu(files, weight, library, t);
       this.lines.textContent = "";
+      this.legend.textContent = "";
+      this.drawExact();
       if (this.file < 0) {
         this.note.textContent = m.lineFile.length
           ? "No line has a value of this sample type."
@@ -378,19 +410,25 @@
       const notes = [];
       if (!text) notes.push("The text of this file is not in the profile (it was not found when the profile was read): lines and their values only.");
       if (m.nodeMap) notes.push("Line values are those of the whole profile: the refinements apply to the other views.");
+      if (t !== view.type) {
+        notes.push("Lines show " + m.types[t].name + ": " + m.types[view.type].name + " has no lines.");
+      }
       this.note.textContent = notes.join(" ");
-      this.drawLines(text);
+      this.drawLines(text, t);
     }
 
-    drawLines(text) {
+    drawLines(text, t) {
       const view = this.view;
       const m = view.model;
-      const t = view.type;
       const unit = m.types[t].unit;
       const v = m.lines(t);
       const base = m.percentBase(t, true);
+      const heap = m.heapLines;
       const memoryType = m.typeIndex("alloc_size");
-      const memory = memoryType >= 0 && memoryType !== t ? m.lines(memoryType) : null;
+      // (alloc_size per line where the heap changes per tick are not known)
+      const memory = !heap && memoryType >= 0 && memoryType !== t ? m.lines(memoryType) : null;
+      this.legend.textContent = "self, total: " + m.types[t].name + " (" + unit + ")" +
+        (heap ? "; allocated, released: " + HEAP_LEGEND : "");
       // the lines of the file with a value of the type
       const keyOf = new Map();
       for (const k of m.fileLines()[this.file]) if (v.total[k] !== 0) keyOf.set(m.lineNumber[k], k);
@@ -403,10 +441,10 @@
       const numbers = this.lineNumbers(text, keyOf);
       const table = el("table", "pv-lines");
       const head = el("tr");
-      const columns = ["line", "self", "total"].concat(memory ? ["memory"] : [], ["code"]);
+      const columns = ["line", "self", "total"].concat(memory ? ["memory"] : [], heap ? ["allocated", "released"] : [], ["code"]);
       for (const c of columns) {
         const th = el("th", "pv-col-" + c, c);
-        if (c === "memory") th.title = "alloc_size: bytes allocated on the line (total)";
+        if (c in COLUMN_TITLES) th.title = COLUMN_TITLES[c];
         head.appendChild(th);
       }
       table.appendChild(head);
@@ -429,6 +467,16 @@
         cell(row, self !== 0 ? PV.formatValue(self, unit) : "", "pv-num pv-self");
         const totalCell = cell(row, total !== 0 ? PV.formatValue(total, unit) : "", "pv-num pv-total");
         if (memory) cell(row, k >= 0 && memory.total[k] !== 0 ? PV.formatValue(memory.total[k], "bytes") : "", "pv-num pv-mem");
+        if (heap) {
+          const allocated = k >= 0 ? heap.allocated[k] : 0;
+          const released = k >= 0 ? heap.released[k] : 0;
+          cell(row, allocated !== 0 ? PV.formatValue(allocated, "bytes") : "", "pv-num pv-heap-allocated");
+          cell(row, released !== 0 ? PV.formatValue(released, "bytes") : "", "pv-num pv-heap-released");
+          if (k >= 0) {
+            row.dataset.allocated = allocated;
+            row.dataset.released = released;
+          }
+        }
         cell(row, text && n <= text.length ? text[n - 1] : "", "pv-code");
         if (k >= 0) {
           row.dataset.key = k;
@@ -456,6 +504,44 @@
         const box = this.lines;
         box.scrollTop = Math.max(0, currentRow.offsetTop - box.clientHeight / 3);
       }
+    }
+
+    // The exact bytes that R's allocation profiler (Rprofmem) recorded, per
+    // function defined in the file shown (Rprofmem writes function names, no
+    // lines): self and total of alloc_space, as the Top table gives them.
+    drawExact() {
+      const m = this.view.model;
+      const t = m.typeIndex("alloc_space");
+      this.exact.textContent = "";
+      if (!m.exactAlloc || t < 0 || this.file < 0) return;
+      const f = m.functions(t);
+      const name = m.files[this.file].name;
+      const keys = [];
+      for (let k = 1; k <= m.nKeys; k++) if (f.cum[k] !== 0 && m.keyFileName(k) === name) keys.push(k);
+      keys.sort((a, b) => Math.abs(f.cum[b]) - Math.abs(f.cum[a]) || a - b);
+      const title = el("div", "pv-exact-title", "Exact bytes allocated (Rprofmem), per function of this file");
+      title.title = EXACT_TITLE;
+      this.exact.appendChild(title);
+      if (!keys.length) {
+        this.exact.appendChild(el("p", "pv-note", "No function of this file allocated."));
+        return;
+      }
+      const table = el("table", "pv-exact");
+      const head = el("tr");
+      for (const label of ["function", "self", "total"]) head.appendChild(el("th", null, label));
+      table.appendChild(head);
+      for (const k of keys) {
+        const row = el("tr", "pv-exact-row");
+        row.dataset.name = m.keyLabel(k);
+        row.dataset.flat = f.flat[k];
+        row.dataset.cum = f.cum[k];
+        cell(row, m.keyLabel(k), "pv-name");
+        cell(row, PV.formatValue(f.flat[k], "bytes"), "pv-num");
+        cell(row, PV.formatValue(f.cum[k], "bytes"), "pv-num");
+        row.addEventListener("click", () => this.view.select(k, { from: "table" }));
+        table.appendChild(row);
+      }
+      this.exact.appendChild(table);
     }
 
     // The numbers of the lines shown: all lines of a text of moderate length
