@@ -1,12 +1,11 @@
 //! Binding for the core's `folded` module: folded (collapsed) stacks.
 
-use crate::args::{flag, limits, optional_string, required_path, required_string, strings};
-use crate::bundle::profile_to_r;
+use crate::args::{required_path, required_string, strings};
 use crate::envelope::envelope;
+use crate::files::read_envelope;
 use crate::summary::stacks_from_r;
 use extendr_api::prelude::*;
 use profile_core::formats::folded::{self, FoldedSource};
-use profile_core::resources::budget::Budget;
 
 /// Writes the folded stacks of `stacks` to `path` (atomically); `labels` are the
 /// frame names of the keys.
@@ -34,21 +33,23 @@ fn ffi_profile_read_folded(
     max_memory: Robj,
     compact: Robj,
 ) -> Robj {
-    envelope(|| {
-        let path = required_path(&path, "path")?;
-        let sample_type = required_string(&sample_type, "type")?;
-        let unit = required_string(&unit, "unit")?;
-        let uri = optional_string(&source_uri, "source_uri")?;
-        let compact = flag(&compact, "compact")?;
-        let source = FoldedSource {
-            sample_type: &sample_type,
-            unit: &unit,
-            source_uri: uri.as_deref(),
-        };
-        let limits = limits(&max_size, &max_memory)?;
-        let p = folded::read_file(&path, &source, &limits)?;
-        profile_to_r(p, compact, &Budget::new(limits))
-    })
+    read_envelope(
+        &path,
+        &source_uri,
+        &max_size,
+        &max_memory,
+        &compact,
+        |path, uri, budget| {
+            let sample_type = required_string(&sample_type, "type")?;
+            let unit = required_string(&unit, "unit")?;
+            let source = FoldedSource {
+                sample_type: &sample_type,
+                unit: &unit,
+                source_uri: uri,
+            };
+            folded::read_file(path, &source, budget.limits())
+        },
+    )
 }
 
 extendr_module! {

@@ -6,7 +6,8 @@
 //! before it (see `dev/ARCHITECTURE.md`; `dev/rust-layers.R` checks that no two
 //! use each other): `rapi` (R's C API), `envelope`, `compact` (compact
 //! columns), `text` (strings from R), `args`, `bundle` (profiles across the
-//! boundary), then one module per core module: `summary`, `folded`, `rprof`,
+//! boundary), `files` (the read and write of a file that the formats' modules
+//! share), then one module per core module: `summary`, `folded`, `rprof`,
 //! `pprof`, `otlp`, `combine`, `verbs`, `view` (the browser view and speedscope
 //! files); `record` (whether a profiler runs).
 
@@ -18,6 +19,7 @@ mod bundle;
 mod combine;
 mod compact;
 mod envelope;
+mod files;
 mod folded;
 mod otlp;
 mod pprof;

@@ -1,13 +1,11 @@
 //! Binding for the core's `otlp` module: reading an OpenTelemetry profiles
 //! file into a bundle, writing a bundle as one.
 
-use crate::args::{choice, flag, limits, optional_string, required_path};
-use crate::bundle::{profile_from_r, profile_to_r};
-use crate::envelope::envelope;
+use crate::args::{choice, flag};
+use crate::files::{read_envelope, write_envelope};
 use extendr_api::prelude::*;
 use profile_core::formats;
 use profile_core::formats::otlp::{self, Format};
-use profile_core::resources::budget::Budget;
 
 /// Reads an OTLP file (binary or JSON, gzip or plain) into a bundle, with
 /// compact columns if `compact` is TRUE, within `max_memory` bytes.
@@ -20,19 +18,14 @@ fn ffi_otlp_read(
     max_memory: Robj,
     compact: Robj,
 ) -> Robj {
-    envelope(|| {
-        let budget = Budget::new(limits(&max_size, &max_memory)?);
-        let path = required_path(&path, "path")?;
-        let uri = optional_string(&source_uri, "source_uri")?;
-        let compact = flag(&compact, "compact")?;
-        let p = otlp::read_file(
-            &path,
-            uri.as_deref(),
-            &budget,
-            &formats::other_format_than_otlp,
-        )?;
-        profile_to_r(p, compact, &budget)
-    })
+    read_envelope(
+        &path,
+        &source_uri,
+        &max_size,
+        &max_memory,
+        &compact,
+        |path, uri, budget| otlp::read_file(path, uri, budget, &formats::other_format_than_otlp),
+    )
 }
 
 /// Writes a bundle as an OTLP file (atomically): `format` "protobuf" or
@@ -40,17 +33,14 @@ fn ffi_otlp_read(
 /// @noRd
 #[extendr]
 fn ffi_otlp_write(bundle: Robj, path: Robj, format: Robj, gzip: Robj) -> Robj {
-    envelope(|| {
-        let path = required_path(&path, "path")?;
+    write_envelope(&bundle, &path, |p, path| {
         let format = choice(
             &format,
             "format",
             &[("protobuf", Format::Protobuf), ("json", Format::Json)],
         )?;
         let gzip = flag(&gzip, "gzip")?;
-        let p = profile_from_r(&bundle)?;
-        otlp::write_file(&p, &path, format, gzip)?;
-        Ok(Robj::from(true))
+        otlp::write_file(p, path, format, gzip)
     })
 }
 

@@ -2,8 +2,9 @@
 //! bytes R decompressed (bzip2, xz), and writing a file atomically.
 
 use crate::args::{flag, limits, optional_string, required_path};
-use crate::bundle::{compact_read_to_r, profile_from_r, profile_to_r};
+use crate::bundle::{compact_read_to_r, profile_to_r};
 use crate::envelope::envelope;
+use crate::files::write_envelope;
 use crate::rapi::int_vector;
 use extendr_api::prelude::*;
 use profile_core::formats::rprof;
@@ -133,12 +134,9 @@ fn ffi_rprof_stream_take(state: Robj, piece: Robj) -> Robj {
 /// @noRd
 #[extendr]
 fn ffi_rprof_write(bundle: Robj, path: Robj) -> Robj {
-    envelope(|| {
-        let path = required_path(&path, "path")?;
-        let p = profile_from_r(&bundle)?;
-        profile_core::model::validate::validate(&p)?;
-        output::write_atomic(&path, |w| rprof::write(&p, w))?;
-        Ok(Robj::from(true))
+    write_envelope(&bundle, &path, |p, path| {
+        profile_core::model::validate::validate(p)?;
+        output::write_atomic(path, |w| rprof::write(p, w))
     })
 }
 

@@ -6,10 +6,12 @@
 //! in Rust and lets the binding hand R each distinct string once.
 
 use crate::error::{ProfileError, Result};
+use crate::resources::budget::Budget;
 
 #[macro_use]
 mod columns;
 pub mod address;
+pub(crate) mod frames;
 pub(crate) mod id_index;
 pub(crate) mod identity;
 pub mod schema;
@@ -498,6 +500,40 @@ impl Profile {
                 }
             }
         }
+    }
+
+    /// Adds function `id` named `name` (its system name too), in no file
+    /// (start line 0), and its one location, of the same id, at line 0
+    /// (unknown), with no address, mapping, column or inlining: a frame of the
+    /// formats that name functions only (folded stacks, `Rprofmem()`). With a
+    /// `budget`, the rows are charged to it first.
+    pub(crate) fn add_named_function(
+        &mut self,
+        id: i32,
+        name: StrId,
+        budget: Option<&Budget>,
+    ) -> Result<()> {
+        if let Some(b) = budget {
+            b.room(&mut self.functions, 1, || "the functions".to_string())?;
+            b.room(&mut self.locations, 1, || "the functions".to_string())?;
+        }
+        let empty = self.strings.intern("");
+        let f = &mut self.functions;
+        f.function_id.push(id);
+        f.name.push(name);
+        f.system_name.push(name);
+        f.filename.push(empty);
+        f.start_line.push(0);
+        let l = &mut self.locations;
+        l.location_id.push(id);
+        l.function_id.push(id);
+        l.line.push(0);
+        l.address.push(StrId::NA);
+        l.mapping_id.push(NA_INT);
+        l.is_folded.push(NA_INT);
+        l.column.push(NA_INT);
+        l.inlined_into.push(NA_INT);
+        Ok(())
     }
 
     /// Whether the profile has the table `name` (see `absent_tables`).

@@ -19,6 +19,7 @@ use crate::resources::budget::Budget;
 use crate::resources::limits::Limits;
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
+use std::collections::hash_map::Entry;
 use std::io::Write;
 use std::path::Path;
 
@@ -181,7 +182,6 @@ pub fn read_folded_with_limits(
     let type_id = p.strings.intern(source.sample_type);
     let unit_id = p.strings.intern(source.unit);
     add_source(&mut p, source, type_id, unit_id);
-    let empty = p.strings.intern("");
 
     // Function ids by frame text as written (one hash per frame), and by name (on
     // first sight of a text: two spellings can unescape to the same name).
@@ -205,10 +205,13 @@ pub fn read_folded_with_limits(
                 }
                 let name = p.strings.intern(&unescape_frame(frame));
                 let next = next_id(function_of.len(), "distinct frames")?;
-                let id = *function_of.entry(name).or_insert_with(|| {
-                    add_function(&mut p, next, name, empty);
-                    next
-                });
+                let id = match function_of.entry(name) {
+                    Entry::Occupied(known) => *known.get(),
+                    Entry::Vacant(slot) => {
+                        p.add_named_function(next, name, None)?;
+                        *slot.insert(next)
+                    }
+                };
                 function_of_text.insert(frame, id);
                 frames.push(id);
             }
@@ -261,26 +264,6 @@ fn add_source(p: &mut Profile, source: &FoldedSource<'_>, type_id: StrId, unit_i
     p.sample_types.source_id.push(1);
     p.sample_types.value_type.push(type_id);
     p.sample_types.unit.push(unit_id);
-}
-
-/// Function `id` named `name` (in no file), and its one location, of the same
-/// id, with line 0 (unknown).
-fn add_function(p: &mut Profile, id: i32, name: StrId, empty: StrId) {
-    let f = &mut p.functions;
-    f.function_id.push(id);
-    f.name.push(name);
-    f.system_name.push(name);
-    f.filename.push(empty);
-    f.start_line.push(0);
-    let l = &mut p.locations;
-    l.location_id.push(id);
-    l.function_id.push(id);
-    l.line.push(0);
-    l.address.push(StrId::NA);
-    l.mapping_id.push(NA_INT);
-    l.is_folded.push(NA_INT);
-    l.column.push(NA_INT);
-    l.inlined_into.push(NA_INT);
 }
 
 /// Writes the folded stacks of `stacks` to `path`, atomically (see [`write_folded`]).

@@ -1,11 +1,40 @@
 //! The frames of many samples in one vector (compressed rows): what the
-//! summaries, the pprof writer and the verbs on values place stack rows into,
-//! in linear time.
+//! summaries, the writers (pprof, OTLP, Rprofmem) and the verbs on values
+//! place stack rows into, in linear time; [`Profile::sample_frames`] walks the
+//! stacks of a profile's `sample_locations` into it.
 
-use super::invalid;
-use crate::error::Result;
+use crate::error::{ProfileError, Result};
 use crate::model::id_index::IdIndex;
+use crate::model::Profile;
 use crate::resources::alloc::{try_filled, try_with_capacity};
+
+/// The error of a bad row of `sample_locations` (rows numbered from 1, as R's).
+fn invalid(table: &str, column: &str, row: usize, message: impl Into<String>) -> ProfileError {
+    ProfileError::invalid(table, column, Some(row + 1), message)
+}
+
+impl Profile {
+    /// The frames of the samples of the profile (each sample at its row of
+    /// `samples`, indexed by `samples`), innermost first, from
+    /// `sample_locations`: a frame is the number `frame_of` gives its location
+    /// id (a row of `locations`, a function's name; `None` for a location that
+    /// is not in the profile, an error). The stack walk of the writers.
+    pub(crate) fn sample_frames(
+        &self,
+        samples: &IdIndex,
+        frame_of: impl Fn(i32) -> Option<u32>,
+    ) -> Result<SampleFrames> {
+        let sl = &self.sample_locations;
+        SampleFrames::gather(
+            &sl.sample_id,
+            &sl.depth,
+            &sl.location_id,
+            samples,
+            self.samples.nrow(),
+            frame_of,
+        )
+    }
+}
 
 /// The frames of samples, innermost first, in compressed rows: the frames of
 /// sample `i` are `frames[offsets[i]..offsets[i + 1]]`. A frame is whatever the
@@ -14,7 +43,7 @@ use crate::resources::alloc::{try_filled, try_with_capacity};
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct SampleFrames {
     offsets: Vec<usize>,
-    pub(super) frames: Vec<u32>,
+    pub(crate) frames: Vec<u32>,
 }
 
 impl SampleFrames {
@@ -120,7 +149,7 @@ impl SampleFrames {
     }
 
     /// Keeps the frames for which `keep` is true, in their order.
-    pub(super) fn retain(&mut self, keep: impl Fn(u32) -> bool) {
+    pub(crate) fn retain(&mut self, keep: impl Fn(u32) -> bool) {
         let mut kept = Vec::with_capacity(self.frames.len());
         let mut offsets = Vec::with_capacity(self.offsets.len());
         offsets.push(0);

@@ -92,7 +92,7 @@ fn label_keys(p: &Profile, rows: &[usize], out: &mut Vec<LabelKey>) {
 /// For each sample (by row of `samples`), the row of the first sample that is
 /// the same as it, or its own row. `stack_of(pos)` is the stack of a sample,
 /// its frames as any numbers that are equal where the frames are (rows of
-/// `locations` gathered by `ops::summary::SampleFrames`, or location ids).
+/// `locations` gathered by `model::frames::SampleFrames`, or location ids).
 /// Samples are compared only with samples of the same scope: `scope(pos)` is
 /// None for a sample that stays on its own, else a number (a source, or one
 /// number for all).

@@ -5,8 +5,9 @@
 //! graphs of one type use [`crate::ops::summary::Stacks`] instead.
 
 use crate::error::{ProfileError, Result};
+use crate::model::frames::SampleFrames;
 use crate::model::id_index::IdIndex;
-use crate::ops::summary::{first_ragged, SampleFrames, StackColumns};
+use crate::ops::summary::{first_ragged, StackColumns};
 pub(crate) use crate::resources::alloc::try_filled;
 
 /// What a [`SampleSet`] is gathered from: the stack rows, the locations (a

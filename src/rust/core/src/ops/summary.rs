@@ -13,10 +13,9 @@ use crate::error::{ProfileError, Result};
 use crate::model::id_index::IdIndex;
 
 mod counted;
-mod frames;
 mod tree;
+use crate::model::frames::SampleFrames;
 pub use counted::{CountedSamples, Derived};
-pub(crate) use frames::SampleFrames;
 pub use tree::CallTree;
 pub(crate) use tree::{depth_first, inverse_order, PathTrie};
 

@@ -37,7 +37,6 @@ use crate::model::id_index::IdIndex;
 use crate::model::identity::{first_equal_samples, LabelRows};
 use crate::model::validate;
 use crate::model::{Profile, StrId, NA_INT};
-use crate::ops::summary::SampleFrames;
 use rustc_hash::FxHashMap;
 
 mod locations;
@@ -189,15 +188,7 @@ pub fn message_from_profile(p: &Profile, options: &WriteOptions) -> Result<proto
     let any_rprof_time = sources.rprof_interval.iter().any(Option::is_some);
     let columns = ValueColumns::new(p, any_rprof_time);
     let values = ValueMatrix::new(p, &columns, &index.samples, &source_of_sample, &sources)?;
-    let sl = &p.sample_locations;
-    let stacks = SampleFrames::gather(
-        &sl.sample_id,
-        &sl.depth,
-        &sl.location_id,
-        &index.samples,
-        p.samples.nrow(),
-        |lid| index.locations.get(lid),
-    )?;
+    let stacks = p.sample_frames(&index.samples, |lid| index.locations.get(lid))?;
     let made = made_mappings(p, &stacks, &source_of_sample, &sources);
     let function_r_only = functions_only_in_r(p, &made, &index.functions)?;
     let mut locations = LocationWriter::new(p, &index.locations, made)?;

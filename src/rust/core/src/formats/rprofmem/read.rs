@@ -273,28 +273,9 @@ impl<'a, 'd> Reader<'a, 'd> {
         let p = &mut self.p;
         let id = next_id(p.functions.nrow(), "distinct functions")?;
         let text = p.strings.try_intern(&utf8_escaped(name), self.budget)?;
-        let empty = p.strings.intern("");
-        let b = self.budget;
-        let what = || "the functions".to_string();
-        b.room(&mut self.function_of, 1, what)?;
-        b.room(&mut p.functions.function_id, 1, what)?;
-        b.room(&mut p.functions.name, 1, what)?;
-        b.room(&mut p.functions.system_name, 1, what)?;
-        b.room(&mut p.functions.filename, 1, what)?;
-        b.room(&mut p.functions.start_line, 1, what)?;
-        b.room(&mut p.locations.location_id, 1, what)?;
-        b.room(&mut p.locations.function_id, 1, what)?;
-        b.room(&mut p.locations.line, 1, what)?;
-        let f = &mut p.functions;
-        f.function_id.push(id);
-        f.name.push(text);
-        f.system_name.push(text);
-        f.filename.push(empty);
-        f.start_line.push(0);
-        let l = &mut p.locations;
-        l.location_id.push(id);
-        l.function_id.push(id);
-        l.line.push(0);
+        self.budget
+            .room(&mut self.function_of, 1, || "the functions".to_string())?;
+        p.add_named_function(id, text, Some(self.budget))?;
         self.function_of.insert(name, id);
         Ok(id)
     }

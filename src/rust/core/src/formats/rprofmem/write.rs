@@ -4,7 +4,6 @@ use super::{ALLOC_OBJECTS, ALLOC_SPACE, NEW_PAGE_LABEL};
 use crate::error::{ProfileError, Result};
 use crate::model::id_index::{IdIndex, IdSet};
 use crate::model::Profile;
-use crate::ops::summary::SampleFrames;
 use crate::resources::alloc::try_filled;
 use std::io::Write;
 
@@ -130,15 +129,7 @@ pub fn write(p: &Profile, w: &mut dyn Write) -> Result<()> {
             .map_or(0, |s| s.0);
         Some(name)
     };
-    let sl = &p.sample_locations;
-    let frames = SampleFrames::gather(
-        &sl.sample_id,
-        &sl.depth,
-        &sl.location_id,
-        &samples,
-        p.samples.nrow(),
-        name_of,
-    )?;
+    let frames = p.sample_frames(&samples, name_of)?;
     let mut line = Vec::with_capacity(1024);
     let rows = values.objects.iter().zip(&values.space).enumerate();
     for (row, (&objects, &space)) in rows {

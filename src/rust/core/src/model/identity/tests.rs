@@ -1,5 +1,5 @@
 use super::*;
-use crate::ops::summary::SampleFrames;
+use crate::model::frames::SampleFrames;
 use crate::testing::{
     row, s,
     Val::{D, I},

@@ -12,11 +12,11 @@
 
 use super::keep::{ragged, SampleRows};
 use crate::error::{ProfileError, Result};
+use crate::model::frames::SampleFrames;
 use crate::model::id_index::IdIndex;
 use crate::model::identity::{first_equal_samples, LabelRows};
 use crate::model::schema::GAUGE_TYPES;
 use crate::model::{Profile, SampleLabels, SampleLocations, SampleValues, StrId};
-use crate::ops::summary::SampleFrames;
 use crate::resources::alloc::{try_collect, try_filled, try_with_capacity};
 use rustc_hash::{FxHashMap, FxHashSet};
 

@@ -3,10 +3,10 @@
 
 use super::internal;
 use crate::error::Result;
+use crate::model::frames::SampleFrames;
 use crate::model::id_index::IdIndex;
 use crate::model::identity::{first_equal_samples, LabelRows};
 use crate::model::{Profile, StrId, NA_INT};
-use crate::ops::summary::SampleFrames;
 use crate::resources::alloc::{try_filled, try_with_capacity};
 use rustc_hash::FxHashMap;
 
@@ -127,15 +127,7 @@ impl SourceSamples {
                 }
             }
         }
-        let sl = &p.sample_locations;
-        let frames = SampleFrames::gather(
-            &sl.sample_id,
-            &sl.depth,
-            &sl.location_id,
-            &samples,
-            p.samples.nrow(),
-            |lid| locations.get(lid),
-        )?;
+        let frames = p.sample_frames(&samples, |lid| locations.get(lid))?;
         let labels = LabelRows::new(p, &samples)?;
         // Identity within a source, a link and whether samples have a time.
         let mut scopes: FxHashMap<(usize, bool, StrId, StrId), usize> = FxHashMap::default();

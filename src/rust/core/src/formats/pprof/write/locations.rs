@@ -7,9 +7,9 @@ use super::{internal, SourceInfo, StringTable};
 use crate::error::{ProfileError, Result};
 use crate::formats::pprof::{proto, R_MAPPING_FILENAME};
 use crate::model::address::address_cell;
+use crate::model::frames::SampleFrames;
 use crate::model::id_index::{IdIndex, IdSet};
 use crate::model::{Profile, NA_INT};
-use crate::ops::summary::SampleFrames;
 use rustc_hash::FxHashMap;
 
 /// How many lines the inlined-frame chains may have in all, beyond one per row:

@@ -6,11 +6,11 @@ use super::locations::LocationWriter;
 use super::{internal, to_i64, SourceInfo, StringTable, MAX_VALUES};
 use crate::error::{ProfileError, Result};
 use crate::formats::pprof::proto;
+use crate::model::frames::SampleFrames;
 use crate::model::id_index::IdIndex;
 use crate::model::identity::LabelRows;
 use crate::model::schema::GAUGE_TYPES;
 use crate::model::{Profile, StrId};
-use crate::ops::summary::SampleFrames;
 use rustc_hash::FxHashMap;
 
 /// Positions of the sample columns of the pprof file.
