@@ -38,7 +38,7 @@
 #' x <- profile_record(parallel::mclapply(c(2e5, 2e5), profile_task(burn), mc.cores = cores))
 #' dm::dm_get_tables(x)$sources[c("source_id", "process_id", "process_role")]
 #' dm::dm_get_tables(x)$tasks
-#' profile_summary(x, by = "source")
+#' profile_summary(x, by = "process")
 profile_task <- function(f) {
   name <- task_function_name(substitute(f))
   f <- match.fun(f)
