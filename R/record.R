@@ -92,8 +92,8 @@
 #' that it writes nothing into the main process's. With
 #' `file` an existing folder, the folder keeps one
 #' Rprof file per process: `rprof-main.out` and `rprof-PID-N.out` (each a
-#' `source_uri`), which [utils::summaryRprof()] reads, and the workers'
-#' `rprofmem-PID-N.out` files of allocations. Afterwards every
+#' `source_uri`), which [utils::summaryRprof()] reads, and the allocations
+#' of the workers in `rprofmem-PID-N.out` files. Afterwards every
 #' profiler `profile_record()` started is stopped and the environment
 #' variables it set are as they were, also on an error or an interrupt.
 #'
@@ -124,8 +124,8 @@
 #'   name. R runs one `Rprofmem()` at a time: while another runs,
 #'   `profile_record()` refuses with `profile_error_busy` (it tells by a
 #'   probe allocation of 1 MiB, which an `Rprofmem()` of a higher threshold
-#'   does not see; this check needs `/proc`, as on Linux). The workers'
-#'   allocations: see "Parallel code".
+#'   does not see; this check needs `/proc`, as on Linux). For the
+#'   allocations of workers, see "Parallel code".
 #' @param threshold With allocations, only vectors larger than this many bytes
 #'   are recorded (`Rprofmem(threshold = )`; new pages of small vectors always
 #'   are); a threshold above 0 records allocations without `allocations =
@@ -196,10 +196,10 @@ profile_record <- function(expr, ..., interval = 0.01, memory = TRUE, line = TRU
   finish_workers(parallel, remove = FALSE)
   with_profile_errors(
     "internal", "Can't read the recording.",
-    {
-      main <- add_recorded_allocations(read_recording(recording, block, used), allocs)
-      read_workers(main, parallel)
-    }
+    # (the main process's profile as a promise: read_workers() reads it where
+    # it keeps the warning that the main process took no sample, which holds
+    # only when no worker took one either)
+    read_workers(add_recorded_allocations(read_recording(recording, block, used), allocs), parallel)
   )
 }
 

@@ -116,19 +116,7 @@ read_workers <- function(main, state) {
   })
   parts <- list()
   for (i in seq_len(nrow(processes))) {
-    p <- processes[i, ]
-    tasks <- read_task_log(state$dir, p)
-    if (p$role == "main") {
-      tables <- dm::dm_get_tables(main, keyed = FALSE)
-    } else {
-      tables <- read_worker_rprof(state, p, tasks)
-      if (is.null(tables)) next
-    }
-    parts[[length(parts) + 1L]] <- process_part(tables, p, tasks)
-    if (p$role != "main") {
-      allocations <- read_worker_rprofmem(state, p, tables$functions)
-      if (!is.null(allocations)) parts[[length(parts) + 1L]] <- process_part(allocations, p)
-    }
+    parts <- c(parts, process_parts(main, state, processes[i, ]))
   }
   if (length(parts) == 1L && !nrow(parts[[1L]]$tasks)) {
     # a recording of one process, without tasks: no table tasks
@@ -144,13 +132,34 @@ read_workers <- function(main, state) {
   do.call(combine_profiles, parts)
 }
 
+# The tables of the sources of the process `p` of the recording (the main
+# process's profile `main`, or a worker's files, its time and its
+# allocations), each with the process's columns: a list of 0 to 2.
+process_parts <- function(main, state, p) {
+  tasks <- read_task_log(state$dir, p)
+  if (p$role == "main") {
+    return(list(process_part(dm::dm_get_tables(main, keyed = FALSE), p, tasks)))
+  }
+  tables <- read_worker_rprof(state, p, tasks)
+  if (is.null(tables)) {
+    return(list())
+  }
+  allocations <- read_worker_rprofmem(state, p, tables$functions)
+  c(
+    list(process_part(tables, p, tasks)),
+    if (!is.null(allocations)) list(process_part(allocations, p))
+  )
+}
+
 # The tables of a process's sources with the process's columns (see
 # recorded_processes()) and its tasks (a table `tasks`, empty without them).
 process_part <- function(tables, process, tasks = NULL) {
   tables$sources$process_id <- process$pid
   tables$sources$host_name <- as_valid_utf8(process$host)
   tables$sources$process_role <- process$role
-  if (is.null(tasks)) tasks <- data.frame(start_time = numeric(), end_time = numeric(), status = character())
+  if (is.null(tasks)) {
+    tasks <- data.frame(start_time = numeric(), end_time = numeric(), status = character())
+  }
   tables$tasks <- tasks_table(tables$sources$source_id[[1L]], tasks)
   tables
 }
