@@ -430,17 +430,25 @@ caller_rows <- function(sample_id, depth) {
 # ids), through a direct index where they are positive and dense (R's hashed
 # match() takes seconds on 10^7 sorted ids); match() otherwise.
 match_ids <- function(x, table) {
-  n <- length(table)
-  if (!is.integer(x) || !is.integer(table) || !n || anyNA(table) || min(table) < 1L ||
-    max(table) > 4 * n + 1024 || anyDuplicated(table)) {
+  if (!is.integer(x) || !dense_ids(table)) {
     return(match(x, table))
   }
   index <- integer(max(table))
-  index[table] <- seq_len(n)
+  index[table] <- seq_along(table)
   x[x < 1L] <- NA_integer_
   out <- index[x]
   out[out == 0L] <- NA_integer_
   out
+}
+
+# Whether `ids` are distinct positive integers, at most about four times as
+# large as their number (an index of them is small).
+dense_ids <- function(ids) {
+  n <- length(ids)
+  if (!is.integer(ids) || !n || anyNA(ids)) {
+    return(FALSE)
+  }
+  min(ids) >= 1L && max(ids) <= 4 * n + 1024 && !anyDuplicated(ids)
 }
 
 # The source lines of the view: a key per location for its file and line (0
