@@ -34,8 +34,8 @@
 #'   parallel recording, recordings combined with [combine_profiles()]) has
 #'   one *lane* per source, one below the other, each headed by a block that
 #'   names the source (its process, where `sources` has the columns
-#'   `process_role` and `process_id`, then its `source_label`, else its
-#'   file's name) and spans its run: the lanes share one wall-clock axis, each
+#'   `process_role` and `process_id` and the sources are of several processes,
+#'   then its `source_label`, else its file's name) and spans its run: the lanes share one wall-clock axis, each
 #'   starting at its source's start time (`source_timestamp`) after the
 #'   earliest one, so that a process that started later is drawn later and a
 #'   stretch without samples (a process waiting, between recordings) is empty;
@@ -508,6 +508,9 @@ source_lane_labels <- function(sources) {
   role <- column("process_role")
   pid <- column("process_id")
   process <- trimws(paste(ifelse(is.na(role), "", role), ifelse(is.na(pid), "", paste("pid", pid))))
+  # (the process says something only where the sources are of several
+  # processes: two recordings of one R session are told by their labels)
+  if (length(unique(paste(pid, column("host_name"))[!is.na(pid)])) < 2L) process[] <- ""
   types <- unique(sources$source_type)
   if (length(types) > 1L) name <- paste0(name, " (", sources$source_type, ")")
   ifelse(nzchar(process), paste0(process, ": ", name), name)
