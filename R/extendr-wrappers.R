@@ -209,9 +209,11 @@ ffi_profile_select_types <- function(bundle, types, compact) .Call(wrap__ffi_pro
 
 #' The JSON text of the browser view. Besides the samples: `location_key`,
 #' `location_line`, `n_keys`, `location_line_key`, `n_line_keys`, `key_name`,
-#' `key_file`, `type_unit`, `default_type` (1-based), `diff`, `title`, and the
+#' `key_file`, `type_unit`, `default_type` (1-based), `diff`, `title`, the
 #' lines' `line_file` (1-based), `line_number`, `file_name` and `file_text` (a
-#' list of character vectors or NULL).
+#' list of character vectors or NULL), and the sources' `source_ids`,
+#' `source_label`, `source_start` and `source_duration` (seconds, negative
+#' for unknown).
 #' @noRd
 ffi_profile_view_data <- function(input) .Call(wrap__ffi_profile_view_data, input)
 
@@ -243,6 +245,11 @@ ffi_profiler_running <- function() .Call(wrap__ffi_profiler_running)
 #' `detach_descriptors()`); -1 where the descriptors could not be listed.
 #' @noRd
 ffi_detach_inherited_files <- function(paths) .Call(wrap__ffi_detach_inherited_files, paths)
+
+#' Sets the descriptors that forked children detach (see `detach_on_fork()`);
+#' -1 where the descriptors could not be listed.
+#' @noRd
+ffi_detach_on_fork <- function(paths) .Call(wrap__ffi_detach_on_fork, paths)
 
 #' Flushes every C output stream of the process (`fflush(NULL)`), so that
 #' the lines an `Rprofmem()` already running has written reach its file:

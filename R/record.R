@@ -81,12 +81,19 @@
 #'   `profile_warning_worker_lost` names).
 #'
 #' Workers must run on this host (or share its temporary folder) and have
-#' `profile` installed. The allocations of `allocations = TRUE` are those of
-#' the main process only (its `"rprofmem"` source has the main process's
-#' `process_id`): R's allocation profiler is not started in workers. With
+#' `profile` installed. With `allocations = TRUE`, a task of [profile_task()]
+#' in a process that does not profile itself from its start (a forked child,
+#' a `callr` process) records its allocations too, in an `"rprofmem"` source
+#' of that process (cut as its time samples are); the workers of PSOCK
+#' clusters (started inside `expr` or given as `workers`) record time only.
+#' R's allocation profiler keeps running in a forked child: every child
+#' forked while `expr` runs (with or without [profile_task()]) points the
+#' recording's files to `/dev/null` as it starts (by `pthread_atfork()`), so
+#' that it writes nothing into the main process's. With
 #' `file` an existing folder, the folder keeps one
 #' Rprof file per process: `rprof-main.out` and `rprof-PID-N.out` (each a
-#' `source_uri`), which [utils::summaryRprof()] reads. Afterwards every
+#' `source_uri`), which [utils::summaryRprof()] reads, and the allocations
+#' of the workers in `rprofmem-PID-N.out` files. Afterwards every
 #' profiler `profile_record()` started is stopped and the environment
 #' variables it set are as they were, also on an error or an interrupt.
 #'
@@ -117,8 +124,8 @@
 #'   name. R runs one `Rprofmem()` at a time: while another runs,
 #'   `profile_record()` refuses with `profile_error_busy` (it tells by a
 #'   probe allocation of 1 MiB, which an `Rprofmem()` of a higher threshold
-#'   does not see; this check needs `/proc`, as on Linux). The allocations
-#'   are those of the main process only (see "Parallel code").
+#'   does not see; this check needs `/proc`, as on Linux). For the
+#'   allocations of workers, see "Parallel code".
 #' @param threshold With allocations, only vectors larger than this many bytes
 #'   are recorded (`Rprofmem(threshold = )`; new pages of small vectors always
 #'   are); a threshold above 0 records allocations without `allocations =
@@ -177,7 +184,7 @@ profile_record <- function(expr, ..., interval = 0.01, memory = TRUE, line = TRU
   })
   on.exit(stop_allocations(allocs), add = TRUE)
   flags <- list(memory = memory, line = line, gc = gc)
-  parallel <- start_workers(recording, workers, folder$dir, flags)
+  parallel <- start_workers(recording, workers, folder$dir, flags, allocs, threshold)
   on.exit(finish_workers(parallel), add = TRUE)
   block <- parse_record_expr(code)
   clock <- proc.time()
@@ -189,10 +196,10 @@ profile_record <- function(expr, ..., interval = 0.01, memory = TRUE, line = TRU
   finish_workers(parallel, remove = FALSE)
   with_profile_errors(
     "internal", "Can't read the recording.",
-    {
-      main <- add_recorded_allocations(read_recording(recording, block, used), allocs)
-      read_workers(main, parallel)
-    }
+    # (the main process's profile as a promise: read_workers() reads it where
+    # it keeps the warning that the main process took no sample, which holds
+    # only when no worker took one either)
+    read_workers(add_recorded_allocations(read_recording(recording, block, used), allocs), parallel)
   )
 }
 

@@ -31,7 +31,13 @@
 #'     your code was running. Rprof files have lines when recorded with
 #'     `Rprof(line.profiling = TRUE)` from code with source references,
 #'   - `"source"`: a source file (as `go tool pprof -top -files`); frames
-#'     without a file share the row with an empty `filename`.
+#'     without a file share the row with an empty `filename`,
+#'   - `"process"`: a source of the profile (a row of `sources`): each process
+#'     of a parallel recording (see "Parallel code" in [profile_record()]),
+#'     each run of a combined profile or of a database. A sample belongs to one
+#'     source: *self* and *total* are both the value of the source's samples,
+#'     and their percentages each source's share. (Not `"source"`, which
+#'     names a source file, as `go tool pprof -files` does.)
 #' @param sort Order rows by `"self"` (then total) or by `"total"` (then self),
 #'   largest absolute value first.
 #' @param relative_percentages After a verb that left samples or values out
@@ -83,7 +89,10 @@
 #' @return A tibble of class `profile_summary` with the columns that identify a
 #'   row (`name` for `by = "function"`; `name`, `filename` and `line` for
 #'   `"location"`; `filename` and `line` for `"line"`; `filename` for
-#'   `"source"`), then `self`, `self_pct`, `total` and
+#'   `"source"`; `source_id` and `label` for `"process"`, the label naming
+#'   the process (`"main 1234 on host (rprof)"`: its `process_role`,
+#'   `process_id`, `host_name` and `source_type`) where `sources` has those
+#'   columns, else its `source_label`, else its `source_uri`), then `self`, `self_pct`, `total` and
 #'   `total_pct`. Percentages are of the value of all samples of the type
 #'   (including samples without frames); of a difference ([profile_diff()]),
 #'   whose values are signed (negative where `x` has less than its base), they
@@ -107,20 +116,28 @@
 #' heap <- read_pprof(system.file("samples/pprof/heap.pb.gz", package = "profile"))
 #' profile_summary(heap, type = "alloc_space", by = "location")
 #' profile_summary(heap, type = "alloc_space", by = "source")
+#' # one row per source (a process, a run)
+#' profile_summary(combine_profiles(x, lines), by = "process")
 profile_summary <- function(x, type = NULL, n = 10,
-                            by = c("function", "location", "line", "source"),
+                            by = c("function", "location", "line", "source", "process"),
                             sort = c("self", "total"), relative_percentages = FALSE) {
-  by <- check_choice(by, c("function", "location", "line", "source"), "by")
+  by <- check_choice(by, c("function", "location", "line", "source", "process"), "by")
   sort <- check_choice(sort, c("self", "total"), "sort")
   check_summary_args(n, relative_percentages)
   with_profile_errors("invalid", "Can't summarise {.arg x}.", {
     parts <- summary_parts(x)
     sample_type <- choose_sample_type(parts, type)
-    frames <- location_frames(parts)
-    grouping <- summary_groups(frames, by)
-    groups <- grouping$groups
-    group_columns <- grouping$columns
-    totals <- frame_key_totals(parts, sample_type$type, grouping$key, vctrs::vec_size(groups))
+    if (by == "process") {
+      totals <- process_totals(parts, sample_type$type)
+      groups <- totals$groups
+      group_columns <- "source_id"
+    } else {
+      frames <- location_frames(parts)
+      grouping <- summary_groups(frames, by)
+      groups <- grouping$groups
+      group_columns <- grouping$columns
+      totals <- frame_key_totals(parts, sample_type$type, grouping$key, vctrs::vec_size(groups))
+    }
 
     grand_total <- totals$grand_total
     is_diff <- is_diff_parts(parts, sample_type$type)
@@ -278,7 +295,8 @@ tbl_sum.profile_summary <- function(x, ...) {
     "function" = "functions",
     location = "locations",
     line = "lines",
-    source = "files"
+    source = "files",
+    process = "sources"
   )
   base_total <- attr(x, "base_total")
   whole_total <- attr(x, "whole_total")

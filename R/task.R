@@ -38,7 +38,7 @@
 #' x <- profile_record(parallel::mclapply(c(2e5, 2e5), profile_task(burn), mc.cores = cores))
 #' dm::dm_get_tables(x)$sources[c("source_id", "process_id", "process_role")]
 #' dm::dm_get_tables(x)$tasks
-#' profile_summary(x, by = "source")
+#' profile_summary(x, by = "process")
 profile_task <- function(f) {
   name <- task_function_name(substitute(f))
   f <- match.fun(f)
@@ -103,8 +103,17 @@ run_recorded_task <- function(f, name, dir, ...) {
       line.profiling = settings$line, gc.profiling = settings$gc
     )
   }
+  allocations <- !own && settings$allocations
+  if (allocations) {
+    # (in a forked child this replaces the allocation profiler it inherited,
+    # whose file the fork pointed to /dev/null: see start_workers())
+    utils::Rprofmem(file.path(dir, paste0("rprofmem-", token, ".out")),
+      append = TRUE, threshold = settings$threshold
+    )
+  }
   on.exit({
     if (!own) utils::Rprof(NULL)
+    if (allocations) utils::Rprofmem(NULL)
     log_task_event(log, task, if (done) "ok" else "error")
   })
   if (token == "main") {
@@ -140,7 +149,9 @@ read_worker_settings <- function(dir) {
   dcf <- read.dcf(file.path(dir, "settings.dcf"), all = TRUE)
   settings <- list(
     interval = as.numeric(dcf$interval), memory = as.logical(dcf$memory),
-    line = as.logical(dcf$line), gc = as.logical(dcf$gc), main_pid = as.integer(dcf$main_pid)
+    line = as.logical(dcf$line), gc = as.logical(dcf$gc), main_pid = as.integer(dcf$main_pid),
+    allocations = isTRUE(as.logical(dcf$allocations)),
+    threshold = if (is.null(dcf$threshold)) 0 else as.numeric(dcf$threshold)
   )
   task_process$dir <- dir
   task_process$settings <- settings

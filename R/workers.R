@@ -21,7 +21,8 @@ recording_folder <- function(file) {
 # Makes the folder, points the environment to it and starts the profilers
 # of the clusters given; returns what finish_workers() and read_workers()
 # need. `dir` is the folder of `file =` (kept), or NULL for a temporary one.
-start_workers <- function(recording, workers, dir, flags, call = rlang::caller_env()) {
+start_workers <- function(recording, workers, dir, flags, allocations = NULL, threshold = 0,
+                          call = rlang::caller_env()) {
   clusters <- check_workers(workers, call)
   state <- new.env(parent = emptyenv())
   state$temporary <- is.null(dir)
@@ -29,8 +30,13 @@ start_workers <- function(recording, workers, dir, flags, call = rlang::caller_e
   dir.create(state$dir, showWarnings = FALSE, recursive = TRUE)
   write.dcf(data.frame(
     interval = recording$interval, memory = flags$memory, line = flags$line,
-    gc = flags$gc, main_pid = Sys.getpid(), main_file = recording$path
+    gc = flags$gc, main_pid = Sys.getpid(), main_file = recording$path,
+    allocations = !is.null(allocations), threshold = threshold
   ), file.path(state$dir, "settings.dcf"))
+  # a forked child points the recording's files to /dev/null as it starts
+  # (src/rust/src/record.rs): the allocation profiler keeps running in a
+  # fork, which would write into the main process's file
+  ffi_detach_on_fork(c(recording$path, allocations$path))
   describe_process(state$dir, "main", "main")
   state$env <- Sys.getenv(c(workers_env_var, "R_PROFILE_USER"), unset = NA)
   startup <- write_worker_startup(state$dir, state$env[["R_PROFILE_USER"]])
@@ -47,6 +53,7 @@ start_workers <- function(recording, workers, dir, flags, call = rlang::caller_e
 finish_workers <- function(state, remove = TRUE) {
   if (state$running) {
     state$running <- FALSE
+    ffi_detach_on_fork(character())
     restore_env(state$env)
     stop_cluster_profilers(state$clusters)
   }
@@ -109,19 +116,7 @@ read_workers <- function(main, state) {
   })
   parts <- list()
   for (i in seq_len(nrow(processes))) {
-    p <- processes[i, ]
-    tasks <- read_task_log(state$dir, p)
-    if (p$role == "main") {
-      tables <- dm::dm_get_tables(main, keyed = FALSE)
-    } else {
-      tables <- read_worker_rprof(state, p, tasks)
-      if (is.null(tables)) next
-    }
-    tables$sources$process_id <- p$pid
-    tables$sources$host_name <- as_valid_utf8(p$host)
-    tables$sources$process_role <- p$role
-    tables$tasks <- tasks_table(tables$sources$source_id[[1L]], tasks)
-    parts[[length(parts) + 1L]] <- tables
+    parts <- c(parts, process_parts(main, state, processes[i, ]))
   }
   if (length(parts) == 1L && !nrow(parts[[1L]]$tasks)) {
     # a recording of one process, without tasks: no table tasks
@@ -135,6 +130,100 @@ read_workers <- function(main, state) {
     return(parts[[1L]])
   }
   do.call(combine_profiles, parts)
+}
+
+# The tables of the sources of the process `p` of the recording (the main
+# process's profile `main`, or a worker's files, its time and its
+# allocations), each with the process's columns: a list of 0 to 2.
+process_parts <- function(main, state, p) {
+  tasks <- read_task_log(state$dir, p)
+  if (p$role == "main") {
+    return(list(process_part(dm::dm_get_tables(main, keyed = FALSE), p, tasks)))
+  }
+  tables <- read_worker_rprof(state, p, tasks)
+  if (is.null(tables)) {
+    return(list())
+  }
+  allocations <- read_worker_rprofmem(state, p, tables$functions)
+  c(
+    list(process_part(tables, p, tasks)),
+    if (!is.null(allocations)) list(process_part(allocations, p))
+  )
+}
+
+# The tables of a process's sources with the process's columns (see
+# recorded_processes()) and its tasks (a table `tasks`, empty without them).
+process_part <- function(tables, process, tasks = NULL) {
+  tables$sources$process_id <- process$pid
+  tables$sources$host_name <- as_valid_utf8(process$host)
+  tables$sources$process_role <- process$role
+  if (is.null(tasks)) {
+    tasks <- data.frame(start_time = numeric(), end_time = numeric(), status = character())
+  }
+  tables$tasks <- tasks_table(tables$sources$source_id[[1L]], tasks)
+  tables
+}
+
+# The allocations a worker recorded in its tasks (`allocations = TRUE`, see
+# run_recorded_task()) as the tables of an "rprofmem" source, cut to its
+# tasks (see cut_task_allocations()), its functions those of the worker's
+# time profile (`functions`) where one has the name; NULL without a file.
+read_worker_rprofmem <- function(state, process, functions) {
+  path <- file.path(state$dir, paste0("rprofmem-", process$token, ".out"))
+  if (!file.exists(path)) {
+    return(NULL)
+  }
+  uri <- if (state$temporary) NA_character_ else path
+  y <- read_rprofmem(path, source_uri = uri)
+  tables <- cut_task_allocations(dm::dm_get_tables(y, keyed = FALSE))
+  tables$functions <- functions_like(tables$functions, functions)
+  tables
+}
+
+# The allocations of a worker's tasks, cut as its time samples are (see
+# cut_worker_machinery()): Rprofmem() names the frame profile:::run_task()
+# `<Anonymous>` (its call's head is no symbol), so the frame is found by its
+# place, the first `<Anonymous>` frame inside the outermost
+# run_recorded_task() frame (past its eval() frames); it becomes `<top
+# level>`, the frames outside it are cut off, and the allocations made
+# outside a task (the task's own bookkeeping) are dropped.
+cut_task_allocations <- function(tables) {
+  sl <- tables$sample_locations
+  sl <- sl[order(sl$sample_id, sl$depth), , drop = FALSE]
+  function_id <- tables$locations$function_id[match(sl$location_id, tables$locations$location_id)]
+  name <- tables$functions$name[match(function_id, tables$functions$function_id)]
+  name[is.na(name)] <- ""
+  outer <- outermost_depth(sl, name == "run_recorded_task")
+  limit <- outer[as.character(sl$sample_id)]
+  # the innermost depth (largest below the run_recorded_task frame) of an
+  # `<Anonymous>` frame: its frames inward are eval()s only
+  inside <- !is.na(limit) & sl$depth < limit
+  anonymous <- inside & name == "<Anonymous>"
+  other <- inside & !name %in% c("eval", "<Anonymous>")
+  first_anonymous <- outermost_depth(sl, anonymous)
+  first_other <- outermost_depth(sl, other)
+  ids <- names(first_anonymous)
+  beyond <- first_other[ids]
+  ok <- is.na(beyond) | beyond < first_anonymous
+  boundary <- first_anonymous[ok]
+  depth_limit <- boundary[as.character(sl$sample_id)]
+  keep_row <- !is.na(depth_limit) & sl$depth <= depth_limit
+  top_id <- max(c(0L, tables$functions$function_id, tables$locations$location_id)) + 1L
+  at_top <- keep_row & sl$depth == depth_limit
+  sl$location_id[at_top] <- top_id
+  tables$sample_locations <- sl[keep_row, , drop = FALSE]
+  tables$functions <- vctrs::vec_rbind(tables$functions, tibble::tibble(
+    function_id = top_id, name = "<top level>", system_name = "", filename = "",
+    start_line = 0L
+  ))
+  tables$locations <- vctrs::vec_rbind(tables$locations, tibble::tibble(
+    location_id = top_id, function_id = top_id, line = 0L
+  ))
+  kept <- as.integer(names(boundary))
+  for (t in c("samples", "sample_values", "sample_labels")) {
+    if (!is.null(tables[[t]])) tables[[t]] <- tables[[t]][tables[[t]]$sample_id %in% kept, ]
+  }
+  tables
 }
 
 # The profile of a worker's Rprof file, its machinery's frames cut off (see

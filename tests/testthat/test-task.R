@@ -40,9 +40,27 @@ test_that("mclapply() through profile_task(): a source per child, its time its o
   main <- tables$sources[tables$sources$process_role == "main", ]
   expect_true(all(tasks$start_time >= main$source_timestamp))
   expect_true(all(tasks$end_time <= main$source_timestamp + main$duration_nanos / 1e9 + 0.5))
-  # every process counts in the summary, each its share by source
-  by_source <- profile_summary(x, by = "source", n = Inf)
-  expect_identical(nrow(by_source), 3L)
+  # every process counts in the summary, each its share by process: the
+  # sum of its samples' time in the tables, and the workers' at least the
+  # time of their task's function
+  by_process <- profile_summary(x, by = "process", n = Inf)
+  expect_identical(nrow(by_process), 3L)
+  ticks <- tables$sample_values[tables$sample_values$type == "samples", ]
+  source <- tables$samples$source_id[match(ticks$sample_id, tables$samples$sample_id)]
+  period <- tables$sources$period[match(source, tables$sources$source_id)] / 1e9
+  expected <- tapply(ticks$value * period, source, sum)
+  row <- match(names(expected), as.character(by_process$source_id))
+  expect_equal(by_process$self[row], as.numeric(expected))
+  # (percentages of the whole recording, the samples before `expr` included,
+  # unless relative_percentages)
+  relative <- profile_summary(x, by = "process", n = Inf, relative_percentages = TRUE)
+  expect_equal(sum(relative$self_pct), 100)
+  spin <- seconds_with(x, "worker_spin")
+  pid <- tables$sources$process_id[match(by_process$source_id, tables$sources$source_id)]
+  for (r in results) {
+    expect_gte(by_process$self[pid == r$pid], spin[[as.character(r$pid)]])
+    expect_match(by_process$label[pid == r$pid], paste0("^worker ", r$pid, " on "))
+  }
 })
 
 test_that("the main process's Rprof file gets no copy of its samples from a forked child", {

@@ -59,4 +59,18 @@ test_that("workers = cl profiles a cluster made before, and only while recording
   env <- parallel::clusterCall(cl, Sys.getenv, "PROFILE_RECORD_WORKERS")
   expect_identical(env, list("", ""))
   expect_error(profile_record(1, workers = "cl"), class = "profile_error_argument")
+  # a main process that only waits for its workers took no sample, but the
+  # recording has the workers': no warning that it has none
+  expect_no_warning(
+    y <- profile_record(parallel::clusterApply(cl, c(n, n) / 4, worker_part),
+      interval = interval, workers = cl
+    ),
+    class = "profile_warning_no_samples"
+  )
+  expect_gt(nrow(dm::dm_get_tables(y)$samples), 0L)
+  # and without any sample at all it warns
+  expect_warning(
+    profile_record(parallel::clusterCall(cl, Sys.getpid), workers = cl),
+    class = "profile_warning_no_samples"
+  )
 })

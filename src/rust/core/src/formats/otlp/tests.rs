@@ -438,11 +438,14 @@ fn processes_are_resources_and_read_back() {
     use crate::testing::{row, s, Val::I};
     let mut p = Profile::new();
     for (id, pid, role) in [(1, 4242, "main"), (2, 4243, "worker"), (3, 4244, "worker")] {
+        // (a source_uri of their own: else the reader's, "test", would be
+        // written the second time)
         row!(&mut p, sources, "source_id" => I(id), "source_type" => s("rprof"),
-            "process_id" => I(pid), "host_name" => s("node-1"), "process_role" => s(role));
+            "source_uri" => s("run.out"), "process_id" => I(pid), "host_name" => s("node-1"),
+            "process_role" => s(role));
         row!(&mut p, sample_types, "source_id" => I(id), "type" => s("samples"), "unit" => s("count"));
     }
-    row!(&mut p, sources, "source_id" => I(4), "source_type" => s("rprof"));
+    row!(&mut p, sources, "source_id" => I(4), "source_type" => s("rprof"), "source_uri" => s("run.out"));
     row!(&mut p, sample_types, "source_id" => I(4), "type" => s("samples"), "unit" => s("count"));
     crate::model::validate::validate(&p).unwrap();
     for format in [Format::Protobuf, Format::Json] {
