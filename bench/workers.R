@@ -61,7 +61,8 @@ x <- profile_record(
     dir.create(snapshot)
     file.copy(list.files(dir, full.names = TRUE), snapshot)
   },
-  interval = 0.01, file = dir
+  interval = 0.01,
+  file = dir
 )
 file.copy(file.path(dir, "rprof-main.out"), snapshot, overwrite = TRUE)
 unlink(dir, recursive = TRUE)
