@@ -262,11 +262,8 @@ db_create_layout <- function(con, n_slots = 1L) {
 # table tasks of a recording of parallel code), and `n_slots` value slots;
 # replaces the views if profile_samples changed.
 db_add_columns <- function(con, tables, n_slots) {
+  db_add_tables(con, tables)
   added <- FALSE
-  known <- db_all_columns(con)
-  for (t in setdiff(intersect(names(tables), db_table_order()), names(known))) {
-    for (statement in db_create_table_sql(con, t)) DBI::dbExecute(con, statement)
-  }
   known <- db_all_columns(con)
   add <- function(table, column, prototype) {
     DBI::dbExecute(con, sprintf(
@@ -296,6 +293,15 @@ db_add_columns <- function(con, tables, n_slots) {
   }
   if (added) {
     db_replace_views(con)
+  }
+}
+
+# Creates the tables of `tables` that the database lacks (a database made
+# before the format had them, such as the table tasks).
+db_add_tables <- function(con, tables) {
+  known <- db_all_columns(con)
+  for (t in setdiff(intersect(names(tables), db_table_order()), names(known))) {
+    for (statement in db_create_table_sql(con, t)) DBI::dbExecute(con, statement)
   }
 }
 

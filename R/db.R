@@ -207,7 +207,8 @@ profile_db_tbl <- function(tbl, table) {
 }
 
 #' @rawNamespace S3method(dplyr::collect, profile_db_tbl)
-collect.profile_db_tbl <- function(x, ...) {
+# (dplyr's generic, registered above: S3 names its method generic.class)
+collect.profile_db_tbl <- function(x, ...) { # nolint: object_name_linter.
   out <- NextMethod()
   table <- attr(x, "profile_table")
   if (rlang::is_string(table)) as_schema_types(out, table) else out

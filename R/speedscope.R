@@ -8,7 +8,8 @@
 #' (in the browser, or offline with its npm package). The file holds one
 #' "sampled" profile per sample type and source (speedscope's menu switches
 #' between them; the sources of a recording of parallel code, one per process,
-#' are named by the process, such as "worker process 4242"; the one shown first is of the type `go tool pprof` shows, see
+#' are named by the process, such as "worker process 4242"; the one shown
+#' first is of the type `go tool pprof` shows, see
 #' [profile_summary()]), with frames shared by all of them: one per distinct
 #' function, file and line, with their file and line.
 #'

@@ -30,23 +30,25 @@ view_heap_lines <- function(parts, frames, line_key, n_line_keys) {
   samples <- ticks$samples
   stack <- ticks$stack
   # the ticks with a frame, in the order they were taken
-  ticks <- which(samples$sample_id %in% stack$sample_id)
+  of_row <- match_ids(stack$sample_id, samples$sample_id)
+  ticks <- which(tabulate(of_row, length(samples$sample_id)) > 0L)
   time <- samples$time[ticks]
   ticks <- ticks[order(samples$source_id[ticks], time, samples$sample_id[ticks], method = "radix")]
   source <- samples$source_id[ticks]
   change <- c(0, diff(samples$heap[ticks]))
   change[c(TRUE, source[-1L] != source[-length(source)])] <- 0
   # each frame with a line credits its tick's change to the line
-  tick <- match(stack$sample_id, samples$sample_id[ticks])
-  key <- line_key[match(stack$location_id, frames$location_id)]
+  tick_of_sample <- rep(NA_integer_, length(samples$sample_id))
+  tick_of_sample[ticks] <- seq_along(ticks)
+  tick <- tick_of_sample[of_row]
+  key <- line_key[match_ids(stack$location_id, frames$location_id)]
   credited <- !is.na(tick) & !is.na(key) & key > 0L
-  per_line <- function(amount) {
-    out <- numeric(n_line_keys)
-    sums <- rowsum(amount[tick[credited]], key[credited])
-    out[as.integer(rownames(sums))] <- sums[, 1L]
-    out
-  }
-  list(allocated = per_line(pmax(change, 0)), released = per_line(pmax(-change, 0)))
+  # (growth and shrinkage summed in one pass over the frames)
+  amount <- cbind(pmax(change, 0), pmax(-change, 0))
+  sums <- rowsum(amount[tick[credited], , drop = FALSE], key[credited])
+  out <- matrix(0, n_line_keys, 2L)
+  out[as.integer(rownames(sums)), ] <- sums
+  list(allocated = out[, 1L], released = out[, 2L])
 }
 
 # The ticks of an in-memory profile with their vector heap: `samples`
@@ -60,7 +62,7 @@ heap_ticks <- function(parts) {
   }
   samples <- parts$samples
   heap <- rowsum(values$value[gauge], values$sample_id[gauge], reorder = FALSE)
-  tick_heap <- heap[match(samples$sample_id, as.integer(rownames(heap))), 1L]
+  tick_heap <- heap[match_ids(samples$sample_id, as.integer(rownames(heap))), 1L]
   time <- samples[["time"]]
   has <- !is.na(tick_heap)
   list(

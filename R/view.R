@@ -34,9 +34,9 @@
 #'   parallel recording, recordings combined with [combine_profiles()]) has
 #'   one *lane* per source, one below the other, each headed by a block that
 #'   names the source (its process, where `sources` has the columns
-#'   `process_role` and `process_id`, then its `source_label`, else its
-#'   file's name) and spans its run: the lanes share one wall-clock axis, each
-#'   starting at its source's start time (`source_timestamp`) after the
+#'   `process_role` and `process_id` and the sources are of several processes,
+#'   then its `source_label`, else its file's name) and spans its run: the
+#'   lanes share one wall-clock axis, each starting at its source's start time (`source_timestamp`) after the
 #'   earliest one, so that a process that started later is drawn later and a
 #'   stretch without samples (a process waiting, between recordings) is empty;
 #'   a lane is as long as its samples or its `duration_nanos`, whichever is
@@ -373,22 +373,82 @@ view_data <- function(x, type, title, call = rlang::caller_env()) {
 # one. (Formats that name the file of a function, as pprof does, give the
 # same file everywhere.)
 defining_files <- function(stack, frames) {
-  row <- match(stack$location_id, frames$location_id)
-  name <- frames$name[row]
-  file <- frames$filename[row]
-  line <- frames$line[row]
-  caller <- vctrs::vec_match(
-    data.frame(sample_id = stack$sample_id, depth = stack$depth + 1L),
-    data.frame(sample_id = stack$sample_id, depth = stack$depth)
-  )
-  callers_line <- !is.na(caller) & file == file[caller] & line == line[caller] &
-    name != name[caller]
-  trusted <- !is.na(row) & nzchar(file) & !callers_line
-  found <- vctrs::vec_count(data.frame(name = name[trusted], file = file[trusted]), sort = "count")
-  found <- found$key[!duplicated(found$key$name), , drop = FALSE]
-  out <- found$file[match(frames$name, found$name)]
+  row <- match_ids(stack$location_id, frames$location_id)
+  caller <- caller_rows(stack$sample_id, stack$depth)
+  # (per stack row through the frames' integer groups: 10^7 rows at 10^6
+  # samples, where strings per row take seconds)
+  place <- vctrs::vec_group_id(data.frame(file = frames$filename, line = frames$line))
+  who <- vctrs::vec_group_id(frames$name)
+  up <- row[caller]
+  callers_line <- !is.na(caller) & place[row] == place[up] & who[row] != who[up]
+  trusted <- !is.na(row) & nzchar(frames$filename)[row] & !callers_line
+  used <- row[which(trusted)]
+  # each (name, file) with its number of trusted frames and its first, the
+  # most frequent first (as vctrs::vec_count(sort = "count") orders them)
+  count <- tabulate(used, nrow(frames))
+  first <- integer(nrow(frames))
+  first[rev(used)] <- rev(seq_along(used))
+  seen <- which(count > 0L)
+  pair <- vctrs::vec_group_id(data.frame(name = frames$name, file = frames$filename))[seen]
+  pair_count <- tapply(count[seen], pair, sum)
+  pair_first <- tapply(first[seen], pair, min)
+  pair_row <- seen[match(as.integer(names(pair_count)), pair)]
+  ranked <- pair_row[order(-pair_count, pair_first)]
+  found <- ranked[!duplicated(frames$name[ranked])]
+  out <- frames$filename[found][match(frames$name, frames$name[found])]
   out[is.na(out)] <- ""
   out
+}
+
+# For each row of a stack (`sample_id`, `depth`), the row of its caller (the
+# same sample, one deeper), or NA: the next row where the rows are in sample
+# order with depths increasing within each (as the profile's stacks are),
+# else by matching.
+caller_rows <- function(sample_id, depth) {
+  n <- length(sample_id)
+  if (n < 2L || anyNA(sample_id) || anyNA(depth) || is.unsorted(sample_id)) {
+    return(vctrs::vec_match(
+      data.frame(sample_id = sample_id, depth = depth + 1L),
+      data.frame(sample_id = sample_id, depth = depth)
+    ))
+  }
+  depth <- as.integer(depth)
+  same <- sample_id[-1L] == sample_id[-n]
+  if (!all(depth[-1L][same] > depth[-n][same])) {
+    return(vctrs::vec_match(
+      data.frame(sample_id = sample_id, depth = depth + 1L),
+      data.frame(sample_id = sample_id, depth = depth)
+    ))
+  }
+  out <- rep(NA_integer_, n)
+  below <- which(same & depth[-1L] == depth[-n] + 1L)
+  out[below] <- below + 1L
+  out
+}
+
+# match(x, table) for integer ids unique in `table` (sample and location
+# ids), through a direct index where they are positive and dense (R's hashed
+# match() takes seconds on 10^7 sorted ids); match() otherwise.
+match_ids <- function(x, table) {
+  if (!is.integer(x) || !dense_ids(table)) {
+    return(match(x, table))
+  }
+  index <- integer(max(table))
+  index[table] <- seq_along(table)
+  x[x < 1L] <- NA_integer_
+  out <- index[x]
+  out[out == 0L] <- NA_integer_
+  out
+}
+
+# Whether `ids` are distinct positive integers, at most about four times as
+# large as their number (an index of them is small).
+dense_ids <- function(ids) {
+  n <- length(ids)
+  if (!is.integer(ids) || !n || anyNA(ids)) {
+    return(FALSE)
+  }
+  min(ids) >= 1L && max(ids) <= 4 * n + 1024 && !anyDuplicated(ids)
 }
 
 # The source lines of the view: a key per location for its file and line (0
@@ -448,6 +508,9 @@ source_lane_labels <- function(sources) {
   role <- column("process_role")
   pid <- column("process_id")
   process <- trimws(paste(ifelse(is.na(role), "", role), ifelse(is.na(pid), "", paste("pid", pid))))
+  # (the process says something only where the sources are of several
+  # processes: two recordings of one R session are told by their labels)
+  if (length(unique(paste(pid, column("host_name"))[!is.na(pid)])) < 2L) process[] <- ""
   types <- unique(sources$source_type)
   if (length(types) > 1L) name <- paste0(name, " (", sources$source_type, ")")
   ifelse(nzchar(process), paste0(process, ": ", name), name)

@@ -49,7 +49,8 @@ test_that("the view's data names each source, with its start on a common wall cl
   expect_equal(decode_typed(got$duration), sources$duration_nanos[row] / 1e9, tolerance = 1e-9)
   # each source's self values, by node, add up to its number of samples
   by <- payload$by_source
-  self <- decode_typed(by$values[[match("samples", vapply(payload$types, `[[`, "", "name"))]]$self_pos)
+  samples_type <- match("samples", vapply(payload$types, `[[`, "", "name"))
+  self <- decode_typed(by$values[[samples_type]]$self_pos)
   per_source <- tapply(self, decode_typed(by$source), sum)
   counts <- table(dm::dm_get_tables(x)$samples$source_id)
   expect_equal(as.vector(per_source[names(counts)]), as.vector(counts))
@@ -140,7 +141,8 @@ test_that("one source alone: Top as profile_summary() of that source, kept by th
   # the time order of that source alone: its lane only
   chart <- state_at(result, 5)
   expect_identical(chart$lanes$label, "second")
-  expect_identical(chart$lanes$samples, as.integer(sum(dm::dm_get_tables(x)$samples$source_id == id)))
+  source_ids <- dm::dm_get_tables(x)$samples$source_id
+  expect_identical(chart$lanes$samples, as.integer(sum(source_ids == id)))
   # all sources again: both lanes
   expect_identical(state_at(result, 6)$lanes$label, c("first", "second"))
   expect_identical(state_at(result, 6)$source_id, "")

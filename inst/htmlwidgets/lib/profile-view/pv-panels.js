@@ -65,8 +65,11 @@
 
   // ---- Top: a table of functions --------------------------------------------
 
-  // The most rows a table shows (the largest first).
-  const MAX_ROWS = 2000;
+  // The rows the Top table draws at first (the largest first, and down to
+  // the selected function), and how many more each click on "Show more"
+  // adds: thousands of rows of cells take the browser seconds to lay out.
+  const FIRST_ROWS = 200;
+  const MORE_ROWS = 1000;
 
   const TOP_COLUMNS = [
     ["flat", "flat", "Self: samples whose innermost frame is the function"],
@@ -125,27 +128,44 @@
         fixed: ["flat_pct", "sum_pct", "cum_pct"]
       });
       let sum = 0;
-      for (const k of keys.slice(0, MAX_ROWS)) {
-        sum += f.flat[k];
-        const row = el("tr");
-        row.dataset.name = m.keyLabel(k);
-        row.dataset.flat = f.flat[k];
-        row.dataset.cum = f.cum[k];
-        cell(row, PV.formatValue(f.flat[k], unit), "pv-num");
-        cell(row, PV.formatPercent(f.flat[k], base), "pv-num");
-        cell(row, PV.formatPercent(sum, base), "pv-num");
-        cell(row, PV.formatValue(f.cum[k], unit), "pv-num");
-        cell(row, PV.formatPercent(f.cum[k], base), "pv-num");
-        cell(row, m.keyLabel(k), "pv-name");
-        cell(row, m.keyFileName(k), "pv-file");
-        if (k === view.selected) row.classList.add("pv-selected");
-        if (view.matchesKey(k)) row.classList.add("pv-match");
-        row.addEventListener("click", () => view.select(k, { from: "table" }));
-        body.appendChild(row);
-      }
+      let next = 0;
+      const add = (upTo) => {
+        const rows = document.createDocumentFragment();
+        for (; next < upTo; next++) {
+          const k = keys[next];
+          sum += f.flat[k];
+          const row = el("tr");
+          row.dataset.name = m.keyLabel(k);
+          row.dataset.flat = f.flat[k];
+          row.dataset.cum = f.cum[k];
+          cell(row, PV.formatValue(f.flat[k], unit), "pv-num");
+          cell(row, PV.formatPercent(f.flat[k], base), "pv-num");
+          cell(row, PV.formatPercent(sum, base), "pv-num");
+          cell(row, PV.formatValue(f.cum[k], unit), "pv-num");
+          cell(row, PV.formatPercent(f.cum[k], base), "pv-num");
+          cell(row, m.keyLabel(k), "pv-name");
+          cell(row, m.keyFileName(k), "pv-file");
+          if (k === view.selected) row.classList.add("pv-selected");
+          if (view.matchesKey(k)) row.classList.add("pv-match");
+          row.addEventListener("click", () => view.select(k, { from: "table" }));
+          rows.appendChild(row);
+        }
+        body.appendChild(rows);
+      };
+      add(Math.min(keys.length, Math.max(FIRST_ROWS, keys.indexOf(view.selected) + 1)));
       this.box.appendChild(table);
-      if (keys.length > MAX_ROWS) {
-        this.box.appendChild(el("p", "pv-note", "The " + MAX_ROWS + " first of " + keys.length + " functions."));
+      if (next < keys.length) {
+        const more = el("button", "pv-more");
+        const label = () => {
+          more.textContent = "Show " + Math.min(MORE_ROWS, keys.length - next) + " more (" + next + " of " + keys.length + " functions shown)";
+        };
+        label();
+        more.addEventListener("click", () => {
+          add(Math.min(keys.length, next + MORE_ROWS));
+          if (next < keys.length) label();
+          else more.remove();
+        });
+        this.box.appendChild(more);
       }
       showSelectedRow(body);
     }
