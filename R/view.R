@@ -426,31 +426,6 @@ caller_rows <- function(sample_id, depth) {
   out
 }
 
-# match(x, table) for integer ids unique in `table` (sample and location
-# ids), through a direct index where they are positive and dense (R's hashed
-# match() takes seconds on 10^7 sorted ids); match() otherwise.
-match_ids <- function(x, table) {
-  if (!is.integer(x) || !dense_ids(table)) {
-    return(match(x, table))
-  }
-  index <- integer(max(table))
-  index[table] <- seq_along(table)
-  x[x < 1L] <- NA_integer_
-  out <- index[x]
-  out[out == 0L] <- NA_integer_
-  out
-}
-
-# Whether `ids` are distinct positive integers, at most about four times as
-# large as their number (an index of them is small).
-dense_ids <- function(ids) {
-  n <- length(ids)
-  if (!is.integer(ids) || !n || anyNA(ids)) {
-    return(FALSE)
-  }
-  min(ids) >= 1L && max(ids) <= 4 * n + 1024 && !anyDuplicated(ids)
-}
-
 # The source lines of the view: a key per location for its file and line (0
 # for frames without a known line, as profile_summary(by = "line") counts
 # them), each key's file and line, and each file's name and text (from the
