@@ -69,9 +69,10 @@ db_slot_value <- function(con, type) {
   ), " END")
 }
 
-# The stacks of sample type `type` with their summed values, summed per
-# stack id in the database: what stacks_in_memory() returns.
-db_stacks_in_memory <- function(parts, type) {
+# The values of sample type `type` in a database of value slots per sample
+# or per source and stack (see db_stacks_in_memory()), summed per `by` (a
+# column of those tables: "stack_id" or "source_id"), rows `by` and `value`.
+db_stacks_sum <- function(parts, type, by) {
   stacks <- parts$values
   con <- stacks$con
   # per source and stack where whole sources are summarised, else per sample
@@ -88,10 +89,18 @@ db_stacks_in_memory <- function(parts, type) {
       paste(as.integer(derived$source_id), collapse = ", ")
     )
   }
-  grouped <- DBI::dbGetQuery(con, sprintf(paste(
-    'SELECT "p"."stack_id" AS "stack_id", SUM(%s) AS "value" FROM %s AS "p"',
-    'WHERE %s GROUP BY "p"."stack_id"'
-  ), value, sql_name(con, table), where))
+  column <- sql_name(con, by)
+  DBI::dbGetQuery(con, sprintf(
+    'SELECT "p".%s AS %s, SUM(%s) AS "value" FROM %s AS "p" WHERE %s GROUP BY "p".%s',
+    column, column, value, sql_name(con, table), where, column
+  ))
+}
+
+# The stacks of sample type `type` with their summed values, summed per
+# stack id in the database: what stacks_in_memory() returns.
+db_stacks_in_memory <- function(parts, type) {
+  grouped <- db_stacks_sum(parts, type, "stack_id")
+  con <- parts$values$con
   grouped <- grouped[!is.na(grouped$value), , drop = FALSE]
   stack_id <- as_column_type(grouped$stack_id, "integer")
   stack_id <- stack_id[order(stack_id)]

@@ -10,7 +10,7 @@ process_totals <- function(parts, type, call = rlang::caller_env()) {
   sources <- parts$sources
   ids <- as.integer(sources$source_id)
   per_source <- if (is_db_stacks(parts$values)) {
-    db_stacks_source_totals(parts, type)
+    db_stacks_sum(parts, type, "source_id")
   } else if (is_db_table(parts$values)) {
     db_source_totals(parts, type, call)
   } else {
@@ -82,26 +82,4 @@ db_source_totals <- function(parts, type, call) {
     'INNER JOIN {samples} AS "s" ON "c"."sample_id" = "s"."sample_id"',
     'GROUP BY "s"."source_id"'
   ), chosen = values$chosen, samples = parts$samples_db)
-}
-
-# The same in a database of value slots per sample or per source and stack
-# (see db_stacks_in_memory()).
-db_stacks_source_totals <- function(parts, type) {
-  stacks <- parts$values
-  con <- stacks$con
-  table <- if (is.null(stacks$sources)) db_physical$samples else db_physical$source_stacks
-  where <- if (is.null(stacks$sources)) stacks$where else stacks$sources
-  value <- db_slot_value(con, type)
-  derived <- parts$derived
-  if (!is.null(derived) && identical(type, derived$type)) {
-    value <- db_derived_value(db_slot_value(con, derived$from), derived, '"p"')
-    where <- sprintf(
-      '(%s) AND "p"."source_id" IN (%s)', where,
-      paste(as.integer(derived$source_id), collapse = ", ")
-    )
-  }
-  DBI::dbGetQuery(con, sprintf(paste(
-    'SELECT "p"."source_id" AS "source_id", SUM(%s) AS "value" FROM %s AS "p"',
-    'WHERE %s GROUP BY "p"."source_id"'
-  ), value, sql_name(con, table), where))
 }
