@@ -53,7 +53,7 @@ impl Parser<'_, '_, '_> {
         self.data.get(self.pos).copied()
     }
 
-    pub(super) fn expect(&mut self, c: u8) -> Decoded<()> {
+    pub(super) fn expect_byte(&mut self, c: u8) -> Decoded<()> {
         if self.peek() == Some(c) {
             self.pos += 1;
             Ok(())
@@ -107,7 +107,7 @@ impl Parser<'_, '_, '_> {
             return Ok(());
         }
         self.enter()?;
-        self.expect(b'{')?;
+        self.expect_byte(b'{')?;
         if self.peek() == Some(b'}') {
             self.pos += 1;
             self.depth -= 1;
@@ -116,7 +116,7 @@ impl Parser<'_, '_, '_> {
         loop {
             let at = self.pos;
             let key = self.key()?;
-            self.expect(b':')?;
+            self.expect_byte(b':')?;
             if !member(self, &key)? {
                 if self.traces.draft.is_none() {
                     if let Some(draft) = draft_key(message, key.bytes()) {
@@ -148,7 +148,7 @@ impl Parser<'_, '_, '_> {
             return Ok(());
         }
         self.enter()?;
-        self.expect(b'[')?;
+        self.expect_byte(b'[')?;
         if self.peek() == Some(b']') {
             self.pos += 1;
             self.depth -= 1;
@@ -449,7 +449,7 @@ impl Parser<'_, '_, '_> {
                 } else {
                     loop {
                         self.key()?;
-                        self.expect(b':')?;
+                        self.expect_byte(b':')?;
                         self.skip_value()?;
                         match self.peek() {
                             Some(b',') => self.pos += 1,
