@@ -36,8 +36,8 @@
 #'   names the source (its process, where `sources` has the columns
 #'   `process_role` and `process_id` and the sources are of several processes,
 #'   then its `source_label`, else its file's name) and spans its run: the
-#'   lanes share one wall-clock axis, each starting at its source's start time (`source_timestamp`) after the
-#'   earliest one, so that a process that started later is drawn later and a
+#'   lanes share one wall-clock axis, each starting at its source's start
+#'   time (`source_timestamp`) after the earliest one, so that a process that started later is drawn later and a
 #'   stretch without samples (a process waiting, between recordings) is empty;
 #'   a lane is as long as its samples or its `duration_nanos`, whichever is
 #'   longer. Rprof's timer counts a process's CPU time, and Rprof samples are
