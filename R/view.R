@@ -35,18 +35,18 @@
 #'   one *lane* per source, one below the other, each headed by a block that
 #'   names the source (its process, where `sources` has the columns
 #'   `process_role` and `process_id` and the sources are of several processes,
-#'   then its `source_label`, else its file's name) and spans its run: the
-#'   lanes share one wall-clock axis, each starting at its source's start
-#'   time (`source_timestamp`) after the earliest one, so that a process that started later is drawn later and a
-#'   stretch without samples (a process waiting, between recordings) is empty;
-#'   a lane is as long as its samples or its `duration_nanos`, whichever is
-#'   longer. Rprof's timer counts a process's CPU time, and Rprof samples are
-#'   drawn one interval after another from their source's start: the time a
-#'   process spent waiting (for its workers, in [Sys.sleep()]) shows as the
-#'   empty end of its lane, as long as the wait, not where it happened;
-#'   samples with their own times (OpenTelemetry profiles) are drawn at them.
-#'   Sources without a start time are drawn after those with one, one after
-#'   the other. Sources without times (an `Rprofmem()` source of
+#'   then its `source_label`, else its file's name) and spans its run: the lanes
+#'   share one wall-clock axis, each starting at its source's start time
+#'   (`source_timestamp`) after the earliest one, so that a process that started
+#'   later is drawn later and a stretch without samples (a process waiting,
+#'   between recordings) is empty; a lane is as long as its samples or its
+#'   `duration_nanos`, whichever is longer. Rprof's timer counts a process's CPU
+#'   time, and Rprof samples are drawn one interval after another from their
+#'   source's start: the time a process spent waiting (for its workers, in
+#'   [Sys.sleep()]) shows as the empty end of its lane, as long as the wait, not
+#'   where it happened; samples with their own times (OpenTelemetry profiles)
+#'   are drawn at them. Sources without a start time are drawn after those with
+#'   one, one after the other. Sources without times (an `Rprofmem()` source of
 #'   `profile_record(allocations = TRUE)`) have no lane.
 #'
 #' A profile of several sources has a source menu in the toolbar: "All
