@@ -42,11 +42,22 @@
 #'   between recordings) is empty; a lane is as long as its samples or its
 #'   `duration_nanos`, whichever is longer. Rprof's timer counts a process's CPU
 #'   time, and Rprof samples are drawn one interval after another from their
-#'   source's start: the time a process spent waiting (for its workers, in
-#'   [Sys.sleep()]) shows as the empty end of its lane, as long as the wait, not
-#'   where it happened; samples with their own times (OpenTelemetry profiles)
-#'   are drawn at them. Sources without a start time are drawn after those with
-#'   one, one after the other. Sources without times (an `Rprofmem()` source of
+#'   source's start, with one exception: the main process of a recording of
+#'   parallel code ([profile_record()]), whose waits (the table `waits`:
+#'   stretches of wall-clock time in which it used no CPU time, watched while
+#'   it recorded) are drawn where they happened, as grey blocks labelled
+#'   "waiting for workers" (when another process of the profile ran a task or
+#'   recorded meanwhile; the tooltip names them) or "waiting", its samples
+#'   placed around them: a sample after a wait at the wait's end plus the CPU
+#'   time from the wait's start to the sample. The waits' wall-clock positions
+#'   are exact (to a few milliseconds); the samples' positions between two
+#'   waits are approximate (CPU time read as wall-clock time). In the other
+#'   sources the time a process spent waiting (a worker between its tasks, a
+#'   recording of [Sys.sleep()]) shows as the empty end of its lane, not where
+#'   it happened. Samples with their own times (OpenTelemetry profiles) are
+#'   drawn at them; a gap of more than one and a half sampling intervals ends
+#'   a block. Sources without a start time are drawn after those with one, one
+#'   after the other. Sources without times (an `Rprofmem()` source of
 #'   `profile_record(allocations = TRUE)`) have no lane.
 #'
 #' A profile of several sources has a source menu in the toolbar: "All
@@ -345,6 +356,8 @@ view_data <- function(x, type, title, call = rlang::caller_env()) {
   lines <- view_lines(parts, frames)
   heap_lines <- view_heap_lines(parts, frames, lines$location_line_key, lines$n_line_keys)
   parts <- db_samples_in_memory(parts, types, call = call)
+  waits <- profile_waits(x)
+  parts$samples <- place_around_waits(parts$samples, parts$sources, waits)
   keys <- keys_by_name(frames)
   if (is.null(title)) title <- view_title(parts)
   input <- c(sample_set_input(parts, types), lines, list(
@@ -358,7 +371,10 @@ view_data <- function(x, type, title, call = rlang::caller_env()) {
     title = as_valid_utf8(title)
   ), view_sources(parts$sources))
   json <- rust_value(ffi_profile_view_data(input), "Can't prepare the view.", call = call)
-  with_source_memory(json, heap_lines, has_rprofmem_source(parts), call = call)
+  tasks <- if (inherits(x, "dm")) dm::dm_get_tables(x, keyed = FALSE)[["tasks"]]
+  with_source_memory(json, heap_lines, has_rprofmem_source(parts),
+    waits = view_waits_json(waits, parts$sources, tasks), call = call
+  )
 }
 
 # The file each frame's function is defined in, one per frame of `frames`

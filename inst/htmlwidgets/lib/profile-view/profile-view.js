@@ -500,6 +500,14 @@
       const file = m.keyFileName(k);
       if (file || where) lines.push((file || "?") + (where ? ":" + where : ""));
       const value = (x) => PV.formatValue(x, unit) + " (" + PV.formatPercent(x, base) + ")";
+      if (canvas === this.chart && tree.waits && tree.waits.has(i)) {
+        // a wait of the recording process (pv-lanes.js): when, and for what
+        const w = tree.waits.get(i);
+        lines.push(PV.formatValue(w.end - w.start, "seconds") + " without CPU time, from " +
+          PV.formatValue(w.start, "seconds") + " to " + PV.formatValue(w.end, "seconds"));
+        if (w.detail) lines.push(w.detail);
+        return lines;
+      }
       if (canvas === this.chart) {
         const b = m.chartBlockValues(t, i);
         lines.push("total " + value(b.total));

@@ -294,6 +294,8 @@
       // the sources, and the values of each alone (pv-lanes.js)
       this.sourceData = data.sources;
       this.bySourceData = data.by_source;
+      // the waits of the recording process (R/view-waits.R), drawn in its lane
+      this.waitData = data.waits || null;
       this.sourceId = null;
       this.cache = {};
     }

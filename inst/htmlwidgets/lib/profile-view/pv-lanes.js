@@ -31,6 +31,24 @@
     return this.decodedSources;
   };
 
+  // The waits of source `id` (the recording process of a parallel
+  // recording: R/view-waits.R): per wait its start and end on the axis
+  // (seconds after the earliest source's start: the wall clock), label and
+  // details (what it waited for).
+  Model.prototype.waitsOf = function (id) {
+    if (!this.waitList) {
+      const w = this.waitData;
+      this.waitList = new Map();
+      if (w) {
+        for (let i = 0; i < w.source.length; i++) {
+          if (!this.waitList.has(w.source[i])) this.waitList.set(w.source[i], []);
+          this.waitList.get(w.source[i]).push({ start: w.start[i], end: w.end[i], label: w.label[i], detail: w.detail[i] });
+        }
+      }
+    }
+    return this.waitList.get(id) || [];
+  };
+
   Model.prototype.hasSource = function (id) {
     return this.sourceList().some((s) => s.id === id);
   };
@@ -127,6 +145,7 @@
     let xMin = Infinity;
     let xMax = -Infinity;
     const labels = new Map();
+    const waitBlocks = new Map();
     const drawnLanes = [];
     let top = 1;
     // runs by source number (they come grouped by source)
@@ -150,12 +169,24 @@
         xMax = Math.max(xMax, lane.start + lane.extent);
       }
       const rowBase = withLanes ? top : 0;
-      const depth = this.laneBlocks(runs, range, lane.start, under, rowBase, b);
+      // the process's waits where they happened, beside its frames (whose
+      // times R placed around them), each a block of its own without samples
+      const waits = [];
+      for (const w of this.waitsOf(lane.id)) {
+        const i = b.add(under, 0, 0, w.start, w.end, range[0], range[0] - 1, rowBase + 1);
+        labels.set(i, w.label);
+        waitBlocks.set(i, w);
+        waits.push({ node: i, label: w.label, detail: w.detail, start: w.start, end: w.end });
+        xMin = Math.min(xMin, w.start);
+        xMax = Math.max(xMax, w.end);
+      }
+      if (withLanes) drawnLanes[drawnLanes.length - 1].waits = waits;
+      const depth = Math.max(this.laneBlocks(runs, range, lane.start, under, rowBase, b), waits.length ? 1 : 0);
       if (rowBase + depth > maxRow) maxRow = rowBase + depth;
       top += depth + 1;
     }
     if (!withLanes) {
-      xMin = 0;
+      xMin = Math.min(0, xMin);
       xMax = 0;
       for (let i = 1; i < b.n; i++) if (b.x1[i] > xMax) xMax = b.x1[i];
     }
@@ -176,6 +207,8 @@
       r0: b.r0.slice(0, n),
       r1: b.r1.slice(0, n)
     });
+    tree.waits = waitBlocks;
+    if (!withLanes && waitBlocks.size) tree.labels = labels;
     if (withLanes) {
       tree.depth = b.row.slice(0, n);
       tree.maxDepth = maxRow;
@@ -337,7 +370,8 @@
     if (!tree || !tree.lanes) return [];
     return tree.lanes.map((l) => ({
       node: l.node, id: l.id, label: l.label, start: l.start, extent: l.extent,
-      samples: view.model.chartBlockValues(view.type, l.node).samples
+      samples: view.model.chartBlockValues(view.type, l.node).samples,
+      waits: l.waits || []
     }));
   }
 

@@ -109,6 +109,7 @@ fn derived_lists_are_the_format_rules() {
             "source_comments.source_id sources.source_id",
             "source_lines.source_id sources.source_id",
             "tasks.source_id sources.source_id",
+            "waits.source_id sources.source_id",
             "scopes.resource_id resources.resource_id",
             "resource_attributes.resource_id resources.resource_id",
             "scope_attributes.scope_id scopes.scope_id",
