@@ -204,7 +204,8 @@ profile_record <- function(expr, ..., interval = 0.01, memory = TRUE, line = TRU
   stop_recording(recording, remove = FALSE)
   stop_allocations(allocs, remove = FALSE)
   finish_workers(parallel, remove = FALSE)
-  parallel$main_waits <- recording$waits
+  # (its waits, which read_recording() puts on the samples' clock)
+  parallel$recording <- recording
   with_profile_errors(
     "internal", "Can't read the recording.",
     # (the main process's profile as a promise: read_workers() reads it where
@@ -393,6 +394,9 @@ time_used_since <- function(clock) {
 read_recording <- function(recording, block, used) {
   uri <- if (recording$temporary) NA_character_ else recording$file
   x <- read_rprof(recording$path, source_uri = uri, source_text = FALSE)
+  recording$waits <- waits_on_sample_clock(
+    recording$waits, max(c(0, dm::dm_get_tables(x)$samples$time), na.rm = TRUE) + recording$interval
+  )
   x <- cut_to_expr(x, used, recording$interval)
   tables <- dm::dm_get_tables(x, keyed = FALSE)
   functions <- tables$functions

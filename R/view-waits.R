@@ -1,7 +1,7 @@
-# The waits of a recording's main process in the view's time order (see
-# R/waits.R for where they come from, and "Time order" in ?profile_view): the
-# waits are drawn where they happened on the wall clock, and the process's
-# samples (whose times are CPU time) are placed around them.
+# The lanes of the view's time order: each source's label, and the waits of
+# a recording's main process (see R/waits.R for where they come from, and
+# "Time order" in ?profile_view), drawn where they happened on the wall
+# clock, the process's samples (whose times are CPU time) placed around them.
 
 # The table `waits` of `x`, in memory (NULL when `x` has none).
 profile_waits <- function(x) {
@@ -109,4 +109,27 @@ in_memory <- function(table) {
   }
   if (inherits(table, "tbl_lazy")) table <- dplyr::collect(table)
   as.data.frame(table)
+}
+
+# A source's label in the view: its process (`process_role` and `process_id`,
+# where the sources say so), then its label, else its file's name, else its
+# id.
+source_lane_labels <- function(sources) {
+  column <- function(name) {
+    v <- sources[[name]]
+    if (is.null(v)) rep(NA_character_, nrow(sources)) else as.character(v)
+  }
+  uri <- column("source_uri")
+  name <- column("source_label")
+  name[is.na(name) & !is.na(uri)] <- basename(uri[is.na(name) & !is.na(uri)])
+  name[is.na(name)] <- paste("source", sources$source_id[is.na(name)])
+  role <- column("process_role")
+  pid <- column("process_id")
+  process <- trimws(paste(ifelse(is.na(role), "", role), ifelse(is.na(pid), "", paste("pid", pid))))
+  # (the process says something only where the sources are of several
+  # processes: two recordings of one R session are told by their labels)
+  if (length(unique(paste(pid, column("host_name"))[!is.na(pid)])) < 2L) process[] <- ""
+  types <- unique(sources$source_type)
+  if (length(types) > 1L) name <- paste0(name, " (", sources$source_type, ")")
+  ifelse(nzchar(process), paste0(process, ": ", name), name)
 }

@@ -51,7 +51,9 @@
 #'   placed around them: a sample after a wait at the wait's end plus the CPU
 #'   time from the wait's start to the sample. The waits' wall-clock positions
 #'   are exact (to a few milliseconds); the samples' positions between two
-#'   waits are approximate (CPU time read as wall-clock time). In the other
+#'   waits are approximate (CPU time read as wall-clock time; R's profiler may
+#'   take fewer ticks than the CPU time used, so that a sample next to a wait
+#'   may fall on its other side). In the other
 #'   sources the time a process spent waiting (a worker between its tasks, a
 #'   recording of [Sys.sleep()]) shows as the empty end of its lane, not where
 #'   it happened. Samples with their own times (OpenTelemetry profiles) are
@@ -482,29 +484,6 @@ view_sources <- function(sources) {
     source_start = start,
     source_duration = duration
   )
-}
-
-# A source's label in the view: its process (`process_role` and `process_id`,
-# where the sources say so), then its label, else its file's name, else its
-# id.
-source_lane_labels <- function(sources) {
-  column <- function(name) {
-    v <- sources[[name]]
-    if (is.null(v)) rep(NA_character_, nrow(sources)) else as.character(v)
-  }
-  uri <- column("source_uri")
-  name <- column("source_label")
-  name[is.na(name) & !is.na(uri)] <- basename(uri[is.na(name) & !is.na(uri)])
-  name[is.na(name)] <- paste("source", sources$source_id[is.na(name)])
-  role <- column("process_role")
-  pid <- column("process_id")
-  process <- trimws(paste(ifelse(is.na(role), "", role), ifelse(is.na(pid), "", paste("pid", pid))))
-  # (the process says something only where the sources are of several
-  # processes: two recordings of one R session are told by their labels)
-  if (length(unique(paste(pid, column("host_name"))[!is.na(pid)])) < 2L) process[] <- ""
-  types <- unique(sources$source_type)
-  if (length(types) > 1L) name <- paste0(name, " (", sources$source_type, ")")
-  ifelse(nzchar(process), paste0(process, ": ", name), name)
 }
 
 # The profile's source, or how many sources it combines.

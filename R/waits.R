@@ -15,10 +15,30 @@ start_wait_watch <- function(interval) {
   ))
 }
 
-# Stops the watch; its waits as a data frame (start_time, end_time, cpu_time).
+# Stops the watch; its waits as a data frame (start_time, end_time, cpu_time),
+# with the CPU time it saw used as the attribute "cpu_total".
 stop_wait_watch <- function() {
   waits <- rust_value(ffi_wait_watch_stop(), "Can't watch the process's waits.")
-  data.frame(start_time = waits$start, end_time = waits$end, cpu_time = waits$cpu)
+  structure(
+    data.frame(start_time = waits$start, end_time = waits$end, cpu_time = waits$cpu),
+    cpu_total = waits$total
+  )
+}
+
+# The waits' CPU times on the clock of the samples, whose times count the
+# ticks of R's profiler (`sample_end`: the end of the last tick recorded):
+# a loaded system delivers fewer ticks than the CPU time used (two timer
+# expiries taken as one signal), so that the samples' clock runs behind the
+# process's CPU time; scaled by the ratio of the two, a wait falls between
+# the samples taken before it and those after it.
+waits_on_sample_clock <- function(waits, sample_end) {
+  total <- attr(waits, "cpu_total")
+  if (is.null(waits) || !length(total) || !is.finite(total) || total <= 0 ||
+    !is.finite(sample_end) || sample_end <= 0) {
+    return(waits)
+  }
+  waits$cpu_time <- waits$cpu_time * min(1, sample_end / total)
+  waits
 }
 
 # The table `waits` of a source (`source_id`) from a data frame of waits

@@ -140,7 +140,7 @@ process_parts <- function(main, state, p) {
   tasks <- read_task_log(state$dir, p)
   if (p$role == "main") {
     tables <- dm::dm_get_tables(main, keyed = FALSE)
-    return(list(process_part(tables, p, tasks, state$main_waits)))
+    return(list(process_part(tables, p, tasks, state$recording$waits)))
   }
   tables <- read_worker_rprof(state, p, tasks)
   if (is.null(tables)) {

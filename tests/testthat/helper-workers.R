@@ -110,3 +110,78 @@ small_parallel_recording <- function() {
   }
   parallel_recording_cache$x
 }
+
+# ---- the main process's waits (test-waits.R, test-view-waits.R) ----
+
+# Main-only work, then parLapply() on a PSOCK cluster of two workers of about
+# 0.5 s each (through profile_task(), so that the tasks' spans are kept), then
+# main-only work; the wall-clock span of the parallel call measured inside
+# the recorded code with Sys.time(). (A cluster made before: inside the
+# parallel call the main process only sends and receives, where mclapply()
+# forks its children, which takes the main process's CPU time.)
+waiting_recording <- function() {
+  f <- parallel_functions()
+  span <- new.env()
+  before_part <- function() f$spin(work_size(0.2))
+  after_part <- function() f$spin(work_size(0.2))
+  worker_busy <- function(i) {
+    clock <- proc.time()[["elapsed"]]
+    while (proc.time()[["elapsed"]] - clock < 0.5) spin(1e4)
+    i
+  }
+  environment(worker_busy) <- f
+  cl <- parallel::makePSOCKcluster(2)
+  on.exit(parallel::stopCluster(cl))
+  # (profile_task() loads profile in the workers: loaded before, so that the
+  # CPU time of loading it is not counted from the workers' profiler start,
+  # from which their samples are drawn)
+  parallel::clusterCall(cl, loadNamespace, "profile")
+  x <- profile_record(
+    {
+      before_part()
+      span$start <- as.numeric(Sys.time())
+      parallel::parLapply(cl, 1:2, profile_task(worker_busy))
+      span$end <- as.numeric(Sys.time())
+      after_part()
+    },
+    memory = FALSE, workers = cl
+  )
+  list(x = x, start = span$start, end = span$end)
+}
+
+# |actual - expected| <= within (times since the epoch: expect_equal()'s
+# tolerance is relative).
+expect_within <- function(actual, expected, within) {
+  expect_lte(abs(actual - expected), within, label = sprintf("|%.3f - %.3f|", actual, expected))
+}
+
+# The waits "waiting for workers" of `waits` (start, end) that follow one
+# another within 0.1 s as one: the main process wakes between them to take a
+# worker's result.
+joined_waits <- function(start, end) {
+  o <- order(start)
+  start <- start[o]
+  end <- end[o]
+  group <- cumsum(c(TRUE, start[-1L] - end[-length(end)] > 0.1))
+  data.frame(start = tapply(start, group, min), end = tapply(end, group, max))
+}
+
+local_waiting_recording <- local({
+  made <- NULL
+  function() {
+    skip_on_os("windows")
+    skip_on_cran()
+    if (is.null(made)) made <<- waiting_recording()
+    made
+  }
+})
+
+# The wait of the main process during the parallel call of the recording `r`
+# (the waits that follow one another within 0.1 s joined, that overlap the
+# call and last more than 0.3 s).
+long_wait <- function(start, end, r) {
+  joined <- joined_waits(start, end)
+  joined[joined$end - joined$start > 0.3 & joined$start < r$end & joined$end > r$start, ,
+    drop = FALSE
+  ]
+}

@@ -285,9 +285,15 @@
       open.length = to + 1;
       reach.length = to + 1;
     };
+    let lastStop = -Infinity;
     for (let r = range[0]; r <= range[1]; r++) {
       const start = offset + runs.time[r];
       const stop = start + runs.count[r] * step;
+      // a gap in time (a wait of the process, around which R/view-waits.R
+      // placed its samples) ends every block open: the frames after it are
+      // blocks of their own
+      if (start > lastStop + step / 2 && r > range[0]) close(0, r - 1);
+      lastStop = stop;
       const leaf = runs.leaf[r];
       const leafDepth = depthOf[leaf];
       // the leaf's ancestors below the open blocks are new frames
