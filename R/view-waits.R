@@ -68,10 +68,8 @@ view_waits_json <- function(waits, sources, tasks) {
     what <- ifelse(during$task[match(names(n), during$source_id)],
       paste0(" (", n, ifelse(n == 1L, " task)", " tasks)")), ""
     )
-    detail[[i]] <- paste0(
-      "while ", paste0(names[match(as.integer(names(n)), sources$source_id)], what, collapse = ", "),
-      " ran"
-    )
+    who <- names[match(as.integer(names(n)), sources$source_id)]
+    detail[[i]] <- paste0("while ", paste0(who, what, collapse = ", "), " ran")
   }
   label <- ifelse(nzchar(detail), "waiting for workers", "waiting")
   paste0(
@@ -99,7 +97,9 @@ busy_spans <- function(sources, tasks) {
   duration <- if (is.null(nanos)) NA_real_ else as.double(rest$duration_nanos) / 1e9
   runs <- data.frame(source_id = as.integer(rest$source_id), start = stamp, end = stamp + duration)
   runs <- runs[is.finite(runs$start) & is.finite(runs$end), , drop = FALSE]
-  rbind(cbind(from_tasks, task = rep(TRUE, nrow(from_tasks))), cbind(runs, task = rep(FALSE, nrow(runs))))
+  from_tasks$task <- rep(TRUE, nrow(from_tasks))
+  runs$task <- rep(FALSE, nrow(runs))
+  rbind(from_tasks, runs)
 }
 
 # A table of a profile as a data frame (one in a database collected).

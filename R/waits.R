@@ -32,12 +32,10 @@ stop_wait_watch <- function() {
 # process's CPU time; scaled by the ratio of the two, a wait falls between
 # the samples taken before it and those after it.
 waits_on_sample_clock <- function(waits, sample_end) {
-  total <- attr(waits, "cpu_total")
-  if (is.null(waits) || !length(total) || !is.finite(total) || total <= 0 ||
-    !is.finite(sample_end) || sample_end <= 0) {
-    return(waits)
+  ratio <- sample_end / as.double(attr(waits, "cpu_total"))
+  if (length(ratio) == 1L && is.finite(ratio) && ratio > 0) {
+    waits$cpu_time <- waits$cpu_time * min(1, ratio)
   }
-  waits$cpu_time <- waits$cpu_time * min(1, sample_end / total)
   waits
 }
 

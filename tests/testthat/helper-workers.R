@@ -144,7 +144,8 @@ waiting_recording <- function() {
       span$end <- as.numeric(Sys.time())
       after_part()
     },
-    memory = FALSE, workers = cl
+    memory = FALSE,
+    workers = cl
   )
   list(x = x, start = span$start, end = span$end)
 }
