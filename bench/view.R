@@ -198,7 +198,9 @@ started <- format(Sys.time(), "%Y-%m-%d %H:%M UTC", tz = "UTC")
 
 rows <- rbind(write_views(before, inputs, dir, "before"), write_views(after, inputs, dir, "after"))
 rows$nodes <- vapply(rows$html, tree_nodes, 0)
-pages <- lapply(rows$html, time_page)
+# (the pages of both versions alternated, input by input: the same load)
+pages <- vector("list", nrow(rows))
+for (i in order(rows$input, rows$version != "before")) pages[[i]] <- time_page(rows$html[[i]])
 
 cat(sprintf(
   "R %s, %s, %s; %s; load average %s (start) %s (end)\n", getRversion(), R.version$platform,

@@ -58,4 +58,5 @@ jsonlite::write_json(refined, file.path(out, "refined.json"), digits = NA, auto_
 both <- combine_profiles(
   x, read_rprof(system.file("samples", "rprof", "memory.out", package = "profile", mustWork = TRUE))
 )
-writeLines(profile:::view_data(both, type = NULL, title = NULL), file.path(out, "lanes.json"), useBytes = TRUE)
+lanes <- profile:::view_data(both, type = NULL, title = NULL)
+writeLines(lanes, file.path(out, "lanes.json"), useBytes = TRUE)
