@@ -254,13 +254,9 @@ cut_task_allocations <- function(tables) {
   at_top <- keep_row & sl$depth == depth_limit
   sl$location_id[at_top] <- top_id
   tables$sample_locations <- sl[keep_row, , drop = FALSE]
-  tables$functions <- vctrs::vec_rbind(tables$functions, tibble::tibble(
-    function_id = top_id, name = "<top level>", system_name = "", filename = "",
-    start_line = 0L
-  ))
-  tables$locations <- vctrs::vec_rbind(tables$locations, tibble::tibble(
-    location_id = top_id, function_id = top_id, line = 0L
-  ))
+  top <- top_level_rows(top_id, top_id)
+  tables$functions <- vctrs::vec_rbind(tables$functions, top$functions)
+  tables$locations <- vctrs::vec_rbind(tables$locations, top$locations)
   kept <- as.integer(names(boundary))
   for (t in c("samples", "sample_values", "sample_labels")) {
     if (!is.null(tables[[t]])) tables[[t]] <- tables[[t]][tables[[t]]$sample_id %in% kept, ]
@@ -325,12 +321,30 @@ read_task_log <- function(dir, process) {
   tasks
 }
 
+# (new_tibble(), not tibble(): tibble()'s checks of its arguments cost about
+# a millisecond a call, which adds up per source in the assembling that
+# bench/workers.R times)
 tasks_table <- function(source_id, tasks) {
-  tibble::tibble(
-    source_id = rep(source_id, nrow(tasks)),
+  n <- nrow(tasks)
+  tibble::new_tibble(list(
+    source_id = rep(source_id, n),
     start_time = as.numeric(tasks$start_time),
     end_time = as.numeric(tasks$end_time),
     status = as.character(tasks$status)
+  ), nrow = n)
+}
+
+# One row of the tables functions and locations: the frame `<top level>`
+# with the ids given.
+top_level_rows <- function(function_id, location_id) {
+  list(
+    functions = tibble::new_tibble(list(
+      function_id = function_id, name = "<top level>", system_name = "", filename = "",
+      start_line = 0L
+    ), nrow = 1L),
+    locations = tibble::new_tibble(list(
+      location_id = location_id, function_id = function_id, line = 0L
+    ), nrow = 1L)
   )
 }
 
@@ -360,13 +374,9 @@ cut_worker_machinery <- function(tables) {
   sl <- sl[keep_row, ]
   function_id <- max(c(0L, tables$functions$function_id)) + 1L
   location_id <- max(c(0L, tables$locations$location_id)) + 1L
-  tables$functions <- vctrs::vec_rbind(tables$functions, tibble::tibble(
-    function_id = function_id, name = "<top level>", system_name = "", filename = "",
-    start_line = 0L
-  ))
-  tables$locations <- vctrs::vec_rbind(tables$locations, tibble::tibble(
-    location_id = location_id, function_id = function_id, line = 0L
-  ))
+  top <- top_level_rows(function_id, location_id)
+  tables$functions <- vctrs::vec_rbind(tables$functions, top$functions)
+  tables$locations <- vctrs::vec_rbind(tables$locations, top$locations)
   sl$location_id[sl$depth == depth_limit[keep_row]] <- location_id
   tables$sample_locations <- sl
   for (t in c("samples", "sample_values", "sample_labels")) {
