@@ -488,7 +488,10 @@ source_lane_labels <- function(sources) {
   if (length(unique(paste(pid, column("host_name"))[!is.na(pid)])) < 2L) process[] <- ""
   types <- unique(sources$source_type)
   if (length(types) > 1L) name <- paste0(name, " (", sources$source_type, ")")
-  ifelse(nzchar(process), paste0(process, ": ", name), name)
+  # (not ifelse(): of no sources it gives a logical vector)
+  with_process <- nzchar(process)
+  name[with_process] <- paste0(process[with_process], ": ", name[with_process])
+  name
 }
 
 # The profile's source, or how many sources it combines.

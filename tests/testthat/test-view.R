@@ -412,3 +412,19 @@ test_that("a base function first seen on its caller's line has no file in the To
     c("", "", "defs.R", "defs.R")
   )
 })
+
+test_that("a profile of no sources has a view: a database whose every run was deleted", {
+  skip_if_not_installed("RSQLite")
+  con <- DBI::dbConnect(RSQLite::SQLite(), withr::local_tempfile(fileext = ".sqlite"))
+  withr::defer(DBI::dbDisconnect(con))
+  db <- profile_db_append(con, read_rprof(rprof_sample("memory.out")))
+  emptied <- profile_db_delete(con, dplyr::collect(db$sources)$source_id)
+  # (the lanes' labels of no sources once failed: "argument is not a character vector")
+  filtered <- dm::dm_filter(read_rprof(rprof_sample("memory.out")), sources = source_id < 0L)
+  for (x in list(emptied, filtered)) {
+    payload <- write_view(x)
+    tree <- view_tree(payload)
+    expect_identical(tree$name, "root")
+    expect_length(payload$sources$label, 0L)
+  }
+})
