@@ -35,6 +35,48 @@ test_that("a PSOCK cluster started inside expr is profiled; the user's startup f
   expect_identical(nrow(dm::dm_get_tables(x)$tasks), 0L)
 })
 
+test_that("a PSOCK cluster stopped inside expr: the kept files, complete, read alone agree", {
+  f <- parallel_functions()
+  worker_part <- f$worker_part
+  main_part <- f$main_part
+  n <- work_size(0.4)
+  interval <- 0.008
+  dir <- withr::local_tempdir()
+  x <- profile_record(
+    {
+      cl <- parallel::makePSOCKcluster(2)
+      results <- parallel::clusterApply(cl, c(n, n), worker_part)
+      parallel::stopCluster(cl)
+      main_part(n / 4)
+    },
+    interval = interval,
+    file = dir
+  )
+  expect_silent(validate_profile(x))
+  expect_worker_times(x, results, interval)
+  # one Rprof file per process kept in the folder, nothing else (the workers'
+  # descriptions and the files that say their profilers stopped are removed)
+  files <- list.files(dir)
+  pids <- vapply(results, function(r) r$pid, integer(1))
+  expect_setequal(
+    sub("-[0-9]+[.]out$", "", setdiff(files, "rprof-main.out")), paste0("rprof-", pids)
+  )
+  expect_true("rprof-main.out" %in% files)
+  # summaryRprof() of each worker's file, which its process completed before
+  # the recording read it: the totals of its source
+  sources <- dm::dm_get_tables(x, keyed = FALSE)$sources
+  for (file in file.path(dir, setdiff(files, "rprof-main.out"))) {
+    pid <- sources$process_id[sources$source_uri == file]
+    oracle <- utils::summaryRprof(file)$by.total
+    for (name in c("worker_spin", "spin")) {
+      expect_equal(seconds_with(x, name)[[as.character(pid)]],
+        oracle[paste0('"', name, '"'), "total.time"],
+        label = paste(name, "in", basename(file))
+      )
+    }
+  }
+})
+
 test_that("workers = cl profiles a cluster made before, and only while recording", {
   f <- parallel_functions()
   worker_part <- f$worker_part
@@ -73,4 +115,16 @@ test_that("workers = cl profiles a cluster made before, and only while recording
     profile_record(parallel::clusterCall(cl, Sys.getpid), workers = cl),
     class = "profile_warning_no_samples"
   )
+})
+
+test_that("workers = cl: the nodes, which stay alive, are not waited for", {
+  cl <- parallel::makePSOCKcluster(2)
+  on.exit(parallel::stopCluster(cl), add = TRUE)
+  # a node's Rprof file is complete once its profiler is stopped: the
+  # recording need not wait for the node's process to end (which it never
+  # does while the cluster runs; the wait's timeout is 2 s)
+  elapsed <- system.time(suppressWarnings(
+    profile_record(parallel::clusterCall(cl, Sys.getpid), workers = cl)
+  ))[["elapsed"]]
+  expect_lt(elapsed, 2)
 })
