@@ -92,6 +92,7 @@ recorded_processes <- function(dir) {
 # end a moment after stopCluster() returns), that of a process profiled
 # during its tasks once its tasks have ended; either also once the process
 # has ended (it was killed). A process on another host is not waited for.
+# Returns whether every file was complete before the timeout.
 wait_for_workers <- function(processes, dir, timeout = 2) {
   host <- Sys.info()[["nodename"]]
   waited <- processes[processes$role == "worker" & processes$host == host, , drop = FALSE]
@@ -102,7 +103,7 @@ wait_for_workers <- function(processes, dir, timeout = 2) {
     }, logical(1))
     waited <- waited[pending, , drop = FALSE]
     if (!nrow(waited) || Sys.time() >= deadline) {
-      return(invisible())
+      return(invisible(!nrow(waited)))
     }
     Sys.sleep(0.005)
   }

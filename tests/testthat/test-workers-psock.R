@@ -128,3 +128,36 @@ test_that("workers = cl: the nodes, which stay alive, are not waited for", {
   ))[["elapsed"]]
   expect_lt(elapsed, 2)
 })
+
+test_that("a node whose profiler stopped is complete while it lives; a zombie has ended", {
+  # (what the test above bounds in time, without a clock: the nodes live on,
+  # and their files count as complete once each has said its profiler stopped)
+  skip_on_os("windows")
+  cl <- parallel::makePSOCKcluster(2)
+  on.exit(parallel::stopCluster(cl), add = TRUE)
+  dir <- withr::local_tempdir()
+  write.dcf(
+    data.frame(interval = 0.01, memory = FALSE, line = FALSE, gc = FALSE),
+    file.path(dir, "settings.dcf")
+  )
+  parallel::clusterCall(cl, profile:::detached_function(profile:::worker_profiler_start), dir)
+  processes <- profile:::recorded_processes(dir)
+  expect_identical(nrow(processes), 2L)
+  expect_false(profile:::wait_for_workers(processes, dir, timeout = 0))
+  parallel::clusterCall(cl, profile:::detached_function(profile:::worker_profiler_stop))
+  expect_true(all(vapply(as.integer(processes$pid), profile:::process_alive, TRUE)))
+  expect_true(profile:::wait_for_workers(processes, dir, timeout = 0))
+
+  skip_if_not(file.exists(file.path("/proc", Sys.getpid(), "stat")), "no /proc")
+  # (a child that ends without sending its result stays a zombie until
+  # collected; signal 0 still reaches it)
+  job <- parallel::mcparallel(tools::pskill(Sys.getpid(), tools::SIGKILL), silent = TRUE)
+  on.exit(suppressWarnings(parallel::mccollect(job)), add = TRUE)
+  state <- function() {
+    sub("^.*[)] ([A-Za-z]).*$", "\\1", readLines(file.path("/proc", job$pid, "stat")))
+  }
+  for (i in 1:500) if (state() != "Z") Sys.sleep(0.02)
+  expect_identical(state(), "Z")
+  expect_true(isTRUE(tools::pskill(job$pid, 0L)))
+  expect_false(profile:::process_alive(job$pid))
+})
