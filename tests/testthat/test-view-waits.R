@@ -25,8 +25,8 @@ test_that("the view's data has the main process's wait, labelled, at its wall-cl
   expect_identical(nrow(long), 1L)
   inside <- waits$start >= long$start & waits$end <= long$end
   expect_true("waiting for workers" %in% waits$label[inside])
-  expect_within(long$start, r$start, 0.05)
-  expect_within(long$end, r$end, 0.05)
+  expect_within(long$start, r$start, r$tolerance)
+  expect_within(long$end, r$end, r$tolerance)
 })
 
 # The chart of the recording `x` in chromium: the main lane's wait for the
@@ -49,8 +49,8 @@ expect_wait_drawn <- function(x, r) {
   waits$end <- waits$end + min(stamps)
   long <- long_wait(waits$start, waits$end, r)
   expect_identical(nrow(long), 1L)
-  expect_within(long$start, r$start, 0.05)
-  expect_within(long$end, r$end, 0.05)
+  expect_within(long$start, r$start, r$tolerance)
+  expect_within(long$end, r$end, r$tolerance)
   # its blocks, drawn with their label
   frames <- view_frames(state)
   inside <- waits$start >= long$start & waits$end <= long$end

@@ -12,8 +12,8 @@ test_that("a recording of parallel code keeps the main process's wait for its wo
   # the wait that the span of the parallel call holds: within 50 ms of it
   long <- long_wait(waits$start_time, waits$end_time, r)
   expect_identical(nrow(long), 1L)
-  expect_within(long$start, r$start, 0.05)
-  expect_within(long$end, r$end, 0.05)
+  expect_within(long$start, r$start, r$tolerance)
+  expect_within(long$end, r$end, r$tolerance)
   # the workers' tasks ran during it
   expect_true(all(tables$tasks$start_time >= long$start - 0.05))
   expect_true(all(tables$tasks$end_time <= long$end + 0.05))
