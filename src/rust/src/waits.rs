@@ -159,49 +159,13 @@ fn block_profiler_signal() {
 #[cfg(not(all(unix, target_pointer_width = "64")))]
 fn block_profiler_signal() {}
 
-/// A thread's line of Linux's schedstat (its time on a CPU, its time ready
-/// to run but waiting for a CPU, in nanoseconds, and how many times it ran).
-/// The file stays open and is read again from its start at each reading
-/// (opening it anew walks /proc's paths, the larger part of a reading's
-/// cost: bench/waits.R).
-struct SchedStat {
-    file: Option<std::fs::File>,
-    text: String,
-}
-
-impl SchedStat {
-    /// The schedstat of the thread `tid` of this process.
-    fn of_thread(tid: u32) -> SchedStat {
-        SchedStat::open(&format!("/proc/self/task/{tid}/schedstat"))
-    }
-
-    fn open(path: &str) -> SchedStat {
-        SchedStat {
-            file: std::fs::File::open(path).ok(),
-            text: String::with_capacity(64),
-        }
-    }
-
-    /// Field `n` of the line now, in seconds; 0 where the system does not
-    /// tell.
-    fn seconds(&mut self, n: usize) -> f64 {
-        use std::io::{Read, Seek, SeekFrom};
-        let Some(file) = self.file.as_mut() else {
-            return 0.0;
-        };
-        self.text.clear();
-        if file.seek(SeekFrom::Start(0)).is_err() || file.read_to_string(&mut self.text).is_err() {
-            return 0.0;
-        }
-        field_seconds(&self.text, n)
-    }
-}
-
-/// Field `n` of a schedstat line, in seconds (0 when there is none).
-fn field_seconds(text: &str, n: usize) -> f64 {
-    text.split_whitespace()
-        .nth(n)
-        .and_then(|field| field.parse::<f64>().ok())
+/// The time (seconds) the thread `tid` of this process has waited for a CPU
+/// while ready to run: the second field of Linux's schedstat; 0 where the
+/// system does not tell.
+fn queued_time(tid: u32) -> f64 {
+    std::fs::read_to_string(format!("/proc/self/task/{tid}/schedstat"))
+        .ok()
+        .and_then(|text| text.split_whitespace().nth(1)?.parse::<f64>().ok())
         .map_or(0.0, |nanos| nanos * 1e-9)
 }
 
@@ -239,11 +203,9 @@ fn start_watch(tick: f64, min_wait: f64) -> bool {
         .spawn(move || {
             block_profiler_signal();
             let mut waits = Waits::new(min_wait);
-            // (the time R's thread waited for a CPU: schedstat's second field)
-            let mut stat = SchedStat::of_thread(r_thread);
             let mut read = || {
                 if let Some(cpu) = process_cpu_time() {
-                    waits.tick(wall_time(), cpu, stat.seconds(1));
+                    waits.tick(wall_time(), cpu, queued_time(r_thread));
                 }
             };
             while !flag.load(Ordering::Relaxed) {
