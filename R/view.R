@@ -50,10 +50,14 @@
 #'   recorded meanwhile; the tooltip names them) or "waiting", its samples
 #'   placed around them: a sample after a wait at the wait's end plus the CPU
 #'   time from the wait's start to the sample. The waits' wall-clock positions
-#'   are exact (to a few milliseconds); the samples' positions between two
-#'   waits are approximate (CPU time read as wall-clock time; R's profiler may
-#'   take fewer ticks than the CPU time used, so that a sample next to a wait
-#'   may fall on its other side). In the other
+#'   are exact to within the watch's readings every 5 ms (a reading late on a
+#'   busy machine can move an edge by up to its delay); the samples' positions
+#'   between two waits are approximate (CPU time read as wall-clock time, so
+#'   that a process ready to run but not running on a busy machine is drawn
+#'   shorter than it was; R's profiler may take fewer ticks than the CPU time
+#'   used, so that a sample next to a wait may fall on its other side). A
+#'   block of the time order ends at a wait: the frames after it are blocks of
+#'   their own, even where the process's stack was the same. In the other
 #'   sources the time a process spent waiting (a worker between its tasks, a
 #'   recording of [Sys.sleep()]) shows as the empty end of its lane, not where
 #'   it happened. Samples with their own times (OpenTelemetry profiles) are
