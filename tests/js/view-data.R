@@ -13,6 +13,9 @@ suppressPackageStartupMessages(library(profile))
 x <- read_rprof(system.file("samples", "rprof", "line.out", package = "profile", mustWork = TRUE))
 json <- profile:::view_data(x, type = NULL, title = NULL)
 writeLines(json, file.path(out, "view.json"), useBytes = TRUE)
+# view-go.json: the same of a Go CPU profile (pv-refine-same.test.mjs)
+go <- read_pprof(system.file("samples", "pprof", "cpu.pb.gz", package = "profile", mustWork = TRUE))
+writeLines(profile:::view_data(go, type = NULL, title = NULL), file.path(out, "view-go.json"), useBytes = TRUE)
 
 # the view's sample types (Rprof's samples, and time)
 types <- jsonlite::fromJSON(json)$types$name

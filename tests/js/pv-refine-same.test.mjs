@@ -1,0 +1,112 @@
+// The view's refinements (inst/htmlwidgets/lib/profile-view/pv-refine.js),
+// which filter and merge the tree in typed arrays, against the way profile
+// 2.2 applied them (tests/js/pv-refine-reference.js: each verb through a trie
+// of every node's new stack): on the view data of real profiles (an Rprof
+// recording with lines, a Go CPU profile; tests/js/view-data.R), for many
+// patterns and chains of verbs, the same tree (parents, keys, lines, line
+// keys, every value of every type), the same map of the samples' nodes and
+// the same report, each value equal to the last bit. (pv-refine.test.mjs
+// judges the refinements against the R verbs themselves.)
+import { test, before } from "node:test";
+import assert from "node:assert/strict";
+import { loadProfileView, viewData } from "./view-fixture.mjs";
+
+let fast;
+let reference;
+let inputs;
+
+before(() => {
+  fast = loadProfileView(["pv-data.js", "pv-refine.js"]);
+  reference = loadProfileView(["pv-data.js", "tests/js/pv-refine-reference.js"]);
+  const files = viewData(["view.json", "view-go.json"]);
+  inputs = [
+    ["Rprof with lines", files["view.json"]],
+    ["Go CPU profile", files["view-go.json"]]
+  ];
+});
+
+const COLUMNS = ["parent", "key", "line"];
+// (objects of two contexts: compared as plain data)
+const plain = (x) => JSON.parse(JSON.stringify(x));
+const VALUES = ["totalPos", "totalNeg", "selfPos", "selfNeg"];
+
+function sameModel(a, b, what) {
+  assert.equal(a.n, b.n, `${what}: nodes`);
+  for (const c of COLUMNS) assert.deepEqual(Array.from(a[c]), Array.from(b[c]), `${what}: ${c}`);
+  assert.deepEqual(Array.from(a.nodeLines.start), Array.from(b.nodeLines.start), `${what}: line keys' starts`);
+  assert.deepEqual(Array.from(a.nodeLines.keys), Array.from(b.nodeLines.keys), `${what}: line keys`);
+  assert.equal(a.values.length, b.values.length);
+  a.values.forEach((v, t) => {
+    for (const c of VALUES) assert.deepEqual(Array.from(v[c]), Array.from(b.values[t][c]), `${what}: ${c} of type ${t}`);
+  });
+  assert.deepEqual(a.nodeMap && Array.from(a.nodeMap), b.nodeMap && Array.from(b.nodeMap), `${what}: node map`);
+}
+
+// Patterns of the profile's own functions (the heaviest below the root, one
+// deep in the tree, one that calls nothing, a few spread over the keys),
+// their files and lines, and patterns that match several functions or none.
+function patterns(model, PV) {
+  const g = model.graph(model.defaultType);
+  let widest = 0;
+  let deepest = 0;
+  let leaf = 0;
+  for (let i = 1; i < model.n; i++) {
+    if (model.parent[i] === 0 && (!widest || g.w[i] > g.w[widest])) widest = i;
+    if (model.depth[i] > model.depth[deepest]) deepest = i;
+    if (!leaf && model.end[i] === i + 1) leaf = i;
+  }
+  const names = [widest, model.parent[deepest], leaf].map((i) => model.name(i));
+  for (const share of [0.2, 0.5, 0.8]) names.push(model.keyLabel(1 + Math.floor(share * (model.nKeys - 1))));
+  const out = names.map((name) => PV.exactPattern(name));
+  const escape = (text) => text.replace(/[.]/g, "\\.");
+  const file = model.files.find((f) => f.name);
+  if (file) out.push(escape(file.name));
+  // the file of a function whose frames have no line (it matches by its file)
+  for (let i = 1; i < model.n; i++) {
+    if (model.linesOf(i).length === 0 && model.keyFileName(model.key[i])) {
+      out.push(escape(model.keyFileName(model.key[i])));
+      break;
+    }
+  }
+  if (model.lineFile.length) {
+    const l = model.lineFile.length >> 1;
+    out.push(escape(model.files[model.lineFile[l]].name) + ":" + model.lineNumber[l] + "$");
+  }
+  out.push("^[a-f]", "(?i)RUNTIME|^main\\.", "^no such function$");
+  return out;
+}
+
+test("each verb and chains of them give the trees of profile 2.2's refinements", () => {
+  for (const [name, data] of inputs) {
+    const a = new fast.Model(data);
+    const b = new reference.Model(data);
+    const pats = patterns(a, fast);
+    const chains = [];
+    for (const verb of fast.VERBS) for (const pattern of pats) chains.push([{ verb, pattern }]);
+    // chains of two and three verbs, each pattern after another
+    pats.forEach((pattern, j) => {
+      const next = pats[(j + 1) % pats.length];
+      const third = pats[(j + 2) % pats.length];
+      fast.VERBS.forEach((verb, v) => {
+        const then = fast.VERBS[(v + 1 + j) % fast.VERBS.length];
+        chains.push([{ verb, pattern }, { verb: then, pattern: next }]);
+        chains.push([{ verb: "hide", pattern: third }, { verb, pattern }, { verb: then, pattern: next }]);
+      });
+    });
+    let refined = 0;
+    for (const steps of chains) {
+      const what = name + ": " + steps.map((s) => `${s.verb}(${s.pattern})`).join(" |> ");
+      assert.deepEqual(plain(a.refine(steps)), plain(b.refine(steps)), `${what}: report`);
+      sameModel(a, b, what);
+      if (a.n !== b.base.n) refined++;
+    }
+    // (the patterns change the trees)
+    assert.ok(refined > chains.length / 2, `${name}: ${refined} of ${chains.length} refinements change the tree`);
+    // the steps removed one by one from the end, and all at once
+    const steps = chains[chains.length - 1];
+    for (let k = steps.length - 1; k >= 0; k--) {
+      assert.deepEqual(plain(a.refine(steps.slice(0, k))), plain(b.refine(steps.slice(0, k))));
+      sameModel(a, b, `${name}: ${k} steps left`);
+    }
+  }
+});
