@@ -355,15 +355,19 @@
   }
 
   // The children of a trie's nodes by parent and key, for the parents whose
-  // children do not arrive in increasing key order: open addressing, each
-  // slot's parent, key and node side by side (one cache miss per probe),
-  // room for `capacity` nodes.
+  // children do not arrive in increasing key order (few): open addressing,
+  // each slot's parent, key and node side by side, grown as it fills.
   class ChildTable {
-    constructor(capacity) {
-      let size = 16;
-      while (size < 2 * capacity) size *= 2;
+    constructor() {
+      this.grow(64);
+    }
+
+    grow(size) {
+      const old = this.slots;
       this.mask = size - 1;
       this.slots = new Int32Array(3 * size).fill(-1);
+      this.count = 0;
+      if (old) for (let at = 0; at < old.length; at += 3) if (old[at + 2] >= 0) this.add(old[at], old[at + 1], old[at + 2]);
     }
 
     // Where (p, k) is, or the empty slot where it goes. (The multipliers as
@@ -381,11 +385,14 @@
       return this.slots[this.at(p, k) + 2];
     }
 
+    // (p, k), not in the table yet, is child c.
     add(p, k, c) {
+      if (2 * (this.count + 1) > this.mask + 1) this.grow(2 * (this.mask + 1));
       const at = this.at(p, k);
       this.slots[at] = p;
       this.slots[at + 1] = k;
       this.slots[at + 2] = c;
+      this.count++;
     }
   }
 
@@ -431,7 +438,7 @@
       let c = -1;
       if (k <= maxKey[p]) {
         sorted = false;
-        if (table === null) table = new ChildTable(n);
+        if (table === null) table = new ChildTable();
         if (!listed[p]) {
           for (let d = firstChild[p]; d > 0; d = nextSibling[d]) table.add(p, tKey[d], d);
           listed[p] = 1;
@@ -468,7 +475,7 @@
       key.set(tKey.subarray(0, m));
       line.set(tLine.subarray(0, m));
     } else {
-      const order = depthFirst(tParent, tKey, m);
+      const order = trieOrder(firstChild, nextSibling, tKey, listed, m);
       for (let i = 0; i < m; i++) index[order[i]] = i;
       for (let i = 1; i < m; i++) {
         const c = order[i];
@@ -483,39 +490,28 @@
     return { tree: out, map };
   }
 
-  // The trie's nodes in depth-first order from the root with siblings by key:
-  // the children of each node gathered in typed arrays (the nodes ordered by
-  // key with a counting sort, then placed under their parent), and walked
-  // with a stack.
-  function depthFirst(tParent, tKey, m) {
-    let maxKey = 0;
-    for (let c = 1; c < m; c++) if (tKey[c] > maxKey) maxKey = tKey[c];
-    const byKey = new Int32Array(maxKey + 2);
-    const first = new Int32Array(m + 1);
-    for (let c = 1; c < m; c++) {
-      byKey[tKey[c] + 1]++;
-      first[tParent[c] + 1]++;
-    }
-    for (let k = 1; k < byKey.length; k++) byKey[k] += byKey[k - 1];
-    for (let p = 1; p <= m; p++) first[p] += first[p - 1];
-    const sorted = new Int32Array(m - 1);
-    for (let c = 1; c < m; c++) sorted[byKey[tKey[c]]++] = c;
-    // each node's children by key, largest first (the stack pops the smallest)
-    const kids = new Int32Array(m - 1);
-    const fill = first.slice(0, m);
-    for (let j = m - 2; j >= 0; j--) {
-      const c = sorted[j];
-      kids[fill[tParent[c]]++] = c;
-    }
+  // The trie's nodes in depth-first order from the root with siblings by
+  // key, walked with a stack. Each node's list of children holds them newest
+  // first: in decreasing key order where they arrived in increasing order;
+  // the others' (`listed`) are sorted.
+  function trieOrder(firstChild, nextSibling, tKey, listed, m) {
     const order = new Int32Array(m);
     const todo = new Int32Array(m);
+    const kids = [];
     let size = 0;
     let top = 0;
     todo[top++] = 0;
     while (top > 0) {
       const c = todo[--top];
       order[size++] = c;
-      for (let j = first[c]; j < first[c + 1]; j++) todo[top++] = kids[j];
+      if (!listed[c]) {
+        for (let d = firstChild[c]; d > 0; d = nextSibling[d]) todo[top++] = d;
+        continue;
+      }
+      kids.length = 0;
+      for (let d = firstChild[c]; d > 0; d = nextSibling[d]) kids.push(d);
+      kids.sort((x, y) => tKey[y] - tKey[x]);
+      for (const d of kids) todo[top++] = d;
     }
     return order;
   }
