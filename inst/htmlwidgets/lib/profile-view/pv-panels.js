@@ -438,6 +438,12 @@
       const { files, weight, library } = this.filesOf(t);
       // (the first file: the program's hottest)
       if (this.file < 0 || files.indexOf(this.file) < 0) this.file = files.length ? files[0] : -1;
+      // (nothing it shows changed: the view redraws for other reasons, and
+      // rebuilding the lines' rows took most of a redraw's time)
+      const shown = [t, view.type, this.file, this.current, view.line].join(" ");
+      if (this.shown === shown && this.shownValues === m.values) return;
+      this.shown = shown;
+      this.shownValues = m.values;
       this.drawMenu(files, weight, library, t);
       this.lines.textContent = "";
       this.legend.textContent = "";
