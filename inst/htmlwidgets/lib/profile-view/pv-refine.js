@@ -296,37 +296,43 @@
   // `values` summed into them; `map` is `dest` in the new numbering.
   function compact(tree, dest, values) {
     const n = tree.n;
+    const g = tree.nodeLines;
+    // (from the leaves up: a node's mark is final when it is reached, as
+    // nodes send their samples to themselves or to ancestors)
     const alive = new Uint8Array(n);
     alive[0] = 1;
+    let size = 1;
+    let pairs = g.start[1] - g.start[0];
     for (let i = n - 1; i > 0; i--) {
       if (dest[i] >= 0) alive[dest[i]] = 1;
-      if (alive[i]) alive[tree.parent[i]] = 1;
+      if (!alive[i]) continue;
+      alive[tree.parent[i]] = 1;
+      size++;
+      pairs += g.start[i + 1] - g.start[i];
     }
     const index = new Int32Array(n);
-    const g = tree.nodeLines;
-    let size = 0;
-    let pairs = 0;
-    for (let i = 0; i < n; i++) {
-      index[i] = alive[i] ? size++ : -1;
-      if (alive[i]) pairs += g.start[i + 1] - g.start[i];
-    }
+    const map = new Int32Array(n);
     const parent = new Int32Array(size);
     const key = new Int32Array(size);
     const line = new Int32Array(size);
     const start = new Int32Array(size + 1);
     const keys = new Int32Array(pairs);
+    let c = 0;
     for (let i = 0; i < n; i++) {
-      const c = index[i];
-      if (c < 0) continue;
+      map[i] = dest[i] < 0 ? -1 : index[dest[i]];
+      if (!alive[i]) {
+        index[i] = -1;
+        continue;
+      }
+      index[i] = c;
+      if (dest[i] === i) map[i] = c;
       parent[c] = i === 0 ? 0 : index[tree.parent[i]];
       key[c] = tree.key[i];
       line[c] = tree.line[i];
       let at = start[c];
       for (let j = g.start[i]; j < g.start[i + 1]; j++) keys[at++] = g.keys[j];
-      start[c + 1] = at;
+      start[++c] = at;
     }
-    const map = new Int32Array(n);
-    for (let i = 0; i < n; i++) map[i] = dest[i] < 0 ? -1 : index[dest[i]];
     const out = { n: size, parent, key, line, nodeLines: { start, keys } };
     out.values = sumValues(values, map, parent, size);
     return { tree: out, map };
