@@ -4,6 +4,10 @@
  * hide, show and prune_from are applied to the merged call tree of the Model
  * (pv-data.js), in order, and the samples in time order follow their nodes.
  * No drawing here: the views read the refined Model as they read the whole one.
+ * The verbs work in typed arrays on trees of 1e5 nodes within an interaction's
+ * time (bench/view.R): those that merge no frames drop nodes, the others merge
+ * stacks in a trie. (Longer than 600 lines: the patterns and the verbs they
+ * select frames for are one unit, which the tests load as the page does.)
  * Plain JavaScript (ES2019), no library. */
 (function (global) {
   "use strict";
@@ -469,8 +473,19 @@
         pairKey[pairs++] = g.keys[j];
       }
     }
-    // (in creation order when every child arrived in key order: a
-    // canonical tree with nodes dropped and none merged)
+    const trie = { tParent, tKey, tLine, firstChild, nextSibling, listed };
+    const { parent, key, line, index } = trieColumns(trie, m, sorted);
+    const map = sorted ? pos : PV.mapTo(Int32Array, pos, (c) => index[c]);
+    const out = { n: m, parent, key, line, nodeLines: groupLines(pairNode, pairKey, pairs, index, m) };
+    out.values = sumValues(tree.values, map, parent, m);
+    return { tree: out, map };
+  }
+
+  // The trie's columns in depth-first order, and `index` (trie node -> its
+  // place; null: in creation order, when every child arrived in key order,
+  // as a canonical tree's with nodes dropped and none merged).
+  function trieColumns(trie, m, sorted) {
+    const { tParent, tKey, tLine } = trie;
     const index = sorted ? null : new Int32Array(m);
     const parent = new Int32Array(m);
     const key = new Int32Array(m);
@@ -480,20 +495,17 @@
       parent.set(tParent.subarray(0, m));
       key.set(tKey.subarray(0, m));
       line.set(tLine.subarray(0, m));
-    } else {
-      const order = trieOrder(firstChild, nextSibling, tKey, listed, m);
-      for (let i = 0; i < m; i++) index[order[i]] = i;
-      for (let i = 1; i < m; i++) {
-        const c = order[i];
-        parent[i] = index[tParent[c]];
-        key[i] = tKey[c];
-        line[i] = tLine[c];
-      }
+      return { parent, key, line, index };
     }
-    const map = sorted ? pos : PV.mapTo(Int32Array, pos, (c) => index[c]);
-    const out = { n: m, parent, key, line, nodeLines: groupLines(pairNode, pairKey, pairs, index, m) };
-    out.values = sumValues(tree.values, map, parent, m);
-    return { tree: out, map };
+    const order = trieOrder(trie.firstChild, trie.nextSibling, tKey, trie.listed, m);
+    for (let i = 0; i < m; i++) index[order[i]] = i;
+    for (let i = 1; i < m; i++) {
+      const c = order[i];
+      parent[i] = index[tParent[c]];
+      key[i] = tKey[c];
+      line[i] = tLine[c];
+    }
+    return { parent, key, line, index };
   }
 
   // The trie's nodes in depth-first order from the root with siblings by
