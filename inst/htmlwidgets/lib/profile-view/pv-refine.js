@@ -539,6 +539,7 @@
   // and once.
   function groupLines(pairNode, pairKey, pairs, index, m) {
     const start = new Int32Array(m + 1);
+    if (pairs === 0) return { start, keys: new Int32Array(0) };
     const nodeOf = (q) => (index ? index[pairNode[q]] : pairNode[q]);
     for (let q = 0; q < pairs; q++) start[nodeOf(q) + 1]++;
     for (let i = 0; i < m; i++) start[i + 1] += start[i];
