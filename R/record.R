@@ -67,8 +67,9 @@
 #'   runs your own startup file as R would have (`R_PROFILE_USER` as it was,
 #'   else `.Rprofile` in the working directory, else in your home). Such a
 #'   cluster should be stopped inside `expr` (as `parallel`'s examples do):
-#'   `profile_record()` waits up to 2 seconds for its workers to end, so that
-#'   their files are complete.
+#'   each worker stops its profiler as its process ends, and
+#'   `profile_record()` waits for that (up to 2 seconds), so that their files
+#'   are complete.
 #' - A cluster made before: `workers = cl` starts the profiler on its nodes
 #'   (by [parallel::clusterCall()]) and stops it when `expr` ends.
 #' - Forked children ([parallel::mclapply()], [parallel::mcparallel()],

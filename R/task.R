@@ -187,11 +187,14 @@ new_process_token <- function() {
 }
 
 # A file `process-TOKEN.dcf` in the folder of the recording: the process's id,
-# its host and its role.
+# its host, its role, and how it is profiled: "tasks" (during its tasks of
+# profile_task() only), or "process" (from its start, by
+# worker_profiler_start()).
 describe_process <- function(dir, token, role) {
   write.dcf(
     data.frame(
-      token = token, pid = Sys.getpid(), host = Sys.info()[["nodename"]], role = role
+      token = token, pid = Sys.getpid(), host = Sys.info()[["nodename"]], role = role,
+      profiled = "tasks"
     ),
     file.path(dir, paste0("process-", token, ".dcf"))
   )

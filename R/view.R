@@ -488,7 +488,10 @@ source_lane_labels <- function(sources) {
   if (length(unique(paste(pid, column("host_name"))[!is.na(pid)])) < 2L) process[] <- ""
   types <- unique(sources$source_type)
   if (length(types) > 1L) name <- paste0(name, " (", sources$source_type, ")")
-  ifelse(nzchar(process), paste0(process, ": ", name), name)
+  # (not ifelse(): of no sources it gives a logical vector)
+  with_process <- nzchar(process)
+  name[with_process] <- paste0(process[with_process], ": ", name[with_process])
+  name
 }
 
 # The profile's source, or how many sources it combines.
@@ -512,9 +515,9 @@ view_library_dir <- function() {
 # The files of the view (this package's own, in inst/htmlwidgets/lib/
 # profile-view/), scripts in the order they load.
 view_scripts <- c(
-  "pv-data.js", "pv-refine.js", "pv-lanes.js", "pv-flame.js", "pv-panels.js", "pv-refine-ui.js",
-  "pv-link.js", "pv-export.js", "pv-navigate.js", "pv-compare.js", "pv-compare-table.js",
-  "profile-view.js"
+  "pv-data.js", "pv-refine.js", "pv-lanes.js", "pv-chart.js", "pv-flame.js", "pv-panels.js",
+  "pv-refine-ui.js", "pv-link.js", "pv-export.js", "pv-navigate.js", "pv-compare.js",
+  "pv-compare-table.js", "profile-view.js"
 )
 view_style <- c("profile-view.css", "pv-compare.css")
 

@@ -5,16 +5,22 @@
 
 # Starts the profiler of this process as a worker of the recording in `dir`:
 # describes the process in the folder and profiles it into its own Rprof file
-# until it ends or worker_profiler_stop() runs. Base R only: it runs in a
-# worker's startup, before any package is loaded, and is sent to the nodes of
-# a cluster (it is deparsed into the startup file, and sent with the global
+# until it ends or worker_profiler_stop() runs; either stops the profiler and
+# then writes the file `done-TOKEN` (while the recording's folder is there),
+# so that the recording knows the Rprof file complete without waiting for the
+# process to end (see wait_for_workers()). Base R only: it runs in a worker's
+# startup, before any package is loaded, and is sent to the nodes of a
+# cluster (it is deparsed into the startup file, and sent with the global
 # environment as its environment, so that the nodes need not load profile).
 worker_profiler_start <- function(dir) {
   settings <- read.dcf(file.path(dir, "settings.dcf"), all = TRUE)
   pid <- Sys.getpid()
   token <- paste0(pid, "-", format(as.numeric(Sys.time()) * 1e6, scientific = FALSE))
   write.dcf(
-    data.frame(token = token, pid = pid, host = Sys.info()[["nodename"]], role = "worker"),
+    data.frame(
+      token = token, pid = pid, host = Sys.info()[["nodename"]], role = "worker",
+      profiled = "process"
+    ),
     file.path(dir, paste0("process-", token, ".dcf"))
   )
   Sys.setenv(PROFILE_RECORD_TOKEN = token, PROFILE_RECORD_WORKERS = dir)
@@ -23,13 +29,30 @@ worker_profiler_start <- function(dir) {
     memory.profiling = as.logical(settings$memory), line.profiling = as.logical(settings$line),
     gc.profiling = as.logical(settings$gc)
   )
+  # as the process ends (a PSOCK worker whose cluster is stopped), unless
+  # worker_profiler_stop() ran: the global environment is never collected, so
+  # the finaliser runs at the end only
+  reg.finalizer(globalenv(), function(e) {
+    if (identical(Sys.getenv("PROFILE_RECORD_TOKEN"), token)) {
+      utils::Rprof(NULL)
+      if (file.exists(file.path(dir, "settings.dcf"))) {
+        file.create(file.path(dir, paste0("done-", token)))
+      }
+    }
+  }, onexit = TRUE)
   invisible(token)
 }
 
 # Stops what worker_profiler_start() started on a node of a cluster given
-# with `workers`. Base R only, as worker_profiler_start().
+# with `workers`, and says so with the file `done-TOKEN`. Base R only, as
+# worker_profiler_start().
 worker_profiler_stop <- function() {
   utils::Rprof(NULL)
+  token <- Sys.getenv("PROFILE_RECORD_TOKEN")
+  dir <- Sys.getenv("PROFILE_RECORD_WORKERS")
+  if (nzchar(token) && nzchar(dir) && file.exists(file.path(dir, "settings.dcf"))) {
+    file.create(file.path(dir, paste0("done-", token)))
+  }
   Sys.unsetenv(c("PROFILE_RECORD_TOKEN", "PROFILE_RECORD_WORKERS"))
   invisible(TRUE)
 }

@@ -5,8 +5,9 @@
 # The folder holds settings.dcf (the recording's settings, which workers
 # read), startup.R (see write_worker_startup()), and per process (named by a
 # token, "PID-MICROSECONDS", or "main"): process-TOKEN.dcf (its id, host and
-# role), rprof-TOKEN.out (its samples) and tasks-TOKEN.tsv (see
-# log_task_event()).
+# role), rprof-TOKEN.out (its samples), tasks-TOKEN.tsv (see
+# log_task_event()) and, once a process profiled from its start has stopped
+# its profiler, done-TOKEN (see worker_profiler_start()).
 
 # Where the recording's files go: `file` NULL (temporary files), the path
 # of the main process's Rprof file (the workers' files are not kept), or an
@@ -61,7 +62,7 @@ finish_workers <- function(state, remove = TRUE) {
     if (state$temporary) {
       unlink(state$dir, recursive = TRUE)
     } else {
-      pattern <- "^(settings|process-.*)[.]dcf$|^startup[.]R$|^tasks-.*[.]tsv$"
+      pattern <- "^(settings|process-.*)[.]dcf$|^startup[.]R$|^tasks-.*[.]tsv$|^done-"
       kept <- list.files(state$dir, pattern = pattern)
       unlink(file.path(state$dir, kept))
     }
@@ -75,7 +76,7 @@ restore_env <- function(values) {
 }
 
 # The processes of the recording described in its folder, main first: token,
-# pid, host, role.
+# pid, host, role, profiled (see describe_process()).
 recorded_processes <- function(dir) {
   files <- list.files(dir, pattern = "^process-.*[.]dcf$", full.names = TRUE)
   rows <- lapply(files, function(f) as.data.frame(read.dcf(f), stringsAsFactors = FALSE))
@@ -84,21 +85,63 @@ recorded_processes <- function(dir) {
   processes[order(processes$role != "main", processes$pid), , drop = FALSE]
 }
 
-# Waits (up to `timeout` seconds) for the worker processes on this host whose
-# profiler ran from their start to end, so that their files are complete: a
-# stopped PSOCK cluster's workers end a moment after stopCluster() returns.
-wait_for_workers <- function(processes, timeout = 2) {
+# Waits (up to `timeout` seconds) until the Rprof file of every worker process
+# of the recording in `dir` is complete: that of a process profiled from its
+# start once the process has stopped its profiler and said so (a file
+# `done-TOKEN`, see worker_profiler_start(): a stopped PSOCK cluster's workers
+# end a moment after stopCluster() returns), that of a process profiled
+# during its tasks once its tasks have ended; either also once the process
+# has ended (it was killed). A process on another host is not waited for.
+# Returns whether every file was complete before the timeout.
+wait_for_workers <- function(processes, dir, timeout = 2) {
   host <- Sys.info()[["nodename"]]
-  pids <- processes$pid[processes$role == "worker" & processes$host == host]
+  waited <- processes[processes$role == "worker" & processes$host == host, , drop = FALSE]
   deadline <- Sys.time() + timeout
-  while (length(pids) && Sys.time() < deadline) {
-    pids <- pids[vapply(pids, process_alive, logical(1))]
-    if (length(pids)) Sys.sleep(0.02)
+  repeat {
+    pending <- !vapply(seq_len(nrow(waited)), function(i) {
+      worker_file_complete(waited[i, ], dir)
+    }, logical(1))
+    waited <- waited[pending, , drop = FALSE]
+    if (!nrow(waited) || Sys.time() >= deadline) {
+      return(invisible(!nrow(waited)))
+    }
+    Sys.sleep(0.005)
   }
 }
 
+# Whether the Rprof file of the worker `p` (a row of recorded_processes()) is
+# complete (see wait_for_workers()).
+worker_file_complete <- function(p, dir) {
+  if (!process_alive(p$pid)) {
+    return(TRUE)
+  }
+  if (identical(p$profiled, "process")) {
+    return(file.exists(file.path(dir, paste0("done-", p$token))))
+  }
+  log <- file.path(dir, paste0("tasks-", p$token, ".tsv"))
+  if (!file.exists(log)) {
+    return(TRUE)
+  }
+  events <- vapply(strsplit(readLines(log, warn = FALSE), "\t"), `[`, "", 2L)
+  sum(events == "start") == sum(events != "start")
+}
+
+# Whether the process `pid` (on this host) runs: a process that has ended but
+# is not yet reaped by its parent (a zombie, state "Z" in /proc, where there
+# is one) does not.
 process_alive <- function(pid) {
-  isTRUE(tools::pskill(pid, 0L))
+  if (!isTRUE(tools::pskill(pid, 0L))) {
+    return(FALSE)
+  }
+  stat <- file.path("/proc", pid, "stat")
+  if (!file.exists(stat)) {
+    return(TRUE)
+  }
+  line <- tryCatch(readLines(stat, warn = FALSE), error = function(e) character())
+  # the state follows the command's name, in parentheses (which may hold any
+  # character)
+  state <- sub("^.*[)] ([A-Za-z]).*$", "\\1", line[1L])
+  !identical(state, "Z")
 }
 
 # The recording `main` (the main process's profile, see read_recording())
@@ -106,7 +149,7 @@ process_alive <- function(pid) {
 # per process, with its process id, host and role, and the table tasks.
 read_workers <- function(main, state) {
   processes <- recorded_processes(state$dir)
-  wait_for_workers(processes)
+  wait_for_workers(processes, state$dir)
   # (the main process's warning that it took no sample is kept for the end:
   # it holds only when no worker took one either)
   no_samples <- NULL
@@ -212,13 +255,9 @@ cut_task_allocations <- function(tables) {
   at_top <- keep_row & sl$depth == depth_limit
   sl$location_id[at_top] <- top_id
   tables$sample_locations <- sl[keep_row, , drop = FALSE]
-  tables$functions <- vctrs::vec_rbind(tables$functions, tibble::tibble(
-    function_id = top_id, name = "<top level>", system_name = "", filename = "",
-    start_line = 0L
-  ))
-  tables$locations <- vctrs::vec_rbind(tables$locations, tibble::tibble(
-    location_id = top_id, function_id = top_id, line = 0L
-  ))
+  top <- top_level_rows(top_id, top_id)
+  tables$functions <- vctrs::vec_rbind(tables$functions, top$functions)
+  tables$locations <- vctrs::vec_rbind(tables$locations, top$locations)
   kept <- as.integer(names(boundary))
   for (t in c("samples", "sample_values", "sample_labels")) {
     if (!is.null(tables[[t]])) tables[[t]] <- tables[[t]][tables[[t]]$sample_id %in% kept, ]
@@ -283,12 +322,30 @@ read_task_log <- function(dir, process) {
   tasks
 }
 
+# (new_tibble(), not tibble(): tibble()'s checks of its arguments cost about
+# a millisecond a call, which adds up per source in the assembling that
+# bench/workers.R times)
 tasks_table <- function(source_id, tasks) {
-  tibble::tibble(
-    source_id = rep(source_id, nrow(tasks)),
+  n <- nrow(tasks)
+  tibble::new_tibble(list(
+    source_id = rep(source_id, n),
     start_time = as.numeric(tasks$start_time),
     end_time = as.numeric(tasks$end_time),
     status = as.character(tasks$status)
+  ), nrow = n)
+}
+
+# One row of the tables functions and locations: the frame `<top level>`
+# with the ids given.
+top_level_rows <- function(function_id, location_id) {
+  list(
+    functions = tibble::new_tibble(list(
+      function_id = function_id, name = "<top level>", system_name = "", filename = "",
+      start_line = 0L
+    ), nrow = 1L),
+    locations = tibble::new_tibble(list(
+      location_id = location_id, function_id = function_id, line = 0L
+    ), nrow = 1L)
   )
 }
 
@@ -318,13 +375,9 @@ cut_worker_machinery <- function(tables) {
   sl <- sl[keep_row, ]
   function_id <- max(c(0L, tables$functions$function_id)) + 1L
   location_id <- max(c(0L, tables$locations$location_id)) + 1L
-  tables$functions <- vctrs::vec_rbind(tables$functions, tibble::tibble(
-    function_id = function_id, name = "<top level>", system_name = "", filename = "",
-    start_line = 0L
-  ))
-  tables$locations <- vctrs::vec_rbind(tables$locations, tibble::tibble(
-    location_id = location_id, function_id = function_id, line = 0L
-  ))
+  top <- top_level_rows(function_id, location_id)
+  tables$functions <- vctrs::vec_rbind(tables$functions, top$functions)
+  tables$locations <- vctrs::vec_rbind(tables$locations, top$locations)
   sl$location_id[sl$depth == depth_limit[keep_row]] <- location_id
   tables$sample_locations <- sl
   for (t in c("samples", "sample_values", "sample_labels")) {

@@ -5,7 +5,8 @@
 //   node bench/view-driver.mjs job.json
 //
 // Job: {"command": "interactions", "html": FILE, "runs": 3, "width": 1200,
-//       "height": 800}
+//       "height": 800, "steps": REGEX}
+// ("steps", optional: only the steps whose names match, the others null)
 // Result: per run, the milliseconds of each step (null where the page lacks
 // the interaction: the view of an older version), and what the browser
 // reported: console errors, uncaught exceptions and requests (through the
@@ -199,8 +200,9 @@ async function oneRun(job) {
     const times = { "open (first draw)": first.ms };
     const errors = {};
     const types = await page.$$eval(`${VIEW} .pv-type option`, (os) => os.length);
+    const wanted = job.steps ? new RegExp(job.steps) : null;
     for (const step of steps(types)) {
-      if (!(await available(page, step.needs))) {
+      if ((wanted && !wanted.test(step.name)) || !(await available(page, step.needs))) {
         times[step.name] = null;
         continue;
       }

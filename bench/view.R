@@ -31,6 +31,9 @@
 # Usage, from the package root after `bash dev/vendor-js.sh` (the driver's
 # npm modules):
 #   Rscript bench/view.R
+# Some of it: PROFILE_VIEW_INPUTS (names of inputs, comma separated, as
+# "1e6,wide-1e6") and PROFILE_VIEW_STEPS (a regular expression of the steps'
+# names, as "view: Top|time order"; the others n/a).
 # Results are recorded in bench/README.md.
 
 source("bench/scale-inputs.R")
@@ -153,6 +156,7 @@ tree_nodes <- function(html) {
 time_page <- function(html, runs = 3) {
   path <- tempfile(fileext = ".json")
   job <- list(command = "interactions", html = html, runs = runs, width = 1200, height = 800)
+  if (nzchar(Sys.getenv("PROFILE_VIEW_STEPS"))) job$steps <- Sys.getenv("PROFILE_VIEW_STEPS")
   jsonlite::write_json(job, path, auto_unbox = TRUE)
   out <- system2("node", c(driver, shQuote(path)), stdout = TRUE)
   result <- jsonlite::fromJSON(paste(out, collapse = ""), simplifyVector = FALSE)$runs
@@ -184,6 +188,9 @@ inputs <- c(
   stats::setNames(scale_inputs(c(1e4, 1e5, 1e6)), c("1e4", "1e5", "1e6")),
   "wide-1e6" = make_wide_input()
 )
+if (nzchar(Sys.getenv("PROFILE_VIEW_INPUTS"))) {
+  inputs <- inputs[strsplit(Sys.getenv("PROFILE_VIEW_INPUTS"), ",", fixed = TRUE)[[1]]]
+}
 before <- install_before()
 after <- install_after()
 load_start <- readLines("/proc/loadavg")
@@ -191,7 +198,9 @@ started <- format(Sys.time(), "%Y-%m-%d %H:%M UTC", tz = "UTC")
 
 rows <- rbind(write_views(before, inputs, dir, "before"), write_views(after, inputs, dir, "after"))
 rows$nodes <- vapply(rows$html, tree_nodes, 0)
-pages <- lapply(rows$html, time_page)
+# (the pages of both versions alternated, input by input: the same load)
+pages <- vector("list", nrow(rows))
+for (i in order(rows$input, rows$version != "before")) pages[[i]] <- time_page(rows$html[[i]])
 
 cat(sprintf(
   "R %s, %s, %s; %s; load average %s (start) %s (end)\n", getRversion(), R.version$platform,

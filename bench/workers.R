@@ -5,9 +5,20 @@
 # combined profile (one source per process) against reading each process's
 # Rprof file alone with read_rprof(). From the package root:
 #
-#   R CMD INSTALL -l .rlib . && R_LIBS=.rlib Rscript bench/workers.R [SECONDS] [RUNS]
+#   R CMD INSTALL -l .rlib . &&
+#     R_LIBS=.rlib Rscript bench/workers.R [SECONDS] [RUNS] [--no-assembly] [--steps=N]
+#
+# The floor: the same work (2 x SECONDS of CPU) in this one process, plain
+# and under profile_record(interval = 0.01), alternated with the above: what
+# R's profiler costs a process that computes, which a worker pays too.
+# --no-assembly skips the timing of the assembling (for runs of two builds
+# alternated, one Rscript per run: see bench/README.md).
 
 args <- commandArgs(trailingOnly = TRUE)
+assembly <- !"--no-assembly" %in% args
+# --steps=N: the loop's size given (the same work for two builds run apart)
+fixed <- as.numeric(sub("^--steps=", "", grep("^--steps=", args, value = TRUE)))
+args <- args[!args %in% "--no-assembly" & !grepl("^--steps=", args)]
 seconds <- if (length(args) >= 1L) as.numeric(args[[1]]) else 2
 runs <- if (length(args) >= 2L) as.integer(args[[2]]) else 5L
 
@@ -19,10 +30,14 @@ spin <- function(n) {
   total
 }
 # the loop's size for `seconds` of CPU here, measured once
-steps <- local({
-  t <- system.time(spin(1e6))[["user.self"]]
-  round(1e6 * seconds / max(t, 1e-3))
-})
+steps <- if (length(fixed)) {
+  fixed
+} else {
+  local({
+    t <- system.time(spin(1e6))[["user.self"]]
+    round(1e6 * seconds / max(t, 1e-3))
+  })
+}
 
 workload <- function() {
   cl <- parallel::makePSOCKcluster(2)
@@ -37,8 +52,8 @@ cat(sprintf(
 ))
 cat(sprintf("load average before: %s\n", paste(readLines("/proc/loadavg"), collapse = "")))
 
-wall <- matrix(NA_real_, runs, 2, dimnames = list(NULL, c("plain", "recorded")))
-assembled <- NULL
+modes <- c("plain", "recorded", "one process plain", "one process recorded")
+wall <- matrix(NA_real_, runs, 4, dimnames = list(NULL, modes))
 for (i in seq_len(runs)) {
   wall[i, "plain"] <- system.time(workload())[["elapsed"]]
   dir <- tempfile("bench-workers-")
@@ -47,6 +62,26 @@ for (i in seq_len(runs)) {
     x <- profile_record(workload(), interval = 0.01, file = dir)
   )[["elapsed"]]
   unlink(dir, recursive = TRUE)
+  wall[i, "one process plain"] <- system.time(spin(2 * steps))[["elapsed"]]
+  wall[i, "one process recorded"] <- system.time(
+    profile_record(spin(2 * steps), interval = 0.01)
+  )[["elapsed"]]
+}
+cat("wall time of the workload (s):\n")
+print(round(wall, 3))
+ratio <- median(wall[, "recorded"]) / median(wall[, "plain"])
+cat(sprintf(
+  "median plain %.3f s, recorded %.3f s: recorded / plain = %.3f\n",
+  median(wall[, "plain"]), median(wall[, "recorded"]), ratio
+))
+cat(sprintf(
+  "one process: median plain %.3f s, recorded %.3f s: recorded / plain = %.3f\n",
+  median(wall[, "one process plain"]), median(wall[, "one process recorded"]),
+  median(wall[, "one process recorded"]) / median(wall[, "one process plain"])
+))
+if (!assembly) {
+  cat(sprintf("load average after: %s\n", paste(readLines("/proc/loadavg"), collapse = "")))
+  quit(save = "no")
 }
 # One more recorded run whose folder is copied, descriptions of the processes
 # included, once its workers have ended (profile_record() keeps only the
@@ -67,13 +102,6 @@ x <- profile_record(
 file.copy(file.path(dir, "rprof-main.out"), snapshot, overwrite = TRUE)
 unlink(dir, recursive = TRUE)
 assembled <- list(dir = snapshot, x = x)
-cat("wall time of the workload (s):\n")
-print(round(wall, 3))
-ratio <- median(wall[, "recorded"]) / median(wall[, "plain"])
-cat(sprintf(
-  "median plain %.3f s, recorded %.3f s: recorded / plain = %.3f\n",
-  median(wall[, "plain"]), median(wall[, "recorded"]), ratio
-))
 
 # Assembling: what profile_record() does after the code ends (reading every
 # process's file, cutting the workers' machinery, combining) against
@@ -84,7 +112,8 @@ cat(sprintf(
   "kept files: %d (%s lines in all)\n", length(files),
   format(sum(vapply(files, function(f) length(readLines(f)), 1L)), big.mark = ",")
 ))
-one_by_one <- median(vapply(seq_len(runs), function(i) {
+reps <- max(runs, 5L)
+one_by_one <- median(vapply(seq_len(reps), function(i) {
   system.time(for (f in files) read_rprof(f))[["elapsed"]]
 }, numeric(1)))
 tables <- dm::dm_get_tables(assembled$x)
@@ -101,7 +130,7 @@ assemble <- function() {
   state$temporary <- FALSE
   profile:::read_workers(main, state)
 }
-assembling <- median(vapply(seq_len(runs), function(i) {
+assembling <- median(vapply(seq_len(reps), function(i) {
   system.time(suppressWarnings(assemble()))[["elapsed"]]
 }, numeric(1)))
 cat(sprintf(

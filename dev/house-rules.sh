@@ -72,6 +72,13 @@ check "R test files" \
   "rename the test files it names, or correct the table in dev/ARCHITECTURE.md" \
   Rscript dev/test-files.R
 
+# ---- R: every package the code, tests and vignettes use with `::` or attach
+# is declared in DESCRIPTION (dev/declared-packages.R), which otherwise only
+# R CMD check --as-cran would report.
+check "R declared packages" \
+  "add the packages it names to Suggests (or Imports) in DESCRIPTION" \
+  Rscript dev/declared-packages.R
+
 # ---- JavaScript: eslint's recommended rules over the view's own scripts
 # (settings: tests/browser/eslint.config.mjs; eslint is one of the browser
 # tests' npm tools, installed by dev/vendor-js.sh). Without it the check is

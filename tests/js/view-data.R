@@ -55,3 +55,11 @@ refined <- lapply(refinements, function(steps) {
   list(steps = steps, type = type, functions = by_function[c("name", "self", "total")])
 })
 jsonlite::write_json(refined, file.path(out, "refined.json"), digits = NA, auto_unbox = TRUE)
+
+# lanes.json: the view of two recordings combined (a lane each in the time
+# order, pv-chart.js)
+both <- combine_profiles(
+  x, read_rprof(system.file("samples", "rprof", "memory.out", package = "profile", mustWork = TRUE))
+)
+lanes <- profile:::view_data(both, type = NULL, title = NULL)
+writeLines(lanes, file.path(out, "lanes.json"), useBytes = TRUE)

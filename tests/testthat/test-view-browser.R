@@ -199,6 +199,54 @@ test_that("the table (Top) has profile_summary()'s numbers, in its orders", {
   }
 })
 
+# An Rprof file of 450 functions (fn_001 .. fn_450, each called by one of
+# grp_1 .. grp_5 under main), more than the Top table draws at first.
+many_functions_rprof <- function() {
+  path <- withr::local_tempfile(fileext = ".out", .local_envir = parent.frame())
+  leaf <- sprintf("fn_%03d", 1:450)
+  group <- sprintf("grp_%d", (1:450) %% 5 + 1)
+  # (1 to 11 samples each: ties in flat, broken by cum and the name)
+  count <- 1 + (1:450 * 37) %% 11
+  stacks <- sprintf("\"%s\" \"%s\" \"main\" ", leaf, group)
+  writeLines(c("sample.interval=10000", rep(stacks, count)), path)
+  path
+}
+
+test_that("Top draws 200 rows first; 'Show more' the rest; sorting and the CSV cover every row", {
+  skip_if_no_browser()
+  x <- read_rprof(many_functions_rprof())
+  result <- run_browser_job(list(
+    command = "view", html = view_file(x, type = "samples"), width = 1000,
+    actions = list(
+      list(mode = "table"), list(button = "pv-more"), list(sort = "name"),
+      list(button = "pv-more"), list(export = "csv")
+    )
+  ))
+  expect_clean_load(result)
+  summary <- profile_summary(x, type = "samples", n = Inf)
+  expect_identical(nrow(summary), 456L)
+  check_rows <- function(table, names) {
+    expect_identical(table$name, names)
+    m <- match(table$name, summary$name)
+    expect_equal(table$flat, summary$self[m])
+    expect_equal(table$cum, summary$total[m])
+  }
+  # the 200 largest flat first, in profile_summary()'s order
+  check_rows(state_at(result, 2)$table, utils::head(summary$name, 200))
+  # then every function
+  check_rows(state_at(result, 3)$table, summary$name)
+  # sorted by name: the first 200 of all the names, not of the rows shown
+  by_name <- sort(summary$name, method = "radix")
+  check_rows(state_at(result, 4)$table, utils::head(by_name, 200))
+  check_rows(state_at(result, 5)$table, by_name)
+  # the CSV holds every function, whatever the table shows
+  csv <- utils::read.csv(text = state_at(result, 6)$exported, stringsAsFactors = FALSE)
+  expect_setequal(csv$name, summary$name)
+  m <- match(summary$name, csv$name)
+  expect_equal(csv$flat[m], summary$self)
+  expect_equal(csv$cum[m], summary$total)
+})
+
 test_that("the sandwich: the callers and callees of a function, as the samples say", {
   skip_if_no_browser()
   cases <- list(

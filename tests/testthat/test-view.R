@@ -274,9 +274,9 @@ test_that("v1 objects and the widget", {
   deps <- htmlwidgets::getDependency("profile_view", "profile")
   ours <- deps[[match("profile-view", vapply(deps, `[[`, "", "name"))]]
   scripts <- c(
-    "pv-data.js", "pv-refine.js", "pv-lanes.js", "pv-flame.js", "pv-panels.js", "pv-refine-ui.js",
-    "pv-link.js", "pv-export.js", "pv-navigate.js", "pv-compare.js", "pv-compare-table.js",
-    "profile-view.js"
+    "pv-data.js", "pv-refine.js", "pv-lanes.js", "pv-chart.js", "pv-flame.js", "pv-panels.js",
+    "pv-refine-ui.js", "pv-link.js", "pv-export.js", "pv-navigate.js", "pv-compare.js",
+    "pv-compare-table.js", "profile-view.js"
   )
   expect_identical(unlist(ours$script), scripts)
   expect_identical(unlist(ours$stylesheet), c("profile-view.css", "pv-compare.css"))
@@ -310,9 +310,9 @@ test_that("the package ships no third-party JavaScript: only its own view files"
   expect_identical(files, sort(c(
     "profile_view.js", "profile_view.yaml",
     file.path("lib", "profile-view", c(
-      "pv-data.js", "pv-refine.js", "pv-lanes.js", "pv-flame.js", "pv-panels.js", "pv-refine-ui.js",
-      "pv-link.js", "pv-export.js", "pv-navigate.js", "pv-compare.js", "pv-compare-table.js",
-      "profile-view.js", "profile-view.css", "pv-compare.css"
+      "pv-data.js", "pv-refine.js", "pv-lanes.js", "pv-chart.js", "pv-flame.js", "pv-panels.js",
+      "pv-refine-ui.js", "pv-link.js", "pv-export.js", "pv-navigate.js", "pv-compare.js",
+      "pv-compare-table.js", "profile-view.js", "profile-view.css", "pv-compare.css"
     ))
   )))
   # each is a readable source file that says it is the package's
@@ -411,4 +411,20 @@ test_that("a base function first seen on its caller's line has no file in the To
     key_file[match(c("sort", "order", "work", "outer"), key_name)],
     c("", "", "defs.R", "defs.R")
   )
+})
+
+test_that("a profile of no sources has a view: a database whose every run was deleted", {
+  skip_if_not_installed("RSQLite")
+  con <- DBI::dbConnect(RSQLite::SQLite(), withr::local_tempfile(fileext = ".sqlite"))
+  withr::defer(DBI::dbDisconnect(con))
+  db <- profile_db_append(con, read_rprof(rprof_sample("memory.out")))
+  emptied <- profile_db_delete(con, dplyr::collect(db$sources)$source_id)
+  # (the lanes' labels of no sources once failed: "argument is not a character vector")
+  filtered <- dm::dm_filter(read_rprof(rprof_sample("memory.out")), sources = source_id < 0L)
+  for (x in list(emptied, filtered)) {
+    payload <- write_view(x)
+    tree <- view_tree(payload)
+    expect_identical(tree$name, "root")
+    expect_length(payload$sources$label, 0L)
+  }
 })

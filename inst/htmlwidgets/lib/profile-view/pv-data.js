@@ -468,69 +468,7 @@
       return runs.decodedWeight[t];
     }
 
-    // The flame chart: blocks of consecutive runs that share a frame at a
-    // depth, in time order, on an axis of seconds (each sample stands for its
-    // source's step; each source is drawn after the previous). A block covers
-    // runs r0[b] .. r1[b].
-    chart() {
-      if (this.chartTree) return this.chartTree;
-      const runs = this.runs();
-      const parent = [0];
-      const key = [0];
-      const node = [0];
-      const x0 = [0];
-      const x1 = [0];
-      const r0 = [0];
-      const r1 = [0];
-      const open = [0];
-      const path = [];
-      let source = -1;
-      let offset = 0;
-      let sourceEnd = 0;
-      for (let r = 0; r < runs.leaf.length; r++) {
-        if (runs.source[r] !== source) {
-          source = runs.source[r];
-          offset = sourceEnd;
-          open.length = 1;
-        }
-        const start = offset + runs.time[r];
-        const stop = start + runs.count[r] * runs.step[source];
-        if (stop > sourceEnd) sourceEnd = stop;
-        path.length = 0;
-        for (let m = runs.leaf[r]; m !== 0; m = this.parent[m]) path.push(m);
-        path.reverse();
-        let same = 0;
-        while (same < path.length && same + 1 < open.length && node[open[same + 1]] === path[same]) same++;
-        open.length = same + 1;
-        for (let d = same; d < path.length; d++) {
-          const b = parent.length;
-          parent.push(open[d]);
-          key.push(this.key[path[d]]);
-          node.push(path[d]);
-          x0.push(start);
-          x1.push(stop);
-          r0.push(r);
-          r1.push(r);
-          open.push(b);
-        }
-        for (let d = 0; d < open.length; d++) {
-          x1[open[d]] = stop;
-          r1[open[d]] = r;
-        }
-      }
-      const start = Float64Array.from(x0);
-      this.chartTree = new FlameTree({
-        parent: Int32Array.from(parent),
-        key: Int32Array.from(key),
-        node: Int32Array.from(node),
-        x0: start,
-        w: mapTo(Float64Array, x1, (x, i) => x - start[i]),
-        delta: null,
-        r0: Int32Array.from(r0),
-        r1: Int32Array.from(r1)
-      });
-      return this.chartTree;
-    }
+    // (the flame chart of the time order, chart(), is in pv-chart.js)
 
     // The value of type t and the number of samples of a block of the chart,
     // and the part of them whose stacks end at the block's frame.

@@ -16,6 +16,7 @@
   const FONT = "12px sans-serif";
   const TEXT = "rgb(0,0,0)";
   const MATCH = "rgb(230,0,230)";
+  const MANY = "rgb(200,200,200)";
   // The tallest canvas drawn (browsers limit their size); deeper rows are cut.
   const MAX_HEIGHT = 16000;
 
@@ -215,13 +216,12 @@
         ancestor[a] = 1;
         if (a === 0) break;
       }
-      for (let i = 0; i < t.n; ) {
+      // Draws node i if it is in view and wide enough; false if not (nor its
+      // subtree, which is narrower still)
+      const place = (i) => {
         const a = t.x0[i];
         const b = a + t.w[i];
-        if (!(t.w[i] > 0) || b <= from || a >= from + span) {
-          i = t.end[i];
-          continue;
-        }
+        if (!(t.w[i] > 0) || b <= from || a >= from + span) return false;
         let x = (a - from) * scale;
         let w = t.w[i] * scale;
         if (x < 0) {
@@ -229,15 +229,9 @@
           x = 0;
         }
         if (x + w > width) w = width - x;
-        if (w < MIN_PX) {
-          i = t.end[i];
-          continue;
-        }
+        if (w < MIN_PX) return false;
         const y = this.rowOf(i);
-        if (y + ROW > height) {
-          i = t.end[i];
-          continue;
-        }
+        if (y + ROW > height) return false;
         const state = o.state(i);
         const fill = state.match ? MATCH : o.colour(i);
         const faded = ancestor[i] === 1;
@@ -267,7 +261,21 @@
         drawn.selected.push(state.selected);
         if (!drawn.rows.has(y)) drawn.rows.set(y, []);
         drawn.rows.get(y).push(k);
-        i++;
+        return true;
+      };
+      if (t.visit) {
+        // (the time order's chart visits what is in view itself, pv-chart.js;
+        // blocks too narrow to draw are drawn merged, in grey)
+        const top = o.axis ? AXIS : 0;
+        const many = (row, a, b) => {
+          const x = Math.max(0, (a - from) * scale);
+          ctx.globalAlpha = 1;
+          ctx.fillStyle = MANY;
+          ctx.fillRect(x, top + row * ROW, Math.max(Math.min(width, (b - from) * scale) - x, 1), ROW - 1);
+        };
+        t.visit(from, span, scale, MIN_PX, Math.floor((height - top) / ROW) - 1, place, many);
+      } else {
+        for (let i = 0; i < t.n; ) i = place(i) ? i + 1 : t.end[i];
       }
       if (o.axis) this.drawAxis(ctx, from, span, width);
       this.drawn = drawn;

@@ -84,16 +84,25 @@
     const all = runs.all || runs;
     const ids = all.sourceId;
     const byId = new Map(this.sourceList().map((s) => [s.id, s]));
-    const lanes = [];
+    // (sums in typed arrays: numbers in an object's fields are boxed anew at
+    // each change, which 10^6 runs make slow)
+    const samples = new Float64Array(ids.length);
+    const reach = new Float64Array(ids.length);
+    const has = new Uint8Array(ids.length);
+    const { source, count, time, step } = all;
     for (let r = 0; r < all.leaf.length; r++) {
-      const s = all.source[r];
-      if (!lanes[s]) {
-        const info = byId.get(ids[s]) || { id: ids[s], label: "source " + ids[s], start: null, duration: null };
-        lanes[s] = { number: s, id: info.id, label: info.label, start: info.start, extent: info.duration || 0, samples: 0 };
-      }
-      const lane = lanes[s];
-      lane.samples += all.count[r];
-      lane.extent = Math.max(lane.extent, all.time[r] + all.count[r] * all.step[s]);
+      const s = source[r];
+      has[s] = 1;
+      samples[s] += count[r];
+      const stop = time[r] + count[r] * step[s];
+      if (stop > reach[s]) reach[s] = stop;
+    }
+    const lanes = [];
+    for (let s = 0; s < ids.length; s++) {
+      if (!has[s]) continue;
+      const info = byId.get(ids[s]) || { id: ids[s], label: "source " + ids[s], start: null, duration: null };
+      const extent = Math.max(info.duration || 0, reach[s]);
+      lanes[s] = { number: s, id: info.id, label: info.label, start: info.start, extent, samples: samples[s] };
     }
     const placed = lanes.filter((l) => l);
     let end = 0;
@@ -108,180 +117,6 @@
     placed.sort((a, b) => a.start - b.start || a.id - b.id);
     this.laneList = placed;
     return placed;
-  };
-
-  // The flame chart: blocks of consecutive runs that share a frame at a
-  // depth, in time order, on an axis of seconds (each sample stands for its
-  // source's step). With several sources each has a lane: a block of its own
-  // (labelled by the source, as long as the lane) under which its frames are
-  // drawn, the lanes one below the other (the block's row as its depth). A
-  // block covers runs r0[b] .. r1[b]. Built in one pass over the runs in
-  // typed arrays (10^6 runs at once: no per-run walk of the whole stack).
-  Model.prototype.chart = function () {
-    if (this.chartTree) return this.chartTree;
-    const runs = this.runs();
-    const lanes = this.lanes();
-    const withLanes = lanes.length > 1;
-    const b = new Blocks(Math.max(16, runs.leaf.length + lanes.length + 1));
-    b.add(0, 0, 0, 0, 0, 0, 0, 0);
-    let xMin = Infinity;
-    let xMax = -Infinity;
-    const labels = new Map();
-    const drawnLanes = [];
-    let top = 1;
-    // runs by source number (they come grouped by source)
-    const first = [];
-    const last = [];
-    for (let r = 0; r < runs.leaf.length; r++) {
-      const s = runs.source[r];
-      if (first[s] === undefined) first[s] = r;
-      last[s] = r;
-    }
-    let maxRow = 0;
-    for (const lane of lanes) {
-      if (first[lane.number] === undefined) continue;
-      const range = [first[lane.number], last[lane.number]];
-      let under = 0;
-      if (withLanes) {
-        under = b.add(0, 0, 0, lane.start, lane.start + lane.extent, range[0], range[1], top);
-        labels.set(under, lane.label);
-        drawnLanes.push({ node: under, id: lane.id, label: lane.label, start: lane.start, extent: lane.extent, row: top });
-        xMin = Math.min(xMin, lane.start);
-        xMax = Math.max(xMax, lane.start + lane.extent);
-      }
-      const rowBase = withLanes ? top : 0;
-      const depth = this.laneBlocks(runs, range, lane.start, under, rowBase, b);
-      if (rowBase + depth > maxRow) maxRow = rowBase + depth;
-      top += depth + 1;
-    }
-    if (!withLanes) {
-      xMin = 0;
-      xMax = 0;
-      for (let i = 1; i < b.n; i++) if (b.x1[i] > xMax) xMax = b.x1[i];
-    }
-    b.x0[0] = xMin === Infinity ? 0 : xMin;
-    b.x1[0] = xMax === -Infinity ? 0 : xMax;
-    b.r1[0] = runs.leaf.length - 1;
-    const n = b.n;
-    const start = b.x0.slice(0, n);
-    const width = new Float64Array(n);
-    for (let i = 0; i < n; i++) width[i] = b.x1[i] - start[i];
-    const tree = new PV.FlameTree({
-      parent: b.parent.slice(0, n),
-      key: b.key.slice(0, n),
-      node: b.node.slice(0, n),
-      x0: start,
-      w: width,
-      delta: null,
-      r0: b.r0.slice(0, n),
-      r1: b.r1.slice(0, n)
-    });
-    if (withLanes) {
-      tree.depth = b.row.slice(0, n);
-      tree.maxDepth = maxRow;
-      tree.labels = labels;
-      tree.lanes = drawnLanes;
-    }
-    this.chartTree = tree;
-    return tree;
-  };
-
-  // The blocks of the chart in growable typed arrays.
-  class Blocks {
-    constructor(capacity) {
-      this.n = 0;
-      this.alloc(capacity);
-    }
-
-    alloc(capacity) {
-      const grow = (Type, old) => {
-        const a = new Type(capacity);
-        if (old) a.set(old.subarray(0, this.n));
-        return a;
-      };
-      this.parent = grow(Int32Array, this.parent);
-      this.key = grow(Int32Array, this.key);
-      this.node = grow(Int32Array, this.node);
-      this.x0 = grow(Float64Array, this.x0);
-      this.x1 = grow(Float64Array, this.x1);
-      this.r0 = grow(Int32Array, this.r0);
-      this.r1 = grow(Int32Array, this.r1);
-      this.row = grow(Int32Array, this.row);
-      this.capacity = capacity;
-    }
-
-    add(parent, key, node, x0, x1, r0, r1, row) {
-      if (this.n === this.capacity) this.alloc(this.capacity * 2);
-      const i = this.n++;
-      this.parent[i] = parent;
-      this.key[i] = key;
-      this.node[i] = node;
-      this.x0[i] = x0;
-      this.x1[i] = x1;
-      this.r0[i] = r0;
-      this.r1[i] = r1;
-      this.row[i] = row;
-      return i;
-    }
-  }
-
-  // The blocks of the runs `range` of one source, drawn from `offset` on the
-  // axis under block `under`, rows from `rowBase`: appended to `b`. Returns
-  // the deepest frame's depth. `open[d]` is the block open at depth d (the
-  // frame of the tree's node at depth d on the current run's stack), and
-  // `reach[d]` the furthest end of the runs since it opened: a run shares the
-  // blocks of the deepest node its stack has in common with the open ones (a
-  // node of the tree is its whole path), so each run costs the frames it
-  // opens and closes, not its depth.
-  Model.prototype.laneBlocks = function (runs, range, offset, under, rowBase, b) {
-    const parent = this.parent;
-    const depthOf = this.depth;
-    const key = this.key;
-    const open = [under];
-    const reach = [-Infinity];
-    const path = [];
-    let deepest = 0;
-    const step = runs.step[runs.source[range[0]]];
-    const close = (to, r) => {
-      for (let d = open.length - 1; d > to; d--) {
-        const k = open[d];
-        if (reach[d] > b.x1[k]) b.x1[k] = reach[d];
-        b.r1[k] = r;
-        if (reach[d] > reach[d - 1]) reach[d - 1] = reach[d];
-      }
-      open.length = to + 1;
-      reach.length = to + 1;
-    };
-    for (let r = range[0]; r <= range[1]; r++) {
-      const start = offset + runs.time[r];
-      const stop = start + runs.count[r] * step;
-      const leaf = runs.leaf[r];
-      const leafDepth = depthOf[leaf];
-      // the leaf's ancestors below the open blocks are new frames
-      path.length = 0;
-      let m = leaf;
-      let d = leafDepth;
-      while (d > open.length - 1) {
-        path.push(m);
-        m = parent[m];
-        d--;
-      }
-      while (d > 0 && b.node[open[d]] !== m) {
-        path.push(m);
-        m = parent[m];
-        d--;
-      }
-      close(d, r - 1);
-      for (let i = path.length - 1; i >= 0; i--) {
-        const node = path[i];
-        open.push(b.add(open[open.length - 1], key[node], node, start, stop, r, r, rowBase + open.length));
-        reach.push(stop);
-      }
-      if (stop > reach[reach.length - 1]) reach[reach.length - 1] = stop;
-      if (leafDepth > deepest) deepest = leafDepth;
-    }
-    close(0, range[1]);
-    return deepest;
   };
 })(typeof window !== "undefined" ? window : this);
 

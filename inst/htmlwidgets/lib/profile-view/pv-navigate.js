@@ -43,6 +43,8 @@
   function neighbour(tree, i, key) {
     if (key === "ArrowUp") return i === 0 ? -1 : tree.parent[i];
     const children = (p) => {
+      // (the time order's chart makes its blocks when asked, pv-chart.js)
+      if (tree.children) return tree.children(p).filter((c) => tree.w[c] > 0);
       const out = [];
       for (let c = p + 1; c < tree.end[p]; c = tree.end[c]) if (tree.w[c] > 0) out.push(c);
       return out;

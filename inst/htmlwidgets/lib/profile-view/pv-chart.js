@@ -1,0 +1,415 @@
+/* The browser view of the R package profile: the time order's flame chart
+ * (its lanes: pv-lanes.js). A block of the chart is a frame that consecutive
+ * runs of samples share at a depth; 10^6 samples make millions of them, too
+ * many to build when the view switches to the time order. So the chart keeps
+ * per run the depth of its stack and the depth it shares with the run before
+ * (one pass over the runs), indexed to find the next or previous run below a
+ * depth in a few steps, and makes a block (an id whose fields are those of a
+ * FlameTree's node) only when it is drawn, hovered, zoomed to or stepped to.
+ * A drawing visits the rows one by one, and in each the blocks of the time in
+ * view, jumping over those narrower than half a pixel (drawn merged, as one
+ * grey "many" block): it costs the pixels, not the samples.
+ * Plain JavaScript (ES2019), no library. */
+(function (global) {
+  "use strict";
+
+  const PV = (global.ProfileView = global.ProfileView || {});
+  const Model = PV.Model;
+
+  // ---- the first index after or before one whose value is below a bound ----
+
+  const GROUP = 16;
+
+  // The minima of groups of 16 values, of groups of 16 of those, and so on.
+  function minLevels(values) {
+    const levels = [values];
+    let at = values;
+    while (at.length > 1) {
+      const up = new Int32Array(Math.ceil(at.length / GROUP));
+      for (let g = 0; g < up.length; g++) {
+        const end = Math.min(at.length, (g + 1) * GROUP);
+        let m = at[g * GROUP];
+        for (let i = g * GROUP + 1; i < end; i++) if (at[i] < m) m = at[i];
+        up[g] = m;
+      }
+      levels.push(up);
+      at = up;
+    }
+    return levels;
+  }
+
+  // The first index >= i whose value is below `bound`, or the length.
+  function firstBelow(levels, i, bound) {
+    const n = levels[0].length;
+    let level = 0;
+    let at = i;
+    for (;;) {
+      const v = levels[level];
+      if (at >= v.length) return n;
+      const end = Math.min(v.length, (Math.floor(at / GROUP) + 1) * GROUP);
+      for (let j = at; j < end; j++) {
+        if (v[j] < bound) {
+          // down to the first value below the bound in this group
+          let k = j;
+          for (let l = level; l > 0; l--) {
+            const below = levels[l - 1];
+            k *= GROUP;
+            while (below[k] >= bound) k++;
+          }
+          return k;
+        }
+      }
+      if (level + 1 === levels.length) return n;
+      at = Math.floor(at / GROUP) + 1;
+      level++;
+    }
+  }
+
+  // The last index <= i whose value is below `bound`, or -1.
+  function lastBelow(levels, i, bound) {
+    let level = 0;
+    let at = i;
+    for (;;) {
+      const v = levels[level];
+      if (at < 0) return -1;
+      const start = Math.floor(at / GROUP) * GROUP;
+      for (let j = at; j >= start; j--) {
+        if (v[j] < bound) {
+          let k = j;
+          for (let l = level; l > 0; l--) {
+            const below = levels[l - 1];
+            k = Math.min(below.length - 1, k * GROUP + GROUP - 1);
+            while (below[k] >= bound) k--;
+          }
+          return k;
+        }
+      }
+      if (level + 1 === levels.length) return -1;
+      at = Math.floor(at / GROUP) - 1;
+      level++;
+    }
+  }
+
+  // ---- the chart ---------------------------------------------------------------
+
+  // The flame chart of the runs in view (the refinements applied), built when
+  // first needed: blocks of consecutive runs that share a frame at a depth,
+  // in time order, on an axis of seconds (each sample stands for its source's
+  // step). With several sources each has a lane: a block of its own (labelled
+  // by the source, as long as the lane) under which its frames are drawn, the
+  // lanes one below the other (a block's row as its depth). A block covers
+  // runs r0[b] .. r1[b].
+  Model.prototype.chart = function () {
+    if (!this.chartTree) this.chartTree = new ChartTree(this, this.runs(), this.lanes());
+    return this.chartTree;
+  };
+
+  const FIELDS = [
+    ["parent", Int32Array], ["key", Int32Array], ["node", Int32Array], ["x0", Float64Array], ["w", Float64Array],
+    ["r0", Int32Array], ["r1", Int32Array], ["depth", Int32Array], ["lane", Int32Array], ["level", Int32Array]
+  ];
+
+  class ChartTree {
+    constructor(model, runs, lanes) {
+      this.model = model;
+      this.n = 0;
+      this.capacity = 0;
+      // (every field set here first: an object whose fields come later, by
+      // computed names, is slower to read)
+      this.parent = this.key = this.node = this.x0 = this.w = null;
+      this.r0 = this.r1 = this.depth = this.lane = this.level = null;
+      this.runs = this.start = this.reachTo = this.sharedLevels = this.depthLevels = null;
+      this.laneRuns = this.labels = this.lanes = null;
+      this.maxDepth = 0;
+      this.grow(1024);
+      this.ids = new Map();
+      this.delta = null;
+      this.indexRuns(model, runs);
+      this.layLanes(runs, lanes);
+    }
+
+    grow(capacity) {
+      for (const [name, Type] of FIELDS) {
+        const a = new Type(capacity);
+        if (this[name]) a.set(this[name].subarray(0, this.n));
+        this[name] = a;
+      }
+      this.capacity = capacity;
+    }
+
+    add(parent, key, node, x0, x1, r0, r1, row, lane, level) {
+      if (this.n === this.capacity) this.grow(this.capacity * 2);
+      const i = this.n++;
+      this.parent[i] = parent;
+      this.key[i] = key;
+      this.node[i] = node;
+      this.x0[i] = x0;
+      this.w[i] = x1 - x0;
+      this.r0[i] = r0;
+      this.r1[i] = r1;
+      this.depth[i] = row;
+      this.lane[i] = lane;
+      this.level[i] = level;
+      return i;
+    }
+
+    // Per run: its start on its source's axis, the furthest stop since its
+    // source's first run, the depth of its stack (negated, to look for depths
+    // above a bound as values below one), and the depth it shares with the
+    // run before (0: the first of its source).
+    indexRuns(model, runs) {
+      const n = runs.leaf.length;
+      const parent = model.parent;
+      const depthOf = model.depth;
+      const { leaf, source, time, count, step } = runs;
+      const start = new Float64Array(n);
+      const reachTo = new Float64Array(n);
+      const negDepth = new Int32Array(n);
+      const shared = new Int32Array(n);
+      let reach = -Infinity;
+      for (let r = 0; r < n; r++) {
+        const s = source[r];
+        const first = r === 0 || source[r - 1] !== s;
+        const t = time[r];
+        start[r] = t;
+        const stop = t + count[r] * step[s];
+        reach = first || stop > reach ? stop : reach;
+        reachTo[r] = reach;
+        let b = leaf[r];
+        let db = depthOf[b];
+        negDepth[r] = -db;
+        if (first) continue;
+        let a = leaf[r - 1];
+        let da = depthOf[a];
+        while (da > db) {
+          a = parent[a];
+          da--;
+        }
+        while (db > da) {
+          b = parent[b];
+          db--;
+        }
+        while (a !== b) {
+          a = parent[a];
+          b = parent[b];
+          da--;
+        }
+        shared[r] = da;
+      }
+      this.runs = runs;
+      this.start = start;
+      this.reachTo = reachTo;
+      this.sharedLevels = minLevels(shared);
+      this.depthLevels = minLevels(negDepth);
+    }
+
+    // The root, and a block per lane when there are several; their rows.
+    layLanes(runs, lanes) {
+      const withLanes = lanes.length > 1;
+      const first = [];
+      const last = [];
+      for (let r = 0; r < runs.leaf.length; r++) {
+        const s = runs.source[r];
+        if (first[s] === undefined) first[s] = r;
+        last[s] = r;
+      }
+      this.add(0, 0, 0, 0, 0, 0, runs.leaf.length - 1, 0, -1, 0);
+      this.laneRuns = [];
+      const labels = new Map();
+      const drawn = [];
+      let xMin = Infinity;
+      let xMax = -Infinity;
+      let top = 1;
+      let maxRow = 0;
+      for (const lane of lanes) {
+        const ra = first[lane.number];
+        if (ra === undefined) continue;
+        const rb = last[lane.number];
+        const j = this.laneRuns.length;
+        const negDepth = this.depthLevels[0];
+        let deepest = 0;
+        for (let r = ra; r <= rb; r++) if (-negDepth[r] > deepest) deepest = -negDepth[r];
+        let block = 0;
+        if (withLanes) {
+          block = this.add(0, 0, 0, lane.start, lane.start + lane.extent, ra, rb, top, j, 0);
+          labels.set(block, lane.label);
+          drawn.push({ node: block, id: lane.id, label: lane.label, start: lane.start, extent: lane.extent, row: top });
+          xMin = Math.min(xMin, lane.start);
+          xMax = Math.max(xMax, lane.start + lane.extent);
+        } else {
+          xMin = 0;
+          xMax = Math.max(0, lane.start + this.reachTo[rb]);
+        }
+        const rowBase = withLanes ? top : 0;
+        this.laneRuns.push({ ra, rb, offset: lane.start, rowBase, block, deepest });
+        maxRow = Math.max(maxRow, rowBase + deepest);
+        top += deepest + 1;
+      }
+      this.x0[0] = xMin === Infinity ? 0 : xMin;
+      this.w[0] = xMax === -Infinity ? 0 : xMax - this.x0[0];
+      this.maxDepth = maxRow;
+      if (withLanes) {
+        this.labels = labels;
+        this.lanes = drawn;
+      }
+    }
+
+    // The furthest stop of runs a .. b (of one source).
+    reach(a, b) {
+      const before = a > 0 && this.runs.source[a - 1] === this.runs.source[a] ? this.reachTo[a - 1] : -Infinity;
+      if (this.reachTo[b] > before) return this.reachTo[b];
+      // (a run before a reaches further: the furthest of a .. b itself)
+      const runs = this.runs;
+      const step = runs.step[runs.source[a]];
+      let x = -Infinity;
+      for (let r = a; r <= b; r++) x = Math.max(x, runs.time[r] + runs.count[r] * step);
+      return x;
+    }
+
+    // The first run of the block at depth d around run r, and its last.
+    blockStart(d, r) {
+      return lastBelow(this.sharedLevels, r, d);
+    }
+
+    blockEnd(d, r) {
+      return firstBelow(this.sharedLevels, r + 1, d) - 1;
+    }
+
+    // The id of the block at depth d (>= 1) of lane j whose runs are a .. b,
+    // made (with its parents) when first asked for.
+    block(j, d, a, b) {
+      const id = a * (this.maxDepth + 1) + d;
+      const known = this.ids.get(id);
+      if (known !== undefined) return known;
+      const lane = this.laneRuns[j];
+      const parent = d === 1 ? lane.block : this.block(j, d - 1, this.blockStart(d - 1, a), this.blockEnd(d - 1, a));
+      const m = this.model;
+      let node = this.runs.leaf[a];
+      for (let k = m.depth[node]; k > d; k--) node = m.parent[node];
+      const i = this.add(parent, m.key[node], node, lane.offset + this.start[a], lane.offset + this.reach(a, b),
+        a, b, lane.rowBase + d, j, d);
+      this.ids.set(id, i);
+      return i;
+    }
+
+    // The blocks one below block p, in time order.
+    children(p) {
+      if (p === 0 && this.lanes) return this.lanes.map((l) => l.node);
+      const out = [];
+      const lanes = p === 0 ? this.laneRuns.map((l, j) => j) : [this.lane[p]];
+      const d = this.level[p] + 1;
+      for (const j of lanes) {
+        const lane = this.laneRuns[j];
+        const last = p === 0 ? lane.rb : this.r1[p];
+        let r = p === 0 ? lane.ra : this.r0[p];
+        for (;;) {
+          // (the next run as deep as d)
+          r = firstBelow(this.depthLevels, r, -d + 1);
+          if (r > last) break;
+          const b = this.blockEnd(d, r);
+          out.push(this.block(j, d, r, b));
+          r = b + 1;
+        }
+      }
+      return out;
+    }
+
+    // The last run of lane j that starts at or before x on the axis (its
+    // first if none does), looked for among runs lo .. hi.
+    runAt(lane, x, lo = lane.ra, hi = lane.rb) {
+      const t = x - lane.offset;
+      const start = this.start;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (start[mid] <= t) lo = mid;
+        else hi = mid - 1;
+      }
+      return lo;
+    }
+
+    // The run at each pixel's left edge of a drawing (from `from`, at
+    // `scale` pixels a second, `pixels` wide) in lane j: where a run at a
+    // time in view is looked for, among the few of its pixel (a search over
+    // all runs per block drawn would miss the processor's cache each step).
+    pixelRuns(lane, from, scale, pixels) {
+      const at = new Int32Array(pixels + 2);
+      let r = lane.ra;
+      for (let p = 0; p <= pixels + 1; p++) {
+        r = this.runAt(lane, from + p / scale, r);
+        at[p] = r;
+      }
+      return at;
+    }
+
+    // Visits what a drawing of the axis from `from`, `span` long, at `scale`
+    // pixels a second, rows 0 .. lastRow, shows: `place(i)` for each block
+    // at least a pixel wide in view (or `minPx`, if more), and `many(row, x0,
+    // x1)` for each stretch of blocks narrower, merged (x on the axis).
+    visit(from, span, scale, minPx, lastRow, place, many) {
+      minPx = Math.max(minPx, 1);
+      place(0);
+      const pixels = Math.ceil(span * scale);
+      for (let j = 0; j < this.laneRuns.length; j++) {
+        const lane = this.laneRuns[j];
+        if (this.lanes) place(lane.block);
+        // (a lane out of view has nothing in view)
+        if (lane.offset + this.start[lane.ra] >= from + span || lane.offset + this.reachTo[lane.rb] <= from) continue;
+        const columns = this.pixelRuns(lane, from, scale, pixels);
+        // the last run at or before x (>= from) on the axis
+        const runAt = (x) => {
+          const p = Math.min(Math.floor((x - from) * scale), pixels);
+          return this.runAt(lane, x, columns[p], p + 1 <= pixels ? columns[p + 1] : lane.rb);
+        };
+        for (let d = 1; d <= lane.deepest && lane.rowBase + d <= lastRow; d++) {
+          this.visitRow(j, d, from, from + span, scale, minPx, runAt, place, many);
+        }
+      }
+    }
+
+    visitRow(j, d, from, to, scale, minPx, runAt, place, many) {
+      const lane = this.laneRuns[j];
+      const row = lane.rowBase + d;
+      const narrow = minPx / scale;
+      const offset = lane.offset;
+      let manyFrom = null;
+      let manyTo = 0;
+      const flush = () => {
+        if (manyFrom !== null) many(row, manyFrom, manyTo);
+        manyFrom = null;
+      };
+      let r = runAt(from);
+      while (r <= lane.rb && offset + this.start[r] < to) {
+        if (-this.depthLevels[0][r] < d) {
+          // (no frame at this depth: on to the next run as deep)
+          flush();
+          r = firstBelow(this.depthLevels, r, -d + 1);
+          continue;
+        }
+        const a = this.blockStart(d, r);
+        const b = this.blockEnd(d, r);
+        const x0 = offset + this.start[a];
+        const x1 = offset + this.reach(a, b);
+        if (x1 <= from) {
+          r = b + 1;
+          continue;
+        }
+        const lo = Math.max(x0, from);
+        const hi = Math.min(x1, to);
+        if ((hi - lo) * scale >= minPx) {
+          flush();
+          place(this.block(j, d, a, b));
+          r = b + 1;
+          continue;
+        }
+        // narrower than drawn: merged with those after it, and every block
+        // that ends within the next `narrow` of the axis is narrower still
+        if (manyFrom === null) manyFrom = lo;
+        manyTo = Math.max(manyTo, hi);
+        r = Math.max(b + 1, runAt(lo + narrow));
+      }
+      flush();
+    }
+  }
+
+  PV.ChartTree = ChartTree;
+})(typeof window !== "undefined" ? window : this);

@@ -1,0 +1,159 @@
+// The time order's flame chart (inst/htmlwidgets/lib/profile-view/pv-chart.js)
+// under node's own test runner. The chart makes its blocks when they are
+// drawn or asked for; here every block is asked for (through children()) and
+// judged against the blocks made the plain way, from each run's whole stack
+// (a block at depth d: the runs, one after the other in a source, whose
+// stacks hold the same node at depth d), on the view data of a real
+// recording (tests/js/view-data.R) and of two recordings combined (a lane
+// each). What a drawing visits is judged against those blocks too: every
+// block at least a pixel wide in view, and no other.
+import { test, before } from "node:test";
+import assert from "node:assert/strict";
+import { loadProfileView, viewData } from "./view-fixture.mjs";
+
+let PV;
+let data;
+
+before(() => {
+  PV = loadProfileView(["pv-data.js", "pv-refine.js", "pv-lanes.js", "pv-chart.js"]);
+  data = viewData(["view.json", "lanes.json"]);
+});
+
+// The blocks from each run's whole stack, by "row:first run": node, row,
+// extent on the axis, runs, and the parent's name in the same terms.
+function plainBlocks(model) {
+  const runs = model.runs();
+  const lanes = model.lanes();
+  const withLanes = lanes.length > 1;
+  const blocks = new Map();
+  let top = 1;
+  for (const lane of lanes) {
+    const rs = [];
+    for (let r = 0; r < runs.leaf.length; r++) if (runs.source[r] === lane.number) rs.push(r);
+    if (!rs.length) continue;
+    const rowBase = withLanes ? top : 0;
+    const laneName = withLanes ? `${top}:${rs[0]}` : "0:0";
+    let open = [];
+    let deepest = 0;
+    for (const r of rs) {
+      const path = [];
+      for (let m = runs.leaf[r]; m !== 0; m = model.parent[m]) path.unshift(m);
+      deepest = Math.max(deepest, path.length);
+      const start = lane.start + runs.time[r];
+      const stop = start + runs.count[r] * runs.step[runs.source[r]];
+      let same = 0;
+      while (same < path.length && same < open.length && open[same].node === path[same]) same++;
+      open = open.slice(0, same);
+      for (let d = same; d < path.length; d++) {
+        const name = `${rowBase + d + 1}:${r}`;
+        const parent = d === 0 ? laneName : open[d - 1].name;
+        const block = { name, node: path[d], row: rowBase + d + 1, x0: start, x1: stop, r0: r, r1: r, parent };
+        blocks.set(name, block);
+        open.push(block);
+      }
+      for (const block of open) {
+        block.x1 = Math.max(block.x1, stop);
+        block.r1 = r;
+      }
+    }
+    top += deepest + 1;
+  }
+  return blocks;
+}
+
+// Every block of the chart, asked for from the root down.
+function everyBlock(tree) {
+  const todo = [0];
+  const seen = [];
+  while (todo.length) {
+    const b = todo.pop();
+    seen.push(b);
+    for (const c of tree.children(b)) todo.push(c);
+  }
+  return seen;
+}
+
+const name = (tree, b) => `${tree.depth[b]}:${tree.r0[b]}`;
+
+for (const file of ["view.json", "lanes.json"]) {
+  test(`the chart's blocks are those of each run's whole stack (${file})`, () => {
+    const model = new PV.Model(data[file]);
+    const tree = model.chart();
+    assert.equal(tree.n, 1 + (tree.lanes ? tree.lanes.length : 0));
+    const plain = plainBlocks(model);
+    assert.ok(plain.size > 100);
+    const all = everyBlock(tree);
+    const laneBlocks = new Set(tree.lanes ? tree.lanes.map((l) => l.node) : []);
+    assert.equal(laneBlocks.size, file === "lanes.json" ? 2 : 0);
+    const frames = all.filter((b) => b !== 0 && !laneBlocks.has(b));
+    assert.equal(frames.length, plain.size);
+    assert.equal(tree.n, all.length);
+    for (const b of frames) {
+      const want = plain.get(name(tree, b));
+      assert.ok(want, `block ${name(tree, b)}`);
+      assert.equal(tree.node[b], want.node);
+      assert.equal(tree.key[b], model.key[want.node]);
+      assert.equal(tree.r1[b], want.r1);
+      assert.equal(tree.x0[b], want.x0);
+      assert.equal(tree.x0[b] + tree.w[b], want.x1);
+      const p = tree.parent[b];
+      assert.equal(p === 0 ? "0:0" : name(tree, p), want.parent);
+    }
+    // the root spans every block; each lane its own
+    let end = 0;
+    for (const block of plain.values()) end = Math.max(end, block.x1);
+    assert.equal(tree.x0[0] + tree.w[0] >= end, true);
+    for (const l of tree.lanes || []) {
+      assert.equal(tree.x0[l.node], l.start);
+      assert.equal(tree.w[l.node], l.extent);
+    }
+    // asked for again, the same ids
+    assert.deepEqual(everyBlock(tree), all);
+  });
+
+  test(`a drawing visits every block at least a pixel wide in view, and no other (${file})`, () => {
+    const model = new PV.Model(data[file]);
+    const tree = model.chart();
+    const plain = plainBlocks(model);
+    const whole = tree.w[0];
+    const windows = [
+      [tree.x0[0], whole, 1200],
+      [tree.x0[0], whole, 60],
+      [tree.x0[0] + 0.3 * whole, 0.05 * whole, 800],
+      [tree.x0[0] + 0.71 * whole, 0.2 * whole, 90]
+    ];
+    for (const [from, span, width] of windows) {
+      const scale = width / span;
+      const placed = [];
+      let merged = 0;
+      tree.visit(from, span, scale, 0.5, 1e9, (b) => placed.push(b), (row, a, b) => {
+        assert.ok(a < b || a === b, "a merged stretch");
+        merged++;
+      });
+      const drawn = new Set();
+      for (const b of placed) {
+        if (b === 0 || (tree.lanes && tree.lanes.some((l) => l.node === b))) continue;
+        drawn.add(name(tree, b));
+      }
+      const expected = new Set();
+      for (const block of plain.values()) {
+        const lo = Math.max(block.x0, from);
+        const hi = Math.min(block.x1, from + span);
+        if (block.x1 > from && block.x0 < from + span && (hi - lo) * scale >= 1) expected.add(block.name);
+      }
+      assert.deepEqual([...drawn].sort(), [...expected].sort(), `window ${from} + ${span} at ${width} pixels`);
+      if (width < 100) assert.ok(merged > 0, "narrow blocks merged");
+    }
+  });
+}
+
+test("the chart follows the refinements: the blocks of the runs kept", () => {
+  const model = new PV.Model(data["view.json"]);
+  model.refine([{ verb: "focus", pattern: "^is\\.odd\\.num$" }]);
+  const tree = model.chart();
+  const plain = plainBlocks(model);
+  const frames = everyBlock(tree).filter((b) => b !== 0);
+  assert.ok(frames.length > 0);
+  assert.equal(frames.length, plain.size);
+  for (const b of frames) assert.equal(tree.node[b], plain.get(name(tree, b)).node);
+});
