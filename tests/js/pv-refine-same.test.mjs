@@ -16,12 +16,14 @@ let reference;
 let inputs;
 
 before(() => {
-  fast = loadProfileView(["pv-data.js", "pv-refine.js"]);
-  reference = loadProfileView(["pv-data.js", "tests/js/pv-refine-reference.js"]);
-  const files = viewData(["view.json", "view-go.json"]);
+  fast = loadProfileView(["pv-data.js", "pv-refine.js", "pv-lanes.js"]);
+  reference = loadProfileView(["pv-data.js", "tests/js/pv-refine-reference.js", "pv-lanes.js"]);
+  const files = viewData(["view.json", "view-go.json", "view-diff.json", "lanes.json"]);
   inputs = [
     ["Rprof with lines", files["view.json"]],
-    ["Go CPU profile", files["view-go.json"]]
+    ["Go CPU profile", files["view-go.json"]],
+    ["a diff of two Rprof recordings", files["view-diff.json"]],
+    ["two recordings combined", files["lanes.json"]]
   ];
 });
 
@@ -108,5 +110,64 @@ test("each verb and chains of them give the trees of profile 2.2's refinements",
       assert.deepEqual(plain(a.refine(steps.slice(0, k))), plain(b.refine(steps.slice(0, k))));
       sameModel(a, b, `${name}: ${k} steps left`);
     }
+  }
+});
+
+// Both models refined by `steps`: the same reports and models.
+function sameRefined(a, b, steps, what) {
+  const label = what + ": " + (steps.map((s) => `${s.verb}(${s.pattern})`).join(" |> ") || "no steps");
+  assert.deepEqual(plain(a.refine(steps)), plain(b.refine(steps)), `${label}: report`);
+  sameModel(a, b, label);
+}
+
+test("patterns that match every frame or none, and trees left with the root alone", () => {
+  for (const [name, data] of inputs) {
+    const a = new fast.Model(data);
+    const b = new reference.Model(data);
+    const some = fast.exactPattern(a.name(a.n - 1));
+    for (const verb of fast.VERBS) {
+      for (const pattern of [".", "^no such function$"]) {
+        sameRefined(a, b, [{ verb, pattern }], name);
+        // (a step after it, on what it left: the root alone for some)
+        for (const then of fast.VERBS) {
+          sameRefined(a, b, [{ verb, pattern }, { verb: then, pattern: some }], name);
+          sameRefined(a, b, [{ verb, pattern }, { verb: then, pattern: "." }], name);
+        }
+      }
+    }
+    // (hide of every frame, focus on none: the root alone)
+    a.refine([{ verb: "hide", pattern: "." }]);
+    assert.equal(a.n, 1, `${name}: hide(.) leaves the root`);
+    a.refine([{ verb: "focus", pattern: "^no such function$" }]);
+    assert.equal(a.n, 1, `${name}: focus on nothing leaves the root`);
+  }
+});
+
+test("refinements added and removed in any order, one source shown alone and all again", () => {
+  for (const [name, data] of inputs) {
+    const a = new fast.Model(data);
+    const b = new reference.Model(data);
+    const pats = patterns(a, fast);
+    const steps = [
+      { verb: "hide", pattern: pats[2] },
+      { verb: "focus", pattern: pats[0] },
+      { verb: "show", pattern: pats[1] + "|" + pats[0].slice(1, -1) },
+      { verb: "prune_from", pattern: pats[3] },
+      { verb: "ignore", pattern: pats[5] }
+    ];
+    // every subset of the steps in order, visited so that each differs from
+    // the one before at any place (the middle removed, the first, added back)
+    const orders = [];
+    for (let bits = 0; bits < 1 << steps.length; bits++) orders.push(steps.filter((s, j) => bits & (1 << j)));
+    const shuffled = orders.map((o, j) => orders[(j * 7) % orders.length]);
+    const sources = a.sourceList().map((s) => s.id);
+    for (const id of [null].concat(sources, [null])) {
+      a.sourceId = id;
+      b.sourceId = id;
+      for (const o of shuffled) sameRefined(a, b, o, `${name} (source ${id})`);
+      // the same steps in another order
+      sameRefined(a, b, steps.slice().reverse(), `${name} (source ${id})`);
+    }
+    if (name === "two recordings combined") assert.ok(sources.length === 2, "two sources");
   }
 });

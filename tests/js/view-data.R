@@ -14,8 +14,14 @@ x <- read_rprof(system.file("samples", "rprof", "line.out", package = "profile",
 json <- profile:::view_data(x, type = NULL, title = NULL)
 writeLines(json, file.path(out, "view.json"), useBytes = TRUE)
 # view-go.json: the same of a Go CPU profile (pv-refine-same.test.mjs)
-go <- read_pprof(system.file("samples", "pprof", "cpu.pb.gz", package = "profile", mustWork = TRUE))
-writeLines(profile:::view_data(go, type = NULL, title = NULL), file.path(out, "view-go.json"), useBytes = TRUE)
+sample <- function(...) system.file("samples", ..., package = "profile", mustWork = TRUE)
+write_view <- function(p, name) {
+  json <- profile:::view_data(p, type = NULL, title = NULL)
+  writeLines(json, file.path(out, name), useBytes = TRUE)
+}
+write_view(read_pprof(sample("pprof", "cpu.pb.gz")), "view-go.json")
+# view-diff.json: a diff (the base's values negative) of two Rprof recordings
+write_view(profile_diff(x, read_rprof(sample("rprof", "all.out"))), "view-diff.json")
 
 # the view's sample types (Rprof's samples, and time)
 types <- jsonlite::fromJSON(json)$types$name
