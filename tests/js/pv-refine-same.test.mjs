@@ -18,12 +18,13 @@ let inputs;
 before(() => {
   fast = loadProfileView(["pv-data.js", "pv-refine.js", "pv-lanes.js"]);
   reference = loadProfileView(["pv-data.js", "tests/js/pv-refine-reference.js", "pv-lanes.js"]);
-  const files = viewData(["view.json", "view-go.json", "view-diff.json", "lanes.json"]);
+  const files = viewData(["view.json", "view-go.json", "view-diff.json", "lanes.json", "view-nolines.json"]);
   inputs = [
     ["Rprof with lines", files["view.json"]],
     ["Go CPU profile", files["view-go.json"]],
     ["a diff of two Rprof recordings", files["view-diff.json"]],
-    ["two recordings combined", files["lanes.json"]]
+    ["two recordings combined", files["lanes.json"]],
+    ["Rprof without lines", files["view-nolines.json"]]
   ];
 });
 

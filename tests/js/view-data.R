@@ -22,6 +22,8 @@ write_view <- function(p, name) {
 write_view(read_pprof(sample("pprof", "cpu.pb.gz")), "view-go.json")
 # view-diff.json: a diff (the base's values negative) of two Rprof recordings
 write_view(profile_diff(x, read_rprof(sample("rprof", "all.out"))), "view-diff.json")
+# view-nolines.json: an Rprof recording without line profiling (no line keys)
+write_view(read_rprof(sample("rprof", "gc.out")), "view-nolines.json")
 
 # the view's sample types (Rprof's samples, and time)
 types <- jsonlite::fromJSON(json)$types$name
