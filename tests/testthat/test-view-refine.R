@@ -140,8 +140,8 @@ test_that("the source panel follows refinements: it says its lines are the whole
   result <- run_browser_job(list(
     command = "view", html = view_file(x),
     actions = list(
-      list(source = TRUE), list(refine = "focus", pattern = "^is\\.odd\\.num$"), list(mode = "table"),
-      list(unrefine = 0)
+      list(source = TRUE), list(refine = "focus", pattern = "^is\\.odd\\.num$"),
+      list(mode = "table"), list(unrefine = 0)
     )
   ))
   expect_clean_load(result)
