@@ -662,7 +662,9 @@
       const next = merges ? mergeVerb(tree, match.matched, s.verb) : filterVerb(tree, match.matched, s.verb);
       done.push({ verb: s.verb, pattern: s.pattern, tree: next.tree, map: compose(map, next.map), report: match.report });
     }
-    const last = steps.length ? done[steps.length - 1] : chain;
+    // (no steps: the tree as given, though the steps start from it canonical)
+    const whole = this.sourceId === null ? { tree: baseTree(this), map: null } : chain;
+    const last = steps.length ? done[steps.length - 1] : whole;
     const tree = last.tree;
     if (!tree.end) Object.assign(tree, PV.treeShape(tree.parent), { cache: {} });
     this.n = tree.n;
