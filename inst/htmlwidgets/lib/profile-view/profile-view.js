@@ -222,9 +222,13 @@
     finishDrawing() {
       const c = this.container;
       global.requestAnimationFrame(() => {
-        if (this.model.types.length) PV.link.save(this);
-        c.setAttribute("data-state", "drawn");
         if (global.__profileViewDrawnAt === undefined) global.__profileViewDrawnAt = performance.now();
+        // the link saved after the frame is on screen (replacing the page's
+        // URL takes a while, and nobody waits for it)
+        global.setTimeout(() => {
+          if (this.model.types.length) PV.link.save(this);
+          c.setAttribute("data-state", "drawn");
+        }, 0);
       });
     }
 

@@ -72,6 +72,7 @@
       this.zoomSteps = [];
       this.zoomAhead = [];
       this.drawn = null;
+      this.pendingDraw = false;
       this.canvas.addEventListener("mousemove", (e) => this.hover(e));
       this.canvas.addEventListener("mouseleave", () => this.options.onLeave());
       this.canvas.addEventListener("click", (e) => {
@@ -138,7 +139,15 @@
       if (!this.window) this.remember();
       else this.zoomAhead = [];
       this.window = { from, span };
-      this.draw();
+      // (drawn at the next animation frame, once for all the wheel's and
+      // the drag's events before it)
+      if (!this.pendingDraw) {
+        this.pendingDraw = true;
+        global.requestAnimationFrame(() => {
+          this.pendingDraw = false;
+          if (this.tree) this.draw();
+        });
+      }
       if (this.options.onRange) this.options.onRange();
     }
 
