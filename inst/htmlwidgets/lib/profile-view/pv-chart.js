@@ -552,5 +552,25 @@
     }
   }
 
+  // What a merged stretch of the time order (one of FlameCanvas.merged())
+  // holds, as lines of text: a title, then its value of sample type t, its
+  // samples and extent, and its functions with the largest values.
+  function mergedLines(model, tree, t, stretch) {
+    const s = tree.mergedSummary(stretch.lane, stretch.depth, stretch.first, stretch.last, model.runWeights(t));
+    const unit = model.types[t].unit;
+    const base = model.percentBase(t);
+    const value = (x) => PV.formatValue(x, unit) + " (" + PV.formatPercent(x, base) + ")";
+    const lines = [s.frames + (s.frames === 1 ? " frame" : " frames") + " merged, each narrower than a pixel",
+      "total " + value(s.total),
+      s.samples + (s.samples === 1 ? " sample" : " samples") + ", from " + PV.formatValue(stretch.from, "seconds") +
+        " to " + PV.formatValue(stretch.to, "seconds")];
+    const shown = s.keys.slice(0, 5);
+    lines.push("top functions:");
+    for (const [k, v] of shown) lines.push("  " + model.keyLabel(k) + " " + value(v));
+    if (s.keys.length > shown.length) lines.push("  and " + (s.keys.length - shown.length) + " more");
+    return lines;
+  }
+
   PV.ChartTree = ChartTree;
+  PV.mergedLines = mergedLines;
 })(typeof window !== "undefined" ? window : this);

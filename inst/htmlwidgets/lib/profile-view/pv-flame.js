@@ -218,7 +218,7 @@
       const z = this.zoomed;
       const { from, span } = this.range();
       const scale = width / span;
-      const drawn = { node: [], x: [], y: [], w: [], fill: [], faded: [], dim: [], selected: [], rows: new Map() };
+      const drawn = { node: [], x: [], y: [], w: [], fill: [], faded: [], dim: [], selected: [], rows: new Map(), merged: [] };
       // ancestors of the zoomed node are drawn faded
       const ancestor = new Uint8Array(t.n);
       for (let a = t.parent[z]; z !== 0; a = t.parent[a]) {
@@ -276,11 +276,16 @@
         // (the time order's chart visits what is in view itself, pv-chart.js;
         // blocks too narrow to draw are drawn merged, in grey)
         const top = o.axis ? AXIS : 0;
-        const many = (row, a, b) => {
+        // (each kept with its runs, for the tooltip, the search and the SVG)
+        const merged = (drawn.merged = []);
+        const many = (row, a, b, j, d, ra, rb) => {
           const x = Math.max(0, (a - from) * scale);
+          const w = Math.max(Math.min(width, (b - from) * scale) - x, 1);
+          const fill = o.mergedMatch && o.mergedMatch(d, ra, rb) ? MATCH : MANY;
           ctx.globalAlpha = 1;
-          ctx.fillStyle = MANY;
-          ctx.fillRect(x, top + row * ROW, Math.max(Math.min(width, (b - from) * scale) - x, 1), ROW - 1);
+          ctx.fillStyle = fill;
+          ctx.fillRect(x, top + row * ROW, w, ROW - 1);
+          merged.push({ x, y: top + row * ROW, w, fill, row, from: a, to: b, lane: j, depth: d, first: ra, last: rb });
         };
         t.visit(from, span, scale, MIN_PX, Math.floor((height - top) / ROW) - 1, place, many);
       } else {
@@ -329,11 +334,33 @@
       return -1;
     }
 
+    // The merged stretch (of blocks narrower than a pixel, the time
+    // order's) under the pointer, or null.
+    hitMerged(event) {
+      if (!this.drawn || !this.drawn.merged.length) return null;
+      const rect = this.canvas.getBoundingClientRect();
+      const x = event.clientX - rect.left;
+      const y = event.clientY - rect.top;
+      return this.drawn.merged.find((s) => y >= s.y && y < s.y + ROW && x >= s.x && x < s.x + s.w) || null;
+    }
+
     hover(event) {
       const i = this.hit(event);
       this.canvas.style.cursor = i >= 0 ? "pointer" : "default";
-      if (i >= 0) this.options.onHover(i, event);
+      if (i >= 0) {
+        this.options.onHover(i, event);
+        return;
+      }
+      const stretch = this.options.onHoverMerged ? this.hitMerged(event) : null;
+      if (stretch) this.options.onHoverMerged(stretch, event);
       else this.options.onLeave();
+    }
+
+    // The merged stretches drawn last (the time order's), for tests and the
+    // SVG: place, fill, row, extent on the axis, lane, depth and runs.
+    merged() {
+      const top = this.options.axis ? AXIS : 0;
+      return this.drawn ? this.drawn.merged.map((s) => Object.assign({}, s, { y: s.y - top })) : [];
     }
 
     // What was drawn last, for tests: per frame its node, label, place and fill.
@@ -354,5 +381,5 @@
     }
   }
 
-  Object.assign(PV, { FlameCanvas, nameColour, diffColour, ROW });
+  Object.assign(PV, { FlameCanvas, nameColour, diffColour, ROW, MANY });
 })(typeof window !== "undefined" ? window : this);
