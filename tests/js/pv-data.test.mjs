@@ -131,3 +131,15 @@ test("values are formatted by their unit", () => {
   assert.equal(PV.formatPercent(1, 0), "");
   assert.equal(PV.signed("5", 5), "+5");
 });
+
+test("base64 arrays decode to the bytes node's Buffer encoded, at every length's padding", () => {
+  for (let n = 0; n < 50; n++) {
+    const bytes = new Uint8Array(n);
+    for (let i = 0; i < n; i++) bytes[i] = (i * 97 + n * 13) & 255;
+    const got = PV.decodeArray({ type: "u8", length: n, base64: Buffer.from(bytes).toString("base64") });
+    assert.deepEqual(Array.from(got), Array.from(bytes), `${n} bytes`);
+  }
+  const ints = Int32Array.from([0, -1, 2 ** 31 - 1, -(2 ** 31), 123456]);
+  const got = PV.decodeArray({ type: "i32", length: 5, base64: Buffer.from(ints.buffer).toString("base64") });
+  assert.deepEqual(Array.from(got), Array.from(ints));
+});
