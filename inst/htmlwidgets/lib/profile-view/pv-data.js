@@ -29,12 +29,27 @@
       return out;
     }
     if (a.steps) {
-      const steps = decodeArray(a.steps);
-      const out = new Float64Array(steps.length);
       // (the object's fields read once: a loop of 10^6 reads them slowly)
       const start = a.start;
       const step = a.step;
       let k = 0;
+      if (a.steps.lengths) {
+        // runs of equal steps summed as they are, not expanded first
+        const values = decodeArray(a.steps.values);
+        const lengths = decodeArray(a.steps.lengths);
+        const out = new Float64Array(a.steps.length);
+        let j = 0;
+        for (let r = 0; r < values.length; r++) {
+          const v = values[r];
+          for (const end = j + lengths[r]; j < end; j++) {
+            k += v;
+            out[j] = start + step * k;
+          }
+        }
+        return out;
+      }
+      const steps = decodeArray(a.steps);
+      const out = new Float64Array(steps.length);
       for (let j = 0; j < steps.length; j++) {
         k += steps[j];
         out[j] = start + step * k;
