@@ -72,7 +72,7 @@
       const range = m.types.length ? PV.link.restore(this) : null;
       this.draw();
       const canvas = this.activeCanvas();
-      if (range && canvas) canvas.setRange(range.from, range.span);
+      if (range && canvas) canvas.setRange(range.from, range.span, true);
       if (global.ResizeObserver) {
         let width = container.clientWidth;
         new global.ResizeObserver(() => {

@@ -131,7 +131,7 @@
 
     // The range in view set, kept within the root's extent (no narrower than
     // a millionth of it); drawn.
-    setRange(from, span) {
+    setRange(from, span, now = false) {
       const t = this.tree;
       const all = t.w[0] > 0 ? t.w[0] : 1;
       span = Math.min(all, Math.max(span, all * 1e-6));
@@ -140,8 +140,10 @@
       else this.zoomAhead = [];
       this.window = { from, span };
       // (drawn at the next animation frame, once for all the wheel's and
-      // the drag's events before it)
-      if (!this.pendingDraw) {
+      // the drag's events before it; at once when `now`)
+      if (now) {
+        this.draw();
+      } else if (!this.pendingDraw) {
         this.pendingDraw = true;
         global.requestAnimationFrame(() => {
           this.pendingDraw = false;
