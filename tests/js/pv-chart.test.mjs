@@ -9,7 +9,7 @@
 // block at least a pixel wide in view, and no other.
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
-import { loadProfileView, viewData } from "./view-fixture.mjs";
+import { loadProfileView, near, viewData } from "./view-fixture.mjs";
 
 let PV;
 let data;
@@ -157,3 +157,50 @@ test("the chart follows the refinements: the blocks of the runs kept", () => {
   assert.equal(frames.length, plain.size);
   for (const b of frames) assert.equal(tree.node[b], plain.get(name(tree, b)).node);
 });
+
+// Merged stretches (blocks narrower than a pixel, drawn as one grey block):
+// each holds the narrow blocks of its row between its first and last run, and
+// together they hold every narrow block in view; what a stretch holds (its
+// frames, samples and value per function) is judged against those blocks.
+for (const file of ["view.json", "lanes.json"]) {
+  test(`merged stretches hold the blocks narrower than a pixel, and say what they hold (${file})`, () => {
+    const model = new PV.Model(data[file]);
+    const tree = model.chart();
+    const plain = [...plainBlocks(model).values()];
+    const runs = model.runs();
+    const weights = model.runWeights(0);
+    const whole = tree.w[0];
+    for (const [from, span, width] of [[tree.x0[0], whole, 60], [tree.x0[0] + 0.2 * whole, 0.5 * whole, 150]]) {
+      const scale = width / span;
+      const stretches = [];
+      tree.visit(from, span, scale, 0.5, 1e9, () => {}, (row, x0, x1, j, d, a, b) => stretches.push({ row, x0, x1, j, d, a, b }));
+      assert.ok(stretches.length > 0);
+      const narrow = plain.filter((block) => {
+        const lo = Math.max(block.x0, from);
+        const hi = Math.min(block.x1, from + span);
+        return block.x1 > from && block.x0 < from + span && (hi - lo) * scale < 1;
+      });
+      let frames = 0;
+      for (const s of stretches) {
+        const inside = narrow.filter((block) => block.row === s.row && block.r0 >= s.a && block.r0 <= s.b);
+        const summary = tree.mergedSummary(s.j, s.d, s.a, s.b, weights);
+        assert.equal(summary.frames, inside.length, `stretch of row ${s.row} at ${s.x0}`);
+        frames += summary.frames;
+        // its value per function: the runs of its blocks, by the block's function
+        const byKey = new Map();
+        let samples = 0;
+        for (const block of inside) {
+          for (let r = block.r0; r <= Math.min(block.r1, s.b); r++) {
+            byKey.set(model.key[block.node], (byKey.get(model.key[block.node]) || 0) + weights[r]);
+            samples += runs.count[r];
+          }
+        }
+        assert.equal(summary.samples, samples);
+        assert.equal(summary.keys.length, byKey.size);
+        for (const [k, v] of summary.keys) near(v, byKey.get(k), `function ${k}`);
+        assert.ok(s.x0 <= s.x1);
+      }
+      assert.equal(frames, narrow.length, `window ${from} + ${span} at ${width} pixels`);
+    }
+  });
+}
