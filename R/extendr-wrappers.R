@@ -264,7 +264,8 @@ ffi_flush_c_streams <- function() .Call(wrap__ffi_flush_c_streams)
 #' @noRd
 ffi_wait_watch_start <- function(tick, min_wait) .Call(wrap__ffi_wait_watch_start, tick, min_wait)
 
-#' Stops the watch: `list(start, end, cpu)` of its waits (seconds).
+#' Stops the watch: `list(start, end, cpu, total)`: its waits and the CPU
+#' time it saw used (seconds).
 #' @noRd
 ffi_wait_watch_stop <- function() .Call(wrap__ffi_wait_watch_stop)
 
