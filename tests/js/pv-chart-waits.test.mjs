@@ -6,7 +6,7 @@
 // from each run's whole stack, a gap closing every frame open.
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
-import { loadProfileView, viewData } from "./view-fixture.mjs";
+import { loadProfileView, plainBlocks, viewData } from "./view-fixture.mjs";
 
 let PV;
 let data;
@@ -16,43 +16,6 @@ before(() => {
   data = viewData(["view.json", "lanes.json"]);
 });
 
-// The blocks by "row:first run" from each run's whole stack (node, row,
-// runs), where a run that starts more than half a step after the stop of
-// the run before shares no frame with it.
-function plainBlocks(model) {
-  const runs = model.runs();
-  const lanes = model.lanes();
-  const blocks = new Map();
-  let top = 1;
-  for (const lane of lanes) {
-    const rs = [];
-    for (let r = 0; r < runs.leaf.length; r++) if (runs.source[r] === lane.number) rs.push(r);
-    if (!rs.length) continue;
-    const rowBase = lanes.length > 1 ? top : 0;
-    const step = runs.step[lane.number];
-    let open = [];
-    let deepest = 0;
-    let lastStop = -Infinity;
-    for (const r of rs) {
-      const path = [];
-      for (let m = runs.leaf[r]; m !== 0; m = model.parent[m]) path.unshift(m);
-      deepest = Math.max(deepest, path.length);
-      if (runs.time[r] > lastStop + step / 2) open = [];
-      lastStop = runs.time[r] + runs.count[r] * step;
-      let same = 0;
-      while (same < path.length && same < open.length && open[same].node === path[same]) same++;
-      open = open.slice(0, same);
-      for (let d = same; d < path.length; d++) {
-        const block = { node: path[d], row: rowBase + d + 1, r0: r, r1: r };
-        blocks.set(`${block.row}:${r}`, block);
-        open.push(block);
-      }
-      for (const block of open) block.r1 = r;
-    }
-    top += deepest + 1;
-  }
-  return blocks;
-}
 
 // Every block under the root, asked for from the root down, but the lanes'.
 function frames(tree) {

@@ -9,7 +9,7 @@
 // block at least a pixel wide in view, and no other.
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
-import { loadProfileView, near, viewData } from "./view-fixture.mjs";
+import { loadProfileView, near, plainBlocks, viewData } from "./view-fixture.mjs";
 
 let PV;
 let data;
@@ -19,47 +19,6 @@ before(() => {
   data = viewData(["view.json", "lanes.json"]);
 });
 
-// The blocks from each run's whole stack, by "row:first run": node, row,
-// extent on the axis, runs, and the parent's name in the same terms.
-function plainBlocks(model) {
-  const runs = model.runs();
-  const lanes = model.lanes();
-  const withLanes = lanes.length > 1;
-  const blocks = new Map();
-  let top = 1;
-  for (const lane of lanes) {
-    const rs = [];
-    for (let r = 0; r < runs.leaf.length; r++) if (runs.source[r] === lane.number) rs.push(r);
-    if (!rs.length) continue;
-    const rowBase = withLanes ? top : 0;
-    const laneName = withLanes ? `${top}:${rs[0]}` : "0:0";
-    let open = [];
-    let deepest = 0;
-    for (const r of rs) {
-      const path = [];
-      for (let m = runs.leaf[r]; m !== 0; m = model.parent[m]) path.unshift(m);
-      deepest = Math.max(deepest, path.length);
-      const start = lane.start + runs.time[r];
-      const stop = start + runs.count[r] * runs.step[runs.source[r]];
-      let same = 0;
-      while (same < path.length && same < open.length && open[same].node === path[same]) same++;
-      open = open.slice(0, same);
-      for (let d = same; d < path.length; d++) {
-        const name = `${rowBase + d + 1}:${r}`;
-        const parent = d === 0 ? laneName : open[d - 1].name;
-        const block = { name, node: path[d], row: rowBase + d + 1, x0: start, x1: stop, r0: r, r1: r, parent };
-        blocks.set(name, block);
-        open.push(block);
-      }
-      for (const block of open) {
-        block.x1 = Math.max(block.x1, stop);
-        block.r1 = r;
-      }
-    }
-    top += deepest + 1;
-  }
-  return blocks;
-}
 
 // Every block of the chart, asked for from the root down.
 function everyBlock(tree) {
@@ -151,7 +110,7 @@ test("the chart follows the refinements: the blocks of the runs kept", () => {
   const model = new PV.Model(data["view.json"]);
   model.refine([{ verb: "focus", pattern: "^is\\.odd\\.num$" }]);
   const tree = model.chart();
-  const plain = plainBlocks(model);
+  const plain = plainBlocks(model, { gaps: false });
   const frames = everyBlock(tree).filter((b) => b !== 0);
   assert.ok(frames.length > 0);
   assert.equal(frames.length, plain.size);
