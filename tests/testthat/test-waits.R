@@ -19,7 +19,7 @@ test_that("a recording of parallel code keeps the main process's wait for its wo
   expect_true(all(tables$tasks$end_time <= long$end + 0.05))
 })
 
-test_that("the waits go through a SQLite database and combine_profiles()", {
+test_that("the waits go through a SQLite database (append, delete) and combine_profiles()", {
   skip_if_not_installed("RSQLite")
   r <- local_waiting_recording()
   waits <- dm::dm_get_tables(r$x)$waits
@@ -27,6 +27,16 @@ test_that("the waits go through a SQLite database and combine_profiles()", {
   on.exit(DBI::dbDisconnect(con))
   db <- profile_db_append(con, r$x)
   expect_equal(as.data.frame(dplyr::collect(dm::dm_get_tables(db)$waits)), as.data.frame(waits))
+  expect_no_error(validate_profile(db))
+  # appended again, then the first run deleted: the waits of the run left
+  # remain, under its own source, and the database stays valid
+  db <- profile_db_append(con, r$x)
+  first <- min(dplyr::collect(dm::dm_get_tables(db)$sources)$source_id)
+  db <- profile_db_delete(con, dm::dm_filter(db, sources = source_id == !!first))
+  left <- as.data.frame(dplyr::collect(dm::dm_get_tables(db)$waits))
+  expect_identical(nrow(left), nrow(waits))
+  expect_false(first %in% left$source_id)
+  expect_equal(left$start_time, waits$start_time)
   expect_no_error(validate_profile(db))
   both <- combine_profiles(r$x, r$x)
   twice <- dm::dm_get_tables(both)$waits
