@@ -154,7 +154,8 @@ test_that("ticks of a running Rprof() inside the probe are not taken for an Rpro
     probed <- FALSE
     while (!probed && length(seen) < 2000L) {
       seen <- c(seen, rprofmem_running())
-      probed <- any(grepl("\"profile_rprofmem_probe\"", readLines(ticks, warn = FALSE), fixed = TRUE))
+      lines <- readLines(ticks, warn = FALSE)
+      probed <- any(grepl("\"profile_rprofmem_probe\"", lines, fixed = TRUE))
     }
     utils::Rprof(NULL)
     expect_true(probed)
