@@ -106,8 +106,10 @@ test_that("write_speedscope() names each process's profiles by the process", {
   file <- jsonlite::fromJSON(path, simplifyVector = FALSE)
   names <- vapply(file$profiles, function(p) p$name, "")
   # speedscope's file format has a place for neither tasks nor waits
-  expect_true(all(names(file) %in% c("$schema", "shared", "profiles", "name",
-    "activeProfileIndex", "exporter")))
+  expect_true(all(names(file) %in% c(
+    "$schema", "shared", "profiles", "name",
+    "activeProfileIndex", "exporter"
+  )))
   for (i in seq_len(nrow(sources))) {
     process <- sprintf("%s process %d", sources$process_role[[i]], sources$process_id[[i]])
     expect_true(any(grepl(process, names, fixed = TRUE)), label = process)
