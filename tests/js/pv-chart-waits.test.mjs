@@ -12,7 +12,7 @@ let PV;
 let data;
 
 before(() => {
-  PV = loadProfileView(["pv-data.js", "pv-refine.js", "pv-lanes.js", "pv-chart.js"]);
+  PV = loadProfileView(["pv-data.js", "pv-pattern.js", "pv-refine.js", "pv-lanes.js", "pv-chart.js"]);
   data = viewData(["view.json", "lanes.json"]);
 });
 

@@ -9,7 +9,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { loadProfileView } from "./view-fixture.mjs";
 
-const fast = loadProfileView(["pv-data.js", "pv-refine.js"]);
+const fast = loadProfileView(["pv-data.js", "pv-pattern.js", "pv-refine.js"]);
 const reference = loadProfileView(["pv-data.js", "tests/js/pv-refine-reference.js"]);
 
 // A deterministic generator of numbers in [0, 1) (mulberry32).
@@ -187,6 +187,36 @@ test("a tree whose siblings are not in key order is refined as 2.2 did, and show
       assert.deepEqual(JSON.parse(JSON.stringify(a.refine(steps))), JSON.parse(JSON.stringify(b.refine(steps))), `${what}: report`);
       sameModel(a, b, what);
       if (!steps.length) assert.deepEqual(Array.from(a.key), given, `${what}: the tree given`);
+    }
+  }
+});
+
+test("a refinement sums a sample type's values when they are first read, in any order, as 2.2 did", () => {
+  const VALUES_REVERSED = ["selfNeg", "selfPos", "totalNeg", "totalPos"];
+  for (let seed = 1; seed <= 30; seed++) {
+    const random = generator(seed);
+    const nKeys = 3 + (seed % 6);
+    const a = randomModel(fast, random, nKeys, 3, 150);
+    const b = randomModel(reference, generator(seed), nKeys, 3, 150);
+    let steps = [];
+    for (let move = 0; move < 6; move++) {
+      const verb = fast.VERBS[Math.floor(random() * fast.VERBS.length)];
+      steps = steps.concat([{ verb, pattern: randomPattern(random, nKeys, 3) }]);
+      a.refine(steps);
+      b.refine(steps);
+      // (the steps before this one were never read: each type's values are
+      // summed through them when read)
+      if (move % 3 !== 2) continue;
+      const what = `seed ${seed}: ` + steps.map((s) => `${s.verb}(${s.pattern})`).join(" |> ");
+      const descriptor = Object.getOwnPropertyDescriptor(a.values, 0);
+      assert.equal(typeof descriptor.get, "function", `${what}: type 0 not summed before it is read`);
+      for (const t of [1, 0]) {
+        for (const c of VALUES_REVERSED) {
+          assert.deepEqual(Array.from(a.values[t][c]), Array.from(b.values[t][c]), `${what}: ${c} of type ${t}`);
+        }
+      }
+      assert.equal(a.values.length, 2);
+      assert.equal(a.values[0], a.values[0], `${what}: summed once`);
     }
   }
 });

@@ -194,6 +194,11 @@
     return out;
   }
 
+  function anyNonZero(a) {
+    for (let i = 0; i < a.length; i++) if (a[i] !== 0) return true;
+    return false;
+  }
+
   // Subtree ends and depths of nodes in depth-first order (parents first):
   // the subtree of node i is nodes i .. end[i] - 1.
   function treeShape(parent) {
@@ -383,11 +388,17 @@
     graph(t) {
       return this.cached("graph", t, () => {
         const v = this.values[t];
-        const w = new Float64Array(this.n);
-        const delta = new Float64Array(this.n);
-        for (let i = 0; i < this.n; i++) {
-          w[i] = v.totalPos[i] - v.totalNeg[i];
-          delta[i] = v.totalPos[i] + v.totalNeg[i];
+        // (without negative values, as a profile that is no diff, both are
+        // the positive totals: not copied)
+        let w = v.totalPos;
+        let delta = v.totalPos;
+        if (anyNonZero(v.totalNeg)) {
+          w = new Float64Array(this.n);
+          delta = new Float64Array(this.n);
+          for (let i = 0; i < this.n; i++) {
+            w[i] = v.totalPos[i] - v.totalNeg[i];
+            delta[i] = v.totalPos[i] + v.totalNeg[i];
+          }
         }
         return new FlameTree({
           parent: this.parent,

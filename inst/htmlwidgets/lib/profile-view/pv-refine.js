@@ -1,190 +1,18 @@
-/* The browser view of the R package profile, the data layer's second part:
- * refinements. Patterns are Go regular expressions (what the R verbs and go
- * tool pprof take), translated into the browser's; the verbs focus, ignore,
- * hide, show and prune_from are applied to the merged call tree of the Model
- * (pv-data.js), in order, and the samples in time order follow their nodes.
- * No drawing here: the views read the refined Model as they read the whole one.
- * The verbs work in typed arrays on trees of 1e5 nodes within an interaction's
- * time (bench/view.R): those that merge no frames drop nodes, the others merge
- * stacks in a trie. (Longer than 600 lines: the patterns and the verbs they
- * select frames for are one unit, which the tests load as the page does.)
- * Plain JavaScript (ES2019), no library. */
+/* The browser view of the R package profile, the data layer's third part:
+ * refinements. The verbs focus, ignore, hide, show and prune_from, their
+ * patterns Go regular expressions (pv-pattern.js), are applied to the merged
+ * call tree of the Model (pv-data.js), in order, and the samples in time
+ * order follow their nodes. No drawing here: the views read the refined
+ * Model as they read the whole one. The verbs work in typed arrays on trees
+ * of 1e5 nodes within an interaction's time (bench/view.R): those that merge
+ * no frames drop nodes, the others merge stacks in a trie; the values of a
+ * sample type are summed when the page first reads them. Plain JavaScript
+ * (ES2019), no library. */
 (function (global) {
   "use strict";
 
   const PV = (global.ProfileView = global.ProfileView || {});
-
-  // ---- Go regular expressions --------------------------------------------------
-
-  // The POSIX classes of Go's syntax, as ranges of a bracket expression.
-  const POSIX = {
-    alnum: "0-9A-Za-z",
-    alpha: "A-Za-z",
-    ascii: "\\x00-\\x7F",
-    blank: "\\t ",
-    cntrl: "\\x00-\\x1F\\x7F",
-    digit: "0-9",
-    graph: "!-~",
-    lower: "a-z",
-    print: " -~",
-    punct: "!-\\/:-@\\[-`{-~",
-    space: "\\t\\n\\v\\f\\r ",
-    upper: "A-Z",
-    word: "0-9A-Za-z_",
-    xdigit: "0-9A-Fa-f"
-  };
-  // Go's \s is ASCII; the browser's is Unicode.
-  const SPACE = "\\t\\n\\f\\r ";
-  // Characters that must be escaped to stand for themselves in the browser's
-  // syntax (with the `u` flag, only these may follow a backslash).
-  const SYNTAX = "^$\\.*+?()[]{}|/";
-
-  function hex(c) {
-    const code = c.codePointAt(0);
-    return code <= 0xff ? "\\x" + code.toString(16).padStart(2, "0") : "\\u{" + code.toString(16) + "}";
-  }
-
-  function literal(text) {
-    return Array.from(text, (c) => (SYNTAX.indexOf(c) >= 0 || /[-\s]/.test(c) ? hex(c) : c)).join("");
-  }
-
-  function refuse(what) {
-    const e = new Error("not a Go regular expression (RE2 has no " + what + ")");
-    e.name = "PatternError";
-    throw e;
-  }
-
-  // A Go regular expression (RE2 syntax, what the R verbs take) as a RegExp
-  // with Go's meaning: `.` a character, \d \w \s \b ASCII, (?i) Unicode case
-  // folding, \Q...\E literal text, \pL, [[:alpha:]]; what RE2 refuses
-  // (back-references, look-around, atomic groups, possessive repetitions,
-  // more than 1000 repetitions) is refused.
-  function goRegExp(pattern) {
-    if (typeof pattern !== "string" || pattern === "") refuse("empty pattern");
-    let flags = "u";
-    let at = 0;
-    const lead = /^\(\?([imsU]+)\)/.exec(pattern);
-    if (lead) {
-      if (lead[1].indexOf("U") >= 0) refuse("ungreedy flag in the page");
-      for (const f of lead[1]) if (flags.indexOf(f) < 0) flags += f;
-      at = lead[0].length;
-    }
-    let out = "";
-    let inClass = false;
-    while (at < pattern.length) {
-      const c = pattern[at];
-      if (c === "\\") {
-        const d = pattern[at + 1];
-        if (d === undefined) refuse("trailing backslash");
-        if (d === "Q") {
-          const stop = pattern.indexOf("\\E", at + 2);
-          const text = pattern.slice(at + 2, stop < 0 ? pattern.length : stop);
-          out += literal(text);
-          at = stop < 0 ? pattern.length : stop + 2;
-          continue;
-        }
-        if (/[1-9]/.test(d)) refuse("back-references (\\" + d + ")");
-        if (d === "k") refuse("named back-references");
-        if (d === "C") refuse("\\C in the page");
-        if (d === "z") out += "(?![^])";
-        else if (d === "A") out += "(?<![^])";
-        else if (d === "s") out += inClass ? SPACE : "[" + SPACE + "]";
-        else if (d === "S" && !inClass) out += "[^" + SPACE + "]";
-        else if (d === "p" || d === "P") {
-          let name = pattern[at + 2];
-          let len = 3;
-          if (name === "{") {
-            const close = pattern.indexOf("}", at + 3);
-            if (close < 0) refuse("unclosed \\p{");
-            name = pattern.slice(at + 3, close);
-            len = close - at + 1;
-          }
-          const negate = name[0] === "^";
-          if (negate) name = name.slice(1);
-          // general categories (L, Lu) as they are; scripts (Greek) by name
-          const prop = /^[A-Z][a-z]?$/.test(name) || name === "Any" ? name : "Script=" + name;
-          out += (negate !== (d === "P") ? "\\P{" : "\\p{") + prop + "}";
-          at += len;
-          continue;
-        } else if (d === "x" && pattern[at + 2] === "{") {
-          const close = pattern.indexOf("}", at + 3);
-          if (close < 0) refuse("unclosed \\x{");
-          out += "\\u{" + pattern.slice(at + 3, close) + "}";
-          at = close + 1;
-          continue;
-        } else if (/[!-/:-@[-`{-~]/.test(d) && SYNTAX.indexOf(d) < 0) out += hex(d);
-        else out += "\\" + d;
-        at += 2;
-        continue;
-      }
-      if (inClass) {
-        if (c === "[" && pattern[at + 1] === ":") {
-          const close = pattern.indexOf(":]", at + 2);
-          const name = close < 0 ? "" : pattern.slice(at + 2, close);
-          if (!Object.prototype.hasOwnProperty.call(POSIX, name)) refuse("class [:" + name + ":] in the page");
-          out += POSIX[name];
-          at = close + 2;
-          continue;
-        }
-        if (c === "]") inClass = false;
-        out += c === "[" || c === "/" ? "\\" + c : c;
-        at++;
-        continue;
-      }
-      if (c === "[") {
-        inClass = true;
-        out += c;
-        at++;
-        // a ] first in a class stands for itself in Go
-        if (pattern[at] === "^") out += pattern[at++];
-        if (pattern[at] === "]") {
-          out += "\\]";
-          at++;
-        }
-        continue;
-      }
-      if (c === "(" && pattern[at + 1] === "?") {
-        const rest = pattern.slice(at + 2);
-        if (/^(=|!|<=|<!)/.test(rest)) refuse("look-around");
-        if (rest[0] === ">") refuse("atomic groups");
-        if (rest.startsWith("P<")) {
-          out += "(?<";
-          at += 4;
-          continue;
-        }
-        if (/^[imsU-]+\)/.test(rest)) refuse("flags inside the pattern in the page (put them first)");
-        if (/^[imsU-]+:/.test(rest) && rest.indexOf("U") >= 0 && rest.indexOf("U") < rest.indexOf(":")) {
-          refuse("ungreedy flag in the page");
-        }
-      }
-      if ((c === "*" || c === "+" || c === "?" || c === "}") && pattern[at + 1] === "+") {
-        refuse("possessive repetitions");
-      }
-      if (c === "{") {
-        const count = /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(at));
-        if (count && (+count[1] > 1000 || (count[3] && +count[3] > 1000))) refuse("more than 1000 repetitions");
-        if (!count) {
-          // a { that starts no repetition stands for itself in Go
-          out += "\\{";
-          at++;
-          continue;
-        }
-      }
-      if (c === "}" && !/\{\d+(,\d*)?$/.test(pattern.slice(0, at))) {
-        out += "\\}";
-        at++;
-        continue;
-      }
-      out += c === "/" ? "\\/" : c;
-      at++;
-    }
-    return new RegExp(out, flags);
-  }
-
-  // A function name as a pattern that matches it whole.
-  function exactPattern(name) {
-    return "^" + name.replace(/[\\.+*?()|[\]{}^$]/g, "\\$&") + "$";
-  }
+  const goRegExp = PV.goRegExp;
 
   // ---- refinements -----------------------------------------------------------
 
@@ -343,25 +171,47 @@
   }
 
   // Values of the new tree's nodes: self values summed from the nodes that
-  // `map` sends there, totals from self values up the tree.
+  // `map` sends there, totals from self values up the tree. Each sample
+  // type's when it is first read (values[t]): the page shows one type, and
+  // the sums are most of a refinement's time on 1e5 nodes.
   function sumValues(values, map, parent, size) {
-    return values.map((v) => {
-      const selfPos = new Float64Array(size);
-      const selfNeg = new Float64Array(size);
-      for (let i = 0; i < map.length; i++) {
-        const c = map[i];
-        if (c < 0) continue;
-        selfPos[c] += v.selfPos[i];
-        selfNeg[c] += v.selfNeg[i];
-      }
-      const totalPos = selfPos.slice();
-      const totalNeg = selfNeg.slice();
-      for (let i = size - 1; i > 0; i--) {
-        totalPos[parent[i]] += totalPos[i];
-        totalNeg[parent[i]] += totalNeg[i];
-      }
-      return { totalPos, totalNeg, selfPos, selfNeg };
-    });
+    return lazyArray(values.length, (t) => sumType(values[t], map, parent, size));
+  }
+
+  // An array of `length` elements, element i made by make(i) when it is
+  // first read.
+  function lazyArray(length, make) {
+    const out = new Array(length);
+    for (let i = 0; i < length; i++) {
+      Object.defineProperty(out, i, {
+        configurable: true,
+        enumerable: true,
+        get() {
+          const value = make(i);
+          Object.defineProperty(out, i, { value, enumerable: true, configurable: true, writable: true });
+          return value;
+        }
+      });
+    }
+    return out;
+  }
+
+  function sumType(v, map, parent, size) {
+    const selfPos = new Float64Array(size);
+    const selfNeg = new Float64Array(size);
+    for (let i = 0; i < map.length; i++) {
+      const c = map[i];
+      if (c < 0) continue;
+      selfPos[c] += v.selfPos[i];
+      selfNeg[c] += v.selfNeg[i];
+    }
+    const totalPos = selfPos.slice();
+    const totalNeg = selfNeg.slice();
+    for (let i = size - 1; i > 0; i--) {
+      totalPos[parent[i]] += totalPos[i];
+      totalNeg[parent[i]] += totalNeg[i];
+    }
+    return { totalPos, totalNeg, selfPos, selfNeg };
   }
 
   // The children of a trie's nodes by parent and key, for the parents whose
@@ -717,5 +567,5 @@
     return [name || "x"].concat(steps.map((s) => "profile_" + s.verb + "(" + quote(s.pattern) + ")")).join(" |>\n  ");
   }
 
-  Object.assign(PV, { goRegExp, exactPattern, rCode, VERBS });
+  Object.assign(PV, { rCode, VERBS });
 })(typeof window !== "undefined" ? window : this);
