@@ -123,6 +123,11 @@ function sameModel(a, b, what) {
     for (const c of VALUES) assert.deepEqual(Array.from(v[c]), Array.from(b.values[t][c]), `${what}: ${c} of type ${t}`);
   });
   assert.deepEqual(a.nodeMap && Array.from(a.nodeMap), b.nodeMap && Array.from(b.nodeMap), `${what}: node map`);
+  // (the shape the refinement made on the way, as the tree's parents give it)
+  const shape = fast.treeShape(a.parent);
+  assert.deepEqual(Array.from(a.end), Array.from(shape.end), `${what}: subtree ends`);
+  assert.deepEqual(Array.from(a.depth), Array.from(shape.depth), `${what}: depths`);
+  assert.equal(a.maxDepth, shape.maxDepth, `${what}: deepest`);
 }
 
 // A random pattern: one function or a few, a file, a file's line, or all.

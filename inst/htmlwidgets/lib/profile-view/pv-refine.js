@@ -125,20 +125,25 @@
 
   // The nodes of `tree` that receive samples (`dest`: where each node's go, an
   // ancestor or itself, -1: dropped) and their ancestors, in their order, with
-  // `values` summed into them; `map` is `dest` in the new numbering.
+  // `values` summed into them; `map` is `dest` in the new numbering. The new
+  // tree's shape (PV.treeShape()) is made on the way.
   function compact(tree, dest, values) {
     const n = tree.n;
     const g = tree.nodeLines;
     // (from the leaves up: a node's mark is final when it is reached, as
-    // nodes send their samples to themselves or to ancestors)
+    // nodes send their samples to themselves or to ancestors; so are the
+    // sizes of the subtrees of the nodes kept)
     const alive = new Uint8Array(n);
+    const subtree = new Int32Array(n);
     alive[0] = 1;
     let size = 1;
     let pairs = g.start[1] - g.start[0];
     for (let i = n - 1; i > 0; i--) {
       if (dest[i] >= 0) alive[dest[i]] = 1;
       if (!alive[i]) continue;
-      alive[tree.parent[i]] = 1;
+      const p = tree.parent[i];
+      alive[p] = 1;
+      subtree[p] += ++subtree[i];
       size++;
       pairs += g.start[i + 1] - g.start[i];
     }
@@ -147,8 +152,11 @@
     const parent = new Int32Array(size);
     const key = new Int32Array(size);
     const line = new Int32Array(size);
+    const end = new Int32Array(size);
+    const depth = new Int32Array(size);
     const start = new Int32Array(size + 1);
     const keys = new Int32Array(pairs);
+    let maxDepth = 0;
     let c = 0;
     for (let i = 0; i < n; i++) {
       map[i] = dest[i] < 0 ? -1 : index[dest[i]];
@@ -158,14 +166,20 @@
       }
       index[i] = c;
       if (dest[i] === i) map[i] = c;
-      parent[c] = i === 0 ? 0 : index[tree.parent[i]];
+      if (i > 0) {
+        const p = index[tree.parent[i]];
+        parent[c] = p;
+        depth[c] = depth[p] + 1;
+        if (depth[c] > maxDepth) maxDepth = depth[c];
+      }
+      end[c] = c + subtree[i] + (i === 0 ? 1 : 0);
       key[c] = tree.key[i];
       line[c] = tree.line[i];
       let at = start[c];
       for (let j = g.start[i]; j < g.start[i + 1]; j++) keys[at++] = g.keys[j];
       start[++c] = at;
     }
-    const out = { n: size, parent, key, line, nodeLines: { start, keys } };
+    const out = { n: size, parent, key, line, nodeLines: { start, keys }, end, depth, maxDepth, cache: {} };
     out.values = sumValues(values, map, parent, size);
     return { tree: out, map };
   }
