@@ -163,3 +163,52 @@ for (const file of ["view.json", "lanes.json"]) {
     }
   });
 }
+
+// The node at depth d of run r's stack (outermost at depth 1), or -1.
+function nodeAt(model, runs, r, d) {
+  const path = [];
+  for (let m = runs.leaf[r]; m !== 0; m = model.parent[m]) path.unshift(m);
+  return d <= path.length ? path[d - 1] : -1;
+}
+
+// A search highlights a merged stretch when a frame at its depth in one of
+// its runs has a matched function: mergedMatch() (an index of bits per run
+// and depth, ORed over groups of runs) judged against each run's whole stack,
+// for stretches of a few lengths (within and across groups of 16 runs) at
+// every depth, for a few searches made one after the other in the same array.
+for (const file of ["view.json", "lanes.json"]) {
+  test(`a merged stretch matches a search when a frame at its depth does (${file})`, () => {
+    const model = new PV.Model(data[file]);
+    const runs = model.runs();
+    const tree = model.chart();
+    const n = runs.leaf.length;
+    const spans = [];
+    for (const start of [0, 1, 15, 16, 33, Math.floor(n / 3), n - 40]) {
+      for (const length of [1, 2, 15, 16, 17, 31, 257, n]) {
+        const a = Math.max(0, start);
+        spans.push([a, Math.min(n - 1, a + length - 1)]);
+      }
+    }
+    const matched = new Uint8Array(model.nKeys + 1);
+    for (let version = 1; version <= 4; version++) {
+      matched.fill(0);
+      // (version 4: every function)
+      for (let k = version; k <= model.nKeys; k += version === 4 ? 1 : 4 + version) matched[k] = 1;
+      let yes = 0;
+      let no = 0;
+      for (let d = 1; d <= tree.maxDepth + 1; d++) {
+        for (const [a, b] of spans) {
+          let plain = false;
+          for (let r = a; r <= b && !plain; r++) {
+            const node = nodeAt(model, runs, r, d);
+            plain = node >= 0 && matched[model.key[node]] === 1;
+          }
+          assert.equal(tree.mergedMatch(matched, version, d, a, b), plain, `depth ${d}, runs ${a}..${b}, search ${version}`);
+          if (plain) yes++;
+          else no++;
+        }
+      }
+      assert.ok(yes > 0 && no > 0);
+    }
+  });
+}
