@@ -117,6 +117,30 @@ test("the chart follows the refinements: the blocks of the runs kept", () => {
   for (const b of frames) assert.equal(tree.node[b], plain.get(name(tree, b)).node);
 });
 
+// A run may stop after runs that start after it (the samples of a source in
+// time order, but a long one among them): a block then ends at the furthest
+// stop of its runs, which the chart keeps per run only for such runs.
+test("the chart's blocks end at the furthest stop of their runs when runs overlap", () => {
+  const model = new PV.Model(data["view.json"]);
+  const runs = model.runs();
+  // (every 7th run ten times as long: it reaches over the next few)
+  for (let r = 3; r < runs.leaf.length; r += 7) runs.count[r] *= 10;
+  const tree = model.chart();
+  assert.ok(tree.reachTo !== null, "runs overlap");
+  const plain = plainBlocks(model);
+  const frames = everyBlock(tree).filter((b) => b !== 0);
+  assert.equal(frames.length, plain.size);
+  let shorter = 0;
+  for (const b of frames) {
+    const want = plain.get(name(tree, b));
+    assert.equal(tree.node[b], want.node);
+    assert.equal(tree.x0[b] + tree.w[b], want.x1);
+    const lastStop = runs.time[want.r1] + runs.count[want.r1] * runs.step[runs.source[want.r1]];
+    if (want.x1 > lastStop) shorter++;
+  }
+  assert.ok(shorter > 0, "blocks whose last run stops before another of theirs");
+});
+
 // Merged stretches (blocks narrower than a pixel, drawn as one grey block):
 // each holds the narrow blocks of its row between its first and last run, and
 // together they hold every narrow block in view; what a stretch holds (its

@@ -147,6 +147,20 @@
     return table;
   }
 
+  // Per run, the furthest stop of its source's runs up to it (where runs
+  // overlap: ChartTree.reachAt()).
+  function furthestStops(runs, start) {
+    const { source, count, step } = runs;
+    const out = new Float64Array(start.length);
+    let reach = -Infinity;
+    for (let r = 0; r < out.length; r++) {
+      const stop = start[r] + count[r] * step[source[r]];
+      reach = r === 0 || source[r] !== source[r - 1] || stop > reach ? stop : reach;
+      out[r] = reach;
+    }
+    return out;
+  }
+
   // ---- the chart ---------------------------------------------------------------
 
   // The flame chart of the runs in view (the refinements applied), built when
@@ -214,20 +228,30 @@
     }
 
     // Per run: its start on its source's axis, the furthest stop since its
-    // source's first run, the depth of its stack (negated, to look for depths
+    // source's first run (reachAt(): kept only where runs overlap), the depth of its stack (negated, to look for depths
     // above a bound as values below one), and the depth it shares with the
-    // run before (0: the first of its source); per source number its first
-    // and last run and its deepest stack. One pass, typed arrays only: the
-    // first drawing of 10^6 samples waits for it.
+    // run before (0: the first of its source, or after a gap in time); per
+    // source number its first and last run and its deepest stack. One pass,
+    // typed arrays only: the first drawing of 10^6 samples waits for it.
     indexRuns(model, runs) {
       const n = runs.leaf.length;
       const depthOf = model.depth;
       const { leaf, source, time, count, step } = runs;
       // (the runs' times are their starts: shared, not copied)
       const start = time instanceof Float64Array ? time : Float64Array.from(time);
-      const reachTo = new Float64Array(n);
-      const negDepth = new Int32Array(n);
-      const shared = new Int32Array(n);
+      // (whether a run stops before one before it of its source: else each
+      // run's furthest stop is its own)
+      let overlap = false;
+      // (depths in 16 bits when every stack is shallower than 2^15: half the
+      // memory to fill, and to read at each drawing)
+      let deepestNode = 0;
+      for (let i = 0; i < depthOf.length; i++) if (depthOf[i] > deepestNode) deepestNode = depthOf[i];
+      const Depths = deepestNode < 32767 ? Int16Array : Int32Array;
+      const negDepth = new Depths(n);
+      const shared = new Depths(n);
+      // (gaps in time judged here, in the same pass, unless the refinements
+      // left runs out: endBlocksAtGaps() judges them on all the runs)
+      const gapsHere = !runs.keep;
       const sources = step.length;
       const first = new Int32Array(sources).fill(-1);
       const last = new Int32Array(sources).fill(-1);
@@ -258,15 +282,17 @@
           stepOf = step[s];
           if (first[s] < 0) first[s] = r;
           reach = start[r] + count[r] * stepOf;
-          reachTo[r] = reach;
           deep = db;
           before = b;
           continue;
         }
-        if (stop > reach) reach = stop;
-        reachTo[r] = reach;
+        if (stop >= reach) reach = stop;
+        else overlap = true;
         if (db > deep) deep = db;
-        if (b === before) {
+        if (gapsHere && start[r] > start[r - 1] + (count[r - 1] + 0.5) * stepOf) {
+          // (a gap in time: endBlocksAtGaps())
+          before = b;
+        } else if (b === before) {
           shared[r] = db;
         } else {
           // the depth of the common ancestor (depthTable())
@@ -285,8 +311,8 @@
       }
       this.runs = runs;
       this.start = start;
-      this.reachTo = reachTo;
-      this.endBlocksAtGaps(runs, shared);
+      this.reachTo = overlap ? furthestStops(runs, start) : null;
+      if (!gapsHere) this.endBlocksAtGaps(runs, shared);
       this.sharedLevels = minLevels(shared);
       this.depthLevels = minLevels(negDepth);
       this.sourceRuns = { first, last, deepest };
@@ -319,7 +345,7 @@
           xMax = Math.max(xMax, lane.start + lane.extent);
         } else {
           xMin = 0;
-          xMax = Math.max(0, lane.start + this.reachTo[rb]);
+          xMax = Math.max(0, lane.start + this.reachAt(rb));
         }
         const rowBase = withLanes ? top : 0;
         this.laneRuns.push({ ra, rb, offset: lane.start, rowBase, block, deepest });
@@ -335,8 +361,16 @@
       }
     }
 
+    // The furthest stop of the runs of run r's source up to r.
+    reachAt(r) {
+      if (this.reachTo !== null) return this.reachTo[r];
+      const runs = this.runs;
+      return this.start[r] + runs.count[r] * runs.step[runs.source[r]];
+    }
+
     // The furthest stop of runs a .. b (of one source).
     reach(a, b) {
+      if (this.reachTo === null) return this.reachAt(b);
       const before = a > 0 && this.runs.source[a - 1] === this.runs.source[a] ? this.reachTo[a - 1] : -Infinity;
       if (this.reachTo[b] > before) return this.reachTo[b];
       // (a run before a reaches further: the furthest of a .. b itself)
@@ -436,7 +470,7 @@
         const lane = this.laneRuns[j];
         if (this.lanes) place(lane.block);
         // (a lane out of view has nothing in view)
-        if (lane.offset + this.start[lane.ra] >= from + span || lane.offset + this.reachTo[lane.rb] <= from) continue;
+        if (lane.offset + this.start[lane.ra] >= from + span || lane.offset + this.reachAt(lane.rb) <= from) continue;
         const columns = this.pixelRuns(lane, from, scale, pixels);
         // the last run at or before x (>= from) on the axis
         const runAt = (x) => {
@@ -505,7 +539,7 @@
           manyB = this.runAt(lane, to, manyA);
           while (manyB > manyA && offset + this.start[manyB] >= to) manyB--;
         }
-        manyTo = Math.max(manyTo, Math.min(offset + this.reachTo[manyB], to));
+        manyTo = Math.max(manyTo, Math.min(offset + this.reachAt(manyB), to));
       }
       flush();
     }
