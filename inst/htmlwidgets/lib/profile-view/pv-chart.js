@@ -19,13 +19,17 @@
   // ---- the first index after or before one whose value is below a bound ----
 
   const GROUP = 16;
+  // (indices in groups by shifts: a division and a floor per step of the
+  // drawing's searches cost more than the reads)
+  const SHIFT = 4;
 
-  // The minima of groups of 16 values, of groups of 16 of those, and so on.
+  // The minima of groups of 16 values, of groups of 16 of those, and so on
+  // (of the values' type: firstBelow() and lastBelow() read one type).
   function minLevels(values) {
     const levels = [values];
     let at = values;
     while (at.length > 1) {
-      const up = new Int32Array(Math.ceil(at.length / GROUP));
+      const up = new values.constructor(Math.ceil(at.length / GROUP));
       for (let g = 0; g < up.length; g++) {
         const end = Math.min(at.length, (g + 1) * GROUP);
         let m = at[g * GROUP];
@@ -46,21 +50,21 @@
     for (;;) {
       const v = levels[level];
       if (at >= v.length) return n;
-      const end = Math.min(v.length, (Math.floor(at / GROUP) + 1) * GROUP);
+      const end = Math.min(v.length, ((at >> SHIFT) + 1) << SHIFT);
       for (let j = at; j < end; j++) {
         if (v[j] < bound) {
           // down to the first value below the bound in this group
           let k = j;
           for (let l = level; l > 0; l--) {
             const below = levels[l - 1];
-            k *= GROUP;
+            k <<= SHIFT;
             while (below[k] >= bound) k++;
           }
           return k;
         }
       }
       if (level + 1 === levels.length) return n;
-      at = Math.floor(at / GROUP) + 1;
+      at = (at >> SHIFT) + 1;
       level++;
     }
   }
@@ -72,20 +76,20 @@
     for (;;) {
       const v = levels[level];
       if (at < 0) return -1;
-      const start = Math.floor(at / GROUP) * GROUP;
+      const start = (at >> SHIFT) << SHIFT;
       for (let j = at; j >= start; j--) {
         if (v[j] < bound) {
           let k = j;
           for (let l = level; l > 0; l--) {
             const below = levels[l - 1];
-            k = Math.min(below.length - 1, k * GROUP + GROUP - 1);
+            k = Math.min(below.length - 1, (k << SHIFT) + GROUP - 1);
             while (below[k] >= bound) k--;
           }
           return k;
         }
       }
       if (level + 1 === levels.length) return -1;
-      at = Math.floor(at / GROUP) - 1;
+      at = (at >> SHIFT) - 1;
       level++;
     }
   }
@@ -495,6 +499,10 @@
       let manyTo = 0;
       let manyA = 0;
       let manyB = 0;
+      // (the first run of the block at depth d around run `nextAt`, when
+      // found for the stretch: the next step starts there)
+      let nextAt = -1;
+      let nextStart = 0;
       const flush = () => {
         if (manyFrom !== null) many(row, manyFrom, manyTo, j, d, manyA, manyB);
         manyFrom = null;
@@ -508,7 +516,7 @@
           if (manyFrom !== null && (r > lane.rb || offset + this.start[r] - manyTo >= narrow)) flush();
           continue;
         }
-        const a = this.blockStart(d, r);
+        const a = r === nextAt ? nextStart : this.blockStart(d, r);
         const b = this.blockEnd(d, r);
         const x0 = offset + this.start[a];
         const x1 = offset + this.reach(a, b);
@@ -533,7 +541,15 @@
         manyTo = Math.max(manyTo, hi);
         r = Math.max(b + 1, runAt(lo + narrow));
         // (the runs jumped over are merged too, up to the next block)
-        manyB = r > lane.rb ? lane.rb : (-negDepth[r] >= d ? this.blockStart(d, r) : r) - 1;
+        if (r > lane.rb) {
+          manyB = lane.rb;
+        } else if (-negDepth[r] >= d) {
+          nextAt = r;
+          nextStart = this.blockStart(d, r);
+          manyB = nextStart - 1;
+        } else {
+          manyB = r - 1;
+        }
         if (offset + this.start[manyB] >= to) {
           // (not past the end of the view)
           manyB = this.runAt(lane, to, manyA);
