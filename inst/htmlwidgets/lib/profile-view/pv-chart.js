@@ -194,6 +194,8 @@
       this.parent = this.key = this.node = this.x0 = this.w = null;
       this.r0 = this.r1 = this.depth = this.lane = this.level = null;
       this.runs = this.start = this.reachTo = this.sharedLevels = this.depthLevels = this.sourceRuns = null;
+      this.count = null;
+      this.oneStep = 0;
       this.laneRuns = this.labels = this.lanes = null;
       this.waits = null;
       this.matchRuns = null;
@@ -316,6 +318,10 @@
       this.runs = runs;
       this.start = start;
       this.reachTo = overlap ? furthestStops(runs, start) : null;
+      // (what reachAt() reads, at hand: the step when every source has the
+      // same, else -1)
+      this.count = count;
+      this.oneStep = step.length > 0 && step.every((x) => x === step[0]) ? step[0] : -1;
       if (!gapsHere) this.endBlocksAtGaps(runs, shared);
       this.sharedLevels = minLevels(shared);
       this.depthLevels = minLevels(negDepth);
@@ -368,8 +374,8 @@
     // The furthest stop of the runs of run r's source up to r.
     reachAt(r) {
       if (this.reachTo !== null) return this.reachTo[r];
-      const runs = this.runs;
-      return this.start[r] + runs.count[r] * runs.step[runs.source[r]];
+      const step = this.oneStep >= 0 ? this.oneStep : this.runs.step[this.runs.source[r] | 0];
+      return this.start[r] + this.count[r] * step;
     }
 
     // The furthest stop of runs a .. b (of one source).
