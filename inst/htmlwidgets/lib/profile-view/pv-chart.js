@@ -94,34 +94,37 @@
     }
   }
 
-  // The counterpart of minLevels() for bits: the ORs of groups of 16 values,
-  // of groups of 16 of those, and so on.
-  function orLevels(values) {
-    const levels = [values];
-    let at = values;
+  // The ORs of the bits of runs' leaves (`mask` by node) over groups of 16
+  // runs, of groups of 16 of those, and so on (the runs' own bits are not
+  // kept: read through their leaves, they cost no pass and no memory).
+  function orLevels(leaf, mask) {
+    let at = new Int32Array(Math.ceil(leaf.length / GROUP));
+    for (let r = 0; r < leaf.length; r++) at[r >> SHIFT] |= mask[leaf[r]];
+    const levels = [at];
     while (at.length > 1) {
       const up = new Int32Array(Math.ceil(at.length / GROUP));
-      for (let i = 0; i < at.length; i++) up[(i / GROUP) | 0] |= at[i];
+      for (let i = 0; i < at.length; i++) up[i >> SHIFT] |= at[i];
       levels.push(up);
       at = up;
     }
     return levels;
   }
 
-  // Whether a value of indices a .. b (a <= b) has `bit` set: the ends one by
-  // one up to whole groups, then the groups one level up.
-  function anyBit(levels, a, b, bit) {
+  // Whether a run of a .. b (a <= b) has `bit` set (orLevels()): the ends one
+  // by one up to whole groups, then the groups one level up.
+  function anyBit(leaf, mask, levels, a, b, bit) {
+    while (a <= b && a % GROUP !== 0) if (mask[leaf[a++]] & bit) return true;
+    while (a <= b && (b + 1) % GROUP !== 0) if (mask[leaf[b--]] & bit) return true;
     for (let level = 0; a <= b; level++) {
+      a >>= SHIFT;
+      b = ((b + 1) >> SHIFT) - 1;
       const v = levels[level];
-      while (a <= b && a % GROUP !== 0) if (v[a++] & bit) return true;
-      while (a <= b && (b + 1) % GROUP !== 0) if (v[b--] & bit) return true;
-      if (a > b) return false;
       if (level + 1 === levels.length) {
         for (let i = a; i <= b; i++) if (v[i] & bit) return true;
         return false;
       }
-      a /= GROUP;
-      b = (b + 1) / GROUP - 1;
+      while (a <= b && a % GROUP !== 0) if (v[a++] & bit) return true;
+      while (a <= b && (b + 1) % GROUP !== 0) if (v[b--] & bit) return true;
     }
     return false;
   }
@@ -619,7 +622,8 @@
       const w = d >> 5;
       const words = this.matchRuns.words;
       if (words[w] === undefined) words[w] = this.matchLevels(matched, w);
-      return words[w] !== null && a <= b && anyBit(words[w], a, b, 1 << (d & 31));
+      const word = words[w];
+      return word !== null && a <= b && anyBit(this.runs.leaf, word.mask, word.levels, a, b, 1 << (d & 31));
     }
 
     // The levels of mergedMatch() for depths 32 w .. 32 w + 31; null when no
@@ -636,11 +640,8 @@
         if (own !== 0) any = true;
         mask[v] = mask[m.parent[v]] | own;
       }
-      if (!any) return null;
-      const leaf = this.runs.leaf;
-      const runMask = new Int32Array(leaf.length);
-      for (let r = 0; r < leaf.length; r++) runMask[r] = mask[leaf[r]];
-      return orLevels(runMask);
+      if (!any || this.runs.leaf.length === 0) return null;
+      return { mask, levels: orLevels(this.runs.leaf, mask) };
     }
   }
 
