@@ -82,6 +82,9 @@ function steps(types) {
     ["reset zoom", { reset: true }],
     ["time order: wheel zoom", { wheel: -300, at: 0.3 }, has.navigate, [{ mode: "chart" }]],
     ["time order: drag pan", { drag: -200 }, has.navigate],
+    // (the whole time order: a search highlights its merged stretches too)
+    ["time order: search", { search: "^fn_0[0-4]|^fib$|lapply" }, null, [{ reset: true }]],
+    ["time order: search cleared", { search: "" }],
   );
   for (const verb of ["focus", "ignore", "hide", "show", "prune_from"]) {
     list.push([`refine: ${verb}`, { menu: "widest", verb }, has.refine, [{ mode: "graph" }, { reset: true }]]);

@@ -117,6 +117,30 @@ test("the chart follows the refinements: the blocks of the runs kept", () => {
   for (const b of frames) assert.equal(tree.node[b], plain.get(name(tree, b)).node);
 });
 
+// A run may stop after runs that start after it (the samples of a source in
+// time order, but a long one among them): a block then ends at the furthest
+// stop of its runs, which the chart keeps per run only for such runs.
+test("the chart's blocks end at the furthest stop of their runs when runs overlap", () => {
+  const model = new PV.Model(data["view.json"]);
+  const runs = model.runs();
+  // (every 7th run ten times as long: it reaches over the next few)
+  for (let r = 3; r < runs.leaf.length; r += 7) runs.count[r] *= 10;
+  const tree = model.chart();
+  assert.ok(tree.reachTo !== null, "runs overlap");
+  const plain = plainBlocks(model);
+  const frames = everyBlock(tree).filter((b) => b !== 0);
+  assert.equal(frames.length, plain.size);
+  let shorter = 0;
+  for (const b of frames) {
+    const want = plain.get(name(tree, b));
+    assert.equal(tree.node[b], want.node);
+    assert.equal(tree.x0[b] + tree.w[b], want.x1);
+    const lastStop = runs.time[want.r1] + runs.count[want.r1] * runs.step[runs.source[want.r1]];
+    if (want.x1 > lastStop) shorter++;
+  }
+  assert.ok(shorter > 0, "blocks whose last run stops before another of theirs");
+});
+
 // Merged stretches (blocks narrower than a pixel, drawn as one grey block):
 // each holds the narrow blocks of its row between its first and last run, and
 // together they hold every narrow block in view; what a stretch holds (its
@@ -160,6 +184,55 @@ for (const file of ["view.json", "lanes.json"]) {
         assert.ok(s.x0 <= s.x1);
       }
       assert.equal(frames, narrow.length, `window ${from} + ${span} at ${width} pixels`);
+    }
+  });
+}
+
+// The node at depth d of run r's stack (outermost at depth 1), or -1.
+function nodeAt(model, runs, r, d) {
+  const path = [];
+  for (let m = runs.leaf[r]; m !== 0; m = model.parent[m]) path.unshift(m);
+  return d <= path.length ? path[d - 1] : -1;
+}
+
+// A search highlights a merged stretch when a frame at its depth in one of
+// its runs has a matched function: mergedMatch() (an index of bits per run
+// and depth, ORed over groups of runs) judged against each run's whole stack,
+// for stretches of a few lengths (within and across groups of 16 runs) at
+// every depth, for a few searches made one after the other in the same array.
+for (const file of ["view.json", "lanes.json"]) {
+  test(`a merged stretch matches a search when a frame at its depth does (${file})`, () => {
+    const model = new PV.Model(data[file]);
+    const runs = model.runs();
+    const tree = model.chart();
+    const n = runs.leaf.length;
+    const spans = [];
+    for (const start of [0, 1, 15, 16, 33, Math.floor(n / 3), n - 40]) {
+      for (const length of [1, 2, 15, 16, 17, 31, 257, n]) {
+        const a = Math.max(0, start);
+        spans.push([a, Math.min(n - 1, a + length - 1)]);
+      }
+    }
+    const matched = new Uint8Array(model.nKeys + 1);
+    for (let version = 1; version <= 4; version++) {
+      matched.fill(0);
+      // (version 4: every function)
+      for (let k = version; k <= model.nKeys; k += version === 4 ? 1 : 4 + version) matched[k] = 1;
+      let yes = 0;
+      let no = 0;
+      for (let d = 1; d <= tree.maxDepth + 1; d++) {
+        for (const [a, b] of spans) {
+          let plain = false;
+          for (let r = a; r <= b && !plain; r++) {
+            const node = nodeAt(model, runs, r, d);
+            plain = node >= 0 && matched[model.key[node]] === 1;
+          }
+          assert.equal(tree.mergedMatch(matched, version, d, a, b), plain, `depth ${d}, runs ${a}..${b}, search ${version}`);
+          if (plain) yes++;
+          else no++;
+        }
+      }
+      assert.ok(yes > 0 && no > 0);
     }
   });
 }

@@ -19,13 +19,17 @@
   // ---- the first index after or before one whose value is below a bound ----
 
   const GROUP = 16;
+  // (indices in groups by shifts: a division and a floor per step of the
+  // drawing's searches cost more than the reads)
+  const SHIFT = 4;
 
-  // The minima of groups of 16 values, of groups of 16 of those, and so on.
+  // The minima of groups of 16 values, of groups of 16 of those, and so on
+  // (of the values' type: firstBelow() and lastBelow() read one type).
   function minLevels(values) {
     const levels = [values];
     let at = values;
     while (at.length > 1) {
-      const up = new Int32Array(Math.ceil(at.length / GROUP));
+      const up = new values.constructor(Math.ceil(at.length / GROUP));
       for (let g = 0; g < up.length; g++) {
         const end = Math.min(at.length, (g + 1) * GROUP);
         let m = at[g * GROUP];
@@ -46,21 +50,21 @@
     for (;;) {
       const v = levels[level];
       if (at >= v.length) return n;
-      const end = Math.min(v.length, (Math.floor(at / GROUP) + 1) * GROUP);
+      const end = Math.min(v.length, ((at >> SHIFT) + 1) << SHIFT);
       for (let j = at; j < end; j++) {
         if (v[j] < bound) {
           // down to the first value below the bound in this group
           let k = j;
           for (let l = level; l > 0; l--) {
             const below = levels[l - 1];
-            k *= GROUP;
+            k <<= SHIFT;
             while (below[k] >= bound) k++;
           }
           return k;
         }
       }
       if (level + 1 === levels.length) return n;
-      at = Math.floor(at / GROUP) + 1;
+      at = (at >> SHIFT) + 1;
       level++;
     }
   }
@@ -72,22 +76,57 @@
     for (;;) {
       const v = levels[level];
       if (at < 0) return -1;
-      const start = Math.floor(at / GROUP) * GROUP;
+      const start = (at >> SHIFT) << SHIFT;
       for (let j = at; j >= start; j--) {
         if (v[j] < bound) {
           let k = j;
           for (let l = level; l > 0; l--) {
             const below = levels[l - 1];
-            k = Math.min(below.length - 1, k * GROUP + GROUP - 1);
+            k = Math.min(below.length - 1, (k << SHIFT) + GROUP - 1);
             while (below[k] >= bound) k--;
           }
           return k;
         }
       }
       if (level + 1 === levels.length) return -1;
-      at = Math.floor(at / GROUP) - 1;
+      at = (at >> SHIFT) - 1;
       level++;
     }
+  }
+
+  // The ORs of the bits of runs' leaves (`mask` by node) over groups of 16
+  // runs, of groups of 16 of those, and so on (the runs' own bits are not
+  // kept: read through their leaves, they cost no pass and no memory).
+  function orLevels(leaf, mask) {
+    let at = new Int32Array(Math.ceil(leaf.length / GROUP));
+    for (let r = 0; r < leaf.length; r++) at[r >> SHIFT] |= mask[leaf[r]];
+    const levels = [at];
+    while (at.length > 1) {
+      const up = new Int32Array(Math.ceil(at.length / GROUP));
+      for (let i = 0; i < at.length; i++) up[i >> SHIFT] |= at[i];
+      levels.push(up);
+      at = up;
+    }
+    return levels;
+  }
+
+  // Whether a run of a .. b (a <= b) has `bit` set (orLevels()): the ends one
+  // by one up to whole groups, then the groups one level up.
+  function anyBit(leaf, mask, levels, a, b, bit) {
+    while (a <= b && a % GROUP !== 0) if (mask[leaf[a++]] & bit) return true;
+    while (a <= b && (b + 1) % GROUP !== 0) if (mask[leaf[b--]] & bit) return true;
+    for (let level = 0; a <= b; level++) {
+      a >>= SHIFT;
+      b = ((b + 1) >> SHIFT) - 1;
+      const v = levels[level];
+      if (level + 1 === levels.length) {
+        for (let i = a; i <= b; i++) if (v[i] & bit) return true;
+        return false;
+      }
+      while (a <= b && a % GROUP !== 0) if (v[a++] & bit) return true;
+      while (a <= b && (b + 1) % GROUP !== 0) if (v[b--] & bit) return true;
+    }
+    return false;
   }
 
   // The depth two nodes of the model share (that of their last common
@@ -95,12 +134,13 @@
   // common ancestor of nodes u < v is the parent of the shallowest node of
   // u + 1 .. v, found with a table of the minimum depths of every stretch of
   // 2^k nodes (a walk up both stacks per run took most of the first drawing).
-  function depthTable(depth) {
+  function depthTable(depth, Depths) {
     const n = depth.length;
     let levels = 1;
     while (1 << levels <= n) levels++;
-    // (level k at k * n: the minimum of depths i .. i + 2^k - 1)
-    const table = new Int32Array(levels * n);
+    // (level k at k * n: the minimum of depths i .. i + 2^k - 1; of type
+    // `Depths`, 16 bits for shallow stacks: 10^5 nodes make 1.7 million)
+    const table = new Depths(levels * n);
     table.set(depth);
     for (let k = 1; k < levels; k++) {
       const half = 1 << (k - 1);
@@ -113,6 +153,20 @@
       }
     }
     return table;
+  }
+
+  // Per run, the furthest stop of its source's runs up to it (where runs
+  // overlap: ChartTree.reachAt()).
+  function furthestStops(runs, start) {
+    const { source, count, step } = runs;
+    const out = new Float64Array(start.length);
+    let reach = -Infinity;
+    for (let r = 0; r < out.length; r++) {
+      const stop = start[r] + count[r] * step[source[r]];
+      reach = r === 0 || source[r] !== source[r - 1] || stop > reach ? stop : reach;
+      out[r] = reach;
+    }
+    return out;
   }
 
   // ---- the chart ---------------------------------------------------------------
@@ -144,6 +198,8 @@
       this.parent = this.key = this.node = this.x0 = this.w = null;
       this.r0 = this.r1 = this.depth = this.lane = this.level = null;
       this.runs = this.start = this.reachTo = this.sharedLevels = this.depthLevels = this.sourceRuns = null;
+      this.count = null;
+      this.oneStep = 0;
       this.laneRuns = this.labels = this.lanes = null;
       this.waits = null;
       this.matchRuns = null;
@@ -182,25 +238,35 @@
     }
 
     // Per run: its start on its source's axis, the furthest stop since its
-    // source's first run, the depth of its stack (negated, to look for depths
+    // source's first run (reachAt(): kept only where runs overlap), the depth of its stack (negated, to look for depths
     // above a bound as values below one), and the depth it shares with the
-    // run before (0: the first of its source); per source number its first
-    // and last run and its deepest stack. One pass, typed arrays only: the
-    // first drawing of 10^6 samples waits for it.
+    // run before (0: the first of its source, or after a gap in time); per
+    // source number its first and last run and its deepest stack. One pass,
+    // typed arrays only: the first drawing of 10^6 samples waits for it.
     indexRuns(model, runs) {
       const n = runs.leaf.length;
       const depthOf = model.depth;
       const { leaf, source, time, count, step } = runs;
       // (the runs' times are their starts: shared, not copied)
       const start = time instanceof Float64Array ? time : Float64Array.from(time);
-      const reachTo = new Float64Array(n);
-      const negDepth = new Int32Array(n);
-      const shared = new Int32Array(n);
+      // (whether a run stops before one before it of its source: else each
+      // run's furthest stop is its own)
+      let overlap = false;
+      // (depths in 16 bits when every stack is shallower than 2^15: half the
+      // memory to fill, and to read at each drawing)
+      let deepestNode = 0;
+      for (let i = 0; i < depthOf.length; i++) if (depthOf[i] > deepestNode) deepestNode = depthOf[i];
+      const Depths = deepestNode < 32767 ? Int16Array : Int32Array;
+      const negDepth = new Depths(n);
+      const shared = new Depths(n);
+      // (gaps in time judged here, in the same pass, unless the refinements
+      // left runs out: endBlocksAtGaps() judges them on all the runs)
+      const gapsHere = !runs.keep;
       const sources = step.length;
       const first = new Int32Array(sources).fill(-1);
       const last = new Int32Array(sources).fill(-1);
       const deepest = new Int32Array(sources);
-      const table = depthTable(depthOf);
+      const table = depthTable(depthOf, Depths);
       const nodes = depthOf.length;
       // (the floor of log2 of 1 .. nodes: a global's function is slow to
       // call in a loop of node's vm, which the tests run this in)
@@ -226,15 +292,17 @@
           stepOf = step[s];
           if (first[s] < 0) first[s] = r;
           reach = start[r] + count[r] * stepOf;
-          reachTo[r] = reach;
           deep = db;
           before = b;
           continue;
         }
-        if (stop > reach) reach = stop;
-        reachTo[r] = reach;
+        if (stop >= reach) reach = stop;
+        else overlap = true;
         if (db > deep) deep = db;
-        if (b === before) {
+        if (gapsHere && start[r] > start[r - 1] + (count[r - 1] + 0.5) * stepOf) {
+          // (a gap in time: endBlocksAtGaps())
+          before = b;
+        } else if (b === before) {
           shared[r] = db;
         } else {
           // the depth of the common ancestor (depthTable())
@@ -253,8 +321,12 @@
       }
       this.runs = runs;
       this.start = start;
-      this.reachTo = reachTo;
-      this.endBlocksAtGaps(runs, shared);
+      this.reachTo = overlap ? furthestStops(runs, start) : null;
+      // (what reachAt() reads, at hand: the step when every source has the
+      // same, else -1)
+      this.count = count;
+      this.oneStep = step.length > 0 && step.every((x) => x === step[0]) ? step[0] : -1;
+      if (!gapsHere) this.endBlocksAtGaps(runs, shared);
       this.sharedLevels = minLevels(shared);
       this.depthLevels = minLevels(negDepth);
       this.sourceRuns = { first, last, deepest };
@@ -287,7 +359,7 @@
           xMax = Math.max(xMax, lane.start + lane.extent);
         } else {
           xMin = 0;
-          xMax = Math.max(0, lane.start + this.reachTo[rb]);
+          xMax = Math.max(0, lane.start + this.reachAt(rb));
         }
         const rowBase = withLanes ? top : 0;
         this.laneRuns.push({ ra, rb, offset: lane.start, rowBase, block, deepest });
@@ -303,8 +375,16 @@
       }
     }
 
+    // The furthest stop of the runs of run r's source up to r.
+    reachAt(r) {
+      if (this.reachTo !== null) return this.reachTo[r];
+      const step = this.oneStep >= 0 ? this.oneStep : this.runs.step[this.runs.source[r] | 0];
+      return this.start[r] + this.count[r] * step;
+    }
+
     // The furthest stop of runs a .. b (of one source).
     reach(a, b) {
+      if (this.reachTo === null) return this.reachAt(b);
       const before = a > 0 && this.runs.source[a - 1] === this.runs.source[a] ? this.reachTo[a - 1] : -Infinity;
       if (this.reachTo[b] > before) return this.reachTo[b];
       // (a run before a reaches further: the furthest of a .. b itself)
@@ -404,7 +484,7 @@
         const lane = this.laneRuns[j];
         if (this.lanes) place(lane.block);
         // (a lane out of view has nothing in view)
-        if (lane.offset + this.start[lane.ra] >= from + span || lane.offset + this.reachTo[lane.rb] <= from) continue;
+        if (lane.offset + this.start[lane.ra] >= from + span || lane.offset + this.reachAt(lane.rb) <= from) continue;
         const columns = this.pixelRuns(lane, from, scale, pixels);
         // the last run at or before x (>= from) on the axis
         const runAt = (x) => {
@@ -429,6 +509,10 @@
       let manyTo = 0;
       let manyA = 0;
       let manyB = 0;
+      // (the first run of the block at depth d around run `nextAt`, when
+      // found for the stretch: the next step starts there)
+      let nextAt = -1;
+      let nextStart = 0;
       const flush = () => {
         if (manyFrom !== null) many(row, manyFrom, manyTo, j, d, manyA, manyB);
         manyFrom = null;
@@ -442,7 +526,7 @@
           if (manyFrom !== null && (r > lane.rb || offset + this.start[r] - manyTo >= narrow)) flush();
           continue;
         }
-        const a = this.blockStart(d, r);
+        const a = r === nextAt ? nextStart : this.blockStart(d, r);
         const b = this.blockEnd(d, r);
         const x0 = offset + this.start[a];
         const x1 = offset + this.reach(a, b);
@@ -467,13 +551,21 @@
         manyTo = Math.max(manyTo, hi);
         r = Math.max(b + 1, runAt(lo + narrow));
         // (the runs jumped over are merged too, up to the next block)
-        manyB = r > lane.rb ? lane.rb : (-negDepth[r] >= d ? this.blockStart(d, r) : r) - 1;
+        if (r > lane.rb) {
+          manyB = lane.rb;
+        } else if (-negDepth[r] >= d) {
+          nextAt = r;
+          nextStart = this.blockStart(d, r);
+          manyB = nextStart - 1;
+        } else {
+          manyB = r - 1;
+        }
         if (offset + this.start[manyB] >= to) {
           // (not past the end of the view)
           manyB = this.runAt(lane, to, manyA);
           while (manyB > manyA && offset + this.start[manyB] >= to) manyB--;
         }
-        manyTo = Math.max(manyTo, Math.min(offset + this.reachTo[manyB], to));
+        manyTo = Math.max(manyTo, Math.min(offset + this.reachAt(manyB), to));
       }
       flush();
     }
@@ -517,43 +609,39 @@
     }
 
     // Whether a frame at depth d of runs a .. b has a function key marked in
-    // `matched` (the search): per depth, the runs with such a frame, sorted,
-    // made once per search (`version`).
+    // `matched` (the search; `version` tells its states apart), without
+    // visiting the runs: per 32 depths, each run's bits of the depths of its
+    // stack whose frames are marked, and their ORs over groups of runs, made
+    // once per search and word of depths (a list of the runs with a match per
+    // depth took 127-251 ms for a search matching every function at 10^6
+    // samples).
     mergedMatch(matched, version, d, a, b) {
       if (!this.matchRuns || this.matchRuns.version !== version || this.matchRuns.matched !== matched) {
-        this.matchRuns = this.indexMatches(matched, version);
+        this.matchRuns = { matched, version, words: [] };
       }
-      const list = this.matchRuns.byDepth[d];
-      if (!list) return false;
-      let lo = 0;
-      let hi = list.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (list[mid] < a) lo = mid + 1;
-        else hi = mid;
-      }
-      return lo < list.length && list[lo] <= b;
+      const w = d >> 5;
+      const words = this.matchRuns.words;
+      if (words[w] === undefined) words[w] = this.matchLevels(matched, w);
+      const word = words[w];
+      return word !== null && a <= b && anyBit(this.runs.leaf, word.mask, word.levels, a, b, 1 << (d & 31));
     }
 
-    indexMatches(matched, version) {
+    // The levels of mergedMatch() for depths 32 w .. 32 w + 31; null when no
+    // frame at those depths is marked.
+    matchLevels(matched, w) {
       const m = this.model;
-      const leaf = this.runs.leaf;
-      const n = leaf.length;
-      // per node, the depths of its stack's matched frames (shared with its
-      // parent's when it does not match itself)
-      const depths = new Array(m.n);
-      depths[0] = [];
-      for (let i = 1; i < m.n; i++) {
-        const up = depths[m.parent[i]];
-        depths[i] = matched[m.key[i]] === 1 ? up.concat([m.depth[i]]) : up;
+      const n = m.parent.length;
+      const mask = new Int32Array(n);
+      let any = false;
+      // (a node's parent comes before it: its bits are its parent's and its own)
+      for (let v = 1; v < n; v++) {
+        const dv = m.depth[v];
+        const own = matched[m.key[v]] === 1 && dv >> 5 === w ? 1 << (dv & 31) : 0;
+        if (own !== 0) any = true;
+        mask[v] = mask[m.parent[v]] | own;
       }
-      const sizes = new Int32Array(this.maxDepth + 2);
-      for (let r = 0; r < n; r++) for (const d of depths[leaf[r]]) sizes[d]++;
-      const byDepth = [];
-      for (let d = 0; d < sizes.length; d++) if (sizes[d] > 0) byDepth[d] = new Int32Array(sizes[d]);
-      const at = new Int32Array(sizes.length);
-      for (let r = 0; r < n; r++) for (const d of depths[leaf[r]]) byDepth[d][at[d]++] = r;
-      return { matched, version, byDepth };
+      if (!any || this.runs.leaf.length === 0) return null;
+      return { mask, levels: orLevels(this.runs.leaf, mask) };
     }
   }
 
