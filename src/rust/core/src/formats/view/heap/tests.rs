@@ -14,7 +14,10 @@ struct Profile {
     stack_location_id: Vec<i32>,
 }
 
-fn profile(ticks: &[(i32, i32, f64, f64, f64, &[i32])]) -> Profile {
+/// A sample: id, source, time, small and large vector heap, stack.
+type Tick<'a> = (i32, i32, f64, f64, f64, &'a [i32]);
+
+fn profile(ticks: &[Tick<'_>]) -> Profile {
     let mut p = Profile {
         samples: vec![],
         source: vec![],
@@ -170,7 +173,7 @@ proptest! {
     fn one_frame_per_tick_sums_to_the_heap_difference(
         heaps in prop::collection::vec((0..3i32, 0..1_000_000u32), 1..40),
     ) {
-        let ticks: Vec<(i32, i32, f64, f64, f64, &[i32])> = heaps
+        let ticks: Vec<Tick<'_>> = heaps
             .iter()
             .enumerate()
             .map(|(i, &(source, heap))| (i as i32 + 1, source, i as f64, f64::from(heap), 0.0, &[1][..]))
