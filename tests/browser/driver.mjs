@@ -224,6 +224,14 @@ async function snapshot(page) {
         })(),
         page_overflow: document.documentElement.scrollWidth > window.innerWidth + 1,
         current: +((root.querySelector(".pv-lines tr.pv-current") || { dataset: {} }).dataset.line || NaN),
+        // whether the current line's row is within the panel's scrolled box
+        current_in_view: (() => {
+          const row = root.querySelector(".pv-lines tr.pv-current");
+          if (!row) return null;
+          const box = root.querySelector(".pv-lines-box").getBoundingClientRect();
+          const r = row.getBoundingClientRect();
+          return r.bottom > box.top && r.top < box.bottom;
+        })(),
         lines: rows(".pv-lines tr[data-line]", (tr) => ({
           line: +tr.dataset.line,
           self: tr.dataset.self === undefined ? 0 : +tr.dataset.self,
@@ -315,6 +323,12 @@ export async function act(page, action) {
     await page.selectOption(`${VIEW} .pv-file`, index);
   } else if ("source" in action) {
     await page.click(`${VIEW} .pv-source-toggle`);
+  } else if ("source_scroll" in action) {
+    // the source panel's lines scrolled (to this many pixels from their top)
+    // as the user's wheel would, without a redraw
+    await page.evaluate(({ VIEW, top }) => {
+      document.querySelector(`${VIEW} .pv-lines-box`).scrollTop = top;
+    }, { VIEW, top: action.source_scroll });
   } else if ("splitter" in action) {
     const box = await page.locator(`${VIEW} .pv-splitter`).boundingBox();
     const x = box.x + box.width / 2;

@@ -13,6 +13,17 @@ suppressPackageStartupMessages(library(profile))
 x <- read_rprof(system.file("samples", "rprof", "line.out", package = "profile", mustWork = TRUE))
 json <- profile:::view_data(x, type = NULL, title = NULL)
 writeLines(json, file.path(out, "view.json"), useBytes = TRUE)
+# view-go.json: the same of a Go CPU profile (pv-refine-same.test.mjs)
+sample <- function(...) system.file("samples", ..., package = "profile", mustWork = TRUE)
+write_view <- function(p, name) {
+  json <- profile:::view_data(p, type = NULL, title = NULL)
+  writeLines(json, file.path(out, name), useBytes = TRUE)
+}
+write_view(read_pprof(sample("pprof", "cpu.pb.gz")), "view-go.json")
+# view-diff.json: a diff (the base's values negative) of two Rprof recordings
+write_view(profile_diff(x, read_rprof(sample("rprof", "all.out"))), "view-diff.json")
+# view-nolines.json: an Rprof recording without line profiling (no line keys)
+write_view(read_rprof(sample("rprof", "gc.out")), "view-nolines.json")
 
 # the view's sample types (Rprof's samples, and time)
 types <- jsonlite::fromJSON(json)$types$name

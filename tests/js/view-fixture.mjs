@@ -13,14 +13,15 @@ import { fileURLToPath } from "node:url";
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const lib = path.join(root, "inst", "htmlwidgets", "lib", "profile-view");
 
-// The scripts `names` (of the view's lib folder) evaluated in order in a fresh
-// context that stands for the page's window: its window.ProfileView.
+// The scripts `names` (of the view's lib folder, or paths from the package
+// root) evaluated in order in a fresh context that stands for the page's
+// window: its window.ProfileView.
 export function loadProfileView(names) {
   const context = { atob };
   context.window = context;
   vm.createContext(context);
   for (const name of names) {
-    const script = path.join(lib, name);
+    const script = name.includes("/") ? path.join(root, name) : path.join(lib, name);
     vm.runInContext(fs.readFileSync(script, "utf8"), context, { filename: script });
   }
   return context.ProfileView;

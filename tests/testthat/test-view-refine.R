@@ -133,3 +133,33 @@ test_that("a chip removed undoes its refinement; a refused pattern changes nothi
   # every chip removed: the whole profile again
   expect_top_equal(state_at(result, 9)$table, x, "cpu", "no refinement")
 })
+
+test_that("the source panel follows refinements: it says its lines are the whole profile's", {
+  skip_if_no_browser()
+  x <- read_rprof(rprof_sample("line.out"))
+  result <- run_browser_job(list(
+    command = "view", html = view_file(x),
+    actions = list(
+      list(source = TRUE), list(refine = "focus", pattern = "^is\\.odd\\.num$"),
+      list(mode = "table"), list(unrefine = 0)
+    )
+  ))
+  expect_clean_load(result)
+  # (the panel opened: the sample's source files are not on this machine)
+  panels <- lapply(2:5, function(i) state_at(result, i)$source)
+  expect_false(any(vapply(panels, is.null, TRUE)))
+  whole <- "Line values are those of the whole profile"
+  # refined, whatever the view; the refinement removed: the note goes
+  expect_no_match(panels[[1]]$note, whole, fixed = TRUE)
+  expect_match(panels[[2]]$note, whole, fixed = TRUE)
+  expect_match(panels[[3]]$note, whole, fixed = TRUE)
+  expect_no_match(panels[[4]]$note, whole, fixed = TRUE)
+  # the lines' values stay those of the whole profile (profile_summary by line)
+  by_line <- profile_summary(x, by = "line", n = Inf)
+  for (panel in panels[2:4]) {
+    of_file <- by_line[basename(by_line$filename) == basename(panel$file), ]
+    valued <- panel$lines[panel$lines$has_value, ]
+    expect_setequal(valued$line, of_file$line)
+    expect_equal(valued$total, of_file$total[match(valued$line, of_file$line)])
+  }
+})

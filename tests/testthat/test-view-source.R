@@ -1,7 +1,8 @@
 # The source panel of the browser view (issue 36): the files with costs, the
 # program's own first and each group hottest first, opened on the program's
 # hottest file; the tooltip's file and line; a splitter whose width the
-# browser and the link remember; lines that wrap or scroll inside the panel.
+# browser and the link remember; lines that wrap or scroll inside the panel;
+# the selected frame's line brought into view by a redraw that rebuilds nothing.
 # And the time order of a profile that has none says why. Headless chromium,
 # as test-view-browser.R.
 
@@ -116,6 +117,40 @@ test_that("a Go profile's source panel opens on main.go; the tooltip shows file:
   # preferred, not merely the hottest)
   heap <- file_heat(read_pprof(pprof_sample("heap.pb.gz")), "inuse_space")
   expect_gt(heap[["runtime/proc.go"]], heap[["profilesamples/main.go"]])
+})
+
+test_that("a redraw that changes nothing in the source panel brings the line into view", {
+  # (the panel is not rebuilt then, but it scrolls to the line as a rebuild
+  # did: selecting the same frame again, or showing the panel again)
+  skip_if_no_browser()
+  dir <- go_program_dir()
+  skip_if(is.null(dir), "the Go program of the samples (data-raw/go) is not here")
+  x <- read_pprof(pprof_sample("cpu.pb.gz"), source_text = dir)
+  result <- run_browser_job(list(
+    command = "view", html = view_file(x, type = "cpu"),
+    actions = list(
+      list(click = "main.main"), list(source_scroll = 0), list(click = "main.main"),
+      list(source_scroll = 0), list(source = TRUE), list(source = TRUE)
+    )
+  ))
+  expect_clean_load(result)
+  source <- lapply(seq_len(7), function(i) state_at(result, i)$source)
+  # main.main's frame shows its line, which the samples give, far down main.go
+  lines <- path_lines(x, drawn_path(view_frames(state_at(result, 1)), "main.main"))
+  expect_length(lines, 1L)
+  expect_equal(source[[2]]$current, lines)
+  expect_gt(lines, 300)
+  expect_true(source[[2]]$current_in_view)
+  # scrolled away from it by hand
+  expect_false(source[[3]]$current_in_view)
+  # the same frame selected again: its line in view again
+  expect_identical(source[[4]]$current, source[[2]]$current)
+  expect_true(source[[4]]$current_in_view)
+  # scrolled away, the panel hidden and shown again: its line in view
+  expect_false(source[[5]]$current_in_view)
+  expect_null(source[[6]])
+  expect_identical(source[[7]]$current, source[[2]]$current)
+  expect_true(source[[7]]$current_in_view)
 })
 
 test_that("a pprof profile's time order says why it has none", {

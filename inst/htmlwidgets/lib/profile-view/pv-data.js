@@ -171,10 +171,8 @@
     constructor(fields) {
       Object.assign(this, fields);
       this.n = this.parent.length;
-      const shape = treeShape(this.parent);
-      this.end = shape.end;
-      this.depth = shape.depth;
-      this.maxDepth = shape.maxDepth;
+      // (the shape of the Model's tree is given: computed once per tree)
+      if (!this.end) Object.assign(this, treeShape(this.parent));
       if (!this.x0) this.x0 = layout(this.parent, this.w);
     }
   }
@@ -274,9 +272,7 @@
       this.line = decodeArray(tree.line);
       this.values = tree.values.map(decodeSums);
       this.n = this.parent.length;
-      const shape = treeShape(this.parent);
-      this.end = shape.end;
-      this.depth = shape.depth;
+      Object.assign(this, treeShape(this.parent));
       const lines = data.lines;
       this.lineFile = decodeArray(lines.file);
       this.lineNumber = decodeArray(lines.line);
@@ -335,12 +331,21 @@
     graph(t) {
       return this.cached("graph", t, () => {
         const v = this.values[t];
+        const w = new Float64Array(this.n);
+        const delta = new Float64Array(this.n);
+        for (let i = 0; i < this.n; i++) {
+          w[i] = v.totalPos[i] - v.totalNeg[i];
+          delta[i] = v.totalPos[i] + v.totalNeg[i];
+        }
         return new FlameTree({
           parent: this.parent,
           key: this.key,
           node: null,
-          w: v.totalPos.map((p, i) => p - v.totalNeg[i]),
-          delta: v.totalPos.map((p, i) => p + v.totalNeg[i]),
+          end: this.end,
+          depth: this.depth,
+          maxDepth: this.maxDepth,
+          w,
+          delta,
           totalPos: v.totalPos,
           totalNeg: v.totalNeg,
           selfPos: v.selfPos,

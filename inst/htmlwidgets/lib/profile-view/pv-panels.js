@@ -438,6 +438,17 @@
       const { files, weight, library } = this.filesOf(t);
       // (the first file: the program's hottest)
       if (this.file < 0 || files.indexOf(this.file) < 0) this.file = files.length ? files[0] : -1;
+      // (nothing it shows changed: the view redraws for other reasons, and
+      // rebuilding the lines' rows took most of a redraw's time; the current
+      // line is brought into view as a rebuild did, scrolled away or hidden)
+      const shown = [t, view.type, this.file, this.current, view.line].join(" ");
+      if (this.shown === shown && this.shownValues === m.values) {
+        this.scrollToCurrent();
+        return;
+      }
+      this.shown = shown;
+      this.shownValues = m.values;
+      this.currentRow = null;
       this.drawMenu(files, weight, library, t);
       this.lines.textContent = "";
       this.legend.textContent = "";
@@ -542,10 +553,16 @@
         table.appendChild(row);
       }
       this.lines.appendChild(table);
-      if (currentRow) {
-        const box = this.lines;
-        box.scrollTop = Math.max(0, currentRow.offsetTop - box.clientHeight / 3);
-      }
+      this.currentRow = currentRow;
+      this.scrollToCurrent();
+    }
+
+    // The current line's row a third down the panel's lines, if it has one.
+    scrollToCurrent() {
+      const row = this.currentRow;
+      if (!row) return;
+      const box = this.lines;
+      box.scrollTop = Math.max(0, row.offsetTop - box.clientHeight / 3);
     }
 
     // The exact bytes that R's allocation profiler (Rprofmem) recorded, per

@@ -4,6 +4,10 @@
  * hide, show and prune_from are applied to the merged call tree of the Model
  * (pv-data.js), in order, and the samples in time order follow their nodes.
  * No drawing here: the views read the refined Model as they read the whole one.
+ * The verbs work in typed arrays on trees of 1e5 nodes within an interaction's
+ * time (bench/view.R): those that merge no frames drop nodes, the others merge
+ * stacks in a trie. (Longer than 600 lines: the patterns and the verbs they
+ * select frames for are one unit, which the tests load as the page does.)
  * Plain JavaScript (ES2019), no library. */
 (function (global) {
   "use strict";
@@ -186,20 +190,29 @@
 
   const VERBS = ["focus", "ignore", "hide", "show", "prune_from"];
 
-  // Which nodes of `tree` match `re`, as the R verbs match frames: the
-  // function name, its file, or "file:line" (the files and lines of a node's
-  // frames are those of its line keys; a node without one has its function's
-  // file); prune_from matches names only, with their argument lists removed
-  // (as Go does). The view's nodes merge the frames of a function name: a
-  // node with frames of several files or lines matches when one of them
-  // does, and the result is marked `approximate` when some of them do not.
-  function matchingNodes(model, tree, re, verb) {
+  // The trees refinements take and give are {n, parent, key, line, values,
+  // nodeLines}: nodes in depth-first order (parents first), the children of a
+  // node in increasing key order and no two with the same key, each node's
+  // line keys increasing. The Rust core writes the whole tree so; every
+  // refinement gives its tree so (the refinements below rely on it).
+
+  // Whether `re` matches each function key and line key, as the R verbs match
+  // frames: the function name, its file, or "file:line"; prune_from matches
+  // names only, with their argument lists removed (as Go does). Memoised per
+  // pattern: the refinements are applied again from the whole profile at each
+  // change, mostly with the same patterns.
+  function keyMatches(model, re, verb, pattern) {
+    const names = verb === "prune_from";
+    const id = (names ? "name " : "frame ") + pattern;
+    if (!model.matchCache) model.matchCache = new Map();
+    const cache = model.matchCache;
+    if (cache.has(id)) return cache.get(id);
     const nKeys = model.nKeys;
     const byName = new Uint8Array(nKeys + 1);
     const byFile = new Uint8Array(nKeys + 1);
     for (let k = 1; k <= nKeys; k++) {
       const name = model.keyLabel(k);
-      if (verb === "prune_from") {
+      if (names) {
         const paren = name.indexOf("(");
         byName[k] = re.test(paren > 0 ? name.slice(0, paren) : name) ? 1 : 0;
       } else {
@@ -209,201 +222,360 @@
       }
     }
     const byLine = new Uint8Array(model.lineFile.length);
-    if (verb !== "prune_from") {
+    if (!names) {
       const fileMatch = model.files.map((f) => (f.name && re.test(f.name) ? 1 : 0));
       for (let l = 0; l < byLine.length; l++) {
         const file = model.files[model.lineFile[l]].name;
         byLine[l] = fileMatch[model.lineFile[l]] || (file && re.test(file + ":" + model.lineNumber[l])) ? 1 : 0;
       }
     }
+    if (cache.size >= 64) cache.clear();
+    const out = { byName, byFile, byLine };
+    cache.set(id, out);
+    return out;
+  }
+
+  // Which nodes of `tree` match (`km`: keyMatches()). The files and lines of a
+  // node's frames are those of its line keys; a node without one has its
+  // function's file. The view's nodes merge the frames of a function name: a
+  // node with frames of several files or lines matches when one of them
+  // does, and the result is marked `approximate` when some of them do not.
+  function matchingNodes(tree, km) {
+    const { byName, byFile, byLine } = km;
     const out = new Uint8Array(tree.n);
     const g = tree.nodeLines;
     let approximate = false;
+    let any = false;
     for (let i = 1; i < tree.n; i++) {
       const k = tree.key[i];
+      const from = g.start[i];
+      const to = g.start[i + 1];
       let m = byName[k];
-      if (g.start[i + 1] === g.start[i]) m = m || byFile[k];
-      let lines = 0;
-      for (let j = g.start[i]; !byName[k] && j < g.start[i + 1]; j++) lines += byLine[g.keys[j]];
-      if (lines > 0) {
-        m = 1;
-        if (lines < g.start[i + 1] - g.start[i]) approximate = true;
+      if (to === from) m = m || byFile[k];
+      if (!m && to > from) {
+        let lines = 0;
+        for (let j = from; j < to; j++) lines += byLine[g.keys[j]];
+        if (lines > 0) {
+          m = 1;
+          if (lines < to - from) approximate = true;
+        }
       }
       out[i] = m;
+      if (m) any = true;
     }
-    return { matched: out, approximate };
+    return { matched: out, report: { matched: any, approximate } };
   }
 
-  // The children of a trie's nodes by parent and key: open addressing in
-  // typed arrays, room for `capacity` nodes. (A Map keyed by parent * 2^32 +
-  // key boxes every key, a number beyond 2^31: on a tree of 1e5 nodes that
-  // and the garbage it left were most of a refinement's time.)
-  class ChildIndex {
-    constructor(capacity) {
-      let size = 16;
-      while (size < 2 * capacity) size *= 2;
-      this.mask = size - 1;
-      this.parent = new Int32Array(size);
-      this.key = new Int32Array(size);
-      this.node = new Int32Array(size).fill(-1);
-    }
-
-    // The slot of (p, k): where it is, or the empty slot where it goes.
-    slot(p, k) {
-      let x = (Math.imul(p, 0x9e3779b1) + k) | 0;
-      x = Math.imul(x ^ (x >>> 16), 0x85ebca6b);
-      let h = (x ^ (x >>> 13)) & this.mask;
-      while (this.node[h] >= 0 && (this.parent[h] !== p || this.key[h] !== k)) h = (h + 1) & this.mask;
-      return h;
-    }
-  }
-
-  // One verb applied to `tree` ({n, parent, key, line, values, nodeLines}):
-  // each node's stack becomes a new stack (or none), the stacks are merged
-  // into a new tree in depth-first order (siblings by key), and `map` says
-  // where the samples of each node went (-1: dropped).
-  function applyVerb(tree, matched, verb) {
+  // focus, ignore and prune_from merge no frames: each node's samples stay
+  // (focus: those with a matching frame on their stack; ignore: those
+  // without), go (`dest` -1), or go to the innermost matching frame of their
+  // stack (prune_from, as Go's PruneFrom); the nodes left are those that keep
+  // samples and their callers.
+  function filterVerb(tree, matched, verb) {
     const n = tree.n;
-    const tParent = [0];
-    const tKey = [0];
-    const tLine = [tree.line[0]];
-    const tLines = [null];
-    const children = new ChildIndex(n);
-    const child = (p, i) => {
-      const h = children.slot(p, tree.key[i]);
-      let c = children.node[h];
+    const parent = tree.parent;
+    const dest = new Int32Array(n);
+    if (verb === "prune_from") {
+      const last = new Int32Array(n);
+      last[0] = -1;
+      for (let i = 1; i < n; i++) {
+        last[i] = matched[i] ? i : last[parent[i]];
+        dest[i] = last[i] >= 0 ? last[i] : i;
+      }
+    } else {
+      // whether the stack down to the node has a matching frame
+      const on = new Uint8Array(n);
+      const keep = verb === "focus" ? 1 : 0;
+      dest[0] = keep ? -1 : 0;
+      for (let i = 1; i < n; i++) {
+        on[i] = on[parent[i]] | matched[i];
+        dest[i] = on[i] === keep ? i : -1;
+      }
+    }
+    return compact(tree, dest, tree.values);
+  }
+
+  // The nodes of `tree` that receive samples (`dest`: where each node's go, an
+  // ancestor or itself, -1: dropped) and their ancestors, in their order, with
+  // `values` summed into them; `map` is `dest` in the new numbering.
+  function compact(tree, dest, values) {
+    const n = tree.n;
+    const g = tree.nodeLines;
+    // (from the leaves up: a node's mark is final when it is reached, as
+    // nodes send their samples to themselves or to ancestors)
+    const alive = new Uint8Array(n);
+    alive[0] = 1;
+    let size = 1;
+    let pairs = g.start[1] - g.start[0];
+    for (let i = n - 1; i > 0; i--) {
+      if (dest[i] >= 0) alive[dest[i]] = 1;
+      if (!alive[i]) continue;
+      alive[tree.parent[i]] = 1;
+      size++;
+      pairs += g.start[i + 1] - g.start[i];
+    }
+    const index = new Int32Array(n);
+    const map = new Int32Array(n);
+    const parent = new Int32Array(size);
+    const key = new Int32Array(size);
+    const line = new Int32Array(size);
+    const start = new Int32Array(size + 1);
+    const keys = new Int32Array(pairs);
+    let c = 0;
+    for (let i = 0; i < n; i++) {
+      map[i] = dest[i] < 0 ? -1 : index[dest[i]];
+      if (!alive[i]) {
+        index[i] = -1;
+        continue;
+      }
+      index[i] = c;
+      if (dest[i] === i) map[i] = c;
+      parent[c] = i === 0 ? 0 : index[tree.parent[i]];
+      key[c] = tree.key[i];
+      line[c] = tree.line[i];
+      let at = start[c];
+      for (let j = g.start[i]; j < g.start[i + 1]; j++) keys[at++] = g.keys[j];
+      start[++c] = at;
+    }
+    const out = { n: size, parent, key, line, nodeLines: { start, keys } };
+    out.values = sumValues(values, map, parent, size);
+    return { tree: out, map };
+  }
+
+  // Values of the new tree's nodes: self values summed from the nodes that
+  // `map` sends there, totals from self values up the tree.
+  function sumValues(values, map, parent, size) {
+    return values.map((v) => {
+      const selfPos = new Float64Array(size);
+      const selfNeg = new Float64Array(size);
+      for (let i = 0; i < map.length; i++) {
+        const c = map[i];
+        if (c < 0) continue;
+        selfPos[c] += v.selfPos[i];
+        selfNeg[c] += v.selfNeg[i];
+      }
+      const totalPos = selfPos.slice();
+      const totalNeg = selfNeg.slice();
+      for (let i = size - 1; i > 0; i--) {
+        totalPos[parent[i]] += totalPos[i];
+        totalNeg[parent[i]] += totalNeg[i];
+      }
+      return { totalPos, totalNeg, selfPos, selfNeg };
+    });
+  }
+
+  // The children of a trie's nodes by parent and key, for the parents whose
+  // children do not arrive in increasing key order (few): open addressing,
+  // each slot's parent, key and node side by side, grown as it fills.
+  class ChildTable {
+    constructor() {
+      this.grow(64);
+    }
+
+    grow(size) {
+      const old = this.slots;
+      this.mask = size - 1;
+      this.slots = new Int32Array(3 * size).fill(-1);
+      this.count = 0;
+      if (old) for (let at = 0; at < old.length; at += 3) if (old[at + 2] >= 0) this.add(old[at], old[at + 1], old[at + 2]);
+    }
+
+    // Where (p, k) is, or the empty slot where it goes. (The multipliers as
+    // signed 32-bit numbers: written beyond 2^31 they are doubles.)
+    at(p, k) {
+      let x = (Math.imul(p, -1640531535) + k) | 0;
+      x = Math.imul(x ^ (x >>> 16), -2048144789);
+      let h = x ^ (x >>> 13);
+      let at = 3 * (h & this.mask);
+      while (this.slots[at + 2] >= 0 && (this.slots[at] !== p || this.slots[at + 1] !== k)) at = 3 * (++h & this.mask);
+      return at;
+    }
+
+    find(p, k) {
+      return this.slots[this.at(p, k) + 2];
+    }
+
+    // (p, k), not in the table yet, is child c.
+    add(p, k, c) {
+      if (2 * (this.count + 1) > this.mask + 1) this.grow(2 * (this.mask + 1));
+      const at = this.at(p, k);
+      this.slots[at] = p;
+      this.slots[at + 1] = k;
+      this.slots[at + 2] = c;
+      this.count++;
+    }
+  }
+
+  // hide and show drop frames from stacks (hide: the matching ones; show:
+  // the others), so that stacks merge: each node's frames go to the node of
+  // its new stack in a trie, its samples with them, and the trie is ordered
+  // as above. With `matched` null, no frame is dropped (a tree made
+  // canonical). The children of a canonical tree's node arrive in increasing
+  // key order, each new: only where a dropped frame's children join their
+  // grandparent's are they looked up (by key, in a ChildTable), and only
+  // then must the trie be ordered again.
+  function mergeVerb(tree, matched, verb) {
+    const n = tree.n;
+    const g = tree.nodeLines;
+    const inParent = tree.parent;
+    const inKey = tree.key;
+    const inLine = tree.line;
+    const tParent = new Int32Array(n);
+    const tKey = new Int32Array(n);
+    const tLine = new Int32Array(n);
+    tLine[0] = inLine[0];
+    // per trie node: the largest key of its children, the children (a list),
+    // whether they are in the table
+    const maxKey = new Int32Array(n);
+    const firstChild = new Int32Array(n);
+    const nextSibling = new Int32Array(n);
+    const listed = new Uint8Array(n);
+    let table = null;
+    let sorted = true;
+    const pairNode = new Int32Array(g.keys.length);
+    const pairKey = new Int32Array(g.keys.length);
+    const pos = new Int32Array(n);
+    const drop = matched === null ? -1 : verb === "hide" ? 1 : 0;
+    let m = 1;
+    let pairs = 0;
+    for (let i = 1; i < n; i++) {
+      const p = pos[inParent[i]];
+      if (drop >= 0 && matched[i] === drop) {
+        pos[i] = p;
+        continue;
+      }
+      const k = inKey[i];
+      let c = -1;
+      if (k <= maxKey[p]) {
+        sorted = false;
+        if (table === null) table = new ChildTable();
+        if (!listed[p]) {
+          for (let d = firstChild[p]; d > 0; d = nextSibling[d]) table.add(p, tKey[d], d);
+          listed[p] = 1;
+        }
+        c = table.find(p, k);
+      }
       if (c < 0) {
-        c = tParent.length;
-        children.parent[h] = p;
-        children.key[h] = tree.key[i];
-        children.node[h] = c;
-        tParent.push(p);
-        tKey.push(tree.key[i]);
-        tLine.push(tree.line[i]);
-        tLines.push(null);
-      } else if (tLine[c] !== tree.line[i]) {
+        c = m++;
+        tParent[c] = p;
+        tKey[c] = k;
+        tLine[c] = inLine[i];
+        nextSibling[c] = firstChild[p];
+        firstChild[p] = c;
+        if (k > maxKey[p]) maxKey[p] = k;
+        if (listed[p]) table.add(p, k, c);
+      } else if (tLine[c] !== inLine[i]) {
         tLine[c] = 0;
       }
-      const g = tree.nodeLines;
-      if (g.start[i + 1] > g.start[i]) {
-        if (!tLines[c]) tLines[c] = new Set();
-        for (let j = g.start[i]; j < g.start[i + 1]; j++) tLines[c].add(g.keys[j]);
+      pos[i] = c;
+      for (let j = g.start[i]; j < g.start[i + 1]; j++) {
+        pairNode[pairs] = c;
+        pairKey[pairs++] = g.keys[j];
       }
-      return c;
-    };
-    const pos = new Int32Array(n);
-    const dest = new Int32Array(n);
-    const onPath = new Uint8Array(n);
-    const last = new Int32Array(n).fill(-1);
-    dest[0] = verb === "focus" ? -1 : 0;
-    for (let i = 1; i < n; i++) {
-      const p = tree.parent[i];
-      const m = matched[i];
-      onPath[i] = onPath[p] | m;
-      if (verb === "hide") pos[i] = m ? pos[p] : child(pos[p], i);
-      else if (verb === "show") pos[i] = m ? child(pos[p], i) : pos[p];
-      else pos[i] = child(pos[p], i);
-      last[i] = m ? i : last[p];
-      if (verb === "focus") dest[i] = onPath[i] ? pos[i] : -1;
-      else if (verb === "ignore") dest[i] = onPath[i] ? -1 : pos[i];
-      else if (verb === "prune_from") dest[i] = last[i] >= 0 ? pos[last[i]] : pos[i];
-      else dest[i] = pos[i];
     }
-    return finishTree(tree, { tParent, tKey, tLine, tLines }, dest);
+    const trie = { tParent, tKey, tLine, firstChild, nextSibling, listed };
+    const { parent, key, line, index } = trieColumns(trie, m, sorted);
+    const map = sorted ? pos : PV.mapTo(Int32Array, pos, (c) => index[c]);
+    const out = { n: m, parent, key, line, nodeLines: groupLines(pairNode, pairKey, pairs, index, m) };
+    out.values = sumValues(tree.values, map, parent, m);
+    return { tree: out, map };
   }
 
-  // The trie's nodes marked `alive`, in depth-first order from the root with
-  // siblings by key: the children of each node gathered in typed arrays (the
-  // nodes ordered by key with a counting sort, then placed under their parent),
-  // and walked with a stack.
-  function depthFirst(trie, alive) {
-    const m = trie.tParent.length;
-    let maxKey = 0;
-    for (let c = 1; c < m; c++) if (trie.tKey[c] > maxKey) maxKey = trie.tKey[c];
-    const byKey = new Int32Array(maxKey + 2);
-    const first = new Int32Array(m + 1);
-    for (let c = 1; c < m; c++) {
-      if (!alive[c]) continue;
-      byKey[trie.tKey[c] + 1]++;
-      first[trie.tParent[c] + 1]++;
+  // The trie's columns in depth-first order, and `index` (trie node -> its
+  // place; null: in creation order, when every child arrived in key order,
+  // as a canonical tree's with nodes dropped and none merged).
+  function trieColumns(trie, m, sorted) {
+    const { tParent, tKey, tLine } = trie;
+    const index = sorted ? null : new Int32Array(m);
+    const parent = new Int32Array(m);
+    const key = new Int32Array(m);
+    const line = new Int32Array(m);
+    line[0] = tLine[0];
+    if (sorted) {
+      parent.set(tParent.subarray(0, m));
+      key.set(tKey.subarray(0, m));
+      line.set(tLine.subarray(0, m));
+      return { parent, key, line, index };
     }
-    for (let k = 1; k < byKey.length; k++) byKey[k] += byKey[k - 1];
-    for (let p = 1; p <= m; p++) first[p] += first[p - 1];
-    const sorted = new Int32Array(byKey[maxKey + 1]);
-    for (let c = 1; c < m; c++) if (alive[c]) sorted[byKey[trie.tKey[c]]++] = c;
-    // each node's children by key, largest first (the stack pops the smallest)
-    const kids = new Int32Array(sorted.length);
-    const fill = first.slice(0, m);
-    for (let j = sorted.length - 1; j >= 0; j--) {
-      const c = sorted[j];
-      kids[fill[trie.tParent[c]]++] = c;
+    const order = trieOrder(trie.firstChild, trie.nextSibling, tKey, trie.listed, m);
+    for (let i = 0; i < m; i++) index[order[i]] = i;
+    for (let i = 1; i < m; i++) {
+      const c = order[i];
+      parent[i] = index[tParent[c]];
+      key[i] = tKey[c];
+      line[i] = tLine[c];
     }
-    const order = new Int32Array(sorted.length + 1);
-    const todo = new Int32Array(sorted.length + 1);
+    return { parent, key, line, index };
+  }
+
+  // The trie's nodes in depth-first order from the root with siblings by
+  // key, walked with a stack. Each node's list of children holds them newest
+  // first: in decreasing key order where they arrived in increasing order;
+  // the others' (`listed`) are sorted.
+  function trieOrder(firstChild, nextSibling, tKey, listed, m) {
+    const order = new Int32Array(m);
+    const todo = new Int32Array(m);
+    const kids = [];
     let size = 0;
     let top = 0;
     todo[top++] = 0;
     while (top > 0) {
       const c = todo[--top];
       order[size++] = c;
-      for (let j = first[c]; j < first[c + 1]; j++) todo[top++] = kids[j];
+      if (!listed[c]) {
+        for (let d = firstChild[c]; d > 0; d = nextSibling[d]) todo[top++] = d;
+        continue;
+      }
+      kids.length = 0;
+      for (let d = firstChild[c]; d > 0; d = nextSibling[d]) kids.push(d);
+      kids.sort((x, y) => tKey[y] - tKey[x]);
+      for (const d of kids) todo[top++] = d;
     }
     return order;
   }
 
-  // The trie as a tree: nodes that received samples and their ancestors, in
-  // depth-first order with siblings by key; values summed from the samples.
-  function finishTree(tree, trie, dest) {
-    const m = trie.tParent.length;
-    const alive = new Uint8Array(m);
-    alive[0] = 1;
-    for (let i = 0; i < tree.n; i++) {
-      for (let c = dest[i]; c > 0 && !alive[c]; c = trie.tParent[c]) alive[c] = 1;
+  // The line keys of the trie's nodes (pairs of trie node and line key) by
+  // node of the new order (`index`; null: the same), each node's increasing
+  // and once.
+  function groupLines(pairNode, pairKey, pairs, index, m) {
+    const start = new Int32Array(m + 1);
+    if (pairs === 0) return { start, keys: new Int32Array(0) };
+    const nodeOf = (q) => (index ? index[pairNode[q]] : pairNode[q]);
+    for (let q = 0; q < pairs; q++) start[nodeOf(q) + 1]++;
+    for (let i = 0; i < m; i++) start[i + 1] += start[i];
+    const fill = start.slice(0, m);
+    const keys = new Int32Array(pairs);
+    for (let q = 0; q < pairs; q++) keys[fill[nodeOf(q)]++] = pairKey[q];
+    let at = 0;
+    for (let i = 0; i < m; i++) {
+      const from = start[i];
+      const to = start[i + 1];
+      start[i] = at;
+      if (to - from > 1) keys.subarray(from, to).sort();
+      for (let j = from; j < to; j++) if (j === from || keys[j] !== keys[j - 1]) keys[at++] = keys[j];
     }
-    const order = depthFirst(trie, alive);
-    const size = order.length;
-    const index = new Int32Array(m).fill(-1);
-    for (let i = 0; i < size; i++) index[order[i]] = i;
-    const parent = PV.mapTo(Int32Array, order, (c) => (c === 0 ? 0 : index[trie.tParent[c]]));
-    const map = PV.mapTo(Int32Array, dest, (c) => (c < 0 ? -1 : index[c]));
-    const values = tree.values.map((v) => {
-      const out = {
-        totalPos: new Float64Array(size),
-        totalNeg: new Float64Array(size),
-        selfPos: new Float64Array(size),
-        selfNeg: new Float64Array(size)
-      };
-      for (let i = 0; i < tree.n; i++) {
-        if (map[i] < 0) continue;
-        out.selfPos[map[i]] += v.selfPos[i];
-        out.selfNeg[map[i]] += v.selfNeg[i];
-      }
-      out.totalPos.set(out.selfPos);
-      out.totalNeg.set(out.selfNeg);
-      for (let i = size - 1; i > 0; i--) {
-        out.totalPos[parent[i]] += out.totalPos[i];
-        out.totalNeg[parent[i]] += out.totalNeg[i];
-      }
-      return out;
-    });
-    const start = new Int32Array(size + 1);
-    const keys = [];
-    for (let i = 0; i < size; i++) {
-      const set = trie.tLines[order[i]];
-      if (set) for (const k of Array.from(set).sort((a, b) => a - b)) keys.push(k);
-      start[i + 1] = keys.length;
+    start[m] = at;
+    return { start, keys: keys.slice(0, at) };
+  }
+
+  // Whether a tree is ordered as refinements give theirs (see above).
+  function canonical(tree) {
+    const n = tree.n;
+    const last = new Int32Array(n).fill(-1);
+    const path = new Int32Array(n);
+    const g = tree.nodeLines;
+    let top = 0;
+    for (let i = 1; i < n; i++) {
+      const p = tree.parent[i];
+      while (top > 0 && path[top] !== p) top--;
+      if (path[top] !== p || tree.key[i] <= last[p]) return false;
+      last[p] = tree.key[i];
+      path[++top] = i;
     }
-    return {
-      tree: {
-        n: size,
-        parent,
-        key: PV.mapTo(Int32Array, order, (c) => trie.tKey[c]),
-        line: PV.mapTo(Int32Array, order, (c) => trie.tLine[c]),
-        values,
-        nodeLines: { start, keys: Int32Array.from(keys) }
-      },
-      map
-    };
+    for (let i = 0; i < n; i++) {
+      for (let j = g.start[i] + 1; j < g.start[i + 1]; j++) if (g.keys[j] <= g.keys[j - 1]) return false;
+    }
+    return true;
   }
 
   // The nodes of `tree` that source's samples reach, with its `values` (the
@@ -411,18 +583,14 @@
   function onlySource(tree, values) {
     const n = tree.n;
     const dest = new Int32Array(n);
-    const g = tree.nodeLines;
-    const tLines = new Array(n).fill(null);
     for (let i = 1; i < n; i++) {
       const reached = values.some((v) => v.totalPos[i] !== 0 || v.totalNeg[i] !== 0);
       dest[i] = reached ? i : -1;
-      if (g.start[i + 1] > g.start[i]) tLines[i] = new Set(g.keys.subarray(g.start[i], g.start[i + 1]));
     }
-    const trie = { tParent: Array.from(tree.parent), tKey: Array.from(tree.key), tLine: Array.from(tree.line), tLines };
-    return finishTree(Object.assign({}, tree, { values }), trie, dest);
+    return compact(tree, dest, values);
   }
 
-  // The tree the Model was made with.
+  // The tree the Model was made with (its shape and cache kept with it).
   function baseTree(model) {
     if (!model.base) {
       model.base = {
@@ -431,55 +599,91 @@
         key: model.key,
         line: model.line,
         values: model.values,
-        nodeLines: model.nodeLines
+        nodeLines: model.nodeLines,
+        end: model.end,
+        depth: model.depth,
+        maxDepth: model.maxDepth,
+        cache: model.cache
       };
     }
     return model.base;
   }
 
+  // Where refinements start from: the whole tree, or the tree of the source
+  // shown alone (pv-lanes.js), made canonical if it is not; kept with the
+  // refinements last applied to it, each step's tree and map (node of the
+  // start's tree -> node of the step's, or -1), so that a change reapplies
+  // only the steps after the first one changed.
+  function chainOf(model) {
+    const id = model.sourceId;
+    if (!model.refined || model.refined.sourceId !== id) {
+      const base = baseTree(model);
+      let tree = base;
+      let map = null;
+      if (id !== null) ({ tree, map } = onlySource(base, model.sourceValues(id)));
+      if (!canonical(base)) {
+        const made = mergeVerb(tree, null, null);
+        map = compose(map, made.map);
+        tree = made.tree;
+      }
+      model.refined = { sourceId: id, tree, map, done: [] };
+    }
+    return model.refined;
+  }
+
+  function compose(map, next) {
+    return map ? PV.mapTo(Int32Array, map, (c) => (c < 0 ? -1 : next[c])) : next;
+  }
+
   // Refines the model by `steps` ([{verb, pattern}], in order, each applied
   // to the result of those before, as verbs piped in R), starting from the
-  // whole profile each time; no steps gives the whole profile back. Returns
-  // per step {matched: whether the pattern matched a frame, approximate:
-  // whether it matched some frames of a node and not others (a file or line
-  // pattern where frames of one function name are in several files or lines;
-  // see matchingNodes())}.
+  // whole profile (or the source shown alone); no steps gives it back.
+  // Returns per step {matched: whether the pattern matched a frame,
+  // approximate: whether it matched some frames of a node and not others (a
+  // file or line pattern where frames of one function name are in several
+  // files or lines; see matchingNodes())}.
   // Throws a PatternError for a pattern that is not a Go regular expression.
   PV.Model.prototype.refine = function (steps) {
     const patterns = steps.map((s) => {
       if (VERBS.indexOf(s.verb) < 0) throw new Error("profile view: unknown verb " + s.verb);
       return goRegExp(s.pattern);
     });
-    let tree = baseTree(this);
-    let map = null;
-    if (this.sourceId !== null) {
-      const one = onlySource(tree, this.sourceValues(this.sourceId));
-      tree = one.tree;
-      map = one.map;
+    const chain = chainOf(this);
+    const done = chain.done;
+    let j = 0;
+    while (j < steps.length && j < done.length && done[j].verb === steps[j].verb && done[j].pattern === steps[j].pattern) j++;
+    done.length = j;
+    for (; j < steps.length; j++) {
+      const s = steps[j];
+      const tree = j ? done[j - 1].tree : chain.tree;
+      const map = j ? done[j - 1].map : chain.map;
+      const match = matchingNodes(tree, keyMatches(this, patterns[j], s.verb, s.pattern));
+      const merges = s.verb === "hide" || s.verb === "show";
+      const next = merges ? mergeVerb(tree, match.matched, s.verb) : filterVerb(tree, match.matched, s.verb);
+      done.push({ verb: s.verb, pattern: s.pattern, tree: next.tree, map: compose(map, next.map), report: match.report });
     }
-    const report = [];
-    steps.forEach((s, j) => {
-      const match = matchingNodes(this, tree, patterns[j], s.verb);
-      report.push({ matched: match.matched.indexOf(1) >= 0, approximate: match.approximate });
-      const next = applyVerb(tree, match.matched, s.verb);
-      map = map ? PV.mapTo(Int32Array, map, (c) => (c < 0 ? -1 : next.map[c])) : next.map;
-      tree = next.tree;
-    });
+    // (no steps: the tree as given, though the steps start from it canonical)
+    const whole = this.sourceId === null ? { tree: baseTree(this), map: null } : chain;
+    const last = steps.length ? done[steps.length - 1] : whole;
+    const tree = last.tree;
+    if (!tree.end) Object.assign(tree, PV.treeShape(tree.parent), { cache: {} });
     this.n = tree.n;
     this.parent = tree.parent;
     this.key = tree.key;
     this.line = tree.line;
     this.values = tree.values;
     this.nodeLines = tree.nodeLines;
-    const shape = PV.treeShape(tree.parent);
-    this.end = shape.end;
-    this.depth = shape.depth;
-    this.nodeMap = map;
+    this.end = tree.end;
+    this.depth = tree.depth;
+    this.maxDepth = tree.maxDepth;
+    this.nodeMap = last.map;
     this.refinedRuns = null;
     this.chartTree = null;
-    this.cache = {};
+    // (what is computed from a tree is kept with it: removing the last
+    // refinement shows the tree before it as it was)
+    this.cache = tree.cache;
     this.steps = steps.slice();
-    return report;
+    return done.slice(0, steps.length).map((d) => ({ matched: d.report.matched, approximate: d.report.approximate }));
   };
 
   // The runs in time order whose samples the refinements kept, their leaves
