@@ -259,5 +259,15 @@ ffi_detach_on_fork <- function(paths) .Call(wrap__ffi_detach_on_fork, paths)
 #' @noRd
 ffi_flush_c_streams <- function() .Call(wrap__ffi_flush_c_streams)
 
+#' Starts watching this process's waits (see the module's doc); TRUE when
+#' the watch runs.
+#' @noRd
+ffi_wait_watch_start <- function(tick, min_wait) .Call(wrap__ffi_wait_watch_start, tick, min_wait)
+
+#' Stops the watch: `list(start, end, cpu, total)`: its waits and the CPU
+#' time it saw used (seconds).
+#' @noRd
+ffi_wait_watch_stop <- function() .Call(wrap__ffi_wait_watch_stop)
+
 
 # nolint end

@@ -114,12 +114,13 @@
 #' | `source_comments` | `source_id`, `comment`: pprof comments, in order | FK `source_id` |
 #' | `source_lines` | `source_id`, `filename` (chr), `line` (int, from 1), `text` (chr): the text of the source files that frames name, one row per line | FK `source_id` |
 #' | `tasks` | `source_id`, `start_time`, `end_time` (dbl, seconds since the epoch), `status` (chr: `"ok"`, `"error"`, `"unfinished"`): the tasks of [profile_task()] in a recording of parallel code, each with the process (source) that ran it | FK `source_id` |
+#' | `waits` | `source_id`, `start_time`, `end_time` (dbl, seconds since the epoch), `cpu_time` (dbl, seconds): the waits of the main process of a recording of parallel code, stretches in which it used no CPU time, each with the CPU time its samples had reached when it began (which places it among them: see [profile_view()]) | FK `source_id` |
 #' | `resources` | `resource_id`, `schema_url` (chr), `dropped_attributes_count` (int), `entity_refs` (chr: OTLP/JSON text, `NA` for none): an OTLP `ResourceProfiles` with its `Resource` | PK `resource_id` |
 #' | `scopes` | `scope_id`, `resource_id`, `name`, `version`, `schema_url` (chr), `dropped_attributes_count` (int): an OTLP `ScopeProfiles` with its `InstrumentationScope` | PK `scope_id`; FK `resource_id` |
 #' | `resource_attributes`, `scope_attributes`, `source_attributes`, `mapping_attributes`, `location_attributes` | the id of the row the attribute belongs to (`resource_id`, `scope_id`, `source_id`, `mapping_id`, `location_id`), then the columns of `sample_labels`: OTLP attributes | FK to their table |
 #'
-#' `tasks` is in recordings of parallel code only ([profile_record()]; readers
-#' leave it out). The last seven tables are those of OpenTelemetry profiles: [read_otlp()]
+#' `tasks` and `waits` are in recordings of parallel code only ([profile_record()];
+#' readers leave them out). The last seven tables are those of OpenTelemetry profiles: [read_otlp()]
 #' writes them, readers of other formats leave them out (a profile that has
 #' them keeps them through [combine_profiles()] and the verbs).
 #'

@@ -81,6 +81,16 @@
 #'   the process ended during it, which a warning of class
 #'   `profile_warning_worker_lost` names).
 #'
+#' R's profiler counts CPU time, so the time the main process spends waiting
+#' for its workers leaves no sample. While it records, a thread watches its CPU
+#' time and the wall clock (every 5 ms), and the table `waits` of a recording
+#' of several processes keeps each stretch of at least 20 ms (and one
+#' `interval`) in which the main process was blocked (it used less than a
+#' quarter of the time on a CPU or, on Linux, waiting for one): its wall-clock
+#' start and end (`start_time`, `end_time`) and the CPU time its samples had
+#' reached then (`cpu_time`). [profile_view()] draws them where they happened
+#' in the main process's lane.
+#'
 #' Workers must run on this host (or share its temporary folder) and have
 #' `profile` installed. With `allocations = TRUE`, a task of [profile_task()]
 #' in a process that does not profile itself from its start (a forked child,
@@ -195,6 +205,8 @@ profile_record <- function(expr, ..., interval = 0.01, memory = TRUE, line = TRU
   stop_recording(recording, remove = FALSE)
   stop_allocations(allocs, remove = FALSE)
   finish_workers(parallel, remove = FALSE)
+  # (its waits, which read_recording() puts on the samples' clock)
+  parallel$recording <- recording
   with_profile_errors(
     "internal", "Can't read the recording.",
     # (the main process's profile as a promise: read_workers() reads it where
@@ -272,6 +284,7 @@ start_recording <- function(interval, memory, line, gc, file, call = rlang::call
   state$running <- TRUE
   state$interval <- interval
   state$started <- started_at
+  state$watching <- start_wait_watch(interval)
   state
 }
 
@@ -304,6 +317,7 @@ stop_recording <- function(recording, remove = TRUE) {
   if (recording$running) {
     utils::Rprof(NULL)
     recording$running <- FALSE
+    if (isTRUE(recording$watching)) recording$waits <- stop_wait_watch()
   }
   if (remove && recording$temporary) {
     unlink(recording$path)
@@ -381,6 +395,9 @@ time_used_since <- function(clock) {
 read_recording <- function(recording, block, used) {
   uri <- if (recording$temporary) NA_character_ else recording$file
   x <- read_rprof(recording$path, source_uri = uri, source_text = FALSE)
+  recording$waits <- waits_on_sample_clock(
+    recording$waits, max(c(0, dm::dm_get_tables(x)$samples$time), na.rm = TRUE) + recording$interval
+  )
   x <- cut_to_expr(x, used, recording$interval)
   tables <- dm::dm_get_tables(x, keyed = FALSE)
   functions <- tables$functions

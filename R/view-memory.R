@@ -114,9 +114,11 @@ has_rprofmem_source <- function(parts) {
   any(parts$sources[["source_type"]] %in% "rprofmem")
 }
 
-# The view's JSON object with the memory of the source panel added.
-with_source_memory <- function(json, heap_lines, exact_alloc, call = rlang::caller_env()) {
-  fields <- character()
+# The view's JSON object with the memory of the source panel (and the
+# waits of the time order, a JSON member: see view_waits_json()) added.
+with_source_memory <- function(json, heap_lines, exact_alloc, waits = NULL,
+                               call = rlang::caller_env()) {
+  fields <- waits
   if (!is.null(heap_lines)) {
     fields <- c(fields, paste0(
       "\"heap_lines\":{\"allocated\":[", paste(json_number(heap_lines$allocated), collapse = ","),

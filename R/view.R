@@ -42,11 +42,28 @@
 #'   between recordings) is empty; a lane is as long as its samples or its
 #'   `duration_nanos`, whichever is longer. Rprof's timer counts a process's CPU
 #'   time, and Rprof samples are drawn one interval after another from their
-#'   source's start: the time a process spent waiting (for its workers, in
-#'   [Sys.sleep()]) shows as the empty end of its lane, as long as the wait, not
-#'   where it happened; samples with their own times (OpenTelemetry profiles)
-#'   are drawn at them. Sources without a start time are drawn after those with
-#'   one, one after the other. Sources without times (an `Rprofmem()` source of
+#'   source's start, with one exception: the main process of a recording of
+#'   parallel code ([profile_record()]), whose waits (the table `waits`:
+#'   stretches of wall-clock time in which it used no CPU time, watched while
+#'   it recorded) are drawn where they happened, as grey blocks labelled
+#'   "waiting for workers" (when another process of the profile ran a task or
+#'   recorded meanwhile; the tooltip names them) or "waiting", its samples
+#'   placed around them: a sample after a wait at the wait's end plus the CPU
+#'   time from the wait's start to the sample. The waits' wall-clock positions
+#'   are exact to within the watch's readings every 5 ms (a reading late on a
+#'   busy machine can move an edge by up to its delay); the samples' positions
+#'   between two waits are approximate (CPU time read as wall-clock time, so
+#'   that a process ready to run but not running on a busy machine is drawn
+#'   shorter than it was; R's profiler may take fewer ticks than the CPU time
+#'   used, so that a sample next to a wait may fall on its other side). A
+#'   block of the time order ends at a wait: the frames after it are blocks of
+#'   their own, even where the process's stack was the same. In the other
+#'   sources the time a process spent waiting (a worker between its tasks, a
+#'   recording of [Sys.sleep()]) shows as the empty end of its lane, not where
+#'   it happened. Samples with their own times (OpenTelemetry profiles) are
+#'   drawn at them; a gap of more than one and a half sampling intervals ends
+#'   a block. Sources without a start time are drawn after those with one, one
+#'   after the other. Sources without times (an `Rprofmem()` source of
 #'   `profile_record(allocations = TRUE)`) have no lane.
 #'
 #' A profile of several sources has a source menu in the toolbar: "All
@@ -345,6 +362,8 @@ view_data <- function(x, type, title, call = rlang::caller_env()) {
   lines <- view_lines(parts, frames)
   heap_lines <- view_heap_lines(parts, frames, lines$location_line_key, lines$n_line_keys)
   parts <- db_samples_in_memory(parts, types, call = call)
+  waits <- profile_waits(x)
+  parts$samples <- place_around_waits(parts$samples, parts$sources, waits)
   keys <- keys_by_name(frames)
   if (is.null(title)) title <- view_title(parts)
   input <- c(sample_set_input(parts, types), lines, list(
@@ -358,7 +377,10 @@ view_data <- function(x, type, title, call = rlang::caller_env()) {
     title = as_valid_utf8(title)
   ), view_sources(parts$sources))
   json <- rust_value(ffi_profile_view_data(input), "Can't prepare the view.", call = call)
-  with_source_memory(json, heap_lines, has_rprofmem_source(parts), call = call)
+  tasks <- if (inherits(x, "dm")) dm::dm_get_tables(x, keyed = FALSE)[["tasks"]]
+  with_source_memory(json, heap_lines, has_rprofmem_source(parts),
+    waits = view_waits_json(waits, parts$sources, tasks), call = call
+  )
 }
 
 # The file each frame's function is defined in, one per frame of `frames`
@@ -466,32 +488,6 @@ view_sources <- function(sources) {
     source_start = start,
     source_duration = duration
   )
-}
-
-# A source's label in the view: its process (`process_role` and `process_id`,
-# where the sources say so), then its label, else its file's name, else its
-# id.
-source_lane_labels <- function(sources) {
-  column <- function(name) {
-    v <- sources[[name]]
-    if (is.null(v)) rep(NA_character_, nrow(sources)) else as.character(v)
-  }
-  uri <- column("source_uri")
-  name <- column("source_label")
-  name[is.na(name) & !is.na(uri)] <- basename(uri[is.na(name) & !is.na(uri)])
-  name[is.na(name)] <- paste("source", sources$source_id[is.na(name)])
-  role <- column("process_role")
-  pid <- column("process_id")
-  process <- trimws(paste(ifelse(is.na(role), "", role), ifelse(is.na(pid), "", paste("pid", pid))))
-  # (the process says something only where the sources are of several
-  # processes: two recordings of one R session are told by their labels)
-  if (length(unique(paste(pid, column("host_name"))[!is.na(pid)])) < 2L) process[] <- ""
-  types <- unique(sources$source_type)
-  if (length(types) > 1L) name <- paste0(name, " (", sources$source_type, ")")
-  # (not ifelse(): of no sources it gives a logical vector)
-  with_process <- nzchar(process)
-  name[with_process] <- paste0(process[with_process], ": ", name[with_process])
-  name
 }
 
 # The profile's source, or how many sources it combines.

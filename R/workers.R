@@ -162,8 +162,9 @@ read_workers <- function(main, state) {
     parts <- c(parts, process_parts(main, state, processes[i, ]))
   }
   if (length(parts) == 1L && !nrow(parts[[1L]]$tasks)) {
-    # a recording of one process, without tasks: no table tasks
+    # a recording of one process, without tasks: no tables tasks and waits
     parts[[1L]]$tasks <- NULL
+    parts[[1L]]$waits <- NULL
   }
   if (!is.null(no_samples) && sum(vapply(parts, function(p) nrow(p$samples), 1L)) == 0L) {
     warning(no_samples)
@@ -181,7 +182,8 @@ read_workers <- function(main, state) {
 process_parts <- function(main, state, p) {
   tasks <- read_task_log(state$dir, p)
   if (p$role == "main") {
-    return(list(process_part(dm::dm_get_tables(main, keyed = FALSE), p, tasks)))
+    tables <- dm::dm_get_tables(main, keyed = FALSE)
+    return(list(process_part(tables, p, tasks, state$recording$waits)))
   }
   tables <- read_worker_rprof(state, p, tasks)
   if (is.null(tables)) {
@@ -195,8 +197,9 @@ process_parts <- function(main, state, p) {
 }
 
 # The tables of a process's sources with the process's columns (see
-# recorded_processes()) and its tasks (a table `tasks`, empty without them).
-process_part <- function(tables, process, tasks = NULL) {
+# recorded_processes()), its tasks and its waits (tables `tasks` and `waits`,
+# empty without them; only the main process's waits are watched).
+process_part <- function(tables, process, tasks = NULL, waits = NULL) {
   tables$sources$process_id <- process$pid
   tables$sources$host_name <- as_valid_utf8(process$host)
   tables$sources$process_role <- process$role
@@ -204,6 +207,7 @@ process_part <- function(tables, process, tasks = NULL) {
     tasks <- data.frame(start_time = numeric(), end_time = numeric(), status = character())
   }
   tables$tasks <- tasks_table(tables$sources$source_id[[1L]], tasks)
+  tables$waits <- waits_table(tables$sources$source_id[[1L]], waits)
   tables
 }
 

@@ -2,9 +2,9 @@
 # (or `pkg:::`) or attach with library()/require() is declared in DESCRIPTION
 # (Depends, Imports or Suggests): the uses that R CMD check looks for.
 # (A package asked for by requireNamespace() alone, to leave something out
-# when it is missing, need not be declared.) R CMD check --as-cran fails with a WARNING on an undeclared one in
-# the tests ("'::' or ':::' imports not declared from"), which only a full
-# check would otherwise show. Run from the package's root:
+# when it is missing, need not be declared.) R CMD check --as-cran fails
+# with a WARNING on an undeclared one in the tests ("'::' or ':::' imports
+# not declared from"), which only a full check would otherwise show. Run from the package's root:
 #   Rscript dev/declared-packages.R
 files <- c(
   list.files("R", "[.]R$", full.names = TRUE),

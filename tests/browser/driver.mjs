@@ -10,7 +10,8 @@
 //    "fragment": "#view=..." (opened with this link, optional),
 //    "actions": [{"search": "re"}, {"type": "cpu"}, {"mode": "chart"},
 //                {"click": "name", "in": "callers"}, {"hover": "name"},
-//                {"dblclick": "name"}, {"button": "pv-back"} (a button
+//                {"hover_merged": 2} (the widest merged stretch of row 2
+//                of the time order), {"dblclick": "name"}, {"button": "pv-back"} (a button
 //                of the view by its class),
 //                {"source_id": 2} (the source selector; "" for all),
 //                {"row": "name"}, {"sort": "cum"}, {"line": 12},
@@ -181,6 +182,21 @@ async function snapshot(page) {
       range: view.activeCanvas() && view.activeCanvas().tree ? view.activeCanvas().range() : null,
       types: rows(".pv-type option", (o) => o.textContent),
       frames: main.frames,
+      // the time order's stretches of blocks narrower than a pixel, merged
+      // (row, place, fill, extent on the axis), each checked against the
+      // canvas's pixel at its middle
+      merged: (() => {
+        const canvas = view.activeCanvas();
+        if (!canvas || !canvas.merged) return [];
+        const ctx = canvas.canvas.getContext("2d");
+        const ratio = canvas.canvas.width / canvas.canvas.clientWidth;
+        const offset = canvas.options.axis ? 22 : 0;
+        return canvas.merged().map((m) => {
+          const px = ctx.getImageData(Math.floor((m.x + m.w / 2) * ratio), Math.floor((m.y + offset + 9) * ratio), 1, 1).data;
+          return { row: m.row, x: m.x, y: m.y, width: m.w, fill: m.fill, from: m.from, to: m.to,
+            pixel: `rgb(${px[0]},${px[1]},${px[2]})` };
+        });
+      })(),
       pixels_checked: main.pixels_checked,
       pixels_wrong: main.pixels_wrong,
       table: mode !== "table" ? [] : rows(".pv-top tbody tr", (tr) => ({
@@ -297,6 +313,19 @@ export async function act(page, action) {
     await page.mouse.dblclick(p.x, p.y);
   } else if ("button" in action) {
     await page.click(`${VIEW} .${action.button}`);
+  } else if ("hover_merged" in action) {
+    // the middle of the widest merged stretch of a row (the time order's)
+    const p = await page.evaluate(({ VIEW, row }) => {
+      const canvas = document.querySelector(VIEW).__profileView.activeCanvas();
+      const stretches = canvas.merged().filter((m) => m.row === row);
+      if (!stretches.length) return null;
+      const m = stretches.reduce((a, b) => (b.w > a.w ? b : a));
+      const rect = canvas.canvas.getBoundingClientRect();
+      const offset = canvas.options.axis ? 22 : 0;
+      return { x: rect.left + m.x + m.w / 2, y: rect.top + m.y + offset + 9 };
+    }, { VIEW, row: action.hover_merged });
+    if (!p) throw new Error(`no merged stretch in row ${action.hover_merged}`);
+    await page.mouse.move(p.x, p.y);
   } else if ("hover" in action) {
     const p = await framePoint(page, action.hover, action.in);
     await page.mouse.move(p.x, p.y);

@@ -9,7 +9,7 @@
 // block at least a pixel wide in view, and no other.
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
-import { loadProfileView, viewData } from "./view-fixture.mjs";
+import { loadProfileView, near, plainBlocks, viewData } from "./view-fixture.mjs";
 
 let PV;
 let data;
@@ -19,47 +19,6 @@ before(() => {
   data = viewData(["view.json", "lanes.json"]);
 });
 
-// The blocks from each run's whole stack, by "row:first run": node, row,
-// extent on the axis, runs, and the parent's name in the same terms.
-function plainBlocks(model) {
-  const runs = model.runs();
-  const lanes = model.lanes();
-  const withLanes = lanes.length > 1;
-  const blocks = new Map();
-  let top = 1;
-  for (const lane of lanes) {
-    const rs = [];
-    for (let r = 0; r < runs.leaf.length; r++) if (runs.source[r] === lane.number) rs.push(r);
-    if (!rs.length) continue;
-    const rowBase = withLanes ? top : 0;
-    const laneName = withLanes ? `${top}:${rs[0]}` : "0:0";
-    let open = [];
-    let deepest = 0;
-    for (const r of rs) {
-      const path = [];
-      for (let m = runs.leaf[r]; m !== 0; m = model.parent[m]) path.unshift(m);
-      deepest = Math.max(deepest, path.length);
-      const start = lane.start + runs.time[r];
-      const stop = start + runs.count[r] * runs.step[runs.source[r]];
-      let same = 0;
-      while (same < path.length && same < open.length && open[same].node === path[same]) same++;
-      open = open.slice(0, same);
-      for (let d = same; d < path.length; d++) {
-        const name = `${rowBase + d + 1}:${r}`;
-        const parent = d === 0 ? laneName : open[d - 1].name;
-        const block = { name, node: path[d], row: rowBase + d + 1, x0: start, x1: stop, r0: r, r1: r, parent };
-        blocks.set(name, block);
-        open.push(block);
-      }
-      for (const block of open) {
-        block.x1 = Math.max(block.x1, stop);
-        block.r1 = r;
-      }
-    }
-    top += deepest + 1;
-  }
-  return blocks;
-}
 
 // Every block of the chart, asked for from the root down.
 function everyBlock(tree) {
@@ -151,9 +110,56 @@ test("the chart follows the refinements: the blocks of the runs kept", () => {
   const model = new PV.Model(data["view.json"]);
   model.refine([{ verb: "focus", pattern: "^is\\.odd\\.num$" }]);
   const tree = model.chart();
-  const plain = plainBlocks(model);
+  const plain = plainBlocks(model, { gaps: false });
   const frames = everyBlock(tree).filter((b) => b !== 0);
   assert.ok(frames.length > 0);
   assert.equal(frames.length, plain.size);
   for (const b of frames) assert.equal(tree.node[b], plain.get(name(tree, b)).node);
 });
+
+// Merged stretches (blocks narrower than a pixel, drawn as one grey block):
+// each holds the narrow blocks of its row between its first and last run, and
+// together they hold every narrow block in view; what a stretch holds (its
+// frames, samples and value per function) is judged against those blocks.
+for (const file of ["view.json", "lanes.json"]) {
+  test(`merged stretches hold the blocks narrower than a pixel, and say what they hold (${file})`, () => {
+    const model = new PV.Model(data[file]);
+    const tree = model.chart();
+    const plain = [...plainBlocks(model).values()];
+    const runs = model.runs();
+    const weights = model.runWeights(0);
+    const whole = tree.w[0];
+    for (const [from, span, width] of [[tree.x0[0], whole, 60], [tree.x0[0] + 0.2 * whole, 0.5 * whole, 150]]) {
+      const scale = width / span;
+      const stretches = [];
+      tree.visit(from, span, scale, 0.5, 1e9, () => {}, (row, x0, x1, j, d, a, b) => stretches.push({ row, x0, x1, j, d, a, b }));
+      assert.ok(stretches.length > 0);
+      const narrow = plain.filter((block) => {
+        const lo = Math.max(block.x0, from);
+        const hi = Math.min(block.x1, from + span);
+        return block.x1 > from && block.x0 < from + span && (hi - lo) * scale < 1;
+      });
+      let frames = 0;
+      for (const s of stretches) {
+        const inside = narrow.filter((block) => block.row === s.row && block.r0 >= s.a && block.r0 <= s.b);
+        const summary = tree.mergedSummary(s.j, s.d, s.a, s.b, weights);
+        assert.equal(summary.frames, inside.length, `stretch of row ${s.row} at ${s.x0}`);
+        frames += summary.frames;
+        // its value per function: the runs of its blocks, by the block's function
+        const byKey = new Map();
+        let samples = 0;
+        for (const block of inside) {
+          for (let r = block.r0; r <= Math.min(block.r1, s.b); r++) {
+            byKey.set(model.key[block.node], (byKey.get(model.key[block.node]) || 0) + weights[r]);
+            samples += runs.count[r];
+          }
+        }
+        assert.equal(summary.samples, samples);
+        assert.equal(summary.keys.length, byKey.size);
+        for (const [k, v] of summary.keys) near(v, byKey.get(k), `function ${k}`);
+        assert.ok(s.x0 <= s.x1);
+      }
+      assert.equal(frames, narrow.length, `window ${from} + ${span} at ${width} pixels`);
+    }
+  });
+}

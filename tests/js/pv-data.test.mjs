@@ -131,3 +131,29 @@ test("values are formatted by their unit", () => {
   assert.equal(PV.formatPercent(1, 0), "");
   assert.equal(PV.signed("5", 5), "+5");
 });
+
+test("base64 arrays decode to the bytes node's Buffer encoded, at every length's padding", () => {
+  for (let n = 0; n < 50; n++) {
+    const bytes = new Uint8Array(n);
+    for (let i = 0; i < n; i++) bytes[i] = (i * 97 + n * 13) & 255;
+    const got = PV.decodeArray({ type: "u8", length: n, base64: Buffer.from(bytes).toString("base64") });
+    assert.deepEqual(Array.from(got), Array.from(bytes), `${n} bytes`);
+  }
+  const ints = Int32Array.from([0, -1, 2 ** 31 - 1, -(2 ** 31), 123456]);
+  const got = PV.decodeArray({ type: "i32", length: 5, base64: Buffer.from(ints.buffer).toString("base64") });
+  assert.deepEqual(Array.from(got), Array.from(ints));
+});
+
+test("times as steps decode the same whether the steps come in runs or plain", () => {
+  const steps = [0, 1, 1, 1, 3, 3, 1, 0, 2, 2, 2, 2];
+  const plain = PV.decodeArray({ start: 0.5, step: 0.25, steps: { type: "u8", length: steps.length,
+    base64: Buffer.from(Uint8Array.from(steps)).toString("base64") } });
+  const values = [0, 1, 3, 1, 0, 2];
+  const lengths = [1, 3, 2, 1, 1, 4];
+  const encode = (a) => ({ type: "u8", length: a.length, base64: Buffer.from(Uint8Array.from(a)).toString("base64") });
+  const runs = PV.decodeArray({ start: 0.5, step: 0.25, steps: { length: steps.length, values: encode(values), lengths: encode(lengths) } });
+  let k = 0;
+  const expected = steps.map((s) => 0.5 + 0.25 * (k += s));
+  assert.deepEqual(Array.from(plain), expected);
+  assert.deepEqual(Array.from(runs), expected);
+});

@@ -9,7 +9,8 @@
 //! boundary), `files` (the read and write of a file that the formats' modules
 //! share), then one module per core module: `summary`, `folded`, `rprof`,
 //! `pprof`, `otlp`, `combine`, `verbs`, `view` (the browser view and speedscope
-//! files); `record` (whether a profiler runs).
+//! files); `record` (whether a profiler runs), `waits` (the recording process's
+//! waits).
 
 use extendr_api::prelude::*;
 use profile_core::model::schema;
@@ -31,6 +32,7 @@ mod summary;
 mod text;
 mod verbs;
 mod view;
+mod waits;
 
 use envelope::envelope;
 
@@ -215,4 +217,5 @@ extendr_module! {
     use verbs;
     use view;
     use record;
+    use waits;
 }

@@ -34,6 +34,8 @@
       this.term = "";
       this.matched = new Uint8Array(m.nKeys + 1);
       this.hasMatch = false;
+      // (changes with each search: the time order's index of matches)
+      this.searchVersion = 0;
       this.selected = 0;
       this.line = -1;
       this.lineHit = null;
@@ -70,7 +72,7 @@
       const range = m.types.length ? PV.link.restore(this) : null;
       this.draw();
       const canvas = this.activeCanvas();
-      if (range && canvas) canvas.setRange(range.from, range.span);
+      if (range && canvas) canvas.setRange(range.from, range.span, true);
       if (global.ResizeObserver) {
         let width = container.clientWidth;
         new global.ResizeObserver(() => {
@@ -222,9 +224,13 @@
     finishDrawing() {
       const c = this.container;
       global.requestAnimationFrame(() => {
-        if (this.model.types.length) PV.link.save(this);
-        c.setAttribute("data-state", "drawn");
         if (global.__profileViewDrawnAt === undefined) global.__profileViewDrawnAt = performance.now();
+        // the link saved after the frame is on screen (replacing the page's
+        // URL takes a while, and nobody waits for it)
+        global.setTimeout(() => {
+          if (this.model.types.length) PV.link.save(this);
+          c.setAttribute("data-state", "drawn");
+        }, 0);
       });
     }
 
@@ -296,6 +302,14 @@
             dim: i !== 0 && lineDim
           };
         },
+        // (the time order's stretches of blocks narrower than a pixel:
+        // highlighted when a frame in one matches the search)
+        mergedMatch: (d, a, b) => {
+          const tree = canvas().tree;
+          return this.hasMatch && tree.mergedMatch !== undefined && tree.mergedMatch(this.matched, this.searchVersion, d, a, b);
+        },
+        onHoverMerged: (stretch, event) => this.showMergedTooltip(canvas(), stretch, event),
+        mergedTitle: (stretch) => PV.mergedLines(m, canvas().tree, this.type, stretch).join("\n"),
         onHover: (i, event) => this.showTooltip(canvas(), i, event),
         onLeave: () => {
           this.tooltip.style.display = "none";
@@ -430,6 +444,7 @@
       }
       this.matched.fill(0);
       this.hasMatch = false;
+      this.searchVersion++;
       if (pattern) {
         for (let k = 1; k <= m.nKeys; k++) {
           if (pattern.test(m.keyLabel(k))) {
@@ -500,6 +515,14 @@
       const file = m.keyFileName(k);
       if (file || where) lines.push((file || "?") + (where ? ":" + where : ""));
       const value = (x) => PV.formatValue(x, unit) + " (" + PV.formatPercent(x, base) + ")";
+      if (canvas === this.chart && tree.waits && tree.waits.has(i)) {
+        // a wait of the recording process (pv-lanes.js): when, and for what
+        const w = tree.waits.get(i);
+        lines.push(PV.formatValue(w.end - w.start, "seconds") + " without CPU time, from " +
+          PV.formatValue(w.start, "seconds") + " to " + PV.formatValue(w.end, "seconds"));
+        if (w.detail) lines.push(w.detail);
+        return lines;
+      }
       if (canvas === this.chart) {
         const b = m.chartBlockValues(t, i);
         lines.push("total " + value(b.total));
@@ -534,13 +557,23 @@
     }
 
     showTooltip(canvas, i, event) {
-      const box = this.tooltip;
-      box.textContent = "";
-      box.appendChild(el("div", "pv-tooltip-name", canvas.options.label(i)));
       const lines = this.tooltipLines(canvas, i);
       if (this.compare && this.compare.applies(this.model.types[this.type].name)) {
         lines.push(...this.compare.tooltipLines(canvas.tree.key[i]));
       }
+      this.placeTooltip(canvas.options.label(i), lines, event);
+    }
+
+    // What a merged stretch of the time order holds (PV.mergedLines()).
+    showMergedTooltip(canvas, stretch, event) {
+      const lines = PV.mergedLines(this.model, canvas.tree, this.type, stretch);
+      this.placeTooltip(lines[0], lines.slice(1), event);
+    }
+
+    placeTooltip(name, lines, event) {
+      const box = this.tooltip;
+      box.textContent = "";
+      box.appendChild(el("div", "pv-tooltip-name", name));
       for (const line of lines) box.appendChild(el("div", null, line));
       const bounds = this.container.getBoundingClientRect();
       box.style.display = "block";

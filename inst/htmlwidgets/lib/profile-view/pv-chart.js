@@ -90,6 +90,31 @@
     }
   }
 
+  // The depth two nodes of the model share (that of their last common
+  // ancestor) in a few steps: its nodes are in depth-first order, so the
+  // common ancestor of nodes u < v is the parent of the shallowest node of
+  // u + 1 .. v, found with a table of the minimum depths of every stretch of
+  // 2^k nodes (a walk up both stacks per run took most of the first drawing).
+  function depthTable(depth) {
+    const n = depth.length;
+    let levels = 1;
+    while (1 << levels <= n) levels++;
+    // (level k at k * n: the minimum of depths i .. i + 2^k - 1)
+    const table = new Int32Array(levels * n);
+    table.set(depth);
+    for (let k = 1; k < levels; k++) {
+      const half = 1 << (k - 1);
+      const at = k * n;
+      const below = at - n;
+      for (let i = 0; i + 2 * half <= n; i++) {
+        const x = table[below + i];
+        const y = table[below + i + half];
+        table[at + i] = x < y ? x : y;
+      }
+    }
+    return table;
+  }
+
   // ---- the chart ---------------------------------------------------------------
 
   // The flame chart of the runs in view (the refinements applied), built when
@@ -118,14 +143,17 @@
       // computed names, is slower to read)
       this.parent = this.key = this.node = this.x0 = this.w = null;
       this.r0 = this.r1 = this.depth = this.lane = this.level = null;
-      this.runs = this.start = this.reachTo = this.sharedLevels = this.depthLevels = null;
+      this.runs = this.start = this.reachTo = this.sharedLevels = this.depthLevels = this.sourceRuns = null;
       this.laneRuns = this.labels = this.lanes = null;
+      this.waits = null;
+      this.matchRuns = null;
       this.maxDepth = 0;
       this.grow(1024);
       this.ids = new Map();
       this.delta = null;
       this.indexRuns(model, runs);
       this.layLanes(runs, lanes);
+      this.layWaits(model);
     }
 
     grow(capacity) {
@@ -156,63 +184,86 @@
     // Per run: its start on its source's axis, the furthest stop since its
     // source's first run, the depth of its stack (negated, to look for depths
     // above a bound as values below one), and the depth it shares with the
-    // run before (0: the first of its source).
+    // run before (0: the first of its source); per source number its first
+    // and last run and its deepest stack. One pass, typed arrays only: the
+    // first drawing of 10^6 samples waits for it.
     indexRuns(model, runs) {
       const n = runs.leaf.length;
-      const parent = model.parent;
       const depthOf = model.depth;
       const { leaf, source, time, count, step } = runs;
-      const start = new Float64Array(n);
+      // (the runs' times are their starts: shared, not copied)
+      const start = time instanceof Float64Array ? time : Float64Array.from(time);
       const reachTo = new Float64Array(n);
       const negDepth = new Int32Array(n);
       const shared = new Int32Array(n);
+      const sources = step.length;
+      const first = new Int32Array(sources).fill(-1);
+      const last = new Int32Array(sources).fill(-1);
+      const deepest = new Int32Array(sources);
+      const table = depthTable(depthOf);
+      const nodes = depthOf.length;
+      // (the floor of log2 of 1 .. nodes: a global's function is slow to
+      // call in a loop of node's vm, which the tests run this in)
+      const log2 = new Uint8Array(nodes + 1);
+      for (let i = 2; i <= nodes; i++) log2[i] = log2[i >> 1] + 1;
       let reach = -Infinity;
+      let s = -1;
+      let stepOf = 0;
+      let before = -1;
+      let deep = 0;
       for (let r = 0; r < n; r++) {
-        const s = source[r];
-        const first = r === 0 || source[r - 1] !== s;
-        const t = time[r];
-        start[r] = t;
-        const stop = t + count[r] * step[s];
-        reach = first || stop > reach ? stop : reach;
-        reachTo[r] = reach;
-        let b = leaf[r];
-        let db = depthOf[b];
+        const b = leaf[r];
+        const db = depthOf[b];
         negDepth[r] = -db;
-        if (first) continue;
-        let a = leaf[r - 1];
-        let da = depthOf[a];
-        while (da > db) {
-          a = parent[a];
-          da--;
+        const stop = start[r] + count[r] * stepOf;
+        if (source[r] !== s) {
+          // the first run of its source (the one before is its source's last)
+          if (s >= 0) {
+            last[s] = r - 1;
+            if (deep > deepest[s]) deepest[s] = deep;
+          }
+          s = source[r] | 0;
+          stepOf = step[s];
+          if (first[s] < 0) first[s] = r;
+          reach = start[r] + count[r] * stepOf;
+          reachTo[r] = reach;
+          deep = db;
+          before = b;
+          continue;
         }
-        while (db > da) {
-          b = parent[b];
-          db--;
+        if (stop > reach) reach = stop;
+        reachTo[r] = reach;
+        if (db > deep) deep = db;
+        if (b === before) {
+          shared[r] = db;
+        } else {
+          // the depth of the common ancestor (depthTable())
+          const u = (before < b ? before : b) + 1;
+          const v = before < b ? b : before;
+          const k = log2[v - u + 1];
+          const x = table[k * nodes + u];
+          const y = table[k * nodes + v - (1 << k) + 1];
+          shared[r] = (x < y ? x : y) - 1;
+          before = b;
         }
-        while (a !== b) {
-          a = parent[a];
-          b = parent[b];
-          da--;
-        }
-        shared[r] = da;
+      }
+      if (s >= 0) {
+        last[s] = n - 1;
+        if (deep > deepest[s]) deepest[s] = deep;
       }
       this.runs = runs;
       this.start = start;
       this.reachTo = reachTo;
+      this.endBlocksAtGaps(runs, shared);
       this.sharedLevels = minLevels(shared);
       this.depthLevels = minLevels(negDepth);
+      this.sourceRuns = { first, last, deepest };
     }
 
     // The root, and a block per lane when there are several; their rows.
     layLanes(runs, lanes) {
       const withLanes = lanes.length > 1;
-      const first = [];
-      const last = [];
-      for (let r = 0; r < runs.leaf.length; r++) {
-        const s = runs.source[r];
-        if (first[s] === undefined) first[s] = r;
-        last[s] = r;
-      }
+      const { first, last } = this.sourceRuns;
       this.add(0, 0, 0, 0, 0, 0, runs.leaf.length - 1, 0, -1, 0);
       this.laneRuns = [];
       const labels = new Map();
@@ -222,13 +273,11 @@
       let top = 1;
       let maxRow = 0;
       for (const lane of lanes) {
-        const ra = first[lane.number];
-        if (ra === undefined) continue;
+        const ra = lane.number < first.length ? first[lane.number] : -1;
+        if (ra < 0) continue;
         const rb = last[lane.number];
         const j = this.laneRuns.length;
-        const negDepth = this.depthLevels[0];
-        let deepest = 0;
-        for (let r = ra; r <= rb; r++) if (-negDepth[r] > deepest) deepest = -negDepth[r];
+        const deepest = this.sourceRuns.deepest[lane.number];
         let block = 0;
         if (withLanes) {
           block = this.add(0, 0, 0, lane.start, lane.start + lane.extent, ra, rb, top, j, 0);
@@ -311,6 +360,7 @@
           r = b + 1;
         }
       }
+      this.addWaitsUnder(p, out);
       return out;
     }
 
@@ -344,7 +394,8 @@
     // Visits what a drawing of the axis from `from`, `span` long, at `scale`
     // pixels a second, rows 0 .. lastRow, shows: `place(i)` for each block
     // at least a pixel wide in view (or `minPx`, if more), and `many(row, x0,
-    // x1)` for each stretch of blocks narrower, merged (x on the axis).
+    // x1, j, d, a, b)` for each stretch of blocks narrower, merged (x on the
+    // axis; lane j, depth d, runs a .. b: see mergedSummary()).
     visit(from, span, scale, minPx, lastRow, place, many) {
       minPx = Math.max(minPx, 1);
       place(0);
@@ -364,6 +415,7 @@
           this.visitRow(j, d, from, from + span, scale, minPx, runAt, place, many);
         }
       }
+      this.visitWaits(from, span, scale, minPx, lastRow, place);
     }
 
     visitRow(j, d, from, to, scale, minPx, runAt, place, many) {
@@ -371,18 +423,23 @@
       const row = lane.rowBase + d;
       const narrow = minPx / scale;
       const offset = lane.offset;
+      const negDepth = this.depthLevels[0];
+      // the stretch being merged: from, to on the axis, its first and last run
       let manyFrom = null;
       let manyTo = 0;
+      let manyA = 0;
+      let manyB = 0;
       const flush = () => {
-        if (manyFrom !== null) many(row, manyFrom, manyTo);
+        if (manyFrom !== null) many(row, manyFrom, manyTo, j, d, manyA, manyB);
         manyFrom = null;
       };
       let r = runAt(from);
       while (r <= lane.rb && offset + this.start[r] < to) {
-        if (-this.depthLevels[0][r] < d) {
-          // (no frame at this depth: on to the next run as deep)
-          flush();
+        if (-negDepth[r] < d) {
+          // (no frame at this depth: on to the next run as deep; a merged
+          // stretch goes on over a gap narrower than it is drawn)
           r = firstBelow(this.depthLevels, r, -d + 1);
+          if (manyFrom !== null && (r > lane.rb || offset + this.start[r] - manyTo >= narrow)) flush();
           continue;
         }
         const a = this.blockStart(d, r);
@@ -403,13 +460,197 @@
         }
         // narrower than drawn: merged with those after it, and every block
         // that ends within the next `narrow` of the axis is narrower still
-        if (manyFrom === null) manyFrom = lo;
+        if (manyFrom === null) {
+          manyFrom = lo;
+          manyA = a;
+        }
         manyTo = Math.max(manyTo, hi);
         r = Math.max(b + 1, runAt(lo + narrow));
+        // (the runs jumped over are merged too, up to the next block)
+        manyB = r > lane.rb ? lane.rb : (-negDepth[r] >= d ? this.blockStart(d, r) : r) - 1;
+        if (offset + this.start[manyB] >= to) {
+          // (not past the end of the view)
+          manyB = this.runAt(lane, to, manyA);
+          while (manyB > manyA && offset + this.start[manyB] >= to) manyB--;
+        }
+        manyTo = Math.max(manyTo, Math.min(offset + this.reachTo[manyB], to));
       }
       flush();
     }
+
+    // What a merged stretch of row d of lane j, runs a .. b, holds: its
+    // frames (blocks at depth d), their samples and value of type t
+    // (`weights`, per run), and per function key its value, largest first.
+    // One pass over the runs (the frame at depth d of each leaf found once).
+    mergedSummary(j, d, a, b, weights) {
+      const m = this.model;
+      const { leaf, count } = this.runs;
+      const negDepth = this.depthLevels[0];
+      const shared = this.sharedLevels[0];
+      const keyAt = new Int32Array(m.n).fill(-1);
+      const byKey = new Map();
+      let frames = 0;
+      let samples = 0;
+      let total = 0;
+      let open = false;
+      for (let r = a; r <= b; r++) {
+        if (-negDepth[r] < d) {
+          open = false;
+          continue;
+        }
+        // a new frame where the run shares less than d with the one before
+        if (!open || shared[r] < d) frames++;
+        open = true;
+        const node = leaf[r];
+        let k = keyAt[node];
+        if (k < 0) {
+          let up = node;
+          for (let depth = m.depth[node]; depth > d; depth--) up = m.parent[up];
+          k = keyAt[node] = m.key[up];
+        }
+        samples += count[r];
+        total += weights[r];
+        byKey.set(k, (byKey.get(k) || 0) + weights[r]);
+      }
+      const keys = Array.from(byKey.entries()).sort((x, y) => Math.abs(y[1]) - Math.abs(x[1]) || x[0] - y[0]);
+      return { frames, samples, total, keys };
+    }
+
+    // Whether a frame at depth d of runs a .. b has a function key marked in
+    // `matched` (the search): per depth, the runs with such a frame, sorted,
+    // made once per search (`version`).
+    mergedMatch(matched, version, d, a, b) {
+      if (!this.matchRuns || this.matchRuns.version !== version || this.matchRuns.matched !== matched) {
+        this.matchRuns = this.indexMatches(matched, version);
+      }
+      const list = this.matchRuns.byDepth[d];
+      if (!list) return false;
+      let lo = 0;
+      let hi = list.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (list[mid] < a) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo < list.length && list[lo] <= b;
+    }
+
+    indexMatches(matched, version) {
+      const m = this.model;
+      const leaf = this.runs.leaf;
+      const n = leaf.length;
+      // per node, the depths of its stack's matched frames (shared with its
+      // parent's when it does not match itself)
+      const depths = new Array(m.n);
+      depths[0] = [];
+      for (let i = 1; i < m.n; i++) {
+        const up = depths[m.parent[i]];
+        depths[i] = matched[m.key[i]] === 1 ? up.concat([m.depth[i]]) : up;
+      }
+      const sizes = new Int32Array(this.maxDepth + 2);
+      for (let r = 0; r < n; r++) for (const d of depths[leaf[r]]) sizes[d]++;
+      const byDepth = [];
+      for (let d = 0; d < sizes.length; d++) if (sizes[d] > 0) byDepth[d] = new Int32Array(sizes[d]);
+      const at = new Int32Array(sizes.length);
+      for (let r = 0; r < n; r++) for (const d of depths[leaf[r]]) byDepth[d][at[d]++] = r;
+      return { matched, version, byDepth };
+    }
   }
 
+  // What a merged stretch of the time order (one of FlameCanvas.merged())
+  // holds, as lines of text: a title, then its value of sample type t, its
+  // samples and extent, and its functions with the largest values.
+  function mergedLines(model, tree, t, stretch) {
+    const s = tree.mergedSummary(stretch.lane, stretch.depth, stretch.first, stretch.last, model.runWeights(t));
+    const unit = model.types[t].unit;
+    const base = model.percentBase(t);
+    const value = (x) => PV.formatValue(x, unit) + " (" + PV.formatPercent(x, base) + ")";
+    const lines = [s.frames + (s.frames === 1 ? " frame" : " frames") + " merged, each narrower than a pixel",
+      "total " + value(s.total),
+      s.samples + (s.samples === 1 ? " sample" : " samples") + ", from " + PV.formatValue(stretch.from, "seconds") +
+        " to " + PV.formatValue(stretch.to, "seconds")];
+    const shown = s.keys.slice(0, 5);
+    lines.push("top functions:");
+    for (const [k, v] of shown) lines.push("  " + model.keyLabel(k) + " " + value(v));
+    if (s.keys.length > shown.length) lines.push("  and " + (s.keys.length - shown.length) + " more");
+    return lines;
+  }
+
+  // ---- the waits of a process, and gaps in time ----------------------------------
+
+  Object.assign(ChartTree.prototype, {
+    // A gap in time ends every block: the run after it shares no frame with
+    // the run before (a wait of the process, around which R/view-waits.R
+    // placed its samples; samples with their own times). A gap is more than
+    // half a step between a run's stop and the next run's start among all
+    // the runs, so that runs the refinements left out make none.
+    endBlocksAtGaps(runs, shared) {
+      const all = runs.all || runs;
+      const { source, time, count, step } = all;
+      // per run of all, the number of gaps up to it
+      const gaps = new Int32Array(all.leaf.length);
+      let any = false;
+      for (let r = 1; r < gaps.length; r++) {
+        const s = source[r];
+        const gap = s === source[r - 1] && time[r] > time[r - 1] + (count[r - 1] + 0.5) * step[s];
+        gaps[r] = gaps[r - 1] + (gap ? 1 : 0);
+        any = any || gap;
+      }
+      if (!any) return;
+      const keep = runs.keep;
+      for (let r = 1; r < shared.length; r++) {
+        if (keep ? gaps[keep[r]] > gaps[keep[r - 1]] : gaps[r] > gaps[r - 1]) shared[r] = 0;
+      }
+    },
+
+    // The waits of each lane's process (the recording process of a parallel
+    // recording: R/view-waits.R), where they happened on the wall clock: a
+    // block each in the lane's first row, of no runs (r1 < r0), labelled
+    // ("waiting for workers", "waiting"), under the lane's block; `waits`
+    // maps each to its wait (start, end, label, detail: what it waited for)
+    // for the tooltip, and each drawn lane lists its own. The root spans them.
+    layWaits(model) {
+      if (!model.waitsOf) return;
+      for (let j = 0; j < this.laneRuns.length; j++) {
+        const lane = this.laneRuns[j];
+        const list = [];
+        for (const w of model.waitsOf(this.runs.sourceId[this.runs.source[lane.ra]])) {
+          const i = this.add(lane.block, 0, 0, w.start, w.end, lane.ra, lane.ra - 1, lane.rowBase + 1, j, 1);
+          if (!this.waits) this.waits = new Map();
+          if (!this.labels) this.labels = new Map();
+          this.waits.set(i, w);
+          this.labels.set(i, w.label);
+          list.push({ node: i, label: w.label, detail: w.detail, start: w.start, end: w.end });
+          const end = Math.max(this.x0[0] + this.w[0], w.end);
+          this.x0[0] = Math.min(this.x0[0], w.start);
+          this.w[0] = end - this.x0[0];
+        }
+        lane.waits = list;
+        if (this.lanes) this.lanes[j].waits = list;
+      }
+    },
+
+    // Adds the waits under block p (a lane's, or the root without lanes) to
+    // `out`.
+    addWaitsUnder(p, out) {
+      if (!this.waits) return;
+      for (const lane of this.laneRuns) if (lane.block === p) for (const w of lane.waits) out.push(w.node);
+    },
+
+    // `place(i)` for each wait at least `minPx` wide in view (visit()).
+    visitWaits(from, span, scale, minPx, lastRow, place) {
+      if (!this.waits) return;
+      for (const lane of this.laneRuns) {
+        if (lane.rowBase + 1 > lastRow) continue;
+        for (const w of lane.waits) {
+          const lo = Math.max(w.start, from);
+          const hi = Math.min(w.end, from + span);
+          if ((hi - lo) * scale >= Math.max(minPx, 1)) place(w.node);
+        }
+      }
+    }
+  });
+
   PV.ChartTree = ChartTree;
+  PV.mergedLines = mergedLines;
 })(typeof window !== "undefined" ? window : this);

@@ -29,21 +29,40 @@
       return out;
     }
     if (a.steps) {
+      // (the object's fields read once: a loop of 10^6 reads them slowly)
+      const start = a.start;
+      const step = a.step;
+      let k = 0;
+      if (a.steps.lengths) {
+        // runs of equal steps summed as they are, not expanded first
+        const values = decodeArray(a.steps.values);
+        const lengths = decodeArray(a.steps.lengths);
+        const out = new Float64Array(a.steps.length);
+        let j = 0;
+        for (let r = 0; r < values.length; r++) {
+          const v = values[r];
+          for (const end = j + lengths[r]; j < end; j++) {
+            k += v;
+            out[j] = start + step * k;
+          }
+        }
+        return out;
+      }
       const steps = decodeArray(a.steps);
       const out = new Float64Array(steps.length);
-      let k = 0;
       for (let j = 0; j < steps.length; j++) {
         k += steps[j];
-        out[j] = a.start + a.step * k;
+        out[j] = start + step * k;
       }
       return out;
     }
     if (Object.prototype.hasOwnProperty.call(a, "const")) {
-      return new Float64Array(a.length).fill(a["const"]);
+      // (a new array is zeros already: filled only with another value, as
+      // filling touches every page of 10^6 values)
+      const out = new Float64Array(a.length);
+      return a["const"] === 0 ? out : out.fill(a["const"]);
     }
-    const text = atob(a.base64);
-    const bytes = new Uint8Array(text.length);
-    for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+    const bytes = fromBase64(a.base64);
     switch (a.type) {
       case "u8":
         return bytes;
@@ -56,6 +75,37 @@
       default:
         throw new Error("profile view: unknown array type " + a.type);
     }
+  }
+
+  // The bytes of base64 text, decoded straight from its characters (atob's
+  // string of a million bytes, read back a character at a time, took twice
+  // as long).
+  const BASE64 = new Uint8Array(128);
+  for (let i = 0; i < 64; i++) {
+    BASE64["ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".charCodeAt(i)] = i;
+  }
+
+  function fromBase64(text) {
+    let end = text.length;
+    while (end > 0 && text.charCodeAt(end - 1) === 61) end--;
+    const bytes = new Uint8Array((end * 3) >> 2);
+    let j = 0;
+    let i = 0;
+    for (; i + 4 <= end; i += 4) {
+      const v = (BASE64[text.charCodeAt(i)] << 18) | (BASE64[text.charCodeAt(i + 1)] << 12) |
+        (BASE64[text.charCodeAt(i + 2)] << 6) | BASE64[text.charCodeAt(i + 3)];
+      bytes[j++] = v >> 16;
+      bytes[j++] = (v >> 8) & 255;
+      bytes[j++] = v & 255;
+    }
+    // the last two or three characters (one or two bytes)
+    if (end - i >= 2) {
+      const v = (BASE64[text.charCodeAt(i)] << 18) | (BASE64[text.charCodeAt(i + 1)] << 12) |
+        (end - i === 3 ? BASE64[text.charCodeAt(i + 2)] << 6 : 0);
+      bytes[j++] = v >> 16;
+      if (end - i === 3) bytes[j] = (v >> 8) & 255;
+    }
+    return bytes;
   }
 
   // ---- numbers and units -----------------------------------------------------
@@ -290,6 +340,8 @@
       // the sources, and the values of each alone (pv-lanes.js)
       this.sourceData = data.sources;
       this.bySourceData = data.by_source;
+      // the waits of the recording process (R/view-waits.R), drawn in its lane
+      this.waitData = data.waits || null;
       this.sourceId = null;
       this.cache = {};
     }

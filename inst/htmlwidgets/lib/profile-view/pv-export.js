@@ -32,6 +32,14 @@
           xmlEscape(f.name.length > f.width / 7 ? f.name.slice(0, Math.max(1, Math.floor(f.width / 7) - 1)) + "\u2026" : f.name) +
           "</text>" : "") + "</g>");
     }
+    // the time order's stretches of blocks narrower than a pixel, merged: a
+    // rect each, titled by what it holds
+    const title = canvas.options.mergedTitle;
+    for (const s of canvas.merged ? canvas.merged() : []) {
+      out.push('<g class="merged"><title>' + xmlEscape(title ? title(s) : "frames merged") + "</title>" +
+        '<rect x="' + s.x.toFixed(2) + '" y="' + (s.y + top) + '" width="' + s.w.toFixed(2) + '" height="' + (PV.ROW - 1) +
+        '" fill="' + s.fill + '"/></g>');
+    }
     out.push("</svg>");
     return out.join("\n");
   }

@@ -72,6 +72,7 @@
       this.zoomSteps = [];
       this.zoomAhead = [];
       this.drawn = null;
+      this.pendingDraw = false;
       this.canvas.addEventListener("mousemove", (e) => this.hover(e));
       this.canvas.addEventListener("mouseleave", () => this.options.onLeave());
       this.canvas.addEventListener("click", (e) => {
@@ -130,7 +131,7 @@
 
     // The range in view set, kept within the root's extent (no narrower than
     // a millionth of it); drawn.
-    setRange(from, span) {
+    setRange(from, span, now = false) {
       const t = this.tree;
       const all = t.w[0] > 0 ? t.w[0] : 1;
       span = Math.min(all, Math.max(span, all * 1e-6));
@@ -138,7 +139,17 @@
       if (!this.window) this.remember();
       else this.zoomAhead = [];
       this.window = { from, span };
-      this.draw();
+      // (drawn at the next animation frame, once for all the wheel's and
+      // the drag's events before it; at once when `now`)
+      if (now) {
+        this.draw();
+      } else if (!this.pendingDraw) {
+        this.pendingDraw = true;
+        global.requestAnimationFrame(() => {
+          this.pendingDraw = false;
+          if (this.tree) this.draw();
+        });
+      }
       if (this.options.onRange) this.options.onRange();
     }
 
@@ -209,7 +220,7 @@
       const z = this.zoomed;
       const { from, span } = this.range();
       const scale = width / span;
-      const drawn = { node: [], x: [], y: [], w: [], fill: [], faded: [], dim: [], selected: [], rows: new Map() };
+      const drawn = { node: [], x: [], y: [], w: [], fill: [], faded: [], dim: [], selected: [], rows: new Map(), merged: [] };
       // ancestors of the zoomed node are drawn faded
       const ancestor = new Uint8Array(t.n);
       for (let a = t.parent[z]; z !== 0; a = t.parent[a]) {
@@ -267,11 +278,16 @@
         // (the time order's chart visits what is in view itself, pv-chart.js;
         // blocks too narrow to draw are drawn merged, in grey)
         const top = o.axis ? AXIS : 0;
-        const many = (row, a, b) => {
+        // (each kept with its runs, for the tooltip, the search and the SVG)
+        const merged = (drawn.merged = []);
+        const many = (row, a, b, j, d, ra, rb) => {
           const x = Math.max(0, (a - from) * scale);
+          const w = Math.max(Math.min(width, (b - from) * scale) - x, 1);
+          const fill = o.mergedMatch && o.mergedMatch(d, ra, rb) ? MATCH : MANY;
           ctx.globalAlpha = 1;
-          ctx.fillStyle = MANY;
-          ctx.fillRect(x, top + row * ROW, Math.max(Math.min(width, (b - from) * scale) - x, 1), ROW - 1);
+          ctx.fillStyle = fill;
+          ctx.fillRect(x, top + row * ROW, w, ROW - 1);
+          merged.push({ x, y: top + row * ROW, w, fill, row, from: a, to: b, lane: j, depth: d, first: ra, last: rb });
         };
         t.visit(from, span, scale, MIN_PX, Math.floor((height - top) / ROW) - 1, place, many);
       } else {
@@ -320,11 +336,33 @@
       return -1;
     }
 
+    // The merged stretch (of blocks narrower than a pixel, the time
+    // order's) under the pointer, or null.
+    hitMerged(event) {
+      if (!this.drawn || !this.drawn.merged.length) return null;
+      const rect = this.canvas.getBoundingClientRect();
+      const x = event.clientX - rect.left;
+      const y = event.clientY - rect.top;
+      return this.drawn.merged.find((s) => y >= s.y && y < s.y + ROW && x >= s.x && x < s.x + s.w) || null;
+    }
+
     hover(event) {
       const i = this.hit(event);
       this.canvas.style.cursor = i >= 0 ? "pointer" : "default";
-      if (i >= 0) this.options.onHover(i, event);
+      if (i >= 0) {
+        this.options.onHover(i, event);
+        return;
+      }
+      const stretch = this.options.onHoverMerged ? this.hitMerged(event) : null;
+      if (stretch) this.options.onHoverMerged(stretch, event);
       else this.options.onLeave();
+    }
+
+    // The merged stretches drawn last (the time order's), for tests and the
+    // SVG: place, fill, row, extent on the axis, lane, depth and runs.
+    merged() {
+      const top = this.options.axis ? AXIS : 0;
+      return this.drawn ? this.drawn.merged.map((s) => Object.assign({}, s, { y: s.y - top })) : [];
     }
 
     // What was drawn last, for tests: per frame its node, label, place and fill.
@@ -345,5 +383,5 @@
     }
   }
 
-  Object.assign(PV, { FlameCanvas, nameColour, diffColour, ROW });
+  Object.assign(PV, { FlameCanvas, nameColour, diffColour, ROW, MANY });
 })(typeof window !== "undefined" ? window : this);

@@ -31,6 +31,24 @@
     return this.decodedSources;
   };
 
+  // The waits of source `id` (the recording process of a parallel
+  // recording: R/view-waits.R): per wait its start and end on the axis
+  // (seconds after the earliest source's start: the wall clock), label and
+  // details (what it waited for).
+  Model.prototype.waitsOf = function (id) {
+    if (!this.waitList) {
+      const w = this.waitData;
+      this.waitList = new Map();
+      if (w) {
+        for (let i = 0; i < w.source.length; i++) {
+          if (!this.waitList.has(w.source[i])) this.waitList.set(w.source[i], []);
+          this.waitList.get(w.source[i]).push({ start: w.start[i], end: w.end[i], label: w.label[i], detail: w.detail[i] });
+        }
+      }
+    }
+    return this.waitList.get(id) || [];
+  };
+
   Model.prototype.hasSource = function (id) {
     return this.sourceList().some((s) => s.id === id);
   };
@@ -172,7 +190,8 @@
     if (!tree || !tree.lanes) return [];
     return tree.lanes.map((l) => ({
       node: l.node, id: l.id, label: l.label, start: l.start, extent: l.extent,
-      samples: view.model.chartBlockValues(view.type, l.node).samples
+      samples: view.model.chartBlockValues(view.type, l.node).samples,
+      waits: l.waits || []
     }));
   }
 

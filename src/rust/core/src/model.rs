@@ -251,6 +251,20 @@ table!(
     }
 );
 
+table!(
+    /// The waits of the recording process in a recording of parallel code
+    /// (`profile_record()`): stretches of wall-clock time (seconds since the
+    /// epoch, UTC) in which it used (almost) no CPU time, each with the CPU
+    /// time (seconds) its source's samples had reached when it began, which
+    /// places it among them (Rprof samples are ticks of CPU time).
+    Waits = "waits" {
+        source_id: Int = "source_id" [required not_na references("sources", "source_id")],
+        start_time: Dbl = "start_time" [required],
+        end_time: Dbl = "end_time" [required],
+        cpu_time: Dbl = "cpu_time" [required],
+    }
+);
+
 /// Declares an attribute table of OTLP: attributes of the rows of `$holder`,
 /// one row per attribute, as `sample_labels` holds a sample's.
 macro_rules! attribute_table {
@@ -331,6 +345,7 @@ pub struct Profile {
     pub source_comments: SourceComments,
     pub source_lines: SourceLines,
     pub tasks: Tasks,
+    pub waits: Waits,
     pub resources: Resources,
     pub scopes: Scopes,
     pub resource_attributes: ResourceAttributes,
@@ -357,13 +372,14 @@ pub const REQUIRED_TABLES: [&str; 7] = [
 ];
 
 /// Names of the extension tables, in the order they follow the required ones.
-pub const EXTENSION_TABLES: [&str; 13] = [
+pub const EXTENSION_TABLES: [&str; 14] = [
     SampleTypes::NAME,
     SampleLabels::NAME,
     Mappings::NAME,
     SourceComments::NAME,
     SourceLines::NAME,
     Tasks::NAME,
+    Waits::NAME,
     Resources::NAME,
     Scopes::NAME,
     ResourceAttributes::NAME,
@@ -388,10 +404,10 @@ pub const OTLP_TABLES: [&str; 7] = [
 /// The extension tables that only recordings of parallel code
 /// (`profile_record()` with `profile_task()`) fill: readers leave them out
 /// ([`Profile::absent_tables`]).
-pub const RECORDING_TABLES: [&str; 1] = [Tasks::NAME];
+pub const RECORDING_TABLES: [&str; 2] = [Tasks::NAME, Waits::NAME];
 
 /// The rules of every table, in the order of [`Profile::tables`].
-pub const TABLE_RULES: [TableRules; 20] = [
+pub const TABLE_RULES: [TableRules; 21] = [
     Meta::RULES,
     Sources::RULES,
     Samples::RULES,
@@ -405,6 +421,7 @@ pub const TABLE_RULES: [TableRules; 20] = [
     SourceComments::RULES,
     SourceLines::RULES,
     Tasks::RULES,
+    Waits::RULES,
     Resources::RULES,
     Scopes::RULES,
     ResourceAttributes::RULES,
@@ -446,6 +463,7 @@ impl Profile {
             (SourceComments::NAME, self.source_comments.columns()),
             (SourceLines::NAME, self.source_lines.columns()),
             (Tasks::NAME, self.tasks.columns()),
+            (Waits::NAME, self.waits.columns()),
             (Resources::NAME, self.resources.columns()),
             (Scopes::NAME, self.scopes.columns()),
             (ResourceAttributes::NAME, self.resource_attributes.columns()),
@@ -472,6 +490,7 @@ impl Profile {
             SourceComments::NAME => self.source_comments.columns_mut(),
             SourceLines::NAME => self.source_lines.columns_mut(),
             Tasks::NAME => self.tasks.columns_mut(),
+            Waits::NAME => self.waits.columns_mut(),
             Resources::NAME => self.resources.columns_mut(),
             Scopes::NAME => self.scopes.columns_mut(),
             ResourceAttributes::NAME => self.resource_attributes.columns_mut(),

@@ -383,10 +383,16 @@ impl TimeRuns {
         let mut source_number = 0u32;
         let mut prev: Option<(i32, u32, f64)> = None;
         let mut step = f64::INFINITY;
-        let timed = (samples.time.iter().zip(&samples.source).zip(&tree.leaf))
-            .enumerate()
-            .filter(|(_, ((time, _), _))| !time.is_nan());
-        for (i, ((&time, &source), &leaf)) in timed {
+        let timed = || {
+            (samples.time.iter().zip(&samples.source).zip(&tree.leaf))
+                .enumerate()
+                .filter(|(_, ((time, _), _))| !time.is_nan())
+        };
+        // each source's step first: a gap of more than one and a half steps
+        // (a wait of the process, drawn where it happened: R/view-waits.R)
+        // ends a run
+        let steps = source_steps(timed().map(|(_, ((&time, &source), _))| (source, time)));
+        for (i, ((&time, &source), &leaf)) in timed() {
             if let Some((prev_source, prev_leaf, prev_time)) = prev {
                 if prev_source == source && time > prev_time {
                     step = step.min(time - prev_time);
@@ -397,7 +403,10 @@ impl TimeRuns {
                     step = f64::INFINITY;
                     source_number += 1;
                 }
-                if prev_source == source && prev_leaf == leaf {
+                let gap = steps
+                    .get(source_number as usize)
+                    .is_some_and(|&s| time - prev_time > 1.5 * s);
+                if prev_source == source && prev_leaf == leaf && !gap {
                     prev = Some((source, leaf, time));
                     if let Some(count) = runs.count.last_mut() {
                         *count += 1;
@@ -438,6 +447,28 @@ impl TimeRuns {
         }
         Some(runs)
     }
+}
+
+/// Per group of consecutive samples of one source (in `(source, time)`
+/// order), the smallest positive difference of consecutive times (infinite
+/// when there is none).
+fn source_steps(timed: impl Iterator<Item = (i32, f64)>) -> Vec<f64> {
+    let mut steps = Vec::new();
+    let mut prev: Option<(i32, f64)> = None;
+    for (source, time) in timed {
+        match prev {
+            Some((prev_source, prev_time)) if prev_source == source => {
+                if let Some(step) = steps.last_mut() {
+                    if time > prev_time {
+                        *step = f64::min(*step, time - prev_time);
+                    }
+                }
+            }
+            _ => steps.push(f64::INFINITY),
+        }
+        prev = Some((source, time));
+    }
+    steps
 }
 
 /// The source files of the lines: each line key's file (index into

@@ -335,6 +335,7 @@ impl Combiner {
         append!(source_comments, "source_id" => &sources)?;
         append!(source_lines, "source_id" => &sources)?;
         append!(tasks, "source_id" => &sources)?;
+        append!(waits, "source_id" => &sources)?;
         append!(resource_attributes, "resource_id" => &resources)?;
         append!(scope_attributes, "scope_id" => &scopes)?;
         append!(source_attributes, "source_id" => &sources)?;

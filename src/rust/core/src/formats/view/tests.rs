@@ -82,6 +82,25 @@ fn lines_count_once_per_sample_self_at_the_innermost_known_line() {
 }
 
 #[test]
+fn a_gap_in_time_ends_a_run_of_equal_stacks() {
+    // f at 0, 0.1, then (a wait of 1 s) at 1.2 and 1.3: two runs of f
+    let c = Columns::of(
+        &[
+            (1, 0.0, vec![1, 4], vec![1.0]),
+            (1, 0.1, vec![1, 4], vec![1.0]),
+            (1, 1.2, vec![1, 4], vec![1.0]),
+            (1, 1.3, vec![1, 4], vec![1.0]),
+        ],
+        5,
+    );
+    let (set, tree) = view_of(&c, true);
+    let runs = TimeRuns::build(&set, &tree).unwrap();
+    assert_eq!(runs.count, vec![2, 2]);
+    assert_eq!(runs.time, vec![0.0, 1.2]);
+    assert!((runs.step[0] - 0.1).abs() < 1e-12);
+}
+
+#[test]
 fn runs_merge_equal_stacks_of_a_source_in_time_order() {
     let c = Columns::of(
         &[

@@ -109,6 +109,7 @@ fn derived_lists_are_the_format_rules() {
             "source_comments.source_id sources.source_id",
             "source_lines.source_id sources.source_id",
             "tasks.source_id sources.source_id",
+            "waits.source_id sources.source_id",
             "scopes.resource_id resources.resource_id",
             "resource_attributes.resource_id resources.resource_id",
             "scope_attributes.scope_id scopes.scope_id",
@@ -148,7 +149,7 @@ fn derived_lists_are_the_format_rules() {
             ("scopes", "dropped_attributes_count"),
         ]
     );
-    assert_eq!(NOT_NA.len(), 41);
+    assert_eq!(NOT_NA.len(), 42);
     assert_eq!(
         GAUGE_TYPES,
         ["small_vector_heap", "large_vector_heap", "node_heap"]
@@ -159,6 +160,6 @@ fn derived_lists_are_the_format_rules() {
         .collect();
     assert_eq!(
         counts,
-        [2, 4, 2, 4, 3, 3, 5, 3, 5, 11, 2, 4, 4, 3, 6, 5, 5, 5, 5, 5]
+        [2, 4, 2, 4, 3, 3, 5, 3, 5, 11, 2, 4, 4, 4, 3, 6, 5, 5, 5, 5, 5]
     );
 }
