@@ -413,6 +413,24 @@ test_that("a base function first seen on its caller's line has no file in the To
   )
 })
 
+test_that("the Top table's files computed in Rust are those of the R pass they replace", {
+  # (the reference: 2.2's R function, kept in helper-view-reference.R, whose
+  # results the two tests above judged)
+  samples <- c("line.out", "all.out", "toplevel.out", "append.out", "incomplete.out")
+  for (name in c(samples, "cut-lines.out.gz")) {
+    # (incomplete.out: a warning of its own, tested in test-rprof.R)
+    x <- suppressWarnings(read_rprof(rprof_sample(name)))
+    both <- view_columns_and_reference(x)
+    expect_identical(both$files, both$files_reference, label = name)
+  }
+  expect_gt(sum(nzchar(both$files)), 5)
+  con <- local_db("sqlite")
+  db <- profile_db_append(con, read_rprof(rprof_sample("line.out")))
+  from_db <- view_columns_and_reference(db)
+  expect_identical(from_db$files, from_db$files_reference)
+  expect_gt(sum(nzchar(from_db$files)), 5)
+})
+
 test_that("a profile of no sources has a view: a database whose every run was deleted", {
   skip_if_not_installed("RSQLite")
   con <- DBI::dbConnect(RSQLite::SQLite(), withr::local_tempfile(fileext = ".sqlite"))

@@ -12,13 +12,18 @@
 //! Formats that name the file of a function, as pprof does, give the same file
 //! everywhere.
 
-use crate::error::Result;
+use crate::error::{ProfileError, Result};
 use crate::model::id_index::IdIndex;
-use crate::ops::sample_set::try_filled;
+use crate::resources::alloc::{no_memory, try_collect, try_filled};
 use rustc_hash::FxHashMap;
 
 /// R's NA integer.
 const NA: i32 = i32::MIN;
+
+/// No row: the sentinel of the row indices below, which are `u32` (4 bytes a
+/// stack row rather than the 16 of an `Option<usize>`: 5·10^6 rows and more at
+/// 10^6 samples).
+const NO_ROW: u32 = u32::MAX;
 
 /// The stack rows (`sample_id`, `depth`, `location_id`) and the frames (one
 /// per location: `location_id`, and codes of its name, file and line, equal
@@ -34,6 +39,10 @@ pub struct DefiningInput<'a> {
     pub frame_line: &'a [i32],
 }
 
+fn ragged(table: &str) -> ProfileError {
+    ProfileError::invalid(table, "", None, "columns differ in length")
+}
+
 /// For each frame, a frame (row) whose file is the one its name is defined
 /// in, `None` where no frame of the name tells.
 pub fn defining_files(input: &DefiningInput<'_>) -> Result<Vec<Option<u32>>> {
@@ -43,57 +52,29 @@ pub fn defining_files(input: &DefiningInput<'_>) -> Result<Vec<Option<u32>>> {
         .any(|c| c.len() != n_frames)
         || input.frame_line.len() != n_frames
     {
-        return Err(crate::error::ProfileError::invalid(
-            "locations",
-            "",
-            None,
-            "columns differ in length",
-        ));
+        return Err(ragged("locations"));
     }
-    if input.depth.len() != input.sample_id.len()
-        || input.location_id.len() != input.sample_id.len()
-    {
-        return Err(crate::error::ProfileError::invalid(
-            "sample_locations",
-            "",
-            None,
-            "columns differ in length",
-        ));
+    let n_rows = input.sample_id.len();
+    if input.depth.len() != n_rows || input.location_id.len() != n_rows {
+        return Err(ragged("sample_locations"));
+    }
+    if n_rows >= NO_ROW as usize || n_frames >= NO_ROW as usize {
+        return Err(ProfileError::limit(format!(
+            "{n_rows} stack rows or {n_frames} locations are more than the view can index"
+        )));
     }
     let frame_row = IdIndex::try_first_rows(input.frame_location_id)?;
-    let row: Vec<Option<usize>> = input
-        .location_id
-        .iter()
-        .map(|&lid| frame_row.row(lid))
-        .collect();
-    let caller = caller_rows(input.sample_id, input.depth);
-    // the number of trusted frames of each frame row, and the first of them
-    let mut count = try_filled(n_frames, 0u64, "frames")?;
-    let mut first = try_filled(n_frames, usize::MAX, "frames")?;
-    for (i, (&r, &up)) in row.iter().zip(&caller).enumerate() {
-        let Some(r) = r else { continue };
-        if input.frame_file.get(r).is_none_or(|&f| f == 0) {
-            continue;
-        }
-        if let Some(up) = up {
-            // a caller whose location is unknown leaves the frame untrusted
-            let Some(u) = row.get(up).copied().flatten() else {
-                continue;
-            };
-            let code = |column: &[u32], at: usize| column.get(at).copied();
-            let same_place = code(input.frame_file, r) == code(input.frame_file, u)
-                && input.frame_line.get(r) == input.frame_line.get(u);
-            if same_place && code(input.frame_name, r) != code(input.frame_name, u) {
-                continue;
-            }
-        }
-        if let (Some(c), Some(f)) = (count.get_mut(r), first.get_mut(r)) {
-            *c += 1;
-            *f = (*f).min(i);
-        }
-    }
+    let row = try_collect(
+        input
+            .location_id
+            .iter()
+            .map(|&lid| frame_row.get(lid).unwrap_or(NO_ROW)),
+        "stack rows",
+    )?;
+    let caller = caller_rows(input.sample_id, input.depth)?;
+    let (count, first) = trusted_frames(input, &row, &caller)?;
     // each (name, file) with its count, first trusted frame and first frame row
-    let mut pairs: FxHashMap<(u32, u32), (u64, usize, usize)> = FxHashMap::default();
+    let mut pairs: FxHashMap<(u32, u32), (u64, u32, u32)> = FxHashMap::default();
     for (r, (&c, &f)) in count.iter().zip(&first).enumerate() {
         if c == 0 {
             continue;
@@ -102,31 +83,76 @@ pub fn defining_files(input: &DefiningInput<'_>) -> Result<Vec<Option<u32>>> {
             input.frame_name.get(r).copied().unwrap_or(0),
             input.frame_file.get(r).copied().unwrap_or(0),
         );
-        let pair = pairs.entry(key).or_insert((0, usize::MAX, r));
+        let pair = pairs.entry(key).or_insert((0, NO_ROW, r as u32));
         pair.0 += c;
         pair.1 = pair.1.min(f);
     }
     // per name, the most frequent pair, the first seen among equals
-    let mut best: FxHashMap<u32, (u64, usize, usize)> = FxHashMap::default();
+    let mut best: FxHashMap<u32, (u64, u32, u32)> = FxHashMap::default();
     for (&(name, _), &(c, f, r)) in &pairs {
         let entry = best.entry(name).or_insert((c, f, r));
         if (c, std::cmp::Reverse(f)) > (entry.0, std::cmp::Reverse(entry.1)) {
             *entry = (c, f, r);
         }
     }
-    Ok(input
-        .frame_name
-        .iter()
-        .map(|name| best.get(name).map(|&(_, _, r)| r as u32))
-        .collect())
+    try_collect(
+        input
+            .frame_name
+            .iter()
+            .map(|name| best.get(name).map(|&(_, _, r)| r)),
+        "locations",
+    )
+}
+
+/// For each frame row, the number of its stack rows that tell where its name
+/// is defined, and the first of them: those with a file, except a frame whose
+/// file and line are its caller's under another name (or whose caller's
+/// location is unknown).
+fn trusted_frames(
+    input: &DefiningInput<'_>,
+    row: &[u32],
+    caller: &[u32],
+) -> Result<(Vec<u64>, Vec<u32>)> {
+    let n_frames = input.frame_location_id.len();
+    let mut count = try_filled(n_frames, 0u64, "locations")?;
+    let mut first = try_filled(n_frames, NO_ROW, "locations")?;
+    let code = |column: &[u32], at: usize| column.get(at).copied();
+    for (i, (&r, &up)) in row.iter().zip(caller).enumerate() {
+        if r == NO_ROW {
+            continue;
+        }
+        let r = r as usize;
+        if code(input.frame_file, r).is_none_or(|f| f == 0) {
+            continue;
+        }
+        if up != NO_ROW {
+            let u = row.get(up as usize).copied().unwrap_or(NO_ROW);
+            if u == NO_ROW {
+                continue;
+            }
+            let u = u as usize;
+            let same_place = code(input.frame_file, r) == code(input.frame_file, u)
+                && input.frame_line.get(r) == input.frame_line.get(u);
+            if same_place && code(input.frame_name, r) != code(input.frame_name, u) {
+                continue;
+            }
+        }
+        if let (Some(c), Some(f)) = (count.get_mut(r), first.get_mut(r)) {
+            *c += 1;
+            // (`i` is below NO_ROW: checked by the caller)
+            *f = (*f).min(i as u32);
+        }
+    }
+    Ok((count, first))
 }
 
 /// For each stack row, the row of its caller (the same sample, one deeper),
-/// the first such row; the next row where rows are in sample order with depths
-/// increasing within each, as the profile's stacks are. NA matches NA, as in
-/// R's `vctrs::vec_match()`; a depth of NA or the largest integer has its
-/// caller at NA.
-fn caller_rows(sample_id: &[i32], depth: &[i32]) -> Vec<Option<usize>> {
+/// the first such row, `NO_ROW` for none; the next row where rows are in
+/// sample order with depths increasing within each, as the profile's stacks
+/// are. NA matches NA, as in R's `vctrs::vec_match()`; a depth of NA or the
+/// largest integer has its caller at NA. The caller makes sure there are
+/// fewer rows than `NO_ROW`.
+fn caller_rows(sample_id: &[i32], depth: &[i32]) -> Result<Vec<u32>> {
     let n = sample_id.len();
     let next_depth = |d: i32| {
         if d == NA {
@@ -143,24 +169,36 @@ fn caller_rows(sample_id: &[i32], depth: &[i32]) -> Vec<Option<usize>> {
             |(s, d)| matches!((s, d), ([s0, s1], [d0, d1]) if s0 < s1 || (s0 == s1 && d0 < d1)),
         );
     if ordered {
-        return (0..n)
-            .map(|i| {
+        return try_collect(
+            (0..n).map(|i| {
                 let next = i + 1;
                 let same = sample_id.get(next) == sample_id.get(i);
                 let below = depth.get(next).copied() == depth.get(i).map(|&d| next_depth(d));
-                (same && below).then_some(next)
-            })
-            .collect();
+                if same && below {
+                    next as u32
+                } else {
+                    NO_ROW
+                }
+            }),
+            "stack rows",
+        );
     }
-    let mut first_row: FxHashMap<(i32, i32), usize> = FxHashMap::default();
+    let mut first_row: FxHashMap<(i32, i32), u32> = FxHashMap::default();
+    first_row
+        .try_reserve(n)
+        .map_err(|_| no_memory(n, "stack rows"))?;
     for (i, (&s, &d)) in sample_id.iter().zip(depth).enumerate().rev() {
-        first_row.insert((s, d), i);
+        first_row.insert((s, d), i as u32);
     }
-    sample_id
-        .iter()
-        .zip(depth)
-        .map(|(&s, &d)| first_row.get(&(s, next_depth(d))).copied())
-        .collect()
+    try_collect(
+        sample_id.iter().zip(depth).map(|(&s, &d)| {
+            first_row
+                .get(&(s, next_depth(d)))
+                .copied()
+                .unwrap_or(NO_ROW)
+        }),
+        "stack rows",
+    )
 }
 
 #[cfg(test)]
