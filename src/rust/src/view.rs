@@ -167,10 +167,16 @@ fn ffi_view_heap_lines(input: Robj) -> Robj {
     envelope(|| {
         let fields = Fields::of(&input)?;
         let heap_types = fields.strings("heap_types")?;
-        let value_is_heap: Vec<bool> = type_codes(fields.get("value_type")?, &heap_types)?
-            .iter()
-            .map(|&code| code > 0)
-            .collect();
+        let value_type = fields.get("value_type")?;
+        if value_type.rtype() != Rtype::Strings {
+            return Err(bad_argument("value_type"));
+        }
+        let value_is_heap = text::strings_among(value_type, &heap_types).ok_or_else(|| {
+            ProfileError::limit(format!(
+                "not enough memory for {} sample values",
+                value_type.len()
+            ))
+        })?;
         if !value_is_heap.contains(&true) {
             return Ok(Robj::from(()));
         }

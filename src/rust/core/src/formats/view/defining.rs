@@ -63,6 +63,11 @@ pub fn defining_files(input: &DefiningInput<'_>) -> Result<Vec<Option<u32>>> {
             "{n_rows} stack rows or {n_frames} locations are more than the view can index"
         )));
     }
+    if input.frame_file.iter().all(|&f| f == 0) {
+        // (no frame has a file: nothing to count, as in most pprof profiles
+        // and Rprof files without line profiling)
+        return try_filled(n_frames, None, "locations");
+    }
     let frame_row = IdIndex::try_first_rows(input.frame_location_id)?;
     let row = try_collect(
         input
@@ -71,7 +76,7 @@ pub fn defining_files(input: &DefiningInput<'_>) -> Result<Vec<Option<u32>>> {
             .map(|&lid| frame_row.get(lid).unwrap_or(NO_ROW)),
         "stack rows",
     )?;
-    let caller = caller_rows(input.sample_id, input.depth)?;
+    let caller = Callers::of(input.sample_id, input.depth)?;
     let (count, first) = trusted_frames(input, &row, &caller)?;
     // each (name, file) with its count, first trusted frame and first frame row
     let mut pairs: FxHashMap<(u32, u32), (u64, u32, u32)> = FxHashMap::default();
@@ -111,13 +116,13 @@ pub fn defining_files(input: &DefiningInput<'_>) -> Result<Vec<Option<u32>>> {
 fn trusted_frames(
     input: &DefiningInput<'_>,
     row: &[u32],
-    caller: &[u32],
+    caller: &Callers<'_>,
 ) -> Result<(Vec<u64>, Vec<u32>)> {
     let n_frames = input.frame_location_id.len();
     let mut count = try_filled(n_frames, 0u64, "locations")?;
     let mut first = try_filled(n_frames, NO_ROW, "locations")?;
     let code = |column: &[u32], at: usize| column.get(at).copied();
-    for (i, (&r, &up)) in row.iter().zip(caller).enumerate() {
+    for (i, &r) in row.iter().enumerate() {
         if r == NO_ROW {
             continue;
         }
@@ -125,6 +130,7 @@ fn trusted_frames(
         if code(input.frame_file, r).is_none_or(|f| f == 0) {
             continue;
         }
+        let up = caller.of_row(i);
         if up != NO_ROW {
             let u = row.get(up as usize).copied().unwrap_or(NO_ROW);
             if u == NO_ROW {
@@ -146,31 +152,57 @@ fn trusted_frames(
     Ok((count, first))
 }
 
-/// For each stack row, the row of its caller (the same sample, one deeper),
-/// the first such row, `NO_ROW` for none; the next row where rows are in
-/// sample order with depths increasing within each, as the profile's stacks
-/// are. NA matches NA, as in R's `vctrs::vec_match()`; a depth of NA or the
-/// largest integer has its caller at NA. The caller makes sure there are
-/// fewer rows than `NO_ROW`.
-fn caller_rows(sample_id: &[i32], depth: &[i32]) -> Result<Vec<u32>> {
-    let n = sample_id.len();
-    let next_depth = |d: i32| {
-        if d == NA {
-            NA
-        } else {
-            d.checked_add(1).unwrap_or(NA)
+/// The caller of each stack row: the row of the same sample one deeper, the
+/// first such row, `NO_ROW` for none. Where rows are in sample order with
+/// depths increasing within each, as the profile's stacks are, it is the next
+/// row if any, found as asked; otherwise each row's is matched once, up
+/// front. NA matches NA, as in R's `vctrs::vec_match()`; a depth of NA or the
+/// largest integer has its caller at NA.
+enum Callers<'a> {
+    Next {
+        sample_id: &'a [i32],
+        depth: &'a [i32],
+    },
+    Matched(Vec<u32>),
+}
+
+impl<'a> Callers<'a> {
+    /// The caller makes sure there are fewer rows than `NO_ROW`.
+    fn of(sample_id: &'a [i32], depth: &'a [i32]) -> Result<Self> {
+        let ordered = sample_id
+            .iter()
+            .zip(depth)
+            .all(|(&s, &d)| s != NA && d != NA)
+            && sample_id.windows(2).zip(depth.windows(2)).all(
+                |(s, d)| matches!((s, d), ([s0, s1], [d0, d1]) if s0 < s1 || (s0 == s1 && d0 < d1)),
+            );
+        if ordered {
+            return Ok(Callers::Next { sample_id, depth });
         }
-    };
-    let ordered = sample_id
-        .iter()
-        .zip(depth)
-        .all(|(&s, &d)| s != NA && d != NA)
-        && sample_id.windows(2).zip(depth.windows(2)).all(
-            |(s, d)| matches!((s, d), ([s0, s1], [d0, d1]) if s0 < s1 || (s0 == s1 && d0 < d1)),
-        );
-    if ordered {
-        return try_collect(
-            (0..n).map(|i| {
+        let n = sample_id.len();
+        let mut first_row: FxHashMap<(i32, i32), u32> = FxHashMap::default();
+        first_row
+            .try_reserve(n)
+            .map_err(|_| no_memory(n, "stack rows"))?;
+        for (i, (&s, &d)) in sample_id.iter().zip(depth).enumerate().rev() {
+            first_row.insert((s, d), i as u32);
+        }
+        let callers = try_collect(
+            sample_id.iter().zip(depth).map(|(&s, &d)| {
+                first_row
+                    .get(&(s, next_depth(d)))
+                    .copied()
+                    .unwrap_or(NO_ROW)
+            }),
+            "stack rows",
+        )?;
+        Ok(Callers::Matched(callers))
+    }
+
+    /// The caller of row `i`.
+    fn of_row(&self, i: usize) -> u32 {
+        match self {
+            Callers::Next { sample_id, depth } => {
                 let next = i + 1;
                 let same = sample_id.get(next) == sample_id.get(i);
                 let below = depth.get(next).copied() == depth.get(i).map(|&d| next_depth(d));
@@ -179,26 +211,19 @@ fn caller_rows(sample_id: &[i32], depth: &[i32]) -> Result<Vec<u32>> {
                 } else {
                     NO_ROW
                 }
-            }),
-            "stack rows",
-        );
+            }
+            Callers::Matched(rows) => rows.get(i).copied().unwrap_or(NO_ROW),
+        }
     }
-    let mut first_row: FxHashMap<(i32, i32), u32> = FxHashMap::default();
-    first_row
-        .try_reserve(n)
-        .map_err(|_| no_memory(n, "stack rows"))?;
-    for (i, (&s, &d)) in sample_id.iter().zip(depth).enumerate().rev() {
-        first_row.insert((s, d), i as u32);
+}
+
+/// The depth of a caller (NA for NA and the largest integer).
+fn next_depth(d: i32) -> i32 {
+    if d == NA {
+        NA
+    } else {
+        d.checked_add(1).unwrap_or(NA)
     }
-    try_collect(
-        sample_id.iter().zip(depth).map(|(&s, &d)| {
-            first_row
-                .get(&(s, next_depth(d)))
-                .copied()
-                .unwrap_or(NO_ROW)
-        }),
-        "stack rows",
-    )
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 
 use crate::error::{ProfileError, Result};
 use crate::model::id_index::IdIndex;
-use crate::ops::sample_set::try_filled;
+use crate::resources::alloc::{try_filled, try_with_capacity};
 use std::cmp::Ordering;
 
 /// The columns the heap changes are computed from: the samples (`samples`
@@ -80,8 +80,8 @@ pub fn heap_lines(input: &HeapInput<'_>) -> Result<Option<HeapLines>> {
         },
     )?;
     let heap = tick_heaps(input, &sample_row)?;
-    let tick_of_sample = tick_order(input, &sample_row, &heap)?;
-    let change = tick_changes(input, &heap, &tick_of_sample)?;
+    let (ticks, tick_of_sample) = tick_order(input, &sample_row, &heap)?;
+    let change = tick_changes(input, &heap, &ticks)?;
     credit_lines(input, &sample_row, &tick_of_sample, &change).map(Some)
 }
 
@@ -117,9 +117,14 @@ fn tick_heaps(input: &HeapInput<'_>, sample_row: &IdIndex) -> Result<Vec<f64>> {
 }
 
 /// The ticks (samples with a heap and a stack row) in order of source, time
-/// (none last), sample id: each sample's position in that order plus 1, 0 for
-/// the samples that are not ticks.
-fn tick_order(input: &HeapInput<'_>, sample_row: &IdIndex, heap: &[f64]) -> Result<Vec<usize>> {
+/// (none last), sample id: their sample rows in that order, and each sample's
+/// position in it plus 1, 0 for the samples that are not ticks. (Rows and
+/// positions are below `u32::MAX`: `sample_row` numbers them.)
+fn tick_order(
+    input: &HeapInput<'_>,
+    sample_row: &IdIndex,
+    heap: &[f64],
+) -> Result<(Vec<u32>, Vec<u32>)> {
     let n = input.samples.len();
     let mut has_frame = try_filled(n, false, "ticks")?;
     for &sid in input.stack_sample_id {
@@ -127,20 +132,23 @@ fn tick_order(input: &HeapInput<'_>, sample_row: &IdIndex, heap: &[f64]) -> Resu
             *flag = true;
         }
     }
-    let mut ticks: Vec<usize> = (0..n)
-        .filter(|&row| {
-            has_frame.get(row).copied().unwrap_or(false)
-                && heap.get(row).is_some_and(|h| !h.is_nan())
-        })
-        .collect();
-    let source = |row: usize| input.sample_source.get(row).copied().unwrap_or(0);
-    let time = |row: usize| {
+    let mut ticks: Vec<u32> = try_with_capacity(n, "ticks")?;
+    ticks.extend(
+        (0..n)
+            .filter(|&row| {
+                has_frame.get(row).copied().unwrap_or(false)
+                    && heap.get(row).is_some_and(|h| !h.is_nan())
+            })
+            .map(|row| row as u32),
+    );
+    let source = |row: u32| input.sample_source.get(row as usize).copied().unwrap_or(0);
+    let time = |row: u32| {
         input
             .sample_time
-            .and_then(|t| t.get(row).copied())
+            .and_then(|t| t.get(row as usize).copied())
             .unwrap_or(f64::NAN)
     };
-    let id = |row: usize| input.samples.get(row).copied().unwrap_or(0);
+    let id = |row: u32| input.samples.get(row as usize).copied().unwrap_or(0);
     // (a stable sort by the key of R's order(); rows already in order stay)
     ticks.sort_by(|&a, &b| {
         source(a)
@@ -153,29 +161,23 @@ fn tick_order(input: &HeapInput<'_>, sample_row: &IdIndex, heap: &[f64]) -> Resu
             })
             .then_with(|| id(a).cmp(&id(b)))
     });
-    let mut tick_of_sample = try_filled(n, 0usize, "ticks")?;
+    let mut tick_of_sample = try_filled(n, 0u32, "ticks")?;
     for (position, &row) in ticks.iter().enumerate() {
-        if let Some(t) = tick_of_sample.get_mut(row) {
-            *t = position + 1;
+        if let Some(t) = tick_of_sample.get_mut(row as usize) {
+            *t = position as u32 + 1;
         }
     }
-    Ok(tick_of_sample)
+    Ok((ticks, tick_of_sample))
 }
 
-/// The heap change of each tick (by position in tick order): its heap minus
-/// the previous tick's of the same source, 0 for a source's first tick.
-fn tick_changes(input: &HeapInput<'_>, heap: &[f64], tick_of_sample: &[usize]) -> Result<Vec<f64>> {
-    let n_ticks = tick_of_sample.iter().filter(|&&t| t > 0).count();
-    // the sample row of each tick
-    let mut row_of_tick = try_filled(n_ticks, 0usize, "ticks")?;
-    for (row, &t) in tick_of_sample.iter().enumerate() {
-        if let Some(r) = t.checked_sub(1).and_then(|t| row_of_tick.get_mut(t)) {
-            *r = row;
-        }
-    }
-    let mut change = try_filled(n_ticks, 0.0, "ticks")?;
-    for (t, pair) in row_of_tick.windows(2).enumerate() {
+/// The heap change of each tick (its sample row in `ticks`, in tick order):
+/// its heap minus the previous tick's of the same source, 0 for a source's
+/// first tick.
+fn tick_changes(input: &HeapInput<'_>, heap: &[f64], ticks: &[u32]) -> Result<Vec<f64>> {
+    let mut change = try_filled(ticks.len(), 0.0, "ticks")?;
+    for (t, pair) in ticks.windows(2).enumerate() {
         let [before, after] = *pair else { continue };
+        let (before, after) = (before as usize, after as usize);
         let same_source = input.sample_source.get(before) == input.sample_source.get(after);
         if let (true, Some(c), Some(&h0), Some(&h1)) = (
             same_source,
@@ -194,7 +196,7 @@ fn tick_changes(input: &HeapInput<'_>, heap: &[f64], tick_of_sample: &[usize]) -
 fn credit_lines(
     input: &HeapInput<'_>,
     sample_row: &IdIndex,
-    tick_of_sample: &[usize],
+    tick_of_sample: &[u32],
     change: &[f64],
 ) -> Result<HeapLines> {
     let n_keys = input.n_line_keys;
@@ -213,7 +215,7 @@ fn credit_lines(
             .row(sid)
             .and_then(|row| tick_of_sample.get(row))
             .and_then(|t| t.checked_sub(1))
-            .and_then(|t| change.get(t).copied())
+            .and_then(|t| change.get(t as usize).copied())
         else {
             continue;
         };

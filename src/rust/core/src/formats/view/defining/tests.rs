@@ -104,3 +104,19 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn frames_without_files_have_none() {
+    let (sid, depth, lid) = rows(&[&[1, 2], &[3]]);
+    let files = defining_files(&DefiningInput {
+        sample_id: &sid,
+        depth: &depth,
+        location_id: &lid,
+        frame_location_id: &[1, 2, 3],
+        frame_name: &[1, 2, 3],
+        frame_file: &[0, 0, 0],
+        frame_line: &[4, 5, 6],
+    })
+    .unwrap();
+    assert_eq!(files, vec![None, None, None]);
+}
