@@ -424,11 +424,17 @@ test_that("the Top table's files computed in Rust are those of the R pass they r
     expect_identical(both$files, both$files_reference, label = name)
   }
   expect_gt(sum(nzchar(both$files)), 5)
-  con <- local_db("sqlite")
-  db <- profile_db_append(con, read_rprof(rprof_sample("line.out")))
-  from_db <- view_columns_and_reference(db)
-  expect_identical(from_db$files, from_db$files_reference)
-  expect_gt(sum(nzchar(from_db$files)), 5)
+  # from databases (all.out: lines and heap sizes), the heap lines too
+  x <- read_rprof(rprof_sample("all.out"))
+  in_memory <- view_columns_and_reference(x)
+  for (backend in c("sqlite", "postgres")) {
+    from_db <- view_columns_and_reference(profile_db_append(local_db(backend), x))
+    expect_identical(from_db$files, in_memory$files_reference, label = backend)
+    expect_identical(from_db$heap, in_memory$heap_reference, label = backend)
+    expect_identical(from_db$heap_reference, in_memory$heap_reference, label = backend)
+  }
+  expect_gt(sum(nzchar(in_memory$files)), 5)
+  expect_gt(sum(in_memory$heap$released > 0), 5)
 })
 
 test_that("a profile of no sources has a view: a database whose every run was deleted", {
