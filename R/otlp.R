@@ -79,7 +79,9 @@
 #' attributes are OpenTelemetry's `process.pid` and `host.name` and
 #' `r.profile.process_role`; the reader fills `process_id`, `host_name` and
 #' `process_role` of `sources` from those resource attributes (of any
-#' producer) and keeps them as resource attributes too.
+#' producer) and keeps them as resource attributes too. The recording's
+#' tables `tasks` and `waits` are not written (a database or [saveRDS()]
+#' keeps them).
 #' (A source's Profiles are the consecutive Profiles of a scope that agree in
 #' every field but their sample type; where two sources alike follow each
 #' other with other sample types, the second's Profiles carry

@@ -147,7 +147,10 @@
 #' `host` and `process` (`"main"` or `"worker"`), so that pprof keeps the
 #' processes' samples apart and `go tool pprof -tags` shows each process's
 #' share (`-tagfocus=pid=4242` one process alone). `read_pprof()` reads them
-#' back as labels (pprof has no processes of its own).
+#' back as labels (pprof has no processes of its own). The recording's tables
+#' `tasks` and `waits` have no place in a pprof file and are not written
+#' (nor by [write_otlp()] or [write_speedscope()]); a database
+#' ([profile_db_append()]) or [saveRDS()] keeps them.
 #'
 #' The file is written to a temporary file next to `path` and renamed when
 #' complete, so an error never leaves a partly written file.

@@ -74,6 +74,10 @@ stop_allocations <- function(allocations, remove = TRUE) {
 # cannot tell (no /proc/self/fd). R has no function that tells, so a probe
 # allocates 1 MiB and looks for its line in the files the process has open
 # (a running Rprofmem() writes it there, unless its threshold is above 1 MiB).
+# The line is Rprofmem()'s own, `<bytes> :"raw" "profile_rprofmem_probe" ...`: the
+# Rprof() of profile_record(), started before this, writes the probe's stack
+# too when one of its ticks falls in the probe (`"raw" "profile_rprofmem_probe"
+# ...`, or `:<memory>:"raw" ...`, never a space before a colon).
 rprofmem_running <- function() {
   fd_dir <- "/proc/self/fd"
   if (!dir.exists(fd_dir)) {
@@ -84,16 +88,20 @@ rprofmem_running <- function() {
   after <- open_file_sizes(fd_dir)
   old <- before[names(after)]
   old[is.na(old)] <- 0
-  marker <- charToRaw("\"profile_rprofmem_probe\" ")
   for (path in names(after)[after > old]) {
     added <- tryCatch(read_bytes_from(path, old[[path]], after[[path]] - old[[path]]),
       error = function(e) raw()
     )
-    if (length(grepRaw(marker, added, fixed = TRUE))) {
+    if (has_probe_allocation(added)) {
       return(TRUE)
     }
   }
   FALSE
+}
+
+# Whether the bytes hold an Rprofmem() line of the probe's allocation.
+has_probe_allocation <- function(bytes) {
+  length(grepRaw("[0-9] :(\"[^\"\n]*\" )*\"profile_rprofmem_probe\" ", bytes)) > 0L
 }
 
 profile_rprofmem_probe <- function() {

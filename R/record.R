@@ -83,7 +83,8 @@
 #'
 #' R's profiler counts CPU time, so the time the main process spends waiting
 #' for its workers leaves no sample. While it records, a thread watches its CPU
-#' time and the wall clock (every 5 ms), and the table `waits` of a recording
+#' time and the wall clock (every 5 ms, and less often, up to every 50 ms,
+#' while the process waits), and the table `waits` of a recording
 #' of several processes keeps each stretch of at least 20 ms (and one
 #' `interval`) in which the main process was blocked (it used less than a
 #' quarter of the time on a CPU or, on Linux, waiting for one): its wall-clock

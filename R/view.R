@@ -51,7 +51,10 @@
 #'   placed around them: a sample after a wait at the wait's end plus the CPU
 #'   time from the wait's start to the sample. The waits' wall-clock positions
 #'   are exact to within the watch's readings every 5 ms (a reading late on a
-#'   busy machine can move an edge by up to its delay); the samples' positions
+#'   busy machine can move an edge by up to its delay; during a wait the watch
+#'   reads less often, up to every 50 ms, and places the wait's end by the CPU
+#'   time used after it, which is exact when the process worked from then on
+#'   until the reading); the samples' positions
 #'   between two waits are approximate (CPU time read as wall-clock time, so
 #'   that a process ready to run but not running on a busy machine is drawn
 #'   shorter than it was; R's profiler may take fewer ticks than the CPU time

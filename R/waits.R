@@ -6,7 +6,8 @@
 # the samples had reached when it began (the table `waits`, see
 # ?profile_v2), which the view uses to draw the wait where it happened.
 
-# Starts the watch as the profiler starts: a reading every 5 ms, waits at
+# Starts the watch as the profiler starts: a reading every 5 ms (up to
+# every 50 ms during a wait: src/rust/src/waits.rs), waits at
 # least as long as a sampling interval (and 20 ms) kept. FALSE where the
 # system cannot tell a process's CPU time.
 start_wait_watch <- function(interval) {

@@ -79,14 +79,16 @@ check "R declared packages" \
   "add the packages it names to Suggests (or Imports) in DESCRIPTION" \
   Rscript dev/declared-packages.R
 
-# ---- JavaScript: eslint's recommended rules over the view's own scripts
+# ---- JavaScript: eslint's recommended rules over the view's own scripts and its
+# test tools (tests/js, tests/browser/driver.mjs)
 # (settings: tests/browser/eslint.config.mjs; eslint is one of the browser
 # tests' npm tools, installed by dev/vendor-js.sh). Without it the check is
 # left out, except in CI, where dev/install.sh has installed it.
 eslint=tests/browser/node_modules/eslint/bin/eslint.js
 if [ -f "$eslint" ] && command -v node >/dev/null 2>&1; then
   check "JavaScript lints" "what eslint printed above (node $eslint --fix may fix some)" \
-    node "$eslint" --config tests/browser/eslint.config.mjs inst/htmlwidgets
+    node "$eslint" --config tests/browser/eslint.config.mjs inst/htmlwidgets \
+    tests/js tests/browser/driver.mjs
 elif [ "${CI:-}" = "true" ]; then
   echo "house rules: eslint is missing (bash dev/vendor-js.sh installs it)" >&2
   failed+=("JavaScript lints")

@@ -21,7 +21,7 @@ compose_seed <- function() {
 
 # The code of each source a pipeline may start from or combine with: every
 # reader on the package's sample files and on the real OTLP files of other
-# producers (shared/otlp, when beside the source tree), two recordings, and
+# producers (shared/otlp, when beside the source tree), three recordings, and
 # the allocation profiles of helper-compose-alloc.R.
 compose_sources <- function() {
   sample <- function(reader, dir, file) {
@@ -73,9 +73,25 @@ compose_shared_sources <- function() {
 }
 
 # Two recordings of different code (each names its code `<expr:HASH>`, HASH
-# of its text).
+# of its text), and one of parallel code (not on Windows: forks): two forked
+# workers through profile_task() while the main process waits, so a source
+# per process and the tables `tasks` and `waits` (R/workers.R).
 compose_recordings <- function() {
-  list(
+  parallel <- if (.Platform$OS.type != "windows") {
+    list(quote(profile_record(
+      {
+        burn <- function(n) {
+          v <- 0
+          for (i in seq_len(n)) v <- v + sqrt(i)
+          v
+        }
+        r <- parallel::mclapply(c(2e5, 3e5), profile_task(burn), mc.cores = 2)
+        burn(1e5)
+      },
+      interval = 0.005
+    )))
+  }
+  c(parallel, list(
     quote(profile_record(
       {
         v <- 0
@@ -88,7 +104,7 @@ compose_recordings <- function() {
       vapply(seq_len(300), function(i) sum(sort(stats::runif(2000))), 0),
       interval = 0.005
     ))
-  )
+  ))
 }
 
 # Sources are evaluated once per run (reading is judged elsewhere; a

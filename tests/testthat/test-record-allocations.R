@@ -141,6 +141,34 @@ test_that("a running Rprofmem() is refused with a classed error, and left runnin
   expect_s3_class(without_time_samples_warning(profile_record(sum(1:10), allocations = TRUE)), "dm")
 })
 
+test_that("ticks of a running Rprof() inside the probe are not taken for an Rprofmem()", {
+  # profile_record() starts Rprof() before it looks for an Rprofmem(): a tick
+  # in the probe writes the probe's stack into the Rprof() file (a false
+  # "busy" under load, seen on CI)
+  skip_if_no_profmem()
+  skip_on_os(c("windows", "mac"))
+  for (memory in c(FALSE, TRUE)) {
+    ticks <- withr::local_tempfile(fileext = ".out")
+    utils::Rprof(ticks, interval = 0.001, memory.profiling = memory)
+    seen <- logical()
+    probed <- FALSE
+    while (!probed && length(seen) < 2000L) {
+      seen <- c(seen, rprofmem_running())
+      lines <- readLines(ticks, warn = FALSE)
+      probed <- any(grepl("\"profile_rprofmem_probe\"", lines, fixed = TRUE))
+    }
+    utils::Rprof(NULL)
+    expect_true(probed)
+    expect_false(any(seen))
+  }
+  # and a real Rprofmem() line of the probe is still found
+  theirs <- withr::local_tempfile(fileext = ".out")
+  utils::Rprofmem(theirs)
+  found <- rprofmem_running()
+  utils::Rprofmem(NULL)
+  expect_true(found)
+})
+
 test_that("an error or an interrupt stops both profilers and removes their files", {
   skip_if_no_profmem()
   skip_on_os(c("windows", "mac"))

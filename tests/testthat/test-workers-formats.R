@@ -47,6 +47,9 @@ test_that("write_pprof() labels each sample with its process, as go tool pprof -
   # read back: labels of the samples (pprof has no processes of its own)
   back <- dm::dm_get_tables(read_pprof(path))
   expect_setequal(unique(back$sample_labels$key), c("pid", "host", "process"))
+  # (the tasks and waits, as ?write_pprof says, are not written)
+  expect_true(all(c("tasks", "waits") %in% names(dm::dm_get_tables(x))))
+  expect_false(any(c("tasks", "waits") %in% names(back)))
   expect_setequal(
     unique(back$sample_labels$num[back$sample_labels$key == "pid"]),
     as.numeric(sources$process_id)
@@ -83,7 +86,9 @@ test_that("write_otlp() gives each process a resource with process.pid and host.
   expect_identical(
     resources$role[match(sources$process_id, resources$pid)], sources$process_role
   )
-  # read back: the process columns as they were
+  # read back: the process columns as they were (the tasks and waits, as
+  # ?write_otlp says, not written)
+  expect_false(any(c("tasks", "waits") %in% names(dm::dm_get_tables(read_otlp(path)))))
   back <- dm::dm_get_tables(read_otlp(path))$sources
   expect_identical(
     back[order(back$process_id), c("process_id", "host_name", "process_role")],
@@ -100,6 +105,11 @@ test_that("write_speedscope() names each process's profiles by the process", {
   write_speedscope(x, path)
   file <- jsonlite::fromJSON(path, simplifyVector = FALSE)
   names <- vapply(file$profiles, function(p) p$name, "")
+  # speedscope's file format has a place for neither tasks nor waits
+  expect_true(all(names(file) %in% c(
+    "$schema", "shared", "profiles", "name",
+    "activeProfileIndex", "exporter"
+  )))
   for (i in seq_len(nrow(sources))) {
     process <- sprintf("%s process %d", sources$process_role[[i]], sources$process_id[[i]])
     expect_true(any(grepl(process, names, fixed = TRUE)), label = process)

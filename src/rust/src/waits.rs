@@ -14,6 +14,14 @@
 //! time in which it was blocked (sleeping, reading a socket or a pipe) is a
 //! wait.
 //!
+//! The watch's own CPU time is the process's too: a tick of `Rprof()` falls
+//! due in it as in R's, and during a wait it would be R's only sample there.
+//! So it is kept small: the files it reads stay open (read in place, no
+//! allocation), and while a wait lasts its readings come further apart
+//! (doubling up to [`WAITING_PAUSES`] times the first pause). A wait's end is
+//! placed by the CPU time used in the reading that ends it, so the longer
+//! pauses do not blur it.
+//!
 //! The thread blocks `SIGPROF`, so that the profiler's signal is always taken
 //! by R's own thread; a forked child has no copy of it (fork() copies the
 //! calling thread only), and never stops it.
@@ -28,6 +36,22 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 /// A tick whose CPU time is below this share of its wall-clock time is
 /// spent waiting.
 const IDLE_SHARE: f64 = 0.25;
+
+/// How many times its first pause the watch waits between two readings at
+/// most while the process waits.
+const WAITING_PAUSES: u32 = 10;
+
+/// The watch's pause after a reading: the first pause while the process
+/// works, twice the last one (up to [`WAITING_PAUSES`] first pauses) while
+/// it waits.
+fn next_pause(last: Duration, first: Duration, waiting: bool) -> Duration {
+    if waiting {
+        last.saturating_mul(2)
+            .min(first.saturating_mul(WAITING_PAUSES))
+    } else {
+        first
+    }
+}
 
 /// The waits found from the ticks given to [`Waits::tick`].
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -80,6 +104,11 @@ impl Waits {
         }
         self.previous = Some((wall, cpu, queued));
         self.total = cpu - first;
+    }
+
+    /// Whether a wait is under way (since the last tick).
+    pub(crate) fn waiting(&self) -> bool {
+        self.open.is_some()
     }
 
     /// Ends the watch: a wait under way ends at the last tick.
@@ -159,14 +188,42 @@ fn block_profiler_signal() {
 #[cfg(not(all(unix, target_pointer_width = "64")))]
 fn block_profiler_signal() {}
 
-/// The time (seconds) the thread `tid` of this process has waited for a CPU
-/// while ready to run: the second field of Linux's schedstat; 0 where the
-/// system does not tell.
-fn queued_time(tid: u32) -> f64 {
-    std::fs::read_to_string(format!("/proc/self/task/{tid}/schedstat"))
-        .ok()
-        .and_then(|text| text.split_whitespace().nth(1)?.parse::<f64>().ok())
-        .map_or(0.0, |nanos| nanos * 1e-9)
+/// The time (seconds) a thread of this process has waited for a CPU while
+/// ready to run: the second field of Linux's schedstat, read from the file
+/// kept open; 0 where the system does not tell.
+struct QueuedTime {
+    schedstat: Option<std::fs::File>,
+}
+
+impl QueuedTime {
+    fn of_thread(tid: u32) -> QueuedTime {
+        QueuedTime {
+            schedstat: std::fs::File::open(format!("/proc/self/task/{tid}/schedstat")).ok(),
+        }
+    }
+
+    #[cfg(unix)]
+    fn read(&self) -> f64 {
+        use std::os::unix::fs::FileExt;
+        let Some(file) = &self.schedstat else {
+            return 0.0;
+        };
+        // (three numbers of at most 20 digits: the buffer holds them)
+        let mut buffer = [0u8; 96];
+        let Ok(length) = file.read_at(&mut buffer, 0) else {
+            return 0.0;
+        };
+        buffer
+            .get(..length)
+            .and_then(|read| std::str::from_utf8(read).ok())
+            .and_then(|text| text.split_whitespace().nth(1)?.parse::<f64>().ok())
+            .map_or(0.0, |nanos| nanos * 1e-9)
+    }
+
+    #[cfg(not(unix))]
+    fn read(&self) -> f64 {
+        0.0
+    }
 }
 
 fn wall_time() -> f64 {
@@ -197,22 +254,26 @@ fn start_watch(tick: f64, min_wait: f64) -> bool {
     // R's thread is the one that starts the watch: on Linux the process's
     // first thread, whose id is the process's
     let r_thread = std::process::id();
-    let pause = Duration::from_secs_f64(tick.clamp(0.001, 1.0));
+    let first_pause = Duration::from_secs_f64(tick.clamp(0.001, 1.0));
     let spawned = std::thread::Builder::new()
         .name("profile-waits".into())
         .spawn(move || {
             block_profiler_signal();
+            let queued = QueuedTime::of_thread(r_thread);
             let mut waits = Waits::new(min_wait);
-            let mut read = || {
+            let read = |waits: &mut Waits| {
                 if let Some(cpu) = process_cpu_time() {
-                    waits.tick(wall_time(), cpu, queued_time(r_thread));
+                    waits.tick(wall_time(), cpu, queued.read());
                 }
             };
+            let mut pause = first_pause;
             while !flag.load(Ordering::Relaxed) {
-                read();
-                std::thread::sleep(pause);
+                read(&mut waits);
+                pause = next_pause(pause, first_pause, waits.waiting());
+                // (woken early by stop_watch())
+                std::thread::park_timeout(pause);
             }
-            read();
+            read(&mut waits);
             waits.finish();
             waits
         });
@@ -234,6 +295,7 @@ fn stop_watch() -> Waits {
         return Waits::default();
     };
     watch.stop.store(true, Ordering::Relaxed);
+    watch.thread.thread().unpark();
     watch.thread.join().unwrap_or_default()
 }
 

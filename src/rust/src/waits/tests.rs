@@ -75,3 +75,22 @@ fn the_watch_sees_a_sleep_of_this_process() {
     assert!((waits.start[longest] - before).abs() < 0.05);
     assert!((waits.end[longest] - after).abs() < 0.05);
 }
+
+#[test]
+fn the_watch_reads_seldom_while_the_process_waits() {
+    // every reading is CPU time of the process, in which a tick of Rprof()
+    // can fall: a wait of 0.5 s read every 5 ms would take 100 readings
+    let first = Duration::from_millis(5);
+    let mut pause = first;
+    let mut waited = Duration::ZERO;
+    let mut readings = 0;
+    while waited < Duration::from_millis(500) {
+        readings += 1;
+        pause = next_pause(pause, first, true);
+        waited += pause;
+    }
+    assert_eq!(readings, 12);
+    assert_eq!(pause, Duration::from_millis(50));
+    // and it reads every 5 ms again as soon as the process works
+    assert_eq!(next_pause(pause, first, false), first);
+}
