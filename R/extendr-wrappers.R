@@ -217,6 +217,24 @@ ffi_profile_select_types <- function(bundle, types, compact) .Call(wrap__ffi_pro
 #' @noRd
 ffi_profile_view_data <- function(input) .Call(wrap__ffi_profile_view_data, input)
 
+#' The heap growth and shrinkage per line key of a memory profile (see
+#' `profile_core::formats::view::heap_lines`): `list(allocated, released)`,
+#' or NULL when no value is of one of `heap_types`. The input: `samples`,
+#' `sample_source`, `sample_time` (NULL if none), `value_sample_id`,
+#' `value_type`, `value`, `heap_types`, `stack_sample_id`,
+#' `stack_location_id`, `locations`, `location_line_key` and `n_line_keys`.
+#' @noRd
+ffi_view_heap_lines <- function(input) .Call(wrap__ffi_view_heap_lines, input)
+
+#' For each frame (location), the row (1-based) of a frame whose file is the
+#' one its function is defined in, NA where none tells (see
+#' `profile_core::formats::view::defining_files`). The input: the stack rows
+#' (`sample_id`, `depth`, `location_id`) and the frames' `frame_location_id`,
+#' `frame_name` and `frame_file` (codes: equal for equal values, file 0 for
+#' none) and `frame_line`.
+#' @noRd
+ffi_view_defining_files <- function(input) .Call(wrap__ffi_view_defining_files, input)
+
 #' Writes a speedscope file. Besides the samples: `location_frame` (1-based),
 #' `frame_name`, `frame_file`, `frame_line`, `type_unit`, `default_type`
 #' (1-based), `source_id`, `source_name`, `source_is_base`, `name`, `exporter`.

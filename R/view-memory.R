@@ -17,60 +17,55 @@ heap_gauge_types <- c("small_vector_heap", "large_vector_heap")
 # stack (ticks without a frame are skipped; the first tick's change is 0);
 # growth and shrinkage are kept apart per tick; each frame of the tick with a
 # line credits its line, so a line twice on a stack (recursion) counts twice.
-# NULL when the profile has no heap sizes (not an Rprof memory profile) or is
-# a diff.
-view_heap_lines <- function(parts, frames, line_key, n_line_keys) {
+# Computed in Rust (src/rust/core/src/formats/view/heap.rs), which walks every
+# frame of every sample. NULL when the profile has no heap sizes (not an Rprof
+# memory profile) or is a diff.
+view_heap_lines <- function(parts, frames, line_key, n_line_keys, call = rlang::caller_env()) {
   if (any(parts$sources[["diff_base"]] %in% TRUE)) {
     return(NULL)
   }
-  ticks <- if (is.null(parts$samples_db)) heap_ticks(parts) else db_heap_ticks(parts)
+  input <- if (is.null(parts$samples_db)) heap_input(parts) else db_heap_input(parts)
+  if (is.null(input)) {
+    return(NULL)
+  }
+  input <- c(input, list(
+    heap_types = heap_gauge_types, locations = frames$location_id,
+    location_line_key = line_key, n_line_keys = n_line_keys
+  ))
+  rust_value(ffi_view_heap_lines(input), "Can't compute the heap changes per line.", call = call)
+}
+
+# The columns of an in-memory profile that ffi_view_heap_lines() reads: the
+# samples, the values of every type (those of `heap_types` count) and the
+# stack rows.
+heap_input <- function(parts) {
+  samples <- parts$samples
+  time <- samples[["time"]]
+  values <- parts$values
+  list(
+    samples = samples$sample_id, sample_source = samples$source_id,
+    # all NA (no time) is the same as none
+    sample_time = if (is.double(time)) time,
+    value_sample_id = values$sample_id, value_type = as.character(values$type),
+    value = values$value,
+    stack_sample_id = parts$stack$sample_id, stack_location_id = parts$stack$location_id
+  )
+}
+
+# The same for a database-backed profile, from db_heap_ticks(): each tick's
+# heap is already summed, one value of a heap type per tick.
+db_heap_input <- function(parts) {
+  ticks <- db_heap_ticks(parts)
   if (is.null(ticks)) {
     return(NULL)
   }
   samples <- ticks$samples
-  stack <- ticks$stack
-  # the ticks with a frame, in the order they were taken
-  of_row <- match_ids(stack$sample_id, samples$sample_id)
-  ticks <- which(tabulate(of_row, length(samples$sample_id)) > 0L)
-  time <- samples$time[ticks]
-  ticks <- ticks[order(samples$source_id[ticks], time, samples$sample_id[ticks], method = "radix")]
-  source <- samples$source_id[ticks]
-  change <- c(0, diff(samples$heap[ticks]))
-  change[c(TRUE, source[-1L] != source[-length(source)])] <- 0
-  # each frame with a line credits its tick's change to the line
-  tick_of_sample <- rep(NA_integer_, length(samples$sample_id))
-  tick_of_sample[ticks] <- seq_along(ticks)
-  tick <- tick_of_sample[of_row]
-  key <- line_key[match_ids(stack$location_id, frames$location_id)]
-  credited <- !is.na(tick) & !is.na(key) & key > 0L
-  # (growth and shrinkage summed in one pass over the frames)
-  amount <- cbind(pmax(change, 0), pmax(-change, 0))
-  sums <- rowsum(amount[tick[credited], , drop = FALSE], key[credited])
-  out <- matrix(0, n_line_keys, 2L)
-  out[as.integer(rownames(sums)), ] <- sums
-  list(allocated = out[, 1L], released = out[, 2L])
-}
-
-# The ticks of an in-memory profile with their vector heap: `samples`
-# (sample_id, source_id, time, heap) and `stack` (sample_id, location_id);
-# NULL without heap sizes.
-heap_ticks <- function(parts) {
-  values <- parts$values
-  gauge <- values$type %in% heap_gauge_types
-  if (!any(gauge)) {
-    return(NULL)
-  }
-  samples <- parts$samples
-  heap <- rowsum(values$value[gauge], values$sample_id[gauge], reorder = FALSE)
-  tick_heap <- heap[match_ids(samples$sample_id, as.integer(rownames(heap))), 1L]
-  time <- samples[["time"]]
-  has <- !is.na(tick_heap)
   list(
-    samples = list(
-      sample_id = samples$sample_id[has], source_id = samples$source_id[has],
-      time = if (is.double(time)) time[has] else rep(NA_real_, sum(has)), heap = tick_heap[has]
-    ),
-    stack = parts$stack
+    samples = samples$sample_id, sample_source = samples$source_id, sample_time = samples$time,
+    value_sample_id = samples$sample_id,
+    value_type = rep_len(heap_gauge_types[[1L]], length(samples$sample_id)),
+    value = samples$heap,
+    stack_sample_id = ticks$stack$sample_id, stack_location_id = ticks$stack$location_id
   )
 }
 
@@ -134,29 +129,4 @@ with_source_memory <- function(json, heap_lines, exact_alloc, waits = NULL,
     abort_profile("internal", "The view's data is not a JSON object.", call = call)
   }
   paste0(substr(json, 1L, n - 1L), ",", paste(fields, collapse = ","), "}")
-}
-
-# match(x, table) for integer ids unique in `table` (sample and location
-# ids), through a direct index where they are positive and dense (R's hashed
-# match() takes seconds on 10^7 sorted ids); match() otherwise.
-match_ids <- function(x, table) {
-  if (!is.integer(x) || !dense_ids(table)) {
-    return(match(x, table))
-  }
-  index <- integer(max(table))
-  index[table] <- seq_along(table)
-  x[x < 1L] <- NA_integer_
-  out <- index[x]
-  out[out == 0L] <- NA_integer_
-  out
-}
-
-# Whether `ids` are distinct positive integers, at most about four times as
-# large as their number (an index of them is small).
-dense_ids <- function(ids) {
-  n <- length(ids)
-  if (!is.integer(ids) || !n || anyNA(ids)) {
-    return(FALSE)
-  }
-  min(ids) >= 1L && max(ids) <= 4 * n + 1024 && !anyDuplicated(ids)
 }

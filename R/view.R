@@ -363,7 +363,9 @@ view_data <- function(x, type, title, call = rlang::caller_env()) {
   # (before the samples of a database are read, grouped, as samples)
   frames <- location_frames(parts)
   lines <- view_lines(parts, frames)
-  heap_lines <- view_heap_lines(parts, frames, lines$location_line_key, lines$n_line_keys)
+  heap_lines <- view_heap_lines(parts, frames, lines$location_line_key, lines$n_line_keys,
+    call = call
+  )
   parts <- db_samples_in_memory(parts, types, call = call)
   waits <- profile_waits(x)
   parts$samples <- place_around_waits(parts$samples, parts$sources, waits)
@@ -374,7 +376,7 @@ view_data <- function(x, type, title, call = rlang::caller_env()) {
     location_line = frames$line,
     n_keys = length(keys$labels),
     key_name = keys$labels,
-    key_file = defining_files(parts$stack, frames)[match(keys$labels, frames$name)],
+    key_file = defining_files(parts$stack, frames, call)[match(keys$labels, frames$name)],
     default_type = default_type,
     diff = any(diff_base_sources(parts)),
     title = as_valid_utf8(title)
@@ -387,67 +389,24 @@ view_data <- function(x, type, title, call = rlang::caller_env()) {
 }
 
 # The file each frame's function is defined in, one per frame of `frames`
-# (the view's Top table shows one file per function name). A location's file
-# is that of the line R's profiler wrote in front of the frame: the line
-# running in that function, in its own file, except in the innermost call of
-# a function without source references (a base function evaluating its
-# caller's arguments, perhaps under `<GC>`), where it is the caller's line,
-# the one written after the frame. So a frame whose file and line are its
-# caller's, under another name, tells nothing of where it is defined; a
-# name's file is the one most of its other frames have, "" where none has
-# one. (Formats that name the file of a function, as pprof does, give the
-# same file everywhere.)
-defining_files <- function(stack, frames) {
-  row <- match_ids(stack$location_id, frames$location_id)
-  caller <- caller_rows(stack$sample_id, stack$depth)
-  # (per stack row through the frames' integer groups: 10^7 rows at 10^6
-  # samples, where strings per row take seconds)
-  place <- vctrs::vec_group_id(data.frame(file = frames$filename, line = frames$line))
-  who <- vctrs::vec_group_id(frames$name)
-  up <- row[caller]
-  callers_line <- !is.na(caller) & place[row] == place[up] & who[row] != who[up]
-  trusted <- !is.na(row) & nzchar(frames$filename)[row] & !callers_line
-  used <- row[which(trusted)]
-  # each (name, file) with its number of trusted frames and its first, the
-  # most frequent first (as vctrs::vec_count(sort = "count") orders them)
-  count <- tabulate(used, nrow(frames))
-  first <- integer(nrow(frames))
-  first[rev(used)] <- rev(seq_along(used))
-  seen <- which(count > 0L)
-  pair <- vctrs::vec_group_id(data.frame(name = frames$name, file = frames$filename))[seen]
-  pair_count <- tapply(count[seen], pair, sum)
-  pair_first <- tapply(first[seen], pair, min)
-  pair_row <- seen[match(as.integer(names(pair_count)), pair)]
-  ranked <- pair_row[order(-pair_count, pair_first)]
-  found <- ranked[!duplicated(frames$name[ranked])]
-  out <- frames$filename[found][match(frames$name, frames$name[found])]
+# (the view's Top table shows one file per function name), "" where none is
+# known: the file most of the name's frames have, leaving out a frame whose
+# file and line are its caller's under another name (R's profiler writes the
+# caller's line for a base function's innermost call). The rule, over every
+# frame of every sample, is in Rust (src/rust/core/src/formats/view/defining.rs).
+defining_files <- function(stack, frames, call = rlang::caller_env()) {
+  file_code <- match(frames$filename, unique(frames$filename))
+  file_code[!nzchar(frames$filename)] <- 0L
+  input <- list(
+    sample_id = stack$sample_id, depth = stack$depth, location_id = stack$location_id,
+    frame_location_id = frames$location_id, frame_name = match(frames$name, unique(frames$name)),
+    frame_file = file_code, frame_line = frames$line
+  )
+  row <- rust_value(ffi_view_defining_files(input), "Can't find the functions' files.",
+    call = call
+  )
+  out <- frames$filename[row]
   out[is.na(out)] <- ""
-  out
-}
-
-# For each row of a stack (`sample_id`, `depth`), the row of its caller (the
-# same sample, one deeper), or NA: the next row where the rows are in sample
-# order with depths increasing within each (as the profile's stacks are),
-# else by matching.
-caller_rows <- function(sample_id, depth) {
-  n <- length(sample_id)
-  if (n < 2L || anyNA(sample_id) || anyNA(depth) || is.unsorted(sample_id)) {
-    return(vctrs::vec_match(
-      data.frame(sample_id = sample_id, depth = depth + 1L),
-      data.frame(sample_id = sample_id, depth = depth)
-    ))
-  }
-  depth <- as.integer(depth)
-  same <- sample_id[-1L] == sample_id[-n]
-  if (!all(depth[-1L][same] > depth[-n][same])) {
-    return(vctrs::vec_match(
-      data.frame(sample_id = sample_id, depth = depth + 1L),
-      data.frame(sample_id = sample_id, depth = depth)
-    ))
-  }
-  out <- rep(NA_integer_, n)
-  below <- which(same & depth[-1L] == depth[-n] + 1L)
-  out[below] <- below + 1L
   out
 }
 

@@ -101,6 +101,32 @@ test_that("the source panel's heap growth and shrinkage per line are profvis's",
   expect_identical(panel$exact, list())
 })
 
+test_that("the heap lines computed in Rust are those of the R pass they replace", {
+  # (the reference: 2.2's R function, kept in helper-view-reference.R, whose
+  # results the profvis test above judged)
+  rprof_sample <- function(name) system.file("samples", "rprof", name, package = "profile")
+  for (name in c("all.out", "toplevel.out", "append.out", "memory.out", "line.out")) {
+    x <- read_rprof(rprof_sample(name))
+    both <- view_columns_and_reference(x)
+    expect_identical(both$heap, both$heap_reference, label = name)
+    # from a database, the same
+    con <- local_db("sqlite")
+    from_db <- view_columns_and_reference(profile_db_append(con, x))
+    expect_identical(from_db$heap, both$heap_reference, label = paste("sqlite", name))
+  }
+  # lines with heap changes, growth and shrinkage both
+  heap <- view_columns_and_reference(read_rprof(rprof_sample("all.out")))$heap
+  expect_gt(sum(heap$allocated > 0), 5)
+  expect_gt(sum(heap$released > 0), 5)
+  # a recording of R code with source references
+  skip_if_not(capabilities("profmem"), "R was built without Rprofmem")
+  code <- write_churn_script(withr::local_tempdir())
+  x <- local(profile_record(churn(10), allocations = TRUE, interval = 0.005), envir = code$env)
+  both <- view_columns_and_reference(x)
+  expect_identical(both$heap, both$heap_reference)
+  expect_gt(sum(both$heap$allocated), 0)
+})
+
 test_that("a recording with allocations: exact bytes per function beside the lines' time", {
   skip_if_no_browser()
   skip_if_not(capabilities("profmem"), "R was built without Rprofmem")

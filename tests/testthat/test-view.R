@@ -414,6 +414,30 @@ test_that("a base function first seen on its caller's line has no file in the To
   )
 })
 
+test_that("the Top table's files computed in Rust are those of the R pass they replace", {
+  # (the reference: 2.2's R function, kept in helper-view-reference.R, whose
+  # results the two tests above judged)
+  samples <- c("line.out", "all.out", "toplevel.out", "append.out", "incomplete.out")
+  for (name in c(samples, "cut-lines.out.gz")) {
+    # (incomplete.out: a warning of its own, tested in test-rprof.R)
+    x <- suppressWarnings(read_rprof(rprof_sample(name)))
+    both <- view_columns_and_reference(x)
+    expect_identical(both$files, both$files_reference, label = name)
+  }
+  expect_gt(sum(nzchar(both$files)), 5)
+  # from databases (all.out: lines and heap sizes), the heap lines too
+  x <- read_rprof(rprof_sample("all.out"))
+  in_memory <- view_columns_and_reference(x)
+  for (backend in c("sqlite", "postgres")) {
+    from_db <- view_columns_and_reference(profile_db_append(local_db(backend), x))
+    expect_identical(from_db$files, in_memory$files_reference, label = backend)
+    expect_identical(from_db$heap, in_memory$heap_reference, label = backend)
+    expect_identical(from_db$heap_reference, in_memory$heap_reference, label = backend)
+  }
+  expect_gt(sum(nzchar(in_memory$files)), 5)
+  expect_gt(sum(in_memory$heap$released > 0), 5)
+})
+
 test_that("a profile of no sources has a view: a database whose every run was deleted", {
   skip_if_not_installed("RSQLite")
   con <- DBI::dbConnect(RSQLite::SQLite(), withr::local_tempfile(fileext = ".sqlite"))

@@ -113,6 +113,47 @@ pub(crate) fn intern_strings(strings: &Robj, pool: &mut StringPool) -> Vec<StrId
     out
 }
 
+/// Whether each string of a character vector is one of `wanted` (NA is not),
+/// by the rules of [`charsxp_text`]: one pass, each distinct CHARSXP read
+/// once (a column such as `sample_values$type`, of a few strings repeated
+/// millions of times, costs a pointer comparison a row). `None` when the
+/// answer does not fit in memory.
+///
+/// The caller makes sure `strings` is a character vector.
+pub(crate) fn strings_among(strings: &Robj, wanted: &[String]) -> Option<Vec<bool>> {
+    let (elements, na) = string_elements(strings);
+    let mut recent: Vec<(SEXP, bool)> = Vec::new();
+    let mut many: std::collections::HashMap<usize, bool> = std::collections::HashMap::new();
+    let mut out = Vec::new();
+    out.try_reserve_exact(strings.len()).ok()?;
+    for e in elements {
+        if e == na {
+            out.push(false);
+            continue;
+        }
+        if let Some(&(_, among)) = recent.iter().find(|(s, _)| *s == e) {
+            out.push(among);
+            continue;
+        }
+        let among = match many.get(&(e as usize)) {
+            Some(&among) => among,
+            None => {
+                // SAFETY: `e` is an element of `strings`, which the caller keeps alive.
+                let text = unsafe { charsxp_text(e) };
+                let among = wanted.contains(&text);
+                if recent.len() < 16 {
+                    recent.push((e, among));
+                } else {
+                    many.insert(e as usize, among);
+                }
+                among
+            }
+        };
+        out.push(among);
+    }
+    Some(out)
+}
+
 /// Whether every string of a character vector is read as R holds it (see
 /// [`charsxp_text_is_bytes`]), so that the strings R gets back from its text
 /// are the same. Each distinct CHARSXP is looked at once, a compact `cycle`

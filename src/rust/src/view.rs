@@ -4,13 +4,13 @@
 
 use crate::args::{bad_argument, flag, number, required_path, required_string, strings, Fields};
 use crate::envelope::envelope;
-use crate::rapi::{int_vector, r_safe};
+use crate::rapi::{dbl_vector, int_vector, r_safe};
 use crate::text::{self, intern_strings};
 use extendr_api::prelude::*;
 use profile_core::formats::speedscope::{self, SpeedscopeLabels};
 use profile_core::formats::view::{
-    line_values, view_json, SourceSums, TimeRuns, ViewData, ViewKeys, ViewLabels, ViewLines,
-    ViewSources, ViewTree,
+    defining_files, heap_lines, line_values, view_json, DefiningInput, HeapInput, SourceSums,
+    TimeRuns, ViewData, ViewKeys, ViewLabels, ViewLines, ViewSources, ViewTree,
 };
 use profile_core::io::output;
 use profile_core::io::source_text::{read_source_files, SourceTextLimits};
@@ -155,6 +155,99 @@ fn ffi_profile_view_data(input: Robj) -> Robj {
     })
 }
 
+/// The heap growth and shrinkage per line key of a memory profile (see
+/// `profile_core::formats::view::heap_lines`): `list(allocated, released)`,
+/// or NULL when no value is of one of `heap_types`. The input: `samples`,
+/// `sample_source`, `sample_time` (NULL if none), `value_sample_id`,
+/// `value_type`, `value`, `heap_types`, `stack_sample_id`,
+/// `stack_location_id`, `locations`, `location_line_key` and `n_line_keys`.
+/// @noRd
+#[extendr]
+fn ffi_view_heap_lines(input: Robj) -> Robj {
+    envelope(|| {
+        let fields = Fields::of(&input)?;
+        let heap_types = fields.strings("heap_types")?;
+        let value_type = fields.get("value_type")?;
+        if value_type.rtype() != Rtype::Strings {
+            return Err(bad_argument("value_type"));
+        }
+        let value_is_heap = text::strings_among(value_type, &heap_types).ok_or_else(|| {
+            ProfileError::limit(format!(
+                "not enough memory for {} sample values",
+                value_type.len()
+            ))
+        })?;
+        if !value_is_heap.contains(&true) {
+            return Ok(Robj::from(()));
+        }
+        let time = match fields.get("sample_time")?.is_null() {
+            true => None,
+            false => Some(fields.doubles("sample_time")?),
+        };
+        let lines = heap_lines(&HeapInput {
+            samples: &fields.ints("samples")?,
+            sample_source: &fields.ints("sample_source")?,
+            sample_time: time.as_deref(),
+            value_sample_id: &fields.ints("value_sample_id")?,
+            value_is_heap: &value_is_heap,
+            value: &fields.doubles("value")?,
+            stack_sample_id: &fields.ints("stack_sample_id")?,
+            stack_location_id: &fields.ints("stack_location_id")?,
+            locations: &fields.ints("locations")?,
+            location_line_key: &fields.ints("location_line_key")?,
+            n_line_keys: fields.count("n_line_keys")?,
+        })?;
+        Ok(match lines {
+            None => Robj::from(()),
+            Some(lines) => list!(
+                allocated = dbl_vector(&lines.allocated)?,
+                released = dbl_vector(&lines.released)?
+            )
+            .into(),
+        })
+    })
+}
+
+/// For each frame (location), the row (1-based) of a frame whose file is the
+/// one its function is defined in, NA where none tells (see
+/// `profile_core::formats::view::defining_files`). The input: the stack rows
+/// (`sample_id`, `depth`, `location_id`) and the frames' `frame_location_id`,
+/// `frame_name` and `frame_file` (codes: equal for equal values, file 0 for
+/// none) and `frame_line`.
+/// @noRd
+#[extendr]
+fn ffi_view_defining_files(input: Robj) -> Robj {
+    envelope(|| {
+        let fields = Fields::of(&input)?;
+        let codes = |name: &str| -> Result<Vec<u32>, ProfileError> {
+            fields
+                .ints(name)?
+                .iter()
+                .map(|&code| u32::try_from(code).map_err(|_| bad_argument(name)))
+                .collect()
+        };
+        let (frame_name, frame_file) = (codes("frame_name")?, codes("frame_file")?);
+        let rows = defining_files(&DefiningInput {
+            sample_id: &fields.ints("sample_id")?,
+            depth: &fields.ints("depth")?,
+            location_id: &fields.ints("location_id")?,
+            frame_location_id: &fields.ints("frame_location_id")?,
+            frame_name: &frame_name,
+            frame_file: &frame_file,
+            frame_line: &fields.ints("frame_line")?,
+        })?;
+        let rows: Vec<i32> = rows
+            .iter()
+            .map(|row| {
+                row.and_then(|r| i32::try_from(r).ok())
+                    .and_then(|r| r.checked_add(1))
+                    .unwrap_or(i32::MIN)
+            })
+            .collect();
+        int_vector(&rows)
+    })
+}
+
 /// A list whose elements are character vectors or NULL.
 fn optional_texts(list: &Robj) -> Result<Vec<Option<Vec<String>>>, ProfileError> {
     let list = list.as_list().ok_or_else(|| bad_argument("file_text"))?;
@@ -274,6 +367,8 @@ fn ffi_profile_write_text(pieces: Robj, path: Robj) -> Robj {
 extendr_module! {
     mod view;
     fn ffi_profile_view_data;
+    fn ffi_view_heap_lines;
+    fn ffi_view_defining_files;
     fn ffi_profile_write_speedscope;
     fn ffi_source_text;
     fn ffi_profile_write_text;

@@ -21,7 +21,11 @@ use crate::ops::sample_set::{try_filled, SampleSet};
 use crate::ops::summary::{depth_first, inverse_order, PathTrie};
 use rustc_hash::{FxHashMap, FxHashSet};
 
+mod defining;
+mod heap;
 mod sources;
+pub use defining::{defining_files, DefiningInput};
+pub use heap::{heap_lines, HeapInput, HeapLines};
 pub use sources::{SourceSums, ViewSources};
 
 /// How frames are grouped into the tree's nodes and into source lines: the key
