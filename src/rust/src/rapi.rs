@@ -321,6 +321,23 @@ pub(crate) fn owned_copy<T: Copy>(values: Cow<'_, [T]>) -> Result<Vec<T>, Profil
     }
 }
 
+/// `f` of each of `values`, in a vector asked for fallibly (a column the
+/// size of the input, made in the binding), or the first error of `f`.
+pub(crate) fn try_map_column<T, U>(
+    values: &[T],
+    mut f: impl FnMut(&T) -> Result<U, ProfileError>,
+) -> Result<Vec<U>, ProfileError> {
+    let mut out = Vec::new();
+    let n = values.len();
+    try_reserve_advised(&mut out, n).map_err(|_| {
+        ProfileError::limit(format!("a column of {n} values does not fit in memory"))
+    })?;
+    for value in values {
+        out.push(f(value)?);
+    }
+    Ok(out)
+}
+
 // ---- strings from R --------------------------------------------------------
 
 /// The elements (CHARSXPs) of a character vector, without an R object per

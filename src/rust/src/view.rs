@@ -4,7 +4,7 @@
 
 use crate::args::{bad_argument, flag, number, required_path, required_string, strings, Fields};
 use crate::envelope::envelope;
-use crate::rapi::{dbl_vector, int_vector, r_safe};
+use crate::rapi::{dbl_vector, int_vector, r_safe, try_map_column};
 use crate::text::{self, intern_strings};
 use extendr_api::prelude::*;
 use profile_core::formats::speedscope::{self, SpeedscopeLabels};
@@ -220,11 +220,9 @@ fn ffi_view_defining_files(input: Robj) -> Robj {
     envelope(|| {
         let fields = Fields::of(&input)?;
         let codes = |name: &str| -> Result<Vec<u32>, ProfileError> {
-            fields
-                .ints(name)?
-                .iter()
-                .map(|&code| u32::try_from(code).map_err(|_| bad_argument(name)))
-                .collect()
+            try_map_column(&fields.ints(name)?, |&code| {
+                u32::try_from(code).map_err(|_| bad_argument(name))
+            })
         };
         let (frame_name, frame_file) = (codes("frame_name")?, codes("frame_file")?);
         let rows = defining_files(&DefiningInput {
@@ -236,14 +234,12 @@ fn ffi_view_defining_files(input: Robj) -> Robj {
             frame_file: &frame_file,
             frame_line: &fields.ints("frame_line")?,
         })?;
-        let rows: Vec<i32> = rows
-            .iter()
-            .map(|row| {
-                row.and_then(|r| i32::try_from(r).ok())
-                    .and_then(|r| r.checked_add(1))
-                    .unwrap_or(i32::MIN)
-            })
-            .collect();
+        let rows = try_map_column(&rows, |row| {
+            Ok(row
+                .and_then(|r| i32::try_from(r).ok())
+                .and_then(|r| r.checked_add(1))
+                .unwrap_or(i32::MIN))
+        })?;
         int_vector(&rows)
     })
 }

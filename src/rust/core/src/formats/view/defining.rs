@@ -80,6 +80,10 @@ pub fn defining_files(input: &DefiningInput<'_>) -> Result<Vec<Option<u32>>> {
     let (count, first) = trusted_frames(input, &row, &caller)?;
     // each (name, file) with its count, first trusted frame and first frame row
     let mut pairs: FxHashMap<(u32, u32), (u64, u32, u32)> = FxHashMap::default();
+    // (at most a pair per frame, as at most a name per pair below)
+    pairs
+        .try_reserve(n_frames)
+        .map_err(|_| no_memory(n_frames, "locations"))?;
     for (r, (&c, &f)) in count.iter().zip(&first).enumerate() {
         if c == 0 {
             continue;
@@ -94,6 +98,8 @@ pub fn defining_files(input: &DefiningInput<'_>) -> Result<Vec<Option<u32>>> {
     }
     // per name, the most frequent pair, the first seen among equals
     let mut best: FxHashMap<u32, (u64, u32, u32)> = FxHashMap::default();
+    best.try_reserve(pairs.len())
+        .map_err(|_| no_memory(pairs.len(), "functions"))?;
     for (&(name, _), &(c, f, r)) in &pairs {
         let entry = best.entry(name).or_insert((c, f, r));
         if (c, std::cmp::Reverse(f)) > (entry.0, std::cmp::Reverse(entry.1)) {
