@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { loadProfileView } from "./view-fixture.mjs";
 
 const fast = loadProfileView(["pv-data.js", "pv-pattern.js", "pv-refine.js"]);
-const reference = loadProfileView(["pv-data.js", "tests/js/pv-refine-reference.js"]);
+const reference = loadProfileView(["pv-data.js", "pv-pattern.js", "tests/js/pv-refine-reference.js"]);
 
 // A deterministic generator of numbers in [0, 1) (mulberry32).
 function generator(seed) {

@@ -17,7 +17,7 @@ let inputs;
 
 before(() => {
   fast = loadProfileView(["pv-data.js", "pv-pattern.js", "pv-refine.js", "pv-lanes.js"]);
-  reference = loadProfileView(["pv-data.js", "tests/js/pv-refine-reference.js", "pv-lanes.js"]);
+  reference = loadProfileView(["pv-data.js", "pv-pattern.js", "tests/js/pv-refine-reference.js", "pv-lanes.js"]);
   const files = viewData(["view.json", "view-go.json", "view-diff.json", "lanes.json", "view-nolines.json"]);
   inputs = [
     ["Rprof with lines", files["view.json"]],
