@@ -30,8 +30,61 @@
   // lanes one below the other (a block's row as its depth). A block covers
   // runs r0[b] .. r1[b].
   Model.prototype.chart = function () {
-    if (!this.chartTree) this.chartTree = new ChartTree(this, this.runs(), this.lanes());
+    if (!this.chartTree) {
+      const runs = this.runs();
+      // (what PV.prepareChart() made of it, if still of these runs)
+      const ready = this.chartReady;
+      this.chartReady = null;
+      const tree = ready && ready.runs === runs ? ready : new ChartTree(this, runs, () => this.lanes(), true);
+      tree.finish();
+      this.chartTree = tree;
+    }
     return this.chartTree;
+  };
+
+  // Makes the chart in idle time after the page's first drawing, so that
+  // switching to the time order finds it ready: the runs decoded, the
+  // lanes, the index (in slices of runs) and, when `whole(tree)` gives the
+  // arguments of the visit() that shows the whole axis, that visit (a row at
+  // a time). A step at a time while the browser is idle (requestIdleCallback),
+  // each a few ms, so that an event waits for one step at most; Model.chart()
+  // makes what is left when the time order is shown before. Kept only while
+  // the model's runs are those it was made of (a refinement changes them).
+  PV.prepareChart = function (model, whole) {
+    if (!model.runData || model.chartTree) return;
+    let tree = null;
+    let ahead = null;
+    let done = 0;
+    // (one step; true when nothing is left)
+    const next = () => {
+      if (!model.decodedRuns) return model.decodeRunsStep() && false;
+      if (model.chartTree) return true;
+      const runs = model.runs();
+      if (tree === null || tree.runs !== runs) {
+        tree = model.chartReady = new ChartTree(model, runs, () => model.lanes(), true);
+        ahead = null;
+        return false;
+      }
+      if (!tree.step()) return false;
+      if (ahead === null) {
+        const args = whole(tree);
+        if (!args) return true;
+        ahead = tree.visitAheadSteps(args);
+        done = 0;
+      }
+      ahead[done++]();
+      return done === ahead.length;
+    };
+    const idle = global.requestIdleCallback
+      ? (f) => global.requestIdleCallback(f)
+      : (f) => global.setTimeout(() => f(null), 0);
+    const work = (deadline) => {
+      do {
+        if (next()) return;
+      } while (deadline && deadline.timeRemaining() > 1);
+      idle(work);
+    };
+    idle(work);
   };
 
   const FIELDS = [
@@ -40,7 +93,7 @@
   ];
 
   class ChartTree {
-    constructor(model, runs, lanes) {
+    constructor(model, runs, lanes, later = false) {
       this.model = model;
       this.n = 0;
       this.capacity = 0;
@@ -54,13 +107,36 @@
       this.laneRuns = this.labels = this.lanes = null;
       this.waits = null;
       this.matchRuns = null;
+      this.ahead = null;
       this.maxDepth = 0;
       this.grow(1024);
       this.ids = new Map();
       this.delta = null;
-      this.indexRuns(model, runs);
-      this.layLanes(runs, lanes);
-      this.layWaits(model);
+      // (the runs, for Model.chart() to tell whether a chart made ahead is
+      // still of the runs in view)
+      this.runs = runs;
+      // (what is left to make: indexSteps(), then the lanes and waits; all
+      // of it at once unless `later`, PV.prepareChart())
+      this.buildSteps = this.indexSteps(model, runs);
+      this.buildSteps.push(() => {
+        this.layLanes(runs, lanes());
+        this.layWaits(model);
+      });
+      this.built = 0;
+      if (!later) this.finish();
+    }
+
+    // Makes the next step of the chart; true when every one is made.
+    step() {
+      if (this.built < this.buildSteps.length) this.buildSteps[this.built++]();
+      if (this.built < this.buildSteps.length) return false;
+      this.buildSteps = [];
+      this.built = 0;
+      return true;
+    }
+
+    finish() {
+      while (!this.step());
     }
 
     grow(capacity) {
@@ -93,42 +169,66 @@
     // above a bound as values below one), and the depth it shares with the
     // run before (0: the first of its source, or after a gap in time); per
     // source number its first and last run and its deepest stack. One pass,
-    // typed arrays only: the first drawing of 10^6 samples waits for it.
-    indexRuns(model, runs) {
+    // typed arrays only: the first drawing of 10^6 samples waits for it. As
+    // steps (indexSteps(): the pass in slices of runs), so that the page can
+    // make it in idle time before the time order is shown (PV.prepareChart()).
+    indexSteps(model, runs) {
       const n = runs.leaf.length;
       const depthOf = model.depth;
-      const { leaf, source, time, count, step } = runs;
-      // (the runs' times are their starts: shared, not copied)
-      const start = time instanceof Float64Array ? time : Float64Array.from(time);
-      // (whether a run stops before one before it of its source: else each
-      // run's furthest stop is its own)
-      let overlap = false;
       // (depths in 16 bits when every stack is shallower than 2^15: half the
       // memory to fill, and to read at each drawing)
       let deepestNode = 0;
       for (let i = 0; i < depthOf.length; i++) if (depthOf[i] > deepestNode) deepestNode = depthOf[i];
       const Depths = deepestNode < 32767 ? Int16Array : Int32Array;
-      const negDepth = new Depths(n);
-      const shared = new Depths(n);
+      const sources = runs.step.length;
+      const at = {
+        // (the runs' times are their starts: shared, not copied)
+        start: runs.time instanceof Float64Array ? runs.time : Float64Array.from(runs.time),
+        negDepth: new Depths(n),
+        shared: new Depths(n),
+        first: new Int32Array(sources).fill(-1),
+        last: new Int32Array(sources).fill(-1),
+        deepest: new Int32Array(sources),
+        table: null,
+        log2: null,
+        // (the pass's state between slices)
+        reach: -Infinity, s: -1, stepOf: 0, before: -1, deep: 0,
+        // (whether a run stops before one before it of its source: else each
+        // run's furthest stop is its own)
+        overlap: false
+      };
+      const steps = [() => {
+        at.table = depthTable(depthOf, Depths);
+        // (the floor of log2 of 1 .. nodes: a global's function is slow to
+        // call in a loop of node's vm, which the tests run this in)
+        const log2 = (at.log2 = new Uint8Array(depthOf.length + 1));
+        for (let i = 2; i < log2.length; i++) log2[i] = log2[i >> 1] + 1;
+      }];
+      // (runs per step: a few ms each)
+      const slice = ChartTree.slice;
+      for (let r = 0; r < n; r += slice) steps.push(() => this.indexSlice(model, runs, at, r, Math.min(n, r + slice)));
+      // (the levels of the two indices, a step each)
+      steps.push(() => this.indexFinish(runs, at));
+      steps.push(() => {
+        this.sharedLevels = minLevels(at.shared);
+      });
+      steps.push(() => {
+        this.depthLevels = minLevels(at.negDepth);
+      });
+      return steps;
+    }
+
+    // The index's pass over runs r0 .. r1 - 1 (indexSteps()).
+    indexSlice(model, runs, at, r0, r1) {
+      const depthOf = model.depth;
+      const { leaf, source, count, step } = runs;
+      const { start, negDepth, shared, first, last, deepest, table, log2 } = at;
       // (gaps in time judged here, in the same pass, unless the refinements
       // left runs out: endBlocksAtGaps() judges them on all the runs)
       const gapsHere = !runs.keep;
-      const sources = step.length;
-      const first = new Int32Array(sources).fill(-1);
-      const last = new Int32Array(sources).fill(-1);
-      const deepest = new Int32Array(sources);
-      const table = depthTable(depthOf, Depths);
       const nodes = depthOf.length;
-      // (the floor of log2 of 1 .. nodes: a global's function is slow to
-      // call in a loop of node's vm, which the tests run this in)
-      const log2 = new Uint8Array(nodes + 1);
-      for (let i = 2; i <= nodes; i++) log2[i] = log2[i >> 1] + 1;
-      let reach = -Infinity;
-      let s = -1;
-      let stepOf = 0;
-      let before = -1;
-      let deep = 0;
-      for (let r = 0; r < n; r++) {
+      let { reach, s, stepOf, before, deep, overlap } = at;
+      for (let r = r0; r < r1; r++) {
         const b = leaf[r];
         const db = depthOf[b];
         negDepth[r] = -db;
@@ -166,8 +266,15 @@
           before = b;
         }
       }
+      Object.assign(at, { reach, s, stepOf, before, deep, overlap });
+    }
+
+    // What the index keeps once its pass is over (indexSteps()).
+    indexFinish(runs, at) {
+      const { start, shared, first, last, deepest, s, deep, overlap } = at;
+      const step = runs.step;
       if (s >= 0) {
-        last[s] = n - 1;
+        last[s] = runs.leaf.length - 1;
         if (deep > deepest[s]) deepest[s] = deep;
       }
       this.runs = runs;
@@ -175,11 +282,9 @@
       this.reachTo = overlap ? furthestStops(runs, start) : null;
       // (what reachAt() reads, at hand: the step when every source has the
       // same, else -1)
-      this.count = count;
+      this.count = runs.count;
       this.oneStep = step.length > 0 && step.every((x) => x === step[0]) ? step[0] : -1;
-      if (!gapsHere) this.endBlocksAtGaps(runs, shared);
-      this.sharedLevels = minLevels(shared);
-      this.depthLevels = minLevels(negDepth);
+      if (runs.keep) this.endBlocksAtGaps(runs, shared);
       this.sourceRuns = { first, last, deepest };
     }
 
@@ -328,25 +433,69 @@
     // x1, j, d, a, b)` for each stretch of blocks narrower, merged (x on the
     // axis; lane j, depth d, runs a .. b: see mergedSummary()).
     visit(from, span, scale, minPx, lastRow, place, many) {
+      const ahead = this.ahead;
+      if (ahead !== null && ahead.from === from && ahead.span === span && ahead.scale === scale &&
+          ahead.minPx === minPx && ahead.lastRow === lastRow) {
+        // (drawn ahead, PV.prepareChart(): its calls again)
+        const calls = ahead.calls;
+        for (let k = 0; k < calls.length;) {
+          if (calls[k] === 0) {
+            place(calls[k + 1]);
+            k += 2;
+          } else {
+            many(calls[k + 1], calls[k + 2], calls[k + 3], calls[k + 4], calls[k + 5], calls[k + 6], calls[k + 7]);
+            k += 8;
+          }
+        }
+        return;
+      }
+      for (const step of this.visitSteps(from, span, scale, minPx, lastRow, place, many)) step();
+    }
+
+    // visit() as steps, a row each.
+    visitSteps(from, span, scale, minPx, lastRow, place, many) {
       minPx = Math.max(minPx, 1);
-      place(0);
+      const steps = [() => place(0)];
       const pixels = Math.ceil(span * scale);
       for (let j = 0; j < this.laneRuns.length; j++) {
         const lane = this.laneRuns[j];
-        if (this.lanes) place(lane.block);
+        if (this.lanes) steps.push(() => place(lane.block));
         // (a lane out of view has nothing in view)
         if (lane.offset + this.start[lane.ra] >= from + span || lane.offset + this.reachAt(lane.rb) <= from) continue;
-        const columns = this.pixelRuns(lane, from, scale, pixels);
+        let columns = null;
+        steps.push(() => {
+          columns = this.pixelRuns(lane, from, scale, pixels);
+        });
         // the last run at or before x (>= from) on the axis
         const runAt = (x) => {
           const p = Math.min(Math.floor((x - from) * scale), pixels);
           return this.runAt(lane, x, columns[p], p + 1 <= pixels ? columns[p + 1] : lane.rb);
         };
         for (let d = 1; d <= lane.deepest && lane.rowBase + d <= lastRow; d++) {
-          this.visitRow(j, d, from, from + span, scale, minPx, runAt, place, many);
+          steps.push(() => this.visitRow(j, d, from, from + span, scale, minPx, runAt, place, many));
         }
       }
-      this.visitWaits(from, span, scale, minPx, lastRow, place);
+      steps.push(() => this.visitWaits(from, span, scale, minPx, lastRow, place));
+      return steps;
+    }
+
+    // The steps of a visit() with `args` ({from, span, scale, minPx,
+    // lastRow}) made ahead (PV.prepareChart()): its calls of place() and
+    // many() kept, which a visit() with the same arguments makes again
+    // instead of searching the runs.
+    visitAheadSteps(args) {
+      const calls = [];
+      const place = (i) => {
+        calls.push(0, i);
+      };
+      const many = (row, x0, x1, j, d, a, b) => {
+        calls.push(1, row, x0, x1, j, d, a, b);
+      };
+      const steps = this.visitSteps(args.from, args.span, args.scale, args.minPx, args.lastRow, place, many);
+      steps.push(() => {
+        this.ahead = Object.assign({}, args, { calls });
+      });
+      return steps;
     }
 
     visitRow(j, d, from, to, scale, minPx, runAt, place, many) {
@@ -421,6 +570,9 @@
       flush();
     }
   }
+
+  // (runs per step of the index's pass, indexSteps(); the tests set fewer)
+  ChartTree.slice = 1 << 16;
 
   PV.ChartTree = ChartTree;
 })(typeof window !== "undefined" ? window : this);
