@@ -15,7 +15,8 @@ let PV;
 let data;
 
 before(() => {
-  PV = loadProfileView(["pv-data.js", "pv-pattern.js", "pv-refine.js", "pv-lanes.js", "pv-chart.js"]);
+  PV = loadProfileView(["pv-data.js", "pv-pattern.js", "pv-refine.js", "pv-lanes.js",
+    "pv-chart-index.js", "pv-chart.js", "pv-chart-merged.js", "pv-chart-waits.js"]);
   data = viewData(["view.json", "lanes.json"]);
 });
 

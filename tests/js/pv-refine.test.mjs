@@ -12,7 +12,8 @@ let data;
 let refined;
 
 before(() => {
-  PV = loadProfileView(["pv-data.js", "pv-pattern.js", "pv-refine.js", "pv-lanes.js", "pv-chart.js"]);
+  PV = loadProfileView(["pv-data.js", "pv-pattern.js", "pv-refine.js", "pv-lanes.js",
+    "pv-chart-index.js", "pv-chart.js", "pv-chart-merged.js", "pv-chart-waits.js"]);
   ({ "view.json": data, "refined.json": refined } = viewData(["view.json", "refined.json"]));
 });
 

@@ -17,7 +17,9 @@ const lib = path.join(root, "inst", "htmlwidgets", "lib", "profile-view");
 // root) evaluated in order in a fresh context that stands for the page's
 // window: its window.ProfileView.
 export function loadProfileView(names) {
-  const context = { atob };
+  // (timers: PV.prepareChart() steps through them where the page has no
+  // requestIdleCallback)
+  const context = { atob, setTimeout };
   context.window = context;
   vm.createContext(context);
   for (const name of names) {

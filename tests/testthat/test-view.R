@@ -274,8 +274,9 @@ test_that("v1 objects and the widget", {
   deps <- htmlwidgets::getDependency("profile_view", "profile")
   ours <- deps[[match("profile-view", vapply(deps, `[[`, "", "name"))]]
   scripts <- c(
-    "pv-data.js", "pv-pattern.js", "pv-refine.js", "pv-lanes.js", "pv-chart.js", "pv-flame.js",
-    "pv-panels.js", "pv-refine-ui.js", "pv-link.js", "pv-export.js", "pv-navigate.js",
+    "pv-data.js", "pv-pattern.js", "pv-refine.js", "pv-lanes.js", "pv-chart-index.js",
+    "pv-chart.js", "pv-chart-merged.js", "pv-chart-waits.js", "pv-flame.js", "pv-panels.js",
+    "pv-refine-ui.js", "pv-link.js", "pv-export.js", "pv-navigate.js",
     "pv-compare.js", "pv-compare-table.js", "profile-view.js"
   )
   expect_identical(unlist(ours$script), scripts)
@@ -310,8 +311,9 @@ test_that("the package ships no third-party JavaScript: only its own view files"
   expect_identical(files, sort(c(
     "profile_view.js", "profile_view.yaml",
     file.path("lib", "profile-view", c(
-      "pv-data.js", "pv-pattern.js", "pv-refine.js", "pv-lanes.js", "pv-chart.js", "pv-flame.js",
-      "pv-panels.js", "pv-refine-ui.js", "pv-link.js", "pv-export.js", "pv-navigate.js",
+      "pv-data.js", "pv-pattern.js", "pv-refine.js", "pv-lanes.js", "pv-chart-index.js",
+      "pv-chart.js", "pv-chart-merged.js", "pv-chart-waits.js", "pv-flame.js", "pv-panels.js",
+      "pv-refine-ui.js", "pv-link.js", "pv-export.js", "pv-navigate.js",
       "pv-compare.js", "pv-compare-table.js", "profile-view.js", "profile-view.css",
       "pv-compare.css"
     ))

@@ -230,8 +230,20 @@
         global.setTimeout(() => {
           if (this.model.types.length) PV.link.save(this);
           c.setAttribute("data-state", "drawn");
+          this.prepareChart();
         }, 0);
       });
+    }
+
+    // After the page's first drawing, the time order made in idle time
+    // (PV.prepareChart()), with its drawing of the whole axis at the width
+    // of the flame graph's canvas (the panes have the same), when that is
+    // shown.
+    prepareChart() {
+      if (this.chartPrepared || !PV.prepareChart) return;
+      this.chartPrepared = true;
+      const width = this.mode === "graph" ? this.graph.width() : null;
+      PV.prepareChart(this.model, (tree) => (width === null ? null : PV.wholeVisit(tree, width, true)));
     }
 
     drawHeading() {

@@ -8,166 +8,17 @@
  * FlameTree's node) only when it is drawn, hovered, zoomed to or stepped to.
  * A drawing visits the rows one by one, and in each the blocks of the time in
  * view, jumping over those narrower than half a pixel (drawn merged, as one
- * grey "many" block): it costs the pixels, not the samples.
+ * grey "many" block): it costs the pixels, not the samples. The index's
+ * searches are in pv-chart-index.js, the merged stretches' contents and
+ * search in pv-chart-merged.js, the waits and gaps in time in
+ * pv-chart-waits.js.
  * Plain JavaScript (ES2019), no library. */
 (function (global) {
   "use strict";
 
   const PV = (global.ProfileView = global.ProfileView || {});
   const Model = PV.Model;
-
-  // ---- the first index after or before one whose value is below a bound ----
-
-  const GROUP = 16;
-  // (indices in groups by shifts: a division and a floor per step of the
-  // drawing's searches cost more than the reads)
-  const SHIFT = 4;
-
-  // The minima of groups of 16 values, of groups of 16 of those, and so on
-  // (of the values' type: firstBelow() and lastBelow() read one type).
-  function minLevels(values) {
-    const levels = [values];
-    let at = values;
-    while (at.length > 1) {
-      const up = new values.constructor(Math.ceil(at.length / GROUP));
-      for (let g = 0; g < up.length; g++) {
-        const end = Math.min(at.length, (g + 1) * GROUP);
-        let m = at[g * GROUP];
-        for (let i = g * GROUP + 1; i < end; i++) if (at[i] < m) m = at[i];
-        up[g] = m;
-      }
-      levels.push(up);
-      at = up;
-    }
-    return levels;
-  }
-
-  // The first index >= i whose value is below `bound`, or the length.
-  function firstBelow(levels, i, bound) {
-    const n = levels[0].length;
-    let level = 0;
-    let at = i;
-    for (;;) {
-      const v = levels[level];
-      if (at >= v.length) return n;
-      const end = Math.min(v.length, ((at >> SHIFT) + 1) << SHIFT);
-      for (let j = at; j < end; j++) {
-        if (v[j] < bound) {
-          // down to the first value below the bound in this group
-          let k = j;
-          for (let l = level; l > 0; l--) {
-            const below = levels[l - 1];
-            k <<= SHIFT;
-            while (below[k] >= bound) k++;
-          }
-          return k;
-        }
-      }
-      if (level + 1 === levels.length) return n;
-      at = (at >> SHIFT) + 1;
-      level++;
-    }
-  }
-
-  // The last index <= i whose value is below `bound`, or -1.
-  function lastBelow(levels, i, bound) {
-    let level = 0;
-    let at = i;
-    for (;;) {
-      const v = levels[level];
-      if (at < 0) return -1;
-      const start = (at >> SHIFT) << SHIFT;
-      for (let j = at; j >= start; j--) {
-        if (v[j] < bound) {
-          let k = j;
-          for (let l = level; l > 0; l--) {
-            const below = levels[l - 1];
-            k = Math.min(below.length - 1, (k << SHIFT) + GROUP - 1);
-            while (below[k] >= bound) k--;
-          }
-          return k;
-        }
-      }
-      if (level + 1 === levels.length) return -1;
-      at = (at >> SHIFT) - 1;
-      level++;
-    }
-  }
-
-  // The ORs of the bits of runs' leaves (`mask` by node) over groups of 16
-  // runs, of groups of 16 of those, and so on (the runs' own bits are not
-  // kept: read through their leaves, they cost no pass and no memory).
-  function orLevels(leaf, mask) {
-    let at = new Int32Array(Math.ceil(leaf.length / GROUP));
-    for (let r = 0; r < leaf.length; r++) at[r >> SHIFT] |= mask[leaf[r]];
-    const levels = [at];
-    while (at.length > 1) {
-      const up = new Int32Array(Math.ceil(at.length / GROUP));
-      for (let i = 0; i < at.length; i++) up[i >> SHIFT] |= at[i];
-      levels.push(up);
-      at = up;
-    }
-    return levels;
-  }
-
-  // Whether a run of a .. b (a <= b) has `bit` set (orLevels()): the ends one
-  // by one up to whole groups, then the groups one level up.
-  function anyBit(leaf, mask, levels, a, b, bit) {
-    while (a <= b && a % GROUP !== 0) if (mask[leaf[a++]] & bit) return true;
-    while (a <= b && (b + 1) % GROUP !== 0) if (mask[leaf[b--]] & bit) return true;
-    for (let level = 0; a <= b; level++) {
-      a >>= SHIFT;
-      b = ((b + 1) >> SHIFT) - 1;
-      const v = levels[level];
-      if (level + 1 === levels.length) {
-        for (let i = a; i <= b; i++) if (v[i] & bit) return true;
-        return false;
-      }
-      while (a <= b && a % GROUP !== 0) if (v[a++] & bit) return true;
-      while (a <= b && (b + 1) % GROUP !== 0) if (v[b--] & bit) return true;
-    }
-    return false;
-  }
-
-  // The depth two nodes of the model share (that of their last common
-  // ancestor) in a few steps: its nodes are in depth-first order, so the
-  // common ancestor of nodes u < v is the parent of the shallowest node of
-  // u + 1 .. v, found with a table of the minimum depths of every stretch of
-  // 2^k nodes (a walk up both stacks per run took most of the first drawing).
-  function depthTable(depth, Depths) {
-    const n = depth.length;
-    let levels = 1;
-    while (1 << levels <= n) levels++;
-    // (level k at k * n: the minimum of depths i .. i + 2^k - 1; of type
-    // `Depths`, 16 bits for shallow stacks: 10^5 nodes make 1.7 million)
-    const table = new Depths(levels * n);
-    table.set(depth);
-    for (let k = 1; k < levels; k++) {
-      const half = 1 << (k - 1);
-      const at = k * n;
-      const below = at - n;
-      for (let i = 0; i + 2 * half <= n; i++) {
-        const x = table[below + i];
-        const y = table[below + i + half];
-        table[at + i] = x < y ? x : y;
-      }
-    }
-    return table;
-  }
-
-  // Per run, the furthest stop of its source's runs up to it (where runs
-  // overlap: ChartTree.reachAt()).
-  function furthestStops(runs, start) {
-    const { source, count, step } = runs;
-    const out = new Float64Array(start.length);
-    let reach = -Infinity;
-    for (let r = 0; r < out.length; r++) {
-      const stop = start[r] + count[r] * step[source[r]];
-      reach = r === 0 || source[r] !== source[r - 1] || stop > reach ? stop : reach;
-      out[r] = reach;
-    }
-    return out;
-  }
+  const { minLevels, firstBelow, lastBelow, depthTable, furthestStops } = PV.chartIndex;
 
   // ---- the chart ---------------------------------------------------------------
 
@@ -179,8 +30,61 @@
   // lanes one below the other (a block's row as its depth). A block covers
   // runs r0[b] .. r1[b].
   Model.prototype.chart = function () {
-    if (!this.chartTree) this.chartTree = new ChartTree(this, this.runs(), this.lanes());
+    if (!this.chartTree) {
+      const runs = this.runs();
+      // (what PV.prepareChart() made of it, if still of these runs)
+      const ready = this.chartReady;
+      this.chartReady = null;
+      const tree = ready && ready.runs === runs ? ready : new ChartTree(this, runs, () => this.lanes(), true);
+      tree.finish();
+      this.chartTree = tree;
+    }
     return this.chartTree;
+  };
+
+  // Makes the chart in idle time after the page's first drawing, so that
+  // switching to the time order finds it ready: the runs decoded, the
+  // lanes, the index (in slices of runs) and, when `whole(tree)` gives the
+  // arguments of the visit() that shows the whole axis, that visit (a row at
+  // a time). A step at a time while the browser is idle (requestIdleCallback),
+  // each a few ms, so that an event waits for one step at most; Model.chart()
+  // makes what is left when the time order is shown before. Kept only while
+  // the model's runs are those it was made of (a refinement changes them).
+  PV.prepareChart = function (model, whole) {
+    if (!model.runData || model.chartTree) return;
+    let tree = null;
+    let ahead = null;
+    let done = 0;
+    // (one step; true when nothing is left)
+    const next = () => {
+      if (!model.decodedRuns) return model.decodeRunsStep() && false;
+      if (model.chartTree) return true;
+      const runs = model.runs();
+      if (tree === null || tree.runs !== runs) {
+        tree = model.chartReady = new ChartTree(model, runs, () => model.lanes(), true);
+        ahead = null;
+        return false;
+      }
+      if (!tree.step()) return false;
+      if (ahead === null) {
+        const args = whole(tree);
+        if (!args) return true;
+        ahead = tree.visitAheadSteps(args);
+        done = 0;
+      }
+      ahead[done++]();
+      return done === ahead.length;
+    };
+    const idle = global.requestIdleCallback
+      ? (f) => global.requestIdleCallback(f)
+      : (f) => global.setTimeout(() => f(null), 0);
+    const work = (deadline) => {
+      do {
+        if (next()) return;
+      } while (deadline && deadline.timeRemaining() > 1);
+      idle(work);
+    };
+    idle(work);
   };
 
   const FIELDS = [
@@ -189,7 +93,7 @@
   ];
 
   class ChartTree {
-    constructor(model, runs, lanes) {
+    constructor(model, runs, lanes, later = false) {
       this.model = model;
       this.n = 0;
       this.capacity = 0;
@@ -203,13 +107,36 @@
       this.laneRuns = this.labels = this.lanes = null;
       this.waits = null;
       this.matchRuns = null;
+      this.ahead = null;
       this.maxDepth = 0;
       this.grow(1024);
       this.ids = new Map();
       this.delta = null;
-      this.indexRuns(model, runs);
-      this.layLanes(runs, lanes);
-      this.layWaits(model);
+      // (the runs, for Model.chart() to tell whether a chart made ahead is
+      // still of the runs in view)
+      this.runs = runs;
+      // (what is left to make: indexSteps(), then the lanes and waits; all
+      // of it at once unless `later`, PV.prepareChart())
+      this.buildSteps = this.indexSteps(model, runs);
+      this.buildSteps.push(() => {
+        this.layLanes(runs, lanes());
+        this.layWaits(model);
+      });
+      this.built = 0;
+      if (!later) this.finish();
+    }
+
+    // Makes the next step of the chart; true when every one is made.
+    step() {
+      if (this.built < this.buildSteps.length) this.buildSteps[this.built++]();
+      if (this.built < this.buildSteps.length) return false;
+      this.buildSteps = [];
+      this.built = 0;
+      return true;
+    }
+
+    finish() {
+      while (!this.step());
     }
 
     grow(capacity) {
@@ -242,42 +169,66 @@
     // above a bound as values below one), and the depth it shares with the
     // run before (0: the first of its source, or after a gap in time); per
     // source number its first and last run and its deepest stack. One pass,
-    // typed arrays only: the first drawing of 10^6 samples waits for it.
-    indexRuns(model, runs) {
+    // typed arrays only: the first drawing of 10^6 samples waits for it. As
+    // steps (indexSteps(): the pass in slices of runs), so that the page can
+    // make it in idle time before the time order is shown (PV.prepareChart()).
+    indexSteps(model, runs) {
       const n = runs.leaf.length;
       const depthOf = model.depth;
-      const { leaf, source, time, count, step } = runs;
-      // (the runs' times are their starts: shared, not copied)
-      const start = time instanceof Float64Array ? time : Float64Array.from(time);
-      // (whether a run stops before one before it of its source: else each
-      // run's furthest stop is its own)
-      let overlap = false;
       // (depths in 16 bits when every stack is shallower than 2^15: half the
       // memory to fill, and to read at each drawing)
       let deepestNode = 0;
       for (let i = 0; i < depthOf.length; i++) if (depthOf[i] > deepestNode) deepestNode = depthOf[i];
       const Depths = deepestNode < 32767 ? Int16Array : Int32Array;
-      const negDepth = new Depths(n);
-      const shared = new Depths(n);
+      const sources = runs.step.length;
+      const at = {
+        // (the runs' times are their starts: shared, not copied)
+        start: runs.time instanceof Float64Array ? runs.time : Float64Array.from(runs.time),
+        negDepth: new Depths(n),
+        shared: new Depths(n),
+        first: new Int32Array(sources).fill(-1),
+        last: new Int32Array(sources).fill(-1),
+        deepest: new Int32Array(sources),
+        table: null,
+        log2: null,
+        // (the pass's state between slices)
+        reach: -Infinity, s: -1, stepOf: 0, before: -1, deep: 0,
+        // (whether a run stops before one before it of its source: else each
+        // run's furthest stop is its own)
+        overlap: false
+      };
+      const steps = [() => {
+        at.table = depthTable(depthOf, Depths);
+        // (the floor of log2 of 1 .. nodes: a global's function is slow to
+        // call in a loop of node's vm, which the tests run this in)
+        const log2 = (at.log2 = new Uint8Array(depthOf.length + 1));
+        for (let i = 2; i < log2.length; i++) log2[i] = log2[i >> 1] + 1;
+      }];
+      // (runs per step: a few ms each)
+      const slice = ChartTree.slice;
+      for (let r = 0; r < n; r += slice) steps.push(() => this.indexSlice(model, runs, at, r, Math.min(n, r + slice)));
+      // (the levels of the two indices, a step each)
+      steps.push(() => this.indexFinish(runs, at));
+      steps.push(() => {
+        this.sharedLevels = minLevels(at.shared);
+      });
+      steps.push(() => {
+        this.depthLevels = minLevels(at.negDepth);
+      });
+      return steps;
+    }
+
+    // The index's pass over runs r0 .. r1 - 1 (indexSteps()).
+    indexSlice(model, runs, at, r0, r1) {
+      const depthOf = model.depth;
+      const { leaf, source, count, step } = runs;
+      const { start, negDepth, shared, first, last, deepest, table, log2 } = at;
       // (gaps in time judged here, in the same pass, unless the refinements
       // left runs out: endBlocksAtGaps() judges them on all the runs)
       const gapsHere = !runs.keep;
-      const sources = step.length;
-      const first = new Int32Array(sources).fill(-1);
-      const last = new Int32Array(sources).fill(-1);
-      const deepest = new Int32Array(sources);
-      const table = depthTable(depthOf, Depths);
       const nodes = depthOf.length;
-      // (the floor of log2 of 1 .. nodes: a global's function is slow to
-      // call in a loop of node's vm, which the tests run this in)
-      const log2 = new Uint8Array(nodes + 1);
-      for (let i = 2; i <= nodes; i++) log2[i] = log2[i >> 1] + 1;
-      let reach = -Infinity;
-      let s = -1;
-      let stepOf = 0;
-      let before = -1;
-      let deep = 0;
-      for (let r = 0; r < n; r++) {
+      let { reach, s, stepOf, before, deep, overlap } = at;
+      for (let r = r0; r < r1; r++) {
         const b = leaf[r];
         const db = depthOf[b];
         negDepth[r] = -db;
@@ -315,8 +266,15 @@
           before = b;
         }
       }
+      Object.assign(at, { reach, s, stepOf, before, deep, overlap });
+    }
+
+    // What the index keeps once its pass is over (indexSteps()).
+    indexFinish(runs, at) {
+      const { start, shared, first, last, deepest, s, deep, overlap } = at;
+      const step = runs.step;
       if (s >= 0) {
-        last[s] = n - 1;
+        last[s] = runs.leaf.length - 1;
         if (deep > deepest[s]) deepest[s] = deep;
       }
       this.runs = runs;
@@ -324,11 +282,9 @@
       this.reachTo = overlap ? furthestStops(runs, start) : null;
       // (what reachAt() reads, at hand: the step when every source has the
       // same, else -1)
-      this.count = count;
+      this.count = runs.count;
       this.oneStep = step.length > 0 && step.every((x) => x === step[0]) ? step[0] : -1;
-      if (!gapsHere) this.endBlocksAtGaps(runs, shared);
-      this.sharedLevels = minLevels(shared);
-      this.depthLevels = minLevels(negDepth);
+      if (runs.keep) this.endBlocksAtGaps(runs, shared);
       this.sourceRuns = { first, last, deepest };
     }
 
@@ -477,25 +433,69 @@
     // x1, j, d, a, b)` for each stretch of blocks narrower, merged (x on the
     // axis; lane j, depth d, runs a .. b: see mergedSummary()).
     visit(from, span, scale, minPx, lastRow, place, many) {
+      const ahead = this.ahead;
+      if (ahead !== null && ahead.from === from && ahead.span === span && ahead.scale === scale &&
+          ahead.minPx === minPx && ahead.lastRow === lastRow) {
+        // (drawn ahead, PV.prepareChart(): its calls again)
+        const calls = ahead.calls;
+        for (let k = 0; k < calls.length;) {
+          if (calls[k] === 0) {
+            place(calls[k + 1]);
+            k += 2;
+          } else {
+            many(calls[k + 1], calls[k + 2], calls[k + 3], calls[k + 4], calls[k + 5], calls[k + 6], calls[k + 7]);
+            k += 8;
+          }
+        }
+        return;
+      }
+      for (const step of this.visitSteps(from, span, scale, minPx, lastRow, place, many)) step();
+    }
+
+    // visit() as steps, a row each.
+    visitSteps(from, span, scale, minPx, lastRow, place, many) {
       minPx = Math.max(minPx, 1);
-      place(0);
+      const steps = [() => place(0)];
       const pixels = Math.ceil(span * scale);
       for (let j = 0; j < this.laneRuns.length; j++) {
         const lane = this.laneRuns[j];
-        if (this.lanes) place(lane.block);
+        if (this.lanes) steps.push(() => place(lane.block));
         // (a lane out of view has nothing in view)
         if (lane.offset + this.start[lane.ra] >= from + span || lane.offset + this.reachAt(lane.rb) <= from) continue;
-        const columns = this.pixelRuns(lane, from, scale, pixels);
+        let columns = null;
+        steps.push(() => {
+          columns = this.pixelRuns(lane, from, scale, pixels);
+        });
         // the last run at or before x (>= from) on the axis
         const runAt = (x) => {
           const p = Math.min(Math.floor((x - from) * scale), pixels);
           return this.runAt(lane, x, columns[p], p + 1 <= pixels ? columns[p + 1] : lane.rb);
         };
         for (let d = 1; d <= lane.deepest && lane.rowBase + d <= lastRow; d++) {
-          this.visitRow(j, d, from, from + span, scale, minPx, runAt, place, many);
+          steps.push(() => this.visitRow(j, d, from, from + span, scale, minPx, runAt, place, many));
         }
       }
-      this.visitWaits(from, span, scale, minPx, lastRow, place);
+      steps.push(() => this.visitWaits(from, span, scale, minPx, lastRow, place));
+      return steps;
+    }
+
+    // The steps of a visit() with `args` ({from, span, scale, minPx,
+    // lastRow}) made ahead (PV.prepareChart()): its calls of place() and
+    // many() kept, which a visit() with the same arguments makes again
+    // instead of searching the runs.
+    visitAheadSteps(args) {
+      const calls = [];
+      const place = (i) => {
+        calls.push(0, i);
+      };
+      const many = (row, x0, x1, j, d, a, b) => {
+        calls.push(1, row, x0, x1, j, d, a, b);
+      };
+      const steps = this.visitSteps(args.from, args.span, args.scale, args.minPx, args.lastRow, place, many);
+      steps.push(() => {
+        this.ahead = Object.assign({}, args, { calls });
+      });
+      return steps;
     }
 
     visitRow(j, d, from, to, scale, minPx, runAt, place, many) {
@@ -569,176 +569,10 @@
       }
       flush();
     }
-
-    // What a merged stretch of row d of lane j, runs a .. b, holds: its
-    // frames (blocks at depth d), their samples and value of type t
-    // (`weights`, per run), and per function key its value, largest first.
-    // One pass over the runs (the frame at depth d of each leaf found once).
-    mergedSummary(j, d, a, b, weights) {
-      const m = this.model;
-      const { leaf, count } = this.runs;
-      const negDepth = this.depthLevels[0];
-      const shared = this.sharedLevels[0];
-      const keyAt = new Int32Array(m.n).fill(-1);
-      const byKey = new Map();
-      let frames = 0;
-      let samples = 0;
-      let total = 0;
-      let open = false;
-      for (let r = a; r <= b; r++) {
-        if (-negDepth[r] < d) {
-          open = false;
-          continue;
-        }
-        // a new frame where the run shares less than d with the one before
-        if (!open || shared[r] < d) frames++;
-        open = true;
-        const node = leaf[r];
-        let k = keyAt[node];
-        if (k < 0) {
-          let up = node;
-          for (let depth = m.depth[node]; depth > d; depth--) up = m.parent[up];
-          k = keyAt[node] = m.key[up];
-        }
-        samples += count[r];
-        total += weights[r];
-        byKey.set(k, (byKey.get(k) || 0) + weights[r]);
-      }
-      const keys = Array.from(byKey.entries()).sort((x, y) => Math.abs(y[1]) - Math.abs(x[1]) || x[0] - y[0]);
-      return { frames, samples, total, keys };
-    }
-
-    // Whether a frame at depth d of runs a .. b has a function key marked in
-    // `matched` (the search; `version` tells its states apart), without
-    // visiting the runs: per 32 depths, each run's bits of the depths of its
-    // stack whose frames are marked, and their ORs over groups of runs, made
-    // once per search and word of depths (a list of the runs with a match per
-    // depth took 127-251 ms for a search matching every function at 10^6
-    // samples).
-    mergedMatch(matched, version, d, a, b) {
-      if (!this.matchRuns || this.matchRuns.version !== version || this.matchRuns.matched !== matched) {
-        this.matchRuns = { matched, version, words: [] };
-      }
-      const w = d >> 5;
-      const words = this.matchRuns.words;
-      if (words[w] === undefined) words[w] = this.matchLevels(matched, w);
-      const word = words[w];
-      return word !== null && a <= b && anyBit(this.runs.leaf, word.mask, word.levels, a, b, 1 << (d & 31));
-    }
-
-    // The levels of mergedMatch() for depths 32 w .. 32 w + 31; null when no
-    // frame at those depths is marked.
-    matchLevels(matched, w) {
-      const m = this.model;
-      const n = m.parent.length;
-      const mask = new Int32Array(n);
-      let any = false;
-      // (a node's parent comes before it: its bits are its parent's and its own)
-      for (let v = 1; v < n; v++) {
-        const dv = m.depth[v];
-        const own = matched[m.key[v]] === 1 && dv >> 5 === w ? 1 << (dv & 31) : 0;
-        if (own !== 0) any = true;
-        mask[v] = mask[m.parent[v]] | own;
-      }
-      if (!any || this.runs.leaf.length === 0) return null;
-      return { mask, levels: orLevels(this.runs.leaf, mask) };
-    }
   }
 
-  // What a merged stretch of the time order (one of FlameCanvas.merged())
-  // holds, as lines of text: a title, then its value of sample type t, its
-  // samples and extent, and its functions with the largest values.
-  function mergedLines(model, tree, t, stretch) {
-    const s = tree.mergedSummary(stretch.lane, stretch.depth, stretch.first, stretch.last, model.runWeights(t));
-    const unit = model.types[t].unit;
-    const base = model.percentBase(t);
-    const value = (x) => PV.formatValue(x, unit) + " (" + PV.formatPercent(x, base) + ")";
-    const lines = [s.frames + (s.frames === 1 ? " frame" : " frames") + " merged, each narrower than a pixel",
-      "total " + value(s.total),
-      s.samples + (s.samples === 1 ? " sample" : " samples") + ", from " + PV.formatValue(stretch.from, "seconds") +
-        " to " + PV.formatValue(stretch.to, "seconds")];
-    const shown = s.keys.slice(0, 5);
-    lines.push("top functions:");
-    for (const [k, v] of shown) lines.push("  " + model.keyLabel(k) + " " + value(v));
-    if (s.keys.length > shown.length) lines.push("  and " + (s.keys.length - shown.length) + " more");
-    return lines;
-  }
-
-  // ---- the waits of a process, and gaps in time ----------------------------------
-
-  Object.assign(ChartTree.prototype, {
-    // A gap in time ends every block: the run after it shares no frame with
-    // the run before (a wait of the process, around which R/view-waits.R
-    // placed its samples; samples with their own times). A gap is more than
-    // half a step between a run's stop and the next run's start among all
-    // the runs, so that runs the refinements left out make none.
-    endBlocksAtGaps(runs, shared) {
-      const all = runs.all || runs;
-      const { source, time, count, step } = all;
-      // per run of all, the number of gaps up to it
-      const gaps = new Int32Array(all.leaf.length);
-      let any = false;
-      for (let r = 1; r < gaps.length; r++) {
-        const s = source[r];
-        const gap = s === source[r - 1] && time[r] > time[r - 1] + (count[r - 1] + 0.5) * step[s];
-        gaps[r] = gaps[r - 1] + (gap ? 1 : 0);
-        any = any || gap;
-      }
-      if (!any) return;
-      const keep = runs.keep;
-      for (let r = 1; r < shared.length; r++) {
-        if (keep ? gaps[keep[r]] > gaps[keep[r - 1]] : gaps[r] > gaps[r - 1]) shared[r] = 0;
-      }
-    },
-
-    // The waits of each lane's process (the recording process of a parallel
-    // recording: R/view-waits.R), where they happened on the wall clock: a
-    // block each in the lane's first row, of no runs (r1 < r0), labelled
-    // ("waiting for workers", "waiting"), under the lane's block; `waits`
-    // maps each to its wait (start, end, label, detail: what it waited for)
-    // for the tooltip, and each drawn lane lists its own. The root spans them.
-    layWaits(model) {
-      if (!model.waitsOf) return;
-      for (let j = 0; j < this.laneRuns.length; j++) {
-        const lane = this.laneRuns[j];
-        const list = [];
-        for (const w of model.waitsOf(this.runs.sourceId[this.runs.source[lane.ra]])) {
-          const i = this.add(lane.block, 0, 0, w.start, w.end, lane.ra, lane.ra - 1, lane.rowBase + 1, j, 1);
-          if (!this.waits) this.waits = new Map();
-          if (!this.labels) this.labels = new Map();
-          this.waits.set(i, w);
-          this.labels.set(i, w.label);
-          list.push({ node: i, label: w.label, detail: w.detail, start: w.start, end: w.end });
-          const end = Math.max(this.x0[0] + this.w[0], w.end);
-          this.x0[0] = Math.min(this.x0[0], w.start);
-          this.w[0] = end - this.x0[0];
-        }
-        lane.waits = list;
-        if (this.lanes) this.lanes[j].waits = list;
-      }
-    },
-
-    // Adds the waits under block p (a lane's, or the root without lanes) to
-    // `out`.
-    addWaitsUnder(p, out) {
-      if (!this.waits) return;
-      for (const lane of this.laneRuns) if (lane.block === p) for (const w of lane.waits) out.push(w.node);
-    },
-
-    // `place(i)` for each wait at least `minPx` wide in view (visit()).
-    visitWaits(from, span, scale, minPx, lastRow, place) {
-      if (!this.waits) return;
-      for (const lane of this.laneRuns) {
-        if (lane.rowBase + 1 > lastRow) continue;
-        for (const w of lane.waits) {
-          const lo = Math.max(w.start, from);
-          const hi = Math.min(w.end, from + span);
-          if ((hi - lo) * scale >= Math.max(minPx, 1)) place(w.node);
-        }
-      }
-    }
-  });
+  // (runs per step of the index's pass, indexSteps(); the tests set fewer)
+  ChartTree.slice = 1 << 16;
 
   PV.ChartTree = ChartTree;
-  PV.mergedLines = mergedLines;
 })(typeof window !== "undefined" ? window : this);

@@ -499,20 +499,31 @@
     // The runs of the samples in time order, decoded when first needed.
     runs() {
       if (!this.runData) return null;
-      if (!this.decodedRuns) {
-        const r = this.runData;
-        this.decodedRuns = {
-          leaf: decodeArray(r.leaf),
-          count: decodeArray(r.count),
-          time: decodeArray(r.time),
-          source: decodeArray(r.source),
-          sourceId: decodeArray(r.source_id),
-          step: decodeFloat(r.step),
-          weight: r.weight
-        };
-      }
+      while (!this.decodedRuns) this.decodeRunsStep();
       // (refined: the runs whose samples the refinements kept, pv-refine.js)
       return this.nodeMap ? this.keptRuns(this.decodedRuns) : this.decodedRuns;
+    }
+
+    // Decodes the next column of the runs (one at a time: the page decodes
+    // them in idle time before the time order is shown, PV.prepareChart());
+    // true when every one is.
+    decodeRunsStep() {
+      if (this.decodedRuns) return true;
+      const r = this.runData;
+      if (!this.decodingRuns) {
+        this.decodingRuns = { leaf: null, count: null, time: null, source: null, sourceId: null, step: null, weight: r.weight };
+      }
+      const d = this.decodingRuns;
+      if (d.leaf === null) d.leaf = decodeArray(r.leaf);
+      else if (d.count === null) d.count = decodeArray(r.count);
+      else if (d.time === null) d.time = decodeArray(r.time);
+      else if (d.source === null) d.source = decodeArray(r.source);
+      else if (d.sourceId === null) d.sourceId = decodeArray(r.source_id);
+      else d.step = decodeFloat(r.step);
+      if (d.step === null) return false;
+      this.decodedRuns = d;
+      this.decodingRuns = null;
+      return true;
     }
 
     runWeights(t) {

@@ -53,6 +53,16 @@
     return 10 * power;
   }
 
+  // The arguments of a tree's visit() in a drawing of the whole of it (no
+  // zoom), `width` pixels wide, with an axis or not: what draw() passes, for
+  // the time order's drawing made ahead (PV.prepareChart()).
+  function wholeVisit(tree, width, axis) {
+    const top = axis ? AXIS : 0;
+    const height = Math.min(top + (tree.maxDepth + 1) * ROW, MAX_HEIGHT);
+    const span = tree.w[0] > 0 ? tree.w[0] : 1;
+    return { from: tree.x0[0], span, scale: width / span, minPx: MIN_PX, lastRow: Math.floor((height - top) / ROW) - 1 };
+  }
+
   class FlameCanvas {
     // options: inverted, axis (a function formatting axis values, or null),
     // label(i), colour(i), state(i) -> {match, selected, dim}, onHover(i,
@@ -383,5 +393,5 @@
     }
   }
 
-  Object.assign(PV, { FlameCanvas, nameColour, diffColour, ROW, MANY });
+  Object.assign(PV, { FlameCanvas, nameColour, diffColour, wholeVisit, ROW, MANY });
 })(typeof window !== "undefined" ? window : this);
