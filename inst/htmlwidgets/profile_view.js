@@ -1,7 +1,7 @@
 /* htmlwidgets binding of profile_view(): the view itself is
- * lib/profile-view/ (pv-data.js, pv-pattern.js, pv-refine.js, pv-lanes.js, pv-flame.js, pv-panels.js,
- * pv-refine-ui.js, pv-link.js, pv-export.js, pv-compare.js, pv-compare-table.js,
- * profile-view.js). */
+ * lib/profile-view/ (pv-data.js, pv-pattern.js, pv-refine.js, pv-lanes.js, pv-flame.js,
+ * pv-panels.js, pv-top.js, pv-refine-ui.js, pv-link.js, pv-export.js, pv-compare.js,
+ * pv-compare-table.js, profile-view.js). */
 HTMLWidgets.widget({
   name: "profile_view",
   type: "output",

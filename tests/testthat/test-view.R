@@ -275,7 +275,7 @@ test_that("v1 objects and the widget", {
   ours <- deps[[match("profile-view", vapply(deps, `[[`, "", "name"))]]
   scripts <- c(
     "pv-data.js", "pv-pattern.js", "pv-refine.js", "pv-lanes.js", "pv-chart.js", "pv-flame.js",
-    "pv-panels.js", "pv-refine-ui.js", "pv-link.js", "pv-export.js", "pv-navigate.js",
+    "pv-panels.js", "pv-top.js", "pv-refine-ui.js", "pv-link.js", "pv-export.js", "pv-navigate.js",
     "pv-compare.js", "pv-compare-table.js", "profile-view.js"
   )
   expect_identical(unlist(ours$script), scripts)
@@ -311,9 +311,9 @@ test_that("the package ships no third-party JavaScript: only its own view files"
     "profile_view.js", "profile_view.yaml",
     file.path("lib", "profile-view", c(
       "pv-data.js", "pv-pattern.js", "pv-refine.js", "pv-lanes.js", "pv-chart.js", "pv-flame.js",
-      "pv-panels.js", "pv-refine-ui.js", "pv-link.js", "pv-export.js", "pv-navigate.js",
-      "pv-compare.js", "pv-compare-table.js", "profile-view.js", "profile-view.css",
-      "pv-compare.css"
+      "pv-panels.js", "pv-top.js", "pv-refine-ui.js", "pv-link.js", "pv-export.js",
+      "pv-navigate.js", "pv-compare.js", "pv-compare-table.js", "profile-view.js",
+      "profile-view.css", "pv-compare.css"
     ))
   )))
   # each is a readable source file that says it is the package's
