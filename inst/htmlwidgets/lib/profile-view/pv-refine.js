@@ -72,17 +72,21 @@
     const { byName, byFile, byLine } = km;
     const out = new Uint8Array(tree.n);
     const g = tree.nodeLines;
+    const gStart = g.start;
+    const gKeys = g.keys;
+    const key = tree.key;
+    const n = tree.n;
     let approximate = false;
     let any = false;
-    for (let i = 1; i < tree.n; i++) {
-      const k = tree.key[i];
-      const from = g.start[i];
-      const to = g.start[i + 1];
+    for (let i = 1; i < n; i++) {
+      const k = key[i];
+      const from = gStart[i];
+      const to = gStart[i + 1];
       let m = byName[k];
       if (to === from) m = m || byFile[k];
       if (!m && to > from) {
         let lines = 0;
-        for (let j = from; j < to; j++) lines += byLine[g.keys[j]];
+        for (let j = from; j < to; j++) lines += byLine[gKeys[j]];
         if (lines > 0) {
           m = 1;
           if (lines < to - from) approximate = true;
@@ -130,6 +134,13 @@
   function compact(tree, dest, values) {
     const n = tree.n;
     const g = tree.nodeLines;
+    // (the columns read once: the first refinement of a page runs these
+    // loops before the JIT has compiled them, a cost per property read)
+    const inParent = tree.parent;
+    const inKey = tree.key;
+    const inLine = tree.line;
+    const gStart = g.start;
+    const gKeys = g.keys;
     // (from the leaves up: a node's mark is final when it is reached, as
     // nodes send their samples to themselves or to ancestors; so are the
     // sizes of the subtrees of the nodes kept)
@@ -137,15 +148,16 @@
     const subtree = new Int32Array(n);
     alive[0] = 1;
     let size = 1;
-    let pairs = g.start[1] - g.start[0];
+    let pairs = gStart[1] - gStart[0];
     for (let i = n - 1; i > 0; i--) {
-      if (dest[i] >= 0) alive[dest[i]] = 1;
+      const d = dest[i];
+      if (d >= 0) alive[d] = 1;
       if (!alive[i]) continue;
-      const p = tree.parent[i];
+      const p = inParent[i];
       alive[p] = 1;
       subtree[p] += ++subtree[i];
       size++;
-      pairs += g.start[i + 1] - g.start[i];
+      pairs += gStart[i + 1] - gStart[i];
     }
     const index = new Int32Array(n);
     const map = new Int32Array(n);
@@ -159,24 +171,27 @@
     let maxDepth = 0;
     let c = 0;
     for (let i = 0; i < n; i++) {
-      map[i] = dest[i] < 0 ? -1 : index[dest[i]];
+      const d = dest[i];
+      map[i] = d < 0 ? -1 : index[d];
       if (!alive[i]) {
         index[i] = -1;
         continue;
       }
       index[i] = c;
-      if (dest[i] === i) map[i] = c;
+      if (d === i) map[i] = c;
       if (i > 0) {
-        const p = index[tree.parent[i]];
+        const p = index[inParent[i]];
+        const dc = depth[p] + 1;
         parent[c] = p;
-        depth[c] = depth[p] + 1;
-        if (depth[c] > maxDepth) maxDepth = depth[c];
+        depth[c] = dc;
+        if (dc > maxDepth) maxDepth = dc;
       }
       end[c] = c + subtree[i] + (i === 0 ? 1 : 0);
-      key[c] = tree.key[i];
-      line[c] = tree.line[i];
+      key[c] = inKey[i];
+      line[c] = inLine[i];
       let at = start[c];
-      for (let j = g.start[i]; j < g.start[i + 1]; j++) keys[at++] = g.keys[j];
+      const to = gStart[i + 1];
+      for (let j = gStart[i]; j < to; j++) keys[at++] = gKeys[j];
       start[++c] = at;
     }
     const out = { n: size, parent, key, line, nodeLines: { start, keys }, end, depth, maxDepth, cache: {} };
@@ -213,11 +228,14 @@
   function sumType(v, map, parent, size) {
     const selfPos = new Float64Array(size);
     const selfNeg = new Float64Array(size);
-    for (let i = 0; i < map.length; i++) {
+    const inPos = v.selfPos;
+    const inNeg = v.selfNeg;
+    const n = map.length;
+    for (let i = 0; i < n; i++) {
       const c = map[i];
       if (c < 0) continue;
-      selfPos[c] += v.selfPos[i];
-      selfNeg[c] += v.selfNeg[i];
+      selfPos[c] += inPos[i];
+      selfNeg[c] += inNeg[i];
     }
     const totalPos = selfPos.slice();
     const totalNeg = selfNeg.slice();
@@ -427,17 +445,20 @@
     const n = tree.n;
     const last = new Int32Array(n).fill(-1);
     const path = new Int32Array(n);
-    const g = tree.nodeLines;
+    const { parent, key } = tree;
+    const { start, keys } = tree.nodeLines;
     let top = 0;
     for (let i = 1; i < n; i++) {
-      const p = tree.parent[i];
+      const p = parent[i];
+      const k = key[i];
       while (top > 0 && path[top] !== p) top--;
-      if (path[top] !== p || tree.key[i] <= last[p]) return false;
-      last[p] = tree.key[i];
+      if (path[top] !== p || k <= last[p]) return false;
+      last[p] = k;
       path[++top] = i;
     }
     for (let i = 0; i < n; i++) {
-      for (let j = g.start[i] + 1; j < g.start[i + 1]; j++) if (g.keys[j] <= g.keys[j - 1]) return false;
+      const to = start[i + 1];
+      for (let j = start[i] + 1; j < to; j++) if (keys[j] <= keys[j - 1]) return false;
     }
     return true;
   }
