@@ -125,11 +125,12 @@
       this.body = body;
       table.dataset.rows = keys.length;
       const selected = keys.indexOf(view.selected);
-      // rows enough for a view as tall as the window
+      // rows enough for a view as tall as the window (those beyond its edges
+      // are drawn once it is scrolled)
       const shown = Math.ceil(window.innerHeight / this.rowHeight);
       let first = Math.min(this.first, Math.max(0, keys.length - shown));
       if (selected >= 0 && (selected < first || selected >= first + shown)) first = Math.max(0, selected - (shown >> 1));
-      this.drawRows(Math.max(0, first - OVERSCAN), Math.min(keys.length, first + shown + OVERSCAN));
+      this.drawRows(first, Math.min(keys.length, first + shown));
       this.box.appendChild(table);
       if (selected >= 0) {
         const row = body.querySelector("tr.pv-selected");
