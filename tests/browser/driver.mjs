@@ -37,7 +37,9 @@
 //     request other than the page itself (and files under "allow_dir", for a
 //     widget saved with its libraries beside it), and after loading and after
 //     each action takes a snapshot of what the view shows: the frames its
-//     canvases drew (checked against their pixels), the table, the sandwich
+//     canvases drew (checked against their pixels), the Top table (`table`:
+//     all its rows, read by scrolling it through, as it draws only the rows
+//     in view; `table_drawn`: the rows drawn at the moment), the sandwich
 //     and the source panel. Frames are clicked and hovered with the mouse.
 //   {"command": "evaluate", "html": FILE, "allow_dir": DIR, "ready": "js",
 //    "expression": "js"}
