@@ -474,8 +474,8 @@ view_library_dir <- function() {
 # profile-view/), scripts in the order they load.
 view_scripts <- c(
   "pv-data.js", "pv-pattern.js", "pv-refine.js", "pv-lanes.js", "pv-chart-index.js", "pv-chart.js",
-  "pv-chart-merged.js", "pv-chart-waits.js", "pv-flame.js", "pv-panels.js", "pv-refine-ui.js",
-  "pv-link.js", "pv-export.js", "pv-navigate.js",
+  "pv-chart-merged.js", "pv-chart-waits.js", "pv-flame.js", "pv-panels.js", "pv-top.js",
+  "pv-refine-ui.js", "pv-link.js", "pv-export.js", "pv-navigate.js",
   "pv-compare.js", "pv-compare-table.js", "profile-view.js"
 )
 view_style <- c("profile-view.css", "pv-compare.css")

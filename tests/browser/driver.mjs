@@ -14,7 +14,9 @@
 //                of the time order), {"dblclick": "name"}, {"button": "pv-back"} (a button
 //                of the view by its class),
 //                {"source_id": 2} (the source selector; "" for all),
-//                {"row": "name"}, {"sort": "cum"}, {"line": 12},
+//                {"row": "name"} (the Top table scrolled to it first),
+//                {"table_scroll": 900} (the Top table scrolled to 900 px),
+//                {"sort": "cum"}, {"line": 12},
 //                {"file": "a.R"}, {"source": true}, {"reset": true},
 //                {"splitter": -100} (the source panel's splitter dragged,
 //                pixels), {"wrap": true} (the source panel's wrap box
@@ -35,7 +37,9 @@
 //     request other than the page itself (and files under "allow_dir", for a
 //     widget saved with its libraries beside it), and after loading and after
 //     each action takes a snapshot of what the view shows: the frames its
-//     canvases drew (checked against their pixels), the table, the sandwich
+//     canvases drew (checked against their pixels), the Top table (`table`:
+//     all its rows, read by scrolling it through, as it draws only the rows
+//     in view; `table_drawn`: the rows drawn at the moment), the sandwich
 //     and the source panel. Frames are clicked and hovered with the mouse.
 //   {"command": "evaluate", "html": FILE, "allow_dir": DIR, "ready": "js",
 //    "expression": "js"}
@@ -199,10 +203,25 @@ async function snapshot(page) {
       })(),
       pixels_checked: main.pixels_checked,
       pixels_wrong: main.pixels_wrong,
-      table: mode !== "table" ? [] : rows(".pv-top tbody tr", (tr) => ({
-        name: tr.dataset.name, flat: +tr.dataset.flat, cum: +tr.dataset.cum, cells: cells(tr),
-        selected: tr.classList.contains("pv-selected"),
-      })),
+      // the Top table's rows drawn now (the table draws those in view; all
+      // its rows, read by scrolling it through, are `table`, added below),
+      // each with its place in the table's order, whether it is drawn where
+      // that row belongs and whether it is in view
+      table_drawn: mode !== "table" ? [] : (() => {
+        const body = root.querySelector(".pv-top tbody");
+        const origin = body.firstChild.getBoundingClientRect().top;
+        const box = view.main.getBoundingClientRect();
+        return rows(".pv-top tbody tr[data-row]", (tr) => {
+          const r = tr.getBoundingClientRect();
+          return {
+            row: +tr.dataset.row, name: tr.dataset.name, flat: +tr.dataset.flat, cum: +tr.dataset.cum,
+            cells: cells(tr), selected: tr.classList.contains("pv-selected"),
+            placed: Math.abs(r.top - (origin + +tr.dataset.row * r.height)) < 0.5,
+            in_view: r.bottom > Math.max(box.top, 0) && r.top < Math.min(box.bottom, innerHeight),
+          };
+        });
+      })(),
+      table_rows: mode !== "table" ? 0 : +root.querySelector(".pv-top").dataset.rows,
       table_sort: text(null, ".pv-top th.pv-desc, .pv-top th.pv-asc"),
       // the comparison with a base: its legend and the rows of its table
       compare_legend: text(null, ".pv-compare-legend"),
@@ -330,7 +349,16 @@ export async function act(page, action) {
     const p = await framePoint(page, action.hover, action.in);
     await page.mouse.move(p.x, p.y);
   } else if ("row" in action) {
+    // (scrolled to first: the table draws only the rows in view)
+    if (!(await scanTable(page, action.row))) throw new Error(`no row ${action.row} in the table`);
     await page.click(`${VIEW} .pv-top tbody tr[data-name="${action.row}"] td.pv-name`);
+  } else if ("table_scroll" in action) {
+    // the Top table scrolled (the view's main box, to this many pixels from
+    // its top), as the user's wheel would
+    await page.evaluate(({ VIEW, top }) => {
+      document.querySelector(VIEW).__profileView.main.scrollTop = top;
+    }, { VIEW, top: action.table_scroll });
+    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
   } else if ("compare_row" in action) {
     await page.click(`${VIEW} .pv-compare-table tbody tr[data-name="${action.compare_row}"] td.pv-name`);
   } else if ("compare_sort" in action) {
@@ -425,6 +453,77 @@ export async function act(page, action) {
   await waitDrawn(page);
 }
 
+// The Top table's rows as the user sees them by scrolling the table through
+// from its top (the table draws only the rows in view): each row once, in
+// the table's order, as it was drawn when in view; `misplaced` counts the
+// rows seen in view at another place than their row's (the first spacer's
+// top plus their place times a row's height), `unseen` the rows never drawn
+// in view. With `name`, stops at the first row of that name, scrolled into
+// view (null when none). The scroll position is restored after reading.
+async function scanTable(page, name) {
+  return page.evaluate(async ({ VIEW, name }) => {
+    const root = document.querySelector(VIEW);
+    const view = root.__profileView;
+    const table = root.querySelector(".pv-top");
+    const body = table.querySelector("tbody");
+    const n = +table.dataset.rows;
+    const main = view.main;
+    const frames = () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+    const scrolled = (dy) => {
+      const before = main.scrollTop;
+      main.scrollTop = before + dy;
+      if (main.scrollTop !== before) return true;
+      const page = window.scrollY;
+      window.scrollBy(0, dy);
+      return window.scrollY !== page;
+    };
+    const start = { main: main.scrollTop, page: window.scrollY };
+    main.scrollTop = 0;
+    window.scrollTo(0, 0);
+    const seen = new Array(n).fill(null);
+    let misplaced = 0;
+    let found = null;
+    for (;;) {
+      await frames();
+      const box = main.getBoundingClientRect();
+      const head = table.querySelector("thead").getBoundingClientRect();
+      const top = Math.max(box.top, 0, head.bottom);
+      const bottom = Math.min(box.bottom, innerHeight);
+      const origin = body.firstChild.getBoundingClientRect().top;
+      let height = 0;
+      for (const tr of body.querySelectorAll("tr[data-row]")) {
+        const r = tr.getBoundingClientRect();
+        if (r.bottom <= top || r.top >= bottom) continue;
+        height = r.height;
+        const k = +tr.dataset.row;
+        if (Math.abs(r.top - (origin + k * r.height)) >= 0.5) misplaced++;
+        if (name !== undefined && tr.dataset.name === name) {
+          found = tr;
+          break;
+        }
+        seen[k] = {
+          row: k, name: tr.dataset.name, flat: +tr.dataset.flat, cum: +tr.dataset.cum,
+          cells: Array.from(tr.querySelectorAll("td")).map((td) => td.textContent),
+          selected: tr.classList.contains("pv-selected"),
+        };
+      }
+      if (found || (name === undefined && seen.every((r) => r !== null))) break;
+      if (!scrolled(Math.max(height, bottom - top - 2 * height))) break;
+    }
+    if (name !== undefined) {
+      if (found) {
+        found.scrollIntoView({ block: "nearest" });
+        await frames();
+      }
+      return found !== null;
+    }
+    main.scrollTop = start.main;
+    window.scrollTo(0, start.page);
+    await frames();
+    return { rows: seen.filter((r) => r !== null), misplaced, unseen: seen.filter((r) => r === null).length };
+  }, { VIEW, name });
+}
+
 async function view(job) {
   const pageUrl = pathToFileURL(path.resolve(job.html)).href;
   const dirUrl = job.allow_dir ? pathToFileURL(path.resolve(job.allow_dir)).href + "/" : null;
@@ -433,10 +532,16 @@ async function view(job) {
     const { page, log } = await watchedPage(context, allowed);
     await page.goto(pageUrl + (job.fragment || ""));
     await waitDrawn(page);
-    const states = [await snapshot(page)];
+    const state = async () => {
+      const now = await snapshot(page);
+      if (now.mode !== "table") return { ...now, table: [], table_misplaced: 0, table_unseen: 0 };
+      const all = await scanTable(page);
+      return { ...now, table: all.rows, table_misplaced: all.misplaced, table_unseen: all.unseen };
+    };
+    const states = [await state()];
     for (const action of job.actions || []) {
       await act(page, action);
-      states.push(await snapshot(page));
+      states.push(await state());
     }
     return { ...log, states };
   });

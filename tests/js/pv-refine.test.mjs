@@ -132,6 +132,27 @@ test("patterns mean what Go's regular expressions mean", () => {
   }
 });
 
+test("warming the verbs' code (when the page is idle) leaves the model as it was", () => {
+  const fields = (m) => [m.n, m.parent, m.key, m.line, m.values, m.nodeLines, m.end, m.cache, m.steps];
+  const sums = (m) => m.types.map((_, t) => Array.from(m.functions(t).cum));
+  const model = new PV.Model(data);
+  const whole = new PV.Model(data);
+  for (const steps of [[], [{ verb: "hide", pattern: "^h$" }]]) {
+    model.refine(steps);
+    const before = fields(model);
+    model.warmRefinements("focus");
+    model.warmRefinements("hide");
+    fields(model).forEach((x, i) => assert.equal(x, before[i]));
+    // a refinement after it is the one a fresh model makes
+    const next = steps.concat([{ verb: "focus", pattern: "^f$" }]);
+    model.refine(next);
+    whole.refine(next);
+    assert.deepEqual(sums(model), sums(whole));
+  }
+  model.refine([]);
+  assert.deepEqual(sums(model), sums(new PV.Model(data)));
+});
+
 test("a pattern that is not one is refused and the model stays as it was", () => {
   const model = new PV.Model(data);
   model.refine([{ verb: "hide", pattern: "^h$" }]);

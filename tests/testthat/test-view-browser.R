@@ -212,15 +212,12 @@ many_functions_rprof <- function() {
   path
 }
 
-test_that("Top draws 200 rows first; 'Show more' the rest; sorting and the CSV cover every row", {
+test_that("Top draws the rows in view; scrolled through, all; sorting and the CSV cover all", {
   skip_if_no_browser()
   x <- read_rprof(many_functions_rprof())
   result <- run_browser_job(list(
     command = "view", html = view_file(x, type = "samples"), width = 1000,
-    actions = list(
-      list(mode = "table"), list(button = "pv-more"), list(sort = "name"),
-      list(button = "pv-more"), list(export = "csv")
-    )
+    actions = list(list(mode = "table"), list(sort = "name"), list(export = "csv"))
   ))
   expect_clean_load(result)
   summary <- profile_summary(x, type = "samples", n = Inf)
@@ -231,20 +228,68 @@ test_that("Top draws 200 rows first; 'Show more' the rest; sorting and the CSV c
     expect_equal(table$flat, summary$self[m])
     expect_equal(table$cum, summary$total[m])
   }
-  # the 200 largest flat first, in profile_summary()'s order
-  check_rows(state_at(result, 2)$table, utils::head(summary$name, 200))
-  # then every function
-  check_rows(state_at(result, 3)$table, summary$name)
-  # sorted by name: the first 200 of all the names, not of the rows shown
-  by_name <- sort(summary$name, method = "radix")
-  check_rows(state_at(result, 4)$table, utils::head(by_name, 200))
-  check_rows(state_at(result, 5)$table, by_name)
+  for (i in 2:3) {
+    state <- state_at(result, i)
+    expect_identical(state$table_rows, 456L)
+    # drawn: fewer rows than the table's, from its first, each at its place
+    drawn <- state$table_drawn
+    expect_lt(nrow(drawn), 200L)
+    expect_identical(drawn$row, seq_len(nrow(drawn)) - 1L)
+    expect_true(all(drawn$placed))
+    expect_true(drawn$in_view[[1]])
+    # scrolled through: every row, each drawn at its place when in view
+    expect_identical(state$table_unseen, 0L)
+    expect_identical(state$table_misplaced, 0L)
+  }
+  # every function, in profile_summary()'s order
+  check_rows(state_at(result, 2)$table, summary$name)
+  # sorted by name
+  check_rows(state_at(result, 3)$table, sort(summary$name, method = "radix"))
   # the CSV holds every function, whatever the table shows
-  csv <- utils::read.csv(text = state_at(result, 6)$exported, stringsAsFactors = FALSE)
+  csv <- utils::read.csv(text = state_at(result, 4)$exported, stringsAsFactors = FALSE)
   expect_setequal(csv$name, summary$name)
   m <- match(summary$name, csv$name)
   expect_equal(csv$flat[m], summary$self)
   expect_equal(csv$cum[m], summary$total)
+})
+
+test_that("Top scrolled: the rows in view are those of their place, with the summary's values", {
+  skip_if_no_browser()
+  x <- read_rprof(many_functions_rprof())
+  result <- run_browser_job(list(
+    command = "view", html = view_file(x, type = "samples"), width = 1000,
+    actions = list(
+      list(mode = "table"), list(table_scroll = 3000), list(table_scroll = 100000),
+      list(table_scroll = 1234), list(row = "fn_007")
+    )
+  ))
+  expect_clean_load(result)
+  summary <- profile_summary(x, type = "samples", n = Inf)
+  first_in_view <- integer()
+  for (i in 3:6) {
+    drawn <- state_at(result, i)$table_drawn
+    expect_lt(nrow(drawn), 200L)
+    # consecutive rows, each at the place of its row in the table's order
+    expect_identical(drawn$row, drawn$row[[1]] + seq_len(nrow(drawn)) - 1L)
+    expect_true(all(drawn$placed))
+    # row k has the values of profile_summary()'s row k
+    k <- drawn$row + 1L
+    expect_identical(drawn$name, summary$name[k])
+    expect_equal(drawn$flat, summary$self[k])
+    expect_equal(drawn$cum, summary$total[k])
+    cells <- do.call(rbind, drawn$cells)
+    expect_identical(cells[, 3], sprintf("%.2f%%", cumsum(summary$self_pct)[k]))
+    expect_true(any(drawn$in_view))
+    first_in_view[[i - 2L]] <- min(drawn$row[drawn$in_view])
+  }
+  # scrolled down the rows are further down the table; at the end, its last
+  expect_gt(first_in_view[[1]], 100L)
+  expect_identical(max(state_at(result, 4)$table_drawn$row), 455L)
+  expect_lt(first_in_view[[3]], first_in_view[[1]])
+  # a row clicked after scrolling to it: selected, in view
+  drawn <- state_at(result, 6)$table_drawn
+  expect_identical(drawn$name[drawn$selected], "fn_007")
+  expect_true(drawn$in_view[drawn$selected])
 })
 
 test_that("the sandwich: the callers and callees of a function, as the samples say", {

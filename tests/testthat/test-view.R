@@ -276,7 +276,7 @@ test_that("v1 objects and the widget", {
   scripts <- c(
     "pv-data.js", "pv-pattern.js", "pv-refine.js", "pv-lanes.js", "pv-chart-index.js",
     "pv-chart.js", "pv-chart-merged.js", "pv-chart-waits.js", "pv-flame.js", "pv-panels.js",
-    "pv-refine-ui.js", "pv-link.js", "pv-export.js", "pv-navigate.js",
+    "pv-top.js", "pv-refine-ui.js", "pv-link.js", "pv-export.js", "pv-navigate.js",
     "pv-compare.js", "pv-compare-table.js", "profile-view.js"
   )
   expect_identical(unlist(ours$script), scripts)
@@ -313,7 +313,7 @@ test_that("the package ships no third-party JavaScript: only its own view files"
     file.path("lib", "profile-view", c(
       "pv-data.js", "pv-pattern.js", "pv-refine.js", "pv-lanes.js", "pv-chart-index.js",
       "pv-chart.js", "pv-chart-merged.js", "pv-chart-waits.js", "pv-flame.js", "pv-panels.js",
-      "pv-refine-ui.js", "pv-link.js", "pv-export.js", "pv-navigate.js",
+      "pv-top.js", "pv-refine-ui.js", "pv-link.js", "pv-export.js", "pv-navigate.js",
       "pv-compare.js", "pv-compare-table.js", "profile-view.js", "profile-view.css",
       "pv-compare.css"
     ))

@@ -423,17 +423,22 @@
     functions(t) {
       return this.cached("functions", t, () => {
         const v = this.values[t];
+        const { selfPos, selfNeg, totalPos, totalNeg } = v;
+        const { key, end, n } = this;
         const flat = new Float64Array(this.nKeys + 1);
         const cum = new Float64Array(this.nKeys + 1);
         const open = new Int32Array(this.nKeys + 1);
-        const stack = [];
-        for (let i = 1; i < this.n; i++) {
-          while (stack.length && this.end[stack[stack.length - 1]] <= i) open[this.key[stack.pop()]]--;
-          const k = this.key[i];
-          flat[k] += v.selfPos[i] + v.selfNeg[i];
-          if (open[k] === 0) cum[k] += v.totalPos[i] + v.totalNeg[i];
+        // the nodes open at node i (its ancestors), innermost last (the
+        // Top table's first drawing waits for this pass over every node)
+        const stack = new Int32Array(n);
+        let depth = 0;
+        for (let i = 1; i < n; i++) {
+          while (depth > 0 && end[stack[depth - 1]] <= i) open[key[stack[--depth]]]--;
+          const k = key[i];
+          flat[k] += selfPos[i] + selfNeg[i];
+          if (open[k] === 0) cum[k] += totalPos[i] + totalNeg[i];
           open[k]++;
-          stack.push(i);
+          stack[depth++] = i;
         }
         return { flat, cum };
       });

@@ -2,7 +2,8 @@
  * patterns. The refinements' patterns (pv-refine.js) and the search box's are
  * Go regular expressions (what the R verbs and go tool pprof take),
  * translated into the browser's with Go's meaning, and what RE2 refuses
- * refused. Plain JavaScript (ES2019), no library. */
+ * refused; and which function keys, line keys and tree nodes a refinement's
+ * pattern matches. Plain JavaScript (ES2019), no library. */
 (function (global) {
   "use strict";
 
@@ -180,5 +181,81 @@
     return "^" + name.replace(/[\\.+*?()|[\]{}^$]/g, "\\$&") + "$";
   }
 
-  Object.assign(PV, { goRegExp, exactPattern });
+  // ---- what a pattern matches ---------------------------------------------------
+
+  // Whether `re` matches each function key and line key, as the R verbs match
+  // frames: the function name, its file, or "file:line"; prune_from matches
+  // names only, with their argument lists removed (as Go does). Memoised per
+  // pattern: the refinements are applied again from the whole profile at each
+  // change, mostly with the same patterns.
+  function keyMatches(model, re, verb, pattern) {
+    const names = verb === "prune_from";
+    const id = (names ? "name " : "frame ") + pattern;
+    if (!model.matchCache) model.matchCache = new Map();
+    const cache = model.matchCache;
+    if (cache.has(id)) return cache.get(id);
+    const nKeys = model.nKeys;
+    const byName = new Uint8Array(nKeys + 1);
+    const byFile = new Uint8Array(nKeys + 1);
+    for (let k = 1; k <= nKeys; k++) {
+      const name = model.keyLabel(k);
+      if (names) {
+        const paren = name.indexOf("(");
+        byName[k] = re.test(paren > 0 ? name.slice(0, paren) : name) ? 1 : 0;
+      } else {
+        const file = model.keyFileName(k);
+        byName[k] = re.test(name) ? 1 : 0;
+        byFile[k] = file && re.test(file) ? 1 : 0;
+      }
+    }
+    const byLine = new Uint8Array(model.lineFile.length);
+    if (!names) {
+      const fileMatch = model.files.map((f) => (f.name && re.test(f.name) ? 1 : 0));
+      for (let l = 0; l < byLine.length; l++) {
+        const file = model.files[model.lineFile[l]].name;
+        byLine[l] = fileMatch[model.lineFile[l]] || (file && re.test(file + ":" + model.lineNumber[l])) ? 1 : 0;
+      }
+    }
+    if (cache.size >= 64) cache.clear();
+    const out = { byName, byFile, byLine };
+    cache.set(id, out);
+    return out;
+  }
+
+  // Which nodes of `tree` match (`km`: keyMatches()). The files and lines of a
+  // node's frames are those of its line keys; a node without one has its
+  // function's file. The view's nodes merge the frames of a function name: a
+  // node with frames of several files or lines matches when one of them
+  // does, and the result is marked `approximate` when some of them do not.
+  function matchingNodes(tree, km) {
+    const { byName, byFile, byLine } = km;
+    const out = new Uint8Array(tree.n);
+    const g = tree.nodeLines;
+    const gStart = g.start;
+    const gKeys = g.keys;
+    const key = tree.key;
+    const n = tree.n;
+    let approximate = false;
+    let any = false;
+    for (let i = 1; i < n; i++) {
+      const k = key[i];
+      const from = gStart[i];
+      const to = gStart[i + 1];
+      let m = byName[k];
+      if (to === from) m = m || byFile[k];
+      if (!m && to > from) {
+        let lines = 0;
+        for (let j = from; j < to; j++) lines += byLine[gKeys[j]];
+        if (lines > 0) {
+          m = 1;
+          if (lines < to - from) approximate = true;
+        }
+      }
+      out[i] = m;
+      if (m) any = true;
+    }
+    return { matched: out, report: { matched: any, approximate } };
+  }
+
+  Object.assign(PV, { goRegExp, exactPattern, keyMatches, matchingNodes });
 })(typeof window !== "undefined" ? window : this);

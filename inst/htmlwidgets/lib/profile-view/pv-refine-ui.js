@@ -38,6 +38,14 @@
         select.value = "";
         if (verb && search.value) view.addStep(verb, search.value);
       });
+      // the verbs' code run once on the page's tree, a second after it opens
+      // and when the page is idle, one kind of verb per task, so that the
+      // user's first refinement finds it compiled (pv-refine.js)
+      const idle = global.requestIdleCallback || ((f) => global.setTimeout(f, 0));
+      global.setTimeout(() => idle(() => {
+        view.model.warmRefinements("focus");
+        idle(() => view.model.warmRefinements("hide"));
+      }), 1000);
       bar.appendChild(select);
       this.row = el("div", "pv-refinements");
       this.chips = el("span", "pv-chips");

@@ -12,7 +12,7 @@
   "use strict";
 
   const PV = (global.ProfileView = global.ProfileView || {});
-  const goRegExp = PV.goRegExp;
+  const { goRegExp, keyMatches, matchingNodes } = PV;
 
   // ---- refinements -----------------------------------------------------------
 
@@ -23,76 +23,6 @@
   // node in increasing key order and no two with the same key, each node's
   // line keys increasing. The Rust core writes the whole tree so; every
   // refinement gives its tree so (the refinements below rely on it).
-
-  // Whether `re` matches each function key and line key, as the R verbs match
-  // frames: the function name, its file, or "file:line"; prune_from matches
-  // names only, with their argument lists removed (as Go does). Memoised per
-  // pattern: the refinements are applied again from the whole profile at each
-  // change, mostly with the same patterns.
-  function keyMatches(model, re, verb, pattern) {
-    const names = verb === "prune_from";
-    const id = (names ? "name " : "frame ") + pattern;
-    if (!model.matchCache) model.matchCache = new Map();
-    const cache = model.matchCache;
-    if (cache.has(id)) return cache.get(id);
-    const nKeys = model.nKeys;
-    const byName = new Uint8Array(nKeys + 1);
-    const byFile = new Uint8Array(nKeys + 1);
-    for (let k = 1; k <= nKeys; k++) {
-      const name = model.keyLabel(k);
-      if (names) {
-        const paren = name.indexOf("(");
-        byName[k] = re.test(paren > 0 ? name.slice(0, paren) : name) ? 1 : 0;
-      } else {
-        const file = model.keyFileName(k);
-        byName[k] = re.test(name) ? 1 : 0;
-        byFile[k] = file && re.test(file) ? 1 : 0;
-      }
-    }
-    const byLine = new Uint8Array(model.lineFile.length);
-    if (!names) {
-      const fileMatch = model.files.map((f) => (f.name && re.test(f.name) ? 1 : 0));
-      for (let l = 0; l < byLine.length; l++) {
-        const file = model.files[model.lineFile[l]].name;
-        byLine[l] = fileMatch[model.lineFile[l]] || (file && re.test(file + ":" + model.lineNumber[l])) ? 1 : 0;
-      }
-    }
-    if (cache.size >= 64) cache.clear();
-    const out = { byName, byFile, byLine };
-    cache.set(id, out);
-    return out;
-  }
-
-  // Which nodes of `tree` match (`km`: keyMatches()). The files and lines of a
-  // node's frames are those of its line keys; a node without one has its
-  // function's file. The view's nodes merge the frames of a function name: a
-  // node with frames of several files or lines matches when one of them
-  // does, and the result is marked `approximate` when some of them do not.
-  function matchingNodes(tree, km) {
-    const { byName, byFile, byLine } = km;
-    const out = new Uint8Array(tree.n);
-    const g = tree.nodeLines;
-    let approximate = false;
-    let any = false;
-    for (let i = 1; i < tree.n; i++) {
-      const k = tree.key[i];
-      const from = g.start[i];
-      const to = g.start[i + 1];
-      let m = byName[k];
-      if (to === from) m = m || byFile[k];
-      if (!m && to > from) {
-        let lines = 0;
-        for (let j = from; j < to; j++) lines += byLine[g.keys[j]];
-        if (lines > 0) {
-          m = 1;
-          if (lines < to - from) approximate = true;
-        }
-      }
-      out[i] = m;
-      if (m) any = true;
-    }
-    return { matched: out, report: { matched: any, approximate } };
-  }
 
   // focus, ignore and prune_from merge no frames: each node's samples stay
   // (focus: those with a matching frame on their stack; ignore: those
@@ -130,6 +60,13 @@
   function compact(tree, dest, values) {
     const n = tree.n;
     const g = tree.nodeLines;
+    // (the columns read once: the first refinement of a page runs these
+    // loops before the JIT has compiled them, a cost per property read)
+    const inParent = tree.parent;
+    const inKey = tree.key;
+    const inLine = tree.line;
+    const gStart = g.start;
+    const gKeys = g.keys;
     // (from the leaves up: a node's mark is final when it is reached, as
     // nodes send their samples to themselves or to ancestors; so are the
     // sizes of the subtrees of the nodes kept)
@@ -137,15 +74,16 @@
     const subtree = new Int32Array(n);
     alive[0] = 1;
     let size = 1;
-    let pairs = g.start[1] - g.start[0];
+    let pairs = gStart[1] - gStart[0];
     for (let i = n - 1; i > 0; i--) {
-      if (dest[i] >= 0) alive[dest[i]] = 1;
+      const d = dest[i];
+      if (d >= 0) alive[d] = 1;
       if (!alive[i]) continue;
-      const p = tree.parent[i];
+      const p = inParent[i];
       alive[p] = 1;
       subtree[p] += ++subtree[i];
       size++;
-      pairs += g.start[i + 1] - g.start[i];
+      pairs += gStart[i + 1] - gStart[i];
     }
     const index = new Int32Array(n);
     const map = new Int32Array(n);
@@ -159,24 +97,27 @@
     let maxDepth = 0;
     let c = 0;
     for (let i = 0; i < n; i++) {
-      map[i] = dest[i] < 0 ? -1 : index[dest[i]];
+      const d = dest[i];
+      map[i] = d < 0 ? -1 : index[d];
       if (!alive[i]) {
         index[i] = -1;
         continue;
       }
       index[i] = c;
-      if (dest[i] === i) map[i] = c;
+      if (d === i) map[i] = c;
       if (i > 0) {
-        const p = index[tree.parent[i]];
+        const p = index[inParent[i]];
+        const dc = depth[p] + 1;
         parent[c] = p;
-        depth[c] = depth[p] + 1;
-        if (depth[c] > maxDepth) maxDepth = depth[c];
+        depth[c] = dc;
+        if (dc > maxDepth) maxDepth = dc;
       }
       end[c] = c + subtree[i] + (i === 0 ? 1 : 0);
-      key[c] = tree.key[i];
-      line[c] = tree.line[i];
+      key[c] = inKey[i];
+      line[c] = inLine[i];
       let at = start[c];
-      for (let j = g.start[i]; j < g.start[i + 1]; j++) keys[at++] = g.keys[j];
+      const to = gStart[i + 1];
+      for (let j = gStart[i]; j < to; j++) keys[at++] = gKeys[j];
       start[++c] = at;
     }
     const out = { n: size, parent, key, line, nodeLines: { start, keys }, end, depth, maxDepth, cache: {} };
@@ -213,11 +154,14 @@
   function sumType(v, map, parent, size) {
     const selfPos = new Float64Array(size);
     const selfNeg = new Float64Array(size);
-    for (let i = 0; i < map.length; i++) {
+    const inPos = v.selfPos;
+    const inNeg = v.selfNeg;
+    const n = map.length;
+    for (let i = 0; i < n; i++) {
       const c = map[i];
       if (c < 0) continue;
-      selfPos[c] += v.selfPos[i];
-      selfNeg[c] += v.selfNeg[i];
+      selfPos[c] += inPos[i];
+      selfNeg[c] += inNeg[i];
     }
     const totalPos = selfPos.slice();
     const totalNeg = selfNeg.slice();
@@ -427,17 +371,20 @@
     const n = tree.n;
     const last = new Int32Array(n).fill(-1);
     const path = new Int32Array(n);
-    const g = tree.nodeLines;
+    const { parent, key } = tree;
+    const { start, keys } = tree.nodeLines;
     let top = 0;
     for (let i = 1; i < n; i++) {
-      const p = tree.parent[i];
+      const p = parent[i];
+      const k = key[i];
       while (top > 0 && path[top] !== p) top--;
-      if (path[top] !== p || tree.key[i] <= last[p]) return false;
-      last[p] = tree.key[i];
+      if (path[top] !== p || k <= last[p]) return false;
+      last[p] = k;
       path[++top] = i;
     }
     for (let i = 0; i < n; i++) {
-      for (let j = g.start[i] + 1; j < g.start[i + 1]; j++) if (g.keys[j] <= g.keys[j - 1]) return false;
+      const to = start[i + 1];
+      for (let j = start[i] + 1; j < to; j++) if (keys[j] <= keys[j - 1]) return false;
     }
     return true;
   }
@@ -548,6 +495,24 @@
     this.cache = tree.cache;
     this.steps = steps.slice();
     return done.slice(0, steps.length).map((d) => ({ matched: d.report.matched, approximate: d.report.approximate }));
+  };
+
+  // Applies `verb` ("focus": the verbs that drop nodes; "hide": those that
+  // merge stacks) to the function of the first node of the tree refinements
+  // start from, and drops the result, the model left as it was: a page's
+  // first refinement ran these loops over every node before the JIT had
+  // compiled them (on 10^5 nodes, twice the time of a later one). The
+  // controls call it when the page is idle (pv-refine-ui.js).
+  PV.Model.prototype.warmRefinements = function (verb) {
+    const tree = chainOf(this).tree;
+    if (tree.n < 2) return;
+    const byName = new Uint8Array(this.nKeys + 1);
+    byName[tree.key[1]] = 1;
+    const km = { byName, byFile: new Uint8Array(this.nKeys + 1), byLine: new Uint8Array(this.lineFile.length) };
+    const { matched } = matchingNodes(tree, km);
+    const next = verb === "hide" ? mergeVerb(tree, matched, verb) : filterVerb(tree, matched, verb);
+    if (!next.tree.end) PV.treeShape(next.tree.parent);
+    return next.tree.values[0];
   };
 
   // The runs in time order whose samples the refinements kept, their leaves
