@@ -82,8 +82,10 @@ screenshot(rec, "man/figures/README-view-graph.png",
   title = title
 )
 # the same samples in time order (a flame chart): Rprof gives each sample its time
+# (hovering a round of the workloads: a call of my.fun lasts less than a pixel
+# here, drawn inside a grey stretch, not as a frame of its own)
 screenshot(rec, "man/figures/README-view-chart.png",
-  list(list(mode = "chart"), list(hover = "my.fun")),
+  list(list(mode = "chart"), list(hover = "time_round")),
   title = title
 )
 screenshot(rec, "man/figures/README-view-top.png",
