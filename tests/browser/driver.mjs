@@ -28,6 +28,7 @@
 //                {"wheel": -300, "at": 0.25} (over the canvas, at that share
 //                of its width), {"drag": -200} (pixels, from its middle),
 //                {"press": "Backspace"}, {"keys": "text"} (typed),
+//                {"wait": "expression", "timeout": 5000} (until it is true),
 //                {"export": "svg" | "png" | "csv" | "sandwich"} (the file's text, or
 //                base64 of a PNG, in the next state's `exported`),
 //                {"compare_row": "name"}, {"compare_sort": "delta"} (the
@@ -345,6 +346,9 @@ export async function act(page, action) {
     }, { VIEW, row: action.hover_merged });
     if (!p) throw new Error(`no merged stretch in row ${action.hover_merged}`);
     await page.mouse.move(p.x, p.y);
+  } else if ("wait" in action) {
+    // (until the page's expression `wait` is true, within `timeout` ms)
+    await page.waitForFunction(action.wait, null, { timeout: action.timeout || 30000 });
   } else if ("hover" in action) {
     const p = await framePoint(page, action.hover, action.in);
     await page.mouse.move(p.x, p.y);
