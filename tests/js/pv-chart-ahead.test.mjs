@@ -5,14 +5,13 @@
 // same blocks, and the same calls of place() and many() in every drawing.
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
-import { loadProfileView, viewData } from "./view-fixture.mjs";
+import { CHART_SCRIPTS, loadProfileView, viewData } from "./view-fixture.mjs";
 
 let PV;
 let data;
 
 before(() => {
-  PV = loadProfileView(["pv-data.js", "pv-pattern.js", "pv-refine.js", "pv-lanes.js",
-    "pv-chart-index.js", "pv-chart.js", "pv-chart-merged.js", "pv-chart-waits.js"]);
+  PV = loadProfileView(CHART_SCRIPTS);
   data = viewData(["view.json", "lanes.json"]);
   // (slices of a few runs: the pass's state carried over many of them)
   PV.ChartTree.slice = 7;

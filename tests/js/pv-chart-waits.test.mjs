@@ -6,14 +6,13 @@
 // from each run's whole stack, a gap closing every frame open.
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
-import { loadProfileView, plainBlocks, viewData } from "./view-fixture.mjs";
+import { CHART_SCRIPTS, loadProfileView, plainBlocks, viewData } from "./view-fixture.mjs";
 
 let PV;
 let data;
 
 before(() => {
-  PV = loadProfileView(["pv-data.js", "pv-pattern.js", "pv-refine.js", "pv-lanes.js",
-    "pv-chart-index.js", "pv-chart.js", "pv-chart-merged.js", "pv-chart-waits.js"]);
+  PV = loadProfileView(CHART_SCRIPTS);
   data = viewData(["view.json", "lanes.json"]);
 });
 

@@ -9,14 +9,13 @@
 // block at least a pixel wide in view, and no other.
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
-import { loadProfileView, near, plainBlocks, viewData } from "./view-fixture.mjs";
+import { CHART_SCRIPTS, loadProfileView, near, plainBlocks, viewData } from "./view-fixture.mjs";
 
 let PV;
 let data;
 
 before(() => {
-  PV = loadProfileView(["pv-data.js", "pv-pattern.js", "pv-refine.js", "pv-lanes.js",
-    "pv-chart-index.js", "pv-chart.js", "pv-chart-merged.js", "pv-chart-waits.js"]);
+  PV = loadProfileView(CHART_SCRIPTS);
   data = viewData(["view.json", "lanes.json"]);
 });
 

@@ -5,15 +5,14 @@
 // (tests/js/view-data.R writes both).
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
-import { loadProfileView, near, viewData } from "./view-fixture.mjs";
+import { CHART_SCRIPTS, loadProfileView, near, viewData } from "./view-fixture.mjs";
 
 let PV;
 let data;
 let refined;
 
 before(() => {
-  PV = loadProfileView(["pv-data.js", "pv-pattern.js", "pv-refine.js", "pv-lanes.js",
-    "pv-chart-index.js", "pv-chart.js", "pv-chart-merged.js", "pv-chart-waits.js"]);
+  PV = loadProfileView(CHART_SCRIPTS);
   ({ "view.json": data, "refined.json": refined } = viewData(["view.json", "refined.json"]));
 });
 

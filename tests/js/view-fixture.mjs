@@ -16,6 +16,11 @@ const lib = path.join(root, "inst", "htmlwidgets", "lib", "profile-view");
 // The scripts `names` (of the view's lib folder, or paths from the package
 // root) evaluated in order in a fresh context that stands for the page's
 // window: its window.ProfileView.
+// The scripts of the view's data layer up to the time order, in the order
+// the page loads them (R/view.R's view_scripts).
+export const CHART_SCRIPTS = ["pv-data.js", "pv-pattern.js", "pv-refine.js", "pv-lanes.js",
+  "pv-chart-index.js", "pv-chart.js", "pv-chart-merged.js", "pv-chart-waits.js"];
+
 export function loadProfileView(names) {
   // (timers: PV.prepareChart() steps through them where the page has no
   // requestIdleCallback)
