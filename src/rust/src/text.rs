@@ -144,6 +144,9 @@ pub(crate) fn strings_among(strings: &Robj, wanted: &[String]) -> Option<Vec<boo
                 if recent.len() < 16 {
                     recent.push((e, among));
                 } else {
+                    // (one entry per distinct string: as many as the column's
+                    // rows at worst, so asked for fallibly)
+                    many.try_reserve(1).ok()?;
                     many.insert(e as usize, among);
                 }
                 among
